@@ -1,0 +1,3 @@
+from mtcli.cli import main
+
+main()

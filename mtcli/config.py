@@ -1,0 +1,85 @@
+"""Configurations: every default with the reason it was chosen. Saved as JSON with every model."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+
+@dataclass
+class ModelConfig:
+    src_vocab: int = 4562  # thesis ch. 6: English WordPiece vocabulary
+    tgt_vocab: int = 6134  # thesis ch. 6: Spanish WordPiece vocabulary
+    d_model: int = 64  # thesis "Small"
+    d_ff: int = 128  # thesis "Small": FFN hidden width d_p
+    n_heads: int = 4  # thesis "Small": h
+    n_layers: int = 1  # thesis "Small": tau, blocks in encoder and decoder each
+    max_src_len: int = 56  # thesis m_S: positional table length for English (with start/end)
+    max_tgt_len: int = 54  # thesis m_R + 1: Spanish with start or end label
+    dropout: float = 0.1  # residual dropout (Vaswani et al.); the thesis had none and overfit
+    attn_dropout: float = 0.1  # dropout on attention weights, same reason
+
+    def __post_init__(self) -> None:
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model={self.d_model} is not divisible by n_heads={self.n_heads}")
+
+    @property
+    def d_head(self) -> int:
+        return self.d_model // self.n_heads
+
+
+PRESETS: dict[str, dict] = {
+    "small": dict(d_model=64, d_ff=128, n_heads=4, n_layers=1),
+    "medium": dict(d_model=128, d_ff=256, n_heads=4, n_layers=2),
+    "large": dict(d_model=256, d_ff=512, n_heads=8, n_layers=2),
+}
+
+
+@dataclass
+class TrainConfig:
+    batch_size: int = 64  # thesis n_B; also what the PyTorch twin used
+    lr_schedule: str = "noam"  # "noam": k*d^-0.5*min(t^-0.5, t*tw^-1.5); "thesis": eta0*min(...)
+    lr_scale: float = 1.0  # k in the noam form; eta0 in the thesis form
+    warmup: int = 4000  # t_w, thesis and Vaswani et al.
+    beta1: float = 0.9  # thesis 5.2
+    beta2: float = 0.98  # Vaswani et al.; faster adaptation than 0.999 under warm-up
+    eps: float = 1e-9  # Vaswani et al.
+    label_smoothing: float = 0.1  # Vaswani et al.; the reported error stays plain cross-entropy
+    clip_norm: float = 1.0  # global gradient-norm clip guards against early spikes
+    max_epochs: int = 100  # an upper bound; early stopping usually ends first
+    max_time: float = 0.0  # seconds, 0 = no limit
+    patience: int = 3  # epochs without selection-error improvement before stopping
+    accuracy_goal: float = 0.0  # thesis stops at 0.90 training accuracy; 0 = off
+    seed: int = 0
+    dtype: str = "float32"
+
+    def lr(self, step: int, d_model: int) -> float:
+        """Learning rate at optimizer step `step` (1-based)."""
+        t = max(step, 1)
+        shape = min(t**-0.5, t * self.warmup**-1.5)
+        if self.lr_schedule == "noam":
+            return self.lr_scale * d_model**-0.5 * shape
+        if self.lr_schedule == "thesis":
+            return self.lr_scale * shape
+        raise ValueError(f"unknown lr_schedule {self.lr_schedule!r} (noam or thesis)")
+
+
+def model_config(preset: str = "small", **overrides) -> ModelConfig:
+    if preset not in PRESETS:
+        raise ValueError(f"unknown config {preset!r}; choose one of {', '.join(PRESETS)}")
+    return ModelConfig(**{**PRESETS[preset], **overrides})
+
+
+def to_dict(cfg) -> dict:
+    return dataclasses.asdict(cfg)
+
+
+def from_dict(cls, d: dict):
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(d) - names
+    if unknown:
+        raise ValueError(f"unknown {cls.__name__} fields: {', '.join(sorted(unknown))}")
+    return cls(**d)
+
+
+__all__ = ["ModelConfig", "TrainConfig", "PRESETS", "model_config", "to_dict", "from_dict"]

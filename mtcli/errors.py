@@ -1,0 +1,7 @@
+"""The one exception type users see: printed as a single line, exit code 2, no traceback."""
+
+
+class UserError(Exception):
+    """Bad input, a missing or damaged file, or a mismatched model."""
+
+    exit_code = 2

@@ -1,0 +1,260 @@
+"""The thesis's encoder-decoder Transformer (ch. 3): parameters, forward and backward.
+
+Every parameter is a view into one flat buffer (and every gradient into a second one), so Adam, the
+gradient norm, checkpoints and an MPI allreduce each touch a single contiguous array.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtcli import kernels
+from mtcli.attention import NO_DROP, mha_backward, mha_forward
+from mtcli.config import ModelConfig
+from mtcli.layers import (
+    dropout_backward,
+    dropout_forward,
+    embedding_backward,
+    embedding_forward,
+    ffn_backward,
+    ffn_forward,
+    layernorm_backward,
+    layernorm_forward,
+    linear_forward,
+    positional_encoding,
+)
+from mtcli.tokenizer import PAD
+
+
+def _attn(C):
+    return {"wq": (C, C), "bq": (C,), "wk": (C, C), "bk": (C,), "wv": (C, C), "bv": (C,),
+            "wo": (C, C), "bo": (C,)}
+
+
+def param_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
+    """All parameter names and shapes, in buffer order."""
+    C, F = cfg.d_model, cfg.d_ff
+    ln = {"g": (C,), "b": (C,)}
+    ffn = {"w1": (C, F), "b1": (F,), "w2": (F, C), "b2": (C,)}
+    groups = {"src_emb": {"w": (cfg.src_vocab, C)}, "tgt_emb": {"w": (cfg.tgt_vocab, C)}}
+    for i in range(cfg.n_layers):
+        groups |= {f"enc.{i}.attn": _attn(C), f"enc.{i}.ln1": ln, f"enc.{i}.ffn": ffn, f"enc.{i}.ln2": ln}
+    for i in range(cfg.n_layers):
+        groups |= {f"dec.{i}.self": _attn(C), f"dec.{i}.ln1": ln, f"dec.{i}.cross": _attn(C),
+                   f"dec.{i}.ln2": ln, f"dec.{i}.ffn": ffn, f"dec.{i}.ln3": ln}
+    groups["out"] = {"w": (C, cfg.tgt_vocab), "b": (cfg.tgt_vocab,)}
+    return {f"{g}.{n}": s for g, params in groups.items() for n, s in params.items()}
+
+
+def count_params(cfg: ModelConfig) -> int:
+    return sum(int(np.prod(s)) for s in param_shapes(cfg).values())
+
+
+def views(flat: np.ndarray, cfg: ModelConfig) -> dict[str, dict[str, np.ndarray]]:
+    """{"enc.0.attn": {"wq": view, ...}, ...}: each group's tensors as views into `flat`."""
+    groups: dict[str, dict[str, np.ndarray]] = {}
+    offset = 0
+    for name, shape in param_shapes(cfg).items():
+        size = int(np.prod(shape))
+        group, short = name.rsplit(".", 1)
+        groups.setdefault(group, {})[short] = flat[offset : offset + size].reshape(shape)
+        offset += size
+    return groups
+
+
+def init_params(cfg: ModelConfig, seed: int = 0, dtype=np.float32) -> np.ndarray:
+    """Glorot-uniform matrices, N(0, d^-1/2) embeddings (unit variance after the sqrt(d) scale),
+    zero biases, unit layer-norm gains."""
+    rng = np.random.default_rng(seed)
+    flat = np.zeros(count_params(cfg), dtype=dtype)
+    for group, params in views(flat, cfg).items():
+        for short, t in params.items():
+            if group.endswith("_emb"):
+                t[...] = rng.normal(0.0, cfg.d_model**-0.5, t.shape)
+            elif short == "g":
+                t[...] = 1.0
+            elif t.ndim == 2:
+                limit = np.sqrt(6.0 / (t.shape[0] + t.shape[1]))
+                t[...] = rng.uniform(-limit, limit, t.shape)
+    return flat
+
+
+@dataclass
+class Stats:
+    """Sums over the target tokens of a batch; divide by n_tokens for the thesis's means."""
+
+    loss: float  # label-smoothed training loss
+    nll: float  # plain cross-entropy: the thesis's error
+    correct: int  # argmax == target: the thesis's accuracy
+    n_tokens: int
+
+
+class Model:
+    def __init__(self, cfg: ModelConfig, flat: np.ndarray | None = None, seed: int = 0, dtype=np.float32):
+        self.cfg = cfg
+        self.flat = init_params(cfg, seed, dtype) if flat is None else flat
+        if self.flat.shape != (count_params(cfg),):
+            raise ValueError(f"weights hold {self.flat.size} values, config needs {count_params(cfg)}")
+        self.dtype = self.flat.dtype
+        self.p = views(self.flat, cfg)
+        self.grad = np.zeros_like(self.flat)
+        self.g = views(self.grad, cfg)
+        self.pe_src = positional_encoding(cfg.max_src_len, cfg.d_model, self.dtype)
+        self.pe_tgt = positional_encoding(cfg.max_tgt_len, cfg.d_model, self.dtype)
+
+    # ---- blocks -------------------------------------------------------------------------------
+    def _residual_ln(self, x, sub, ln, rng):
+        """LN(x + Dropout(sub)) of the post-norm blocks (thesis 3.5)."""
+        sub, mask = dropout_forward(sub, self.cfg.dropout, rng)
+        out, cache = layernorm_forward(x + sub, self.p[ln]["g"], self.p[ln]["b"])
+        return out, (mask, cache, ln)
+
+    def _residual_ln_backward(self, dout, cache):
+        """Returns (dx, dsub) for out = LN(x + Dropout(sub))."""
+        mask, ln_cache, ln = cache
+        d = layernorm_backward(dout, ln_cache, self.g[ln]["g"], self.g[ln]["b"])
+        return d, dropout_backward(d, mask)
+
+    def _mha(self, name, xq, xkv, k_len, causal, rng):
+        return mha_forward(xq, xkv, k_len, causal, self.p[name], self.cfg.n_heads,
+                           self.cfg.attn_dropout, rng)
+
+    def encode(self, src, src_len, rng=None):
+        """src (B, S) -> encoder output (B, S, C). rng None means inference (no dropout)."""
+        x, emb_cache = embedding_forward(src, self.p["src_emb"]["w"], self.pe_src)
+        x, drop = dropout_forward(x, self.cfg.dropout, rng)
+        caches = []
+        for i in range(self.cfg.n_layers):
+            a, c_attn = self._mha(f"enc.{i}.attn", x, x, src_len, False, rng)
+            x, c_res1 = self._residual_ln(x, a, f"enc.{i}.ln1", rng)
+            f, c_ffn = ffn_forward(x, self.p[f"enc.{i}.ffn"])
+            x, c_res2 = self._residual_ln(x, f, f"enc.{i}.ln2", rng)
+            caches.append((c_attn, c_res1, c_ffn, c_res2))
+        return x, (emb_cache, drop, caches)
+
+    def encode_backward(self, dx, cache):
+        emb_cache, drop, caches = cache
+        for i in reversed(range(self.cfg.n_layers)):
+            c_attn, c_res1, c_ffn, c_res2 = caches[i]
+            dx, df = self._residual_ln_backward(dx, c_res2)
+            dx = dx + ffn_backward(df, c_ffn, self.g[f"enc.{i}.ffn"])
+            dx, da = self._residual_ln_backward(dx, c_res1)
+            dq, dkv = mha_backward(da, c_attn, self.g[f"enc.{i}.attn"])
+            dx = dx + dq + dkv
+        embedding_backward(dropout_backward(dx, drop), emb_cache, self.g["src_emb"]["w"])
+
+    def decode(self, tgt_in, tgt_len, memory, src_len, rng=None):
+        """tgt_in (B, T) attends causally to itself and to memory (B, S, C) -> (B, T, C)."""
+        y, emb_cache = embedding_forward(tgt_in, self.p["tgt_emb"]["w"], self.pe_tgt)
+        y, drop = dropout_forward(y, self.cfg.dropout, rng)
+        caches = []
+        for i in range(self.cfg.n_layers):
+            s, c_self = self._mha(f"dec.{i}.self", y, y, tgt_len, True, rng)
+            y, c_res1 = self._residual_ln(y, s, f"dec.{i}.ln1", rng)
+            c, c_cross = self._mha(f"dec.{i}.cross", y, memory, src_len, False, rng)
+            y, c_res2 = self._residual_ln(y, c, f"dec.{i}.ln2", rng)
+            f, c_ffn = ffn_forward(y, self.p[f"dec.{i}.ffn"])
+            y, c_res3 = self._residual_ln(y, f, f"dec.{i}.ln3", rng)
+            caches.append((c_self, c_res1, c_cross, c_res2, c_ffn, c_res3))
+        return y, (emb_cache, drop, caches)
+
+    def decode_backward(self, dy, cache):
+        """Returns the gradient with respect to memory (the encoder output)."""
+        emb_cache, drop, caches = cache
+        dmemory = 0.0
+        for i in reversed(range(self.cfg.n_layers)):
+            c_self, c_res1, c_cross, c_res2, c_ffn, c_res3 = caches[i]
+            dy, df = self._residual_ln_backward(dy, c_res3)
+            dy = dy + ffn_backward(df, c_ffn, self.g[f"dec.{i}.ffn"])
+            dy, dc = self._residual_ln_backward(dy, c_res2)
+            dq, dmem = mha_backward(dc, c_cross, self.g[f"dec.{i}.cross"])
+            dy, dmemory = dy + dq, dmemory + dmem
+            dy, ds = self._residual_ln_backward(dy, c_res1)
+            dq, dkv = mha_backward(ds, c_self, self.g[f"dec.{i}.self"])
+            dy = dy + dq + dkv
+        embedding_backward(dropout_backward(dy, drop), emb_cache, self.g["tgt_emb"]["w"])
+        return dmemory
+
+    # ---- loss ---------------------------------------------------------------------------------
+    def _loss(self, batch, rng, smoothing, backward):
+        memory, enc_cache = self.encode(batch.src, batch.src_len, rng)
+        y, dec_cache = self.decode(batch.tgt_in, batch.tgt_len, memory, batch.src_len, rng)
+        valid = batch.tgt_out != PAD  # (B, T)
+        h = y[valid]  # (N, C): the output layer runs on real target tokens only
+        logits, out_cache = linear_forward(h, self.p["out"]["w"], self.p["out"]["b"])  # (N, V)
+        n = int(valid.sum())
+        loss, nll, correct = kernels.cross_entropy(logits, batch.tgt_out[valid], smoothing, 1.0 / n)
+        stats = Stats(float(loss.sum()), float(nll.sum()), int(correct.sum()), n)
+        if backward:
+            dlogits = logits  # the kernel left the scaled gradient in place
+            h_, w = out_cache
+            self.g["out"]["w"] += h_.T @ dlogits
+            self.g["out"]["b"] += dlogits.sum(0)
+            dy = np.zeros_like(y)
+            dy[valid] = dlogits @ w.T
+            dmemory = self.decode_backward(dy, dec_cache)
+            self.encode_backward(dmemory, enc_cache)
+        return stats
+
+    def forward_backward(self, batch, rng, smoothing=0.0) -> Stats:
+        """Adds the gradient of the mean (smoothed) token loss to self.grad; rng drives dropout."""
+        return self._loss(batch, rng, smoothing, backward=True)
+
+    def evaluate(self, batch) -> Stats:
+        """Teacher-forced loss and accuracy with dropout off (the thesis's error and accuracy)."""
+        return self._loss(batch, None, 0.0, backward=False)
+
+    # ---- incremental decoding -----------------------------------------------------------------
+    def start_decoding(self, src, src_len):
+        """Encode once and project the cross-attention keys/values of every layer."""
+        memory, _ = self.encode(src, src_len)
+        cross = []
+        for i in range(self.cfg.n_layers):
+            p = self.p[f"dec.{i}.cross"]
+            cross.append((memory @ p["wk"] + p["bk"], memory @ p["wv"] + p["bv"]))  # (B, S, C) each
+        B, C = src.shape[0], self.cfg.d_model
+        empty = np.zeros((B, 0, C), self.dtype)
+        return {"src_len": src_len, "cross": cross, "self": [(empty, empty)] * self.cfg.n_layers, "t": 0}
+
+    def decode_step(self, state, tokens):
+        """Feed one token per sequence (B,) at position state["t"]; returns log-probs (B, V) and
+        the new state. Each step costs one position: past keys/values are cached."""
+        t = state["t"]
+        if t >= self.cfg.max_tgt_len:
+            raise ValueError(f"output longer than the model's {self.cfg.max_tgt_len} positions")
+        C = self.cfg.d_model
+        y = self.p["tgt_emb"]["w"][tokens][:, None] * self.dtype.type(np.sqrt(C)) + self.pe_tgt[t]  # (B, 1, C)
+        new_self = []
+        for i in range(self.cfg.n_layers):
+            p = self.p[f"dec.{i}.self"]
+            k_past, v_past = state["self"][i]
+            k = np.concatenate([k_past, y @ p["wk"] + p["bk"]], axis=1)  # (B, t+1, C)
+            v = np.concatenate([v_past, y @ p["wv"] + p["bv"]], axis=1)
+            new_self.append((k, v))
+            y = self._attend(y, k, v, np.full(len(tokens), t + 1, np.int64), p, f"dec.{i}.ln1")
+            pc = self.p[f"dec.{i}.cross"]
+            y = self._attend(y, *state["cross"][i], state["src_len"], pc, f"dec.{i}.ln2")
+            f, _ = ffn_forward(y, self.p[f"dec.{i}.ffn"])
+            y, _ = self._residual_ln(y, f, f"dec.{i}.ln3", None)
+        logits = y[:, 0] @ self.p["out"]["w"] + self.p["out"]["b"]  # (B, V)
+        logits -= logits.max(-1, keepdims=True)
+        logp = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+        return logp, {**state, "self": new_self, "t": t + 1}
+
+    def _attend(self, y, k, v, k_len, p, ln):
+        q = y @ p["wq"] + p["bq"]  # (B, 1, C)
+        a, _ = kernels.attention_forward(q, k, v, k_len, False, NO_DROP[self.dtype], self.cfg.n_heads)
+        out, _ = self._residual_ln(y, a @ p["wo"] + p["bo"], ln, None)
+        return out
+
+    @staticmethod
+    def reorder_state(state, index):
+        """Select/duplicate sequences (beam search): index (B',) into the batch axis."""
+        return {
+            "src_len": state["src_len"][index],
+            "cross": [(k[index], v[index]) for k, v in state["cross"]],
+            "self": [(k[index], v[index]) for k, v in state["self"]],
+            "t": state["t"],
+        }

@@ -1,0 +1,198 @@
+"""The training loop: batches grouped by length, Adam with warm-up, selection-split early stopping,
+checkpoints that resume bit-for-bit, and a rich progress display."""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from mtcli.checkpoint import METRICS, SRC_TOK, STATE, TGT_TOK, atomic_write_text, load_tensors, save_model, save_tensors
+from mtcli.config import ModelConfig, TrainConfig, from_dict, to_dict
+from mtcli.data import Prepared, make_batches
+from mtcli.errors import UserError
+from mtcli.metrics import add, summarize, teacher_forced
+from mtcli.model import Model, Stats
+from mtcli.optim import Adam, clip_grad_norm
+
+CHECKPOINT_SECONDS = 300.0  # mid-epoch state saves: a crash loses at most this much work
+EVAL_BATCH = 256  # selection batches can be larger: no backward, no Adam
+
+
+class NonFiniteError(UserError):
+    exit_code = 3
+
+
+@dataclass
+class LoopState:
+    """Everything besides parameters and Adam moments that --resume needs."""
+
+    epoch: int = 0
+    batch: int = 0  # next batch index within the epoch
+    elapsed: float = 0.0  # training seconds so far, across resumes
+    best_error: float = math.inf
+    best_epoch: int = -1
+    bad_epochs: int = 0
+    epoch_sums: list = field(default_factory=lambda: [0.0, 0.0, 0, 0])  # Stats of the epoch so far
+    rng: dict = field(default_factory=dict)  # dropout generator state
+    history: list = field(default_factory=list)  # one dict per finished epoch
+    done: str = ""  # why training stopped, once it has
+
+
+def _interrupt(signum, frame):
+    """SIGTERM (kill, job schedulers) stops as cleanly as Ctrl-C."""
+    raise KeyboardInterrupt
+
+
+def _meta(prepared: Prepared, tcfg: TrainConfig) -> dict:
+    m = prepared.manifest
+    return {"train": to_dict(tcfg), "data": {k: m.get(k) for k in ("data_sha256", "seed", "split", "split_sizes", "vocab")}}
+
+
+def save_state(out: Path, model: Model, adam: Adam, loop: LoopState, meta: dict) -> None:
+    tensors = {"params": model.flat, "adam_m": adam.m, "adam_v": adam.v}
+    save_tensors(out / STATE, tensors, {**meta, "model": to_dict(model.cfg), "loop": asdict(loop), "step": adam.t})
+
+
+def load_state(out: Path, tcfg: TrainConfig) -> tuple[Model, Adam, LoopState, dict]:
+    tensors, meta = load_tensors(out / STATE)
+    try:
+        model = Model(from_dict(ModelConfig, meta["model"]), tensors["params"])
+        adam = Adam(model.flat.size, tcfg.beta1, tcfg.beta2, tcfg.eps)
+        adam.m[...], adam.v[...], adam.t = tensors["adam_m"], tensors["adam_v"], meta["step"]
+        loop = LoopState(**meta["loop"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise UserError(f"{out / STATE}: invalid training state ({e})") from None
+    return model, adam, loop, meta
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[bold]epoch {task.fields[epoch]}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("loss {task.fields[loss]:.3f} acc {task.fields[acc]:.3f} lr {task.fields[lr]:.2e} "
+                   "{task.fields[tps]:,.0f} tok/s"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    )
+
+
+def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, resume: bool = False,
+          console: Console | None = None) -> LoopState:
+    """Train into model directory `out`; returns the final loop state (its .done says why it stopped)."""
+    console = console or Console(stderr=True)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    meta = _meta(prepared, tcfg)
+    if resume:
+        model, adam, loop, saved = load_state(out, tcfg)
+        if saved["data"]["data_sha256"] != meta["data"]["data_sha256"] or saved["data"]["split"] != meta["data"]["split"]:
+            raise UserError(f"{out} was trained on other data or another split; resume with the same data")
+        rng = np.random.default_rng()
+        rng.bit_generator.state = loop.rng
+        loop.done = ""
+        console.print(f"resuming {out} at epoch {loop.epoch + 1}, batch {loop.batch}, step {adam.t}")
+    else:
+        model = Model(mcfg, seed=tcfg.seed)
+        adam = Adam(model.flat.size, tcfg.beta1, tcfg.beta2, tcfg.eps)
+        loop, rng = LoopState(), np.random.default_rng(tcfg.seed)
+        for name, tok in ((SRC_TOK, prepared.src_tok), (TGT_TOK, prepared.tgt_tok)):
+            tok.save(out / name)
+    mcfg = model.cfg
+    selection = make_batches(prepared.splits["selection"], EVAL_BATCH, tcfg.seed, 0, shuffle=False)
+
+    def checkpoint():
+        loop.rng = rng.bit_generator.state
+        save_state(out, model, adam, loop, meta)
+
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    started = time.perf_counter() - loop.elapsed
+    last_save = time.perf_counter()
+    try:
+        with _progress(console) as progress:
+            while not loop.done:
+                batches = make_batches(prepared.splits["train"], tcfg.batch_size, tcfg.seed, loop.epoch)
+                task = progress.add_task("", total=len(batches), completed=loop.batch, epoch=loop.epoch + 1,
+                                         loss=0.0, acc=0.0, lr=0.0, tps=0.0)
+                sums = Stats(*loop.epoch_sums)
+                tick, tick_tokens = time.perf_counter(), 0
+                while loop.batch < len(batches):
+                    batch = batches[loop.batch]
+                    lr = tcfg.lr(adam.t + 1, mcfg.d_model)
+                    model.grad.fill(0.0)
+                    s = model.forward_backward(batch, rng, tcfg.label_smoothing)
+                    norm = clip_grad_norm(model.grad, tcfg.clip_norm)
+                    if not (math.isfinite(s.loss) and math.isfinite(norm)):
+                        raise NonFiniteError(f"loss or gradient became {s.loss if not math.isfinite(s.loss) else norm}"
+                                             f" at step {adam.t + 1}; the last good state is kept in {out / STATE}"
+                                             " (try a lower --lr-scale)")
+                    adam.step(model.flat, model.grad, lr)
+                    sums, loop.batch = add(sums, s), loop.batch + 1
+                    loop.epoch_sums = [sums.loss, sums.nll, sums.correct, sums.n_tokens]
+                    tick_tokens += s.n_tokens
+                    now = time.perf_counter()
+                    loop.elapsed = now - started
+                    if loop.batch % 10 == 0 or loop.batch == len(batches):
+                        progress.update(task, completed=loop.batch, loss=sums.loss / sums.n_tokens,
+                                        acc=sums.correct / sums.n_tokens, lr=lr, tps=tick_tokens / (now - tick))
+                        tick, tick_tokens = now, 0
+                    if now - last_save > CHECKPOINT_SECONDS:
+                        checkpoint()
+                        last_save = time.perf_counter()
+                    if tcfg.max_time and loop.elapsed > tcfg.max_time:
+                        loop.done = f"--max-time {tcfg.max_time:g}s reached"
+                        break
+                progress.remove_task(task)
+                if loop.batch < len(batches):
+                    break  # out of time mid-epoch: the state keeps the position
+                _end_epoch(model, out, loop, sums, selection, adam, tcfg, meta, console, progress)
+            checkpoint()
+    except KeyboardInterrupt:
+        checkpoint()
+        console.print(f"[yellow]interrupted[/]: state saved in {out / STATE}; continue with --resume")
+        loop.done = "interrupted"
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return loop
+
+
+def _end_epoch(model, out, loop, sums, selection, adam, tcfg, meta, console, progress):
+    task = progress.add_task("", total=len(selection), epoch=f"{loop.epoch + 1} selection", loss=0.0, acc=0.0,
+                             lr=0.0, tps=0.0)
+    sel = teacher_forced(model, selection, lambda _: progress.advance(task))
+    progress.remove_task(task)
+    tr = summarize(sums)
+    row = {"epoch": loop.epoch + 1, "step": adam.t, "seconds": round(loop.elapsed, 1),
+           "train_loss": tr["loss"], "train_error": tr["error"], "train_accuracy": tr["accuracy"],
+           "selection_error": sel["error"], "selection_accuracy": sel["accuracy"],
+           "lr": tcfg.lr(adam.t, model.cfg.d_model)}
+    loop.history.append(row)
+    improved = sel["error"] < loop.best_error
+    if improved:
+        loop.best_error, loop.best_epoch, loop.bad_epochs = sel["error"], loop.epoch + 1, 0
+        save_model(out, model, {**meta, "epoch": loop.epoch + 1, "selection": sel})
+    else:
+        loop.bad_epochs += 1
+    atomic_write_text(out / METRICS, "".join(json.dumps(r) + "\n" for r in loop.history))
+    console.print(
+        f"epoch {row['epoch']:3d}  train error {tr['error']:.3f} acc {tr['accuracy']:.3f}  "
+        f"selection error {sel['error']:.3f} acc {sel['accuracy']:.3f}  {row['seconds']:7.0f}s"
+        + ("  [green]best[/]" if improved else ""), highlight=False)
+    loop.epoch, loop.batch, loop.epoch_sums = loop.epoch + 1, 0, [0.0, 0.0, 0, 0]
+    if loop.bad_epochs >= tcfg.patience:
+        loop.done = f"no selection improvement for {tcfg.patience} epochs"
+    elif loop.epoch >= tcfg.max_epochs:
+        loop.done = f"--max-epochs {tcfg.max_epochs} reached"
+    elif tcfg.accuracy_goal and tr["accuracy"] >= tcfg.accuracy_goal:
+        loop.done = f"training accuracy goal {tcfg.accuracy_goal} reached"
+    elif tcfg.max_time and loop.elapsed > tcfg.max_time:
+        loop.done = f"--max-time {tcfg.max_time:g}s reached"

@@ -12,37 +12,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 from safetensors import safe_open
 from safetensors.numpy import save_file
 
+from mtcli.atomic import atomic_write
 from mtcli.config import ModelConfig, from_dict, to_dict
 from mtcli.errors import UserError
 from mtcli.model import Model, param_shapes, views
 
 WEIGHTS, STATE = "model.safetensors", "state.safetensors"
 SRC_TOK, TGT_TOK, METRICS = "src.json", "tgt.json", "metrics.jsonl"
-
-
-def atomic_write(path: Path, write) -> None:
-    """write(tmp_path) then rename over path, so readers see the old file or the new, never half."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        write(tmp)
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise UserError(f"cannot write {path}: {e.strerror or e}") from None
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
 
 def _digest(tensors: dict[str, np.ndarray]) -> str:

@@ -7,14 +7,15 @@ import json
 import math
 import signal
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from mtcli.checkpoint import METRICS, SRC_TOK, STATE, TGT_TOK, atomic_write_text, load_tensors, save_model, save_tensors
+from mtcli.atomic import atomic_write_text
+from mtcli.checkpoint import METRICS, SRC_TOK, STATE, TGT_TOK, load_tensors, save_model, save_tensors
 from mtcli.config import ModelConfig, TrainConfig, from_dict, to_dict
 from mtcli.data import Prepared, make_batches
 from mtcli.errors import UserError
@@ -61,11 +62,12 @@ def save_state(out: Path, model: Model, adam: Adam, loop: LoopState, meta: dict)
     save_tensors(out / STATE, tensors, {**meta, "model": to_dict(model.cfg), "loop": asdict(loop), "step": adam.t})
 
 
-def load_state(out: Path, tcfg: TrainConfig) -> tuple[Model, Adam, LoopState, dict]:
+def load_state(out: Path) -> tuple[Model, Adam, LoopState, dict]:
     tensors, meta = load_tensors(out / STATE)
     try:
         model = Model(from_dict(ModelConfig, meta["model"]), tensors["params"])
-        adam = Adam(model.flat.size, tcfg.beta1, tcfg.beta2, tcfg.eps)
+        t = meta["train"]
+        adam = Adam(model.flat.size, t["beta1"], t["beta2"], t["eps"])
         adam.m[...], adam.v[...], adam.t = tensors["adam_m"], tensors["adam_v"], meta["step"]
         loop = LoopState(**meta["loop"])
     except (KeyError, TypeError, ValueError) as e:
@@ -94,7 +96,13 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
     out.mkdir(parents=True, exist_ok=True)
     meta = _meta(prepared, tcfg)
     if resume:
-        model, adam, loop, saved = load_state(out, tcfg)
+        model, adam, loop, saved = load_state(out)
+        # the saved run's settings, except those given explicitly now (e.g. a longer --max-time)
+        defaults = TrainConfig()
+        tcfg = replace(from_dict(TrainConfig, saved["train"]),
+                       **{f.name: getattr(tcfg, f.name) for f in fields(TrainConfig)
+                          if getattr(tcfg, f.name) != getattr(defaults, f.name)})
+        meta = _meta(prepared, tcfg)
         if saved["data"]["data_sha256"] != meta["data"]["data_sha256"] or saved["data"]["split"] != meta["data"]["split"]:
             raise UserError(f"{out} was trained on other data or another split; resume with the same data")
         rng = np.random.default_rng()

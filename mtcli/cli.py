@@ -1,0 +1,457 @@
+"""Thin typer commands: parse options, call the stage modules, print results."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from mtcli.errors import UserError
+
+app = typer.Typer(
+    help="English-to-Spanish translation with a Transformer trained from scratch.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True)
+
+
+def _error_line(message: str) -> None:
+    # soft_wrap: one line however narrow the terminal (or 80 columns when piped)
+    err.print(Text.assemble(("error: ", "bold red"), message), soft_wrap=True)
+
+
+def fail(message: str, code: int = 2) -> None:
+    _error_line(message)
+    raise typer.Exit(code)
+
+
+def main() -> None:
+    try:
+        app(prog_name="mtcli")
+    except UserError as e:
+        _error_line(str(e))
+        sys.exit(e.exit_code)
+
+
+# --- data: download, tokenize (issue 2) ------------------------------------------------
+
+_out = Console()
+
+
+class SplitMethod(str, Enum):
+    grouped = "grouped"
+    random = "random"
+
+
+@app.command()
+def download(
+    dest: Path = typer.Option(
+        Path("data"), "--dest", help="Directory to unpack into; the corpus lands in DEST/spa-eng/spa.txt."
+    ),
+    url: str | None = typer.Option(
+        None, "--url", envvar="MTCLI_DOWNLOAD_URL", show_default=False,
+        help="Where to fetch spa-eng.zip (default: the public archive TensorFlow's tutorials use).",
+    ),
+    sha256: str | None = typer.Option(
+        None, "--sha256", show_default=False,
+        help="Expected SHA-256 of spa.txt in the archive (default: that of the 118,964-pair release).",
+    ),
+    force: bool = typer.Option(False, "--force", help="Download again even if a verified copy is there."),
+) -> None:
+    """Download the English-Spanish corpus, verify its SHA-256 and unpack it.
+
+    Without network: copy spa-eng.zip from elsewhere and unzip it into
+    DEST, or point --data / MTCLI_DATA of the other commands at your own
+    spa.txt or CSV file.
+
+    Examples:
+
+      mtcli download
+
+      mtcli download --dest /srv/corpora
+
+      MTCLI_DOWNLOAD_URL=http://mirror.example/spa-eng.zip mtcli download
+    """
+    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+
+    from mtcli import download as dl
+
+    with Progress(
+        "[progress.description]{task.description}", BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+        TimeRemainingColumn(), console=_out, transient=True,
+    ) as bar:
+        task = bar.add_task("spa-eng.zip", total=None)
+        path, fetched = dl.download(
+            dest, url or dl.URL, sha256 or dl.SPA_SHA256,
+            progress=lambda done, total: bar.update(task, completed=done, total=total), force=force,
+        )
+    state = "downloaded and verified" if fetched else "already there and verified"
+    _out.print(f"[green]✓[/] {path} {state}. Next: [bold]mtcli tokenize --data {path}[/]", highlight=False)
+
+
+@app.command()
+def tokenize(
+    data: Path | None = typer.Option(
+        None, "--data", envvar="MTCLI_DATA", show_default=False,
+        help="Corpus: tab-separated spa.txt or a CSV with an english,spanish header (default: data/spa-eng/spa.txt).",
+    ),
+    out: Path = typer.Option(
+        Path("data/prepared"), "--out", envvar="MTCLI_PREPARED", help="Output: tokenizers, encoded splits, manifest."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the train/selection/test split (60/20/20)."),
+    split: SplitMethod = typer.Option(
+        SplitMethod.grouped, "--split",
+        help="grouped: all translations of an English sentence in one split; random: the thesis's plain split.",
+    ),
+    src_vocab: int = typer.Option(4562, "--src-vocab", help="English WordPiece vocabulary size."),
+    tgt_vocab: int = typer.Option(6134, "--tgt-vocab", help="Spanish WordPiece vocabulary size."),
+    force: bool = typer.Option(False, "--force", help="Rebuild even if the result for this corpus and options exists."),
+) -> None:
+    """Split the corpus, train English and Spanish WordPiece, encode all pairs.
+
+    The tokenizers learn from the 60% training split only. Pairs longer
+    than the model's limits (56 English ids, 53 Spanish ids + start/end)
+    are dropped from training and cut in selection/test; the manifest
+    counts them. Re-running with the same corpus and options reuses the
+    result.
+
+    Examples:
+
+      mtcli tokenize
+
+      mtcli tokenize --data ~/Downloads/data.csv --out data/prepared-kaggle
+
+      mtcli tokenize --split random --seed 1 --src-vocab 8000 --tgt-vocab 8000
+    """
+    from rich.table import Table
+
+    from mtcli.data import prepare
+
+    with _out.status("Splitting, training tokenizers, encoding…"):
+        p = prepare(data, out, seed=seed, split=split.value, src_vocab=src_vocab, tgt_vocab=tgt_vocab, force=force)
+    m = p.manifest
+    d, sizes, over = m["data"], m["split_sizes"], m["overlong"]
+    skipped = f"{d['skipped']:,}" + (f" (lines {', '.join(map(str, d['skipped_lines']))}…)" if d["skipped"] else "")
+    cut = over["truncated"]["selection"] + over["truncated"]["test"]
+    built = "reused: same corpus and options" if p.reused else f"built in {m['seconds']:.1f} s"
+    summary = Table(title="mtcli tokenize", show_header=False)
+    summary.add_column(style="bold")
+    summary.add_column(overflow="fold")
+    for key, value in (
+        ("corpus", f"{d['path']} ({d['format'].upper()})"),
+        ("SHA-256", m["data_sha256"]),
+        ("pairs read", f"{d['pairs']:,}"),
+        ("malformed lines skipped", skipped),
+        ("split", f"{m['split']}, seed {m['seed']}: " + " / ".join(f"{k} {v:,}" for k, v in sizes.items())),
+        ("over-long pairs", f"{over['dropped_from_train']:,} dropped from train, {cut:,} truncated in selection/test"),
+        ("output", f"{p.out_dir} ({built})"),
+    ):
+        summary.add_row(key, value)
+    sides = Table(show_header=True)
+    for col in ("", "English", "Spanish"):
+        sides.add_column(col, justify="right" if col else "left", style="bold" if not col else None)
+    sides.add_row("vocabulary", *(f"{m['vocab'][s]:,}" for s in ("en", "es")))
+    sides.add_row("round trip decode(encode(s)) == s", *(f"{m['roundtrip'][s]:.3%}" for s in ("en", "es")))
+    lengths = (f"{n['mean']:.1f} / {n['p95']:.0f} / {n['max']}" for n in (m["lengths"]["en"], m["lengths"]["es"]))
+    sides.add_row("length mean / p95 / max (with start, end)", *lengths)
+    sides.add_row("over the length limit", *(f"{over[s]:,} > {m['max_len'][s]}" for s in ("en", "es")))
+    _out.print(summary, sides)
+
+
+# --- model: train, plot, translate, evaluate, info -------------------------------------
+
+DEFAULT_MODEL = Path("models/en-es")  # the model a fresh clone ships
+
+
+class Preset(str, Enum):
+    small = "small"
+    medium = "medium"
+    large = "large"
+
+
+def _model_option(default=DEFAULT_MODEL):
+    return typer.Option(default, "--model", "-m", envvar="MTCLI_MODEL", help="Model directory.")
+
+
+@app.command()
+def train(
+    config: Preset = typer.Option(Preset.small, "--config", "-c", help="Thesis configuration to start from."),
+    out: Path = typer.Option(None, "--out", "-o", show_default=False, help="Model directory [default: runs/CONFIG]."),
+    data: Path | None = typer.Option(None, "--data", envvar="MTCLI_DATA", show_default=False,
+                                     help="Corpus (default: data/spa-eng/spa.txt)."),
+    prepared: Path = typer.Option(Path("data/prepared"), "--prepared", envvar="MTCLI_PREPARED",
+                                  help="Tokenized data; built by `mtcli tokenize` when missing."),
+    split: SplitMethod = typer.Option(SplitMethod.grouped, "--split", help="Split of the tokenized data."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the run saved in --out."),
+    d_model: int | None = typer.Option(None, help="Override: model width d."),
+    d_ff: int | None = typer.Option(None, help="Override: feed-forward width d_p."),
+    heads: int | None = typer.Option(None, help="Override: attention heads h."),
+    layers: int | None = typer.Option(None, help="Override: blocks tau in encoder and decoder."),
+    dropout: float | None = typer.Option(None, help="Override: residual dropout."),
+    attn_dropout: float | None = typer.Option(None, help="Override: attention dropout."),
+    batch_size: int | None = typer.Option(None, help="Sentence pairs per batch."),
+    lr_schedule: str | None = typer.Option(None, help="noam (k*d^-0.5*min(..)) or thesis (eta0*min(..))."),
+    lr_scale: float | None = typer.Option(None, help="k (noam) or eta0 (thesis)."),
+    warmup: int | None = typer.Option(None, help="Warm-up steps t_w."),
+    label_smoothing: float | None = typer.Option(None, help="Label smoothing of the training loss."),
+    clip_norm: float | None = typer.Option(None, help="Global gradient-norm clip (0 = off)."),
+    max_epochs: int | None = typer.Option(None, help="Stop after this many epochs."),
+    max_time: float | None = typer.Option(None, help="Stop after this many seconds of training."),
+    patience: int | None = typer.Option(None, help="Early stopping: epochs without selection improvement."),
+    accuracy_goal: float | None = typer.Option(None, help="Stop at this training accuracy (thesis: 0.90)."),
+    seed: int | None = typer.Option(None, help="Seed of initialisation, batching and dropout."),
+) -> None:
+    """Train a Transformer on the tokenized corpus; the best selection-error model is kept in --out.
+
+    Ctrl-C saves the state; --resume continues exactly where it stopped.
+
+    Examples:
+
+      mtcli train --config medium
+
+      mtcli train -c small --max-time 900 --out runs/quick
+
+      mtcli train --out runs/medium --resume
+    """
+    from dataclasses import replace
+
+    from mtcli.config import TrainConfig, model_config
+    from mtcli.data import prepare, resolve_data_path
+    from mtcli.train import train as run
+
+    out = out or Path("runs") / config.value
+    tcfg = replace(TrainConfig(), **{k: v for k, v in dict(
+        batch_size=batch_size, lr_schedule=lr_schedule, lr_scale=lr_scale, warmup=warmup,
+        label_smoothing=label_smoothing, clip_norm=clip_norm, max_epochs=max_epochs, max_time=max_time,
+        patience=patience, accuracy_goal=accuracy_goal, seed=seed).items() if v is not None})
+    with err.status("Preparing tokenized data…"):
+        p = prepare(resolve_data_path(data), prepared, split=split.value)
+    overrides = {k: v for k, v in dict(d_model=d_model, d_ff=d_ff, n_heads=heads, n_layers=layers,
+                                       dropout=dropout, attn_dropout=attn_dropout).items() if v is not None}
+    try:
+        mcfg = model_config(config.value, src_vocab=p.src_tok.vocab_size, tgt_vocab=p.tgt_tok.vocab_size, **overrides)
+    except ValueError as e:
+        fail(str(e))
+    loop = run(p, out, mcfg, tcfg, resume=resume, console=err)
+    if loop.done == "interrupted":
+        raise typer.Exit(130)
+    best = f"best selection error {loop.best_error:.3f} (epoch {loop.best_epoch})" if loop.history else "no epoch finished"
+    err.print(f"stopped: {loop.done}; {best}; model in {out}", highlight=False)
+
+
+@app.command()
+def plot(
+    run: Path = typer.Argument(..., help="Model directory with metrics.jsonl."),
+    output: Path = typer.Option(None, "--output", "-o", show_default=False, help="PNG file [default: RUN/curves.png]."),
+) -> None:
+    """Draw training and selection error and accuracy per epoch to a PNG.
+
+    Examples:
+
+      mtcli plot runs/medium
+    """
+    from mtcli.checkpoint import METRICS
+    from mtcli.metrics import plot_history, read_history
+
+    path = run / METRICS
+    if not path.is_file():
+        fail(f"{path}: no metrics yet (a run writes them after its first epoch)")
+    output = output or run / "curves.png"
+    plot_history(read_history(path), output)
+    _out.print(f"wrote {output}")
+
+
+def _load_translator(model: Path):
+    from mtcli.decode import Translator
+
+    with err.status(f"Loading {model}…"):
+        return Translator(model)
+
+
+def _read_lines(raw: bytes) -> list[str]:
+    """Lines split on \\n only (not on the Unicode separators str.splitlines knows), so every input
+    line gets exactly one output line; invalid UTF-8 becomes U+FFFD instead of an error."""
+    text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())  # no stray line or paragraph separators in the output
+
+
+def _format(i: int, nbest: list[tuple[str, float]], n: int, scores: bool, as_json: bool) -> str:
+    import json
+
+    if as_json:
+        return json.dumps({"line": i + 1, "translations": [{"text": t, "score": round(s, 4)} for t, s in nbest[:n]]},
+                          ensure_ascii=False)
+    if n > 1:
+        return "\n".join(f"{i} ||| {_one_line(t)} ||| {s:.4f}" for t, s in nbest[:n])
+    text, score = nbest[0]
+    return f"{score:.4f}\t{_one_line(text)}" if scores else _one_line(text)
+
+
+@app.command()
+def translate(
+    text: list[str] = typer.Argument(None, show_default=False, help="English sentences (default: stdin or a prompt)."),
+    model: Path = _model_option(),
+    input: Path | None = typer.Option(None, "--input", "-i", show_default=False, help="Read English lines from a file."),
+    output: Path | None = typer.Option(None, "--output", "-o", show_default=False, help="Write Spanish lines to a file."),
+    beam: int = typer.Option(4, "--beam", "-b", envvar="MTCLI_BEAM", help="Beam size."),
+    greedy: bool = typer.Option(False, "--greedy", help="Greedy decoding (same as --beam 1), fastest."),
+    alpha: float = typer.Option(1.0, "--alpha", help="Length normalisation: score = logprob / length^alpha."),
+    nbest: int = typer.Option(1, "--nbest", "-n", help="Print the N best translations as 'line ||| text ||| score'."),
+    scores: bool = typer.Option(False, "--scores", help="Prefix each translation with its score and a tab."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per input line."),
+    batch_size: int = typer.Option(64, "--batch-size", help="Sentences decoded together."),
+) -> None:
+    """Translate English to Spanish: arguments, a file, piped lines, or interactively.
+
+    One output line per input line, in order; empty lines stay empty.
+
+    Examples:
+
+      mtcli translate "The plant is green."
+
+      echo "Where is the station?" | mtcli translate --greedy
+
+      mtcli translate -i english.txt -o spanish.txt --beam 5
+
+      mtcli translate --nbest 3 "I like it."
+    """
+    from mtcli.atomic import atomic_write_text
+
+    if beam < 1 or nbest < 1 or batch_size < 1:
+        fail("--beam, --nbest and --batch-size must be at least 1")
+    beam = 1 if greedy else max(beam, nbest)
+    if input is not None:
+        if not input.is_file():
+            fail(f"{input}: no such file")
+        lines = _read_lines(input.read_bytes())
+    elif text:
+        lines = [_one_line(t) for t in text]
+    elif not sys.stdin.isatty():
+        lines = _read_lines(sys.stdin.buffer.read())
+    else:
+        return _repl(_load_translator(model), beam, alpha)
+    tr = _load_translator(model)
+    results, truncated = tr.translate(lines, beam=beam, nbest=nbest, alpha=alpha, batch_size=batch_size)
+    if truncated:
+        err.print(f"[yellow]warning:[/] {truncated} line(s) longer than {tr.model.cfg.max_src_len - 2} tokens "
+                  "were truncated", highlight=False)
+    rendered = "".join(_format(i, r, nbest, scores, as_json) + "\n" for i, r in enumerate(results))
+    if output is not None:
+        atomic_write_text(output, rendered)
+    else:
+        sys.stdout.write(rendered)
+
+
+def _repl(tr, beam: int, alpha: float) -> None:
+    err.print("English → Spanish. Type a sentence and press Enter; Ctrl-D to quit.", highlight=False)
+    while True:
+        try:
+            line = input("en> ")
+        except (EOFError, KeyboardInterrupt):
+            err.print()
+            return
+        if line.strip():
+            (best, *_), *_ = tr.translate([line], beam=beam, alpha=alpha)[0]
+            print(f"es> {_one_line(best[0])}")
+
+
+@app.command()
+def evaluate(
+    model: Path = typer.Argument(DEFAULT_MODEL, envvar="MTCLI_MODEL", help="Model directory."),
+    split: str = typer.Option("test", "--split", help="test or selection: the model's own held-out split."),
+    data: Path | None = typer.Option(None, "--data", show_default=False,
+                                     help="Evaluate on this TSV/CSV instead (all its pairs), e.g. an external test set."),
+    corpus: Path | None = typer.Option(None, "--corpus", envvar="MTCLI_DATA", show_default=False,
+                                       help="The training corpus, to rebuild --split (default: data/spa-eng/spa.txt)."),
+    beam: int = typer.Option(4, "--beam", "-b", help="Beam size for BLEU/chrF (1 = greedy)."),
+    alpha: float = typer.Option(1.0, "--alpha", help="Length normalisation exponent."),
+    limit: int = typer.Option(0, "--limit", help="Only the first N pairs (0 = all)."),
+    output: Path | None = typer.Option(None, "--output", "-o", show_default=False, help="Write the translations here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Score a model: masked cross-entropy error, accuracy and perplexity (teacher forcing, as the
+    thesis defines them) and sacrebleu BLEU and chrF of its translations.
+
+    Examples:
+
+      mtcli evaluate
+
+      mtcli evaluate runs/medium --split selection --beam 1
+
+      mtcli evaluate --data ../shared/data/tatoeba-test/unseen.tsv --json
+    """
+    import json
+
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from mtcli.atomic import atomic_write_text
+    from mtcli.data import read_corpus, resolve_data_path, split_pairs
+    from mtcli.metrics import evaluate_pairs
+
+    tr = _load_translator(model)
+    if data is not None:
+        pairs, source = read_corpus(data).pairs, str(data)
+    else:
+        if split not in ("test", "selection"):
+            fail(f"--split must be test or selection, not {split!r}")
+        c = read_corpus(resolve_data_path(corpus))
+        d = tr.meta.get("data", {})
+        if d.get("data_sha256") not in (None, c.sha256):
+            fail(f"{c.path} is not the corpus {model} was trained on (SHA-256 differs); pass --data to score other pairs")
+        rows = split_pairs(c.pairs, d.get("seed", 0), d.get("split", "grouped"))[split]
+        pairs, source = [c.pairs[i] for i in rows], f"{split} split of {c.path}"
+    pairs = pairs[:limit] if limit > 0 else pairs
+    with Progress(console=err, transient=True) as bar:
+        task = bar.add_task("translating", total=len(set(en for en, _ in pairs)))
+        report, hyps = evaluate_pairs(tr, pairs, beam=beam, alpha=alpha, on_progress=lambda n: bar.advance(task, n))
+    report = {"model": str(model), "data": source, **report}
+    if output is not None:
+        atomic_write_text(output, "".join(_one_line(h) + "\n" for h in hyps))
+    if as_json:
+        print(json.dumps(report, indent=2))
+        return
+    table = Table(title=f"mtcli evaluate: {source}", show_header=False)
+    for key in ("pairs", "tokens", "error", "accuracy", "perplexity", "bleu", "chrf", "decoding"):
+        value = report[key]
+        table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
+    _out.print(table)
+    _out.print(f"BLEU: {report['bleu_signature']}\nchrF: {report['chrf_signature']}", highlight=False)
+
+
+@app.command()
+def info(model: Path = typer.Argument(DEFAULT_MODEL, envvar="MTCLI_MODEL", help="Model directory.")) -> None:
+    """Show a model's configuration, size, training data and scores.
+
+    Examples:
+
+      mtcli info
+
+      mtcli info runs/medium
+    """
+    import json
+
+    from mtcli.model import count_params
+
+    tr = _load_translator(model)
+    cfg, meta = tr.model.cfg, tr.meta
+    _out.print_json(json.dumps({
+        "model": str(model), "parameters": count_params(cfg), "config": meta.get("model"),
+        "vocab": {"en": tr.src_tok.vocab_size, "es": tr.tgt_tok.vocab_size},
+        "data": meta.get("data"), "train": meta.get("train"), "epoch": meta.get("epoch"),
+        "selection": meta.get("selection"), "test": meta.get("test"),
+    }))

@@ -1,0 +1,453 @@
+"""Corpus reading, the train/selection/test split, the cached tokenized data set and batching."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import itertools
+import json
+import os
+import re
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from mtcli.config import ModelConfig
+from mtcli.errors import UserError
+from mtcli.atomic import atomic_write_bytes, atomic_write_json
+from mtcli.tokenizer import BOS, EOS, PAD, Tokenizer, train_tokenizer
+
+DEFAULT_DATA = Path("data/spa-eng/spa.txt")
+DEFAULT_PREPARED = Path("data/prepared")
+SPLITS = ("train", "selection", "test")
+SPLIT_METHODS = ("grouped", "random")
+FRACTIONS = (0.6, 0.2, 0.2)  # thesis: 60% training, 20% selection, 20% test
+REPORTED_LINES = 5  # how many malformed line numbers a report names
+FORMAT_VERSION = 1  # bump when the prepared files change meaning; invalidates caches
+_UNDECODABLE = re.compile("[\udc80-\udcff]")  # what surrogateescape makes of invalid UTF-8
+
+
+# --- reading -------------------------------------------------------------------------
+
+
+@dataclass
+class Corpus:
+    path: Path
+    pairs: list[tuple[str, str]]  # (English, Spanish)
+    sha256: str
+    format: str  # "tsv" or "csv"
+    skipped: int = 0
+    skipped_lines: list[int] = field(default_factory=list)  # 1-based, the first few
+
+
+def resolve_data_path(path: str | os.PathLike | None) -> Path:
+    """The corpus to read: an explicit path, else $MTCLI_DATA, else data/spa-eng/spa.txt."""
+    return Path(path or os.environ.get("MTCLI_DATA") or DEFAULT_DATA)
+
+
+def resolve_prepared_dir(path: str | os.PathLike | None) -> Path:
+    """Where `mtcli tokenize` writes and later stages read: explicit, else $MTCLI_PREPARED, else data/prepared."""
+    return Path(path or os.environ.get("MTCLI_PREPARED") or DEFAULT_PREPARED)
+
+
+def _read_bytes(path: Path) -> bytes:
+    if path.is_dir():
+        raise UserError(f"{path} is a directory; give the corpus file itself (e.g. {path / 'spa.txt'})")
+    if not path.exists():
+        raise UserError(f"corpus not found: {path} (run `mtcli download`, or pass --data or set MTCLI_DATA)")
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise UserError(f"cannot read {path}: {e.strerror}") from None
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    return hashlib.sha256(_read_bytes(Path(path))).hexdigest()
+
+
+def _tsv_records(text: str) -> Iterator[tuple[int, list[str]]]:
+    # split("\n") rather than splitlines(): the latter also breaks at U+2028, \x1c etc.
+    for lineno, line in enumerate(text.split("\n"), 1):
+        yield lineno, line.rstrip("\r").split("\t")
+
+
+def _csv_records(text: str, path: Path) -> Iterator[tuple[int, list[str]]]:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = [h.strip().lower() for h in next(reader, [])]
+    if "english" not in header or "spanish" not in header:
+        raise UserError(f"{path}: a CSV corpus needs a header line naming its english and spanish columns")
+    cols = header.index("english"), header.index("spanish")
+    while True:
+        lineno = reader.line_num + 1  # a quoted field may span lines: report where the record starts
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            raise UserError(f"{path}: line {lineno}: {e}") from None
+        yield lineno, [row[c] if c < len(row) else "" for c in cols]
+
+
+def _is_csv(path: Path, text: str) -> bool:
+    header = next(csv.reader([text.split("\n", 1)[0]]), [])
+    return path.suffix.lower() == ".csv" or {"english", "spanish"} <= {h.strip().lower() for h in header}
+
+
+def read_corpus(path: str | os.PathLike) -> Corpus:
+    """Read English-Spanish pairs from a tab-separated spa.txt or an english,spanish CSV.
+
+    Lines with a missing column, an empty side or invalid UTF-8 are skipped and counted.
+    """
+    path = Path(path)
+    raw = _read_bytes(path)
+    text = raw.decode("utf-8-sig", errors="surrogateescape")
+    fmt = "csv" if _is_csv(path, text) else "tsv"
+    records = _csv_records(text, path) if fmt == "csv" else _tsv_records(text)
+    pairs, bad = [], []
+    for lineno, fields in records:
+        if not any(f.strip() for f in fields):
+            continue  # blank lines, including the one after the final newline
+        en, es = (f.strip() for f in (fields + [""])[:2])
+        if en and es and not _UNDECODABLE.search(en + es):
+            pairs.append((en, es))
+        else:
+            bad.append(lineno)
+    if not pairs:
+        raise UserError(
+            f"{path}: no valid English-Spanish pair (expected lines 'English<TAB>Spanish' "
+            "or a CSV with an english,spanish header)"
+        )
+    return Corpus(path, pairs, hashlib.sha256(raw).hexdigest(), fmt, len(bad), bad[:REPORTED_LINES])
+
+
+# --- split ---------------------------------------------------------------------------
+
+
+def split_pairs(
+    pairs: Sequence[tuple[str, str]],
+    seed: int = 0,
+    method: str = "grouped",
+    fractions: Sequence[float] = FRACTIONS,
+) -> dict[str, list[int]]:
+    """Seeded split of pair indices into train/selection/test.
+
+    "grouped" shuffles whole groups of pairs sharing an English sentence (compared
+    ignoring case and spacing), so no English sentence is in two splits and sizes miss
+    the fractions by at most one group; "random" shuffles single pairs, as the thesis did.
+    """
+    if method not in SPLIT_METHODS:
+        raise UserError(f"unknown split method {method!r}; choose {' or '.join(SPLIT_METHODS)}")
+    if len(fractions) != 3 or min(fractions) < 0 or abs(sum(fractions) - 1) > 1e-6:
+        raise UserError(f"split fractions must be three non-negative numbers adding up to 1, not {fractions}")
+    n = len(pairs)
+    if method == "grouped":
+        ids: dict[str, int] = {}
+        group = np.fromiter((ids.setdefault(" ".join(en.split()).casefold(), len(ids)) for en, _ in pairs), np.int64, n)
+    else:
+        group = np.arange(n)
+    sizes = np.bincount(group, minlength=group.max(initial=-1) + 1)
+    order = np.random.default_rng(seed).permutation(len(sizes))
+    starts = np.cumsum(sizes[order]) - sizes[order]  # pairs placed before each group
+    bounds = np.round(np.cumsum(fractions)[:2] * n)
+    side = np.empty(len(sizes), np.int64)
+    side[order] = np.searchsorted(bounds, starts, side="right")
+    pair_side = side[group]
+    return {name: np.flatnonzero(pair_side == k).tolist() for k, name in enumerate(SPLITS)}
+
+
+# --- encoded splits ------------------------------------------------------------------
+
+
+@dataclass
+class EncodedSplit:
+    """Ragged token-id sequences, each with BOS first and EOS last, stored flat."""
+
+    src: np.ndarray  # uint16, all English sequences concatenated
+    src_offsets: np.ndarray  # int64, n + 1: sequence i is src[src_offsets[i]:src_offsets[i+1]]
+    tgt: np.ndarray  # uint16, Spanish
+    tgt_offsets: np.ndarray  # int64, n + 1
+    index: np.ndarray  # int64, row of each pair in Corpus.pairs
+
+    ARRAYS = ("src", "src_offsets", "tgt", "tgt_offsets", "index")
+
+    @classmethod
+    def from_sequences(cls, index: list[int], src: list[list[int]], tgt: list[list[int]]) -> EncodedSplit:
+        def flat(seqs):
+            offsets = np.zeros(len(seqs) + 1, np.int64)
+            np.cumsum([len(s) for s in seqs], out=offsets[1:])
+            return np.fromiter(itertools.chain.from_iterable(seqs), np.uint16, offsets[-1]), offsets
+
+        return cls(*flat(src), *flat(tgt), np.asarray(index, np.int64))
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def src_seq(self, i: int) -> np.ndarray:
+        return self.src[self.src_offsets[i] : self.src_offsets[i + 1]]
+
+    def tgt_seq(self, i: int) -> np.ndarray:
+        return self.tgt[self.tgt_offsets[i] : self.tgt_offsets[i + 1]]
+
+    @property
+    def src_lens(self) -> np.ndarray:
+        return np.diff(self.src_offsets)
+
+    @property
+    def tgt_lens(self) -> np.ndarray:
+        return np.diff(self.tgt_offsets)
+
+    def save(self, path: Path) -> None:
+        buf = io.BytesIO()
+        np.savez(buf, **{k: getattr(self, k) for k in self.ARRAYS})
+        atomic_write_bytes(path, buf.getvalue())
+
+    @classmethod
+    def load(cls, path: Path) -> EncodedSplit:
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                split = cls(*(z[k] for k in cls.ARRAYS))
+        except (OSError, ValueError, KeyError, EOFError) as e:
+            raise UserError(f"prepared split {path} is damaged ({e}); rerun `mtcli tokenize`") from None
+        n = len(split.index)
+        for ids, offsets in ((split.src, split.src_offsets), (split.tgt, split.tgt_offsets)):
+            if len(offsets) != n + 1 or offsets[0] != 0 or offsets[-1] != len(ids) or np.any(np.diff(offsets) < 2):
+                raise UserError(f"prepared split {path} is inconsistent; rerun `mtcli tokenize`")
+        return split
+
+
+# --- prepare: split, train tokenizers, encode, cache ----------------------------------
+
+
+@dataclass
+class Prepared:
+    out_dir: Path
+    manifest: dict
+    src_tok: Tokenizer
+    tgt_tok: Tokenizer
+    splits: dict[str, EncodedSplit]
+    reused: bool = False  # True when an earlier run's files were loaded instead of rebuilt
+
+
+def _tokenizer_path(out_dir: Path, side: str) -> Path:
+    return out_dir / f"tokenizer-{side}.json"
+
+
+def load_prepared(out_dir: str | os.PathLike | None = None) -> Prepared:
+    out_dir = resolve_prepared_dir(out_dir)
+    path = out_dir / "manifest.json"
+    if not path.is_file():
+        raise UserError(f"no prepared data in {out_dir}: run `mtcli tokenize` first")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise UserError(f"{path} is damaged ({e}); rerun `mtcli tokenize`") from None
+    if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
+        raise UserError(f"{path} was written by another mtcli version; rerun `mtcli tokenize`")
+    return Prepared(
+        out_dir,
+        manifest,
+        Tokenizer.load(_tokenizer_path(out_dir, "en")),
+        Tokenizer.load(_tokenizer_path(out_dir, "es")),
+        {name: EncodedSplit.load(out_dir / f"{name}.npz") for name in SPLITS},
+    )
+
+
+def _length_stats(lens: np.ndarray) -> dict:
+    p50, p95, p99 = (float(p) for p in np.percentile(lens, [50, 95, 99]))
+    return {"mean": round(float(lens.mean()), 2), "p50": p50, "p95": p95, "p99": p99, "max": int(lens.max())}
+
+
+def _roundtrip(tok: Tokenizer, texts: list[str], ids: list[list[int]]) -> float:
+    return sum(a == b for a, b in zip(texts, tok.decode_batch(ids))) / len(texts)
+
+
+def _encoded(rows: list[int], en_ids, es_ids, max_src_len: int, max_tgt_len: int) -> EncodedSplit:
+    """Add BOS and EOS; cut sequences over the limits (see prepare), keeping EOS."""
+
+    def fit(seq: list[int], limit: int) -> list[int]:
+        seq = [BOS, *seq, EOS]
+        return seq if len(seq) <= limit else seq[: limit - 1] + [EOS]
+
+    return EncodedSplit.from_sequences(
+        rows, [fit(en_ids[i], max_src_len) for i in rows], [fit(es_ids[i], max_tgt_len + 1) for i in rows]
+    )
+
+
+def prepare(
+    data_path: str | os.PathLike | None = None,
+    out_dir: str | os.PathLike | None = None,
+    seed: int = 0,
+    split: str = "grouped",
+    src_vocab: int = ModelConfig.src_vocab,
+    tgt_vocab: int = ModelConfig.tgt_vocab,
+    fractions: Sequence[float] = FRACTIONS,
+    max_src_len: int = ModelConfig.max_src_len,
+    max_tgt_len: int = ModelConfig.max_tgt_len,
+    force: bool = False,
+) -> Prepared:
+    """Split the corpus, train both tokenizers on the training split, encode every pair.
+
+    Limits: an English sequence may have `max_src_len` ids including BOS and EOS; a
+    Spanish one `max_tgt_len` + 1, so that the decoder's input (BOS + words) and target
+    (words + EOS) each fit `max_tgt_len`. Longer pairs are dropped from the training
+    split (a truncated target would teach the model to stop mid-sentence) and cut to the
+    limit, keeping EOS, in selection and test, so those splits stay complete; the
+    manifest counts both. Results are reused while the corpus bytes and options match.
+    """
+    data_path, out_dir = resolve_data_path(data_path), resolve_prepared_dir(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UserError(f"output directory {out_dir} is a file")
+    for name, size in (("English", src_vocab), ("Spanish", tgt_vocab)):
+        if not 16 <= size <= np.iinfo(np.uint16).max + 1:
+            raise UserError(f"{name} vocabulary size must be between 16 and 65536, not {size}")
+    options = {
+        "format_version": FORMAT_VERSION,
+        "data_sha256": file_sha256(data_path),
+        "seed": seed,
+        "split": split,
+        "fractions": list(fractions),
+        "vocab": {"en": src_vocab, "es": tgt_vocab},
+        "max_len": {"en": max_src_len, "es": max_tgt_len + 1},
+    }
+    cache_key = hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()
+    if not force:
+        try:
+            cached = load_prepared(out_dir)
+        except UserError:
+            cached = None
+        if cached and cached.manifest.get("cache_key") == cache_key:
+            cached.reused = True
+            return cached
+
+    started = time.perf_counter()
+    corpus = read_corpus(data_path)
+    try:
+        (out_dir / "manifest.json").unlink(missing_ok=True)  # no stale manifest over half-written files
+    except OSError as e:
+        raise UserError(f"cannot write to {out_dir}: {e.strerror}") from None
+    parts = split_pairs(corpus.pairs, seed, split, fractions)
+    en = [p[0] for p in corpus.pairs]
+    es = [p[1] for p in corpus.pairs]
+    src_tok = train_tokenizer((en[i] for i in parts["train"]), src_vocab)
+    tgt_tok = train_tokenizer((es[i] for i in parts["train"]), tgt_vocab)
+    en_ids = src_tok.encode_batch(en)
+    es_ids = tgt_tok.encode_batch(es)
+    src_lens = np.array([len(s) + 2 for s in en_ids])
+    tgt_lens = np.array([len(s) + 2 for s in es_ids])
+    src_over, tgt_over = src_lens > max_src_len, tgt_lens > max_tgt_len + 1
+    over = src_over | tgt_over
+
+    splits, changed = {}, {}
+    for name, rows in parts.items():
+        if name == "train":
+            rows = [i for i in rows if not over[i]]
+        changed[name] = int(over[parts[name]].sum())
+        splits[name] = _encoded(rows, en_ids, es_ids, max_src_len, max_tgt_len)
+
+    manifest = {
+        **options,
+        "cache_key": cache_key,
+        "data": {
+            "path": str(corpus.path),
+            "format": corpus.format,
+            "pairs": len(corpus.pairs),
+            "skipped": corpus.skipped,
+            "skipped_lines": corpus.skipped_lines,
+        },
+        "split_sizes": {name: len(s) for name, s in splits.items()},
+        "roundtrip": {"en": _roundtrip(src_tok, en, en_ids), "es": _roundtrip(tgt_tok, es, es_ids)},
+        "lengths": {"en": _length_stats(src_lens), "es": _length_stats(tgt_lens)},
+        "overlong": {
+            "en": int(src_over.sum()),
+            "es": int(tgt_over.sum()),
+            "dropped_from_train": changed["train"],
+            "truncated": {"selection": changed["selection"], "test": changed["test"]},
+        },
+    }
+    src_tok.save(_tokenizer_path(out_dir, "en"))
+    tgt_tok.save(_tokenizer_path(out_dir, "es"))
+    for name, s in splits.items():
+        s.save(out_dir / f"{name}.npz")
+    manifest["seconds"] = round(time.perf_counter() - started, 2)
+    atomic_write_json(out_dir / "manifest.json", manifest)  # written last: marks the set complete
+    return Prepared(out_dir, manifest, src_tok, tgt_tok, splits)
+
+
+# --- batching ------------------------------------------------------------------------
+
+
+@dataclass
+class Batch:
+    src: np.ndarray  # (B, S) int32, PAD-padded English with BOS and EOS
+    src_len: np.ndarray  # (B,) int32
+    tgt_in: np.ndarray  # (B, T) int32, BOS + Spanish, PAD-padded
+    tgt_out: np.ndarray  # (B, T) int32, Spanish + EOS, PAD-padded
+    tgt_len: np.ndarray  # (B,) int32, unpadded length of tgt_in and tgt_out
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.tgt_len.sum())
+
+
+CHUNK_BATCHES = 100  # length-sort within chunks this many batches long: little padding, still random
+
+
+def _gather(flat: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    cols = np.arange(lens.max())
+    mask = cols < lens[:, None]
+    return np.where(mask, flat[np.where(mask, starts[:, None] + cols, 0)], PAD).astype(np.int32)
+
+
+def _batch(split: EncodedSplit, rows: np.ndarray) -> Batch:
+    src_len = split.src_lens[rows]
+    tgt_len = split.tgt_lens[rows] - 1
+    tgt_start = split.tgt_offsets[rows]
+    return Batch(
+        _gather(split.src, split.src_offsets[rows], src_len),
+        src_len.astype(np.int32),
+        _gather(split.tgt, tgt_start, tgt_len),
+        _gather(split.tgt, tgt_start + 1, tgt_len),
+        tgt_len.astype(np.int32),
+    )
+
+
+def make_batches(split: EncodedSplit, batch_size: int, seed: int, epoch: int, shuffle: bool = True) -> list[Batch]:
+    """Batches of `batch_size` pairs of similar length.
+
+    shuffle=True: shuffle, sort by (Spanish, English) length within chunks of
+    CHUNK_BATCHES batches, cut, shuffle the batch order; the same (seed, epoch) gives the
+    same batches. shuffle=False: one global length sort in a fixed order, for evaluation.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be positive, not {batch_size}")
+    src_lens, tgt_lens = split.src_lens, split.tgt_lens
+    if not shuffle:
+        order = np.lexsort((src_lens, tgt_lens))
+        return [_batch(split, order[i : i + batch_size]) for i in range(0, len(order), batch_size)]
+    rng = np.random.default_rng([seed, epoch])
+    perm = rng.permutation(len(split))
+    groups = []
+    chunk = batch_size * CHUNK_BATCHES
+    for c in range(0, len(perm), chunk):
+        rows = perm[c : c + chunk]
+        rows = rows[np.lexsort((src_lens[rows], tgt_lens[rows]))]  # stable: ties keep the shuffle
+        groups += [rows[i : i + batch_size] for i in range(0, len(rows), batch_size)]
+    return [_batch(split, groups[i]) for i in rng.permutation(len(groups))]
+
+
+def encode_pairs(
+    src_tok: Tokenizer,
+    tgt_tok: Tokenizer,
+    pairs: Sequence[tuple[str, str]],
+    max_src_len: int = ModelConfig.max_src_len,
+    max_tgt_len: int = ModelConfig.max_tgt_len,
+) -> EncodedSplit:
+    """Encode pairs with given tokenizers (a trained model's), cutting over-long ones as prepare()
+    does for selection and test."""
+    en = src_tok.encode_batch([p[0] for p in pairs])
+    es = tgt_tok.encode_batch([p[1] for p in pairs])
+    return _encoded(list(range(len(pairs))), en, es, max_src_len, max_tgt_len)

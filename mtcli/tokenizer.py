@@ -1,0 +1,120 @@
+"""Reversible WordPiece tokenizers (one per language) on top of HuggingFace `tokenizers`.
+
+The stock WordPiece pipeline splits on whitespace and punctuation and its decoder
+re-inserts a space between every word, so "¿Dónde está?" would come back as
+"¿ Dónde está ?". Here a space is instead part of the token that follows it
+(SentencePiece's "▁" marker): the pre-tokenizer turns each space into "▁" glued to
+the next word or punctuation mark, so decoding is plain concatenation with "▁" read
+back as a space. Case and accents are kept; text is NFC-normalised only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers, trainers
+from tokenizers import Tokenizer as HFTokenizer
+
+from mtcli.atomic import atomic_write_text
+from mtcli.errors import UserError
+
+PAD, UNK, BOS, EOS = 0, 1, 2, 3
+SPECIALS = ["[PAD]", "[UNK]", "[START]", "[END]"]  # index == fixed id
+SPACE = "▁"
+CONTINUE = "##"
+# A piece is an optional space marker plus either a run of letters/digits (a word,
+# which WordPiece may split further into "##" pieces) or one other character.
+PIECE = r"▁?(?:[\p{L}\p{N}\p{M}]+|[^\p{L}\p{N}\p{M}▁])"
+
+
+def _pipeline(vocab: dict[str, int]) -> HFTokenizer:
+    hf = HFTokenizer(models.WordPiece(vocab, unk_token=SPECIALS[UNK], continuing_subword_prefix=CONTINUE))
+    hf.normalizer = normalizers.NFC()
+    hf.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Metaspace(replacement=SPACE, prepend_scheme="always", split=True),
+            pre_tokenizers.Split(Regex(PIECE), behavior="isolated"),
+        ]
+    )
+    # "##" only ever starts a word-internal piece: punctuation is always a piece of its own.
+    hf.decoder = decoders.Sequence(
+        [
+            decoders.Replace(CONTINUE, ""),
+            decoders.Replace(SPACE, " "),
+            decoders.Fuse(),
+            decoders.Strip(" ", 1, 0),  # the space "always" prepended to the sentence
+        ]
+    )
+    return hf
+
+
+class Tokenizer:
+    """One language's subword vocabulary. Ids 0-3 are PAD, UNK, BOS, EOS."""
+
+    def __init__(self, hf: HFTokenizer):
+        self._hf = hf
+
+    @property
+    def vocab_size(self) -> int:
+        return self._hf.get_vocab_size()
+
+    def encode(self, text: str) -> list[int]:
+        return self._hf.encode(text, add_special_tokens=False).ids
+
+    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+        return [e.ids for e in self._hf.encode_batch(list(texts), add_special_tokens=False)]
+
+    def decode(self, ids: Iterable[int]) -> str:
+        return self._hf.decode([int(i) for i in ids if i >= len(SPECIALS)])
+
+    def decode_batch(self, batch: Iterable[Iterable[int]]) -> list[str]:
+        return self._hf.decode_batch([[int(i) for i in ids if i >= len(SPECIALS)] for ids in batch])
+
+    def id_to_token(self, i: int) -> str | None:
+        return self._hf.id_to_token(i)
+
+    def save(self, path: str | Path) -> None:
+        atomic_write_text(Path(path), self._hf.to_str(pretty=True))
+
+    @classmethod
+    def load(cls, path: str | Path) -> Tokenizer:
+        path = Path(path)
+        if not path.is_file():
+            raise UserError(f"tokenizer file not found: {path}")
+        try:
+            hf = HFTokenizer.from_file(str(path))
+        except Exception as e:  # the Rust side raises plain Exception for any parse failure
+            raise UserError(f"tokenizer file {path} is damaged: {str(e).splitlines()[0]}") from None
+        if [hf.id_to_token(i) for i in range(len(SPECIALS))] != SPECIALS:
+            raise UserError(f"tokenizer file {path} is not an mtcli tokenizer (special ids differ)")
+        return cls(hf)
+
+
+def train_tokenizer(texts: Iterable[str], vocab_size: int) -> Tokenizer:
+    """Train WordPiece on `texts`; the result has exactly `vocab_size` entries."""
+    texts = list(texts)
+    probe = _pipeline({s: i for i, s in enumerate(SPECIALS)})
+    # The trainer numbers "##c" pieces in hash-map order and breaks ties between equally
+    # frequent merges by those numbers, so two runs give different vocabularies
+    # (huggingface/tokenizers#1794). Listing every "##c" up front, sorted, fixes the numbers.
+    split = probe.pre_tokenizer.pre_tokenize_str
+    inner = {c for text in set(texts) for piece, _ in split(probe.normalizer.normalize_str(text)) for c in piece[1:]}
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIALS + sorted(CONTINUE + c for c in inner),
+        continuing_subword_prefix=CONTINUE,
+        show_progress=False,
+    )
+    probe.train_from_iterator(texts, trainer)
+    vocab = probe.get_vocab(with_added_tokens=False)
+    if len(vocab) > vocab_size:
+        raise UserError(
+            f"vocabulary size {vocab_size} is too small: the training text alone has "
+            f"{len(vocab)} distinct characters and continuation pieces"
+        )
+    # A small corpus runs out of merges before reaching the requested size; reserved
+    # filler entries keep the size (and so the model's embedding shapes) as asked.
+    vocab.update({f"[unused{k}]": len(vocab) + k for k in range(vocab_size - len(vocab))})
+    # Rebuilt without "added tokens" so that a literal "[END]" in user text is just text.
+    return Tokenizer(_pipeline(vocab))

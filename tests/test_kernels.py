@@ -1,0 +1,247 @@
+"""Each Numba kernel against its NumPy reference (the spec), in float64 and float32.
+
+Tolerances: float64 rtol 1e-10, float32 rtol 1e-5; atol is 1e-12 (float64) or 1e-6 (float32)
+times the largest |reference value| of the array compared, so entries that cancel to ~0 do not
+fail on rounding. The kernels sum in a different order than NumPy/BLAS (and the float32 ones
+partly in float64), so results agree to rounding, not bit for bit.
+
+Compile time dominates this file, so every kernel is compiled for exactly two signatures: the
+float32 cases use int32 index arrays and the float64 cases int64 ones, which covers both int
+widths without extra signatures. Forward kernels that run serially below PARALLEL_MIN_WORK (for
+decoding) are also tested on a "large" case, so that both of their loops are covered.
+"""
+
+import numpy as np
+import pytest
+from numba import njit
+
+import mtcli.kernels
+from mtcli.kernels.adam import CHUNK, adam, adam_ref
+from mtcli.kernels.attention import (attention_backward, attention_backward_ref, attention_forward,
+                                     attention_forward_ref)
+from mtcli.kernels.crossentropy import cross_entropy, cross_entropy_ref
+from mtcli.kernels.elementwise import (PARALLEL_MIN_WORK, bias_relu, bias_relu_ref, exp_nonpos,
+                                       relu_backward, relu_backward_ref)
+from mtcli.kernels.embedding import (embedding_backward, embedding_backward_ref, embedding_forward,
+                                     embedding_forward_ref)
+from mtcli.kernels.layernorm import (layernorm_backward, layernorm_backward_ref, layernorm_forward,
+                                     layernorm_forward_ref)
+
+DTYPES = [np.float64, np.float32]
+TOL = {np.float64: (1e-10, 1e-12), np.float32: (1e-5, 1e-6)}
+
+
+def index_type(dtype):
+    return np.int64 if dtype == np.float64 else np.int32
+
+
+def assert_close(actual, expected):
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    rtol, atol = TOL[expected.dtype.type]
+    scale = float(np.max(np.abs(expected))) if expected.size else 0.0
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol * scale)
+
+
+def assert_all_close(actual, expected):
+    assert len(actual) == len(expected)
+    for a, e in zip(actual, expected):
+        assert_close(a, e)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(1234)
+
+
+def test_package_exports_the_numba_kernels():
+    for name in mtcli.kernels.__all__:
+        kernel = getattr(mtcli.kernels, name)
+        assert hasattr(kernel, "py_func"), f"{name} is not a Numba kernel"
+        assert not name.endswith("_ref")
+
+
+@njit(cache=True)
+def _exp_all(x):
+    out = np.empty_like(x)
+    for i in range(x.size):
+        out[i] = exp_nonpos(x[i])
+    return out
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_exp_nonpos(dtype):
+    lowest = -700.0 if dtype == np.float64 else -86.0  # below ~this the result is flushed to 0
+    x = np.concatenate([[0.0, -1e-30, lowest], -np.geomspace(1e-8, -lowest, 2000)]).astype(dtype)
+    np.testing.assert_allclose(_exp_all(x), np.exp(x), rtol=4 * np.finfo(dtype).eps, atol=0)
+    assert _exp_all(np.array([-750.0, -1e6, -np.inf], dtype)).tolist() == [0.0, 0.0, 0.0]
+
+
+# ----------------------------------------------------------------------------------------- attention
+
+ATTENTION_CASES = {  # name: (B, Tq, Tk, causal, dropout)
+    "self-causal": (3, 6, 6, True, False),
+    "self-causal-dropout": (3, 6, 6, True, True),
+    "cross": (3, 4, 7, False, False),
+    "cross-dropout": (3, 4, 7, False, True),
+    "decode-step": (3, 1, 7, False, False),  # incremental decoding against a KV cache
+    "large-self-causal-dropout": (32, 16, 16, True, True),  # forward runs in parallel
+}
+
+
+def attention_inputs(rng, dtype, B, Tq, Tk, dropout, H=2, D=4):
+    C = H * D
+    q = rng.standard_normal((B, Tq, C)).astype(dtype)
+    k = rng.standard_normal((B, Tk, C)).astype(dtype)
+    v = rng.standard_normal((B, Tk, C)).astype(dtype)
+    k_len = rng.integers(1, Tk + 1, B).astype(index_type(dtype))
+    k_len[:2] = Tk, 2  # some rows without padding, some with
+    if dropout:
+        drop = ((rng.random((B, H, Tq, Tk)) >= 0.25) / 0.75).astype(dtype)
+    else:
+        drop = np.zeros((0, 0, 0, 0), dtype)
+    return q, k, v, k_len, drop, H
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", ATTENTION_CASES)
+def test_attention(rng, dtype, case):
+    B, Tq, Tk, causal, dropout = ATTENTION_CASES[case]
+    q, k, v, k_len, drop, H = attention_inputs(rng, dtype, B, Tq, Tk, dropout)
+    assert (q.size * Tk >= PARALLEL_MIN_WORK) == case.startswith("large")
+    out, p = attention_forward(q, k, v, k_len, causal, drop, H)
+    assert_all_close((out, p), attention_forward_ref(q, k, v, k_len, causal, drop, H))
+
+    j = np.arange(Tk)
+    allowed = j[None, None, :] < k_len[:, None, None]
+    if causal:
+        allowed = allowed & (j[None, :] <= np.arange(Tq)[:, None])[None]
+    assert np.all(p[np.broadcast_to(~allowed[:, None], p.shape)] == 0)  # exactly 0, not tiny
+    np.testing.assert_allclose(p.sum(-1), 1.0, rtol=10 * np.finfo(dtype).eps)
+
+    dout = rng.standard_normal(out.shape).astype(dtype)
+    grads = attention_backward(dout, q, k, v, p, drop, H)
+    assert_all_close(grads, attention_backward_ref(dout, q, k, v, p, drop, H))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_attention_softmax_is_stable_for_large_scores(rng, dtype):
+    q, k, v, k_len, drop, H = attention_inputs(rng, dtype, 3, 4, 7, False)
+    q *= 200  # scores in the thousands: a naive exp overflows
+    out, p = attention_forward(q, k, v, k_len, False, drop, H)
+    assert np.isfinite(out).all() and np.isfinite(p).all()
+    assert_all_close((out, p), attention_forward_ref(q, k, v, k_len, False, drop, H))
+
+
+def test_attention_row_without_keys_is_zero(rng):
+    """k_len == 0 leaves no key to attend to; the reference gives NaN, the kernel zeros."""
+    q, k, v, k_len, drop, H = attention_inputs(rng, np.float64, 3, 4, 7, False)
+    k_len[1] = 0
+    out, p = attention_forward(q, k, v, k_len, False, drop, H)
+    assert np.all(p[1] == 0) and np.all(out[1] == 0)
+    dq, dk, dv = attention_backward(np.ones_like(out), q, k, v, p, drop, H)
+    assert np.all(dq[1] == 0) and np.all(dk[1] == 0) and np.all(dv[1] == 0)
+
+
+# ----------------------------------------------------------------------------------------- layernorm
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("N, C", [(150, 8), (1100, 64)])  # several row chunks; the large case
+def test_layernorm(rng, dtype, N, C):  # also runs the forward in parallel
+    x = (rng.standard_normal((N, C)) * 3 + 1).astype(dtype)
+    g = rng.standard_normal(C).astype(dtype)
+    b = rng.standard_normal(C).astype(dtype)
+    out, xhat, rstd = layernorm_forward(x, g, b)
+    assert_all_close((out, xhat, rstd), layernorm_forward_ref(x, g, b))
+
+    dout = rng.standard_normal((N, C)).astype(dtype)
+    dg0 = rng.standard_normal(C).astype(dtype)  # nonzero: the kernel must add, not overwrite
+    db0 = rng.standard_normal(C).astype(dtype)
+    dg, db, dg_ref, db_ref = dg0.copy(), db0.copy(), dg0.copy(), db0.copy()
+    dx = layernorm_backward(dout, xhat, rstd, g, dg, db)
+    dx_ref = layernorm_backward_ref(dout, xhat, rstd, g, dg_ref, db_ref)
+    assert_all_close((dx, dg, db), (dx_ref, dg_ref, db_ref))
+
+
+# ------------------------------------------------------------------------------------- cross-entropy
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cross_entropy(rng, dtype):
+    N, V = 9, 37
+    logits = (rng.standard_normal((N, V)) * 3).astype(dtype)
+    targets = rng.integers(0, V, N).astype(index_type(dtype))
+    logits[0, targets[0]] = 20  # confidently right
+    logits[1] *= 100  # large logits: needs the max shift
+    logits[2, [3, 5]] = 30  # tie: argmax is the first maximum
+    targets[2] = 5
+    logits[3, [3, 5]] = 30
+    targets[3] = 3
+    grad, grad_ref = logits.copy(), logits.copy()
+    result = cross_entropy(grad, targets, 0.1, 0.25)
+    loss_ref, nll_ref, correct_ref = cross_entropy_ref(grad_ref, targets, 0.1, 0.25)
+    assert_all_close(result[:2] + (grad,), (loss_ref, nll_ref, grad_ref))
+    assert result[2].tolist() == correct_ref.tolist()
+    assert result[2][:4].tolist() == [True, result[2][1], False, True]
+
+
+# ----------------------------------------------------------------------------------------- embedding
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("B, T, C", [(4, 5, 40), (16, 9, 512)])  # C > 32: several column blocks
+def test_embedding(rng, dtype, B, T, C):  # in the backward; the large case: parallel forward
+    V, T_max = 11, 12
+    ids = rng.integers(0, V, (B, T)).astype(index_type(dtype))
+    ids[1, :3] = 7  # repeated ids must add up
+    w = rng.standard_normal((V, C)).astype(dtype)
+    pe = rng.standard_normal((T_max, C)).astype(dtype)
+    scale = dtype(np.sqrt(C))
+    assert_close(embedding_forward(ids, w, scale, pe),
+                 embedding_forward_ref(ids, w, scale, pe))
+
+    dout = rng.standard_normal((B, T, C)).astype(dtype)
+    dw = rng.standard_normal((V, C)).astype(dtype)  # nonzero: must accumulate
+    dw_ref = dw.copy()
+    embedding_backward(dout, ids, dw, scale)
+    embedding_backward_ref(dout, ids, dw_ref, scale)
+    assert_close(dw, dw_ref)
+
+
+# --------------------------------------------------------------------------------------- elementwise
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("N, F", [(150, 12), (600, 128)])  # large: bias_relu runs in parallel
+def test_bias_relu_and_backward(rng, dtype, N, F):
+    h = rng.standard_normal((N, F)).astype(dtype)
+    b = rng.standard_normal(F).astype(dtype)
+    h_ref = h.copy()
+    bias_relu(h, b)
+    bias_relu_ref(h_ref, b)
+    assert_close(h, h_ref)
+
+    dh = rng.standard_normal((N, F)).astype(dtype)
+    db = rng.standard_normal(F).astype(dtype)  # nonzero: must accumulate
+    dh_ref, db_ref = dh.copy(), db.copy()
+    relu_backward(dh, h, db)
+    relu_backward_ref(dh_ref, h, db_ref)
+    assert_all_close((dh, db), (dh_ref, db_ref))
+
+
+# ---------------------------------------------------------------------------------------------- adam
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_adam(rng, dtype):
+    n = CHUNK + 1000  # more than one parallel chunk, the last one partial
+    param = rng.standard_normal(n).astype(dtype)
+    m = (rng.standard_normal(n) * 1e-2).astype(dtype)
+    v = (rng.random(n) * 1e-4).astype(dtype)
+    state = [param, m, v]
+    state_ref = [x.copy() for x in state]
+    for t in (1, 2, 3):
+        grad = rng.standard_normal(n).astype(dtype)
+        adam(state[0], grad, state[1], state[2], 1e-3, 0.9, 0.98, 1e-9, t)
+        adam_ref(state_ref[0], grad, state_ref[1], state_ref[2], 1e-3, 0.9, 0.98, 1e-9, t)
+    assert_all_close(state, state_ref)

@@ -187,8 +187,7 @@ def train(
     data: Path | None = typer.Option(None, "--data", envvar="MTCLI_DATA", show_default=False,
                                      help="Corpus (default: data/spa-eng/spa.txt)."),
     prepared: Path = typer.Option(Path("data/prepared"), "--prepared", envvar="MTCLI_PREPARED",
-                                  help="Tokenized data; built by `mtcli tokenize` when missing."),
-    split: SplitMethod = typer.Option(SplitMethod.grouped, "--split", help="Split of the tokenized data."),
+                                  help="Tokenized data (`mtcli tokenize`); built with default options when missing."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run saved in --out."),
     d_model: int | None = typer.Option(None, help="Override: model width d."),
     d_ff: int | None = typer.Option(None, help="Override: feed-forward width d_p."),
@@ -219,11 +218,13 @@ def train(
       mtcli train -c small --max-time 900 --out runs/quick
 
       mtcli train --out runs/medium --resume
+
+      mtcli tokenize --split random --out data/prepared-random && mtcli train --prepared data/prepared-random
     """
     from dataclasses import replace
 
     from mtcli.config import TrainConfig, model_config
-    from mtcli.data import prepare, resolve_data_path
+    from mtcli.data import load_prepared, prepare, resolve_data_path
     from mtcli.train import train as run
 
     out = out or Path("runs") / config.value
@@ -231,8 +232,11 @@ def train(
         batch_size=batch_size, lr_schedule=lr_schedule, lr_scale=lr_scale, warmup=warmup,
         label_smoothing=label_smoothing, clip_norm=clip_norm, max_epochs=max_epochs, max_time=max_time,
         patience=patience, accuracy_goal=accuracy_goal, seed=seed).items() if v is not None})
-    with err.status("Preparing tokenized data…"):
-        p = prepare(resolve_data_path(data), prepared, split=split.value)
+    try:
+        p = load_prepared(prepared)
+    except UserError:
+        with err.status("Tokenizing the corpus (mtcli tokenize)…"):
+            p = prepare(resolve_data_path(data), prepared)
     overrides = {k: v for k, v in dict(d_model=d_model, d_ff=d_ff, n_heads=heads, n_layers=layers,
                                        dropout=dropout, attn_dropout=attn_dropout).items() if v is not None}
     try:

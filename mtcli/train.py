@@ -47,9 +47,23 @@ class LoopState:
     done: str = ""  # why training stopped, once it has
 
 
-def _interrupt(signum, frame):
-    """SIGTERM (kill, job schedulers) stops as cleanly as Ctrl-C."""
-    raise KeyboardInterrupt
+class _StopRequest:
+    """SIGINT (Ctrl-C) and SIGTERM (kill, job schedulers) ask the loop to stop after the current
+    step, so a checkpoint never holds a half-applied update; a second signal stops at once."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self):
+        self.requested = False
+        self.previous = {s: signal.signal(s, self) for s in self.SIGNALS}
+
+    def __call__(self, signum, frame):
+        self.requested = True
+        signal.signal(signum, self.previous[signum])
+
+    def restore(self):
+        for s, handler in self.previous.items():
+            signal.signal(s, handler)
 
 
 def _meta(prepared: Prepared, tcfg: TrainConfig) -> dict:
@@ -119,10 +133,11 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
     selection = make_batches(prepared.splits["selection"], EVAL_BATCH, tcfg.seed, 0, shuffle=False)
 
     def checkpoint():
-        loop.rng = rng.bit_generator.state
         save_state(out, model, adam, loop, meta)
 
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    loop.rng = rng.bit_generator.state  # kept at the last finished step: an interrupted one replays
+
+    stop = _StopRequest()
     started = time.perf_counter() - loop.elapsed
     last_save = time.perf_counter()
     try:
@@ -144,7 +159,7 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
                                              f" at step {adam.t + 1}; the last good state is kept in {out / STATE}"
                                              " (try a lower --lr-scale)")
                     adam.step(model.flat, model.grad, lr)
-                    sums, loop.batch = add(sums, s), loop.batch + 1
+                    sums, loop.batch, loop.rng = add(sums, s), loop.batch + 1, rng.bit_generator.state
                     loop.epoch_sums = [sums.loss, sums.nll, sums.correct, sums.n_tokens]
                     tick_tokens += s.n_tokens
                     now = time.perf_counter()
@@ -153,6 +168,8 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
                         progress.update(task, completed=loop.batch, loss=sums.loss / sums.n_tokens,
                                         acc=sums.correct / sums.n_tokens, lr=lr, tps=tick_tokens / (now - tick))
                         tick, tick_tokens = now, 0
+                    if stop.requested:
+                        raise KeyboardInterrupt
                     if now - last_save > CHECKPOINT_SECONDS:
                         checkpoint()
                         last_save = time.perf_counter()
@@ -169,7 +186,7 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
         console.print(f"[yellow]interrupted[/]: state saved in {out / STATE}; continue with --resume")
         loop.done = "interrupted"
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        stop.restore()
     return loop
 
 
@@ -194,7 +211,7 @@ def _end_epoch(model, out, loop, sums, selection, adam, tcfg, meta, console, pro
     console.print(
         f"epoch {row['epoch']:3d}  train error {tr['error']:.3f} acc {tr['accuracy']:.3f}  "
         f"selection error {sel['error']:.3f} acc {sel['accuracy']:.3f}  {row['seconds']:7.0f}s"
-        + ("  [green]best[/]" if improved else ""), highlight=False)
+        + ("  [green]best[/]" if improved else ""), highlight=False, soft_wrap=True)
     loop.epoch, loop.batch, loop.epoch_sums = loop.epoch + 1, 0, [0.0, 0.0, 0, 0]
     if loop.bad_epochs >= tcfg.patience:
         loop.done = f"no selection improvement for {tcfg.patience} epochs"

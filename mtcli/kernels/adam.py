@@ -34,6 +34,7 @@ def _adam_chunk(param, grad, m, v, lr, beta1, beta2, eps, inv_bc1, inv_bc2, chun
 
 @njit(**JIT, parallel=True)
 def adam(param, grad, m, v, lr, beta1, beta2, eps, t):
+    """One Adam step (t >= 1) in place on the flat param, m, v; chunks of CHUNK in parallel."""
     inv_bc1, inv_bc2 = 1.0 / (1 - beta1**t), 1.0 / (1 - beta2**t)  # bias corrections
     n_chunks = (param.size + CHUNK - 1) // CHUNK
     for ch in prange(n_chunks):

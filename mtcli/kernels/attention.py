@@ -8,7 +8,7 @@ also covers the causal decoder: query i sees keys j <= i and j < k_len.
 import numpy as np
 from numba import njit, prange
 
-from mtcli.kernels.elementwise import JIT, FAST, PARALLEL_MIN_WORK, exp_nonpos
+from mtcli.kernels.elementwise import FAST, JIT, PARALLEL_MIN_WORK, exp_nonpos
 
 
 def _mask(B, Tq, Tk, k_len, causal):
@@ -69,15 +69,21 @@ def _axpy(a, x, y):
         y[d] += a * x[d]
 
 
+@njit(**JIT)
+def _pair(q, k, H, bh):
+    """Task bh is batch row b = bh // H, head h = bh % H, which owns channels c0:c1 (D of them).
+    Returns Tq, Tk, b, h, c0, c1 and the score scale D**-0.5."""
+    Tq, C = q.shape[1:]
+    D = C // H
+    b, h = bh // H, bh % H
+    return Tq, k.shape[1], b, h, h * D, (h + 1) * D, q.dtype.type(D**-0.5)
+
+
 @njit(**JIT, fastmath=FAST)
 def _forward_pair(q, k, v, k_len, causal, drop_flat, H, bh, out, p):
-    """Head h = bh % H of batch row b = bh // H: fills out[b, :, h*D:(h+1)*D] and p[b, h]."""
-    Tq, C = q.shape[1:]
-    Tk = k.shape[1]
-    b, h = bh // H, bh % H
-    D = C // H
-    c0, c1 = h * D, (h + 1) * D
-    zero, scale = q.dtype.type(0.0), q.dtype.type(D**-0.5)
+    """Fills out[b, :, c0:c1] and p[b, h] for the task bh (see _pair)."""
+    Tq, Tk, b, h, c0, c1, scale = _pair(q, k, H, bh)
+    zero = q.dtype.type(0.0)
     for i in range(Tq):
         n_keys = min(Tk, k_len[b], i + 1) if causal else min(Tk, k_len[b])
         prow = p[b, h, i]
@@ -92,7 +98,7 @@ def _forward_pair(q, k, v, k_len, causal, drop_flat, H, bh, out, p):
             e = exp_nonpos(prow[j] - m)
             prow[j] = e
             z += e
-        inv_z = 1 / z
+        inv_z = q.dtype.type(1.0) / z  # inf for a row without keys, multiplying nothing
         for j in range(Tk):
             prow[j] = prow[j] * inv_z if j < n_keys else zero
         oi = out[b, i, c0:c1]
@@ -126,15 +132,10 @@ def attention_forward(q, k, v, k_len, causal, drop, n_heads):
 
 @njit(**JIT, fastmath=FAST)
 def _backward_pair(dout, q, k, v, p, drop_flat, H, bh, dq, dk, dv, dp):
-    """Gradients for head h = bh % H of batch row b = bh // H; dp: scratch of size Tk.
+    """Fills dq, dk, dv[b, :, c0:c1] for the task bh (see _pair); dp: scratch of size Tk.
     Per query row only the keys up to the last nonzero weight are visited (masked weights are 0)."""
-    Tq, C = q.shape[1:]
-    Tk = k.shape[1]
-    b, h = bh // H, bh % H
-    D = C // H
-    c0, c1 = h * D, (h + 1) * D
-    zero, scale = q.dtype.type(0.0), q.dtype.type(D**-0.5)
-    one = drop_flat.dtype.type(1.0)
+    Tq, Tk, b, h, c0, c1, scale = _pair(q, k, H, bh)
+    zero, one = q.dtype.type(0.0), drop_flat.dtype.type(1.0)
     dq[b, :, c0:c1] = zero
     dk[b, :, c0:c1] = zero
     dv[b, :, c0:c1] = zero

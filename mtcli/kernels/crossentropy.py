@@ -9,7 +9,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from mtcli.kernels.elementwise import JIT, FAST, exp_nonpos
+from mtcli.kernels.elementwise import FAST, JIT, exp_nonpos
 
 
 def cross_entropy_ref(logits, targets, smoothing, grad_scale):
@@ -41,8 +41,8 @@ def _row_max(x):
         m4, m5, m6, m7 = max(m4, x[j + 4]), max(m5, x[j + 5]), max(m6, x[j + 6]), max(m7, x[j + 7])
         j += 8
     m = max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
-    for j in range(j, n):
-        m = max(m, x[j])
+    for rest in range(j, n):
+        m = max(m, x[rest])
     return m
 
 
@@ -92,11 +92,12 @@ def _cross_entropy_row(row, t, smoothing, grad_scale):
 @njit(**JIT, parallel=True)
 def cross_entropy(logits, targets, smoothing, grad_scale):
     """logits (N, V) overwritten by grad_scale * d(smoothed loss)/d(logits); targets (N,).
-    Smoothed target = (1 - smoothing) * onehot + smoothing / V.
-    Returns per-row smoothed loss (N,), plain negative log-likelihood (N,), argmax == target (N,)."""
-    N, V = logits.shape
+    Smoothed target = (1 - smoothing) * onehot + smoothing / V. Returns per-row smoothed loss (N,),
+    plain negative log-likelihood (N,), argmax == target (N,); one row per parallel task."""
+    N = logits.shape[0]
     loss, nll = np.empty(N, logits.dtype), np.empty(N, logits.dtype)
     correct = np.empty(N, np.bool_)
     for i in prange(N):
-        loss[i], nll[i], correct[i] = _cross_entropy_row(logits[i], targets[i], smoothing, grad_scale)
+        row_result = _cross_entropy_row(logits[i], targets[i], smoothing, grad_scale)
+        loss[i], nll[i], correct[i] = row_result
     return loss, nll, correct

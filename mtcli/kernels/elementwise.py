@@ -19,9 +19,9 @@ JIT = {"cache": True, "error_model": "numpy"}
 # come out as NaN (e.g. a diverging loss).
 FAST = {"reassoc", "contract", "nsz", "arcp"}
 
-# Kernels whose work (elements, or multiply-adds) is below this run serially: a parallel region
-# costs tens of microseconds, more when the cores are busy with other processes.
-PARALLEL_MIN_WORK = 1 << 16
+# Forward kernels whose work (elements, or multiply-adds) is below this run serially (decoding
+# steps): starting a parallel region costs ~10 us, and ~100 us when another process is busy.
+PARALLEL_MIN_WORK = 1 << 17
 
 # Rows per chunk for column sums: partial sums per chunk run in parallel, then are added in chunk
 # order, so the result does not depend on the number of threads.
@@ -34,7 +34,8 @@ _EXP_TAYLOR = tuple(1.0 / math.factorial(k) for k in range(13, -1, -1))  # 1/13!
 _LN2_HI_F32 = np.float32(0.693359375)
 _LN2_LO_F32 = np.float32(-2.12194440e-4)
 _EXP_F32 = tuple(np.float32(c) for c in (  # Cephes expf: exp(r) ~ 1 + r + r^2 * poly(r)
-    1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1))
+    1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
+    5.0000001201e-1))
 
 
 @intrinsic
@@ -117,7 +118,7 @@ def _bias_relu_rows(h, b, rows):
         row = h[i]
         for j in range(h.shape[1]):
             x = row[j] + b[j]
-            row[j] = 0 if x < 0 else x  # a NaN stays NaN, as in np.maximum
+            row[j] = 0 if x < 0 else x  # not max(x, 0): a NaN stays NaN, as in np.maximum
 
 
 @njit(**JIT, parallel=True)

@@ -5,8 +5,14 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from mtcli.kernels.elementwise import (JIT, FAST, PARALLEL_MIN_WORK, ROWS_PER_CHUNK, add_chunk_sums,
-                                       chunk_rows)
+from mtcli.kernels.elementwise import (
+    FAST,
+    JIT,
+    PARALLEL_MIN_WORK,
+    ROWS_PER_CHUNK,
+    add_chunk_sums,
+    chunk_rows,
+)
 
 EPS = 1e-5
 

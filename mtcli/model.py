@@ -22,6 +22,7 @@ from mtcli.layers import (
     ffn_forward,
     layernorm_backward,
     layernorm_forward,
+    linear_backward,
     linear_forward,
     positional_encoding,
 )
@@ -79,6 +80,11 @@ def init_params(cfg: ModelConfig, seed: int = 0, dtype=np.float32) -> np.ndarray
                 limit = np.sqrt(6.0 / (t.shape[0] + t.shape[1]))
                 t[...] = rng.uniform(-limit, limit, t.shape)
     return flat
+
+
+def _linear(x, p, name):
+    """Inference-only projection with weights p["w" + name], p["b" + name]."""
+    return linear_forward(x, p["w" + name], p["b" + name])[0]
 
 
 @dataclass
@@ -188,12 +194,9 @@ class Model:
         loss, nll, correct = kernels.cross_entropy(logits, batch.tgt_out[valid], smoothing, 1.0 / n)
         stats = Stats(float(loss.sum()), float(nll.sum()), int(correct.sum()), n)
         if backward:
-            dlogits = logits  # the kernel left the scaled gradient in place
-            h_, w = out_cache
-            self.g["out"]["w"] += h_.T @ dlogits
-            self.g["out"]["b"] += dlogits.sum(0)
             dy = np.zeros_like(y)
-            dy[valid] = dlogits @ w.T
+            # the kernel left the scaled gradient in the logits buffer
+            dy[valid] = linear_backward(logits, out_cache, self.g["out"]["w"], self.g["out"]["b"])
             dmemory = self.decode_backward(dy, dec_cache)
             self.encode_backward(dmemory, enc_cache)
         return stats
@@ -213,7 +216,7 @@ class Model:
         cross = []
         for i in range(self.cfg.n_layers):
             p = self.p[f"dec.{i}.cross"]
-            cross.append((memory @ p["wk"] + p["bk"], memory @ p["wv"] + p["bv"]))  # (B, S, C) each
+            cross.append((_linear(memory, p, "k"), _linear(memory, p, "v")))  # (B, S, C) each
         B, C = src.shape[0], self.cfg.d_model
         empty = np.zeros((B, 0, C), self.dtype)
         return {"src_len": src_len, "cross": cross, "self": [(empty, empty)] * self.cfg.n_layers, "t": 0}
@@ -230,23 +233,23 @@ class Model:
         for i in range(self.cfg.n_layers):
             p = self.p[f"dec.{i}.self"]
             k_past, v_past = state["self"][i]
-            k = np.concatenate([k_past, y @ p["wk"] + p["bk"]], axis=1)  # (B, t+1, C)
-            v = np.concatenate([v_past, y @ p["wv"] + p["bv"]], axis=1)
+            k = np.concatenate([k_past, _linear(y, p, "k")], axis=1)  # (B, t+1, C)
+            v = np.concatenate([v_past, _linear(y, p, "v")], axis=1)
             new_self.append((k, v))
             y = self._attend(y, k, v, np.full(len(tokens), t + 1, np.int64), p, f"dec.{i}.ln1")
             pc = self.p[f"dec.{i}.cross"]
             y = self._attend(y, *state["cross"][i], state["src_len"], pc, f"dec.{i}.ln2")
             f, _ = ffn_forward(y, self.p[f"dec.{i}.ffn"])
             y, _ = self._residual_ln(y, f, f"dec.{i}.ln3", None)
-        logits = y[:, 0] @ self.p["out"]["w"] + self.p["out"]["b"]  # (B, V)
+        logits = _linear(y[:, 0], self.p["out"], "")  # (B, V)
         logits -= logits.max(-1, keepdims=True)
         logp = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
         return logp, {**state, "self": new_self, "t": t + 1}
 
     def _attend(self, y, k, v, k_len, p, ln):
-        q = y @ p["wq"] + p["bq"]  # (B, 1, C)
+        q = _linear(y, p, "q")  # (B, 1, C)
         a, _ = kernels.attention_forward(q, k, v, k_len, False, NO_DROP[self.dtype], self.cfg.n_heads)
-        out, _ = self._residual_ln(y, a @ p["wo"] + p["bo"], ln, None)
+        out, _ = self._residual_ln(y, _linear(a, p, "o"), ln, None)
         return out
 
     @staticmethod

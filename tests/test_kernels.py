@@ -7,8 +7,8 @@ partly in float64), so results agree to rounding, not bit for bit.
 
 Compile time dominates this file, so every kernel is compiled for exactly two signatures: the
 float32 cases use int32 index arrays and the float64 cases int64 ones, which covers both int
-widths without extra signatures. Forward kernels that run serially below PARALLEL_MIN_WORK (for
-decoding) are also tested on a "large" case, so that both of their loops are covered.
+widths without extra signatures. The attention and layer norm forwards, which run serially below
+PARALLEL_MIN_WORK (decoding steps), are also tested on a "large" case, covering both loops.
 """
 
 import numpy as np
@@ -200,16 +200,15 @@ def test_cross_entropy(rng, dtype):
     loss_ref, nll_ref, correct_ref = cross_entropy_ref(grad_ref, targets, 0.1, 0.25)
     assert_all_close(result[:2] + (grad,), (loss_ref, nll_ref, grad_ref))
     assert result[2].tolist() == correct_ref.tolist()
-    assert result[2][:4].tolist() == [True, result[2][1], False, True]
+    assert result[2][[0, 2, 3]].tolist() == [True, False, True]
 
 
 # ---------------------------------------------------------------------------------------- embedding
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("B, T, C", [(4, 5, 40), (PARALLEL_MIN_WORK // 4096 + 1, 8, 512)])
-def test_embedding(rng, dtype, B, T, C):  # C > 32: several column blocks in the backward
-    V, T_max = 11, 12
+def test_embedding(rng, dtype):
+    B, T, V, C, T_max = 4, 5, 11, 8, 7
     ids = rng.integers(0, V, (B, T)).astype(index_type(dtype))
     ids[1, :3] = 7  # repeated ids must add up
     w = rng.standard_normal((V, C)).astype(dtype)
@@ -230,8 +229,8 @@ def test_embedding(rng, dtype, B, T, C):  # C > 32: several column blocks in the
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("N, F", [(150, 12), (PARALLEL_MIN_WORK // 128 + 1, 128)])
-def test_bias_relu_and_backward(rng, dtype, N, F):
+def test_bias_relu_and_backward(rng, dtype):
+    N, F = 150, 12
     h = rng.standard_normal((N, F)).astype(dtype)
     b = rng.standard_normal(F).astype(dtype)
     h_ref = h.copy()

@@ -1,13 +1,13 @@
 """Bias + ReLU of the feed-forward hidden layer, in place, and its backward.
 
-Also home to the small Numba helpers the other kernels share: a vectorisable exp, the fast-math
-flags for reductions, and the deterministic chunked column sum behind every `db += ...`.
+Also home to what the other kernels share: the Numba options, a vectorisable exp, and the row
+chunks whose partial column sums make the parallel `dg += ...` deterministic.
 """
 
 import math
 
 import numpy as np
-from numba import njit, prange, types
+from numba import njit, types
 from numba.extending import intrinsic, overload
 
 # Options of every kernel: compiled code cached on disk; NumPy's error model (x / 0 gives inf or nan
@@ -112,26 +112,15 @@ def bias_relu_ref(h, b):
     np.maximum(h + b, 0, out=h)
 
 
+# The two ReLU kernels are serial: they are memory-bound, and measured no faster in parallel.
 @njit(**JIT)
-def _bias_relu_rows(h, b, rows):
-    for i in rows:
-        row = h[i]
-        for j in range(h.shape[1]):
-            x = row[j] + b[j]
-            row[j] = 0 if x < 0 else x  # not max(x, 0): a NaN stays NaN, as in np.maximum
-
-
-@njit(**JIT, parallel=True)
 def bias_relu(h, b):
     """h (N, F) <- max(h + b, 0) in place."""
-    N, F = h.shape
-    n_chunks = (N + ROWS_PER_CHUNK - 1) // ROWS_PER_CHUNK
-    if N * F < PARALLEL_MIN_WORK:
-        for ch in range(n_chunks):
-            _bias_relu_rows(h, b, chunk_rows(ch, N))
-    else:
-        for ch in prange(n_chunks):
-            _bias_relu_rows(h, b, chunk_rows(ch, N))
+    for i in range(h.shape[0]):
+        row = h[i]
+        for j in range(row.size):
+            x = row[j] + b[j]
+            row[j] = 0 if x < 0 else x  # not max(x, 0): a NaN stays NaN, as in np.maximum
 
 
 def relu_backward_ref(dh, h, db):
@@ -141,23 +130,13 @@ def relu_backward_ref(dh, h, db):
 
 
 @njit(**JIT)
-def _relu_backward_rows(dh, h, db_part, rows):
-    """dh <- dh * (h > 0) on the given rows; db_part <- their column sums."""
-    db_part[:] = 0.0
-    for i in rows:
-        drow, hrow = dh[i], h[i]
-        for j in range(dh.shape[1]):
-            g = drow[j] if hrow[j] > 0 else 0
-            drow[j] = g
-            db_part[j] += g
-
-
-@njit(**JIT, parallel=True)
 def relu_backward(dh, h, db):
     """dh (N, F) <- dh * (h > 0) in place, where h is the ReLU output; db += column sums."""
-    N, F = dh.shape
-    n_chunks = (N + ROWS_PER_CHUNK - 1) // ROWS_PER_CHUNK
-    db_part = np.empty((n_chunks, F))
-    for ch in prange(n_chunks):
-        _relu_backward_rows(dh, h, db_part[ch], chunk_rows(ch, N))
-    add_chunk_sums(db, db_part)
+    db_sum = np.zeros((1, dh.shape[1]))  # in float64
+    for i in range(dh.shape[0]):
+        drow, hrow = dh[i], h[i]
+        for j in range(drow.size):
+            g = drow[j] if hrow[j] > 0 else 0
+            drow[j] = g
+            db_sum[0, j] += g
+    add_chunk_sums(db, db_sum)

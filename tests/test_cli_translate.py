@@ -1,0 +1,83 @@
+"""translate / evaluate / info on a tiny trained model: modes agree, lines map one to one, scores
+match the sacrebleu CLI, bad input is one line and exit code 2."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from mtcli.config import ModelConfig, TrainConfig
+from mtcli.data import prepare
+from mtcli.train import train
+from tests.conftest import tiny_pairs, write_tsv
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("translate")
+    p = prepare(write_tsv(d / "spa.txt", tiny_pairs()), d / "prepared", src_vocab=200, tgt_vocab=220)
+    cfg = ModelConfig(src_vocab=200, tgt_vocab=220, d_model=32, d_ff=64, n_heads=2, n_layers=1)
+    train(p, d / "model", cfg, TrainConfig(batch_size=8, warmup=100, max_epochs=15))
+    return d / "model"
+
+
+LINES = ["Tom likes the cat.", "", "Where is Mary's dog?", "Come here, Ana!"]
+
+
+def test_argument_stdin_and_file_modes_agree(model_dir, tmp_path, run_cli, monkeypatch):
+    code, from_args, _ = run_cli("translate", "-m", model_dir, *[line for line in LINES if line])
+    assert code == 0
+    src = tmp_path / "in.txt"
+    src.write_text("\n".join(LINES) + "\n", encoding="utf-8")
+    code, _, _ = run_cli("translate", "-m", model_dir, "-i", src, "-o", tmp_path / "out.txt")
+    from_file = (tmp_path / "out.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    piped = subprocess.run([sys.executable, "-m", "mtcli", "translate", "-m", str(model_dir)],
+                           input="\n".join(LINES).encode(), capture_output=True, check=True).stdout.decode()
+    assert len(from_file) == len(LINES) and from_file[1] == ""
+    assert [x for x in from_file if x] == from_args.splitlines()
+    assert piped.split("\n")[:-1] == from_file
+    assert all(line for i, line in enumerate(from_file) if LINES[i])
+
+
+def test_one_output_line_per_input_line_whatever_the_text(model_dir, tmp_path, run_cli):
+    odd = ["a\u2028b\x0bc", "\x00\x1b[31m", "🙂 " * 200, "¿Qué?", "\r", "x" * 5000, "   "]
+    src = tmp_path / "odd.txt"
+    src.write_bytes("\n".join(odd).encode() + b"\n\xff\xfe broken utf-8\n")
+    code, out, err = run_cli("translate", "-m", model_dir, "-i", src, "--greedy")
+    assert code == 0 and len(out.split("\n")) - 1 == len(odd) + 1
+    assert "truncated" in err
+
+
+def test_nbest_sorted_and_json(model_dir, run_cli):
+    code, out, _ = run_cli("translate", "-m", model_dir, "--nbest", "3", "--json", "Tom likes the dog.")
+    obj = json.loads(out)
+    scores = [t["score"] for t in obj["translations"]]
+    assert code == 0 and len(scores) == 3 and scores == sorted(scores, reverse=True)
+    code, out, _ = run_cli("translate", "-m", model_dir, "--nbest", "2", "Tom likes the dog.")
+    assert [line.split(" ||| ")[0] for line in out.splitlines()] == ["0", "0"]
+
+
+def test_evaluate_bleu_matches_sacrebleu_cli(model_dir, tmp_path, run_cli):
+    pairs = tiny_pairs()[:40]
+    data = write_tsv(tmp_path / "eval.tsv", pairs)
+    code, out, _ = run_cli("evaluate", model_dir, "--data", data, "--json", "--output", tmp_path / "hyp.txt")
+    report = json.loads(out)
+    assert code == 0 and report["pairs"] == 40 and 0 <= report["accuracy"] <= 1
+    (tmp_path / "ref.txt").write_text("".join(es + "\n" for _, es in pairs), encoding="utf-8")
+    cli = subprocess.run([sys.executable, "-m", "sacrebleu", str(tmp_path / "ref.txt"), "-i", str(tmp_path / "hyp.txt"),
+                          "-m", "bleu", "chrf", "-b", "-f", "text"], capture_output=True, text=True, check=True).stdout.split()
+    assert float(cli[0]) == pytest.approx(report["bleu"], abs=0.05)
+    assert float(cli[1]) == pytest.approx(report["chrf"], abs=0.05)
+
+
+def test_info(model_dir, run_cli):
+    code, out, _ = run_cli("info", model_dir)
+    assert code == 0 and json.loads(out)["parameters"] > 0
+
+
+@pytest.mark.parametrize("args", [["translate", "-m", "/nonexistent", "Hi."], ["evaluate", "/nonexistent"],
+                                  ["translate", "-i", "/nonexistent.txt"], ["translate", "--beam", "0", "Hi."]])
+def test_bad_input_is_one_line_and_exit_2(args, run_cli):
+    code, out, err = run_cli(*args)
+    assert code == 2 and err.count("\n") == 1 and err.startswith("error:") and out == ""

@@ -1,37 +1,41 @@
 """mtcli against its PyTorch twin on this CPU, in one run, alternating the two.
 
+Each side runs in its own worker process with its own default thread settings (mtcli's Numba
+threads sleep between kernels, PyTorch's OpenMP threads spin: in one process one side's choice
+would slow the other). The parent warms both up, then alternates timed rounds between them.
+
 Training: a full step (forward, backward, clipping, Adam) on real batches of 64 length-grouped
 pairs, for Small/Medium/Large. Decoding: greedy with a key/value cache, one sentence and a batch.
 
-    python benchmarks/compare.py                 # everything
-    python benchmarks/compare.py --configs small --rounds 3
+    python -m benchmarks.compare                 # everything (about 5 minutes)
+    python -m benchmarks.compare --configs small --rounds 3
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
+import sys
 import time
 
 import numpy as np
 
-import mtcli  # noqa: F401  (sets the thread configuration before NumPy loads)
 from mtcli.config import TrainConfig, model_config
 from mtcli.data import load_prepared, make_batches, prepare, resolve_data_path
-from mtcli.model import Model
-from mtcli.optim import Adam, clip_grad_norm
+
+DECODE_STEPS = 20  # untrained weights rarely emit EOS: both sides decode a fixed number of steps
 
 
-def gemm_rate(n=1536, repeat=5) -> float:
-    """GFLOP/s of a large float32 matrix product with mtcli's own matmul path."""
-    from mtcli.layers import matmul
-
+def gemm_rate(n=2048, repeat=5) -> float:
+    """GFLOP/s of a large float32 matrix product (NumPy's BLAS, all cores): the ceiling."""
     a = np.random.default_rng(0).standard_normal((n, n), dtype=np.float32)
-    matmul(a, a)
+    a @ a
     t = time.perf_counter()
     for _ in range(repeat):
-        matmul(a, a)
+        a @ a
     return 2 * n**3 * repeat / (time.perf_counter() - t) / 1e9
 
 
@@ -46,94 +50,98 @@ def step_flops(cfg, b) -> float:
     return 3 * (L * (enc + dec) + 2 * n * C * V)
 
 
-def mtcli_step(model, adam, batch, tcfg, rng):
-    model.grad.fill(0.0)
-    model.forward_backward(batch, rng, tcfg.label_smoothing)
-    clip_grad_norm(model.grad, tcfg.clip_norm)
-    adam.step(model.flat, model.grad, 1e-4)
+def _workload(prepared_dir, config, n_batches):
+    prepared = load_prepared(prepared_dir)
+    cfg = model_config(config, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size)
+    train = make_batches(prepared.splits["train"], 64, 0, 0)[:n_batches]
+    test = prepared.splits["test"]
+    one = next(b for b in make_batches(test, 1, 0, 0) if b.src_len[0] == int(np.median(test.src_lens)))
+    return cfg, train, {"one": one, "batch": make_batches(test, 64, 0, 0)[0]}
 
 
-def bench_train(prepared, configs, n_batches, rounds, gemm):
+def _mtcli_side(cfg, tcfg):
+    from mtcli.model import Model
+    from mtcli.optim import Adam, clip_grad_norm
+
+    model, rng = Model(cfg), np.random.default_rng(0)
+    adam = Adam(model.flat.size, tcfg.beta1, tcfg.beta2, tcfg.eps)
+
+    def step(b):
+        model.grad.fill(0.0)
+        model.forward_backward(b, rng, tcfg.label_smoothing)
+        clip_grad_norm(model.grad, tcfg.clip_norm)
+        adam.step(model.flat, model.grad, 1e-4)
+
+    def decode(b):
+        state = model.start_decoding(b.src, b.src_len)
+        tok = np.full(len(b.src), 2, np.int64)
+        for _ in range(DECODE_STEPS):
+            logp, state = model.decode_step(state, tok)
+            tok = logp.argmax(-1)
+
+    return step, decode
+
+
+def _torch_side(cfg, tcfg):
     import torch
 
     from benchmarks.twin import Twin, make_optimizer, train_step
 
-    tcfg = TrainConfig()
-    batches = make_batches(prepared.splits["train"], 64, 0, 0)[:n_batches]
-    tokens = sum(b.n_tokens for b in batches)
-    flops = None
-    print(f"\ntraining step, batch 64, {n_batches} real batches ({tokens / n_batches:.0f} target tokens each), "
-          f"median of {rounds} alternating rounds")
-    print(f"{'config':8} {'mtcli ms':>9} {'torch ms':>9} {'mtcli tok/s':>12} {'torch tok/s':>12} {'ratio':>6} "
-          f"{'GFLOP/s':>8} {'of GEMM':>8}")
-    rows = []
-    for name in configs:
-        cfg = model_config(name, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size)
-        model, rng = Model(cfg), np.random.default_rng(0)
-        adam = Adam(model.flat.size, tcfg.beta1, tcfg.beta2, tcfg.eps)
-        torch.manual_seed(0)
-        twin = Twin(cfg)
-        opt = make_optimizer(twin, tcfg)
-        flops = sum(step_flops(cfg, b) for b in batches)
-        for b in batches[:3]:  # warm-up: compilation, allocator
-            mtcli_step(model, adam, b, tcfg, rng)
-            train_step(twin, opt, b, tcfg, 1e-4)
-        ours, theirs = [], []
-        for _ in range(rounds):
-            t = time.perf_counter()
-            for b in batches:
-                mtcli_step(model, adam, b, tcfg, rng)
-            ours.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            for b in batches:
-                train_step(twin, opt, b, tcfg, 1e-4)
-            theirs.append(time.perf_counter() - t)
-        a, b_ = statistics.median(ours), statistics.median(theirs)
-        gf = flops / a / 1e9
-        rows.append((name, a, b_))
-        print(f"{name:8} {a / n_batches * 1e3:9.1f} {b_ / n_batches * 1e3:9.1f} {tokens / a:12,.0f} {tokens / b_:12,.0f} "
-              f"{b_ / a:6.2f} {gf:8.1f} {gf / gemm:8.0%}")
-    return rows
+    torch.set_num_threads(os.cpu_count())
+    torch.manual_seed(0)
+    twin = Twin(cfg)
+    opt = make_optimizer(twin, tcfg)
+
+    def decode(b):
+        twin.eval()
+        twin.greedy(torch.from_numpy(b.src).long(), DECODE_STEPS, stop_at_eos=False)
+        twin.train()
+
+    return (lambda b: train_step(twin, opt, b, tcfg, 1e-4)), decode
 
 
-def bench_decode(prepared, n_sentences, rounds):
-    import torch
+def worker(side, prepared_dir, config, n_batches):
+    """Answers 'train' / 'one' / 'batch' lines on stdin with the seconds one round took."""
+    cfg, train, decode_batches = _workload(prepared_dir, config, n_batches)
+    step, decode = (_mtcli_side if side == "mtcli" else _torch_side)(cfg, TrainConfig())
+    for b in train[:3]:  # warm-up: compilation, allocator
+        step(b)
+    for b in decode_batches.values():
+        decode(b)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        t = time.perf_counter()
+        if line.strip() == "train":
+            for b in train:
+                step(b)
+        else:
+            decode(decode_batches[line.strip()])
+        print(time.perf_counter() - t, flush=True)
 
-    from benchmarks.twin import Twin
 
-    cfg = model_config("small", src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size)
-    model = Model(cfg)
-    twin = Twin(cfg).eval()
-    batch = make_batches(prepared.splits["test"], n_sentences, 0, 0)[0]
-    one = make_batches(prepared.splits["test"], 1, 0, 0)
-    typical = next(b for b in one if b.src_len[0] == int(np.median(prepared.splits["test"].src_lens)))
-    max_len = 20  # untrained weights rarely emit EOS: fix the length so both do the same work
+class Worker:
+    def __init__(self, side, prepared_dir, config, n_batches):
+        self.p = subprocess.Popen([sys.executable, "-m", "benchmarks.compare", "--worker", side, "--prepared",
+                                   prepared_dir, "--configs", config, "--batches", str(n_batches)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.p.stdout.readline().strip() == "ready"
 
-    def ours(b):
-        src = b.src.astype(np.int64)
-        state = model.start_decoding(src, b.src_len)
-        tok = np.full(len(src), 2, np.int64)
-        for _ in range(max_len):
-            logp, state = model.decode_step(state, tok)
-            tok = logp.argmax(-1)
+    def time(self, what):
+        self.p.stdin.write(what + "\n")
+        self.p.stdin.flush()
+        return float(self.p.stdout.readline())
 
-    def theirs(b):
-        twin.greedy(torch.from_numpy(b.src).long(), max_len)
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
 
-    print(f"\ngreedy decoding, {max_len} steps, key/value cache on both sides, small config")
-    for label, b, n in (("one sentence", typical, 1), (f"batch of {n_sentences}", batch, n_sentences)):
-        ours(b), theirs(b)
-        t_ours, t_theirs = [], []
-        for _ in range(rounds):
-            t = time.perf_counter()
-            ours(b)
-            t_ours.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            theirs(b)
-            t_theirs.append(time.perf_counter() - t)
-        a, c = statistics.median(t_ours), statistics.median(t_theirs)
-        print(f"  {label:16} mtcli {a * 1e3:7.1f} ms  torch {c * 1e3:7.1f} ms  ratio mtcli/torch {a / c:5.2f}  "
-              f"({n / a:,.0f} vs {n / c:,.0f} sentences/s)")
+
+def alternate(a, b, what, rounds):
+    ta, tb = [], []
+    for _ in range(rounds):
+        ta.append(a.time(what))
+        tb.append(b.time(what))
+    return statistics.median(ta), statistics.median(tb)
 
 
 def main():
@@ -142,21 +150,49 @@ def main():
     ap.add_argument("--batches", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--prepared", default=os.environ.get("MTCLI_PREPARED", "data/prepared"))
-    ap.add_argument("--skip-decode", action="store_true")
+    ap.add_argument("--json", help="also write the figures to this file")
+    ap.add_argument("--worker", choices=["mtcli", "torch"], help=argparse.SUPPRESS)
     args = ap.parse_args()
-    import torch
-
-    torch.set_num_threads(os.cpu_count())
+    if args.worker:
+        return worker(args.worker, args.prepared, args.configs[0], args.batches)
     try:
         prepared = load_prepared(args.prepared)
     except Exception:
         prepared = prepare(resolve_data_path(None), args.prepared)
+    import torch
+
     gemm = gemm_rate()
-    print(f"cores {os.cpu_count()}, torch {torch.__version__} with {torch.get_num_threads()} threads, "
-          f"measured float32 GEMM rate {gemm:.0f} GFLOP/s")
-    bench_train(prepared, args.configs, args.batches, args.rounds, gemm)
-    if not args.skip_decode:
-        bench_decode(prepared, 64, args.rounds)
+    print(f"{os.cpu_count()} cores, torch {torch.__version__} ({os.cpu_count()} threads), "
+          f"float32 GEMM ceiling {gemm:.0f} GFLOP/s; median of {args.rounds} alternating rounds")
+    cfg_train = make_batches(prepared.splits["train"], 64, 0, 0)[: args.batches]
+    tokens = sum(b.n_tokens for b in cfg_train)
+    print(f"\ntraining step: batch 64, {args.batches} real batches, {tokens / args.batches:.0f} target tokens each")
+    print(f"{'config':8} {'mtcli ms':>9} {'torch ms':>9} {'mtcli tok/s':>12} {'torch tok/s':>12} "
+          f"{'speed-up':>9} {'GFLOP/s':>8} {'of GEMM':>8}")
+    results = {"gemm_gflops": gemm, "train": {}, "decode": {}}
+    for name in args.configs:
+        cfg = model_config(name, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size)
+        flops = sum(step_flops(cfg, b) for b in cfg_train)
+        ours, theirs = Worker("mtcli", args.prepared, name, args.batches), Worker("torch", args.prepared, name, args.batches)
+        a, b = alternate(ours, theirs, "train", args.rounds)
+        gf = flops / a / 1e9
+        results["train"][name] = {"mtcli_ms": a / args.batches * 1e3, "torch_ms": b / args.batches * 1e3,
+                                  "speedup": b / a, "gflops": gf, "of_gemm": gf / gemm}
+        print(f"{name:8} {a / args.batches * 1e3:9.1f} {b / args.batches * 1e3:9.1f} {tokens / a:12,.0f} "
+              f"{tokens / b:12,.0f} {b / a:9.2f} {gf:8.1f} {gf / gemm:8.0%}")
+        if name == "small":
+            print(f"\ngreedy decoding (small), {DECODE_STEPS} steps, key/value cache on both sides")
+            for what, n in (("one", 1), ("batch", 64)):
+                a, b = alternate(ours, theirs, what, args.rounds * 4)
+                results["decode"][what] = {"mtcli_ms": a * 1e3, "torch_ms": b * 1e3, "ratio": a / b}
+                print(f"  {'one sentence' if n == 1 else 'batch of 64':14} mtcli {a * 1e3:7.1f} ms  "
+                      f"torch {b * 1e3:7.1f} ms  mtcli/torch {a / b:5.2f}  ({n / a:,.0f} vs {n / b:,.0f} sentences/s)")
+            print()
+        ours.close()
+        theirs.close()
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ class Twin(nn.Module):
 
     def decode(self, tgt_in, memory, src):
         T = tgt_in.shape[1]
-        causal = torch.triu(torch.full((T, T), float("-inf")), diagonal=1)
+        causal = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # True = masked, like the pads
         y = self._embed(tgt_in, self.tgt_emb, self.pe_tgt)
         return self.decoder(y, memory, tgt_mask=causal, tgt_key_padding_mask=tgt_in == PAD,
                             memory_key_padding_mask=src == PAD)
@@ -55,7 +55,7 @@ class Twin(nn.Module):
         return nn.functional.cross_entropy(self.out(y[valid]), tgt_out[valid], label_smoothing=smoothing)
 
     @torch.no_grad()
-    def greedy(self, src, max_len):
+    def greedy(self, src, max_len, stop_at_eos=True):
         """Greedy decoding with a key/value cache of the decoder's past (the incremental decoding a
         PyTorch user would write; nn.TransformerDecoder has none built in)."""
         memory = self.encode(src)
@@ -86,7 +86,7 @@ class Twin(nn.Module):
                 y = layer.norm3(y + layer.linear2(torch.relu(layer.linear1(y))))
             tok = self.out(y[:, 0]).argmax(-1)
             out.append(tok)
-            if bool((tok == EOS).all()):
+            if stop_at_eos and bool((tok == EOS).all()):
                 break
         return torch.stack(out, 1)
 
@@ -112,4 +112,4 @@ def train_step(model: Twin, opt, batch, tcfg: TrainConfig, lr: float) -> float:
     loss.backward()
     nn.utils.clip_grad_norm_(model.parameters(), tcfg.clip_norm)
     opt.step()
-    return float(loss)
+    return loss.item()

@@ -7,35 +7,13 @@ parameter gradients it is given, so shared buffers accumulate across uses.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
 from mtcli import kernels
 
-N_THREADS = int(os.environ.get("NUMBA_NUM_THREADS") or os.cpu_count() or 1)
-SPLIT_FLOPS = 4e6  # smaller products stay on one thread: a hand-off costs tens of microseconds
-_pool = ThreadPoolExecutor(N_THREADS) if N_THREADS > 1 else None
-
-
-def matmul(a, b):
-    """a @ b for 2-D arrays with the rows of `a` split over the cores (BLAS itself is single-threaded,
-    see mtcli/__init__.py; NumPy releases the GIL inside the product)."""
-    m = a.shape[0]
-    if _pool is None or 2.0 * m * a.shape[1] * b.shape[1] < SPLIT_FLOPS or m < 2 * N_THREADS:
-        return a @ b
-    out = np.empty((m, b.shape[1]), np.result_type(a, b))
-    cuts = np.linspace(0, m, N_THREADS + 1).astype(int)
-    jobs = [_pool.submit(np.matmul, a[lo:hi], b, out=out[lo:hi]) for lo, hi in zip(cuts[:-1], cuts[1:])]
-    for job in jobs:
-        job.result()
-    return out
-
-
 def linear_forward(x, w, b):
     """x (..., Cin) @ w (Cin, Cout) + b (Cout,)."""
-    out = matmul(x.reshape(-1, x.shape[-1]), w)  # (N, Cout)
+    out = x.reshape(-1, x.shape[-1]) @ w  # (N, Cout)
     out += b
     return out.reshape(*x.shape[:-1], w.shape[1]), (x, w)
 
@@ -44,9 +22,9 @@ def linear_backward(dout, cache, dw, db):
     x, w = cache
     x2 = x.reshape(-1, x.shape[-1])  # (N, Cin)
     d2 = dout.reshape(-1, dout.shape[-1])  # (N, Cout)
-    dw += matmul(x2.T, d2)
+    dw += x2.T @ d2
     db += d2.sum(0)
-    return matmul(d2, w.T).reshape(*dout.shape[:-1], w.shape[0])
+    return (d2 @ w.T).reshape(*dout.shape[:-1], w.shape[0])
 
 
 def layernorm_forward(x, g, b):
@@ -79,9 +57,9 @@ def ffn_forward(x, p):
     """ReLU(x W1 + b1) W2 + b2 (thesis 3.4)."""
     shape = x.shape
     x2 = x.reshape(-1, shape[-1])  # (N, C)
-    h = matmul(x2, p["w1"])  # (N, F)
+    h = x2 @ p["w1"]  # (N, F)
     kernels.bias_relu(h, p["b1"])
-    out = matmul(h, p["w2"])  # (N, C)
+    out = h @ p["w2"]  # (N, C)
     out += p["b2"]
     return out.reshape(shape), (x2, h, p["w1"], p["w2"])
 
@@ -89,12 +67,12 @@ def ffn_forward(x, p):
 def ffn_backward(dout, cache, g):
     x2, h, w1, w2 = cache
     d2 = dout.reshape(-1, dout.shape[-1])  # (N, C)
-    g["w2"] += matmul(h.T, d2)
+    g["w2"] += h.T @ d2
     g["b2"] += d2.sum(0)
-    dh = matmul(d2, w2.T)  # (N, F)
+    dh = d2 @ w2.T  # (N, F)
     kernels.relu_backward(dh, h, g["b1"])
-    g["w1"] += matmul(x2.T, dh)
-    return matmul(dh, w1.T).reshape(dout.shape)
+    g["w1"] += x2.T @ dh
+    return (dh @ w1.T).reshape(dout.shape)
 
 
 def positional_encoding(n_pos, d_model, dtype=np.float32):

@@ -3,12 +3,12 @@ its spec and what tests/test_kernels.py checks it against."""
 
 import os
 
-# Numba's OpenMP threads (GNU libgomp) spin ~300k rounds at each barrier before sleeping. When
-# another process keeps a core busy, the spinning thread holds its core while the other worker
-# waits for one, and every parallel kernel call then takes ~12 ms instead of ~0.1 ms. A short spin
-# costs nothing on an idle machine. Read once, when Numba first loads libgomp (not if another
-# library loaded it before); a value in the environment wins.
-os.environ.setdefault("GOMP_SPINCOUNT", "10000")
+# Numba's OpenMP threads (GNU libgomp) spin ~300k rounds at each barrier before sleeping, and so
+# do OpenBLAS's threads after a product: the two pools then fight over the cores (measured: a
+# parallel kernel call at ~12 ms instead of ~0.1 ms). Numba's threads sleep at once instead; a
+# training step measured 24/61/134 ms (Small/Medium/Large) this way against 29/69/137 ms with a
+# spin of 10,000. Read once, when Numba first loads libgomp; a value in the environment wins.
+os.environ.setdefault("GOMP_SPINCOUNT", "0")
 
 from mtcli.kernels.adam import adam
 from mtcli.kernels.attention import attention_backward, attention_forward

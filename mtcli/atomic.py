@@ -3,13 +3,17 @@ reader (or a crash) sees the old file or the new one, never half of either."""
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 from mtcli.errors import UserError
+
+_TMP_ID = re.compile("[0-9a-f]{32}")  # uuid4().hex in the temporary file names
 
 
 def atomic_write(path: str | os.PathLike, write: Callable[[Path], object]) -> None:
@@ -24,10 +28,40 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Path], object]) -> No
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException as e:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # e.g. the parent is a file: there is no temporary file either
+            pass
         if isinstance(e, OSError):
             raise UserError(f"cannot write {path}: {e.strerror or e}") from None
         raise
+    _fsync_dir(path.parent)
+    _remove_debris(path)
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make the rename itself durable across a power cut (POSIX; directories cannot be opened on Windows)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _remove_debris(path: Path) -> None:
+    """Temporary files of earlier writes to `path` whose process was killed before the rename."""
+    prefix = f".{path.name}."
+    for stale in path.parent.glob(glob.escape(prefix) + "*.tmp"):
+        if _TMP_ID.fullmatch(stale.name[len(prefix) : -len(".tmp")]):
+            try:
+                stale.unlink()
+            except OSError:
+                pass
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:

@@ -5,7 +5,8 @@ A model directory holds
   src.json, tgt.json  the English and Spanish tokenizers
   metrics.jsonl       one line per epoch
   state.safetensors   parameters, Adam moments and loop position for --resume (not shipped)
-Each .safetensors file carries the SHA-256 of its tensors, so a flipped byte is caught on load.
+Each .safetensors file carries the SHA-256 of its metadata and tensors, so a flipped byte is caught
+on load; model.safetensors also records the SHA-256 of the tokenizer files it was trained with.
 """
 
 from __future__ import annotations
@@ -16,28 +17,34 @@ from pathlib import Path
 
 import numpy as np
 from safetensors import safe_open
-from safetensors.numpy import save_file
+from safetensors.numpy import save
 
-from mtcli.atomic import atomic_write
+from mtcli.atomic import atomic_write_bytes
 from mtcli.config import ModelConfig, from_dict, to_dict
 from mtcli.errors import UserError
 from mtcli.model import Model, param_shapes, views
 
 WEIGHTS, STATE = "model.safetensors", "state.safetensors"
 SRC_TOK, TGT_TOK, METRICS = "src.json", "tgt.json", "metrics.jsonl"
+META, CHECKSUM = "mtcli", "mtcli_sha256"  # the safetensors metadata keys
 
 
-def _digest(tensors: dict[str, np.ndarray]) -> str:
-    h = hashlib.sha256()
+def _digest(tensors: dict[str, np.ndarray], meta_json: str) -> str:
+    """SHA-256 of the metadata text and of every tensor's name, dtype, shape and bytes."""
+    h = hashlib.sha256(meta_json.encode())
     for name in sorted(tensors):
-        h.update(name.encode())
-        h.update(np.ascontiguousarray(tensors[name]).tobytes())
+        t = np.ascontiguousarray(tensors[name])
+        h.update(f"\0{name}\0{t.dtype.str}\0{t.shape}\0".encode())
+        h.update(t.tobytes())
     return h.hexdigest()
 
 
 def save_tensors(path: Path, tensors: dict[str, np.ndarray], meta: dict) -> None:
-    metadata = {"mtcli": json.dumps({**meta, "sha256": _digest(tensors)})}
-    atomic_write(path, lambda tmp: save_file(tensors, str(tmp), metadata=metadata))
+    meta_json = json.dumps(meta)
+    metadata = {META: meta_json, CHECKSUM: _digest(tensors, meta_json)}
+    # serialised in memory and written by Python: a full disk is then an OSError (one-line error),
+    # where safetensors' own file writer raises its SafetensorError
+    atomic_write_bytes(path, save(tensors, metadata=metadata))
 
 
 def load_tensors(path: Path) -> tuple[dict[str, np.ndarray], dict]:
@@ -46,20 +53,49 @@ def load_tensors(path: Path) -> tuple[dict[str, np.ndarray], dict]:
         raise UserError(f"{path}: no such file")
     try:
         with safe_open(str(path), framework="np") as f:
-            meta = json.loads((f.metadata() or {})["mtcli"])
+            header = f.metadata() or {}
             tensors = {k: f.get_tensor(k) for k in f.keys()}
+        meta_json = header[META]
+        meta = json.loads(meta_json)
+        if not isinstance(meta, dict):
+            raise ValueError("the metadata is not a JSON object")
     except Exception as e:  # safetensors raises several types for damaged headers and sizes
-        raise UserError(f"{path}: damaged or not an mtcli file ({type(e).__name__}: {e})") from None
-    if meta.pop("sha256", None) != _digest(tensors):
+        reason = (str(e).splitlines() or [""])[0]
+        raise UserError(f"{path}: damaged or not an mtcli file ({type(e).__name__}: {reason})") from None
+    if header.get(CHECKSUM) != _digest(tensors, meta_json):
         raise UserError(f"{path}: checksum mismatch, the file is corrupted")
     return tensors, meta
 
 
+def _file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def save_model(model_dir: Path, model: Model, meta: dict) -> None:
-    """Weights by parameter name; meta must be JSON-serialisable (configs, data manifest, ...)."""
-    Path(model_dir).mkdir(parents=True, exist_ok=True)
+    """Weights by parameter name; meta must be JSON-serialisable (configs, data manifest, ...).
+    The SHA-256 of the tokenizer files already in model_dir is recorded, so that load_model can tell
+    when they were edited, damaged or replaced by another model's."""
+    model_dir = Path(model_dir)
     tensors = {f"{g}.{n}": t for g, ts in model.p.items() for n, t in ts.items()}
-    save_tensors(Path(model_dir) / WEIGHTS, tensors, {**meta, "model": to_dict(model.cfg)})
+    try:
+        model_dir.mkdir(parents=True, exist_ok=True)
+        tokenizers = {name: _file_sha256(model_dir / name) for name in (SRC_TOK, TGT_TOK)
+                      if (model_dir / name).is_file()}
+    except OSError as e:
+        raise UserError(f"cannot use model directory {model_dir}: {e.strerror or e}") from None
+    save_tensors(model_dir / WEIGHTS, tensors, {**meta, "model": to_dict(model.cfg), "tokenizers": tokenizers})
+
+
+def check_tokenizers(model_dir: Path, meta: dict) -> None:
+    """The tokenizer files must be those model.safetensors was saved with."""
+    recorded = meta.get("tokenizers")
+    if not isinstance(recorded, dict):
+        raise UserError(f"{Path(model_dir) / WEIGHTS}: no tokenizer checksums in its metadata")
+    for name in (SRC_TOK, TGT_TOK):
+        path = Path(model_dir) / name
+        if name in recorded and path.is_file() and _file_sha256(path) != recorded[name]:
+            raise UserError(f"{path} is not the tokenizer {Path(model_dir) / WEIGHTS} was trained with "
+                            "(SHA-256 differs: damaged, edited or from another model)")
 
 
 def load_model(model_dir: Path, dtype=np.float32) -> tuple[Model, dict]:
@@ -70,9 +106,9 @@ def load_model(model_dir: Path, dtype=np.float32) -> tuple[Model, dict]:
     tensors, meta = load_tensors(model_dir / WEIGHTS)
     try:
         cfg = from_dict(ModelConfig, meta["model"])
-    except (KeyError, TypeError, ValueError) as e:
+        shapes = param_shapes(cfg)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as e:
         raise UserError(f"{model_dir / WEIGHTS}: invalid model config ({e})") from None
-    shapes = param_shapes(cfg)
     if set(shapes) != set(tensors) or any(tensors[n].shape != s for n, s in shapes.items()):
         raise UserError(f"{model_dir / WEIGHTS}: weights do not match the model config")
     flat = np.zeros(sum(int(np.prod(s)) for s in shapes.values()), dtype)

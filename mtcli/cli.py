@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import traceback
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 
@@ -180,6 +182,25 @@ def _model_option(default=DEFAULT_MODEL):
     return typer.Option(default, "--model", "-m", envvar="MTCLI_MODEL", help="Model directory.")
 
 
+@contextmanager
+def _ranks_exit_together(comm):
+    """Under MPI, an error that every rank raises alike (a UserError) is printed by rank 0 alone; any
+    other, raised on one rank alone, ends all ranks (MPI_Abort) rather than leave them waiting."""
+    try:
+        yield
+    except UserError as e:
+        if comm.rank:
+            raise typer.Exit(e.exit_code) from None
+        raise
+    except typer.Exit:
+        raise
+    except (Exception, KeyboardInterrupt) as e:
+        if comm.size > 1:
+            traceback.print_exc()
+            comm.abort(130 if isinstance(e, KeyboardInterrupt) else 1)
+        raise
+
+
 @app.command()
 def train(
     config: Preset = typer.Option(Preset.small, "--config", "-c", help="Thesis configuration to start from."),
@@ -206,10 +227,14 @@ def train(
     patience: int | None = typer.Option(None, help="Early stopping: epochs without selection improvement."),
     accuracy_goal: float | None = typer.Option(None, help="Stop at this training accuracy (thesis: 0.90)."),
     seed: int | None = typer.Option(None, help="Seed of initialisation, batching and dropout."),
+    ranks: int = typer.Option(0, "--ranks", show_default=False,
+                              help="Data-parallel processes on this machine: reruns itself under mpiexec -n RANKS "
+                                   "(needs mtcli[distributed]). Under mpiexec/mpirun the launch sets the ranks."),
 ) -> None:
     """Train a Transformer on the tokenized corpus; the best selection-error model is kept in --out.
 
-    Ctrl-C saves the state; --resume continues exactly where it stopped.
+    Ctrl-C saves the state; --resume continues exactly where it stopped (with any number of ranks).
+    --batch-size is the global batch: each of N ranks computes batch-size/N pairs of it.
 
     Examples:
 
@@ -220,34 +245,51 @@ def train(
       mtcli train --out runs/medium --resume
 
       mtcli tokenize --split random --out data/prepared-random && mtcli train --prepared data/prepared-random
+
+      mtcli train --ranks 2                  (= mpiexec -n 2 mtcli train; hosts: mpiexec -f hostfile -n 8 mtcli train)
     """
     from dataclasses import replace
 
+    from mtcli import distributed, mpi_launch
     from mtcli.config import TrainConfig, model_config
     from mtcli.data import load_prepared, prepare, resolve_data_path
     from mtcli.train import train as run
 
+    launched = mpi_launch()[1]
+    if ranks > 1 and launched == 1:
+        raise typer.Exit(distributed.relaunch(ranks, sys.argv[1:]))
+    if ranks and launched > 1 and ranks != launched:
+        fail(f"--ranks {ranks}, but mpiexec started {launched} processes")
+    comm = distributed.world()
+    console = err if comm.rank == 0 else Console(stderr=True, quiet=True)  # rank 0 speaks for all
     out = out or Path("runs") / config.value
-    tcfg = replace(TrainConfig(), **{k: v for k, v in dict(
+    given = {k: v for k, v in dict(
         batch_size=batch_size, lr_schedule=lr_schedule, lr_scale=lr_scale, warmup=warmup,
         label_smoothing=label_smoothing, clip_norm=clip_norm, max_epochs=max_epochs, max_time=max_time,
-        patience=patience, accuracy_goal=accuracy_goal, seed=seed).items() if v is not None})
-    try:
-        p = load_prepared(prepared)
-    except UserError:
-        with err.status("Tokenizing the corpus (mtcli tokenize)…"):
-            p = prepare(resolve_data_path(data), prepared)
+        patience=patience, accuracy_goal=accuracy_goal, seed=seed).items() if v is not None}
+    tcfg = replace(TrainConfig(), **given)
+
+    def load_or_prepare():
+        try:
+            return load_prepared(prepared)
+        except UserError:
+            with console.status("Tokenizing the corpus (mtcli tokenize)…"):
+                return prepare(resolve_data_path(data), prepared)
+
+    with _ranks_exit_together(comm):
+        p = comm.root_first(load_or_prepare)  # under MPI: one tokenizer run per disk, not one per rank
     overrides = {k: v for k, v in dict(d_model=d_model, d_ff=d_ff, n_heads=heads, n_layers=layers,
                                        dropout=dropout, attn_dropout=attn_dropout).items() if v is not None}
     try:
         mcfg = model_config(config.value, src_vocab=p.src_tok.vocab_size, tgt_vocab=p.tgt_tok.vocab_size, **overrides)
     except ValueError as e:
         fail(str(e))
-    loop = run(p, out, mcfg, tcfg, resume=resume, console=err)
+    with _ranks_exit_together(comm):
+        loop = run(p, out, mcfg, tcfg, resume=resume, console=console, comm=comm, overrides=given)
     if loop.done == "interrupted":
         raise typer.Exit(130)
     best = f"best selection error {loop.best_error:.3f} (epoch {loop.best_epoch})" if loop.history else "no epoch finished"
-    err.print(f"stopped: {loop.done}; {best}; model in {out}", highlight=False)
+    console.print(f"stopped: {loop.done}; {best}; model in {out}", highlight=False)
 
 
 @app.command()

@@ -93,8 +93,13 @@ def _csv_records(text: str, path: Path) -> Iterator[tuple[int, list[str]]]:
 
 
 def _is_csv(path: Path, text: str) -> bool:
-    header = next(csv.reader([text.split("\n", 1)[0]]), [])
-    return path.suffix.lower() == ".csv" or {"english", "spanish"} <= {h.strip().lower() for h in header}
+    if path.suffix.lower() == ".csv":
+        return True
+    try:
+        header = next(csv.reader([text.split("\n", 1)[0]]), [])
+    except csv.Error:  # a first line no CSV reader accepts (binary data, a lone \r) is no header
+        return False
+    return {"english", "spanish"} <= {h.strip().lower() for h in header}
 
 
 def read_corpus(path: str | os.PathLike) -> Corpus:
@@ -210,8 +215,12 @@ class EncodedSplit:
         try:
             with np.load(path, allow_pickle=False) as z:
                 split = cls(*(z[k] for k in cls.ARRAYS))
-        except (OSError, ValueError, KeyError, EOFError) as e:
-            raise UserError(f"prepared split {path} is damaged ({e}); rerun `mtcli tokenize`") from None
+        except Exception as e:  # zipfile, zlib and NumPy raise many types for damaged archives
+            reason = (str(e).splitlines() or [""])[0]
+            raise UserError(f"prepared split {path} is damaged ({type(e).__name__}: {reason}); rerun `mtcli tokenize`") from None
+        kinds = [(getattr(split, k).dtype.kind, getattr(split, k).ndim) for k in cls.ARRAYS]
+        if kinds != [("u", 1), ("i", 1), ("u", 1), ("i", 1), ("i", 1)]:  # unsigned ids, integer offsets and rows
+            raise UserError(f"prepared split {path} holds arrays of the wrong kind; rerun `mtcli tokenize`")
         n = len(split.index)
         for ids, offsets in ((split.src, split.src_offsets), (split.tgt, split.tgt_offsets)):
             if len(offsets) != n + 1 or offsets[0] != 0 or offsets[-1] != len(ids) or np.any(np.diff(offsets) < 2):
@@ -236,6 +245,30 @@ def _tokenizer_path(out_dir: Path, side: str) -> Path:
     return out_dir / f"tokenizer-{side}.json"
 
 
+# the files the manifest records the SHA-256 of, and the manifest's own checksum of its other entries
+PREPARED_FILES = ("tokenizer-en.json", "tokenizer-es.json", *(f"{name}.npz" for name in SPLITS))
+
+
+def _manifest_digest(manifest: dict) -> str:
+    rest = {k: v for k, v in manifest.items() if k != "checksum"}
+    return hashlib.sha256(json.dumps(rest, sort_keys=True).encode()).hexdigest()
+
+
+def _check_files(out_dir: Path, manifest: dict) -> None:
+    path = out_dir / "manifest.json"
+    if manifest.get("checksum") != _manifest_digest(manifest):
+        raise UserError(f"{path} is damaged (checksum mismatch); rerun `mtcli tokenize`")
+    for name in PREPARED_FILES:  # the checksum above vouches that manifest["files"] is intact
+        f = out_dir / name
+        try:
+            changed = file_sha256(f) != manifest["files"][name]
+        except OSError as e:
+            raise UserError(f"cannot read {f}: {e.strerror or e}") from None
+        if changed:
+            raise UserError(f"{f} is damaged or was changed after `mtcli tokenize` (SHA-256 differs); "
+                            "rerun `mtcli tokenize`")
+
+
 def load_prepared(out_dir: str | os.PathLike | None = None) -> Prepared:
     out_dir = resolve_prepared_dir(out_dir)
     path = out_dir / "manifest.json"
@@ -247,6 +280,7 @@ def load_prepared(out_dir: str | os.PathLike | None = None) -> Prepared:
         raise UserError(f"{path} is damaged ({e}); rerun `mtcli tokenize`") from None
     if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
         raise UserError(f"{path} was written by another mtcli version; rerun `mtcli tokenize`")
+    _check_files(out_dir, manifest)
     return Prepared(
         out_dir,
         manifest,
@@ -372,7 +406,9 @@ def prepare(
     tgt_tok.save(_tokenizer_path(out_dir, "es"))
     for name, s in splits.items():
         s.save(out_dir / f"{name}.npz")
+    manifest["files"] = {name: file_sha256(out_dir / name) for name in PREPARED_FILES}
     manifest["seconds"] = round(time.perf_counter() - started, 2)
+    manifest["checksum"] = _manifest_digest(manifest)
     atomic_write_json(out_dir / "manifest.json", manifest)  # written last: marks the set complete
     return Prepared(out_dir, manifest, src_tok, tgt_tok, splits)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mtcli.checkpoint import SRC_TOK, TGT_TOK, load_model
+from mtcli.checkpoint import SRC_TOK, TGT_TOK, check_tokenizers, load_model
 from mtcli.errors import UserError
 from mtcli.model import Model
 from mtcli.tokenizer import BOS, EOS, PAD, Tokenizer
@@ -122,7 +122,7 @@ def beam_search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = 
             done[b] |= len(finished[b]) >= beam
         if done.all() or not np.isfinite(new_scores).any():
             break
-        state = Model.reorder_state(state, np.array(rows))
+        state = Model.reorder_state(state, np.array(rows), same_sources=True)
         tokens, scores, seqs = np.array(new_tokens, np.int64), np.array(new_scores), new_seqs
     return [sorted(f, key=lambda h: -h.score)[:nbest] or [Hypothesis([], -np.inf, -np.inf)] for f in finished]
 
@@ -132,6 +132,7 @@ class Translator:
 
     def __init__(self, model_dir):
         self.model, self.meta = load_model(model_dir)
+        check_tokenizers(model_dir, self.meta)
         self.src_tok = Tokenizer.load(Path(model_dir) / SRC_TOK)
         self.tgt_tok = Tokenizer.load(Path(model_dir) / TGT_TOK)
         cfg = self.model.cfg

@@ -110,6 +110,10 @@ class Model:
         self.pe_src = positional_encoding(cfg.max_src_len, cfg.d_model, self.dtype)
         self.pe_tgt = positional_encoding(cfg.max_tgt_len, cfg.d_model, self.dtype)
 
+    def __reduce__(self):
+        """Pickled (e.g. broadcast to MPI ranks) as config + flat buffer, so views stay views."""
+        return Model, (self.cfg, self.flat)
+
     # ---- blocks -------------------------------------------------------------------------------
     def _residual_ln(self, x, sub, ln, rng):
         """LN(x + Dropout(sub)) of the post-norm blocks (thesis 3.5)."""
@@ -184,14 +188,14 @@ class Model:
         return dmemory
 
     # ---- loss ---------------------------------------------------------------------------------
-    def _loss(self, batch, rng, smoothing, backward):
+    def _loss(self, batch, rng, smoothing, backward, n_total=None):
         memory, enc_cache = self.encode(batch.src, batch.src_len, rng)
         y, dec_cache = self.decode(batch.tgt_in, batch.tgt_len, memory, batch.src_len, rng)
         valid = batch.tgt_out != PAD  # (B, T)
         h = y[valid]  # (N, C): the output layer runs on real target tokens only
         logits, out_cache = linear_forward(h, self.p["out"]["w"], self.p["out"]["b"])  # (N, V)
         n = int(valid.sum())
-        loss, nll, correct = kernels.cross_entropy(logits, batch.tgt_out[valid], smoothing, 1.0 / n)
+        loss, nll, correct = kernels.cross_entropy(logits, batch.tgt_out[valid], smoothing, 1.0 / (n_total or n))
         stats = Stats(float(loss.sum()), float(nll.sum()), int(correct.sum()), n)
         if backward:
             dy = np.zeros_like(y)
@@ -201,9 +205,11 @@ class Model:
             self.encode_backward(dmemory, enc_cache)
         return stats
 
-    def forward_backward(self, batch, rng, smoothing=0.0) -> Stats:
-        """Adds the gradient of the mean (smoothed) token loss to self.grad; rng drives dropout."""
-        return self._loss(batch, rng, smoothing, backward=True)
+    def forward_backward(self, batch, rng, smoothing=0.0, n_total: int | None = None) -> Stats:
+        """Adds the gradient of the mean (smoothed) token loss to self.grad; rng drives dropout.
+        n_total: divide the summed loss by this many target tokens instead of the batch's own, so
+        that data-parallel ranks, each holding a shard of one batch, add up to its mean."""
+        return self._loss(batch, rng, smoothing, backward=True, n_total=n_total)
 
     def evaluate(self, batch) -> Stats:
         """Teacher-forced loss and accuracy with dropout off (the thesis's error and accuracy)."""
@@ -253,11 +259,10 @@ class Model:
         return out
 
     @staticmethod
-    def reorder_state(state, index):
-        """Select/duplicate sequences (beam search): index (B',) into the batch axis."""
-        return {
-            "src_len": state["src_len"][index],
-            "cross": [(k[index], v[index]) for k, v in state["cross"]],
-            "self": [(k[index], v[index]) for k, v in state["self"]],
-            "t": state["t"],
-        }
+    def reorder_state(state, index, same_sources=False):
+        """Select/duplicate sequences (beam search): index (B',) into the batch axis. With
+        same_sources, every row keeps its source sentence (beams reordered within a sentence), so the
+        encoder-side keys/values are not copied."""
+        static = {k: state[k] for k in ("src_len", "cross")} if same_sources else {
+            "src_len": state["src_len"][index], "cross": [(k[index], v[index]) for k, v in state["cross"]]}
+        return {**static, "self": [(k[index], v[index]) for k, v in state["self"]], "t": state["t"]}

@@ -10,6 +10,8 @@ back as a space. Case and accents are kept; text is NFC-normalised only.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -26,6 +28,13 @@ CONTINUE = "##"
 # A piece is an optional space marker plus either a run of letters/digits (a word,
 # which WordPiece may split further into "##" pieces) or one other character.
 PIECE = r"▁?(?:[\p{L}\p{N}\p{M}]+|[^\p{L}\p{N}\p{M}▁])"
+# Lone surrogates are not text (Python makes them of undecodable bytes in command-line arguments) and
+# the Rust side refuses them: each becomes U+FFFD, as invalid UTF-8 in a file does.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _valid(text: str) -> str:
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def _pipeline(vocab: dict[str, int]) -> HFTokenizer:
@@ -60,10 +69,10 @@ class Tokenizer:
         return self._hf.get_vocab_size()
 
     def encode(self, text: str) -> list[int]:
-        return self._hf.encode(text, add_special_tokens=False).ids
+        return self._hf.encode(_valid(text), add_special_tokens=False).ids
 
     def encode_batch(self, texts: list[str]) -> list[list[int]]:
-        return [e.ids for e in self._hf.encode_batch(list(texts), add_special_tokens=False)]
+        return [e.ids for e in self._hf.encode_batch([_valid(t) for t in texts], add_special_tokens=False)]
 
     def decode(self, ids: Iterable[int]) -> str:
         return self._hf.decode([int(i) for i in ids if i >= len(SPECIALS)])
@@ -79,13 +88,25 @@ class Tokenizer:
 
     @classmethod
     def load(cls, path: str | Path) -> Tokenizer:
+        """Only the vocabulary is taken from the file, after checking it; the pipeline around it is
+        always mtcli's own, so a damaged normalizer or decoder section cannot make encoding or
+        decoding fail later (the Rust side panics on some)."""
         path = Path(path)
         if not path.is_file():
             raise UserError(f"tokenizer file not found: {path}")
         try:
-            hf = HFTokenizer.from_file(str(path))
-        except Exception as e:  # the Rust side raises plain Exception for any parse failure
-            raise UserError(f"tokenizer file {path} is damaged: {str(e).splitlines()[0]}") from None
+            model = json.loads(path.read_bytes())["model"]
+            vocab = model["vocab"]
+            if (model.get("type"), model.get("unk_token"), model.get("continuing_subword_prefix")) != (
+                    "WordPiece", SPECIALS[UNK], CONTINUE):
+                raise ValueError("not a WordPiece model with mtcli's settings")
+            if not (isinstance(vocab, dict) and all(type(i) is int for i in vocab.values())
+                    and sorted(vocab.values()) == list(range(len(vocab)))):
+                raise ValueError("the vocabulary ids are not 0, 1, 2, ... each once")
+            hf = _pipeline(vocab)
+        except Exception as e:  # JSON, key, type and the Rust side's plain Exception
+            message = (str(e).splitlines() or [type(e).__name__])[0]
+            raise UserError(f"tokenizer file {path} is damaged: {message}") from None
         if [hf.id_to_token(i) for i in range(len(SPECIALS))] != SPECIALS:
             raise UserError(f"tokenizer file {path} is not an mtcli tokenizer (special ids differ)")
         return cls(hf)

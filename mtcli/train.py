@@ -1,5 +1,6 @@
 """The training loop: batches grouped by length, Adam with warm-up, selection-split early stopping,
-checkpoints that resume bit-for-bit, and a rich progress display."""
+checkpoints that resume bit-for-bit, and a rich progress display. Data-parallel over MPI ranks when
+started by mpiexec (mtcli/distributed.py); rank 0 alone reads and writes files and prints."""
 
 from __future__ import annotations
 
@@ -7,19 +8,21 @@ import json
 import math
 import signal
 import time
-from dataclasses import asdict, dataclass, field, fields, replace
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from mtcli import distributed
 from mtcli.atomic import atomic_write_text
-from mtcli.checkpoint import METRICS, SRC_TOK, STATE, TGT_TOK, load_tensors, save_model, save_tensors
+from mtcli.checkpoint import METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, load_tensors, save_model, save_tensors
 from mtcli.config import ModelConfig, TrainConfig, from_dict, to_dict
 from mtcli.data import Prepared, make_batches
 from mtcli.errors import UserError
-from mtcli.metrics import add, summarize, teacher_forced
+from mtcli.metrics import ZERO, add, summarize
 from mtcli.model import Model, Stats
 from mtcli.optim import Adam, clip_grad_norm
 
@@ -42,9 +45,14 @@ class LoopState:
     best_epoch: int = -1
     bad_epochs: int = 0
     epoch_sums: list = field(default_factory=lambda: [0.0, 0.0, 0, 0])  # Stats of the epoch so far
-    rng: dict = field(default_factory=dict)  # dropout generator state
+    rng: dict = field(default_factory=dict)  # dropout generator state (rank 0's)
+    rank_rngs: list = field(default_factory=list)  # those of MPI ranks 1, 2, ...
     history: list = field(default_factory=list)  # one dict per finished epoch
     done: str = ""  # why training stopped, once it has
+
+
+class _AgreedStop(KeyboardInterrupt):
+    """A stop every rank takes after the same step (a signal reached at least one of them)."""
 
 
 class _StopRequest:
@@ -99,47 +107,39 @@ def _progress(console: Console) -> Progress:
         TimeRemainingColumn(),
         console=console,
         transient=True,
+        disable=console.quiet,
     )
 
 
 def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, resume: bool = False,
-          console: Console | None = None) -> LoopState:
-    """Train into model directory `out`; returns the final loop state (its .done says why it stopped)."""
+          console: Console | None = None, comm: distributed.Comm | None = None,
+          overrides: Iterable[str] = ()) -> LoopState:
+    """Train into model directory `out`; returns the final loop state (its .done says why it stopped).
+    resume: continue the run saved in `out` with its own settings, except the TrainConfig fields
+    named in `overrides` (given explicitly now, e.g. a longer max_time), which come from tcfg.
+    comm: the ranks sharing the work (default: MPI's world under mpiexec, else this process)."""
+    comm = comm or distributed.world()
     console = console or Console(stderr=True)
+    if comm.rank:
+        console = Console(stderr=True, quiet=True)  # rank 0 speaks for all
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    meta = _meta(prepared, tcfg)
-    if resume:
-        model, adam, loop, saved = load_state(out)
-        # the saved run's settings, except those given explicitly now (e.g. a longer --max-time)
-        defaults = TrainConfig()
-        tcfg = replace(from_dict(TrainConfig, saved["train"]),
-                       **{f.name: getattr(tcfg, f.name) for f in fields(TrainConfig)
-                          if getattr(tcfg, f.name) != getattr(defaults, f.name)})
-        meta = _meta(prepared, tcfg)
-        if saved["data"]["data_sha256"] != meta["data"]["data_sha256"] or saved["data"]["split"] != meta["data"]["split"]:
-            raise UserError(f"{out} was trained on other data or another split; resume with the same data")
-        rng = np.random.default_rng()
-        rng.bit_generator.state = loop.rng
-        loop.done = ""
-        console.print(f"resuming {out} at epoch {loop.epoch + 1}, batch {loop.batch}, step {adam.t}")
-    else:
-        model = Model(mcfg, seed=tcfg.seed)
-        adam = Adam(model.flat.size, tcfg.beta1, tcfg.beta2, tcfg.eps)
-        loop, rng = LoopState(), np.random.default_rng(tcfg.seed)
-        for name, tok in ((SRC_TOK, prepared.src_tok), (TGT_TOK, prepared.tgt_tok)):
-            tok.save(out / name)
+    model, adam, loop, tcfg, meta = comm.on_root(lambda: _start(prepared, out, mcfg, tcfg, resume, console,
+                                                                 set(overrides)))
     mcfg = model.cfg
-    selection = make_batches(prepared.splits["selection"], EVAL_BATCH, tcfg.seed, 0, shuffle=False)
+    if comm.size > 1:
+        comm.agree(lambda: _same_data(prepared, meta))
+    rng = _dropout_rng(tcfg.seed, comm.rank, loop, adam.t, resume)
+    selection = comm.split(make_batches(prepared.splits["selection"], EVAL_BATCH, tcfg.seed, 0, shuffle=False))
 
     def checkpoint():
-        save_state(out, model, adam, loop, meta)
+        rngs = comm.gather(loop.rng)
+        comm.on_root(lambda: save_state(out, model, adam, replace(loop, rank_rngs=rngs[1:]), meta))
 
     loop.rng = rng.bit_generator.state  # kept at the last finished step: an interrupted one replays
 
     stop = _StopRequest()
     started = time.perf_counter() - loop.elapsed
-    last_save = time.perf_counter()
+    last_save = loop.elapsed
     try:
         with _progress(console) as progress:
             while not loop.done:
@@ -152,9 +152,14 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
                     batch = batches[loop.batch]
                     lr = tcfg.lr(adam.t + 1, mcfg.d_model)
                     model.grad.fill(0.0)
-                    s = model.forward_backward(batch, rng, tcfg.label_smoothing)
+                    shard = comm.shard(batch)  # this rank's rows; the gradient is of the whole batch's mean
+                    s = ZERO if shard is None else model.forward_backward(shard, rng, tcfg.label_smoothing,
+                                                                          n_total=batch.n_tokens)
+                    s, stopping, elapsed = comm.reduce_step(model.grad, s, stop.requested,
+                                                            time.perf_counter() - started)
                     norm = clip_grad_norm(model.grad, tcfg.clip_norm)
                     if not (math.isfinite(s.loss) and math.isfinite(norm)):
+                        checkpoint()  # parameters, moments and loop are still those of the last good step
                         raise NonFiniteError(f"loss or gradient became {s.loss if not math.isfinite(s.loss) else norm}"
                                              f" at step {adam.t + 1}; the last good state is kept in {out / STATE}"
                                              " (try a lower --lr-scale)")
@@ -163,25 +168,29 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
                     loop.epoch_sums = [sums.loss, sums.nll, sums.correct, sums.n_tokens]
                     tick_tokens += s.n_tokens
                     now = time.perf_counter()
-                    loop.elapsed = now - started
+                    loop.elapsed = elapsed
                     if loop.batch % 10 == 0 or loop.batch == len(batches):
                         progress.update(task, completed=loop.batch, loss=sums.loss / sums.n_tokens,
                                         acc=sums.correct / sums.n_tokens, lr=lr, tps=tick_tokens / (now - tick))
                         tick, tick_tokens = now, 0
-                    if stop.requested:
-                        raise KeyboardInterrupt
-                    if now - last_save > CHECKPOINT_SECONDS:
+                    if stopping:
+                        raise _AgreedStop
+                    if loop.elapsed - last_save > CHECKPOINT_SECONDS:
                         checkpoint()
-                        last_save = time.perf_counter()
+                        last_save = loop.elapsed
                     if tcfg.max_time and loop.elapsed > tcfg.max_time:
                         loop.done = f"--max-time {tcfg.max_time:g}s reached"
                         break
                 progress.remove_task(task)
                 if loop.batch < len(batches):
                     break  # out of time mid-epoch: the state keeps the position
-                _end_epoch(model, out, loop, sums, selection, adam, tcfg, meta, console, progress)
+                _end_epoch(model, out, loop, sums, selection, adam, tcfg, meta, console, progress, comm)
+                checkpoint()
+                last_save = loop.elapsed
             checkpoint()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
+        if comm.size > 1 and not isinstance(e, _AgreedStop):
+            raise  # one rank alone (a second Ctrl-C): the others are not here to checkpoint with it
         checkpoint()
         console.print(f"[yellow]interrupted[/]: state saved in {out / STATE}; continue with --resume")
         loop.done = "interrupted"
@@ -190,10 +199,63 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
     return loop
 
 
-def _end_epoch(model, out, loop, sums, selection, adam, tcfg, meta, console, progress):
+def _start(prepared, out, mcfg, tcfg, resume, console, overrides):
+    """Rank 0's part of starting: load the state to resume, or initialise and save the tokenizers.
+    Returns (model, adam, loop, tcfg, meta)."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"cannot create model directory {out}: {e.strerror or e}") from None
+    meta = _meta(prepared, tcfg)
+    if resume:
+        model, adam, loop, saved = load_state(out)
+        tcfg = replace(from_dict(TrainConfig, saved["train"]), **{k: getattr(tcfg, k) for k in overrides})
+        meta = _meta(prepared, tcfg)
+        if saved["data"] != meta["data"]:
+            raise UserError(f"{out} was trained on other tokenized data (corpus, split, seed or vocabulary "
+                            "differ); resume with the same data and `mtcli tokenize` options")
+        loop.done = ""
+        console.print(f"resuming {out} at epoch {loop.epoch + 1}, batch {loop.batch}, step {adam.t}")
+    else:
+        if (out / STATE).exists() or (out / WEIGHTS).exists():
+            raise UserError(f"{out} already holds a model: continue it with --resume, or train into another --out")
+        model = Model(mcfg, seed=tcfg.seed)
+        adam = Adam(model.flat.size, tcfg.beta1, tcfg.beta2, tcfg.eps)
+        loop = LoopState()
+        for name, tok in ((SRC_TOK, prepared.src_tok), (TGT_TOK, prepared.tgt_tok)):
+            tok.save(out / name)
+    return model, adam, loop, tcfg, meta
+
+
+def _same_data(prepared: Prepared, meta: dict) -> None:
+    """Every rank reads its own tokenized data (hosts need not share a disk): it must be rank 0's."""
+    if _meta(prepared, TrainConfig())["data"] != meta["data"]:
+        raise UserError(f"the tokenized data in {prepared.out_dir} differs from rank 0's; give every rank "
+                        "the same (copy rank 0's --prepared directory)")
+
+
+def _dropout_rng(seed: int, rank: int, loop: LoopState, step: int, resume: bool) -> np.random.Generator:
+    """Rank 0 draws the single-process stream, rank r its own. A resumed rank continues its saved
+    stream; a rank the saved run did not have (resuming with more ranks) starts one from (seed,
+    rank, step): training continues correctly, only the dropout masks differ from a run that kept N."""
+    if not resume:
+        return np.random.default_rng(seed if rank == 0 else [seed, rank])
+    state = loop.rng if rank == 0 else loop.rank_rngs[rank - 1] if rank <= len(loop.rank_rngs) else None
+    if state is None:
+        return np.random.default_rng([seed, rank, step])
+    rng = np.random.default_rng()
+    rng.bit_generator.state = state
+    return rng
+
+
+def _end_epoch(model, out, loop, sums, selection, adam, tcfg, meta, console, progress, comm):
     task = progress.add_task("", total=len(selection), epoch=f"{loop.epoch + 1} selection", loss=0.0, acc=0.0,
                              lr=0.0, tps=0.0)
-    sel = teacher_forced(model, selection, lambda _: progress.advance(task))
+    sel_sums = ZERO
+    for b in selection:  # this rank's share of the selection batches
+        sel_sums = add(sel_sums, model.evaluate(b))
+        progress.advance(task)
+    sel = summarize(comm.sum_stats(sel_sums))
     progress.remove_task(task)
     tr = summarize(sums)
     row = {"epoch": loop.epoch + 1, "step": adam.t, "seconds": round(loop.elapsed, 1),
@@ -204,10 +266,15 @@ def _end_epoch(model, out, loop, sums, selection, adam, tcfg, meta, console, pro
     improved = sel["error"] < loop.best_error
     if improved:
         loop.best_error, loop.best_epoch, loop.bad_epochs = sel["error"], loop.epoch + 1, 0
-        save_model(out, model, {**meta, "epoch": loop.epoch + 1, "selection": sel})
     else:
         loop.bad_epochs += 1
-    atomic_write_text(out / METRICS, "".join(json.dumps(r) + "\n" for r in loop.history))
+
+    def write():
+        if improved:
+            save_model(out, model, {**meta, "epoch": loop.epoch + 1, "selection": sel})
+        atomic_write_text(out / METRICS, "".join(json.dumps(r) + "\n" for r in loop.history))
+
+    comm.on_root(write)
     console.print(
         f"epoch {row['epoch']:3d}  train error {tr['error']:.3f} acc {tr['accuracy']:.3f}  "
         f"selection error {sel['error']:.3f} acc {sel['accuracy']:.3f}  {row['seconds']:7.0f}s"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,25 @@ def run_cli(monkeypatch, capsys):
         return exit_info.value.code or 0, out, err
 
     return run
+
+
+# What tests/test_reliability.py tried (fault trials, bad inputs), printed at the end of every run.
+TALLY: Counter = Counter()
+
+
+@pytest.fixture(scope="session")
+def tally() -> Counter:
+    """Count an attempt: tally["killed training runs"] += 1. Use this fixture rather than importing
+    TALLY: the conftest pytest loads and `tests.conftest` can be two module objects."""
+    return TALLY
+
+
+def pytest_terminal_summary(terminalreporter):
+    if TALLY:
+        terminalreporter.write_sep("-", "reliability: fault trials and bad inputs tried")
+        width = max(map(len, TALLY))
+        for key, n in TALLY.items():
+            terminalreporter.write_line(f"{key:<{width}}  {n:6,}")
+        faults = sum(n for k, n in TALLY.items() if k.startswith("fault"))
+        inputs = sum(n for k, n in TALLY.items() if k.startswith("input"))
+        terminalreporter.write_line(f"{'total':<{width}}  {faults:6,} fault trials, {inputs:,} bad inputs")

@@ -2,6 +2,7 @@
 its spec and what tests/test_kernels.py checks it against."""
 
 import os
+from pathlib import Path
 
 # Numba's OpenMP threads (GNU libgomp) spin ~300k rounds at each barrier before sleeping, and so
 # do OpenBLAS's threads after a product: the two pools then fight over the cores (measured: a
@@ -9,6 +10,12 @@ import os
 # training step measured 24/61/134 ms (Small/Medium/Large) this way against 29/69/137 ms with a
 # spin of 10,000. Read once, when Numba first loads libgomp; a value in the environment wins.
 os.environ.setdefault("GOMP_SPINCOUNT", "0")
+
+# Compiled kernels are cached beside the sources; an installed, read-only package caches them in
+# the user's cache directory instead, so a second run never recompiles.
+if "NUMBA_CACHE_DIR" not in os.environ and not os.access(Path(__file__).parent, os.W_OK):
+    cache_home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    os.environ["NUMBA_CACHE_DIR"] = str(cache_home / "mtcli" / "numba")
 
 from mtcli.kernels.adam import adam
 from mtcli.kernels.attention import attention_backward, attention_forward

@@ -1,0 +1,112 @@
+"""How the cost of a training step grows with sentence length and batch size, and an epoch's with
+corpus size. Prints tables and draws benchmarks/scaling.png.
+
+    python -m benchmarks.scaling [--config small]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from mtcli.config import TrainConfig, model_config
+from mtcli.data import Batch, load_prepared, make_batches
+from mtcli.model import Model
+from mtcli.optim import Adam, clip_grad_norm
+from mtcli.tokenizer import BOS, EOS
+
+
+def synthetic(B, T, V_src, V_tgt, rng) -> Batch:
+    """A batch of B pairs of exactly T tokens per side (no padding), random ids."""
+    src = rng.integers(4, V_src, (B, T))
+    src[:, 0], src[:, -1] = BOS, EOS
+    tgt = rng.integers(4, V_tgt, (B, T + 1))
+    tgt[:, 0], tgt[:, -1] = BOS, EOS
+    lens = np.full(B, T, np.int32)
+    return Batch(src.astype(np.int32), lens, tgt[:, :-1].astype(np.int32), tgt[:, 1:].astype(np.int32), lens)
+
+
+def step_ms(model, adam, batch, rng, repeat=5) -> float:
+    def step():
+        model.grad.fill(0.0)
+        model.forward_backward(batch, rng, 0.1)
+        clip_grad_norm(model.grad, 1.0)
+        adam.step(model.flat, model.grad, 1e-4)
+
+    step()
+    t = time.perf_counter()
+    for _ in range(repeat):
+        step()
+    return (time.perf_counter() - t) / repeat * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--config", default="small")
+    ap.add_argument("--prepared", default=os.environ.get("MTCLI_PREPARED", "data/prepared"))
+    ap.add_argument("--png", default="benchmarks/scaling.png")
+    args = ap.parse_args()
+    prepared = load_prepared(args.prepared)
+    cfg = model_config(args.config, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size)
+    model, rng = Model(cfg), np.random.default_rng(0)
+    adam = Adam(model.flat.size)
+
+    lengths = [4, 8, 12, 16, 24, 32, 48]
+    by_len = [step_ms(model, adam, synthetic(64, T, cfg.src_vocab, cfg.tgt_vocab, rng), rng) for T in lengths]
+    print(f"{args.config}: step time against sentence length (batch 64, both sides T tokens)")
+    print("   T   ms/step   us/token   (per-token cost flat = linear; growing = the T^2 attention terms)")
+    for T, ms in zip(lengths, by_len):
+        print(f"{T:4d} {ms:9.1f} {ms * 1e3 / (64 * T):10.2f}")
+
+    sizes = [8, 16, 32, 64, 128, 256]
+    by_batch = [step_ms(model, adam, synthetic(B, 12, cfg.src_vocab, cfg.tgt_vocab, rng), rng) for B in sizes]
+    print("\nstep time against batch size (T = 12)")
+    print("   B   ms/step   us/token   (falling per-token cost = fixed per-step overheads amortised)")
+    for B, ms in zip(sizes, by_batch):
+        print(f"{B:4d} {ms:9.1f} {ms * 1e3 / (B * 12):10.2f}")
+
+    train = prepared.splits["train"]
+    fractions = [0.05, 0.1, 0.2, 0.4]
+    by_corpus = []
+    tcfg = TrainConfig()
+    for f in fractions:
+        batches = make_batches(train, tcfg.batch_size, 0, 0)
+        n = max(1, int(len(batches) * f))
+        t = time.perf_counter()
+        for b in batches[:n]:
+            model.grad.fill(0.0)
+            model.forward_backward(b, rng, 0.1)
+            adam.step(model.flat, model.grad, 1e-4)
+        by_corpus.append((int(len(train) * f), time.perf_counter() - t))
+    print("\nepoch time against corpus size (real length-grouped batches of 64)")
+    print("   pairs   seconds   ms/pair")
+    for n, s in by_corpus:
+        print(f"{n:8,d} {s:9.1f} {s * 1e3 / n:9.3f}")
+    full = by_corpus[-1][1] / fractions[-1]
+    print(f"extrapolated full epoch ({len(train):,} pairs): {full:.0f} s")
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    axes[0].plot(lengths, [ms * 1e3 / (64 * T) for T, ms in zip(lengths, by_len)], "o-")
+    axes[0].set(xlabel="sentence length T (tokens)", ylabel="µs per target token", title="length (batch 64)")
+    axes[1].plot(sizes, [ms * 1e3 / (B * 12) for B, ms in zip(sizes, by_batch)], "o-")
+    axes[1].set(xscale="log", xlabel="batch size B (pairs)", ylabel="µs per target token", title="batch (T = 12)")
+    axes[2].plot([n for n, _ in by_corpus], [s for _, s in by_corpus], "o-")
+    axes[2].set(xlabel="training pairs", ylabel="seconds", title="epoch time")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+    fig.suptitle(f"mtcli {args.config}: training-step cost")
+    fig.tight_layout()
+    fig.savefig(args.png, dpi=90)
+    print(f"\nwrote {args.png}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,230 @@
+"""Data-parallel training over MPI (mpi4py), the Horovod way.
+
+Every rank builds the same global batches (make_batches is deterministic for (seed, epoch)), takes
+its contiguous share of each batch's rows, and scales its gradient by 1 / (the global batch's target
+tokens); one in-place allreduce-SUM of the flat gradient buffer then leaves every rank holding the
+single-process gradient of the whole batch, and every rank applies the same clipping and Adam step,
+so parameters stay identical without ever being sent. A second, small allreduce sums the step's
+loss statistics and makes the ranks agree on when to stop and on the elapsed time, so that they
+all take the same decisions (checkpoint, stop, next epoch) at the same step.
+
+`Comm` is the single process: every collective is the identity and nothing here loads MPI.
+`world()` returns an `MPIComm` only when mpiexec/mpirun started more than one rank.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pickle
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import TypeVar
+
+import numpy as np
+
+from mtcli import mpi_launch
+from mtcli.data import Batch
+from mtcli.errors import UserError
+from mtcli.model import Stats
+
+T = TypeVar("T")
+
+INSTALL_HINT = "install the distributed extra: pip install 'mtcli[distributed]' (mpi4py and MPICH)"
+
+
+def shard_bounds(n: int, rank: int, size: int) -> tuple[int, int]:
+    """Rows [lo, hi) of n that rank takes: contiguous, sizes differing by at most one."""
+    return n * rank // size, n * (rank + 1) // size
+
+
+def shard_batch(batch: Batch, rank: int, size: int) -> Batch | None:
+    """The rank's rows of a batch, padding cut to their own longest sentence (None: no rows, when
+    a batch has fewer pairs than there are ranks)."""
+    lo, hi = shard_bounds(len(batch.src_len), rank, size)
+    if lo == hi:
+        return None
+    src_len, tgt_len = batch.src_len[lo:hi], batch.tgt_len[lo:hi]
+    S, T = int(src_len.max()), int(tgt_len.max())
+    cut = lambda a, width: np.ascontiguousarray(a[lo:hi, :width])  # noqa: E731
+    return Batch(cut(batch.src, S), src_len, cut(batch.tgt_in, T), cut(batch.tgt_out, T), tgt_len)
+
+
+class Comm:
+    """One process: the identity for every collective, at no cost."""
+
+    rank = 0
+    size = 1
+
+    def shard(self, batch: Batch) -> Batch | None:
+        return batch
+
+    def split(self, items: list[T]) -> list[T]:
+        """This rank's share of a list of independent work items (e.g. evaluation batches)."""
+        return items
+
+    def reduce_step(self, grad: np.ndarray, stats: Stats, stop: bool, elapsed: float) -> tuple[Stats, bool, float]:
+        """After a step's backward pass: the whole batch's gradient (in place) and Stats, whether
+        any rank was asked to stop, and the ranks' mean elapsed time."""
+        return stats, stop, elapsed
+
+    def sum_stats(self, stats: Stats) -> Stats:
+        return stats
+
+    def gather(self, obj) -> list | None:
+        """Every rank's obj, in rank order, on rank 0 (None elsewhere)."""
+        return [obj]
+
+    def on_root(self, fn: Callable[[], T]) -> T:
+        """fn() run by rank 0 alone (reading or writing files); its result, or its exception, on
+        every rank, so that no rank is left waiting in a collective that another has abandoned."""
+        return fn()
+
+    def agree(self, fn: Callable[[], T]) -> T:
+        """fn() run by every rank; if it raises on any rank, it raises on all."""
+        return fn()
+
+    def root_first(self, fn: Callable[[], T]) -> T:
+        """fn() on rank 0, then on the others (e.g. building a cache once on a shared disk); each
+        keeps its own result; an error on any rank is raised on all."""
+        return fn()
+
+    def abort(self, code: int) -> None:
+        """End every rank at once (after an error on this rank alone)."""
+
+
+class MPIComm(Comm):
+    def __init__(self, comm):
+        from mpi4py import MPI
+
+        self.MPI, self.comm = MPI, comm
+        self.rank, self.size = comm.Get_rank(), comm.Get_size()
+
+    def shard(self, batch):
+        return shard_batch(batch, self.rank, self.size)
+
+    def split(self, items):
+        return items[self.rank :: self.size]
+
+    def _sum(self, values: np.ndarray) -> np.ndarray:
+        self.comm.Allreduce(self.MPI.IN_PLACE, values, op=self.MPI.SUM)
+        return values
+
+    def reduce_step(self, grad, stats, stop, elapsed):
+        small = self._sum(np.array([*_values(stats), stop, elapsed], np.float64))
+        self._sum(grad)  # the one big message of a step: 4 bytes per parameter
+        return _stats(small), bool(small[4]), float(small[5]) / self.size
+
+    def sum_stats(self, stats):
+        return _stats(self._sum(np.array(_values(stats), np.float64)))
+
+    def gather(self, obj):
+        return self.comm.gather(obj, root=0)
+
+    def on_root(self, fn):
+        outcome = _attempt(fn) if self.rank == 0 else None
+        ok, value = self.comm.bcast(_picklable(outcome), root=0)
+        if self.rank == 0:
+            ok, value = outcome
+        if not ok:
+            raise value
+        return value
+
+    def agree(self, fn):
+        ok, value = _attempt(fn)
+        errors = self.comm.allgather(None if ok else _picklable((ok, value))[1])
+        failed = [e for e in errors if e is not None]
+        if not failed:
+            return value
+        if not ok:
+            raise value
+        raise failed[0]
+
+    def root_first(self, fn):
+        first = _attempt(fn) if self.rank == 0 else None
+
+        def root_outcome():
+            if not first[0]:
+                raise first[1]
+
+        self.on_root(root_outcome)
+        return self.agree(lambda: first[1] if self.rank == 0 else fn())
+
+    def abort(self, code):
+        self.comm.Abort(code)
+
+
+def _values(s: Stats) -> list:
+    return [s.loss, s.nll, s.correct, s.n_tokens]
+
+
+def _stats(v: np.ndarray) -> Stats:
+    return Stats(float(v[0]), float(v[1]), int(v[2]), int(v[3]))
+
+
+def _attempt(fn) -> tuple[bool, object]:
+    try:
+        return True, fn()
+    except Exception as e:  # noqa: BLE001 - handed to every rank, raised there
+        return False, e
+
+
+def _picklable(outcome):
+    """An exception that pickle cannot carry travels as a RuntimeError with its message."""
+    if outcome is None or outcome[0]:
+        return outcome
+    try:
+        pickle.dumps(outcome[1])
+        return outcome
+    except Exception:  # noqa: BLE001
+        return False, RuntimeError(f"{type(outcome[1]).__name__}: {outcome[1]}")
+
+
+_WORLD: Comm | None = None
+
+
+def world() -> Comm:
+    """The processes this run shares its work with: MPI's world when mpiexec started several
+    ranks (mpi4py is imported only then), else the single process."""
+    global _WORLD
+    if _WORLD is None:
+        rank, size, _ = mpi_launch()
+        if size == 1:
+            _WORLD = Comm()
+        else:
+            try:
+                from mpi4py import MPI
+            except ImportError as e:
+                raise UserError(f"started as rank {rank} of {size} by mpiexec, but MPI for Python is missing "
+                                f"({e}); {INSTALL_HINT}") from None
+            _WORLD = MPIComm(MPI.COMM_WORLD)
+    return _WORLD
+
+
+def find_mpiexec() -> str | None:
+    """The mpiexec beside this Python (the distributed extra's MPICH), else the first on PATH."""
+    here = os.path.dirname(sys.executable)
+    return shutil.which("mpiexec", path=here) or shutil.which("mpiexec")
+
+
+def relaunch(n: int, argv: list[str]) -> int:
+    """Run `mtcli ARGV` as n MPI ranks on this machine (mpiexec -n N); returns their exit code.
+    mpiexec runs in its own session and gets each SIGINT/SIGTERM once, from here (two Ctrl-C's
+    would make it kill the ranks at once); it hands each rank one, and they stop together."""
+    if importlib.util.find_spec("mpi4py") is None:
+        raise UserError(f"--ranks {n} needs MPI for Python; {INSTALL_HINT}")
+    mpiexec = find_mpiexec()
+    if mpiexec is None:
+        raise UserError(f"--ranks {n} needs mpiexec, which was not found beside {sys.executable} or on PATH; "
+                        f"{INSTALL_HINT}")
+    proc = subprocess.Popen([mpiexec, "-n", str(n), sys.executable, "-m", "mtcli", *argv], start_new_session=True)
+    forward = lambda signum, frame: proc.send_signal(signum)  # noqa: E731
+    previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return proc.wait()
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)

@@ -170,6 +170,7 @@ def tokenize(
 # --- model: train, plot, translate, evaluate, info -------------------------------------
 
 DEFAULT_MODEL = Path("models/en-es")  # the model a fresh clone ships
+SCORES = "scores.json"  # evaluation reports kept in a model directory by `evaluate --save`
 
 
 class Preset(str, Enum):
@@ -428,6 +429,7 @@ def evaluate(
     limit: int = typer.Option(0, "--limit", help="Only the first N pairs (0 = all)."),
     output: Path | None = typer.Option(None, "--output", "-o", show_default=False, help="Write the translations here."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    save: bool = typer.Option(False, "--save", help="Also record the report in MODEL/scores.json (shown by `mtcli info`)."),
 ) -> None:
     """Score a model: masked cross-entropy error, accuracy and perplexity (teacher forcing, as the
     thesis defines them) and sacrebleu BLEU and chrF of its translations.
@@ -466,6 +468,11 @@ def evaluate(
         task = bar.add_task("translating", total=len(set(en for en, _ in pairs)))
         report, hyps = evaluate_pairs(tr, pairs, beam=beam, alpha=alpha, on_progress=lambda n: bar.advance(task, n))
     report = {"model": str(model), "data": source, **report}
+    if save:
+        scores_path = model / SCORES
+        scores = json.loads(scores_path.read_text(encoding="utf-8")) if scores_path.is_file() else {}
+        key = f"{split} split" if data is None else data.name
+        atomic_write_text(scores_path, json.dumps({**scores, f"{key}, {report['decoding']}": report}, indent=2) + "\n")
     if output is not None:
         atomic_write_text(output, "".join(_one_line(h) + "\n" for h in hyps))
     if as_json:
@@ -499,5 +506,6 @@ def info(model: Path = typer.Argument(DEFAULT_MODEL, envvar="MTCLI_MODEL", help=
         "model": str(model), "parameters": count_params(cfg), "config": meta.get("model"),
         "vocab": {"en": tr.src_tok.vocab_size, "es": tr.tgt_tok.vocab_size},
         "data": meta.get("data"), "train": meta.get("train"), "epoch": meta.get("epoch"),
-        "selection": meta.get("selection"), "test": meta.get("test"),
+        "selection": meta.get("selection"),
+        "scores": json.loads((model / SCORES).read_text(encoding="utf-8")) if (model / SCORES).is_file() else None,
     }))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -101,7 +102,8 @@ def _torch_side(cfg, tcfg):
 
 
 def worker(side, prepared_dir, config, n_batches):
-    """Answers 'train' / 'one' / 'batch' lines on stdin with the seconds one round took."""
+    """Answers 'train' / 'one' / 'batch' lines on stdin with the seconds one round took, and 'memory'
+    with the process's peak resident memory in MiB."""
     cfg, train, decode_batches = _workload(prepared_dir, config, n_batches)
     step, decode = (_mtcli_side if side == "mtcli" else _torch_side)(cfg, TrainConfig())
     for b in train[:3]:  # warm-up: compilation, allocator
@@ -111,6 +113,9 @@ def worker(side, prepared_dir, config, n_batches):
     print("ready", flush=True)
     for line in sys.stdin:
         t = time.perf_counter()
+        if line.strip() == "memory":
+            print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, flush=True)
+            continue
         if line.strip() == "train":
             for b in train:
                 step(b)
@@ -168,7 +173,7 @@ def main():
     tokens = sum(b.n_tokens for b in cfg_train)
     print(f"\ntraining step: batch 64, {args.batches} real batches, {tokens / args.batches:.0f} target tokens each")
     print(f"{'config':8} {'mtcli ms':>9} {'torch ms':>9} {'mtcli tok/s':>12} {'torch tok/s':>12} "
-          f"{'speed-up':>9} {'GFLOP/s':>8} {'of GEMM':>8}")
+          f"{'speed-up':>9} {'GFLOP/s':>8} {'of GEMM':>8} {'peak MiB':>9} {'torch MiB':>9}")
     results = {"gemm_gflops": gemm, "train": {}, "decode": {}}
     for name in args.configs:
         cfg = model_config(name, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size)
@@ -176,10 +181,12 @@ def main():
         ours, theirs = Worker("mtcli", args.prepared, name, args.batches), Worker("torch", args.prepared, name, args.batches)
         a, b = alternate(ours, theirs, "train", args.rounds)
         gf = flops / a / 1e9
+        mem_a, mem_b = ours.time("memory"), theirs.time("memory")
         results["train"][name] = {"mtcli_ms": a / args.batches * 1e3, "torch_ms": b / args.batches * 1e3,
-                                  "speedup": b / a, "gflops": gf, "of_gemm": gf / gemm}
+                                  "speedup": b / a, "gflops": gf, "of_gemm": gf / gemm,
+                                  "mtcli_peak_mib": mem_a, "torch_peak_mib": mem_b}
         print(f"{name:8} {a / args.batches * 1e3:9.1f} {b / args.batches * 1e3:9.1f} {tokens / a:12,.0f} "
-              f"{tokens / b:12,.0f} {b / a:9.2f} {gf:8.1f} {gf / gemm:8.0%}")
+              f"{tokens / b:12,.0f} {b / a:9.2f} {gf:8.1f} {gf / gemm:8.0%} {mem_a:9.0f} {mem_b:9.0f}")
         if name == "small":
             print(f"\ngreedy decoding (small), {DECODE_STEPS} steps, key/value cache on both sides")
             for what, n in (("one", 1), ("batch", 64)):

@@ -376,6 +376,7 @@ def translate(
 
       mtcli translate --nbest 3 "I like it."
     """
+    from mtcli import kernels
     from mtcli.atomic import atomic_write_text
 
     if beam < 1 or nbest < 1 or batch_size < 1:
@@ -390,9 +391,13 @@ def translate(
     elif not sys.stdin.isatty():
         lines = _read_lines(sys.stdin.buffer.read())
     else:
-        return _repl(_load_translator(model), beam, alpha)
-    tr = _load_translator(model)
-    results, truncated = tr.translate(lines, beam=beam, nbest=nbest, alpha=alpha, batch_size=batch_size)
+        lines = None  # a terminal and no text: interactive
+    # start-up dominates a translate run: decode with the NumPy references, no compiled code to load
+    with kernels.references():
+        if lines is None:
+            return _repl(_load_translator(model), beam, alpha)
+        tr = _load_translator(model)
+        results, truncated = tr.translate(lines, beam=beam, nbest=nbest, alpha=alpha, batch_size=batch_size)
     if truncated:
         err.print(f"[yellow]warning:[/] {truncated} line(s) longer than {tr.model.cfg.max_src_len - 2} tokens "
                   "were truncated", highlight=False)

@@ -81,3 +81,16 @@ def test_info(model_dir, run_cli):
 def test_bad_input_is_one_line_and_exit_2(args, run_cli):
     code, out, err = run_cli(*args)
     assert code == 2 and err.count("\n") == 1 and err.startswith("error:") and out == ""
+
+
+def test_reference_kernels_translate_like_the_compiled_ones(model_dir):
+    """`mtcli translate` decodes with the NumPy references (no compiled code to load at start-up)."""
+    from mtcli import kernels
+    from mtcli.decode import Translator
+
+    tr = Translator(model_dir)
+    compiled, _ = tr.translate(LINES, beam=3, nbest=2)
+    with kernels.references():
+        reference, _ = tr.translate(LINES, beam=3, nbest=2)
+    assert [[t for t, _ in n] for n in compiled] == [[t for t, _ in n] for n in reference]
+    assert type(kernels.attention_forward).__name__ == "CPUDispatcher"  # restored after the block

@@ -2,6 +2,8 @@
 its spec and what tests/test_kernels.py checks it against."""
 
 import os
+import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 # Numba's OpenMP threads (GNU libgomp) spin ~300k rounds at each barrier before sleeping, and so
@@ -36,3 +38,18 @@ __all__ = [
     "layernorm_forward",
     "relu_backward",
 ]
+
+_compiled = {name: globals()[name] for name in __all__}
+
+
+@contextmanager
+def references():
+    """Every kernel routed to its NumPy reference inside the block. A short-lived process that only
+    decodes (one `mtcli translate`) then never compiles or loads compiled code, which costs more
+    start-up time than decoding a few sentences with NumPy on small arrays does."""
+    for name, kernel in _compiled.items():
+        globals()[name] = getattr(sys.modules[kernel.py_func.__module__], f"{name}_ref")
+    try:
+        yield
+    finally:
+        globals().update(_compiled)

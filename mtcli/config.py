@@ -23,10 +23,6 @@ class ModelConfig:
         if self.d_model % self.n_heads:
             raise ValueError(f"d_model={self.d_model} is not divisible by n_heads={self.n_heads}")
 
-    @property
-    def d_head(self) -> int:
-        return self.d_model // self.n_heads
-
 
 PRESETS: dict[str, dict] = {
     "small": dict(d_model=64, d_ff=128, n_heads=4, n_layers=1),

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 
+import mtcli  # noqa: F401  (before NumPy: it sets each rank's BLAS threads, which NumPy reads on import)
 import numpy as np
 
 
@@ -33,7 +34,7 @@ def worker(args) -> None:
     from mtcli.data import load_prepared, make_batches
     from mtcli.metrics import ZERO, add
     from mtcli.model import Model, count_params
-    from mtcli.optim import Adam, clip_grad_norm
+    from mtcli.optim import Adam, clip_scale
     from mtcli.train import EVAL_BATCH
 
     comm = distributed.world()
@@ -57,8 +58,7 @@ def worker(args) -> None:
         t1 = time.perf_counter()
         comm.reduce_step(model.grad, s, False, 0.0)
         t2 = time.perf_counter()
-        clip_grad_norm(model.grad, tcfg.clip_norm)
-        adam.step(model.flat, model.grad, tcfg.lr(adam.t + 1, cfg.d_model))
+        adam.step(model.flat, model.grad, tcfg.lr(adam.t + 1, cfg.d_model), clip_scale(model.grad, tcfg.clip_norm)[1])
         phases += (t1 - t0, t2 - t1, time.perf_counter() - t2)
     sync()
     step = (time.perf_counter() - start) / len(timed)

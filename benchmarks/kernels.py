@@ -72,7 +72,8 @@ def cases():
                (x, xhat, rstd, g, dg, db), (dg, db))
     N = 700
     logits, targets = randn(N, V, scale=3.0), RNG.integers(0, V, N)
-    yield (f"cross_entropy N{N} V{V}", K.cross_entropy, (logits, targets, 0.1, 1.0 / N), (logits,))
+    bias, dbias = randn(V), randn(V)
+    yield (f"cross_entropy N{N} V{V}", K.cross_entropy, (logits, bias, targets, 0.1, 1.0 / N, dbias), (logits, dbias))
     C = 256
     ids, w, pe, dw = RNG.integers(0, V, (B, T)), randn(V, C), randn(64, C), randn(V, C)
     scale = F32(np.sqrt(C))

@@ -15,7 +15,7 @@ import numpy as np
 from mtcli.config import TrainConfig, model_config
 from mtcli.data import Batch, load_prepared, make_batches
 from mtcli.model import Model
-from mtcli.optim import Adam, clip_grad_norm
+from mtcli.optim import Adam, clip_scale
 from mtcli.tokenizer import BOS, EOS
 
 
@@ -33,8 +33,7 @@ def step_ms(model, adam, batch, rng, repeat=5) -> float:
     def step():
         model.grad.fill(0.0)
         model.forward_backward(batch, rng, 0.1)
-        clip_grad_norm(model.grad, 1.0)
-        adam.step(model.flat, model.grad, 1e-4)
+        adam.step(model.flat, model.grad, 1e-4, clip_scale(model.grad, 1.0)[1])
 
     step()
     t = time.perf_counter()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from mtcli import kernels
-from mtcli.layers import linear_backward, linear_forward
+from mtcli.layers import dropout_mask, linear_backward, linear_forward
 
 NO_DROP = {np.dtype(np.float32): np.zeros((0, 0, 0, 0), np.float32),
            np.dtype(np.float64): np.zeros((0, 0, 0, 0), np.float64)}
@@ -14,7 +14,7 @@ NO_DROP = {np.dtype(np.float32): np.zeros((0, 0, 0, 0), np.float32),
 def attention_dropout_mask(shape, p, rng, dtype):
     if rng is None or p == 0.0:
         return NO_DROP[np.dtype(dtype)]
-    return (rng.random(shape, dtype=np.float32) >= p).astype(dtype) / dtype.type(1.0 - p)
+    return dropout_mask(shape, p, rng, dtype)
 
 
 def mha_forward(xq, xkv, k_len, causal, p, n_heads, attn_dropout=0.0, rng=None):

@@ -26,7 +26,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from mtcli import mpi_launch
+from mtcli import BLAS_LOADED_EARLY, mpi_launch
 from mtcli.data import Batch
 from mtcli.errors import UserError
 from mtcli.model import Stats
@@ -201,6 +201,9 @@ def world() -> Comm:
                 raise UserError(f"started as rank {rank} of {size} by mpiexec, but MPI for Python is missing "
                                 f"({e}); {INSTALL_HINT}") from None
             _WORLD = MPIComm(MPI.COMM_WORLD)
+            if BLAS_LOADED_EARLY and rank == 0:
+                print("warning: NumPy was imported before mtcli, so each rank's BLAS may run a thread per "
+                      "core (oversubscribed, several times slower); import mtcli first", file=sys.stderr)
     return _WORLD
 
 

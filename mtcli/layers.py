@@ -45,8 +45,15 @@ def dropout_forward(x, p, rng):
     """Inverted dropout; rng None (inference) or p == 0 is the identity."""
     if rng is None or p == 0.0:
         return x, None
-    mask = (rng.random(x.shape, dtype=np.float32) >= p).astype(x.dtype) / x.dtype.type(1.0 - p)
+    mask = dropout_mask(x.shape, p, rng, x.dtype)
     return x * mask, mask
+
+
+def dropout_mask(shape, p, rng, dtype):
+    """Keep-mask of inverted dropout: 0 with probability p, else 1 / (1 - p)."""
+    mask = rng.random(shape, dtype=np.float32).astype(dtype, copy=False)
+    kernels.dropout_mask(mask, p)
+    return mask
 
 
 def dropout_backward(dout, mask):

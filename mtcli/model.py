@@ -22,7 +22,6 @@ from mtcli.layers import (
     ffn_forward,
     layernorm_backward,
     layernorm_forward,
-    linear_backward,
     linear_forward,
     positional_encoding,
 )
@@ -193,14 +192,17 @@ class Model:
         y, dec_cache = self.decode(batch.tgt_in, batch.tgt_len, memory, batch.src_len, rng)
         valid = batch.tgt_out != PAD  # (B, T)
         h = y[valid]  # (N, C): the output layer runs on real target tokens only
-        logits, out_cache = linear_forward(h, self.p["out"]["w"], self.p["out"]["b"])  # (N, V)
+        w, b = self.p["out"]["w"], self.p["out"]["b"]
+        logits = h @ w  # (N, V); the kernel adds the bias
         n = int(valid.sum())
-        loss, nll, correct = kernels.cross_entropy(logits, batch.tgt_out[valid], smoothing, 1.0 / (n_total or n))
+        db = self.g["out"]["b"] if backward else np.zeros_like(b)
+        loss, nll, correct = kernels.cross_entropy(logits, b, batch.tgt_out[valid], smoothing, 1.0 / (n_total or n), db)
         stats = Stats(float(loss.sum()), float(nll.sum()), int(correct.sum()), n)
         if backward:
             dy = np.zeros_like(y)
             # the kernel left the scaled gradient in the logits buffer
-            dy[valid] = linear_backward(logits, out_cache, self.g["out"]["w"], self.g["out"]["b"])
+            self.g["out"]["w"] += h.T @ logits
+            dy[valid] = logits @ w.T
             dmemory = self.decode_backward(dy, dec_cache)
             self.encode_backward(dmemory, enc_cache)
         return stats

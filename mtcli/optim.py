@@ -7,13 +7,11 @@ import numpy as np
 from mtcli import kernels
 
 
-def clip_grad_norm(grad: np.ndarray, max_norm: float) -> float:
-    """Scales grad in place so its L2 norm is at most max_norm (0 = no clipping); returns the norm
-    before clipping (NaN/Inf when the gradient is not finite)."""
+def clip_scale(grad: np.ndarray, max_norm: float) -> tuple[float, float]:
+    """(the L2 norm of grad, NaN/Inf when it is not finite; the factor that brings it down to
+    max_norm: 1 when it is within, or max_norm is 0). Adam.step applies the factor."""
     norm = float(np.sqrt(np.dot(grad, grad)))
-    if max_norm > 0 and norm > max_norm:
-        grad *= grad.dtype.type(max_norm / norm)
-    return norm
+    return norm, max_norm / norm if 0 < max_norm < norm else 1.0
 
 
 class Adam:
@@ -23,6 +21,7 @@ class Adam:
         self.v = np.zeros(n_params, dtype)
         self.t = 0
 
-    def step(self, param: np.ndarray, grad: np.ndarray, lr: float) -> None:
+    def step(self, param: np.ndarray, grad: np.ndarray, lr: float, grad_scale: float = 1.0) -> None:
+        """One update with the gradient grad * grad_scale (grad itself is left as it is)."""
         self.t += 1
-        kernels.adam(param, grad, self.m, self.v, lr, self.beta1, self.beta2, self.eps, self.t)
+        kernels.adam(param, grad, self.m, self.v, lr, self.beta1, self.beta2, self.eps, self.t, grad_scale)

@@ -24,7 +24,7 @@ from mtcli.data import Prepared, make_batches
 from mtcli.errors import UserError
 from mtcli.metrics import ZERO, add, summarize
 from mtcli.model import Model, Stats
-from mtcli.optim import Adam, clip_grad_norm
+from mtcli.optim import Adam, clip_scale
 
 CHECKPOINT_SECONDS = 300.0  # mid-epoch state saves: a crash loses at most this much work
 EVAL_BATCH = 256  # selection batches can be larger: no backward, no Adam
@@ -157,13 +157,13 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
                                                                           n_total=batch.n_tokens)
                     s, stopping, elapsed = comm.reduce_step(model.grad, s, stop.requested,
                                                             time.perf_counter() - started)
-                    norm = clip_grad_norm(model.grad, tcfg.clip_norm)
+                    norm, scale = clip_scale(model.grad, tcfg.clip_norm)
                     if not (math.isfinite(s.loss) and math.isfinite(norm)):
                         checkpoint()  # parameters, moments and loop are still those of the last good step
                         raise NonFiniteError(f"loss or gradient became {s.loss if not math.isfinite(s.loss) else norm}"
                                              f" at step {adam.t + 1}; the last good state is kept in {out / STATE}"
                                              " (try a lower --lr-scale)")
-                    adam.step(model.flat, model.grad, lr)
+                    adam.step(model.flat, model.grad, lr, scale)
                     sums, loop.batch, loop.rng = add(sums, s), loop.batch + 1, rng.bit_generator.state
                     loop.epoch_sums = [sums.loss, sums.nll, sums.correct, sums.n_tokens]
                     tick_tokens += s.n_tokens

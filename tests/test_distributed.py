@@ -221,8 +221,8 @@ def worker(work: Path) -> None:
     digests = []
     adam_step = Adam.step
 
-    def step(self, param, grad, lr):
-        adam_step(self, param, grad, lr)
+    def step(self, param, grad, lr, grad_scale=1.0):
+        adam_step(self, param, grad, lr, grad_scale)
         digests.append(hashlib.sha256(param.tobytes()).hexdigest())
 
     Adam.step = step

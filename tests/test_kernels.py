@@ -28,6 +28,8 @@ from mtcli.kernels.elementwise import (
     PARALLEL_MIN_WORK,
     bias_relu,
     bias_relu_ref,
+    dropout_mask,
+    dropout_mask_ref,
     exp_nonpos,
     relu_backward,
     relu_backward_ref,
@@ -186,7 +188,7 @@ def test_layernorm(rng, dtype, N, C):  # chunks; the large case also runs the fo
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_cross_entropy(rng, dtype):
-    N, V = 9, 37
+    N, V = 150, 37  # more than one chunk of rows
     logits = (rng.standard_normal((N, V)) * 3).astype(dtype)
     targets = rng.integers(0, V, N).astype(index_type(dtype))
     logits[0, targets[0]] = 20  # confidently right
@@ -195,10 +197,12 @@ def test_cross_entropy(rng, dtype):
     targets[2] = 5
     logits[3, [3, 5]] = 30
     targets[3] = 3
-    grad, grad_ref = logits.copy(), logits.copy()
-    result = cross_entropy(grad, targets, 0.1, 0.25)
-    loss_ref, nll_ref, correct_ref = cross_entropy_ref(grad_ref, targets, 0.1, 0.25)
-    assert_all_close(result[:2] + (grad,), (loss_ref, nll_ref, grad_ref))
+    bias = rng.standard_normal(V).astype(dtype)
+    dbias = rng.standard_normal(V).astype(dtype)  # nonzero: must accumulate
+    grad, grad_ref, dbias_ref = logits - bias, logits - bias, dbias.copy()
+    result = cross_entropy(grad, bias, targets, 0.1, 0.25, dbias)
+    loss_ref, nll_ref, correct_ref = cross_entropy_ref(grad_ref, bias, targets, 0.1, 0.25, dbias_ref)
+    assert_all_close(result[:2] + (grad, dbias), (loss_ref, nll_ref, grad_ref, dbias_ref))
     assert result[2].tolist() == correct_ref.tolist()
     assert result[2][[0, 2, 3]].tolist() == [True, False, True]
 
@@ -246,6 +250,17 @@ def test_bias_relu_and_backward(rng, dtype):
     assert_all_close((dh, db), (dh_ref, db_ref))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dropout_mask(rng, dtype):
+    u = rng.random((4, 7, 9)).astype(dtype)
+    u[0, 0, :3] = (0.25, np.nextafter(dtype(0.25), dtype(0)), 0.0)  # the threshold itself is kept
+    u_ref = u.copy()
+    dropout_mask(u, 0.25)
+    dropout_mask_ref(u_ref, 0.25)
+    assert_close(u, u_ref)
+    assert set(np.unique(u)) == {0.0, dtype(1 / 0.75)} and u[0, 0, 0] > 0 == u[0, 0, 1]
+
+
 # --------------------------------------------------------------------------------------------- adam
 
 
@@ -257,8 +272,8 @@ def test_adam(rng, dtype):
     v = (rng.random(n) * 1e-4).astype(dtype)
     state = [param, m, v]
     state_ref = [x.copy() for x in state]
-    for t in (1, 2, 3):
+    for t, grad_scale in ((1, 1.0), (2, 0.3), (3, 1.0)):
         grad = rng.standard_normal(n).astype(dtype)
-        adam(state[0], grad, state[1], state[2], 1e-3, 0.9, 0.98, 1e-9, t)
-        adam_ref(state_ref[0], grad, state_ref[1], state_ref[2], 1e-3, 0.9, 0.98, 1e-9, t)
+        adam(state[0], grad, state[1], state[2], 1e-3, 0.9, 0.98, 1e-9, t, grad_scale)
+        adam_ref(state_ref[0], grad, state_ref[1], state_ref[2], 1e-3, 0.9, 0.98, 1e-9, t, grad_scale)
     assert_all_close(state, state_ref)

@@ -22,7 +22,7 @@ if "NUMBA_CACHE_DIR" not in os.environ and not os.access(Path(__file__).parent, 
 from mtcli.kernels.adam import adam
 from mtcli.kernels.attention import attention_backward, attention_forward
 from mtcli.kernels.crossentropy import cross_entropy
-from mtcli.kernels.elementwise import bias_relu, relu_backward
+from mtcli.kernels.elementwise import bias_relu, dropout_mask, relu_backward
 from mtcli.kernels.embedding import embedding_backward, embedding_forward
 from mtcli.kernels.layernorm import layernorm_backward, layernorm_forward
 
@@ -32,6 +32,7 @@ __all__ = [
     "attention_forward",
     "bias_relu",
     "cross_entropy",
+    "dropout_mask",
     "embedding_backward",
     "embedding_forward",
     "layernorm_backward",

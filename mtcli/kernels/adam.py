@@ -1,6 +1,5 @@
-"""Adam update (thesis 5.2, with bias correction) on the flat parameter buffer, in place."""
-
-import math
+"""Adam update (thesis 5.2, with bias correction) on the flat parameter buffer, in place, with the
+gradient-clipping factor applied on the way (one pass over the gradient instead of two)."""
 
 import numpy as np
 from numba import njit, prange
@@ -8,11 +7,12 @@ from numba import njit, prange
 from mtcli.kernels.elementwise import JIT
 
 
-def adam_ref(param, grad, m, v, lr, beta1, beta2, eps, t):
+def adam_ref(param, grad, m, v, lr, beta1, beta2, eps, t, grad_scale=1.0):
+    g = grad * grad_scale
     m *= beta1
-    m += (1 - beta1) * grad
+    m += (1 - beta1) * g
     v *= beta2
-    v += (1 - beta2) * grad * grad
+    v += (1 - beta2) * g * g
     mhat = m / (1 - beta1**t)
     vhat = v / (1 - beta2**t)
     param -= (lr * mhat / (np.sqrt(vhat) + eps)).astype(param.dtype)
@@ -22,20 +22,25 @@ CHUNK = 1 << 16  # elements per parallel task
 
 
 @njit(**JIT)
-def _adam_chunk(param, grad, m, v, lr, beta1, beta2, eps, inv_bc1, inv_bc2, chunk):
+def _adam_chunk(param, grad, m, v, step, beta1, beta2, eps, inv_bc2, grad_scale, chunk):
+    one = param.dtype.type(1.0)
     for i in range(chunk * CHUNK, min(param.size, (chunk + 1) * CHUNK)):
-        gi = grad[i]
-        mi = m[i] * beta1 + (1 - beta1) * gi
-        vi = v[i] * beta2 + (1 - beta2) * gi * gi
+        gi = grad[i] * grad_scale
+        mi = m[i] * beta1 + (one - beta1) * gi
+        vi = v[i] * beta2 + (one - beta2) * gi * gi
         m[i] = mi
         v[i] = vi
-        param[i] -= lr * (mi * inv_bc1) / (math.sqrt(vi * inv_bc2) + eps)
+        param[i] -= step * mi / (np.sqrt(vi * inv_bc2) + eps)
 
 
 @njit(**JIT, parallel=True)
-def adam(param, grad, m, v, lr, beta1, beta2, eps, t):
-    """One Adam step (t >= 1) in place on the flat param, m, v; chunks of CHUNK in parallel."""
-    inv_bc1, inv_bc2 = 1.0 / (1 - beta1**t), 1.0 / (1 - beta2**t)  # bias corrections
+def adam(param, grad, m, v, lr, beta1, beta2, eps, t, grad_scale=1.0):
+    """One Adam step (t >= 1) in place on the flat param, m, v, for the gradient grad * grad_scale;
+    chunks of CHUNK in parallel. The arithmetic is in the parameters' dtype: with float64 scalars
+    a float32 step took twice as long (measured 16 against 7-9 ms for 2.8 M parameters)."""
+    f = param.dtype.type
+    step = f(lr / (1 - beta1**t))  # the bias correction of m folded into the step size
+    args = f(beta1), f(beta2), f(eps), f(1.0 / (1 - beta2**t)), f(grad_scale)
     n_chunks = (param.size + CHUNK - 1) // CHUNK
     for ch in prange(n_chunks):
-        _adam_chunk(param, grad, m, v, lr, beta1, beta2, eps, inv_bc1, inv_bc2, ch)
+        _adam_chunk(param, grad, m, v, step, *args, ch)

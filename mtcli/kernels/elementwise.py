@@ -140,3 +140,18 @@ def relu_backward(dh, h, db):
             drow[j] = g
             db_sum[0, j] += g
     add_chunk_sums(db, db_sum)
+
+
+def dropout_mask_ref(u, p):
+    """Uniforms u -> inverted-dropout keep-mask (0 or 1 / (1 - p)), in place."""
+    u[...] = (u >= p).astype(u.dtype) / u.dtype.type(1.0 - p)
+
+
+@njit(**JIT)
+def dropout_mask(u, p):
+    """Uniforms u -> inverted-dropout keep-mask (0 or 1 / (1 - p)), in place: one pass where
+    NumPy makes three (compare, convert, scale), each with its own temporary."""
+    uf = u.reshape(-1)
+    keep, zero = u.dtype.type(1.0 / (1.0 - p)), u.dtype.type(0.0)
+    for i in range(uf.size):
+        uf[i] = keep if uf[i] >= p else zero

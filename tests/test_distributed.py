@@ -7,6 +7,7 @@ The MPI tests start `mpiexec -n 2` on this machine (loopback) and need the distr
 
 from __future__ import annotations
 
+import mtcli  # noqa: F401, I001  (first: the ranks running this file set their BLAS threads before NumPy loads)
 import hashlib
 import importlib.util
 import json
@@ -120,6 +121,11 @@ def test_mpi_launch_sets_threads_per_rank():
         out = subprocess.run([sys.executable, "-c", code], env={**clean, **launcher}, capture_output=True, text=True,
                              check=True).stdout.split()
         assert out == [expect, expect], launcher
+    rank = {**clean, "PMI_RANK": "0", "PMI_SIZE": "2", "MPI_LOCALNRANKS": "2"}
+    for order, early in (("numpy, mtcli", "True"), ("mtcli, numpy", "False")):
+        out = subprocess.run([sys.executable, "-c", f"import {order}; print(mtcli.BLAS_LOADED_EARLY)"], env=rank,
+                             capture_output=True, text=True, check=True).stdout.strip()
+        assert out == early, f"import {order}: its BLAS threads are set too late, and world() says so"
 
 
 def test_missing_mpi_is_a_clear_error(monkeypatch, run_cli, tmp_path):

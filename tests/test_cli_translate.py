@@ -10,7 +10,7 @@ import pytest
 from mtcli.config import ModelConfig, TrainConfig
 from mtcli.data import prepare
 from mtcli.train import train
-from tests.conftest import tiny_pairs, write_tsv
+from tests.conftest import REPO, tiny_pairs, write_tsv
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +94,13 @@ def test_reference_kernels_translate_like_the_compiled_ones(model_dir):
         reference, _ = tr.translate(LINES, beam=3, nbest=2)
     assert [[t for t, _ in n] for n in compiled] == [[t for t, _ in n] for n in reference]
     assert type(kernels.attention_forward).__name__ == "CPUDispatcher"  # restored after the block
+
+
+def test_shipped_model_translates(run_cli):
+    """The model in models/en-es (what the README's first command uses) loads, passes its checksums
+    and translates; its scores were recorded by `mtcli evaluate --save`."""
+    shipped = REPO / "models" / "en-es"
+    code, out, _ = run_cli("translate", "-m", shipped, "The plant is green.", "Where is the station?")
+    assert code == 0 and out.splitlines()[0] == "La planta es verde." and len(out.splitlines()) == 2
+    code, out, _ = run_cli("info", shipped)
+    assert code == 0 and json.loads(out)["scores"]["test split, beam 4, alpha 1.0"]["bleu"] > 40

@@ -29,16 +29,18 @@ def synthetic(B, T, V_src, V_tgt, rng) -> Batch:
     return Batch(src.astype(np.int32), lens, tgt[:, :-1].astype(np.int32), tgt[:, 1:].astype(np.int32), lens)
 
 
-def step_ms(model, adam, batch, rng, repeat=5) -> float:
-    def step():
-        model.grad.fill(0.0)
-        model.forward_backward(batch, rng, 0.1)
-        adam.step(model.flat, model.grad, 1e-4, clip_scale(model.grad, 1.0)[1])
+def train_step(model, adam, batch, rng) -> None:
+    """A full training step: forward, backward, clipping, Adam."""
+    model.grad.fill(0.0)
+    model.forward_backward(batch, rng, 0.1)
+    adam.step(model.flat, model.grad, 1e-4, clip_scale(model.grad, 1.0)[1])
 
-    step()
+
+def step_ms(model, adam, batch, rng, repeat=5) -> float:
+    train_step(model, adam, batch, rng)
     t = time.perf_counter()
     for _ in range(repeat):
-        step()
+        train_step(model, adam, batch, rng)
     return (time.perf_counter() - t) / repeat * 1e3
 
 
@@ -76,9 +78,7 @@ def main():
         n = max(1, int(len(batches) * f))
         t = time.perf_counter()
         for b in batches[:n]:
-            model.grad.fill(0.0)
-            model.forward_backward(b, rng, 0.1)
-            adam.step(model.flat, model.grad, 1e-4)
+            train_step(model, adam, b, rng)
         by_corpus.append((int(len(train) * f), time.perf_counter() - t))
     print("\nepoch time against corpus size (real length-grouped batches of 64)")
     print("   pairs   seconds   ms/pair")

@@ -87,16 +87,20 @@ def _workload(prepared_dir, config, n_batches):
 
 
 def _mtcli_side(cfg, tcfg):
+    from mtcli import threads_per_process
+    from mtcli.distributed import Replicas
     from mtcli.model import Model
-    from mtcli.optim import Adam, clip_scale
+    from mtcli.optim import Adam
+    from mtcli.train import train_step
 
     model, rng = Model(cfg), np.random.default_rng(0)
     adam = Adam(model.flat.size, tcfg.beta1, tcfg.beta2, tcfg.eps)
+    replicas = Replicas(model, threads_per_process())
 
-    def step(b):
-        model.grad.fill(0.0)
-        model.forward_backward(b, rng, tcfg.label_smoothing)
-        adam.step(model.flat, model.grad, 1e-4, clip_scale(model.grad, tcfg.clip_norm)[1])
+    def train(batches):  # `mtcli train`'s step, its threads held for the round (decoding runs without)
+        with replicas:
+            for b in batches:
+                train_step(replicas, adam, b, rng, 1e-4, tcfg)
 
     def decode(b):
         state = model.start_decoding(b.src, b.src_len)
@@ -105,7 +109,7 @@ def _mtcli_side(cfg, tcfg):
             logp, state = model.decode_step(state, tok)
             tok = logp.argmax(-1)
 
-    return step, decode
+    return train, decode
 
 
 def _torch_side(cfg, tcfg):
@@ -123,16 +127,19 @@ def _torch_side(cfg, tcfg):
         twin.greedy(torch.from_numpy(b.src).long(), DECODE_STEPS, stop_at_eos=False)
         twin.train()
 
-    return (lambda b: train_step(twin, opt, b, tcfg, 1e-4)), decode
+    def train(batches):
+        for b in batches:
+            train_step(twin, opt, b, tcfg, 1e-4)
+
+    return train, decode
 
 
 def worker(side, prepared_dir, config, n_batches):
     """Answers 'train' / 'one' / 'batch' lines on stdin with the seconds one round took, and 'memory'
     with the process's peak resident memory in MiB."""
     cfg, train, decode_batches = _workload(prepared_dir, config, n_batches)
-    step, decode = (_mtcli_side if side == "mtcli" else _torch_side)(cfg, TrainConfig())
-    for b in train[:3]:  # warm-up: compilation, allocator
-        step(b)
+    train_round, decode = (_mtcli_side if side == "mtcli" else _torch_side)(cfg, TrainConfig())
+    train_round(train[:3])  # warm-up: compilation, allocator
     for b in decode_batches.values():
         decode(b)
     print("ready", flush=True)
@@ -142,8 +149,7 @@ def worker(side, prepared_dir, config, n_batches):
             print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, flush=True)
             continue
         if line.strip() == "train":
-            for b in train:
-                step(b)
+            train_round(train)
         else:
             decode(decode_batches[line.strip()])
         print(time.perf_counter() - t, flush=True)

@@ -2,7 +2,7 @@
 
 Each setting runs in fresh processes: 1 process with all cores as threads (plain Python, no MPI),
 then `mpiexec -n N` with cores // N threads per rank (mtcli sets that from the launcher's
-environment). All use the same global batches (batch 64, epoch 0) of the real training split and
+environment); threads split the rows once more, as `mtcli train` does (distributed.Replicas). All use the same global batches (batch 64, epoch 0) of the real training split and
 the training loop's own pieces: shard, forward/backward, one gradient allreduce, clipping, Adam.
 A fixed number of steps is timed after a warm-up and extrapolated to the epoch's batch count; the
 selection evaluation (sharded over the ranks, as in training) is timed in full.
@@ -29,7 +29,7 @@ import numpy as np
 
 
 def worker(args) -> None:
-    from mtcli import distributed
+    from mtcli import distributed, threads_per_process
     from mtcli.config import TrainConfig, model_config
     from mtcli.data import load_prepared, make_batches
     from mtcli.metrics import ZERO, add
@@ -46,15 +46,15 @@ def worker(args) -> None:
     adam = Adam(model.flat.size, tcfg.beta1, tcfg.beta2, tcfg.eps)
     batches = make_batches(prepared.splits["train"], tcfg.batch_size, 0, 0)
     timed = batches[args.warmup : args.warmup + args.steps] if args.steps else batches
+    replicas = distributed.Replicas(model, threads_per_process()).__enter__()  # for the process's life
     phases = np.zeros(3)  # forward+backward, allreduce (with waiting for the slowest rank), clip+Adam
     for i, batch in enumerate(batches[: args.warmup] + timed):
         if i == args.warmup or (i == 0 and not args.warmup):
             sync()
             phases[:], start = 0.0, time.perf_counter()
         t0 = time.perf_counter()
-        model.grad.fill(0.0)
         shard = comm.shard(batch)
-        s = ZERO if shard is None else model.forward_backward(shard, rng, tcfg.label_smoothing, n_total=batch.n_tokens)
+        s = ZERO if shard is None else replicas.forward_backward(shard, rng, tcfg.label_smoothing, n_total=batch.n_tokens)
         t1 = time.perf_counter()
         comm.reduce_step(model.grad, s, False, 0.0)
         t2 = time.perf_counter()
@@ -68,7 +68,7 @@ def worker(args) -> None:
     t = time.perf_counter()
     sums = ZERO
     for b in selection:
-        sums = add(sums, model.evaluate(b))
+        sums = add(sums, replicas.evaluate(b))
     comm.sum_stats(sums)
     evaluation = time.perf_counter() - t
 
@@ -84,7 +84,7 @@ def worker(args) -> None:
             allreduce += (time.perf_counter() - t) / reps
     if comm.rank == 0:
         print(json.dumps({
-            "ranks": comm.size, "threads": int(os.environ.get("NUMBA_NUM_THREADS") or os.cpu_count()),
+            "ranks": comm.size, "threads": replicas.n,
             "params": count_params(cfg), "epoch_batches": len(batches), "timed_steps": len(timed),
             "step_s": step, "phases_s": list(phases / len(timed)), "selection_s": evaluation,
             "allreduce_s": allreduce, "epoch_s": step * len(batches) + evaluation,

@@ -12,11 +12,14 @@ import time
 
 import numpy as np
 
+from mtcli import threads_per_process
 from mtcli.config import TrainConfig, model_config
 from mtcli.data import Batch, load_prepared, make_batches
+from mtcli.distributed import Replicas
 from mtcli.model import Model
-from mtcli.optim import Adam, clip_scale
+from mtcli.optim import Adam
 from mtcli.tokenizer import BOS, EOS
+from mtcli.train import train_step
 
 
 def synthetic(B, T, V_src, V_tgt, rng) -> Batch:
@@ -29,19 +32,32 @@ def synthetic(B, T, V_src, V_tgt, rng) -> Batch:
     return Batch(src.astype(np.int32), lens, tgt[:, :-1].astype(np.int32), tgt[:, 1:].astype(np.int32), lens)
 
 
-def train_step(model, adam, batch, rng) -> None:
-    """A full training step: forward, backward, clipping, Adam."""
-    model.grad.fill(0.0)
-    model.forward_backward(batch, rng, 0.1)
-    adam.step(model.flat, model.grad, 1e-4, clip_scale(model.grad, 1.0)[1])
-
-
-def step_ms(model, adam, batch, rng, repeat=5) -> float:
-    train_step(model, adam, batch, rng)
+def step_ms(replicas, adam, batch, rng, repeat=5) -> float:
+    """ms for `mtcli train`'s own step (forward, backward, clipping, Adam), after one untimed."""
+    train_step(replicas, adam, batch, rng, 1e-4, TrainConfig())
     t = time.perf_counter()
     for _ in range(repeat):
-        train_step(model, adam, batch, rng)
+        train_step(replicas, adam, batch, rng, 1e-4, TrainConfig())
     return (time.perf_counter() - t) / repeat * 1e3
+
+
+LENGTHS = [4, 8, 12, 16, 24, 32, 48]
+SIZES = [8, 16, 32, 64, 128, 256]
+FRACTIONS = [0.05, 0.1, 0.2, 0.4]
+
+
+def measure(replicas, adam, rng, cfg, prepared):
+    """(ms per step by length, by batch size, [(pairs, seconds)] by corpus fraction)."""
+    by_len = [step_ms(replicas, adam, synthetic(64, T, cfg.src_vocab, cfg.tgt_vocab, rng), rng) for T in LENGTHS]
+    by_batch = [step_ms(replicas, adam, synthetic(B, 12, cfg.src_vocab, cfg.tgt_vocab, rng), rng) for B in SIZES]
+    train, by_corpus = prepared.splits["train"], []
+    batches = make_batches(train, TrainConfig().batch_size, 0, 0)
+    for f in FRACTIONS:
+        t = time.perf_counter()
+        for b in batches[: max(1, int(len(batches) * f))]:
+            train_step(replicas, adam, b, rng, 1e-4, TrainConfig())
+        by_corpus.append((int(len(train) * f), time.perf_counter() - t))
+    return by_len, by_batch, by_corpus
 
 
 def main():
@@ -54,38 +70,25 @@ def main():
     cfg = model_config(args.config, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size)
     model, rng = Model(cfg), np.random.default_rng(0)
     adam = Adam(model.flat.size)
+    with Replicas(model, threads_per_process()) as replicas:
+        by_len, by_batch, by_corpus = measure(replicas, adam, rng, cfg, prepared)
 
-    lengths = [4, 8, 12, 16, 24, 32, 48]
-    by_len = [step_ms(model, adam, synthetic(64, T, cfg.src_vocab, cfg.tgt_vocab, rng), rng) for T in lengths]
     print(f"{args.config}: step time against sentence length (batch 64, both sides T tokens)")
     print("   T   ms/step   us/token   (per-token cost flat = linear; growing = the T^2 attention terms)")
-    for T, ms in zip(lengths, by_len):
+    for T, ms in zip(LENGTHS, by_len):
         print(f"{T:4d} {ms:9.1f} {ms * 1e3 / (64 * T):10.2f}")
 
-    sizes = [8, 16, 32, 64, 128, 256]
-    by_batch = [step_ms(model, adam, synthetic(B, 12, cfg.src_vocab, cfg.tgt_vocab, rng), rng) for B in sizes]
     print("\nstep time against batch size (T = 12)")
     print("   B   ms/step   us/token   (falling per-token cost = fixed per-step overheads amortised)")
-    for B, ms in zip(sizes, by_batch):
+    for B, ms in zip(SIZES, by_batch):
         print(f"{B:4d} {ms:9.1f} {ms * 1e3 / (B * 12):10.2f}")
 
-    train = prepared.splits["train"]
-    fractions = [0.05, 0.1, 0.2, 0.4]
-    by_corpus = []
-    tcfg = TrainConfig()
-    for f in fractions:
-        batches = make_batches(train, tcfg.batch_size, 0, 0)
-        n = max(1, int(len(batches) * f))
-        t = time.perf_counter()
-        for b in batches[:n]:
-            train_step(model, adam, b, rng)
-        by_corpus.append((int(len(train) * f), time.perf_counter() - t))
     print("\nepoch time against corpus size (real length-grouped batches of 64)")
     print("   pairs   seconds   ms/pair")
     for n, s in by_corpus:
         print(f"{n:8,d} {s:9.1f} {s * 1e3 / n:9.3f}")
-    full = by_corpus[-1][1] / fractions[-1]
-    print(f"extrapolated full epoch ({len(train):,} pairs): {full:.0f} s")
+    full = by_corpus[-1][1] / FRACTIONS[-1]
+    print(f"extrapolated full epoch ({len(prepared.splits['train']):,} pairs): {full:.0f} s")
 
     import matplotlib
 
@@ -93,9 +96,9 @@ def main():
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
-    axes[0].plot(lengths, [ms * 1e3 / (64 * T) for T, ms in zip(lengths, by_len)], "o-")
+    axes[0].plot(LENGTHS, [ms * 1e3 / (64 * T) for T, ms in zip(LENGTHS, by_len)], "o-")
     axes[0].set(xlabel="sentence length T (tokens)", ylabel="µs per target token", title="length (batch 64)")
-    axes[1].plot(sizes, [ms * 1e3 / (B * 12) for B, ms in zip(sizes, by_batch)], "o-")
+    axes[1].plot(SIZES, [ms * 1e3 / (B * 12) for B, ms in zip(SIZES, by_batch)], "o-")
     axes[1].set(xscale="log", xlabel="batch size B (pairs)", ylabel="µs per target token", title="batch (T = 12)")
     axes[2].plot([n for n, _ in by_corpus], [s for _, s in by_corpus], "o-")
     axes[2].set(xlabel="training pairs", ylabel="seconds", title="epoch time")

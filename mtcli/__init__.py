@@ -21,6 +21,13 @@ def mpi_launch() -> tuple[int, int, int]:
     return 0, 1, 1
 
 
+def threads_per_process() -> int:
+    """This process's share of the cores it may run on: all of them, or cores // N for each of N
+    ranks on one host (the launcher's binding, if narrower, wins)."""
+    mask = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(mask, (os.cpu_count() or 1) // mpi_launch()[2]))
+
+
 # Ranks x threads = cores: each of the N ranks on a host gets cores // N threads for BLAS and Numba,
 # set before either loads (a value in the environment wins). A launcher that binds each rank to
 # its own cores narrows the rank's affinity mask to them, and then that is the limit. A program
@@ -29,7 +36,5 @@ def mpi_launch() -> tuple[int, int, int]:
 _local = mpi_launch()[2]
 BLAS_LOADED_EARLY = _local > 1 and "numpy" in sys.modules
 if _local > 1:
-    _mask = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    _threads = str(max(1, min(_mask, (os.cpu_count() or 1) // _local)))
     for _var in ("NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(_var, _threads)
+        os.environ.setdefault(_var, str(threads_per_process()))

@@ -231,11 +231,13 @@ def train(
     ranks: int = typer.Option(0, "--ranks", show_default=False,
                               help="Data-parallel processes on this machine: reruns itself under mpiexec -n RANKS "
                                    "(needs mtcli[distributed]). Under mpiexec/mpirun the launch sets the ranks."),
+    threads: int = typer.Option(0, "--threads", "-t", envvar="MTCLI_THREADS", show_default=False,
+                                help="Data-parallel threads per process [default: its share of the cores]."),
 ) -> None:
     """Train a Transformer on the tokenized corpus; the best selection-error model is kept in --out.
 
     Ctrl-C saves the state; --resume continues exactly where it stopped (with any number of ranks).
-    --batch-size is the global batch: each of N ranks computes batch-size/N pairs of it.
+    --batch-size is the global batch: each of N ranks x T threads computes batch-size/(N*T) pairs of it.
 
     Examples:
 
@@ -256,6 +258,8 @@ def train(
     from mtcli.data import load_prepared, prepare, resolve_data_path
     from mtcli.train import train as run
 
+    if threads < 0:
+        fail(f"--threads {threads}: give 1 or more (0 or none: one per core)")
     launched = mpi_launch()[1]
     if ranks > 1 and launched == 1:
         raise typer.Exit(distributed.relaunch(ranks, sys.argv[1:]))
@@ -286,7 +290,7 @@ def train(
     except ValueError as e:
         fail(str(e))
     with _ranks_exit_together(comm):
-        loop = run(p, out, mcfg, tcfg, resume=resume, console=console, comm=comm, overrides=given)
+        loop = run(p, out, mcfg, tcfg, resume=resume, console=console, comm=comm, overrides=given, threads=threads)
     if loop.done == "interrupted":
         raise typer.Exit(130)
     best = f"best selection error {loop.best_error:.3f} (epoch {loop.best_epoch})" if loop.history else "no epoch finished"

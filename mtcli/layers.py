@@ -41,23 +41,37 @@ def layernorm_backward(dout, cache, dg, db):
     return dx.reshape(dout.shape)
 
 
+def _seed(rng) -> int:
+    """A fresh seed for one dropout call's keep decisions (kernels/elementwise.py)."""
+    return int(rng.integers(2**63))
+
+
 def dropout_forward(x, p, rng):
-    """Inverted dropout; rng None (inference) or p == 0 is the identity."""
+    """Inverted dropout; rng None (inference) or p == 0 is the identity. The cache is the seed."""
     if rng is None or p == 0.0:
         return x, None
-    mask = dropout_mask(x.shape, p, rng, x.dtype)
-    return x * mask, mask
+    seed = _seed(rng)
+    return kernels.dropout(np.ascontiguousarray(x), p, seed), (p, seed)
+
+
+def residual_dropout_forward(x, sub, p, rng):
+    """x + Dropout(sub), the residual connection around a sub-layer, in one pass."""
+    if rng is None or p == 0.0:
+        return x + sub, None
+    seed = _seed(rng)
+    return kernels.dropout_add(np.ascontiguousarray(x), np.ascontiguousarray(sub), p, seed), (p, seed)
 
 
 def dropout_mask(shape, p, rng, dtype):
     """Keep-mask of inverted dropout: 0 with probability p, else 1 / (1 - p)."""
-    mask = rng.random(shape, dtype=np.float32).astype(dtype, copy=False)
-    kernels.dropout_mask(mask, p)
+    mask = np.empty(shape, dtype)
+    kernels.dropout_mask(mask, p, _seed(rng))
     return mask
 
 
-def dropout_backward(dout, mask):
-    return dout if mask is None else dout * mask
+def dropout_backward(dout, cache):
+    """Gradient of dropout_forward and, for dsub, of residual_dropout_forward (whose dx is dout)."""
+    return dout if cache is None else kernels.dropout(np.ascontiguousarray(dout), *cache)
 
 
 def ffn_forward(x, p):

@@ -24,6 +24,7 @@ from mtcli.layers import (
     layernorm_forward,
     linear_forward,
     positional_encoding,
+    residual_dropout_forward,
 )
 from mtcli.tokenizer import PAD
 
@@ -97,14 +98,15 @@ class Stats:
 
 
 class Model:
-    def __init__(self, cfg: ModelConfig, flat: np.ndarray | None = None, seed: int = 0, dtype=np.float32):
+    def __init__(self, cfg: ModelConfig, flat: np.ndarray | None = None, seed: int = 0, dtype=np.float32,
+                 grad: np.ndarray | None = None):
         self.cfg = cfg
         self.flat = init_params(cfg, seed, dtype) if flat is None else flat
         if self.flat.shape != (count_params(cfg),):
             raise ValueError(f"weights hold {self.flat.size} values, config needs {count_params(cfg)}")
         self.dtype = self.flat.dtype
         self.p = views(self.flat, cfg)
-        self.grad = np.zeros_like(self.flat)
+        self.grad = np.zeros_like(self.flat) if grad is None else grad
         self.g = views(self.grad, cfg)
         self.pe_src = positional_encoding(cfg.max_src_len, cfg.d_model, self.dtype)
         self.pe_tgt = positional_encoding(cfg.max_tgt_len, cfg.d_model, self.dtype)
@@ -116,15 +118,15 @@ class Model:
     # ---- blocks -------------------------------------------------------------------------------
     def _residual_ln(self, x, sub, ln, rng):
         """LN(x + Dropout(sub)) of the post-norm blocks (thesis 3.5)."""
-        sub, mask = dropout_forward(sub, self.cfg.dropout, rng)
-        out, cache = layernorm_forward(x + sub, self.p[ln]["g"], self.p[ln]["b"])
-        return out, (mask, cache, ln)
+        s, drop = residual_dropout_forward(x, sub, self.cfg.dropout, rng)
+        out, cache = layernorm_forward(s, self.p[ln]["g"], self.p[ln]["b"])
+        return out, (drop, cache, ln)
 
     def _residual_ln_backward(self, dout, cache):
         """Returns (dx, dsub) for out = LN(x + Dropout(sub))."""
-        mask, ln_cache, ln = cache
+        drop, ln_cache, ln = cache
         d = layernorm_backward(dout, ln_cache, self.g[ln]["g"], self.g[ln]["b"])
-        return d, dropout_backward(d, mask)
+        return d, dropout_backward(d, drop)
 
     def _mha(self, name, xq, xkv, k_len, causal, rng):
         return mha_forward(xq, xkv, k_len, causal, self.p[name], self.cfg.n_heads,

@@ -16,11 +16,11 @@ import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from mtcli import distributed
+from mtcli import distributed, threads_per_process
 from mtcli.atomic import atomic_write_text
 from mtcli.checkpoint import METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, load_tensors, save_model, save_tensors
 from mtcli.config import ModelConfig, TrainConfig, from_dict, to_dict
-from mtcli.data import Prepared, make_batches
+from mtcli.data import Batch, Prepared, make_batches
 from mtcli.errors import UserError
 from mtcli.metrics import ZERO, add, summarize
 from mtcli.model import Model, Stats
@@ -32,6 +32,25 @@ EVAL_BATCH = 256  # selection batches can be larger: no backward, no Adam
 
 class NonFiniteError(UserError):
     exit_code = 3
+
+
+def train_step(replicas: distributed.Replicas, adam: Adam, batch: Batch, rng: np.random.Generator, lr: float,
+               tcfg: TrainConfig, comm: distributed.Comm | None = None, stop: bool = False,
+               elapsed: float = 0.0) -> tuple[Stats, float, bool, float]:
+    """One optimizer step on a global batch: forward and backward on this process's rows (split over
+    its threads), the gradient summed over the ranks, clipped, Adam. Returns the batch's Stats, the
+    gradient norm before clipping, and comm.reduce_step's stop and elapsed. A loss or norm that is
+    not finite skips the update, so the parameters stay those of the last good step."""
+    comm = comm or distributed.Comm()
+    shard = comm.shard(batch)  # this rank's rows; the gradient is of the whole batch's mean
+    if shard is None:
+        replicas.model.grad.fill(0.0)
+    s = ZERO if shard is None else replicas.forward_backward(shard, rng, tcfg.label_smoothing, n_total=batch.n_tokens)
+    s, stop, elapsed = comm.reduce_step(replicas.model.grad, s, stop, elapsed)
+    norm, scale = clip_scale(replicas.model.grad, tcfg.clip_norm)
+    if math.isfinite(s.loss) and math.isfinite(norm):
+        adam.step(replicas.model.flat, replicas.model.grad, lr, scale)
+    return s, norm, stop, elapsed
 
 
 @dataclass
@@ -113,11 +132,13 @@ def _progress(console: Console) -> Progress:
 
 def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, resume: bool = False,
           console: Console | None = None, comm: distributed.Comm | None = None,
-          overrides: Iterable[str] = ()) -> LoopState:
+          overrides: Iterable[str] = (), threads: int = 0) -> LoopState:
     """Train into model directory `out`; returns the final loop state (its .done says why it stopped).
     resume: continue the run saved in `out` with its own settings, except the TrainConfig fields
     named in `overrides` (given explicitly now, e.g. a longer max_time), which come from tcfg.
-    comm: the ranks sharing the work (default: MPI's world under mpiexec, else this process)."""
+    comm: the ranks sharing the work (default: MPI's world under mpiexec, else this process).
+    threads: data-parallel threads in this process (0: its share of the cores). Each rank's and
+    each thread's dropout masks are its own, so results depend on ranks x threads, not on timing."""
     comm = comm or distributed.world()
     console = console or Console(stderr=True)
     if comm.rank:
@@ -141,7 +162,7 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
     started = time.perf_counter() - loop.elapsed
     last_save = loop.elapsed
     try:
-        with _progress(console) as progress:
+        with _progress(console) as progress, distributed.Replicas(model, threads or threads_per_process()) as replicas:
             while not loop.done:
                 batches = make_batches(prepared.splits["train"], tcfg.batch_size, tcfg.seed, loop.epoch)
                 task = progress.add_task("", total=len(batches), completed=loop.batch, epoch=loop.epoch + 1,
@@ -151,19 +172,13 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
                 while loop.batch < len(batches):
                     batch = batches[loop.batch]
                     lr = tcfg.lr(adam.t + 1, mcfg.d_model)
-                    model.grad.fill(0.0)
-                    shard = comm.shard(batch)  # this rank's rows; the gradient is of the whole batch's mean
-                    s = ZERO if shard is None else model.forward_backward(shard, rng, tcfg.label_smoothing,
-                                                                          n_total=batch.n_tokens)
-                    s, stopping, elapsed = comm.reduce_step(model.grad, s, stop.requested,
-                                                            time.perf_counter() - started)
-                    norm, scale = clip_scale(model.grad, tcfg.clip_norm)
+                    s, norm, stopping, elapsed = train_step(replicas, adam, batch, rng, lr, tcfg, comm,
+                                                            stop.requested, time.perf_counter() - started)
                     if not (math.isfinite(s.loss) and math.isfinite(norm)):
                         checkpoint()  # parameters, moments and loop are still those of the last good step
                         raise NonFiniteError(f"loss or gradient became {s.loss if not math.isfinite(s.loss) else norm}"
                                              f" at step {adam.t + 1}; the last good state is kept in {out / STATE}"
                                              " (try a lower --lr-scale)")
-                    adam.step(model.flat, model.grad, lr, scale)
                     sums, loop.batch, loop.rng = add(sums, s), loop.batch + 1, rng.bit_generator.state
                     loop.epoch_sums = [sums.loss, sums.nll, sums.correct, sums.n_tokens]
                     tick_tokens += s.n_tokens
@@ -184,7 +199,7 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
                 progress.remove_task(task)
                 if loop.batch < len(batches):
                     break  # out of time mid-epoch: the state keeps the position
-                _end_epoch(model, out, loop, sums, selection, adam, tcfg, meta, console, progress, comm)
+                _end_epoch(replicas, out, loop, sums, selection, adam, tcfg, meta, console, progress, comm)
                 checkpoint()
                 last_save = loop.elapsed
             checkpoint()
@@ -248,12 +263,12 @@ def _dropout_rng(seed: int, rank: int, loop: LoopState, step: int, resume: bool)
     return rng
 
 
-def _end_epoch(model, out, loop, sums, selection, adam, tcfg, meta, console, progress, comm):
+def _end_epoch(replicas, out, loop, sums, selection, adam, tcfg, meta, console, progress, comm):
     task = progress.add_task("", total=len(selection), epoch=f"{loop.epoch + 1} selection", loss=0.0, acc=0.0,
                              lr=0.0, tps=0.0)
     sel_sums = ZERO
     for b in selection:  # this rank's share of the selection batches
-        sel_sums = add(sel_sums, model.evaluate(b))
+        sel_sums = add(sel_sums, replicas.evaluate(b))
         progress.advance(task)
     sel = summarize(comm.sum_stats(sel_sums))
     progress.remove_task(task)
@@ -261,7 +276,7 @@ def _end_epoch(model, out, loop, sums, selection, adam, tcfg, meta, console, pro
     row = {"epoch": loop.epoch + 1, "step": adam.t, "seconds": round(loop.elapsed, 1),
            "train_loss": tr["loss"], "train_error": tr["error"], "train_accuracy": tr["accuracy"],
            "selection_error": sel["error"], "selection_accuracy": sel["accuracy"],
-           "lr": tcfg.lr(adam.t, model.cfg.d_model)}
+           "lr": tcfg.lr(adam.t, replicas.model.cfg.d_model)}
     loop.history.append(row)
     improved = sel["error"] < loop.best_error
     if improved:
@@ -271,7 +286,7 @@ def _end_epoch(model, out, loop, sums, selection, adam, tcfg, meta, console, pro
 
     def write():
         if improved:
-            save_model(out, model, {**meta, "epoch": loop.epoch + 1, "selection": sel})
+            save_model(out, replicas.model, {**meta, "epoch": loop.epoch + 1, "selection": sel})
         atomic_write_text(out / METRICS, "".join(json.dumps(r) + "\n" for r in loop.history))
 
     comm.on_root(write)

@@ -108,6 +108,28 @@ def test_shard_gradients_sum_to_the_batch_gradient(tiny):
     assert total == pytest.approx(s.loss, rel=1e-6)
 
 
+def test_replicas_on_threads_give_the_batch_gradient(tiny):
+    """Threads split the batch like ranks do: 3 threads (one with no rows of a 2-pair batch) add up
+    to one model's gradient, loss and accuracy; BLAS is held to one thread only while they run."""
+    from threadpoolctl import threadpool_info
+
+    blas = lambda: [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]  # noqa: E731
+    before = blas()
+    for size in (16, 2):
+        batch = make_batches(tiny.splits["train"], size, 0, 0)[0]
+        whole, threaded = Model(ModelConfig(**MODEL, **NO_DROPOUT)), Model(ModelConfig(**MODEL, **NO_DROPOUT))
+        s, e = whole.forward_backward(batch, None, 0.1), whole.evaluate(batch)
+        threaded.grad[:] = 1.0  # forward_backward replaces the gradient, it does not add to it
+        with distributed.Replicas(threaded, 3) as replicas:
+            assert blas() == [1] * len(before)
+            t = replicas.forward_backward(batch, np.random.default_rng(0), 0.1)
+            te = replicas.evaluate(batch)
+        np.testing.assert_allclose(threaded.grad, whole.grad, rtol=1e-4, atol=1e-7)
+        assert (t.loss, t.correct, t.n_tokens) == (pytest.approx(s.loss, rel=1e-6), s.correct, s.n_tokens)
+        assert (te.nll, te.correct, te.n_tokens) == (pytest.approx(e.nll, rel=1e-6), e.correct, e.n_tokens)
+    assert blas() == before
+
+
 def test_mpi_launch_sets_threads_per_rank():
     """Ranks x threads = cores, decided from the launcher's environment before NumPy loads."""
     code = "import mtcli, os; print(os.environ.get('NUMBA_NUM_THREADS'), os.environ.get('OPENBLAS_NUM_THREADS'))"

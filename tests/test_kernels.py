@@ -16,7 +16,7 @@ import pytest
 from numba import njit
 
 import mtcli.kernels
-from mtcli.kernels.adam import CHUNK, adam, adam_ref
+from mtcli.kernels.adam import CHUNK, adam, adam_ref, sum_and_clear, sum_and_clear_ref
 from mtcli.kernels.attention import (
     attention_backward,
     attention_backward_ref,
@@ -28,9 +28,14 @@ from mtcli.kernels.elementwise import (
     PARALLEL_MIN_WORK,
     bias_relu,
     bias_relu_ref,
+    dropout,
+    dropout_add,
+    dropout_add_ref,
     dropout_mask,
     dropout_mask_ref,
+    dropout_ref,
     exp_nonpos,
+    keep_ref,
     relu_backward,
     relu_backward_ref,
 )
@@ -251,14 +256,28 @@ def test_bias_relu_and_backward(rng, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_dropout_mask(rng, dtype):
-    u = rng.random((4, 7, 9)).astype(dtype)
-    u[0, 0, :3] = (0.25, np.nextafter(dtype(0.25), dtype(0)), 0.0)  # the threshold itself is kept
-    u_ref = u.copy()
-    dropout_mask(u, 0.25)
-    dropout_mask_ref(u_ref, 0.25)
-    assert_close(u, u_ref)
-    assert set(np.unique(u)) == {0.0, dtype(1 / 0.75)} and u[0, 0, 0] > 0 == u[0, 0, 1]
+def test_dropout(rng, dtype):
+    x, base = rng.standard_normal((2, 3, 50, 40)).astype(dtype)
+    assert_close(dropout(x, 0.25, 99), dropout_ref(x, 0.25, 99))
+    assert_close(dropout_add(base, x, 0.25, 99), dropout_add_ref(base, x, 0.25, 99))
+    mask, mask_ref = np.empty_like(x), np.empty_like(x)
+    dropout_mask(mask, 0.25, 99)
+    dropout_mask_ref(mask_ref, 0.25, 99)
+    assert_close(mask, mask_ref)
+    assert set(np.unique(mask)) == {0.0, dtype(1 / 0.75)}
+    np.testing.assert_array_equal(dropout(x, 0.25, 99), x * mask)  # the same seed, the same elements
+
+
+def test_dropout_keep_decisions_look_random():
+    """Counter-based: what a seed keeps must pass for independent coin flips of probability 1 - p."""
+    n, p = 1 << 20, 0.1
+    keeps = [keep_ref(seed, n, p) for seed in (0, 1, 2**62 + 12345)]
+    for k in keeps:
+        assert abs(k.mean() - (1 - p)) < 4 * np.sqrt(p * (1 - p) / n)  # 4 standard deviations
+        both = (k[1:] & k[:-1]).mean()  # neighbours independent: P(both kept) = (1 - p)^2
+        assert abs(both - (1 - p) ** 2) < 4 * np.sqrt((1 - p) ** 2 * (1 - (1 - p) ** 2) / n)
+    assert abs((keeps[0] & keeps[1]).mean() - (1 - p) ** 2) < 1e-3  # seeds independent of each other
+    assert keep_ref(0, 5, 0.0).all() and not keep_ref(0, 5, 1.0).any()
 
 
 # --------------------------------------------------------------------------------------------- adam
@@ -277,3 +296,14 @@ def test_adam(rng, dtype):
         adam(state[0], grad, state[1], state[2], 1e-3, 0.9, 0.98, 1e-9, t, grad_scale)
         adam_ref(state_ref[0], grad, state_ref[1], state_ref[2], 1e-3, 0.9, 0.98, 1e-9, t, grad_scale)
     assert_all_close(state, state_ref)
+
+
+@pytest.mark.parametrize("n_parts", [1, 3])
+def test_sum_and_clear(rng, n_parts):
+    parts = rng.standard_normal((n_parts, CHUNK + 1000)).astype(np.float32)
+    parts_ref = parts.copy()
+    total, total_ref = np.full(parts.shape[1], 7.0, np.float32), np.empty(parts.shape[1], np.float32)
+    sum_and_clear(total, parts)
+    sum_and_clear_ref(total_ref, parts_ref)
+    np.testing.assert_allclose(total, total_ref, rtol=1e-6, atol=1e-6)
+    assert not parts.any() and not parts_ref.any()

@@ -94,11 +94,14 @@ def tiny_model(dtype=np.float64, **kw):
     return Model(cfg, seed=1, dtype=dtype)
 
 
-def test_whole_model_gradient():
-    """Every parameter tensor of a two-block model, padding present, label smoothing on."""
-    model, batch = tiny_model(), tiny_batch()
-    stats = model.forward_backward(batch, rng=None, smoothing=0.1)
-    f = lambda: model._loss(batch, None, 0.1, backward=False).loss / stats.n_tokens  # noqa: E731
+@pytest.mark.parametrize("dropout", [0.0, 0.3])
+def test_whole_model_gradient(dropout):
+    """Every parameter tensor of a two-block model, padding present, label smoothing on; with
+    dropout too: its keep decisions follow from seeds, so a generator in the same state repeats them."""
+    model, batch = tiny_model(dropout=dropout, attn_dropout=dropout), tiny_batch()
+    same_masks = lambda: np.random.default_rng(7) if dropout else None  # noqa: E731
+    stats = model.forward_backward(batch, rng=same_masks(), smoothing=0.1)
+    f = lambda: model._loss(batch, same_masks(), 0.1, backward=False).loss / stats.n_tokens  # noqa: E731
     tensors = {f"{g}.{n}": t for g, ts in model.p.items() for n, t in ts.items()}
     analytic = {f"{g}.{n}": t for g, ts in model.g.items() for n, t in ts.items()}
     errors = check(f, tensors, analytic)

@@ -32,6 +32,7 @@ from mtcli.checkpoint import METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, load_mod
 from mtcli.config import ModelConfig, TrainConfig
 from mtcli.data import PREPARED_FILES, EncodedSplit, load_prepared, make_batches, prepare, read_corpus
 from mtcli.decode import Translator
+from mtcli.distributed import Replicas
 from mtcli.errors import UserError
 from mtcli.model import Model
 from mtcli.tokenizer import Tokenizer
@@ -376,7 +377,8 @@ BAD_STEP = 20  # in the second epoch of the tiny corpus (about 12 batches of 8)
 
 
 def _faulty_forward_backward(monkeypatch, fault: str, at: int):
-    real = Model.forward_backward
+    """The training step number `at` (its forward_backward over all threads) returns a NaN/Inf."""
+    real = Replicas.forward_backward
     calls = {"n": 0}
     value = math.nan if fault.startswith("nan") else math.inf
 
@@ -387,10 +389,10 @@ def _faulty_forward_backward(monkeypatch, fault: str, at: int):
             if fault.endswith("loss"):
                 s = dataclasses.replace(s, loss=value)
             else:
-                self.grad[7] = value
+                self.model.grad[7] = value
         return s
 
-    monkeypatch.setattr(Model, "forward_backward", faulty)
+    monkeypatch.setattr(Replicas, "forward_backward", faulty)
     return real
 
 
@@ -408,7 +410,7 @@ def test_non_finite_step_stops_with_the_last_good_state(world, tmp_path, monkeyp
     assert adam.t == BAD_STEP - 1, "the state is the one before the bad step"
     assert all(np.isfinite(a).all() for a in (model.flat, adam.m, adam.v))
     assert np.isfinite(load_model(out)[0].flat).all()
-    monkeypatch.setattr(Model, "forward_backward", real)
+    monkeypatch.setattr(Replicas, "forward_backward", real)
     end = train(p, out, tiny_cfg(), TrainConfig(batch_size=8, max_epochs=3), resume=True, console=QUIET, overrides=("max_epochs",))
     assert end.done.startswith("--max-epochs") and end.epoch == 3
     tally["fault: NaN/Inf injected into training"] += 1

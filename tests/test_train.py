@@ -13,6 +13,7 @@ import pytest
 from mtcli.checkpoint import METRICS, STATE, WEIGHTS, load_model
 from mtcli.config import ModelConfig, TrainConfig
 from mtcli.data import make_batches, prepare
+from mtcli.distributed import Replicas
 from mtcli.errors import UserError
 from mtcli.metrics import teacher_forced
 from mtcli.model import Model
@@ -42,12 +43,13 @@ def test_learns_a_tiny_corpus(tmp_path):
     assert teacher_forced(last, make_batches(p.splits["train"], 64, 0, 0, shuffle=False))["accuracy"] >= 0.99
 
 
-def test_resume_reproduces_an_uninterrupted_run(tiny, tmp_path, monkeypatch):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_resume_reproduces_an_uninterrupted_run(tiny, tmp_path, monkeypatch, threads):
     tcfg = TrainConfig(batch_size=8, warmup=20, max_epochs=3, patience=10)
-    full = train(tiny, tmp_path / "full", cfg(), tcfg)
+    full = train(tiny, tmp_path / "full", cfg(), tcfg, threads=threads)
 
     calls = {"n": 0}
-    real = Model.forward_backward
+    real = Replicas.forward_backward
     stop_at = len(make_batches(tiny.splits["train"], 8, 0, 0)) + 4  # the 4th batch of epoch 2
 
     def interrupted(self, *a, **k):
@@ -56,11 +58,11 @@ def test_resume_reproduces_an_uninterrupted_run(tiny, tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(self, *a, **k)
 
-    monkeypatch.setattr(Model, "forward_backward", interrupted)
-    part = train(tiny, tmp_path / "part", cfg(), tcfg)
+    monkeypatch.setattr(Replicas, "forward_backward", interrupted)
+    part = train(tiny, tmp_path / "part", cfg(), tcfg, threads=threads)
     assert part.done == "interrupted" and (part.epoch, part.batch) == (1, 3)
-    monkeypatch.setattr(Model, "forward_backward", real)
-    resumed = train(tiny, tmp_path / "part", cfg(), tcfg, resume=True)
+    monkeypatch.setattr(Replicas, "forward_backward", real)
+    resumed = train(tiny, tmp_path / "part", cfg(), tcfg, resume=True, threads=threads)
 
     strip = lambda h: [{k: v for k, v in r.items() if k != "seconds"} for r in h]  # noqa: E731
     assert strip(resumed.history) == strip(full.history)

@@ -19,10 +19,10 @@ if "NUMBA_CACHE_DIR" not in os.environ and not os.access(Path(__file__).parent, 
     cache_home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     os.environ["NUMBA_CACHE_DIR"] = str(cache_home / "mtcli" / "numba")
 
-from mtcli.kernels.adam import adam
+from mtcli.kernels.adam import adam, sum_and_clear
 from mtcli.kernels.attention import attention_backward, attention_forward
 from mtcli.kernels.crossentropy import cross_entropy
-from mtcli.kernels.elementwise import bias_relu, dropout_mask, relu_backward
+from mtcli.kernels.elementwise import bias_relu, dropout, dropout_add, dropout_mask, relu_backward
 from mtcli.kernels.embedding import embedding_backward, embedding_forward
 from mtcli.kernels.layernorm import layernorm_backward, layernorm_forward
 
@@ -32,12 +32,15 @@ __all__ = [
     "attention_forward",
     "bias_relu",
     "cross_entropy",
+    "dropout",
+    "dropout_add",
     "dropout_mask",
     "embedding_backward",
     "embedding_forward",
     "layernorm_backward",
     "layernorm_forward",
     "relu_backward",
+    "sum_and_clear",
 ]
 
 _compiled = {name: globals()[name] for name in __all__}

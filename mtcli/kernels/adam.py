@@ -1,5 +1,6 @@
-"""Adam update (thesis 5.2, with bias correction) on the flat parameter buffer, in place, with the
-gradient-clipping factor applied on the way (one pass over the gradient instead of two)."""
+"""The passes over the flat buffers at the end of a step: the sum of the threads' gradients, and
+the Adam update (thesis 5.2, with bias correction) in place, with the gradient-clipping factor
+applied on the way (one pass over the gradient instead of two)."""
 
 import numpy as np
 from numba import njit, prange
@@ -19,6 +20,27 @@ def adam_ref(param, grad, m, v, lr, beta1, beta2, eps, t, grad_scale=1.0):
 
 
 CHUNK = 1 << 16  # elements per parallel task
+
+
+def sum_and_clear_ref(total, parts):
+    total[...] = parts.sum(0)
+    parts[...] = 0
+
+
+@njit(**JIT, parallel=True)
+def sum_and_clear(total, parts):
+    """total = the sum of the rows of parts (n, P), which are then zeroed: the threads' gradient
+    buffers are ready for their next step without a separate clearing pass (each line is written
+    while still in cache). Rows are added in order, whatever the number of threads."""
+    zero = total.dtype.type(0.0)
+    for ch in prange((total.size + CHUNK - 1) // CHUNK):
+        for i in range(ch * CHUNK, min(total.size, (ch + 1) * CHUNK)):
+            s = parts[0, i]
+            parts[0, i] = zero
+            for k in range(1, parts.shape[0]):
+                s += parts[k, i]
+                parts[k, i] = zero
+            total[i] = s
 
 
 @njit(**JIT)

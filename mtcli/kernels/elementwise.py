@@ -1,4 +1,4 @@
-"""Bias + ReLU of the feed-forward hidden layer, in place, and its backward.
+"""Bias + ReLU of the feed-forward hidden layer, in place, and its backward; dropout.
 
 Also home to what the other kernels share: the Numba options, a vectorisable exp, and the row
 chunks whose partial column sums make the parallel `dg += ...` deterministic.
@@ -12,7 +12,7 @@ from numba.extending import intrinsic, overload
 
 # Options of every kernel: compiled code cached on disk; NumPy's error model (x / 0 gives inf or nan
 # instead of raising), which also spares loops with a division a zero check that blocks SIMD.
-JIT = {"cache": True, "error_model": "numpy"}
+JIT = {"cache": True, "error_model": "numpy", "nogil": True}
 
 # Fast-math for loops with floating-point reductions: reassociation lets LLVM vectorise sums and
 # dot products. Deliberately without 'nnan'/'ninf': no kernel relies on inf, and a NaN must still
@@ -142,16 +142,79 @@ def relu_backward(dh, h, db):
     add_chunk_sums(db, db_sum)
 
 
-def dropout_mask_ref(u, p):
-    """Uniforms u -> inverted-dropout keep-mask (0 or 1 / (1 - p)), in place."""
-    u[...] = (u >= p).astype(u.dtype) / u.dtype.type(1.0 - p)
+# Dropout draws no random numbers in NumPy: element i of a call with seed s is kept when a hash of
+# (s, i) clears a threshold (SplitMix64's finaliser on s + i * golden ratio; counter-based, like the
+# Philox streams of cuRAND and JAX). Nothing is stored for the backward pass, which recomputes the
+# same keep decisions from the seed; each call site draws its seed from the training generator.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S40 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(40)
+_KEEP_BITS = 24  # resolution of p: 2^-24
 
 
 @njit(**JIT)
-def dropout_mask(u, p):
-    """Uniforms u -> inverted-dropout keep-mask (0 or 1 / (1 - p)), in place: one pass where
-    NumPy makes three (compare, convert, scale), each with its own temporary."""
-    uf = u.reshape(-1)
-    keep, zero = u.dtype.type(1.0 / (1.0 - p)), u.dtype.type(0.0)
-    for i in range(uf.size):
-        uf[i] = keep if uf[i] >= p else zero
+def _threshold(p):
+    return np.uint64(round(p * (1 << _KEEP_BITS)))
+
+
+def keep_ref(seed, n, p):
+    """(n,) bool: which of elements 0..n-1 a dropout call with this seed keeps."""
+    with np.errstate(over="ignore"):
+        z = np.uint64(seed) + (np.arange(n, dtype=np.uint64) + np.uint64(1)) * _GOLDEN
+        z = (z ^ (z >> _S30)) * _MIX1
+        z = (z ^ (z >> _S27)) * _MIX2
+        return ((z ^ (z >> _S31)) >> _S40) >= _threshold(p)
+
+
+@njit(**JIT, inline="always")
+def _keep(seed, i, threshold):
+    z = seed + np.uint64(i + 1) * _GOLDEN
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return ((z ^ (z >> _S31)) >> _S40) >= threshold
+
+
+def dropout_ref(x, p, seed):
+    keep = keep_ref(seed, x.size, p).reshape(x.shape)
+    return np.where(keep, x * x.dtype.type(1.0 / (1.0 - p)), x.dtype.type(0.0))
+
+
+@njit(**JIT)
+def dropout(x, p, seed):
+    """Inverted dropout of x (any shape) with the keep decisions of `seed`: x * keep / (1 - p).
+    The backward pass is the same call on the incoming gradient."""
+    xf = x.reshape(-1)
+    out = np.empty_like(xf)
+    thr, scale, zero, s = _threshold(p), x.dtype.type(1.0 / (1.0 - p)), x.dtype.type(0.0), np.uint64(seed)
+    for i in range(xf.size):
+        out[i] = xf[i] * scale if _keep(s, i, thr) else zero
+    return out.reshape(x.shape)
+
+
+def dropout_add_ref(base, x, p, seed):
+    keep = keep_ref(seed, x.size, p).reshape(x.shape)
+    return np.where(keep, base + x * x.dtype.type(1.0 / (1.0 - p)), base)
+
+
+@njit(**JIT)
+def dropout_add(base, x, p, seed):
+    """base + dropout(x, p, seed) in one pass: the residual connection around a sub-layer."""
+    xf, bf = x.reshape(-1), base.reshape(-1)
+    out = np.empty_like(xf)
+    thr, scale, s = _threshold(p), x.dtype.type(1.0 / (1.0 - p)), np.uint64(seed)
+    for i in range(xf.size):
+        out[i] = bf[i] + xf[i] * scale if _keep(s, i, thr) else bf[i]
+    return out.reshape(x.shape)
+
+
+def dropout_mask_ref(mask, p, seed):
+    mask[...] = dropout_ref(np.ones_like(mask), p, seed)
+
+
+@njit(**JIT)
+def dropout_mask(mask, p, seed):
+    """mask (any shape) <- keep / (1 - p) in place: for the attention kernels, which take the mask."""
+    mf = mask.reshape(-1)
+    thr, scale, zero, s = _threshold(p), mask.dtype.type(1.0 / (1.0 - p)), mask.dtype.type(0.0), np.uint64(seed)
+    for i in range(mf.size):
+        mf[i] = scale if _keep(s, i, thr) else zero

@@ -27,6 +27,13 @@ def sum_and_clear_ref(total, parts):
     parts[...] = 0
 
 
+@njit(**JIT)
+def _span(chunk, n):
+    """Elements [lo, hi) of parallel task `chunk`. The kernels loop over slices of them: a loop from
+    lo to hi over the whole arrays did not vectorise (measured: Adam 16 ms against 6.7 on one core)."""
+    return chunk * CHUNK, min(n, (chunk + 1) * CHUNK)
+
+
 @njit(**JIT, parallel=True)
 def sum_and_clear(total, parts):
     """total = the sum of the rows of parts (n, P), which are then zeroed: the threads' gradient
@@ -34,19 +41,19 @@ def sum_and_clear(total, parts):
     while still in cache). Rows are added in order, whatever the number of threads."""
     zero = total.dtype.type(0.0)
     for ch in prange((total.size + CHUNK - 1) // CHUNK):
-        for i in range(ch * CHUNK, min(total.size, (ch + 1) * CHUNK)):
-            s = parts[0, i]
-            parts[0, i] = zero
-            for k in range(1, parts.shape[0]):
-                s += parts[k, i]
-                parts[k, i] = zero
-            total[i] = s
+        lo, hi = _span(ch, total.size)
+        t = total[lo:hi]
+        for k in range(parts.shape[0]):
+            part = parts[k, lo:hi]
+            for i in range(t.size):
+                t[i] = part[i] if k == 0 else t[i] + part[i]
+                part[i] = zero
 
 
 @njit(**JIT)
-def _adam_chunk(param, grad, m, v, step, beta1, beta2, eps, inv_bc2, grad_scale, chunk):
+def _adam_chunk(param, grad, m, v, step, beta1, beta2, eps, inv_bc2, grad_scale):
     one = param.dtype.type(1.0)
-    for i in range(chunk * CHUNK, min(param.size, (chunk + 1) * CHUNK)):
+    for i in range(param.size):
         gi = grad[i] * grad_scale
         mi = m[i] * beta1 + (one - beta1) * gi
         vi = v[i] * beta2 + (one - beta2) * gi * gi
@@ -65,4 +72,5 @@ def adam(param, grad, m, v, lr, beta1, beta2, eps, t, grad_scale=1.0):
     args = f(beta1), f(beta2), f(eps), f(1.0 / (1 - beta2**t)), f(grad_scale)
     n_chunks = (param.size + CHUNK - 1) // CHUNK
     for ch in prange(n_chunks):
-        _adam_chunk(param, grad, m, v, step, *args, ch)
+        lo, hi = _span(ch, param.size)
+        _adam_chunk(param[lo:hi], grad[lo:hi], m[lo:hi], v[lo:hi], step, *args)

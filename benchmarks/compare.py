@@ -24,8 +24,10 @@ import time
 
 import numpy as np
 
+from mtcli import threads_per_process
 from mtcli.config import TrainConfig, model_config
 from mtcli.data import load_prepared, make_batches, prepare, resolve_data_path
+from mtcli.distributed import shard_batch
 
 DECODE_STEPS = 20  # untrained weights rarely emit EOS: both sides decode a fixed number of steps
 
@@ -61,19 +63,34 @@ def step_flops(cfg, b) -> float:
     return 3 * (sum(2 * m * k * n for m, k, n in products(cfg, b)) + attention)
 
 
-def products_rate(cfg, batches, repeat=3) -> float:
+def shards(batch, n):
+    return [s for s in (shard_batch(batch, i, n) for i in range(n)) if s is not None]
+
+
+def products_rate(cfg, batches, threads, repeat=3) -> float:
     """GFLOP/s of a step's BLAS products alone (forward x @ w, backward x.T @ d and d @ w.T, with the
-    transposes BLAS gets in training), run back to back: what the shapes allow, the bound on a step."""
+    transposes BLAS gets in training), run back to back as mtcli's threads run them (each its own
+    rows, with single-threaded BLAS): what the shapes allow, the bound on a step."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
     rng, arrays = np.random.default_rng(0), {}
     array = lambda shape: arrays.setdefault(shape, rng.standard_normal(shape, dtype=np.float32))  # noqa: E731
-    work = [(array((m, k)), array((k, n)), array((m, n))) for b in batches for m, k, n in products(cfg, b)]
-    flops = 3 * sum(2 * x.shape[0] * x.shape[1] * w.shape[1] for x, w, _ in work)
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        for x, w, d in work:
+    work = [[(array((m, k)), array((k, n)), array((m, n)))
+             for b in batches for m, k, n in products(cfg, shards(b, threads)[i])] for i in range(threads)]
+    flops = 3 * sum(2 * x.shape[0] * x.shape[1] * w.shape[1] for part in work for x, w, _ in part)
+
+    def run(part):
+        for x, w, d in part:
             x @ w, x.T @ d, d @ w.T
-        best = min(best, time.perf_counter() - t)
+
+    best = float("inf")
+    with ThreadPoolExecutor(threads) as pool, threadpool_limits(1 if threads > 1 else None, "blas"):
+        for _ in range(repeat):
+            t = time.perf_counter()
+            list(pool.map(run, work))
+            best = min(best, time.perf_counter() - t)
     return flops / best / 1e9
 
 
@@ -87,7 +104,6 @@ def _workload(prepared_dir, config, n_batches):
 
 
 def _mtcli_side(cfg, tcfg):
-    from mtcli import threads_per_process
     from mtcli.distributed import Replicas
     from mtcli.model import Model
     from mtcli.optim import Adam
@@ -208,11 +224,12 @@ def main():
     results = {"gemm_gflops": gemm, "train": {}, "decode": {}}
     for name in args.configs:
         cfg = model_config(name, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size)
-        flops = sum(step_flops(cfg, b) for b in cfg_train)
+        # on the rows as mtcli's threads split them: each shard is padded to its own longest sentence
+        flops = sum(step_flops(cfg, s) for b in cfg_train for s in shards(b, threads_per_process()))
         ours, theirs = Worker("mtcli", args.prepared, name, args.batches), Worker("torch", args.prepared, name, args.batches)
         a, b = alternate(ours, theirs, "train", args.rounds)
         gf = flops / a / 1e9
-        alone = products_rate(cfg, cfg_train)
+        alone = products_rate(cfg, cfg_train, threads_per_process())
         mem_a, mem_b = ours.time("memory"), theirs.time("memory")
         results["train"][name] = {"mtcli_ms": a / args.batches * 1e3, "torch_ms": b / args.batches * 1e3,
                                   "speedup": b / a, "gflops": gf, "of_gemm": gf / gemm,

@@ -75,6 +75,7 @@ class Replicas:
         self.grads = np.zeros((self.n, model.flat.size), model.dtype) if self.n > 1 else None
         self.models = [Model(model.cfg, model.flat, grad=g) for g in self.grads] if self.n > 1 else [model]
         self._dirty = False  # True: the threads' buffers hold leftovers (a step that was interrupted)
+        self.grad_sq: float | None = None  # |model.grad|^2 as the last sum left it (None: not measured)
         self._pool = self._blas = None
 
     def __enter__(self):
@@ -99,6 +100,7 @@ class Replicas:
         """Replaces model.grad with the gradient of the batch's summed loss / n_total (default: the
         batch's target tokens). With n threads, rng draws one seed per thread for its dropout masks
         (None: no dropout)."""
+        self.grad_sq = None
         if self.n == 1:
             self.model.grad.fill(0.0)
             return self.model.forward_backward(batch, rng, smoothing, n_total)
@@ -112,7 +114,7 @@ class Replicas:
             return ZERO if shard is None else model.forward_backward(shard, rng, smoothing, n_total)
 
         stats = self._map(work, batch, rngs)
-        kernels.sum_and_clear(self.model.grad, self.grads)
+        self.grad_sq = kernels.sum_and_clear(self.model.grad, self.grads)
         self._dirty = False
         return stats
 

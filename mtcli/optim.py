@@ -7,10 +7,11 @@ import numpy as np
 from mtcli import kernels
 
 
-def clip_scale(grad: np.ndarray, max_norm: float) -> tuple[float, float]:
+def clip_scale(grad: np.ndarray, max_norm: float, grad_sq: float | None = None) -> tuple[float, float]:
     """(the L2 norm of grad, NaN/Inf when it is not finite; the factor that brings it down to
-    max_norm: 1 when it is within, or max_norm is 0). Adam.step applies the factor."""
-    norm = float(np.sqrt(np.dot(grad, grad)))
+    max_norm: 1 when it is within, or max_norm is 0). Adam.step applies the factor. grad_sq: the
+    squared norm if already known (a pass over the gradient fewer)."""
+    norm = float(np.sqrt(np.dot(grad, grad) if grad_sq is None else grad_sq))
     return norm, max_norm / norm if 0 < max_norm < norm else 1.0
 
 

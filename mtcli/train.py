@@ -47,7 +47,8 @@ def train_step(replicas: distributed.Replicas, adam: Adam, batch: Batch, rng: np
         replicas.model.grad.fill(0.0)
     s = ZERO if shard is None else replicas.forward_backward(shard, rng, tcfg.label_smoothing, n_total=batch.n_tokens)
     s, stop, elapsed = comm.reduce_step(replicas.model.grad, s, stop, elapsed)
-    norm, scale = clip_scale(replicas.model.grad, tcfg.clip_norm)
+    grad_sq = replicas.grad_sq if comm.size == 1 else None  # the ranks' sum is yet to be measured
+    norm, scale = clip_scale(replicas.model.grad, tcfg.clip_norm, grad_sq)
     if math.isfinite(s.loss) and math.isfinite(norm):
         adam.step(replicas.model.flat, replicas.model.grad, lr, scale)
     return s, norm, stop, elapsed

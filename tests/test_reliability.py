@@ -376,24 +376,26 @@ def test_model_and_data_files_never_unpickle(world, tmp_path, tally):
 BAD_STEP = 20  # in the second epoch of the tiny corpus (about 12 batches of 8)
 
 
-def _faulty_forward_backward(monkeypatch, fault: str, at: int):
-    """The training step number `at` (its forward_backward over all threads) returns a NaN/Inf."""
-    real = Replicas.forward_backward
-    calls = {"n": 0}
+def _faulty_forward_backward(monkeypatch, fault: str, at: int) -> None:
+    """Training step number `at` computes a NaN/Inf loss, or gradient (inside the model, so before
+    the threads' gradients are summed and measured)."""
+    real_step, real_model = Replicas.forward_backward, Model.forward_backward
+    step = {"n": 0}
     value = math.nan if fault.startswith("nan") else math.inf
 
-    def faulty(self, *a, **k):
-        s = real(self, *a, **k)
-        calls["n"] += 1
-        if calls["n"] == at:
-            if fault.endswith("loss"):
-                s = dataclasses.replace(s, loss=value)
-            else:
-                self.model.grad[7] = value
+    def faulty_step(self, *a, **k):
+        step["n"] += 1
+        s = real_step(self, *a, **k)
+        return dataclasses.replace(s, loss=value) if step["n"] == at and fault.endswith("loss") else s
+
+    def faulty_model(self, *a, **k):
+        s = real_model(self, *a, **k)
+        if step["n"] == at and fault.endswith("gradient"):
+            self.grad[7] = value
         return s
 
-    monkeypatch.setattr(Replicas, "forward_backward", faulty)
-    return real
+    monkeypatch.setattr(Replicas, "forward_backward", faulty_step)
+    monkeypatch.setattr(Model, "forward_backward", faulty_model)
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # clipping an infinite gradient
@@ -401,7 +403,7 @@ def _faulty_forward_backward(monkeypatch, fault: str, at: int):
 def test_non_finite_step_stops_with_the_last_good_state(world, tmp_path, monkeypatch, fault, tally):
     p = load_prepared(world.prepared)
     monkeypatch.setattr(train_module, "CHECKPOINT_SECONDS", 0.0)  # a state after every step
-    real = _faulty_forward_backward(monkeypatch, fault, BAD_STEP)
+    _faulty_forward_backward(monkeypatch, fault, BAD_STEP)
     out = tmp_path / "run"
     with pytest.raises(NonFiniteError, match=f"became {fault.split()[0]} at step {BAD_STEP};") as e:
         train(p, out, tiny_cfg(), TrainConfig(batch_size=8, max_epochs=50, patience=50), console=QUIET)
@@ -410,7 +412,7 @@ def test_non_finite_step_stops_with_the_last_good_state(world, tmp_path, monkeyp
     assert adam.t == BAD_STEP - 1, "the state is the one before the bad step"
     assert all(np.isfinite(a).all() for a in (model.flat, adam.m, adam.v))
     assert np.isfinite(load_model(out)[0].flat).all()
-    monkeypatch.setattr(Replicas, "forward_backward", real)
+    monkeypatch.undo()
     end = train(p, out, tiny_cfg(), TrainConfig(batch_size=8, max_epochs=3), resume=True, console=QUIET, overrides=("max_epochs",))
     assert end.done.startswith("--max-epochs") and end.epoch == 3
     tally["fault: NaN/Inf injected into training"] += 1

@@ -5,7 +5,7 @@ applied on the way (one pass over the gradient instead of two)."""
 import numpy as np
 from numba import njit, prange
 
-from mtcli.kernels.elementwise import JIT
+from mtcli.kernels.elementwise import FAST, JIT
 
 
 def adam_ref(param, grad, m, v, lr, beta1, beta2, eps, t, grad_scale=1.0):
@@ -25,6 +25,7 @@ CHUNK = 1 << 16  # elements per parallel task
 def sum_and_clear_ref(total, parts):
     total[...] = parts.sum(0)
     parts[...] = 0
+    return float(np.dot(total.astype(np.float64), total))
 
 
 @njit(**JIT)
@@ -36,18 +37,39 @@ def _span(chunk, n):
 
 @njit(**JIT, parallel=True)
 def sum_and_clear(total, parts):
-    """total = the sum of the rows of parts (n, P), which are then zeroed: the threads' gradient
-    buffers are ready for their next step without a separate clearing pass (each line is written
-    while still in cache). Rows are added in order, whatever the number of threads."""
-    zero = total.dtype.type(0.0)
-    for ch in prange((total.size + CHUNK - 1) // CHUNK):
+    """total = the sum of the rows of parts (n >= 2, P), which are then zeroed: the threads'
+    gradient buffers are ready for their next step without a separate clearing pass. Returns the
+    squared L2 norm of total (for clipping) from the same pass, in float64. Rows, and the chunks'
+    partial norms, are added in order, whatever the number of threads."""
+    n_chunks = (total.size + CHUNK - 1) // CHUNK
+    squares = np.empty(n_chunks)
+    for ch in prange(n_chunks):
         lo, hi = _span(ch, total.size)
-        t = total[lo:hi]
-        for k in range(parts.shape[0]):
-            part = parts[k, lo:hi]
-            for i in range(t.size):
-                t[i] = part[i] if k == 0 else t[i] + part[i]
-                part[i] = zero
+        first = parts[0, lo:hi]
+        for k in range(1, parts.shape[0] - 1):
+            _add_and_clear(first, parts[k, lo:hi])
+        squares[ch] = _sum_pair(total[lo:hi], first, parts[parts.shape[0] - 1, lo:hi])
+    return squares.sum()
+
+
+@njit(**JIT)
+def _add_and_clear(acc, part):
+    for i in range(acc.size):
+        acc[i] += part[i]
+        part[i] = 0.0
+
+
+@njit(**JIT, fastmath=FAST)
+def _sum_pair(out, a, b):
+    """out = a + b, a = b = 0; returns sum(out ** 2) in float64."""
+    sq = 0.0
+    for i in range(out.size):
+        x = a[i] + b[i]
+        out[i] = x
+        a[i] = 0.0
+        b[i] = 0.0
+        sq += float(x) * float(x)
+    return sq
 
 
 @njit(**JIT)

@@ -27,7 +27,11 @@ import numpy as np
 from mtcli import threads_per_process
 from mtcli.config import TrainConfig, model_config
 from mtcli.data import load_prepared, make_batches, prepare, resolve_data_path
-from mtcli.distributed import shard_batch
+
+# mtcli.kernels sets GOMP_SPINCOUNT=0 when it loads (its Numba threads should sleep at once), and
+# PyTorch's libgomp would read it too: its threads then sleep between its many small parallel
+# regions, and its step took 40-50 % longer. The PyTorch worker gets the environment as it was.
+PYTORCH_ENV = dict(os.environ)
 
 DECODE_STEPS = 20  # untrained weights rarely emit EOS: both sides decode a fixed number of steps
 
@@ -64,6 +68,8 @@ def step_flops(cfg, b) -> float:
 
 
 def shards(batch, n):
+    from mtcli.distributed import shard_batch
+
     return [s for s in (shard_batch(batch, i, n) for i in range(n)) if s is not None]
 
 
@@ -175,7 +181,8 @@ class Worker:
     def __init__(self, side, prepared_dir, config, n_batches):
         self.p = subprocess.Popen([sys.executable, "-m", "benchmarks.compare", "--worker", side, "--prepared",
                                    prepared_dir, "--configs", config, "--batches", str(n_batches)],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                  env=PYTORCH_ENV if side == "torch" else None)
         assert self.p.stdout.readline().strip() == "ready"
 
     def time(self, what):

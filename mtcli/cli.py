@@ -232,7 +232,7 @@ def train(
                               help="Data-parallel processes on this machine: reruns itself under mpiexec -n RANKS "
                                    "(needs mtcli[distributed]). Under mpiexec/mpirun the launch sets the ranks."),
     threads: int = typer.Option(0, "--threads", "-t", envvar="MTCLI_THREADS", show_default=False,
-                                help="Data-parallel threads per process [default: its share of the cores]."),
+                                help="Data-parallel threads per process (default: one per core)."),
 ) -> None:
     """Train a Transformer on the tokenized corpus; the best selection-error model is kept in --out.
 

@@ -32,7 +32,7 @@ import numba
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from mtcli import BLAS_LOADED_EARLY, kernels, mpi_launch, threads_per_process
+from mtcli import BLAS_LOADED_EARLY, kernels, mpi_launch
 from mtcli.data import Batch
 from mtcli.errors import UserError
 from mtcli.metrics import ZERO, add
@@ -66,7 +66,8 @@ class Replicas:
     releases the GIL (BLAS, NumPy on large arrays, the Numba kernels, compiled nogil), so the threads
     run on separate cores, each with single-threaded BLAS and Numba: splitting the batch by rows
     beats splitting every small product and kernel over the cores (measured on 2 cores, Medium: 50
-    against 64 ms a step). Adam, in the calling thread, still runs its kernel on all cores.
+    against 64 ms a step, before any other change). Adam, in the calling thread, still runs its
+    kernel on all cores.
     Use as a context manager: it holds BLAS to one thread while open. n == 1 is the plain model."""
 
     def __init__(self, model: Model, n: int = 1):

@@ -43,9 +43,11 @@ def train_step(replicas: distributed.Replicas, adam: Adam, batch: Batch, rng: np
     not finite skips the update, so the parameters stay those of the last good step."""
     comm = comm or distributed.Comm()
     shard = comm.shard(batch)  # this rank's rows; the gradient is of the whole batch's mean
-    if shard is None:
+    if shard is None:  # a rank without rows of a small batch adds nothing
         replicas.model.grad.fill(0.0)
-    s = ZERO if shard is None else replicas.forward_backward(shard, rng, tcfg.label_smoothing, n_total=batch.n_tokens)
+        s = ZERO
+    else:
+        s = replicas.forward_backward(shard, rng, tcfg.label_smoothing, n_total=batch.n_tokens)
     s, stop, elapsed = comm.reduce_step(replicas.model.grad, s, stop, elapsed)
     grad_sq = replicas.grad_sq if comm.size == 1 else None  # the ranks' sum is yet to be measured
     norm, scale = clip_scale(replicas.model.grad, tcfg.clip_norm, grad_sq)

@@ -16,7 +16,6 @@ from mtcli.data import make_batches, prepare
 from mtcli.distributed import Replicas
 from mtcli.errors import UserError
 from mtcli.metrics import teacher_forced
-from mtcli.model import Model
 from mtcli.train import load_state, train
 from tests.conftest import REPO, tiny_pairs, write_tsv
 

@@ -47,7 +47,7 @@ def _seed(rng) -> int:
 
 
 def dropout_forward(x, p, rng):
-    """Inverted dropout; rng None (inference) or p == 0 is the identity. The cache is the seed."""
+    """Inverted dropout; rng None (inference) or p == 0 is the identity. The cache is (p, seed)."""
     if rng is None or p == 0.0:
         return x, None
     seed = _seed(rng)

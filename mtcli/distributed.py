@@ -35,6 +35,7 @@ from threadpoolctl import threadpool_limits
 from mtcli import BLAS_LOADED_EARLY, kernels, mpi_launch
 from mtcli.data import Batch
 from mtcli.errors import UserError
+from mtcli.kernels.cpu import flush_denormals, restore_denormals
 from mtcli.metrics import ZERO, add
 from mtcli.model import Model, Stats
 
@@ -60,6 +61,11 @@ def shard_batch(batch: Batch, rank: int, size: int) -> Batch | None:
     return Batch(cut(batch.src, S), src_len, cut(batch.tgt_in, T), cut(batch.tgt_out, T), tgt_len)
 
 
+def _replica_thread() -> None:
+    numba.set_num_threads(1)
+    flush_denormals()
+
+
 class Replicas:
     """Data parallelism over n threads of one process, each running forward and backward on its rows
     of the batch into its own gradient buffer; all read the one parameter buffer. Everything heavy
@@ -68,7 +74,8 @@ class Replicas:
     beats splitting every small product and kernel over the cores (measured on 2 cores, Medium: 50
     against 64 ms a step, before any other change). Adam, in the calling thread, still runs its
     kernel on all cores.
-    Use as a context manager: it holds BLAS to one thread while open. n == 1 is the plain model."""
+    Use as a context manager: while open, BLAS runs on one thread, and every thread of it flushes
+    denormal numbers to zero (kernels/cpu.py). n == 1 is the plain model."""
 
     def __init__(self, model: Model, n: int = 1):
         self.model, self.n = model, max(1, n)
@@ -77,12 +84,13 @@ class Replicas:
         self.models = [Model(model.cfg, model.flat, grad=g) for g in self.grads] if self.n > 1 else [model]
         self._dirty = False  # True: the threads' buffers hold leftovers (a step that was interrupted)
         self.grad_sq: float | None = None  # |model.grad|^2 as the last sum left it (None: not measured)
-        self._pool = self._blas = None
+        self._pool = self._blas = self._fp_mode = None
 
     def __enter__(self):
+        self._fp_mode = flush_denormals()  # this thread's; each replica thread sets its own
         if self.n > 1:
             self._blas = threadpool_limits(1, user_api="blas")
-            self._pool = ThreadPoolExecutor(self.n, "mtcli-replica", initializer=numba.set_num_threads, initargs=(1,))
+            self._pool = ThreadPoolExecutor(self.n, "mtcli-replica", initializer=_replica_thread)
         return self
 
     def __exit__(self, *exc):
@@ -90,6 +98,7 @@ class Replicas:
             self._pool.shutdown()
             self._blas.restore_original_limits()
             self._pool = self._blas = None
+        restore_denormals(self._fp_mode)
 
     def _map(self, fn, batch, *args) -> Stats:
         """fn(model, its shard or None, *its args) on every thread; the Stats summed."""

@@ -289,13 +289,16 @@ def test_adam(rng, dtype):
     param = rng.standard_normal(n).astype(dtype)
     m = (rng.standard_normal(n) * 1e-2).astype(dtype)
     v = (rng.random(n) * 1e-4).astype(dtype)
+    m[:3] = v[:3] = np.finfo(dtype).tiny * 1.01  # decay below the smallest normal: stored as 0
     state = [param, m, v]
     state_ref = [x.copy() for x in state]
     for t, grad_scale in ((1, 1.0), (2, 0.3), (3, 1.0)):
         grad = rng.standard_normal(n).astype(dtype)
+        grad[:3] = 0
         adam(state[0], grad, state[1], state[2], 1e-3, 0.9, 0.98, 1e-9, t, grad_scale)
         adam_ref(state_ref[0], grad, state_ref[1], state_ref[2], 1e-3, 0.9, 0.98, 1e-9, t, grad_scale)
     assert_all_close(state, state_ref)
+    assert not state[1][:3].any() and not state[2][:3].any()
 
 
 @pytest.mark.parametrize("n_parts", [2, 3])
@@ -307,3 +310,24 @@ def test_sum_and_clear(rng, n_parts):
     np.testing.assert_allclose(total, total_ref, rtol=1e-6, atol=1e-6)
     assert sq == pytest.approx(sq_ref, rel=1e-6)
     assert not parts.any() and not parts_ref.any()
+
+
+def test_flush_denormals_is_per_thread_and_restored():
+    """A thread started before keeps denormals (threads started after inherit the mode)."""
+    import threading
+
+    from mtcli.kernels.cpu import X86, flush_denormals, restore_denormals
+
+    assert np.float32(1e-30) * np.float32(1e-10) > 0  # 1e-40: a denormal float32
+    go, elsewhere = threading.Event(), []
+    other = threading.Thread(target=lambda: go.wait() and elsewhere.append(np.float32(1e-30) * np.float32(1e-10)))
+    other.start()
+    previous = flush_denormals()
+    try:
+        flushed = np.float32(1e-30) * np.float32(1e-10)
+        go.set()
+        other.join()
+    finally:
+        restore_denormals(previous)
+    assert (flushed == 0) == X86 and elsewhere[0] > 0
+    assert np.float32(1e-30) * np.float32(1e-10) > 0

@@ -68,9 +68,9 @@ def step_flops(cfg, b) -> float:
 
 
 def shards(batch, n):
-    from mtcli.distributed import shard_batch
+    from mtcli.distributed import split_batch  # not at the top: it loads the kernels (see PYTORCH_ENV)
 
-    return [s for s in (shard_batch(batch, i, n) for i in range(n)) if s is not None]
+    return [s for s in split_batch(batch, n) if s is not None]
 
 
 def products_rate(cfg, batches, threads, repeat=3) -> float:

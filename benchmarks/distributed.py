@@ -2,7 +2,8 @@
 
 Each setting runs in fresh processes: 1 process with all cores as threads (plain Python, no MPI),
 then `mpiexec -n N` with cores // N threads per rank (mtcli sets that from the launcher's
-environment); threads split the rows once more, as `mtcli train` does (distributed.Replicas). All use the same global batches (batch 64, epoch 0) of the real training split and
+environment); threads split the rows once more, as `mtcli train` does (distributed.Replicas).
+All use the same global batches (batch 64, epoch 0) of the real training split and
 the training loop's own pieces: shard, forward/backward, one gradient allreduce, clipping, Adam.
 A fixed number of steps is timed after a warm-up and extrapolated to the epoch's batch count; the
 selection evaluation (sharded over the ranks, as in training) is timed in full.
@@ -46,31 +47,33 @@ def worker(args) -> None:
     adam = Adam(model.flat.size, tcfg.beta1, tcfg.beta2, tcfg.eps)
     batches = make_batches(prepared.splits["train"], tcfg.batch_size, 0, 0)
     timed = batches[args.warmup : args.warmup + args.steps] if args.steps else batches
-    replicas = distributed.Replicas(model, threads_per_process()).__enter__()  # for the process's life
-    phases = np.zeros(3)  # forward+backward, allreduce (with waiting for the slowest rank), clip+Adam
-    for i, batch in enumerate(batches[: args.warmup] + timed):
-        if i == args.warmup or (i == 0 and not args.warmup):
-            sync()
-            phases[:], start = 0.0, time.perf_counter()
-        t0 = time.perf_counter()
-        shard = comm.shard(batch)
-        s = ZERO if shard is None else replicas.forward_backward(shard, rng, tcfg.label_smoothing, n_total=batch.n_tokens)
-        t1 = time.perf_counter()
-        comm.reduce_step(model.grad, s, False, 0.0)
-        t2 = time.perf_counter()
-        adam.step(model.flat, model.grad, tcfg.lr(adam.t + 1, cfg.d_model), clip_scale(model.grad, tcfg.clip_norm)[1])
-        phases += (t1 - t0, t2 - t1, time.perf_counter() - t2)
-    sync()
-    step = (time.perf_counter() - start) / len(timed)
+    with distributed.Replicas(model, threads_per_process()) as replicas:
+        phases = np.zeros(3)  # forward+backward, allreduce (with waiting for the slowest rank), clip+Adam
+        for i, batch in enumerate(batches[: args.warmup] + timed):
+            if i == args.warmup or (i == 0 and not args.warmup):
+                sync()
+                phases[:], start = 0.0, time.perf_counter()
+            t0 = time.perf_counter()
+            shard = comm.shard(batch)
+            s = ZERO if shard is None else replicas.forward_backward(shard, rng, tcfg.label_smoothing, n_total=batch.n_tokens)
+            t1 = time.perf_counter()
+            comm.reduce_step(model.grad, s, False, 0.0)
+            t2 = time.perf_counter()
+            grad_sq = replicas.grad_sq if comm.size == 1 else None  # as train.train_step: the threads' sum measured it
+            scale = clip_scale(model.grad, tcfg.clip_norm, grad_sq)[1]
+            adam.step(model.flat, model.grad, tcfg.lr(adam.t + 1, cfg.d_model), scale)
+            phases += (t1 - t0, t2 - t1, time.perf_counter() - t2)
+        sync()
+        step = (time.perf_counter() - start) / len(timed)
 
-    selection = comm.split(make_batches(prepared.splits["selection"], EVAL_BATCH, 0, 0, shuffle=False))
-    sync()
-    t = time.perf_counter()
-    sums = ZERO
-    for b in selection:
-        sums = add(sums, replicas.evaluate(b))
-    comm.sum_stats(sums)
-    evaluation = time.perf_counter() - t
+        selection = comm.split(make_batches(prepared.splits["selection"], EVAL_BATCH, 0, 0, shuffle=False))
+        sync()
+        t = time.perf_counter()
+        sums = ZERO
+        for b in selection:
+            sums = add(sums, replicas.evaluate(b))
+        comm.sum_stats(sums)
+        evaluation = time.perf_counter() - t
 
     allreduce = 0.0  # the gradient allreduce alone, all ranks ready
     if comm.size > 1:

@@ -22,6 +22,12 @@ from mtcli.tokenizer import BOS, EOS
 from mtcli.train import train_step
 
 
+TCFG = TrainConfig()
+LENGTHS = [4, 8, 12, 16, 24, 32, 48]
+SIZES = [8, 16, 32, 64, 128, 256]
+FRACTIONS = [0.05, 0.1, 0.2, 0.4]
+
+
 def synthetic(B, T, V_src, V_tgt, rng) -> Batch:
     """A batch of B pairs of exactly T tokens per side (no padding), random ids."""
     src = rng.integers(4, V_src, (B, T))
@@ -34,16 +40,11 @@ def synthetic(B, T, V_src, V_tgt, rng) -> Batch:
 
 def step_ms(replicas, adam, batch, rng, repeat=5) -> float:
     """ms for `mtcli train`'s own step (forward, backward, clipping, Adam), after one untimed."""
-    train_step(replicas, adam, batch, rng, 1e-4, TrainConfig())
+    train_step(replicas, adam, batch, rng, 1e-4, TCFG)
     t = time.perf_counter()
     for _ in range(repeat):
-        train_step(replicas, adam, batch, rng, 1e-4, TrainConfig())
+        train_step(replicas, adam, batch, rng, 1e-4, TCFG)
     return (time.perf_counter() - t) / repeat * 1e3
-
-
-LENGTHS = [4, 8, 12, 16, 24, 32, 48]
-SIZES = [8, 16, 32, 64, 128, 256]
-FRACTIONS = [0.05, 0.1, 0.2, 0.4]
 
 
 def measure(replicas, adam, rng, cfg, prepared):
@@ -51,11 +52,11 @@ def measure(replicas, adam, rng, cfg, prepared):
     by_len = [step_ms(replicas, adam, synthetic(64, T, cfg.src_vocab, cfg.tgt_vocab, rng), rng) for T in LENGTHS]
     by_batch = [step_ms(replicas, adam, synthetic(B, 12, cfg.src_vocab, cfg.tgt_vocab, rng), rng) for B in SIZES]
     train, by_corpus = prepared.splits["train"], []
-    batches = make_batches(train, TrainConfig().batch_size, 0, 0)
+    batches = make_batches(train, TCFG.batch_size, 0, 0)
     for f in FRACTIONS:
         t = time.perf_counter()
         for b in batches[: max(1, int(len(batches) * f))]:
-            train_step(replicas, adam, b, rng, 1e-4, TrainConfig())
+            train_step(replicas, adam, b, rng, 1e-4, TCFG)
         by_corpus.append((int(len(train) * f), time.perf_counter() - t))
     return by_len, by_batch, by_corpus
 

@@ -61,6 +61,11 @@ def shard_batch(batch: Batch, rank: int, size: int) -> Batch | None:
     return Batch(cut(batch.src, S), src_len, cut(batch.tgt_in, T), cut(batch.tgt_out, T), tgt_len)
 
 
+def split_batch(batch: Batch, n: int) -> list[Batch | None]:
+    """The batch's rows in n shards, as n ranks (or threads) take them."""
+    return [shard_batch(batch, i, n) for i in range(n)]
+
+
 def _replica_thread() -> None:
     numba.set_num_threads(1)
     flush_denormals()
@@ -102,8 +107,7 @@ class Replicas:
 
     def _map(self, fn, batch, *args) -> Stats:
         """fn(model, its shard or None, *its args) on every thread; the Stats summed."""
-        shards = [shard_batch(batch, i, self.n) for i in range(self.n)]
-        return reduce(add, self._pool.map(fn, self.models, shards, *args))
+        return reduce(add, self._pool.map(fn, self.models, split_batch(batch, self.n), *args))
 
     def forward_backward(self, batch: Batch, rng: np.random.Generator, smoothing: float,
                          n_total: int | None = None) -> Stats:

@@ -173,6 +173,11 @@ DEFAULT_MODEL = Path("models/en-es")  # the model a fresh clone ships
 SCORES = "scores.json"  # evaluation reports kept in a model directory by `evaluate --save`
 
 
+class StopOn(str, Enum):
+    error = "error"
+    bleu = "bleu"
+
+
 class Preset(str, Enum):
     small = "small"
     medium = "medium"
@@ -228,6 +233,19 @@ def train(
     patience: int | None = typer.Option(None, help="Early stopping: epochs without selection improvement."),
     accuracy_goal: float | None = typer.Option(None, help="Stop at this training accuracy (thesis: 0.90)."),
     seed: int | None = typer.Option(None, help="Seed of initialisation, batching and dropout."),
+    augment_lowercase: float | None = typer.Option(None, min=0.0, max=1.0,
+                                                   help="Augmentation: share of pairs lowercased each epoch."),
+    augment_uppercase: float | None = typer.Option(None, min=0.0, max=1.0, help="Augmentation: ALL CAPS share."),
+    augment_titlecase: float | None = typer.Option(None, min=0.0, max=1.0, help="Augmentation: Title Case share."),
+    augment_strip_punct: float | None = typer.Option(None, min=0.0, max=1.0,
+                                                     help="Augmentation: share of English sides without final punctuation."),
+    augment_numbers: float | None = typer.Option(None, min=0.0, max=1.0,
+                                                 help="Augmentation: share of pairs whose shared numbers get random digits."),
+    ema_decay: float | None = typer.Option(None, min=0.0, max=1.0, max_open=True,
+                                           help="Keep a moving average of the weights (e.g. 0.999) and save it; 0 = off."),
+    bleu_sample: int | None = typer.Option(None, min=0,
+                                           help="Selection sentences translated for a BLEU each epoch (0 = off)."),
+    early_stop_on: StopOn | None = typer.Option(None, help="Selection figure that picks the best epoch (bleu needs --bleu-sample)."),
     ranks: int = typer.Option(0, "--ranks", show_default=False,
                               help="Data-parallel processes on this machine: reruns itself under mpiexec -n RANKS "
                                    "(needs mtcli[distributed]). Under mpiexec/mpirun the launch sets the ranks."),
@@ -271,7 +289,10 @@ def train(
     given = {k: v for k, v in dict(
         batch_size=batch_size, lr_schedule=lr_schedule, lr_scale=lr_scale, warmup=warmup,
         label_smoothing=label_smoothing, clip_norm=clip_norm, max_epochs=max_epochs, max_time=max_time,
-        patience=patience, accuracy_goal=accuracy_goal, seed=seed).items() if v is not None}
+        patience=patience, accuracy_goal=accuracy_goal, seed=seed, augment_lowercase=augment_lowercase,
+        augment_uppercase=augment_uppercase, augment_titlecase=augment_titlecase,
+        augment_strip_punct=augment_strip_punct, augment_numbers=augment_numbers, ema_decay=ema_decay,
+        bleu_sample=bleu_sample, early_stop_on=early_stop_on and early_stop_on.value).items() if v is not None}
     tcfg = replace(TrainConfig(), **given)
 
     def load_or_prepare():

@@ -48,6 +48,20 @@ class TrainConfig:
     accuracy_goal: float = 0.0  # thesis stops at 0.90 training accuracy; 0 = off
     seed: int = 0
     dtype: str = "float32"
+    # augmentation (mtcli/augment.py): the probability that a training pair gets each modifier in
+    # an epoch; all 0 keeps the thesis's data as it is
+    augment_numbers: float = 0.0
+    augment_lowercase: float = 0.0
+    augment_titlecase: float = 0.0
+    augment_uppercase: float = 0.0
+    augment_strip_punct: float = 0.0
+    ema_decay: float = 0.0  # exponential moving average of the weights, evaluated and saved; 0 = off
+    bleu_sample: int = 0  # selection sentences translated (greedy) for a BLEU each epoch; 0 = off
+    early_stop_on: str = "error"  # "error" (the thesis's selection error) or "bleu" (needs bleu_sample)
+
+    def augment_probs(self) -> dict[str, float]:
+        return {f.name.removeprefix("augment_"): getattr(self, f.name) for f in dataclasses.fields(self)
+                if f.name.startswith("augment_")}
 
     def lr(self, step: int, d_model: int) -> float:
         """Learning rate at optimizer step `step` (1-based)."""

@@ -9,6 +9,7 @@ import math
 import signal
 import time
 from collections.abc import Iterable
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -16,11 +17,12 @@ import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from mtcli import distributed, threads_per_process
+from mtcli import distributed, kernels, threads_per_process
 from mtcli.atomic import atomic_write_text
 from mtcli.checkpoint import METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, load_tensors, save_model, save_tensors
 from mtcli.config import ModelConfig, TrainConfig, from_dict, to_dict
-from mtcli.data import Batch, Prepared, make_batches
+from mtcli.augment import augment_split
+from mtcli.data import Batch, EncodedSplit, Prepared, make_batches, read_corpus
 from mtcli.errors import UserError
 from mtcli.metrics import ZERO, add, summarize
 from mtcli.model import Model, Stats
@@ -63,7 +65,8 @@ class LoopState:
     epoch: int = 0
     batch: int = 0  # next batch index within the epoch
     elapsed: float = 0.0  # training seconds so far, across resumes
-    best_error: float = math.inf
+    best_error: float = math.inf  # selection error of the best epoch
+    best_bleu: float = -1.0  # its selection BLEU (with bleu_sample)
     best_epoch: int = -1
     bad_epochs: int = 0
     epoch_sums: list = field(default_factory=lambda: [0.0, 0.0, 0, 0])  # Stats of the epoch so far
@@ -101,12 +104,17 @@ def _meta(prepared: Prepared, tcfg: TrainConfig) -> dict:
     return {"train": to_dict(tcfg), "data": {k: m.get(k) for k in ("data_sha256", "seed", "split", "split_sizes", "vocab")}}
 
 
-def save_state(out: Path, model: Model, adam: Adam, loop: LoopState, meta: dict) -> None:
+def save_state(out: Path, model: Model, adam: Adam, loop: LoopState, meta: dict,
+               average: np.ndarray | None = None) -> None:
     tensors = {"params": model.flat, "adam_m": adam.m, "adam_v": adam.v}
+    if average is not None:
+        tensors["average"] = average
     save_tensors(out / STATE, tensors, {**meta, "model": to_dict(model.cfg), "loop": asdict(loop), "step": adam.t})
 
 
-def load_state(out: Path) -> tuple[Model, Adam, LoopState, dict]:
+def load_state(out: Path) -> tuple[Model, Adam, LoopState, dict, np.ndarray | None]:
+    """The saved run: model, optimizer, loop position, metadata, and the weights' moving average
+    (None when the run keeps none)."""
     tensors, meta = load_tensors(out / STATE)
     try:
         model = Model(from_dict(ModelConfig, meta["model"]), tensors["params"])
@@ -114,9 +122,63 @@ def load_state(out: Path) -> tuple[Model, Adam, LoopState, dict]:
         adam = Adam(model.flat.size, t["beta1"], t["beta2"], t["eps"])
         adam.m[...], adam.v[...], adam.t = tensors["adam_m"], tensors["adam_v"], meta["step"]
         loop = LoopState(**meta["loop"])
+        average = tensors.get("average")
+        if average is not None and average.shape != model.flat.shape:
+            raise ValueError("the weights' average does not match the parameters")
     except (KeyError, TypeError, ValueError) as e:
         raise UserError(f"{out / STATE}: invalid training state ({e})") from None
-    return model, adam, loop, meta
+    return model, adam, loop, meta, average
+
+
+@contextmanager
+def averaged_weights(model: Model, average: np.ndarray | None):
+    """The model holds the weights' moving average inside the block (for evaluation and saving),
+    its training weights again after it."""
+    if average is None:
+        yield
+        return
+    kept = model.flat.copy()
+    model.flat[...] = average
+    try:
+        yield
+    finally:
+        model.flat[...] = kept
+
+
+def _corpus_pairs(prepared: Prepared) -> list[tuple[str, str]]:
+    """The corpus text behind the tokenized data, for augmentation (the prepared files hold ids)."""
+    d = prepared.manifest.get("data", {})
+    corpus = read_corpus(d.get("path", ""))
+    if corpus.sha256 != prepared.manifest.get("data_sha256"):
+        raise UserError(f"{corpus.path} changed since `mtcli tokenize` (SHA-256 differs): augmentation reads "
+                        "the corpus text; rerun `mtcli tokenize` or train without --augment-*")
+    return corpus.pairs
+
+
+class BleuSample:
+    """A fixed sample of the selection split, translated greedily for a BLEU at each epoch's end."""
+
+    def __init__(self, split: EncodedSplit, tgt_tok, n: int, seed: int):
+        rows = np.random.default_rng([seed, 0xB1E0]).permutation(len(split))[:n]
+        rows = rows[np.argsort(split.src_lens[rows], kind="stable")]  # little padding per batch
+        self.src = [split.src_seq(i) for i in rows]
+        self.refs = tgt_tok.decode_batch([split.tgt_seq(i) for i in rows])
+        self.tgt_tok = tgt_tok
+
+    def score(self, model: Model, batch_size: int = EVAL_BATCH) -> float:
+        import sacrebleu
+
+        from mtcli.decode import greedy
+
+        hyps = []
+        for k in range(0, len(self.src), batch_size):
+            seqs = self.src[k : k + batch_size]
+            lens = np.array([len(s) for s in seqs], np.int64)
+            src = np.zeros((len(seqs), int(lens.max())), np.int64)  # PAD is 0
+            for i, s in enumerate(seqs):
+                src[i, : len(s)] = s
+            hyps += self.tgt_tok.decode_batch([h.tokens for h in greedy(model, src, lens)])
+        return sacrebleu.corpus_bleu(hyps, [self.refs]).score
 
 
 def _progress(console: Console) -> Progress:
@@ -142,22 +204,29 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
     comm: the ranks sharing the work (default: MPI's world under mpiexec, else this process).
     threads: data-parallel threads in this process (0: its share of the cores). Each rank's and
     each thread's dropout masks are its own, so results depend on ranks x threads, not on timing."""
+    if tcfg.early_stop_on not in ("error", "bleu"):
+        raise UserError(f"early_stop_on must be error or bleu, not {tcfg.early_stop_on!r}")
+    if tcfg.early_stop_on == "bleu" and not tcfg.bleu_sample:
+        raise UserError("--early-stop-on bleu needs --bleu-sample N (selection sentences to translate each epoch)")
     comm = comm or distributed.world()
     console = console or Console(stderr=True)
     if comm.rank:
         console = Console(stderr=True, quiet=True)  # rank 0 speaks for all
     out = Path(out)
-    model, adam, loop, tcfg, meta = comm.on_root(lambda: _start(prepared, out, mcfg, tcfg, resume, console,
-                                                                 set(overrides)))
+    model, adam, loop, tcfg, meta, average = comm.on_root(
+        lambda: _start(prepared, out, mcfg, tcfg, resume, console, set(overrides)))
     mcfg = model.cfg
     if comm.size > 1:
         comm.agree(lambda: _same_data(prepared, meta))
     rng = _dropout_rng(tcfg.seed, comm.rank, loop, adam.t, resume)
     selection = comm.split(make_batches(prepared.splits["selection"], EVAL_BATCH, tcfg.seed, 0, shuffle=False))
+    train_split = _train_split(prepared, tcfg, mcfg)
+    bleu = BleuSample(prepared.splits["selection"], prepared.tgt_tok, tcfg.bleu_sample, tcfg.seed) \
+        if tcfg.bleu_sample else None
 
     def checkpoint():
         rngs = comm.gather(loop.rng)
-        comm.on_root(lambda: save_state(out, model, adam, replace(loop, rank_rngs=rngs[1:]), meta))
+        comm.on_root(lambda: save_state(out, model, adam, replace(loop, rank_rngs=rngs[1:]), meta, average))
 
     loop.rng = rng.bit_generator.state  # kept at the last finished step: an interrupted one replays
 
@@ -167,7 +236,7 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
     try:
         with _progress(console) as progress, distributed.Replicas(model, threads or threads_per_process()) as replicas:
             while not loop.done:
-                batches = make_batches(prepared.splits["train"], tcfg.batch_size, tcfg.seed, loop.epoch)
+                batches = make_batches(train_split(loop.epoch), tcfg.batch_size, tcfg.seed, loop.epoch)
                 task = progress.add_task("", total=len(batches), completed=loop.batch, epoch=loop.epoch + 1,
                                          loss=0.0, acc=0.0, lr=0.0, tps=0.0)
                 sums = Stats(*loop.epoch_sums)
@@ -182,6 +251,8 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
                         raise NonFiniteError(f"loss or gradient became {s.loss if not math.isfinite(s.loss) else norm}"
                                              f" at step {adam.t + 1}; the last good state is kept in {out / STATE}"
                                              " (try a lower --lr-scale)")
+                    if average is not None:
+                        kernels.ema(average, model.flat, tcfg.ema_decay)
                     sums, loop.batch, loop.rng = add(sums, s), loop.batch + 1, rng.bit_generator.state
                     loop.epoch_sums = [sums.loss, sums.nll, sums.correct, sums.n_tokens]
                     tick_tokens += s.n_tokens
@@ -202,7 +273,8 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
                 progress.remove_task(task)
                 if loop.batch < len(batches):
                     break  # out of time mid-epoch: the state keeps the position
-                _end_epoch(replicas, out, loop, sums, selection, adam, tcfg, meta, console, progress, comm)
+                run = EpochEnd(replicas, out, adam, tcfg, meta, comm, average, bleu)
+                _end_epoch(run, loop, sums, selection, console, progress)
                 checkpoint()
                 last_save = loop.elapsed
             checkpoint()
@@ -219,20 +291,24 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
 
 def _start(prepared, out, mcfg, tcfg, resume, console, overrides):
     """Rank 0's part of starting: load the state to resume, or initialise and save the tokenizers.
-    Returns (model, adam, loop, tcfg, meta)."""
+    Returns (model, adam, loop, tcfg, meta, the weights' moving average or None)."""
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UserError(f"cannot create model directory {out}: {e.strerror or e}") from None
     meta = _meta(prepared, tcfg)
     if resume:
-        model, adam, loop, saved = load_state(out)
+        model, adam, loop, saved, average = load_state(out)
         tcfg = replace(from_dict(TrainConfig, saved["train"]), **{k: getattr(tcfg, k) for k in overrides})
         meta = _meta(prepared, tcfg)
         if saved["data"] != meta["data"]:
             raise UserError(f"{out} was trained on other tokenized data (corpus, split, seed or vocabulary "
                             "differ); resume with the same data and `mtcli tokenize` options")
         loop.done = ""
+        if not tcfg.ema_decay:
+            average = None
+        elif average is None:  # the average starts now
+            average = model.flat.copy()
         console.print(f"resuming {out} at epoch {loop.epoch + 1}, batch {loop.batch}, step {adam.t}")
     else:
         if (out / STATE).exists() or (out / WEIGHTS).exists():
@@ -240,9 +316,20 @@ def _start(prepared, out, mcfg, tcfg, resume, console, overrides):
         model = Model(mcfg, seed=tcfg.seed)
         adam = Adam(model.flat.size, tcfg.beta1, tcfg.beta2, tcfg.eps)
         loop = LoopState()
+        average = model.flat.copy() if tcfg.ema_decay else None
         for name, tok in ((SRC_TOK, prepared.src_tok), (TGT_TOK, prepared.tgt_tok)):
             tok.save(out / name)
-    return model, adam, loop, tcfg, meta
+    return model, adam, loop, tcfg, meta, average
+
+
+def _train_split(prepared: Prepared, tcfg: TrainConfig, mcfg: ModelConfig):
+    """epoch -> that epoch's training split: the tokenized one, augmented when tcfg asks for it."""
+    probs = tcfg.augment_probs()
+    if not any(probs.values()):
+        return lambda epoch: prepared.splits["train"]
+    pairs = _corpus_pairs(prepared)
+    return lambda epoch: augment_split(prepared.splits["train"], pairs, prepared.src_tok, prepared.tgt_tok, probs,
+                                       tcfg.seed, epoch, mcfg.max_src_len, mcfg.max_tgt_len)
 
 
 def _same_data(prepared: Prepared, meta: dict) -> None:
@@ -266,36 +353,59 @@ def _dropout_rng(seed: int, rank: int, loop: LoopState, step: int, resume: bool)
     return rng
 
 
-def _end_epoch(replicas, out, loop, sums, selection, adam, tcfg, meta, console, progress, comm):
+@dataclass
+class EpochEnd:
+    """What the end of an epoch works with besides the loop state."""
+
+    replicas: distributed.Replicas
+    out: Path
+    adam: Adam
+    tcfg: TrainConfig
+    meta: dict
+    comm: distributed.Comm
+    average: np.ndarray | None  # the weights' moving average, evaluated and saved instead (None: off)
+    bleu: BleuSample | None
+
+
+def _end_epoch(run: EpochEnd, loop, sums, selection, console, progress):
+    replicas, tcfg, comm, model = run.replicas, run.tcfg, run.comm, run.replicas.model
     task = progress.add_task("", total=len(selection), epoch=f"{loop.epoch + 1} selection", loss=0.0, acc=0.0,
                              lr=0.0, tps=0.0)
     sel_sums = ZERO
-    for b in selection:  # this rank's share of the selection batches
-        sel_sums = add(sel_sums, replicas.evaluate(b))
-        progress.advance(task)
-    sel = summarize(comm.sum_stats(sel_sums))
+    with averaged_weights(model, run.average):
+        for b in selection:  # this rank's share of the selection batches
+            sel_sums = add(sel_sums, replicas.evaluate(b))
+            progress.advance(task)
+        sel = summarize(comm.sum_stats(sel_sums))
+        bleu = run.bleu.score(model) if run.bleu else None  # every rank alike: same weights, same sample
     progress.remove_task(task)
     tr = summarize(sums)
-    row = {"epoch": loop.epoch + 1, "step": adam.t, "seconds": round(loop.elapsed, 1),
+    row = {"epoch": loop.epoch + 1, "step": run.adam.t, "seconds": round(loop.elapsed, 1),
            "train_loss": tr["loss"], "train_error": tr["error"], "train_accuracy": tr["accuracy"],
            "selection_error": sel["error"], "selection_accuracy": sel["accuracy"],
-           "lr": tcfg.lr(adam.t, replicas.model.cfg.d_model)}
+           "lr": tcfg.lr(run.adam.t, model.cfg.d_model)}
+    if bleu is not None:
+        row["selection_bleu"] = round(bleu, 2)
     loop.history.append(row)
-    improved = sel["error"] < loop.best_error
+    improved = bleu > loop.best_bleu if tcfg.early_stop_on == "bleu" else sel["error"] < loop.best_error
     if improved:
         loop.best_error, loop.best_epoch, loop.bad_epochs = sel["error"], loop.epoch + 1, 0
+        loop.best_bleu = bleu if bleu is not None else loop.best_bleu
     else:
         loop.bad_epochs += 1
 
     def write():
         if improved:
-            save_model(out, replicas.model, {**meta, "epoch": loop.epoch + 1, "selection": sel})
-        atomic_write_text(out / METRICS, "".join(json.dumps(r) + "\n" for r in loop.history))
+            with averaged_weights(model, run.average):
+                save_model(run.out, model, {**run.meta, "epoch": loop.epoch + 1, "selection": sel}
+                           | ({"selection_bleu": bleu} if bleu is not None else {}))
+        atomic_write_text(run.out / METRICS, "".join(json.dumps(r) + "\n" for r in loop.history))
 
     comm.on_root(write)
     console.print(
         f"epoch {row['epoch']:3d}  train error {tr['error']:.3f} acc {tr['accuracy']:.3f}  "
-        f"selection error {sel['error']:.3f} acc {sel['accuracy']:.3f}  {row['seconds']:7.0f}s"
+        f"selection error {sel['error']:.3f} acc {sel['accuracy']:.3f}"
+        + (f" BLEU {bleu:.2f}" if bleu is not None else "") + f"  {row['seconds']:7.0f}s"
         + ("  [green]best[/]" if improved else ""), highlight=False, soft_wrap=True)
     loop.epoch, loop.batch, loop.epoch_sums = loop.epoch + 1, 0, [0.0, 0.0, 0, 0]
     if loop.bad_epochs >= tcfg.patience:

@@ -16,7 +16,7 @@ import pytest
 from numba import njit
 
 import mtcli.kernels
-from mtcli.kernels.adam import CHUNK, adam, adam_ref, sum_and_clear, sum_and_clear_ref
+from mtcli.kernels.adam import CHUNK, adam, adam_ref, ema, ema_ref, sum_and_clear, sum_and_clear_ref
 from mtcli.kernels.attention import (
     attention_backward,
     attention_backward_ref,
@@ -310,6 +310,18 @@ def test_sum_and_clear(rng, n_parts):
     np.testing.assert_allclose(total, total_ref, rtol=1e-6, atol=1e-6)
     assert sq == pytest.approx(sq_ref, rel=1e-6)
     assert not parts.any() and not parts_ref.any()
+
+
+@pytest.mark.parametrize("decay", [0.0, 0.999, 1.0])
+def test_ema(rng, decay):
+    """decay 0 is the plain weights, decay 1 keeps the average as it was."""
+    param = rng.standard_normal(CHUNK + 1000).astype(np.float32)
+    average = rng.standard_normal(param.size).astype(np.float32)
+    average_ref, start = average.copy(), average.copy()
+    ema(average, param, decay)
+    ema_ref(average_ref, param, decay)
+    np.testing.assert_allclose(average, average_ref, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(average, {0.0: param, 1.0: start}.get(decay, average))
 
 
 def test_flush_denormals_is_per_thread_and_restored():

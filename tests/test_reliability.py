@@ -193,7 +193,7 @@ def test_sigkill_at_random_moments_leaves_a_loadable_resumable_checkpoint(world,
             assert not saves, f"trial {trial}: a completed state file was lost"
             assert "no such file" in error_line(run_cli("train", "--out", out, "--resume"))
             continue
-        model, adam, loop, _ = load_state(out)
+        model, adam, loop, _, _ = load_state(out)
         assert adam.t >= max(saves, default=1) and np.isfinite(model.flat).all() and np.isfinite(adam.v).all()
         if trial.get("hang_at"):
             assert adam.t == saves[-1]  # the interrupted write left the previous state in place
@@ -203,7 +203,7 @@ def test_sigkill_at_random_moments_leaves_a_loadable_resumable_checkpoint(world,
             [json.loads(line) for line in (out / METRICS).read_text().splitlines()]
         code, _, err = run_cli("train", "--out", out, "--resume", "--max-epochs", str(loop.epoch + 2))
         assert code == 0 and "resuming" in err, err
-        _, resumed, end, _ = load_state(out)
+        _, resumed, end, _, _ = load_state(out)
         assert end.epoch == loop.epoch + 2 and resumed.t > adam.t and end.done.startswith("--max-epochs")
         assert not list(out.glob(f".{STATE}.*.tmp")), "the dead write's temporary file is still there"
         tally["  of which resumed to the end"] += 1
@@ -408,7 +408,7 @@ def test_non_finite_step_stops_with_the_last_good_state(world, tmp_path, monkeyp
     with pytest.raises(NonFiniteError, match=f"became {fault.split()[0]} at step {BAD_STEP};") as e:
         train(p, out, tiny_cfg(), TrainConfig(batch_size=8, max_epochs=50, patience=50), console=QUIET)
     assert e.value.exit_code == 3 and "\n" not in str(e.value)
-    model, adam, _, _ = load_state(out)
+    model, adam, _, _, _ = load_state(out)
     assert adam.t == BAD_STEP - 1, "the state is the one before the bad step"
     assert all(np.isfinite(a).all() for a in (model.flat, adam.m, adam.v))
     assert np.isfinite(load_model(out)[0].flat).all()
@@ -437,15 +437,15 @@ def test_max_epochs_and_max_time_always_end_with_a_saved_state(world, tmp_path, 
     a, b = tmp_path / "epochs", tmp_path / "time"
     code, _, err = run_cli("train", "--out", a, *TINY, "--max-epochs", "2")
     assert code == 0, err
-    _, adam, loop, _ = load_state(a)
+    _, adam, loop, _, _ = load_state(a)
     assert loop.epoch == 2 and loop.done == "--max-epochs 2 reached" and (a / WEIGHTS).exists()
     code, _, err = run_cli("train", "--out", b, *TINY, "--max-time", "0.000001")  # stops after one step
     assert code == 0, err
-    _, adam, loop, _ = load_state(b)
+    _, adam, loop, _, _ = load_state(b)
     assert (adam.t, loop.epoch, loop.batch) == (1, 0, 1) and loop.done.startswith("--max-time")
     code, _, err = run_cli("train", "--out", b, "--resume", "--max-time", "1000", "--max-epochs", "1")
     assert code == 0 and "epoch 1, batch 1, step 1" in err, err
-    _, adam, loop, _ = load_state(b)
+    _, adam, loop, _, _ = load_state(b)
     per_epoch = len(make_batches(load_prepared(world.prepared).splits["train"], 8, 0, 0))
     assert loop.epoch == 1 and loop.done == "--max-epochs 1 reached" and adam.t == per_epoch
 

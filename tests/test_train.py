@@ -112,7 +112,7 @@ def test_sigint_leaves_a_resumable_checkpoint(tiny_corpus, tmp_path):
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err.decode()
-    model, adam, loop, _ = load_state(out)
+    model, adam, loop, _, _ = load_state(out)
     assert loop.epoch >= 1 and adam.t > 0
     resumed = subprocess.run(args[:-4] + ["--max-epochs", str(loop.epoch + 1), "--resume"], env=env, cwd=REPO,
                              capture_output=True, text=True)

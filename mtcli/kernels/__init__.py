@@ -19,7 +19,7 @@ if "NUMBA_CACHE_DIR" not in os.environ and not os.access(Path(__file__).parent, 
     cache_home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     os.environ["NUMBA_CACHE_DIR"] = str(cache_home / "mtcli" / "numba")
 
-from mtcli.kernels.adam import adam, sum_and_clear
+from mtcli.kernels.adam import adam, ema, sum_and_clear
 from mtcli.kernels.attention import attention_backward, attention_forward
 from mtcli.kernels.crossentropy import cross_entropy
 from mtcli.kernels.elementwise import bias_relu, dropout, dropout_add, dropout_mask, relu_backward
@@ -35,6 +35,7 @@ __all__ = [
     "dropout",
     "dropout_add",
     "dropout_mask",
+    "ema",
     "embedding_backward",
     "embedding_forward",
     "layernorm_backward",

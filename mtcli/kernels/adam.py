@@ -103,3 +103,24 @@ def adam(param, grad, m, v, lr, beta1, beta2, eps, t, grad_scale=1.0):
     for ch in prange(n_chunks):
         lo, hi = _span(ch, param.size)
         _adam_chunk(param[lo:hi], grad[lo:hi], m[lo:hi], v[lo:hi], step, *args)
+
+
+def ema_ref(average, param, decay):
+    average[...] = (decay * average + (1 - decay) * param).astype(average.dtype)
+
+
+@njit(**JIT)
+def _ema_chunk(average, param, decay, rate):
+    for i in range(average.size):
+        average[i] = decay * average[i] + rate * param[i]
+
+
+@njit(**JIT, parallel=True)
+def ema(average, param, decay):
+    """average <- decay * average + (1 - decay) * param in place: the exponential moving average of
+    the weights (Marian's --exponential-smoothing), one pass after each Adam step."""
+    decay, rate = average.dtype.type(decay), average.dtype.type(1.0 - decay)
+    n_chunks = (average.size + CHUNK - 1) // CHUNK
+    for ch in prange(n_chunks):
+        lo, hi = _span(ch, average.size)
+        _ema_chunk(average[lo:hi], param[lo:hi], decay, rate)

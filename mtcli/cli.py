@@ -241,7 +241,7 @@ def train(
                                                      help="Augmentation: share of English sides without final punctuation."),
     augment_numbers: float | None = typer.Option(None, min=0.0, max=1.0,
                                                  help="Augmentation: share of pairs whose shared numbers get random digits."),
-    ema_decay: float | None = typer.Option(None, min=0.0, max=1.0, max_open=True,
+    ema_decay: float | None = typer.Option(None, min=0.0, max=0.9999999,
                                            help="Keep a moving average of the weights (e.g. 0.999) and save it; 0 = off."),
     bleu_sample: int | None = typer.Option(None, min=0,
                                            help="Selection sentences translated for a BLEU each epoch (0 = off)."),

@@ -23,6 +23,7 @@ from mtcli.checkpoint import METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, load_ten
 from mtcli.config import ModelConfig, TrainConfig, from_dict, to_dict
 from mtcli.augment import augment_split
 from mtcli.data import Batch, EncodedSplit, Prepared, make_batches, read_corpus
+from mtcli.decode import greedy
 from mtcli.errors import UserError
 from mtcli.metrics import ZERO, add, summarize
 from mtcli.model import Model, Stats
@@ -167,8 +168,6 @@ class BleuSample:
 
     def score(self, model: Model, batch_size: int = EVAL_BATCH) -> float:
         import sacrebleu
-
-        from mtcli.decode import greedy
 
         hyps = []
         for k in range(0, len(self.src), batch_size):

@@ -1,7 +1,7 @@
 """Translation speed of a trained model: sentences/s for batch translation (greedy and beam) of
 test-split sentences, and the latency of one sentence.
 
-    python -m benchmarks.decode [--model models/en-es] [--sentences 2000]
+    python -m benchmarks.decode [--model en-es] [--sentences 2000]
 """
 
 from __future__ import annotations
@@ -9,17 +9,18 @@ from __future__ import annotations
 import argparse
 import time
 
+from mtcli import registry
 from mtcli.data import read_corpus, resolve_data_path, split_pairs
 from mtcli.decode import Translator
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", default="models/en-es")
+    ap.add_argument("--model", default=registry.SHIPPED, help="a name from `mtcli models` or a model directory")
     ap.add_argument("--sentences", type=int, default=2000)
     ap.add_argument("--data", default=None, help="corpus (default: data/spa-eng/spa.txt or $MTCLI_DATA)")
     args = ap.parse_args()
-    tr = Translator(args.model)
+    tr = Translator(registry.resolve(args.model))
     corpus = read_corpus(resolve_data_path(args.data))
     d = tr.meta.get("data", {})
     rows = split_pairs(corpus.pairs, d.get("seed", 0), d.get("split", "grouped"))["test"]

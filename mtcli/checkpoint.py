@@ -4,6 +4,7 @@ A model directory holds
   model.safetensors   the weights by name, with the configs and data manifest in its metadata
   src.json, tgt.json  the English and Spanish tokenizers
   metrics.jsonl       one line per epoch
+  scores.json         evaluation reports (`mtcli evaluate --save`)
   state.safetensors   parameters, Adam moments and loop position for --resume (not shipped)
 Each .safetensors file carries the SHA-256 of its metadata and tensors, so a flipped byte is caught
 on load; model.safetensors also records the SHA-256 of the tokenizer files it was trained with.
@@ -26,6 +27,7 @@ from mtcli.model import Model, param_shapes, views
 
 WEIGHTS, STATE = "model.safetensors", "state.safetensors"
 SRC_TOK, TGT_TOK, METRICS = "src.json", "tgt.json", "metrics.jsonl"
+SCORES = "scores.json"  # evaluation reports, written by `mtcli evaluate --save`
 META, CHECKSUM = "mtcli", "mtcli_sha256"  # the safetensors metadata keys
 
 

@@ -12,16 +12,34 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from mtcli import registry
 from mtcli.errors import UserError
 
 app = typer.Typer(
     help="English-to-Spanish translation with a Transformer trained from scratch.",
     context_settings={"help_option_names": ["-h", "--help"]},
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
+    rich_markup_mode=None,  # help prints as written: rich markup took [distributed] and [default: ...] for tags
     pretty_exceptions_enable=False,
 )
 err = Console(stderr=True)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        print(f"mtcli {version('mtcli')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(False, "--version", "-V", callback=_print_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    pass
 
 
 def _error_line(message: str) -> None:
@@ -35,11 +53,24 @@ def fail(message: str, code: int = 2) -> None:
 
 
 def main() -> None:
+    from typer._click.exceptions import NoArgsIsHelpError  # typer >= 0.29 carries its own click
+
     try:
-        app(prog_name="mtcli")
+        code = app(prog_name="mtcli", standalone_mode=False)
     except UserError as e:
         _error_line(str(e))
         sys.exit(e.exit_code)
+    except NoArgsIsHelpError as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except typer.TyperException as e:  # a usage error is one line too, with where to read about it
+        ctx = getattr(e, "ctx", None)
+        _error_line(" ".join(e.format_message().split()) + (f" (see `{ctx.command_path} -h`)" if ctx else ""))
+        sys.exit(e.exit_code)
+    except typer.Abort:  # end of input at a prompt
+        err.print()
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 # --- data: download, tokenize (issue 2) ------------------------------------------------
@@ -169,8 +200,7 @@ def tokenize(
 
 # --- model: train, plot, translate, evaluate, info -------------------------------------
 
-DEFAULT_MODEL = Path("models/en-es")  # the model a fresh clone ships
-SCORES = "scores.json"  # evaluation reports kept in a model directory by `evaluate --save`
+DEFAULT_MODEL = registry.SHIPPED  # the model inside the package
 
 
 class StopOn(str, Enum):
@@ -184,8 +214,28 @@ class Preset(str, Enum):
     large = "large"
 
 
-def _model_option(default=DEFAULT_MODEL):
-    return typer.Option(default, "--model", "-m", envvar="MTCLI_MODEL", help="Model directory.")
+def _model_option(default: str | None = DEFAULT_MODEL):
+    return typer.Option(default, "--model", "-m", envvar="MTCLI_MODEL", show_default=default is not None,
+                        help="Model: a name from `mtcli models` or a model directory.")
+
+
+def _model_argument():
+    return typer.Argument(None, show_default=False, metavar="[MODEL]", help="The model, as with -m.")
+
+
+def _given(ctx: typer.Context, param: str) -> bool:
+    """Whether the command line itself set the option (not an environment variable or the default)."""
+    return ctx.get_parameter_source(param).name == "COMMANDLINE"
+
+
+def _model_dir(ctx: typer.Context, positional: str | None, option: str | None) -> Path:
+    """A MODEL argument wins over MTCLI_MODEL; given along with -m it is refused."""
+    if positional is not None and _given(ctx, "model"):
+        fail("give the model once: as the MODEL argument or with -m/--model")
+    spec = positional if positional is not None else option
+    if spec is None:
+        fail(f"give a model: `{ctx.command_path} MODEL` or -m MODEL (a name from `mtcli models` or a directory)")
+    return registry.resolve(spec)
 
 
 @contextmanager
@@ -251,6 +301,8 @@ def train(
                                    "(needs mtcli[distributed]). Under mpiexec/mpirun the launch sets the ranks."),
     threads: int = typer.Option(0, "--threads", "-t", envvar="MTCLI_THREADS", show_default=False,
                                 help="Data-parallel threads per process (default: one per core)."),
+    register: str | None = typer.Option(None, "--register", metavar="NAME", show_default=False,
+                                        help="Then add the best model to `mtcli models` as NAME (for -m NAME)."),
 ) -> None:
     """Train a Transformer on the tokenized corpus; the best selection-error model is kept in --out.
 
@@ -261,7 +313,7 @@ def train(
 
       mtcli train --config medium
 
-      mtcli train -c small --max-time 900 --out runs/quick
+      mtcli train -c small --max-time 900 --out runs/quick --register quick
 
       mtcli train --out runs/medium --resume
 
@@ -303,6 +355,8 @@ def train(
                 return prepare(resolve_data_path(data), prepared)
 
     with _ranks_exit_together(comm):
+        if register is not None:
+            registry.check_free(register)  # now, not after an hour of training
         p = comm.root_first(load_or_prepare)  # under MPI: one tokenizer run per disk, not one per rank
     overrides = {k: v for k, v in dict(d_model=d_model, d_ff=d_ff, n_heads=heads, n_layers=layers,
                                        dropout=dropout, attn_dropout=attn_dropout).items() if v is not None}
@@ -316,26 +370,39 @@ def train(
         raise typer.Exit(130)
     best = f"best selection error {loop.best_error:.3f} (epoch {loop.best_epoch})" if loop.history else "no epoch finished"
     console.print(f"stopped: {loop.done}; {best}; model in {out}", highlight=False)
+    if register is not None and comm.rank == 0:
+        if not loop.history:
+            fail(f"nothing to register as {register}: no epoch finished")
+        with console.status(f"Adding {out} to the models as {register}…"):
+            registry.add(out, register)
+        console.print(f"registered: mtcli translate -m {register} \"…\"", highlight=False)
 
 
 @app.command()
 def plot(
-    run: Path = typer.Argument(..., help="Model directory with metrics.jsonl."),
-    output: Path = typer.Option(None, "--output", "-o", show_default=False, help="PNG file [default: RUN/curves.png]."),
+    ctx: typer.Context,
+    run: str | None = typer.Argument(None, show_default=False, metavar="[RUN]",
+                                     help="Model directory (or name) with metrics.jsonl, as with -m."),
+    model: str | None = _model_option(None),
+    output: Path = typer.Option(None, "--output", "-o", show_default=False,
+                                help="PNG file [default: RUN/curves.png]."),
 ) -> None:
     """Draw training and selection error and accuracy per epoch to a PNG.
 
     Examples:
 
       mtcli plot runs/medium
+
+      mtcli plot -m en-es -o en-es.png
     """
     from mtcli.checkpoint import METRICS
     from mtcli.metrics import plot_history, read_history
 
-    path = run / METRICS
+    run_dir = _model_dir(ctx, run, model)
+    path = run_dir / METRICS
     if not path.is_file():
         fail(f"{path}: no metrics yet (a run writes them after its first epoch)")
-    output = output or run / "curves.png"
+    output = output or run_dir / "curves.png"
     plot_history(read_history(path), output)
     _out.print(f"wrote {output}")
 
@@ -373,10 +440,28 @@ def _format(i: int, nbest: list[tuple[str, float]], n: int, scores: bool, as_jso
     return f"{score:.4f}\t{_one_line(text)}" if scores else _one_line(text)
 
 
+def _refuse_contradictions(ctx: typer.Context, text: bool, input: bool, greedy: bool, beam: int, nbest: int,
+                           scores: bool, as_json: bool) -> None:
+    """translate's options that would be ignored or overruled are an error, not a silent choice."""
+    if text and input:
+        fail("give the English as text arguments or with -i/--input, not both")
+    if greedy and nbest > 1:
+        fail(f"--greedy keeps one candidate; --nbest {nbest} needs beam search (drop --greedy)")
+    if greedy and _given(ctx, "beam") and beam != 1:
+        fail(f"--greedy is --beam 1: give --greedy or --beam {beam}, not both")
+    if _given(ctx, "beam") and beam < nbest:
+        fail(f"--nbest {nbest} needs --beam {nbest} or more, not --beam {beam}")
+    if (greedy or max(beam, nbest) == 1) and _given(ctx, "alpha"):
+        fail("--alpha ranks the hypotheses of beam search; greedy decoding (--greedy, --beam 1) has none to rank")
+    if scores and (as_json or nbest > 1):
+        fail(f"--scores: the output of {'--json' if as_json else '--nbest'} carries the scores already")
+
+
 @app.command()
 def translate(
+    ctx: typer.Context,
     text: list[str] = typer.Argument(None, show_default=False, help="English sentences (default: stdin or a prompt)."),
-    model: Path = _model_option(),
+    model: str = _model_option(),
     input: Path | None = typer.Option(None, "--input", "-i", show_default=False, help="Read English lines from a file."),
     output: Path | None = typer.Option(None, "--output", "-o", show_default=False, help="Write Spanish lines to a file."),
     beam: int = typer.Option(4, "--beam", "-b", envvar="MTCLI_BEAM", help="Beam size."),
@@ -406,6 +491,8 @@ def translate(
 
     if beam < 1 or nbest < 1 or batch_size < 1:
         fail("--beam, --nbest and --batch-size must be at least 1")
+    _refuse_contradictions(ctx, bool(text), input is not None, greedy, beam, nbest, scores, as_json)
+    model = registry.resolve(model)
     beam = 1 if greedy else max(beam, nbest)
     if input is not None:
         if not input.is_file():
@@ -448,7 +535,9 @@ def _repl(tr, beam: int, alpha: float) -> None:
 
 @app.command()
 def evaluate(
-    model: Path = typer.Argument(DEFAULT_MODEL, envvar="MTCLI_MODEL", help="Model directory."),
+    ctx: typer.Context,
+    model_arg: str | None = _model_argument(),
+    model: str = _model_option(),
     split: str = typer.Option("test", "--split", help="test or selection: the model's own held-out split."),
     data: Path | None = typer.Option(None, "--data", show_default=False,
                                      help="Evaluate on this TSV/CSV instead (all its pairs), e.g. an external test set."),
@@ -468,7 +557,7 @@ def evaluate(
 
       mtcli evaluate
 
-      mtcli evaluate runs/medium --split selection --beam 1
+      mtcli evaluate -m runs/medium --split selection --beam 1
 
       mtcli evaluate --data ../shared/data/tatoeba-test/unseen.tsv --json
     """
@@ -478,16 +567,27 @@ def evaluate(
     from rich.table import Table
 
     from mtcli.atomic import atomic_write_text
+    from mtcli.checkpoint import SCORES
     from mtcli.data import read_corpus, resolve_data_path, split_pairs
     from mtcli.metrics import evaluate_pairs
 
-    tr = _load_translator(model)
+    if data is not None and (_given(ctx, "split") or _given(ctx, "corpus")):
+        fail("--data scores all pairs of its file: --split and --corpus (which pick the model's own split) "
+             "do not go with it")
+    if split not in ("test", "selection"):
+        fail(f"--split must be test or selection, not {split!r}")
+    if beam < 1:
+        fail("--beam must be at least 1")
+    corpus = None if data is not None else resolve_data_path(corpus)
+    if corpus is not None and not corpus.exists():
+        fail(f"corpus not found: {corpus} (to rebuild the {split} split: pass --corpus or set MTCLI_DATA, "
+             "or run `mtcli download`)")
+    model_dir = _model_dir(ctx, model_arg, model)
+    tr = _load_translator(model_dir)
     if data is not None:
         pairs, source = read_corpus(data).pairs, str(data)
     else:
-        if split not in ("test", "selection"):
-            fail(f"--split must be test or selection, not {split!r}")
-        c = read_corpus(resolve_data_path(corpus))
+        c = read_corpus(corpus)
         d = tr.meta.get("data", {})
         if d.get("data_sha256") not in (None, c.sha256):
             fail(f"{c.path} is not the corpus {model} was trained on (SHA-256 differs); pass --data to score other pairs")
@@ -497,9 +597,9 @@ def evaluate(
     with Progress(console=err, transient=True) as bar:
         task = bar.add_task("translating", total=len(set(en for en, _ in pairs)))
         report, hyps = evaluate_pairs(tr, pairs, beam=beam, alpha=alpha, on_progress=lambda n: bar.advance(task, n))
-    report = {"model": str(model), "data": source, **report}
+    report = {"model": str(model_arg or model), "data": source, **report}
     if save:
-        scores_path = model / SCORES
+        scores_path = model_dir / SCORES
         scores = json.loads(scores_path.read_text(encoding="utf-8")) if scores_path.is_file() else {}
         key = f"{split} split" if data is None else data.name
         atomic_write_text(scores_path, json.dumps({**scores, f"{key}, {report['decoding']}": report}, indent=2) + "\n")
@@ -517,25 +617,104 @@ def evaluate(
 
 
 @app.command()
-def info(model: Path = typer.Argument(DEFAULT_MODEL, envvar="MTCLI_MODEL", help="Model directory.")) -> None:
+def info(ctx: typer.Context, model_arg: str | None = _model_argument(), model: str = _model_option()) -> None:
     """Show a model's configuration, size, training data and scores.
 
     Examples:
 
       mtcli info
 
-      mtcli info runs/medium
+      mtcli info -m runs/medium
     """
     import json
 
+    from mtcli.checkpoint import SCORES
     from mtcli.model import count_params
 
-    tr = _load_translator(model)
-    cfg, meta = tr.model.cfg, tr.meta
+    model_dir = _model_dir(ctx, model_arg, model)
+    tr = _load_translator(model_dir)
+    cfg, meta, scores = tr.model.cfg, tr.meta, model_dir / SCORES
     _out.print_json(json.dumps({
-        "model": str(model), "parameters": count_params(cfg), "config": meta.get("model"),
+        "model": model_arg or model, "path": str(model_dir), "parameters": count_params(cfg), "config": meta.get("model"),
         "vocab": {"en": tr.src_tok.vocab_size, "es": tr.tgt_tok.vocab_size},
         "data": meta.get("data"), "train": meta.get("train"), "epoch": meta.get("epoch"),
         "selection": meta.get("selection"),
-        "scores": json.loads((model / SCORES).read_text(encoding="utf-8")) if (model / SCORES).is_file() else None,
+        "scores": json.loads(scores.read_text(encoding="utf-8")) if scores.is_file() else None,
     }))
+
+
+# --- models: the shipped one and the user's (issue 15) ---------------------------------
+
+models_app = typer.Typer(no_args_is_help=False)
+app.add_typer(models_app, name="models")
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+@models_app.callback(invoke_without_command=True)
+def models(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
+    """List the models -m NAME finds: the one shipped with mtcli and those added with
+    `mtcli models add` (kept in MTCLI_HOME/models, default: the user data directory).
+
+    Examples:
+
+      mtcli models
+
+      mtcli models add runs/medium --name medium && mtcli translate -m medium "Hello."
+
+      mtcli models remove medium
+    """
+    import json
+
+    from rich.table import Table
+
+    if ctx.invoked_subcommand is not None:
+        return
+    entries = [registry.describe(name, path) for name, path in registry.models().items()]
+    if as_json:
+        print(json.dumps([{**e.__dict__, "path": str(e.path)} for e in entries], indent=2))
+        return
+    table = Table(title=f"mtcli models (yours in {registry.user_models()})")
+    for col in ("name", "size", "parameters", "config", "BLEU", "path"):
+        table.add_column(col, overflow="fold")
+    for e in entries:
+        c = e.config
+        config = f"d {c['d_model']}, ff {c['d_ff']}, {c['n_heads']} heads, {c['n_layers']} layers" if c else "unreadable"
+        table.add_row(e.name + (" (shipped)" if e.shipped else ""), _megabytes(e.size),
+                      f"{e.parameters:,}" if e.parameters else "?", config,
+                      "\n".join(f"{bleu:.1f} {key}" for key, bleu in e.scores.items()) or "-", str(e.path))
+    _out.print(table)
+
+
+@models_app.command("add")
+def models_add(
+    src: Path = typer.Argument(..., show_default=False, help="Model directory, e.g. runs/medium."),
+    name: str | None = typer.Option(None, "--name", "-n", show_default=False,
+                                    help="Name for -m [default: the directory's name]."),
+    force: bool = typer.Option(False, "--force", help="Replace a model of the same name."),
+) -> None:
+    """Check a model directory (weights, tokenizers, checksums) and copy it in under a name.
+
+    Examples:
+
+      mtcli models add runs/medium
+
+      mtcli models add runs/large --name large-v2 --force
+    """
+    with err.status(f"Checking and copying {src}…"):
+        dest = registry.add(src, name, force)
+    _out.print(f"added {dest.name} ({_megabytes(registry.describe(dest.name, dest).size)}) in {dest}; "
+               f"translate with: mtcli translate -m {dest.name} \"…\"", highlight=False, soft_wrap=True)
+
+
+@models_app.command("remove")
+def models_remove(name: str = typer.Argument(..., show_default=False, help="A name from `mtcli models`.")) -> None:
+    """Delete an added model (the shipped one stays).
+
+    Examples:
+
+      mtcli models remove medium
+    """
+    _out.print(f"removed {name} ({registry.remove(name)})", highlight=False, soft_wrap=True)

@@ -10,7 +10,7 @@ import pytest
 from mtcli.config import ModelConfig, TrainConfig
 from mtcli.data import prepare
 from mtcli.train import train
-from tests.conftest import REPO, tiny_pairs, write_tsv
+from tests.conftest import tiny_pairs, write_tsv
 
 
 @pytest.fixture(scope="module")
@@ -96,11 +96,11 @@ def test_reference_kernels_translate_like_the_compiled_ones(model_dir):
     assert type(kernels.attention_forward).__name__ == "CPUDispatcher"  # restored after the block
 
 
-def test_shipped_model_translates(run_cli):
-    """The model in models/en-es (what the README's first command uses) loads, passes its checksums
-    and translates; its scores were recorded by `mtcli evaluate --save`."""
-    shipped = REPO / "models" / "en-es"
-    code, out, _ = run_cli("translate", "-m", shipped, "The plant is green.", "Where is the station?")
+def test_shipped_model_translates(run_cli, monkeypatch):
+    """The model shipped in the package (mtcli/models/en-es, the default of -m) loads, passes its
+    checksums and translates; its scores were recorded by `mtcli evaluate --save`."""
+    monkeypatch.delenv("MTCLI_MODEL", raising=False)
+    code, out, _ = run_cli("translate", "The plant is green.", "Where is the station?")
     assert code == 0 and out.splitlines()[0] == "La planta es verde." and len(out.splitlines()) == 2
-    code, out, _ = run_cli("info", shipped)
+    code, out, _ = run_cli("info", "-m", "en-es")
     assert code == 0 and json.loads(out)["scores"]["test split, beam 4, alpha 1.0"]["bleu"] > 40

@@ -1,0 +1,177 @@
+"""Where models live, so that `-m NAME` works from any directory.
+
+Two places: the model shipped inside the package (mtcli/models/en-es, package data), and a per-user
+models directory, MTCLI_HOME/models (default: the platform's user data directory, e.g.
+~/.local/share/mtcli/models on Linux), that `mtcli models add` copies model directories into. `-m`
+and MTCLI_MODEL take a name from either place or a model directory's path; a name wins over a
+directory of the same name in the current directory (write ./NAME for that one).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from mtcli.errors import UserError
+
+SHIPPED = "en-es"  # the model the package ships, the default of every command that takes one
+SHIPPED_DIR = Path(__file__).parent / "models"
+WEIGHTS = "model.safetensors"  # = checkpoint.WEIGHTS, which comes with NumPy and Numba: too slow for -h and completion
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a directory name on every platform, never a path
+
+
+def _files() -> tuple[str, ...]:
+    """What a model directory's model is; a run's state.safetensors stays behind."""
+    from mtcli.checkpoint import METRICS, SCORES, SRC_TOK, TGT_TOK, WEIGHTS
+
+    return WEIGHTS, SRC_TOK, TGT_TOK, METRICS, SCORES
+
+
+def home() -> Path:
+    """mtcli's per-user data directory: MTCLI_HOME, else the platform's user data directory."""
+    if os.environ.get("MTCLI_HOME"):
+        return Path(os.environ["MTCLI_HOME"]).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("mtcli", appauthor=False))
+
+
+def user_models() -> Path:
+    return home() / "models"
+
+
+def models() -> dict[str, Path]:
+    """Every model by name: the shipped one first, then the user's in name order."""
+    found = {SHIPPED: SHIPPED_DIR / SHIPPED} if (SHIPPED_DIR / SHIPPED / WEIGHTS).is_file() else {}
+    if user_models().is_dir():
+        for d in sorted(user_models().iterdir()):
+            if NAME.fullmatch(d.name) and d.name != SHIPPED and (d / WEIGHTS).is_file():
+                found[d.name] = d
+    return found
+
+
+def _hint(known: dict[str, Path]) -> str:
+    names = ", ".join(known) or "none"
+    return (f"known models: {names} (`mtcli models`); register a model directory with "
+            "`mtcli models add DIR --name NAME`, or give a model directory's path")
+
+
+def resolve(spec: str | os.PathLike) -> Path:
+    """A model name or a model directory's path -> the model directory."""
+    text = os.fspath(spec)
+    if not text.strip():
+        raise UserError("the model is empty: give a name from `mtcli models` or a model directory")
+    known = models()
+    if text in known:
+        return known[text]
+    path = Path(text).expanduser()
+    if path.is_dir():
+        return path
+    named = not any(c in text for c in "/\\~")
+    what = (f"{text}: not a directory" if path.exists() else
+            f"no model named {text!r} (nor a directory {text})" if named else f"{text}: no such model directory")
+    raise UserError(f"{what}; {_hint(known)}")
+
+
+@dataclass
+class Entry:
+    name: str
+    path: Path
+    size: int  # bytes of the model's files
+    config: dict | None  # ModelConfig fields, None if unreadable
+    parameters: int | None
+    scores: dict[str, float]  # BLEU by evaluation (`mtcli evaluate --save`)
+    shipped: bool
+
+
+def describe(name: str, path: Path) -> Entry:
+    """What `mtcli models` lists; reads the weights' header only, not the weights."""
+    import json
+
+    from safetensors import safe_open
+
+    from mtcli.checkpoint import META, SCORES
+    from mtcli.config import ModelConfig, from_dict
+    from mtcli.model import count_params
+
+    size = sum((path / f).stat().st_size for f in _files() if (path / f).is_file())
+    try:
+        with safe_open(str(path / WEIGHTS), framework="np") as f:
+            config = json.loads(f.metadata()[META])["model"]
+        parameters = count_params(from_dict(ModelConfig, config))
+    except Exception:  # a damaged file is listed as such; loading it reports what is wrong
+        config = parameters = None
+    try:
+        reports = json.loads((path / SCORES).read_text(encoding="utf-8"))
+        scores = {key: float(r["bleu"]) for key, r in reports.items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        scores = {}
+    return Entry(name, path, size, config, parameters, scores, name == SHIPPED)
+
+
+def _check_name(name: str) -> None:
+    if not NAME.fullmatch(name):
+        raise UserError(f"{name!r} is not a model name: use letters, digits, '.', '_' and '-' "
+                        "(up to 64, starting with a letter or digit)")
+    if name == SHIPPED:
+        raise UserError(f"{SHIPPED} is the shipped model's name; choose another --name")
+
+
+def check_free(name: str, force: bool = False) -> Path:
+    """Where a model called `name` goes; refused when the name is invalid or, without force, taken."""
+    _check_name(name)
+    dest = user_models() / name
+    if dest.exists() and not force:
+        raise UserError(f"a model named {name} exists ({dest}); add --force to replace it, or choose another name")
+    return dest
+
+
+def add(src: Path, name: str | None = None, force: bool = False) -> Path:
+    """Copy the model directory `src` into the user's models directory as `name` (default: its
+    directory name), after loading it: weights, tokenizers and their checksums must be sound."""
+    from mtcli.decode import Translator
+
+    src = Path(src).expanduser()
+    if not src.is_dir():
+        raise UserError(f"{src}: no such model directory")
+    name = name or src.resolve().name
+    dest = check_free(name, force)
+    if dest.exists() and dest.resolve() == src.resolve():
+        raise UserError(f"{src} is the registered model {name} itself")
+    Translator(src)
+    try:
+        user_models().mkdir(parents=True, exist_ok=True)
+        # copied beside its place, then renamed into it: an interrupted add leaves no half model
+        tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=user_models()))
+        try:
+            for f in _files():
+                if (src / f).is_file():
+                    shutil.copyfile(src / f, tmp / f)
+            if dest.exists():
+                old = dest.rename(tmp.with_name(tmp.name + ".old"))
+                tmp.rename(dest)
+                shutil.rmtree(old)
+            else:
+                tmp.rename(dest)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    except OSError as e:
+        raise UserError(f"cannot add {src} as {name}: {e.strerror or e}") from None
+    return dest
+
+
+def remove(name: str) -> Path:
+    if name == SHIPPED:
+        raise UserError(f"{SHIPPED} is the model shipped with mtcli; it cannot be removed")
+    known = models()
+    if name not in known:
+        raise UserError(f"no model named {name!r}; {_hint(known)}")
+    try:
+        shutil.rmtree(known[name])
+    except OSError as e:
+        raise UserError(f"cannot remove {known[name]}: {e.strerror or e}") from None
+    return known[name]

@@ -1,7 +1,9 @@
-"""Shared fixtures: the real corpus (skipped when absent), a tiny self-written corpus, a CLI runner."""
+"""Shared fixtures: the real corpus and the shipped model (skipped when absent, failed in CI), a tiny
+self-written corpus, a CLI runner."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from collections import Counter
@@ -11,6 +13,31 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_CORPUS = REPO.parent / "shared" / "data" / "spa-eng" / "spa.txt"
+# the shipped model: inside the package once it travels with it, at the top of the clone before
+SHIPPED_MODEL = next((d for d in (REPO / "mtcli" / "models" / "en-es", REPO / "models" / "en-es") if d.is_dir()),
+                     REPO / "mtcli" / "models" / "en-es")
+# CI (CI=true, as .ci/run is started) has every optional dependency and the corpus: there a skipped
+# test is a failure (pytest_runtest_makereport below), so a missing install step cannot pass as green
+IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def require(what: str | Path, hint: str = "") -> None:
+    """Skip the calling test unless `what` is there: an importable module (a str) or a file or
+    directory (a Path). In CI the skip is turned into a failure."""
+    found = what.exists() if isinstance(what, Path) else importlib.util.find_spec(what) is not None
+    if not found:
+        kind = "file" if isinstance(what, Path) else "module"
+        pytest.skip(f"needs the {kind} {what}" + (f": {hint}" if hint else ""))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if IN_CI and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"skipped in CI, where every optional dependency and data file must be present: {reason}"
 
 NAMES = ["Tom", "Mary", "Ana", "Luis", "Sofía", "Pedro"]
 NOUNS = [("cat", "gato"), ("dog", "perro"), ("book", "libro"), ("car", "coche"), ("bread", "pan")]
@@ -49,9 +76,14 @@ def tiny_corpus(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def corpus_path() -> Path:
     path = Path(os.environ.get("MTCLI_DATA") or SHARED_CORPUS)
-    if not path.is_file():
-        pytest.skip(f"real corpus not found at {path}: set MTCLI_DATA or place it at ../shared/data/spa-eng/spa.txt")
+    require(path, "the real corpus: set MTCLI_DATA or place it at ../shared/data/spa-eng/spa.txt")
     return path
+
+
+@pytest.fixture(scope="session")
+def shipped_model() -> Path:
+    require(SHIPPED_MODEL, "the shipped model")
+    return SHIPPED_MODEL
 
 
 @pytest.fixture(scope="session")

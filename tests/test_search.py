@@ -1,0 +1,169 @@
+"""Greedy and beam search (batched, cached) against the plain reference search of
+tests/reference_search.py: the same hypotheses, n-best lists and scores, on random models and on
+the shipped model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mtcli import decode
+from mtcli.checkpoint import load_model
+from mtcli.config import ModelConfig
+from mtcli.model import Model
+from mtcli.tokenizer import BOS, EOS, PAD
+from tests import reference_search as ref
+
+
+# --- the thin call layer: the only place that knows decode.py's signatures ---------------------
+
+
+def search(model, src: np.ndarray, src_len: np.ndarray, beam: int, nbest: int = 1,
+           alpha: float = 1.0) -> list[list[decode.Hypothesis]]:
+    """mtcli's n-best lists for a padded batch; beam 0 means decode.greedy."""
+    if beam == 0:
+        return [[h] for h in decode.greedy(model, src, src_len)]
+    return decode.beam_search(model, src, src_len, beam, nbest, alpha)
+
+
+# --- the check ---------------------------------------------------------------------------------
+
+
+def pad(sentences: list[np.ndarray], extra: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(B, S) PAD-filled batch and lengths; `extra` more PAD columns than needed."""
+    lens = np.array([len(s) for s in sentences])
+    src = np.full((len(sentences), lens.max() + extra), PAD, np.int64)
+    for i, s in enumerate(sentences):
+        src[i, : len(s)] = s
+    return src, lens
+
+
+def check(model, sentences: list[np.ndarray], beam: int, nbest: int = 1, alpha: float = 1.0,
+          batched: bool = True, rel: float = 1e-9) -> list[list[ref.Hyp]]:
+    """mtcli's search on the sentences (one batch, or each alone) gives the reference's hypotheses:
+    same tokens in the same order, same scores and log-probabilities. Returns the reference's."""
+    batches = [sentences] if batched else [[s] for s in sentences]
+    got = [hs for batch in batches for hs in search(model, *pad(batch), beam, nbest, alpha)]
+    want = [ref.beam_search(model, s, max(beam, 1), nbest if beam else 1, alpha if beam else 1.0)
+            for s in sentences]
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert [h.tokens for h in g] == [h.tokens for h in w], f"sentence {i}: hypotheses differ"
+        for a, b in zip(g, w):
+            assert a.logprob == pytest.approx(b.logprob, rel=rel, abs=rel), f"sentence {i}: logprob"
+            assert a.score == pytest.approx(b.score, rel=rel, abs=rel), f"sentence {i}: score"
+    return want
+
+
+# --- random models ----------------------------------------------------------------------------
+
+
+def random_model(seed: int) -> Model:
+    """A small float64 model whose output distribution is peaked (no near-ties between candidates)
+    and whose EOS is likely enough that hypotheses end at many lengths, some at the length limit."""
+    cfg = ModelConfig(src_vocab=20, tgt_vocab=24, d_model=16, d_ff=32, n_heads=2, n_layers=2,
+                      max_src_len=12, max_tgt_len=16, dropout=0.0, attn_dropout=0.0)
+    model = Model(cfg, seed=seed, dtype=np.float64)
+    model.p["out"]["w"] *= 3.0
+    model.p["out"]["b"][EOS] += 1.0 + seed % 3 * 0.5
+    return model
+
+
+def random_sentences(seed: int, n: int = 5, longest: int = 12) -> list[np.ndarray]:
+    """English id sequences with BOS/EOS of different lengths (3 to `longest`, max_src_len)."""
+    rng = np.random.default_rng(seed)
+    lens = rng.permutation(np.linspace(3, longest, n).astype(int))
+    return [np.r_[BOS, rng.integers(4, 20, k - 2), EOS] for k in lens]
+
+
+SEEDS = range(4)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_greedy_matches_the_reference(seed):
+    model, sentences = random_model(seed), random_sentences(seed)
+    check(model, sentences, beam=0)
+    check(model, sentences, beam=0, batched=False)
+
+
+@pytest.mark.parametrize("beam", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_beam_matches_the_reference_batched_and_alone(seed, beam):
+    model, sentences = random_model(seed), random_sentences(seed)
+    want = check(model, sentences, beam, nbest=beam)
+    check(model, sentences, beam, nbest=1, batched=False)
+    if beam > 1:
+        assert any(len(hs) > 1 for hs in want)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.6, 1.4])
+def test_length_penalty_and_nbest_beyond_the_beam(alpha):
+    model, sentences = random_model(1), random_sentences(11)
+    check(model, sentences, beam=4, nbest=3, alpha=alpha)
+    check(model, sentences, beam=3, nbest=5, alpha=alpha)  # nbest is capped at the beam
+
+
+def test_padding_columns_change_nothing():
+    model, sentences = random_model(2), random_sentences(5, n=3, longest=8)
+    got = search(model, *pad(sentences, extra=4), 3, 3)
+    want = [ref.beam_search(model, s, 3, 3) for s in sentences]
+    assert [[h.tokens for h in hs] for hs in got] == [[h.tokens for h in hs] for hs in want]
+
+
+def test_the_cases_cover_every_rule():
+    """The random cases above reach what the rules are about: hypotheses ending early and at the
+    length limit, the 4-gram guard firing, beams that change parents, n-best lists of distinct
+    hypotheses. (If a change of the random models lost one of these, the checks would go blind.)"""
+    ends_early = at_limit = guard = 0
+    for seed in SEEDS:
+        model = random_model(seed)
+        for s in random_sentences(seed):
+            budget = ref.limit(model, len(s))
+            for beam in (1, 4):
+                for h in ref.beam_search(model, s, beam, beam):
+                    at_limit += len(h.tokens) + 1 == budget
+                    ends_early += len(h.tokens) + 1 < budget
+                    guard += any(ref.repeats(h.tokens[:k]) for k in range(len(h.tokens)))
+    assert ends_early >= 10 and at_limit >= 10 and guard >= 5, (ends_early, at_limit, guard)
+
+
+# --- the shipped model ------------------------------------------------------------------------
+
+SENTENCES = [
+    "Can you help me carry these boxes upstairs?",
+    "The plant is green.",
+    "Where is the station?",
+    "I think Tom doesn't want to go to the party tonight.",
+    "She reads a book every evening before she goes to sleep.",
+    "We have to leave now.",
+]
+
+
+@pytest.fixture(scope="module")
+def translator(shipped_model):
+    return decode.Translator(shipped_model)
+
+
+@pytest.fixture(scope="module")
+def shipped64(shipped_model, translator):
+    """The shipped weights in float64: the cached and the reference search then agree to 1e-9."""
+    model, _ = load_model(shipped_model, dtype=np.float64)
+    return model, [np.array([BOS, *ids, EOS]) for ids in translator.src_tok.encode_batch(SENTENCES)]
+
+
+@pytest.mark.parametrize("beam, nbest, alpha", [(0, 1, 1.0), (1, 1, 1.0), (4, 4, 1.0), (5, 2, 0.6)])
+def test_shipped_model_matches_the_reference(shipped64, beam, nbest, alpha):
+    model, sentences = shipped64
+    check(model, sentences, beam, nbest, alpha)
+
+
+def test_translator_matches_the_reference(translator):
+    """The user's path (float32 weights, batches sorted by length, text out): the reference's
+    n-best texts and scores (float32 rounding apart)."""
+    got, _ = translator.translate(SENTENCES, beam=4, nbest=2)
+    src, _, _ = translator.encode(SENTENCES)
+    for line, nbest in enumerate(got):
+        n = int((src[line] != PAD).sum())
+        want = ref.beam_search(translator.model, src[line, :n], 4, 2)
+        assert [text for text, _ in nbest] == [translator.tgt_tok.decode(h.tokens) for h in want]
+        assert [score for _, score in nbest] == pytest.approx([h.score for h in want], rel=1e-4)
+    assert got[1][0][0] == "La planta es verde."

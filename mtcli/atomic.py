@@ -1,23 +1,47 @@
-"""Atomic file writes: a temporary file beside the target, fsynced, then renamed over it, so a
-reader (or a crash) sees the old file or the new one, never half of either."""
+"""Writing files without destroying anything: every file mtcli writes, and every `-o`, goes through
+atomic_write_bytes.
+
+- "-" is standard output; a character device (/dev/null, a terminal) or a FIFO is written straight
+  through, as the shell's `>` would: it is never replaced by a regular file.
+- A symlink is followed: the file it points to is written, the link stays.
+- A regular file is replaced atomically: a temporary file beside it, fsynced, renamed over it, so a
+  reader (or a crash) sees the old file or the new one, never half of either. It keeps the old
+  file's mode and owner. A read-only file is refused.
+- A regular file with several hard links is rewritten in place instead: a rename would split the
+  links (the other names would keep the old text), and a user who linked a file means every name
+  to show it (vim's backupcopy=auto does the same). Space is reserved first, so a full disk fails
+  before a byte changes; only a crash in the middle of the write itself can leave it half written.
+- A directory, a block device or a socket is refused.
+"""
 
 from __future__ import annotations
 
+import errno
 import glob
 import json
 import os
 import re
+import stat
+import sys
 import uuid
 from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 
-from mtcli.errors import UserError
+from mtcli.errors import OutputError, UserError
 
 _TMP_ID = re.compile("[0-9a-f]{32}")  # uuid4().hex in the temporary file names
+STDOUT = "-"
+_FD_PATHS = ("/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/self/fd/")  # the process's own streams
 
 
-def atomic_write(path: str | os.PathLike, write: Callable[[Path], object]) -> None:
-    """write(tmp_path) fills a temporary file that then replaces `path`."""
+def _fail(path, e: OSError) -> UserError:
+    return UserError(f"cannot write {path}: {e.strerror or e}")
+
+
+def atomic_write(path: str | os.PathLike, write: Callable[[Path], object], mode: os.stat_result | None = None) -> None:
+    """write(tmp_path) fills a temporary file that then replaces the regular file `path` (no symlink:
+    resolve it first). mode: the stat of the file replaced, whose permissions and owner are kept."""
     path = Path(path)
     # not mkstemp: its files are private (0600); open() gives the usual umask permissions
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
@@ -25,6 +49,12 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Path], object]) -> No
         path.parent.mkdir(parents=True, exist_ok=True)
         write(tmp)
         with open(tmp, "rb") as f:
+            if mode is not None:
+                os.chmod(f.fileno(), stat.S_IMODE(mode.st_mode))
+                try:
+                    os.chown(f.fileno(), mode.st_uid, mode.st_gid)
+                except PermissionError:  # only root may give a file away; the mode is kept all the same
+                    pass
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException as e:
@@ -33,7 +63,7 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Path], object]) -> No
         except OSError:  # e.g. the parent is a file: there is no temporary file either
             pass
         if isinstance(e, OSError):
-            raise UserError(f"cannot write {path}: {e.strerror or e}") from None
+            raise _fail(path, e) from None
         raise
     _fsync_dir(path.parent)
     _remove_debris(path)
@@ -64,8 +94,68 @@ def _remove_debris(path: Path) -> None:
                 pass
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _rewrite_in_place(path: Path, data: bytes, size: int) -> None:
+    fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if len(data) > size and hasattr(os, "posix_fallocate"):
+            try:
+                os.posix_fallocate(fd, 0, len(data))  # a full disk fails here, before a byte changes
+            except OSError as e:
+                if e.errno not in (errno.EOPNOTSUPP, errno.EINVAL):  # a file system without it: just write
+                    raise
+        _write_all(fd, data)
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_through(path, data: bytes) -> None:
+    if os.fspath(path) == STDOUT:
+        sys.stdout.flush()  # after whatever the command printed as text
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    with open(path, "wb") as f:  # a device or a pipe: O_TRUNC changes nothing there
+        f.write(data)
+
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    atomic_write(path, lambda tmp: tmp.write_bytes(data))
+    """Write `data` to `path` as the module docstring says (the one function every `-o` uses)."""
+    text = os.fspath(path)
+    if text == STDOUT or text.startswith(_FD_PATHS):
+        try:
+            return _write_through(path, data)
+        except OSError as e:
+            raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
+    try:
+        st = os.stat(path)  # follows symlinks
+    except FileNotFoundError:
+        st = None  # a new file, or a dangling symlink: its target is created
+    except OSError as e:
+        raise _fail(path, e) from None
+    try:
+        if st is None or stat.S_ISREG(st.st_mode):
+            real = Path(os.path.realpath(path))
+            if st is not None and not os.access(real, os.W_OK):
+                raise UserError(f"cannot write {path}: the file is read-only")
+            if st is not None and st.st_nlink > 1:
+                return _rewrite_in_place(real, data, st.st_size)
+            return atomic_write(real, lambda tmp: tmp.write_bytes(data), st)
+        if stat.S_ISDIR(st.st_mode):
+            raise UserError(f"cannot write {path}: it is a directory; give a file name")
+        if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+            return _write_through(path, data)
+    except OSError as e:
+        raise _fail(path, e) from None
+    kind = "block device" if stat.S_ISBLK(st.st_mode) else "socket" if stat.S_ISSOCK(st.st_mode) else "special file"
+    raise UserError(f"cannot write {path}: it is a {kind}; give a regular file, a pipe, a character device or -")
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
@@ -74,3 +164,99 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
 
 def atomic_write_json(path: str | os.PathLike, obj) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+# --- standard streams ------------------------------------------------------------------------------
+
+
+class _Guarded:
+    """A standard stream whose write errors (EPIPE from `| head`, ENOSPC from `>/dev/full`, a closed
+    descriptor) become one OutputError on stdout, and are dropped on stderr: the diagnostics of a
+    long training run are not worth stopping it for."""
+
+    def __init__(self, raw, name: str, fatal: bool):
+        self._raw, self._name, self._fatal = raw, name, fatal
+        self.broken = False
+
+    def __getattr__(self, attr):
+        return getattr(self._raw, attr)
+
+    def _call(self, method: str, *args):
+        if self.broken and not self._fatal:
+            return None
+        try:
+            if self._raw is None:
+                raise OSError(errno.EBADF, "the stream is closed")
+            return getattr(self._raw, method)(*args)
+        except (OSError, ValueError) as e:  # ValueError: a closed Python file object
+            self.broken = True
+            if self._fatal:
+                reason = getattr(e, "strerror", None) or str(e)
+                raise OutputError(f"cannot write to standard {self._name}: {reason}") from None
+            return None
+
+    def write(self, data):
+        return self._call("write", data)
+
+    def writelines(self, lines):
+        return self._call("writelines", lines)
+
+    def flush(self):
+        return self._call("flush")
+
+    @property
+    def buffer(self):
+        raw = getattr(self._raw, "buffer", None)
+        return _Guarded(raw, self._name, self._fatal)
+
+    def isatty(self) -> bool:
+        return self._raw is not None and self._raw.isatty()
+
+
+def _occupy(fd: int) -> None:
+    """A closed standard descriptor gets /dev/null, so no file mtcli opens lands on fd 0, 1 or 2."""
+    try:
+        os.fstat(fd)
+    except OSError:
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+
+
+def _silence(stream) -> None:
+    """After a write error: point the descriptor at /dev/null, so the interpreter's last flush of
+    what is still buffered fails quietly instead of printing a second error."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real descriptor (a test's capture)
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, fd)
+    os.close(null)
+
+
+@contextmanager
+def guarded_stdio():
+    """Inside the block sys.stdout and sys.stderr are guarded (_Guarded); stdout is flushed at the end,
+    so a full disk or a closed pipe is found while mtcli can still report it."""
+    for fd in (0, 1, 2):
+        _occupy(fd)
+    if sys.stdin is None:
+        sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 (lives as long as the process)
+    saved = sys.stdout, sys.stderr
+    sys.stdout = _Guarded(saved[0], "output", fatal=True)
+    sys.stderr = guarded_err = _Guarded(saved[1], "error", fatal=False)
+    try:
+        yield
+        sys.stdout.flush()
+    except OutputError:
+        _silence(saved[0])
+        raise
+    finally:
+        sys.stdout, sys.stderr = saved
+        if guarded_err.broken:
+            _silence(saved[1])
+
+
+__all__ = ["atomic_write", "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "guarded_stdio", "STDOUT"]

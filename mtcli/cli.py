@@ -43,8 +43,12 @@ def _options(
 
 
 def _error_line(message: str) -> None:
-    # soft_wrap: one line however narrow the terminal (or 80 columns when piped)
-    err.print(Text.assemble(("error: ", "bold red"), message), soft_wrap=True)
+    # soft_wrap: one line however narrow the terminal (or 80 columns when piped); a stderr that
+    # cannot be written (guarded_stdio) drops it, and the exit code still tells
+    try:
+        err.print(Text.assemble(("error: ", "bold red"), message), soft_wrap=True)
+    except OSError:
+        pass
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -55,8 +59,17 @@ def fail(message: str, code: int = 2) -> None:
 def main() -> None:
     from typer._click.exceptions import NoArgsIsHelpError  # typer >= 0.29 carries its own click
 
+    from mtcli.atomic import guarded_stdio
+
     try:
-        code = app(prog_name="mtcli", standalone_mode=False)
+        with guarded_stdio():  # a closed or full stdout is a UserError too
+            code = app(prog_name="mtcli", standalone_mode=False)
+    except KeyboardInterrupt:  # training saves its state itself; elsewhere nothing is half-written
+        err.print()
+        sys.exit(130)
+    except MemoryError:
+        _error_line("out of memory: give smaller inputs or options (--batch-size, --beam, --nbest)")
+        sys.exit(2)
     except UserError as e:
         _error_line(str(e))
         sys.exit(e.exit_code)

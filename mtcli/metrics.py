@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from collections.abc import Callable, Iterable
 
-from mtcli.atomic import atomic_write
+from mtcli.atomic import atomic_write_bytes
 from mtcli.model import Model, Stats
 
 
@@ -54,8 +55,10 @@ def plot_history(history: list[dict], png) -> None:
         ax.grid(alpha=0.3)
         ax.legend()
     fig.tight_layout()
-    atomic_write(png, lambda tmp: fig.savefig(tmp, format="png", dpi=100))
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
     plt.close(fig)
+    atomic_write_bytes(png, buf.getvalue())  # like every -o: "-", a pipe or a device written through
 
 
 def evaluate_pairs(translator, pairs, beam: int = 4, alpha: float = 1.0, batch_size: int = 64,

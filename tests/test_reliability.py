@@ -37,30 +37,16 @@ from mtcli.errors import UserError
 from mtcli.model import Model
 from mtcli.tokenizer import Tokenizer
 from mtcli.train import NonFiniteError, load_state, train
+from tests import worlds
 from tests.conftest import REPO, tiny_pairs, write_tsv
+from tests.worlds import QUIET, TINY, VOCAB, tiny_cfg
 
-VOCAB = {"src_vocab": 200, "tgt_vocab": 220}
-TINY = ["--d-model", "16", "--d-ff", "16", "--batch-size", "8"]  # as `mtcli train` options
-QUIET = Console(stderr=True, quiet=True)
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-
-
-def tiny_cfg() -> ModelConfig:
-    return ModelConfig(**VOCAB, d_model=16, d_ff=16, n_heads=2, n_layers=1)
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    """The tiny corpus tokenized, a model trained on it (with its state), and a second model with the
-    same vocabulary sizes trained on other sentences, to mix up with the first."""
-    d = tmp_path_factory.mktemp("reliability")
-    corpus = write_tsv(d / "spa.txt", tiny_pairs())
-    p = prepare(corpus, d / "prepared", **VOCAB)
-    train(p, d / "model", tiny_cfg(), TrainConfig(batch_size=8, warmup=50, max_epochs=4), console=QUIET)
-    other = [(f"{en} Now.", f"{es} Ya.") for en, es in tiny_pairs()[::2]]
-    p2 = prepare(write_tsv(d / "other.txt", other), d / "prepared-other", **VOCAB)
-    train(p2, d / "other", tiny_cfg(), TrainConfig(batch_size=8, max_epochs=1), console=QUIET)
-    return SimpleNamespace(dir=d, corpus=corpus, prepared=d / "prepared", model=d / "model", other=d / "other")
+    return worlds.world(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,204 @@
+"""Issue 16, outputs: `-o` never destroys what it points at (devices, pipes, symlinks, hard links,
+modes, directories), and a standard output that is full, closed or a closed pipe ends in one line."""
+
+from __future__ import annotations
+
+import io
+import os
+import socket
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from mtcli.atomic import atomic_write_bytes
+from mtcli.checkpoint import METRICS
+from mtcli.errors import OutputError, UserError
+from tests import worlds
+from tests.conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    return worlds.world(tmp_path_factory)
+
+
+def one_error_line(result, code: int = 2) -> str:
+    exit_code, _, err = result
+    assert exit_code == code and "Traceback" not in err, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    return lines[0]
+
+
+def test_devices_are_written_through_never_replaced(tally):
+    """As root a rename over /dev/null would replace the system's /dev/null with a regular file."""
+    for dev in ("/dev/null", "/dev/full"):
+        before = os.stat(dev)
+        try:
+            atomic_write_bytes(dev, b"x\n")
+        except UserError as e:
+            assert dev == "/dev/full" and "No space left" in str(e)
+        after = os.stat(dev)
+        assert stat.S_ISCHR(after.st_mode) and (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
+        tally["input: -o pointing at special files, links, directories"] += 1
+
+
+def test_fifo_is_written_through(tmp_path, tally):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    atomic_write_bytes(fifo, b"hola\n")
+    reader.join(10)
+    assert got == [b"hola\n"] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+    tally["input: -o pointing at special files, links, directories"] += 1
+
+
+def test_symlinks_are_followed_modes_kept_hard_links_kept(tmp_path, tally):
+    target = tmp_path / "real.txt"
+    target.write_text("old\n")
+    os.chmod(target, 0o600)
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    atomic_write_bytes(link, b"new\n")
+    assert link.is_symlink() and target.read_text() == "new\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "created.txt")
+    atomic_write_bytes(dangling, b"made\n")
+    assert dangling.is_symlink() and (tmp_path / "created.txt").read_text() == "made\n"
+    # hard links: rewritten in place, every name shows the new text and the inode is the same
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("a long old text that is longer than the new one\n")
+    os.chmod(a, 0o640)
+    os.link(a, b)
+    inode = a.stat().st_ino
+    for data in (b"short\n", b"a much longer new text than the old short one\n"):
+        atomic_write_bytes(b, data)
+        assert a.read_bytes() == data and a.stat().st_ino == inode and a.stat().st_nlink == 2
+    assert stat.S_IMODE(a.stat().st_mode) == 0o640
+    assert not list(tmp_path.glob(".*.tmp"))
+    tally["input: -o pointing at special files, links, directories"] += 4
+
+
+def test_directories_sockets_and_unwritable_paths_are_refused(tmp_path, tally):
+    d = tmp_path / "dir"
+    d.mkdir()
+    (d / "keep").write_text("x")
+    for path in (d, tmp_path / "dir/", "", "."):
+        with pytest.raises(UserError, match="directory"):
+            atomic_write_bytes(path, b"x")
+    assert (d / "keep").read_text() == "x"
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(tmp_path / "sock"))
+        with pytest.raises(UserError, match="socket"):
+            atomic_write_bytes(tmp_path / "sock", b"x")
+    finally:
+        sock.close()
+    with pytest.raises(UserError, match="cannot write"):
+        atomic_write_bytes(tmp_path / ("x" * 300), b"x")  # a name too long for the file system
+    if os.geteuid():  # root may write a read-only file; others are refused, as by the shell
+        ro = tmp_path / "ro.txt"
+        ro.write_text("keep")
+        os.chmod(ro, 0o444)
+        with pytest.raises(UserError, match="read-only"):
+            atomic_write_bytes(ro, b"x")
+        assert ro.read_text() == "keep"
+    tally["input: -o pointing at special files, links, directories"] += 7
+
+
+def test_dash_is_stdout(capsysbinary):
+    atomic_write_bytes("-", b"\x89PNG\r\n")
+    assert capsysbinary.readouterr().out == b"\x89PNG\r\n"
+
+
+def test_every_o_option_goes_through_the_safe_writer(world, tmp_path, run_cli, tally):
+    """translate, evaluate and plot -o: /dev/null stays a device, a symlink is followed, a directory
+    is refused in one line, `-` is stdout."""
+    target = tmp_path / "real.txt"
+    target.write_text("old")
+    os.chmod(target, 0o600)
+    (tmp_path / "link").symlink_to(target)
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("Hello.\nWhere is the cat?\n")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / METRICS).write_text('{"epoch": 1, "train_error": 2.0, "selection_error": 2.5, "train_accuracy": 0.2, '
+                               '"selection_accuracy": 0.1}\n')
+    commands = {
+        "translate": ["translate", "-m", world.model, "-i", inputs, "--greedy", "-o"],
+        "evaluate": ["evaluate", "-m", world.model, "--data", world.corpus, "--limit", "3", "--beam", "1", "-o"],
+        "plot": ["plot", run, "-o"],
+    }
+    for name, args in commands.items():
+        code, _, err = run_cli(*args, "/dev/null")
+        assert code == 0 and stat.S_ISCHR(os.stat("/dev/null").st_mode), err
+        code, _, err = run_cli(*args, tmp_path / "link")
+        assert code == 0 and (tmp_path / "link").is_symlink() and target.read_bytes() != b"old", err
+        assert stat.S_IMODE(target.stat().st_mode) == 0o600
+        target.write_text("old")
+        assert "directory" in one_error_line(run_cli(*args, tmp_path))
+        tally["input: -o pointing at special files, links, directories"] += 3
+    code, out, err = run_cli(*commands["translate"], "-")
+    assert code == 0 and len(out.splitlines()) == 2, err
+
+
+class _Failing(io.TextIOWrapper):
+    def __init__(self, errno_: int):
+        super().__init__(io.BytesIO(), encoding="utf-8")
+        self.errno = errno_
+
+    def write(self, s):
+        raise OSError(self.errno, os.strerror(self.errno))
+
+    def flush(self):
+        raise OSError(self.errno, os.strerror(self.errno))
+
+
+@pytest.mark.parametrize("errno_", [32, 28, 9, 5])  # EPIPE, ENOSPC, EBADF, EIO
+def test_stdout_write_errors_in_process_are_one_line(world, monkeypatch, capsys, errno_, tally):
+    from mtcli.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["mtcli", "translate", "-m", str(world.model), "--greedy", "Hello."])
+    monkeypatch.setattr(sys, "stdout", _Failing(errno_))
+    with pytest.raises(SystemExit) as e:
+        main()
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and "cannot write to standard output" in err, err
+    tally["fault: stdout/stderr write errors"] += 1
+
+
+def _mtcli(args, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mtcli", *map(str, args)], cwd=REPO, capture_output=False,
+                          timeout=120, **kw)
+
+
+def test_full_closed_and_broken_stdout_for_real(world, tmp_path, tally):
+    """The shell's cases: `>/dev/full`, `>&-`, `| head -0`, and a stderr that cannot be written."""
+    args = ["translate", "-m", world.model, "--greedy", "Hello.", "Where is the cat?"]
+    with open("/dev/full", "wb") as full:
+        r = _mtcli(args, stdout=full, stderr=subprocess.PIPE)
+    assert r.returncode == 2 and r.stderr.decode() == "error: cannot write to standard output: No space left on device\n"
+    r = _mtcli(args, stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
+    assert r.returncode == 2 and r.stderr.decode().count("\n") == 1 and "standard output" in r.stderr.decode()
+    read, write = os.pipe()
+    os.close(read)  # `| head -0`: the reader is gone before anything is written
+    try:
+        r = _mtcli(args, stdout=write, stderr=subprocess.PIPE)
+    finally:
+        os.close(write)
+    assert r.returncode == 2 and r.stderr.decode() == "error: cannot write to standard output: Broken pipe\n"
+    with open("/dev/full", "wb") as full:  # stderr full: the translation is still written, exit 0
+        r = _mtcli(args, stdout=subprocess.PIPE, stderr=full)
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 2
+    with open("/dev/full", "wb") as full:  # both: the exit code alone tells
+        r = _mtcli(["translate", "-m", tmp_path / "missing", "Hi."], stdout=subprocess.PIPE, stderr=full)
+    assert r.returncode == 2
+    tally["fault: stdout/stderr write errors"] += 5

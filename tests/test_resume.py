@@ -1,0 +1,197 @@
+"""Resume continues: `mtcli train` stopped by a real SIGINT or SIGTERM at a random step, or killed
+with SIGKILL, then resumed, performs exactly the steps that were left (counted by a hook around the
+training step, and by Adam's step counter and the metrics log), and ends with the same parameters
+as a run that was never stopped; with 1 and 2 threads, and with 2 MPI ranks.
+
+A resume that silently starts again from scratch reproduces the uninterrupted run exactly (training
+is deterministic), so only counting the steps each process performs tells the two apart."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mtcli import distributed
+from mtcli.checkpoint import METRICS, STATE
+from mtcli.config import TrainConfig, model_config
+from mtcli.data import make_batches, prepare
+from mtcli.train import load_state, train
+from tests.conftest import REPO, require, tiny_pairs, write_tsv
+
+VOCAB = dict(src_vocab=200, tgt_vocab=220)
+BATCH, EPOCHS = 4, 4
+OPTIONS = ["--d-model", "16", "--d-ff", "16", "--batch-size", str(BATCH), "--max-epochs", str(EPOCHS),
+           "--patience", "100"]
+
+# `mtcli train` with a hook: after every training step it appends Adam's step counter to
+# T_STEPS.<rank> (a line per step the process performed) and it writes its pid to T_STEPS.<rank>.pid.
+# T_BREAK=resume-from-scratch swaps in the broken resume of tests/test_broken_versions.py.
+HOOK = r"""
+import os, sys
+from mtcli import mpi_launch
+import mtcli.train as train
+
+for seam in ("train_step", "load_state"):
+    if not callable(getattr(train, seam, None)):
+        sys.exit(f"test hook: mtcli.train.{seam} is gone; update tests/test_resume.py's HOOK")
+base = os.environ["T_STEPS"] + f".{mpi_launch()[0]}"
+log = open(base, "a", buffering=1)
+with open(base + ".pid", "w") as f:
+    f.write(str(os.getpid()))
+real_step = train.train_step
+
+def train_step(replicas, adam, *args, **kwargs):
+    result = real_step(replicas, adam, *args, **kwargs)
+    log.write(f"{adam.t}\n")
+    return result
+
+train.train_step = train_step
+
+if os.environ.get("T_BREAK") == "resume-from-scratch":
+    real_load = train.load_state
+
+    def load_state(out):  # reads the saved state, then hands back a fresh one
+        model, adam, loop, meta, *rest = real_load(out)
+        fresh = train.Model(model.cfg, seed=meta["train"]["seed"])
+        adam = train.Adam(fresh.flat.size, adam.beta1, adam.beta2, adam.eps)
+        return fresh, adam, train.LoopState(), meta, *[None] * len(rest)
+
+    train.load_state = load_state
+
+from mtcli.cli import main
+sys.argv = ["mtcli", *sys.argv[1:]]
+main()
+"""
+
+MPIEXEC = distributed.find_mpiexec()
+
+
+@dataclass
+class Setup:
+    prepared: Path
+    steps_per_epoch: list[int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.steps_per_epoch)
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory) -> Setup:
+    d = tmp_path_factory.mktemp("resume")
+    p = prepare(write_tsv(d / "spa.txt", tiny_pairs()), d / "prepared", **VOCAB)
+    per_epoch = [len(make_batches(p.splits["train"], BATCH, 0, e)) for e in range(EPOCHS)]
+    return Setup(p.out_dir, per_epoch)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(setup, tmp_path_factory):
+    """Final parameters of runs never stopped (in-process, same settings as the CLI's), by threads."""
+    from mtcli.data import load_prepared
+
+    p, runs = load_prepared(setup.prepared), {}
+
+    def params(threads: int) -> np.ndarray:
+        if threads not in runs:
+            out = tmp_path_factory.mktemp(f"uninterrupted{threads}")
+            mcfg = model_config("small", **VOCAB, d_model=16, d_ff=16)
+            train(p, out, mcfg, TrainConfig(batch_size=BATCH, max_epochs=EPOCHS, patience=100), threads=threads)
+            runs[threads] = saved(out)[0].flat
+        return runs[threads]
+
+    return params
+
+
+def saved(out: Path):
+    """(model, adam, loop) of the state saved in `out`."""
+    return load_state(out)[:3]
+
+
+def _lines(path: Path) -> list[int]:
+    return [int(x) for x in path.read_text().split()] if path.exists() else []
+
+
+def _start(setup: Setup, out: Path, log: Path, threads: int, ranks: int, broken: str, resume: bool):
+    env = {**os.environ, "MTCLI_PREPARED": str(setup.prepared), "T_STEPS": str(log), "T_BREAK": broken}
+    cmd = [sys.executable, "-c", HOOK, "train", "--out", str(out), *OPTIONS, "--threads", str(threads)]
+    if ranks > 1:
+        cmd = [MPIEXEC, "-n", str(ranks), *cmd]
+    return subprocess.Popen(cmd + ["--resume"] * resume, env=env, cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def interrupt_and_resume(setup: Setup, work: Path, how: signal.Signals, threads: int = 1, ranks: int = 1,
+                         seed: int = 0, broken: str = "") -> np.ndarray:
+    """Stop `mtcli train` with `how` at a random step (under MPI: SIGINT to mpiexec, which hands it to
+    every rank; SIGTERM or SIGKILL to one rank), resume it, and check that the resumed process
+    performed exactly the steps the saved state had not. Returns the final parameters."""
+    rng = random.Random(seed)
+    out, first, second = work / "run", work / "first", work / "second"
+    first_epoch = setup.steps_per_epoch[0]
+    # a kill must come after the first checkpoint (end of epoch 1); a signal anywhere
+    at = rng.randint(first_epoch + 1 if how == signal.SIGKILL else 1, setup.total - first_epoch)
+    proc = _start(setup, out, first, threads, ranks, broken, resume=False)
+    rank_log = first.with_name(f"{first.name}.0")
+    deadline = time.time() + 120
+    while len(_lines(rank_log)) < at:
+        assert proc.poll() is None, f"training ended before step {at}:\n{proc.communicate()[1]}"
+        assert time.time() < deadline, "training did not reach its step"
+        time.sleep(0.002)
+    target = proc.pid
+    if ranks > 1 and how != signal.SIGINT:
+        target = int(first.with_name(f"{first.name}.{rng.randrange(ranks)}.pid").read_text())
+    os.kill(target, how)
+    _, err = proc.communicate(timeout=120)
+    done = _lines(rank_log)
+    model, adam, loop = saved(out)
+    t0 = adam.t
+    if how == signal.SIGKILL:
+        assert proc.returncode != 0
+        # the last checkpoint: the end of the last finished epoch
+        assert (loop.batch, t0) == (0, sum(setup.steps_per_epoch[: loop.epoch])) and 1 <= loop.epoch
+        assert t0 <= done[-1]
+    else:
+        assert proc.returncode == 130 and "interrupted" in err, err
+        # stopped after the step under way: the state holds every step this process performed
+        assert done == list(range(1, t0 + 1)) and t0 >= at, (done[-3:], t0, at)
+
+    resumed = _start(setup, out, second, threads, ranks, broken, resume=True)
+    _, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0 and "resuming" in err, err
+    again = _lines(second.with_name(f"{second.name}.0"))
+    assert again[:1] == [t0 + 1], f"the resumed run began at step {again[:1]}, the saved state was at step {t0}"
+    assert again == list(range(t0 + 1, setup.total + 1)), "the resumed run did not perform exactly the steps left"
+    model, adam, loop = saved(out)
+    assert adam.t == setup.total and loop.epoch == EPOCHS and loop.done.startswith("--max-epochs")
+    steps = [json.loads(line)["step"] for line in (out / METRICS).read_text().splitlines()]
+    assert steps == list(np.cumsum(setup.steps_per_epoch)), "the metrics log's steps"
+    return model.flat
+
+
+SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGKILL]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("how", SIGNALS, ids=lambda s: s.name)
+def test_resume_performs_only_the_remaining_steps(setup, uninterrupted, tmp_path, how, threads):
+    seed = SIGNALS.index(how) * 2 + threads
+    final = interrupt_and_resume(setup, tmp_path, how, threads=threads, seed=seed)
+    np.testing.assert_array_equal(final, uninterrupted(threads))
+
+
+@pytest.mark.parametrize("how", SIGNALS, ids=lambda s: s.name)
+def test_resume_on_mpi_ranks_performs_only_the_remaining_steps(setup, tmp_path, how):
+    require("mpi4py", "pip install -e '.[distributed]'")
+    require(Path(MPIEXEC or "mpiexec"), "mpiexec (the mpich package of the distributed extra)")
+    interrupt_and_resume(setup, tmp_path, how, ranks=2, seed=10 + SIGNALS.index(how))

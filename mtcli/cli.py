@@ -14,6 +14,7 @@ from rich.text import Text
 
 from mtcli import registry
 from mtcli.errors import UserError
+from mtcli.serve.config import ServeConfig
 
 app = typer.Typer(
     help="English-to-Spanish translation with a Transformer trained from scratch.",
@@ -731,3 +732,53 @@ def models_remove(name: str = typer.Argument(..., show_default=False, help="A na
       mtcli models remove medium
     """
     _out.print(f"removed {name} ({registry.remove(name)})", highlight=False, soft_wrap=True)
+
+
+# --- serve: the LibreTranslate-compatible HTTP API (issue 18) ----------------------------
+
+_SERVE = ServeConfig()
+
+
+@app.command()
+def serve(
+    model: str = _model_option(),
+    host: str = typer.Option(_SERVE.host, "--host", envvar="MTCLI_HOST",
+                             help="Address to listen on (0.0.0.0: every interface; think of --api-key then)."),
+    port: int = typer.Option(_SERVE.port, "--port", "-p", envvar="MTCLI_PORT", min=0, max=65535,
+                             help="Port (0: any free one, printed at start)."),
+    api_key: str | None = typer.Option(None, "--api-key", envvar="MTCLI_API_KEY", show_default=False,
+                                       help="Require this key in each request's api_key field."),
+    beam: int = typer.Option(_SERVE.beam, "--beam", "-b", min=1, help="Beam size; alternatives go up to beam - 1."),
+    char_limit: int = typer.Option(_SERVE.char_limit, "--char-limit", min=1, help="Characters per request."),
+    batch_limit: int = typer.Option(_SERVE.batch_limit, "--batch-limit", min=1, help="Texts per request (a list q)."),
+    body_limit: int = typer.Option(_SERVE.body_limit, "--body-limit", min=1, help="Bytes per request body."),
+    queue_limit: int = typer.Option(_SERVE.queue_limit, "--queue-limit", min=1,
+                                    help="Characters waiting to be translated; more get 503 and Retry-After."),
+) -> None:
+    """Serve translations over HTTP with LibreTranslate's API, and a page to try them at /.
+
+    POST /translate (q, source en|auto, target es, format text|html, alternatives, api_key),
+    POST /detect, GET /languages, GET /health. Sentences of concurrent requests are decoded
+    together in batches. Ctrl-C or SIGTERM lets the requests in flight finish.
+
+    Examples:
+
+      mtcli serve
+
+      mtcli serve -m medium --port 5001 --api-key s3cret
+
+      curl -s localhost:5000/translate -H 'Content-Type: application/json' -d '{"q": "Hello!", "source": "en", "target": "es"}'
+    """
+    from dataclasses import replace
+
+    from mtcli.serve.server import serve as run
+
+    cfg = replace(_SERVE, host=host, port=port, api_key=api_key or None, beam=beam, char_limit=char_limit,
+                  batch_limit=batch_limit, body_limit=body_limit, queue_limit=queue_limit)
+    model_dir = registry.resolve(model)
+    err.print(f"Loading {model_dir}…", highlight=False, soft_wrap=True)
+    try:
+        run(model_dir, cfg, lambda url: err.print(f"mtcli serve: {url} (model {model}); Ctrl-C stops",
+                                                  highlight=False, soft_wrap=True))
+    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it handled, once everything has finished
+        raise typer.Exit(130) from None

@@ -1,0 +1,44 @@
+"""Every default of `mtcli serve` in one place (the CLI's options take theirs from here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from mtcli.errors import UserError
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    host: str = "127.0.0.1"  # loopback: reachable from this machine only unless asked otherwise
+    port: int = 5000  # LibreTranslate's port, so clients' defaults work
+    api_key: str | None = None  # when set, /translate and /detect need it (field `api_key`)
+    # decoding
+    beam: int = 4
+    alpha: float = 1.0  # length normalisation exponent
+    max_batch: int = 64  # sentences decoded together (Translator's batch size)
+    max_wait: float = 0.005  # seconds an idle decoder waits for more sentences before starting a batch
+    # what one request may ask
+    char_limit: int = 20_000  # characters of all texts in one request
+    batch_limit: int = 128  # texts in one request (a list `q`)
+    body_limit: int = 1 << 20  # bytes of a request body
+    body_timeout: float = 10.0  # seconds to receive a request body (slow clients get 408)
+    # what the server takes on at once
+    queue_limit: int = 100_000  # characters admitted and not yet answered; beyond it: 503
+    request_threads: int = 64  # requests formatted at once; more than the clients expected together, so
+    # that all their sentences can wait in the batcher's queue and be decoded in one batch
+    max_connections: int = 512  # open connections and requests (uvicorn answers 503 beyond)
+    shutdown_timeout: float = 30.0  # seconds that requests in flight get to finish on Ctrl-C / SIGTERM
+
+    def __post_init__(self):
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name not in ("host", "port", "api_key", "alpha") and value <= 0:
+                raise UserError(f"{f.name.replace('_', '-')} must be positive, not {value}")
+        if self.char_limit > self.queue_limit:
+            raise UserError(f"char-limit {self.char_limit:,} exceeds queue-limit {self.queue_limit:,}: "
+                            "a request that large could never be admitted")
+
+    @property
+    def alternatives_limit(self) -> int:
+        """The beam's other hypotheses are the alternatives a request can ask for."""
+        return self.beam - 1

@@ -1,0 +1,54 @@
+"""Load the model once, bind the socket, run uvicorn until Ctrl-C or SIGTERM."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+from mtcli.errors import UserError
+from mtcli.serve.config import ServeConfig
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket; port 0 takes a free one (its number is in getsockname())."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                             flags=socket.AI_PASSIVE)[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as e:  # gaierror for a bad host name, EADDRINUSE, EACCES for ports below 1024
+        raise UserError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def url(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}"
+
+
+def server(model_dir: Path, cfg: ServeConfig, sock: socket.socket):
+    """A uvicorn Server for the model, ready to `run(sockets=[sock])` (in this thread or another)."""
+    import uvicorn
+
+    from mtcli.decode import Translator
+    from mtcli.serve.app import create_app
+
+    translator = Translator(model_dir)
+    translator.translate(["Hello."], beam=cfg.beam)  # the first batch loads compiled kernels: not a client's wait
+    config = uvicorn.Config(
+        create_app(translator, cfg, Path(model_dir).name), log_level="info", access_log=False,
+        limit_concurrency=cfg.max_connections, timeout_graceful_shutdown=cfg.shutdown_timeout,
+        h11_max_incomplete_event_size=64 * 1024)
+    return uvicorn.Server(config)
+
+
+def serve(model_dir: Path, cfg: ServeConfig, announce: Callable[[str], None]) -> None:
+    """Serve until stopped: requests in flight finish first (up to cfg.shutdown_timeout)."""
+    sock = bind(cfg.host, cfg.port)
+    srv = server(model_dir, cfg, sock)
+    announce(url(sock))
+    srv.run(sockets=[sock])

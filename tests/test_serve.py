@@ -1,0 +1,431 @@
+"""mtcli serve: a real server on 127.0.0.1 (a free port) with the shipped model, spoken to by the
+libretranslatepy client, httpx, raw sockets and headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import require
+
+httpx = pytest.importorskip("httpx", reason="a test dependency: pip install -e '.[test]'")
+
+from mtcli.serve.config import ServeConfig  # noqa: E402
+from mtcli.serve.server import bind, server, url  # noqa: E402
+
+SENTENCES = ["The plant is green.", "Where is the station?", "I like it.", "Tom is my friend.",
+             "We play tennis every Sunday.", "Do you want to come with me?", "It's late.", "Thank you very much."]
+
+
+@contextmanager
+def running(model: Path, **options):
+    """The server in a thread of this process; yields its base URL."""
+    cfg = ServeConfig(port=0, **options)
+    sock = bind(cfg.host, cfg.port)
+    srv = server(model, cfg, sock)
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not srv.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
+        time.sleep(0.01)
+    try:
+        yield url(sock)
+    finally:
+        srv.should_exit = True
+        thread.join(60)
+
+
+@pytest.fixture(scope="module")
+def base(shipped_model):
+    with running(shipped_model, body_timeout=1.0) as u:
+        yield u
+
+
+@pytest.fixture(scope="module")
+def client(base):
+    with httpx.Client(base_url=base, timeout=120) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def offline(shipped_model):
+    """What offline decoding gives, through the same formatting: the reference for every answer."""
+    from mtcli.decode import Translator
+    from mtcli.serve.texts import translate_texts
+
+    cfg = ServeConfig()
+    tr = Translator(shipped_model)
+
+    def decode(lines):
+        return tr.translate(lines, beam=cfg.beam, nbest=cfg.beam, alpha=cfg.alpha)[0]
+
+    return lambda texts, fmt="text", n=1: translate_texts(texts, fmt, n, decode)
+
+
+def translate(client, **fields):
+    body = json.dumps({"source": "en", "target": "es", **fields})  # ASCII: a lone surrogate travels as \ud800
+    return client.post("/translate", content=body, headers={"content-type": "application/json"})
+
+
+# --- LibreTranslate clients -------------------------------------------------------------------
+
+def test_libretranslatepy_client(base, offline):
+    require("libretranslatepy", "a test dependency: pip install -e '.[test]'")
+    from libretranslatepy import LibreTranslateAPI
+
+    lt = LibreTranslateAPI(base)
+    assert lt.translate(SENTENCES[0], "en", "es", timeout=120) == offline([SENTENCES[0]])[0][0]
+    assert lt.translate("Good morning!\nThank you.", "auto", "es", timeout=120) == \
+        offline(["Good morning!\nThank you."])[0][0]
+    assert {"code": "en", "name": "English", "targets": ["es"]} in lt.languages()
+    (detected,) = lt.detect("Where is the station?")
+    assert detected == {"language": "en", "confidence": 100.0}
+
+
+def test_lists_alternatives_and_auto(client, offline):
+    r = translate(client, q=SENTENCES[:3], alternatives=2)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    expected = offline(SENTENCES[:3], n=3)
+    assert body["translatedText"] == [e[0] for e in expected]
+    assert body["alternatives"] == [e[1:] for e in expected]
+    assert all(len(alts) <= 2 and best not in alts for best, alts in zip(body["translatedText"], body["alternatives"]))
+    assert "detectedLanguage" not in body
+    r = translate(client, q=["Thank you.", "Gracias, amigo mío."], source="auto")
+    en, es = r.json()["detectedLanguage"]
+    assert en == {"language": "en", "confidence": 100.0} and es["language"] == "en" and es["confidence"] < 100
+
+
+def test_html_keeps_markup(client, offline):
+    page = ('<div class="x"><p>The plant is <b>green</b>.</p>\n<a href="/station.html" title="Where?">'
+            'Where is the station?</a><script>if (a < b) go("Hello");</script><br/>&amp; 3 &lt; 4</div>')
+    r = translate(client, q=page, format="html")
+    assert r.status_code == 200, r.text
+    out = r.json()["translatedText"]
+    assert out == offline([page], "html")[0][0]
+    for markup in ('<div class="x">', "<p>", "<b>", "</b>.</p>\n", '<a href="/station.html" title="Where?">',
+                   '<script>if (a < b) go("Hello");</script><br/>&amp; 3 &lt; 4</div>'):
+        assert markup in out
+    assert "estación" in out
+    assert translate(client, q=[page, "<i>I like it.</i>"], format="html").json()["translatedText"][1] == \
+        offline(["<i>I like it.</i>"], "html")[0][0]
+
+
+def test_form_multipart_and_query_bodies(client, offline):
+    want = offline(SENTENCES[1:3])
+    r = client.post("/translate", data={"q": SENTENCES[1], "source": "en", "target": "es", "alternatives": "1"})
+    assert r.json()["translatedText"] == want[0][0] and len(r.json()["alternatives"]) <= 1
+    r = client.post("/translate", files={"q": (None, SENTENCES[2]), "source": (None, "en"), "target": (None, "es")})
+    assert r.json() == {"translatedText": want[1][0]}
+    r = client.post("/translate", params={"q": SENTENCES[1:3], "source": "en", "target": "es"})  # a repeated q
+    assert r.json() == {"translatedText": [w[0] for w in want]}
+
+
+def test_concurrent_requests_are_batched_and_answered_in_order(client, offline):
+    expected = {s: t[0] for s, t in zip(SENTENCES, offline(SENTENCES))}
+    before = client.get("/health").json()
+    with ThreadPoolExecutor(16) as pool:
+        answers = list(pool.map(lambda s: translate(client, q=s).json()["translatedText"], SENTENCES * 2))
+    assert answers == [expected[s] for s in SENTENCES * 2]
+    after = client.get("/health").json()
+    sentences, batches = after["sentences"] - before["sentences"], after["batches"] - before["batches"]
+    assert sentences == 16 and batches < sentences  # sentences of different requests shared batches
+
+
+def test_other_routes(client):
+    assert client.get("/health").json()["status"] == "ok"
+    settings = client.get("/frontend/settings").json()
+    assert settings["charLimit"] == ServeConfig().char_limit and settings["apiKeys"] is False
+    r = client.get("/")
+    assert r.status_code == 200 and "<textarea" in r.text and r.headers["content-type"].startswith("text/html")
+    r = client.options("/translate", headers={"Origin": "http://example.test", "Access-Control-Request-Method": "POST"})
+    assert r.status_code == 200 and r.headers["access-control-allow-origin"] == "*"
+
+
+# --- hostile requests ---------------------------------------------------------------------------
+
+OK = {"q": "Hello.", "source": "en", "target": "es"}
+LIMITS = ServeConfig()
+HOSTILE = {
+    "malformed JSON": dict(content=b'{"q": "Hello.", "source": "en",'),
+    "not UTF-8": dict(content=b'{"q": "\xff\xfe\xfa", "source": "en", "target": "es"}'),
+    "JSON array": dict(json=[OK]),
+    "JSON string": dict(json="Hello."),
+    "deep nesting": dict(content=b"[" * 200_000 + b"]" * 200_000),
+    "huge number": dict(content=b'{"q": "a", "alternatives": ' + b"9" * 5000 + b"}"),
+    "no q": dict(json={"source": "en", "target": "es"}),
+    "empty q": dict(json={**OK, "q": ""}),
+    "empty list": dict(json={**OK, "q": []}),
+    "q a number": dict(json={**OK, "q": 42}),
+    "q an object": dict(json={**OK, "q": {"text": "Hello."}}),
+    "q list of numbers": dict(json={**OK, "q": ["Hello.", 7]}),
+    "q nested list": dict(json={**OK, "q": [["Hello."]]}),
+    "no source": dict(json={"q": "Hello.", "target": "es"}),
+    "source fr": dict(json={**OK, "source": "fr"}),
+    "source a list": dict(json={**OK, "source": ["en"]}),
+    "target en": dict(json={**OK, "target": "en"}),
+    "no target": dict(json={"q": "Hello.", "source": "en"}),
+    "format pdf": dict(json={**OK, "format": "pdf"}),
+    "format a number": dict(json={**OK, "format": 1}),
+    "alternatives text": dict(json={**OK, "alternatives": "many"}),
+    "alternatives true": dict(json={**OK, "alternatives": True}),
+    "alternatives 2.5": dict(json={**OK, "alternatives": 2.5}),
+    "alternatives NaN": dict(content=b'{"q": "a", "source": "en", "target": "es", "alternatives": NaN}'),
+    "alternatives above the beam": dict(json={**OK, "alternatives": LIMITS.alternatives_limit + 1}),
+    "10,000-item list": dict(json={**OK, "q": ["Hello."] * 10_000}),
+    "too many characters": dict(json={**OK, "q": "a" * (LIMITS.char_limit + 1)}),
+    "10 MB body": dict(json={**OK, "q": "Hello. " * (10 * 2**20 // 7)}),
+    "10 MB form body": dict(data={**OK, "q": "x" * 10 * 2**20}),
+    "too many form fields": dict(content="&".join(["q=a"] * 10_000), headers={"content-type":
+                                                                             "application/x-www-form-urlencoded"}),
+    "a file upload": dict(files={"q": ("q.txt", b"Hello.")}, data={"source": "en", "target": "es"}),
+    "bad multipart": dict(content=b"--x\r\nnonsense", headers={"content-type": "multipart/form-data; boundary=x"}),
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_hostile_request_gets_4xx(client, name):
+    r = client.post("/translate", **HOSTILE[name])
+    assert 400 <= r.status_code < 500, (r.status_code, r.text[:300])
+    assert isinstance(r.json()["error"], str) and r.json()["error"]
+    assert translate(client, q="Hello.").status_code == 200  # and the server goes on
+
+
+def test_odd_but_valid_text_is_translated(client):
+    for q in ["\ud800 lone surrogate", "\x00\x01", "🙂🙂", "   ", "3.50 + 7", "<b>not html</b>", "a\r\nb\rc"]:
+        r = translate(client, q=q)
+        assert r.status_code == 200 and isinstance(r.json()["translatedText"], str), (q, r.text)
+    assert translate(client, q="🙂 42").json()["translatedText"] == "🙂 42"  # nothing for the model there
+
+
+def test_wrong_method_and_route_are_json(client):
+    assert client.get("/translate").json() == {"error": "Method Not Allowed"}
+    assert client.post("/nowhere").status_code == 404 and "error" in client.post("/nowhere").json()
+
+
+def _raw(base: str, request: bytes, pace: float = 0.0) -> bytes:
+    """Send bytes over a plain socket (byte by byte every `pace` seconds if pace > 0); the answer."""
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=30) as s:
+        try:
+            if pace:
+                for byte in request:
+                    s.sendall(bytes([byte]))
+                    time.sleep(pace)
+            else:
+                s.sendall(request)
+        except OSError:  # the server answered and closed before the whole request was sent
+            pass
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+            if b"\r\n\r\n" in data and data.endswith(b"}"):
+                break
+        return data
+
+
+def test_slow_client_gets_408_and_others_are_served(base, client):
+    body = json.dumps(OK).encode() * 3
+    head = f"POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    with ThreadPoolExecutor(1) as pool:
+        slow = pool.submit(_raw, base, head.encode() + body, 0.05)  # ~5 s to send; the limit is 1 s
+        time.sleep(0.3)
+        t = time.monotonic()
+        assert translate(client, q="Hello.").status_code == 200
+        assert time.monotonic() - t < 30
+        answer = slow.result()
+    assert answer.startswith(b"HTTP/1.1 408") and b"did not arrive within 1 s" in answer
+
+
+def test_declared_oversized_body_is_refused_before_it_is_read(base):
+    head = (f"POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {10 * 2**20}\r\n\r\n").encode()
+    assert _raw(base, head + b'{"q": "').startswith(b"HTTP/1.1 413")
+
+
+def test_chunked_oversized_body_is_refused(client):
+    def chunks():
+        for _ in range(100):
+            yield b"x" * 2**17
+
+    r = client.post("/translate", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413
+
+
+# --- API key and the queue bound ---------------------------------------------------------------
+
+def test_api_key_and_queue_limit(shipped_model):
+    require("libretranslatepy", "a test dependency: pip install -e '.[test]'")
+    from libretranslatepy import LibreTranslateAPI
+
+    with running(shipped_model, api_key="s3cret", char_limit=400, queue_limit=400) as u, \
+            httpx.Client(base_url=u, timeout=120) as c:
+        assert c.post("/translate", json=OK).status_code == 400  # no key
+        assert c.post("/translate", json={**OK, "api_key": "guess"}).status_code == 403
+        assert c.post("/translate", json={**OK, "api_key": ["s3cret"]}).status_code == 403
+        assert c.post("/detect", data={"q": "Hello."}).status_code == 400
+        assert c.post("/translate", json={**OK, "api_key": "s3cret"}).status_code == 200
+        assert c.get("/languages").status_code == 200 and c.get("/frontend/settings").json()["apiKeys"] is True
+        assert LibreTranslateAPI(u, api_key="s3cret").translate("Hello.", timeout=120)
+        # a request of 360 characters in flight leaves room for 40 more
+        with ThreadPoolExecutor(1) as pool:
+            big = pool.submit(c.post, "/translate", json={**OK, "q": ["Thank you very much."] * 18, "api_key": "s3cret"})
+            deadline = time.monotonic() + 60
+            while c.get("/health").json()["queued_characters"] == 0 and not big.done():
+                assert time.monotonic() < deadline
+                time.sleep(0.005)
+            refused = c.post("/translate", json={**OK, "q": "a" * 100, "api_key": "s3cret"})
+            assert big.result().status_code == 200
+        assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
+        assert refused.json()["error"].startswith("Slowdown:")
+        assert c.post("/translate", json={**OK, "q": "a" * 100, "api_key": "s3cret"}).status_code == 200
+
+
+# --- the command: start, answer, stop gracefully ---------------------------------------------
+
+def test_cli_serves_and_finishes_requests_in_flight_on_sigterm(shipped_model):
+    proc = subprocess.Popen([sys.executable, "-m", "mtcli", "serve", "-m", str(shipped_model), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = ""
+        while "http://" not in line:
+            line = proc.stderr.readline()
+            assert line or proc.poll() is None, "mtcli serve exited"
+        u = line[line.index("http://"):].split()[0]
+        threading.Thread(target=proc.stderr.read, daemon=True).start()  # keep the pipe from filling
+        with httpx.Client(base_url=u, timeout=120) as c, ThreadPoolExecutor(1) as pool:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    c.get("/health")
+                    break
+                except httpx.TransportError:
+                    assert time.monotonic() < deadline
+                    time.sleep(0.05)
+            texts = SENTENCES * 8
+            inflight = pool.submit(c.post, "/translate", json={**OK, "q": texts})
+            while c.get("/health").json()["queued_characters"] == 0:
+                assert not inflight.done() and time.monotonic() < deadline
+                time.sleep(0.005)
+            proc.send_signal(signal.SIGTERM)
+            r = inflight.result()
+        assert r.status_code == 200 and len(r.json()["translatedText"]) == len(texts)
+        assert all(r.json()["translatedText"])
+        proc.wait(60)
+        assert proc.returncode in (0, -signal.SIGTERM)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_cli_refuses_a_port_in_use(run_cli, shipped_model):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = run_cli("serve", "-m", shipped_model, "--port", port)
+    assert code == 2 and f"cannot listen on 127.0.0.1:{port}" in err and "Traceback" not in err
+    code, _, err = run_cli("serve", "--char-limit", "200000")
+    assert code == 2 and "queue-limit" in err
+
+
+# --- the page, in a real browser ---------------------------------------------------------------
+
+def _chromium() -> str:
+    found = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+    if found is None:
+        pytest.skip("no Chromium installed (Debian: apt-get install chromium)")
+    return found
+
+
+class DevTools:
+    """Just enough of the Chrome DevTools protocol: commands to one page over the browser's socket."""
+
+    def __init__(self, ws_url: str):
+        from websockets.sync.client import connect
+
+        self.ws, self.n, self.session = connect(ws_url, max_size=None, open_timeout=30), 0, None
+
+    def send(self, method: str, **params):
+        self.n += 1
+        message = {"id": self.n, "method": method, "params": params}
+        if self.session:
+            message["sessionId"] = self.session
+        self.ws.send(json.dumps(message))
+        while True:
+            reply = json.loads(self.ws.recv(timeout=60))
+            if reply.get("id") == self.n:
+                assert "error" not in reply, reply
+                return reply["result"]
+
+    def eval(self, expression: str):
+        return self.send("Runtime.evaluate", expression=expression, returnByValue=True)["result"].get("value")
+
+    def wait_for(self, expression: str, timeout: float = 60):
+        deadline = time.monotonic() + timeout
+        while not (value := self.eval(expression)):
+            assert time.monotonic() < deadline, f"timed out waiting for {expression}"
+            time.sleep(0.05)
+        return value
+
+
+@contextmanager
+def browser():
+    require("websockets", "a test dependency: pip install -e '.[test]'")
+    binary = _chromium()
+    with tempfile.TemporaryDirectory() as profile:
+        proc = subprocess.Popen(
+            [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--no-first-run", "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--remote-debugging-port=0",
+             "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "HOME": profile})
+        try:
+            line = ""
+            while "ws://" not in line:
+                line = proc.stderr.readline()
+                assert line or proc.poll() is None, "Chromium exited before it listened"
+            threading.Thread(target=proc.stderr.read, daemon=True).start()
+            yield DevTools(line[line.index("ws://"):].strip())
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def test_page_translates_what_is_typed(base, client):
+    with browser() as cdp:
+        target = cdp.send("Target.createTarget", url=base + "/")["targetId"]
+        cdp.session = cdp.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        cdp.wait_for("document.readyState === 'complete' && document.getElementById('count').textContent")
+        cdp.eval("document.getElementById('source').focus()")
+        cdp.send("Input.insertText", text="Where is the station?")
+        cdp.eval("document.getElementById('translate').click()")
+        shown = cdp.wait_for("document.getElementById('target').textContent")
+        assert shown == translate(client, q="Where is the station?").json()["translatedText"]
+        assert cdp.eval("document.getElementById('status').textContent") == ""
+        assert cdp.eval("document.getElementById('count').textContent") == f"21 / {LIMITS.char_limit}"
+        # an error from the server is shown, not swallowed
+        cdp.eval("document.getElementById('api-key').value = 'x'; document.getElementById('source').value = '';")
+        cdp.send("Input.insertText", text="a" * 10)
+        cdp.eval("fetch = () => Promise.resolve(new Response(JSON.stringify({error: 'Slowdown: busy'}), {status: 503}));"
+                 "document.getElementById('translate').click()")
+        assert cdp.wait_for("document.getElementById('status').className === 'error' && "
+                            "document.getElementById('status').textContent") == "Slowdown: busy"

@@ -49,8 +49,8 @@ def test_tokenize_reports_skipped_lines(run_cli, tmp_path):
 def test_bad_options_exit_2(run_cli, tmp_path):
     code, _, err = run_cli("tokenize", "--data", tmp_path / "missing.txt", "--out", tmp_path / "p")
     assert code == 2 and "corpus not found" in err and err.count("\n") == 1
-    code, _, _ = run_cli("tokenize", "--data", tmp_path, "--split", "stratified")
-    assert code == 2
+    code, _, err = run_cli("tokenize", "--data", tmp_path, "--split", "stratified")
+    assert code == 2 and "--split" in err and "stratified" in err and err.count("\n") == 1, err
 
 
 def test_missing_corpus_from_the_console_is_one_line_without_traceback(tmp_path):

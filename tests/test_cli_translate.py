@@ -76,11 +76,17 @@ def test_info(model_dir, run_cli):
     assert code == 0 and json.loads(out)["parameters"] > 0
 
 
-@pytest.mark.parametrize("args", [["translate", "-m", "/nonexistent", "Hi."], ["evaluate", "/nonexistent"],
-                                  ["translate", "-i", "/nonexistent.txt"], ["translate", "--beam", "0", "Hi."]])
-def test_bad_input_is_one_line_and_exit_2(args, run_cli):
-    code, out, err = run_cli(*args)
-    assert code == 2 and err.count("\n") == 1 and err.startswith("error:") and out == ""
+@pytest.mark.parametrize("args, message", [
+    (["translate", "-m", "/nonexistent", "Hi."], "/nonexistent: no such model directory"),
+    (["evaluate", "/nonexistent", "--data", "{tsv}"], "/nonexistent: no such model directory"),
+    (["translate", "-i", "/nonexistent.txt"], "/nonexistent.txt: no such file"),
+    (["translate", "--beam", "0", "Hi."], "--beam"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, message, run_cli, tmp_path):
+    tsv = write_tsv(tmp_path / "pairs.tsv", tiny_pairs()[:3])
+    code, out, err = run_cli(*[a.format(tsv=tsv) for a in args])
+    assert code == 2 and err.count("\n") == 1 and err.startswith("error:") and out == "", err
+    assert message in err, err
 
 
 def test_reference_kernels_translate_like_the_compiled_ones(model_dir):

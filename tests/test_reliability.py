@@ -253,6 +253,7 @@ def test_damaged_files_through_the_cli_are_one_line_exit_2(world, tmp_path, run_
         for args in (["translate", "-m", work, "Hello."], ["info", work], ["evaluate", work, "--limit", "3"]):
             code, out, err = run_cli(*args)
             assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("error: "), err
+            assert name in err, f"the error does not name the damaged file: {err}"
     tally["fault: damaged files given to the CLI"] += 1
 
 
@@ -284,10 +285,16 @@ def _mix_up(world, work: Path, case: str) -> None:
         work.write_bytes(b"not a model")
 
 
-MIX_UPS = ["tokenizer of another model, same size", "English and Spanish tokenizers swapped", "weights of another model",
-           "config that does not fit the weights",
-           "tokenizer of another vocabulary size, model without tokenizer hashes", "model.safetensors missing",
-           "empty directory", "a file, not a directory"]
+MIX_UPS = {  # case: what the error says
+    "tokenizer of another model, same size": "src.json is not the tokenizer",
+    "English and Spanish tokenizers swapped": "is not the tokenizer",
+    "weights of another model": "is not the tokenizer",
+    "config that does not fit the weights": "weights do not match the model config",
+    "tokenizer of another vocabulary size, model without tokenizer hashes": "no tokenizer checksums",
+    "model.safetensors missing": "model.safetensors: no such file",
+    "empty directory": "model.safetensors: no such file",
+    "a file, not a directory": "model: not a directory",
+}
 
 
 @pytest.mark.parametrize("case", MIX_UPS)
@@ -296,6 +303,7 @@ def test_mismatched_model_files_are_refused_in_one_line(world, tmp_path, run_cli
     _mix_up(world, work, case)
     code, out, err = run_cli("translate", "-m", work, "Hello.")
     assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("error: "), err
+    assert MIX_UPS[case] in err, err
     tally["fault: mismatched model files"] += 1
 
 
@@ -674,7 +682,8 @@ def test_unwritable_outputs_are_one_line_errors(world, tmp_path, run_cli, monkey
 def test_train_into_an_unusable_out_path_is_a_one_line_error(world, tmp_path, run_cli, cli_env, under_file):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
-    error_line(run_cli("train", "--out", blocker / "model" if under_file else blocker, *TINY, "--max-epochs", "1"))
+    line = error_line(run_cli("train", "--out", blocker / "model" if under_file else blocker, *TINY, "--max-epochs", "1"))
+    assert "cannot create model directory" in line and str(blocker) in line, line
 
 
 def test_resume_with_other_tokenizers_is_refused(world, tmp_path, run_cli, monkeypatch):
@@ -682,4 +691,4 @@ def test_resume_with_other_tokenizers_is_refused(world, tmp_path, run_cli, monke
     prepare(world.corpus, other, src_vocab=150, tgt_vocab=220)
     work = copy_model(world, tmp_path)
     monkeypatch.setenv("MTCLI_PREPARED", str(other))
-    error_line(run_cli("train", "--out", work, "--resume", "--max-epochs", "6"))
+    assert "trained on other tokenized data" in error_line(run_cli("train", "--out", work, "--resume", "--max-epochs", "6"))

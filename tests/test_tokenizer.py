@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 
 import pytest
 from conftest import tiny_pairs
 
+from mtcli.data import read_corpus
 from mtcli.errors import UserError
 from mtcli.tokenizer import BOS, EOS, PAD, UNK, Tokenizer, train_tokenizer
 
@@ -18,6 +20,7 @@ TRICKY = [
     "It costs 3.50 euros.",
     "Él dijo: «ya voy».",
     "¿Qué? ¡No!",
+    "El niño vio un pingüino en el camión.",
 ]
 
 
@@ -97,9 +100,79 @@ def test_load_missing_or_damaged(tok, tmp_path):
         Tokenizer.load(bad)
 
 
-def test_real_corpus_round_trip_and_sizes(prepared):
-    m = prepared.manifest
-    print(f"\nround trip over the whole corpus: en {m['roundtrip']['en']:.4%}, es {m['roundtrip']['es']:.4%}")
-    assert m["roundtrip"]["en"] >= 0.99 and m["roundtrip"]["es"] >= 0.99
+# --- Unicode normalisation ----------------------------------------------------------------------
+
+FORMS = ("NFC", "NFD", "NFKC", "NFKD")
+
+
+def check_normalisation(tok: Tokenizer, texts: list[str]) -> None:
+    """Every Unicode normalisation form of each text (composed, decomposed as macOS file names and
+    some editors write it, compatibility forms) encodes exactly like the composed one, without
+    [UNK], and decodes to the composed text. Only for texts without compatibility characters
+    (those NFKC changes), whose four forms are canonically equivalent."""
+    for text in texts:
+        nfc = unicodedata.normalize("NFC", text)
+        assert unicodedata.normalize("NFKC", text) == nfc, f"{text!r} has compatibility characters"
+        want = tok.encode(nfc)
+        assert UNK not in want, f"{nfc!r} has unknown pieces"
+        for form in FORMS:
+            variant = unicodedata.normalize(form, text)
+            assert tok.encode(variant) == want, f"{form} of {nfc!r} encodes differently"
+            assert tok.encode_batch([variant]) == [want], f"{form} of {nfc!r} encodes differently in a batch"
+        assert tok.decode(want) == nfc
+
+
+ACCENTED = [t for t in TRICKY if unicodedata.normalize("NFD", t) != t] + ["A Sofía le gusta el libro."]
+
+
+def test_every_normalisation_form_encodes_like_nfc(tok):
+    assert len(ACCENTED) >= 5
+    check_normalisation(tok, ACCENTED)
+    mixed = "".join(unicodedata.normalize("NFD" if i % 2 else "NFC", c) for i, c in enumerate(ACCENTED[0]))
+    assert tok.encode(mixed) == tok.encode(ACCENTED[0])  # a line half composed, half not
+
+
+# What NFC leaves alone and NFKC maps to plain text: wide letters (CJK input methods), no-break and
+# thin spaces (French typography, word processors), ligatures and the ellipsis (PDF copies).
+COMPATIBILITY = ["Ｔｏｍ likes the ｃａｔ.", "Tom\u00a0likes the cat.", "Come here,\u202fAna!", "Tom\u2009likes the dog.",
+                 "The ﬁsh is here.", "Where is Mary’s dog…"]
+
+
+@pytest.mark.xfail(strict=True, reason="the tokenizer normalises to NFC only: compatibility characters become "
+                                       "[UNK] and no-break spaces glue words (notes/issue21.md; issue 20 maps them)")
+def test_compatibility_characters_encode_like_their_plain_text(tok):
+    for text in COMPATIBILITY:
+        assert tok.encode(text) == tok.encode(unicodedata.normalize("NFKC", text)), text
+
+
+# --- the real corpus and the shipped model -----------------------------------------------------
+
+
+def test_real_corpus_round_trip_and_sizes(prepared, corpus_path):
+    """decode(encode(s)) == s for all but a few sentences of the real corpus (those with rare
+    characters, e.g. "Zürich", whose word becomes one [UNK]); the rate is measured here, over the
+    corpus as read, not taken from the manifest prepare() wrote."""
+    pairs = read_corpus(corpus_path).pairs
+    for side, tok, texts in (("en", prepared.src_tok, [en for en, _ in pairs]), ("es", prepared.tgt_tok, [es for _, es in pairs])):
+        back = tok.decode_batch(tok.encode_batch(texts))
+        rate = sum(a == b for a, b in zip(texts, back)) / len(texts)
+        print(f"\nround trip over the whole corpus, {side}: {rate:.5%} of {len(texts):,} sentences")
+        assert rate >= 0.9995, side  # measured: en 0.99996, es 0.99993
     assert (prepared.src_tok.vocab_size, prepared.tgt_tok.vocab_size) == (4562, 6134)
     assert prepared.tgt_tok.decode(prepared.tgt_tok.encode("¿Dónde está?")) == "¿Dónde está?"
+
+
+SHIPPED_EN = ["José's café is near the station.", "Her résumé says she lived in México and Bogotá."]
+SHIPPED_ES = ["¿Dónde está el niño?", "Él comió una piña en el camión.", "El pingüino está aquí."]
+
+
+def test_shipped_tokenizers_and_translations_ignore_the_normalisation_form(shipped_model):
+    from mtcli.decode import Translator
+
+    tr = Translator(shipped_model)
+    check_normalisation(tr.src_tok, SHIPPED_EN)
+    check_normalisation(tr.tgt_tok, SHIPPED_ES)
+    lines = SHIPPED_EN + ["The boy is eating a pineapple."]
+    decomposed = [unicodedata.normalize("NFD", line) for line in lines]
+    assert all(d != line for d, line in zip(decomposed, SHIPPED_EN))
+    assert tr.translate(decomposed, beam=1)[0] == tr.translate(lines, beam=1)[0]

@@ -1,0 +1,119 @@
+"""Case and informal typing, on the input side: what the model was trained on is cased, punctuated,
+apostrophed English, so text typed otherwise is brought to that form first.
+
+- ALL CAPS: lowercased, truecased, translated, and the translation upper-cased.
+- all lowercase: truecased (first letter, "i", and names from a table built from the vocabulary).
+- loose contractions ("dont", "im", "cant") get their apostrophe; "its" only where it is clearly "it's".
+- no final punctuation: "?" if the sentence opens like a question (so the Spanish is ¿...?), else ".".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+SPACE = "▁"  # the tokenizers' word-start marker
+
+# typed without the apostrophe; none of these is an English word of its own except as noted
+CONTRACTIONS = {
+    "dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "cant": "can't", "couldnt": "couldn't",
+    "wont": "won't", "wouldnt": "wouldn't", "shouldnt": "shouldn't", "isnt": "isn't", "arent": "aren't",
+    "wasnt": "wasn't", "werent": "weren't", "havent": "haven't", "hasnt": "hasn't", "hadnt": "hadn't",
+    "mustnt": "mustn't", "neednt": "needn't", "aint": "ain't", "im": "I'm", "ive": "I've", "youre": "you're",
+    "youve": "you've", "youll": "you'll", "youd": "you'd", "theyre": "they're", "theyve": "they've",
+    "theyll": "they'll", "weve": "we've", "itll": "it'll", "thats": "that's", "whats": "what's",
+    "wheres": "where's", "whos": "who's", "hows": "how's", "theres": "there's", "heres": "here's",
+    "shes": "she's", "hes": "he's", "lets": "let's",  # "lets" only at the start: see _repair
+}
+# "its" is "it's" before these (a possessive "its" is followed by a noun)
+_ITS_IS = frozenset("a an the not very too so really just only also always never still my your his her our their "
+                    "this that been being going gonna getting coming raining snowing ok okay fine true false over "
+                    "here there late early cold hot time all easy hard impossible possible".split())
+AUXILIARIES = frozenset("am is are was were do does did have has had can could will would shall should may might "
+                        "must need dare isn't aren't wasn't weren't don't doesn't didn't haven't hasn't hadn't "
+                        "can't couldn't won't wouldn't shouldn't mustn't".split())
+WH_WORDS = frozenset("what where when why who whom whose which how".split())
+SUBJECTS = frozenset("i you he she it we they".split())
+_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+_FINAL = re.compile(r"[.!?…:;][\"')\]]*$")
+
+
+def truecase_table(vocab: Iterable[str], target: Iterable[str] = ()) -> dict[str, str]:
+    """lowercase word -> its cased form, for words the source vocabulary holds as whole words only
+    capitalised (▁Boston, ▁English, ▁OK), or capitalised first (a lower id: learnt as the more frequent
+    form) when the target vocabulary holds them capitalised too, as names are (▁Tom; ▁tom is "tomato")."""
+    vocab = {t: i for i, t in enumerate(vocab)} if not isinstance(vocab, dict) else vocab
+    target = set(target)
+    table = {}
+    for token, i in vocab.items():
+        word = token[1:]
+        if not (token.startswith(SPACE) and len(word) > 1 and word.isalpha() and not word.islower()):
+            continue
+        lower = vocab.get(SPACE + word.lower())
+        if lower is None or (i < lower and token in target):
+            table[word.lower()] = word
+    return table
+
+
+def is_shouting(text: str) -> bool:
+    """ALL CAPS: at least two cased letters, none lowercase."""
+    cased = [c for c in text if c.isupper() or c.islower()]
+    return len(cased) >= 2 and not any(c.islower() for c in cased)
+
+
+def _shape(word: str, like: str) -> str:
+    return word[0].upper() + word[1:] if like[0].isupper() else word
+
+
+def repair_contractions(text: str) -> str:
+    words = list(_WORD.finditer(text))
+    out, last = [], 0
+    for k, m in enumerate(words):
+        w = m.group()
+        low = w.lower()
+        fixed = CONTRACTIONS.get(low)
+        if low == "lets" and k > 0:
+            fixed = None  # "he lets me": the verb
+        if low == "its" and k + 1 < len(words) and words[k + 1].group().lower() in _ITS_IS:
+            fixed = "it's"
+        if fixed:
+            out.append(text[last : m.start()] + (fixed if fixed[0] == "I" else _shape(fixed, w)))
+            last = m.end()
+    return "".join(out) + text[last:]
+
+
+def truecase(text: str, table: dict[str, str]) -> str:
+    """Names from the table, "i" -> "I", and a capital first letter."""
+    def word(m: re.Match) -> str:
+        w = m.group()
+        low = w.lower()
+        if low == "i" or low.startswith("i'"):
+            return "I" + w[1:]
+        return table.get(low, w)
+
+    text = _WORD.sub(word, text)
+    m = re.search(r"\w", text)  # the first word: a capital if it is a word, not if it is a number
+    return text[: m.start()] + text[m.start()].upper() + text[m.end():] if m and m.group().isalpha() else text
+
+
+def is_question(text: str) -> bool:
+    """Opens like a question: an auxiliary ("do you", "is it", "can we"), or a wh-word not opening a
+    clause ("where is", "what happened"; not "when I was young" nor "what a day")."""
+    cased = _WORD.findall(text)
+    words = [w.lower() for w in cased]
+    if not words:
+        return False
+    first, second = words[0], words[1] if len(words) > 1 else ""
+    name = len(cased) > 1 and cased[1][0].isupper()  # after truecasing: "does Tom know"
+    if first in WH_WORDS:
+        return not (second in SUBJECTS and first != "how" or first == "what" and second in ("a", "an", "such"))
+    if first in ("do", "have", "did", "does", "has", "had"):  # also imperatives: "do it", "have a seat"
+        return second in SUBJECTS or second in ("there", "anyone", "anybody", "someone", "everyone") or name
+    return first in AUXILIARIES and bool(second)
+
+
+def end_punctuation(text: str) -> str:
+    """`text` with a final "?" or "." if it had no final punctuation."""
+    if not text or _FINAL.search(text):
+        return text
+    return text + ("?" if is_question(text) else ".")

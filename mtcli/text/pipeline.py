@@ -1,0 +1,286 @@
+"""Lines of real text in, one translation per line out, nothing lost: the steps of this package in order.
+
+    line -> indentation kept, normalize -> sentences -> per sentence: spans to keep found, emoji and
+    markup at its edges set aside, case and loose typing repaired, spans masked, cut to the model's
+    length -> decode (all sentences of all lines in one call) -> placeholders restored (another
+    placeholder, then translating around the spans, if the model lost one) -> upper case again for
+    ALL CAPS input -> sentences joined.
+
+The model is reached only through `Engine` (a decode function, the source tokenizer's encode and the
+length limit), so the pipeline does not depend on how decoding works; `Engine.from_translator` wraps
+an `mtcli.decode.Translator`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from mtcli.text import case, protect
+from mtcli.text.normalize import normalize
+from mtcli.text.segment import fit, sentences
+
+NBest = list[tuple[str, float]]
+Decode = Callable[[list[str]], list[NBest]]  # sentences -> their n-best (text, score) lists, best first
+UNK = 1  # mtcli.tokenizer.UNK (not imported: this package loads without the tokenizers library)
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+@dataclass(frozen=True)
+class TextOptions:
+    """Which steps run; all off is the raw model on each line (the benchmark's "before")."""
+
+    segment: bool = True  # one sentence at a time
+    protect: bool = True  # numbers, URLs, emoji, ... kept exactly
+    case: bool = True  # ALL CAPS, lowercase, loose contractions, missing final punctuation
+
+
+RAW = TextOptions(segment=False, protect=False, case=False)
+
+
+@dataclass
+class Engine:
+    decode: Decode
+    encode: Callable[[str], list[int]]  # source ids, without start and end
+    limit: int  # most source ids one decoded piece may have
+    names: dict[str, str] = field(default_factory=dict)  # truecasing table (case.truecase_table)
+
+    @classmethod
+    def from_translator(cls, tr, beam: int = 4, nbest: int = 1, alpha: float = 1.0, batch_size: int = 64) -> Engine:
+        def decode(lines: list[str]) -> list[NBest]:
+            return tr.translate(lines, beam=beam, nbest=nbest, alpha=alpha, batch_size=batch_size)[0]
+
+        src = [tr.src_tok.id_to_token(i) for i in range(tr.src_tok.vocab_size)]
+        tgt = {tr.tgt_tok.id_to_token(i) for i in range(tr.tgt_tok.vocab_size)}
+        return cls(decode, tr.src_tok.encode, tr.model.cfg.max_src_len - 2, case.truecase_table(src, tgt))
+
+
+@dataclass
+class LineResult:
+    """What became of one input line: its translations and what was done to get them."""
+
+    line: int  # 1-based number of the input line
+    nbest: NBest  # best first
+    sentences: int = 0
+    split: int = 0  # sentences too long for the model, translated in pieces
+    kept: list[str] = field(default_factory=list)  # spans put back exactly as they came
+    warnings: list[str] = field(default_factory=list)  # each about this line
+
+    @property
+    def text(self) -> str:
+        return self.nbest[0][0]
+
+
+@dataclass
+class _Sentence:
+    line: int  # index into the batch
+    lead: str = ""  # emoji or markup set aside at the start, with its space
+    trail: str = ""
+    verbatim: str | None = None  # nothing to translate: this comes out as it is
+    masked: protect.Masked | None = None
+    shout: bool = False
+    attempt: int = 0  # index into protect.PLACEHOLDERS, or VERIFY, or AROUND
+    pieces: list[str] = field(default_factory=list)  # what is decoded
+    phrases: list[protect.Masked] = field(default_factory=list)  # AROUND: phrases of one span each
+    counts: list[int] = field(default_factory=list)  # AROUND: pieces of each phrase
+    out: NBest = field(default_factory=list)
+
+
+def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions = TextOptions(), first: int = 1,
+                    items: dict[str, tuple[str, ...]] | None = None) -> list[LineResult]:
+    """One LineResult per line, in order. `first` is the number of lines[0] (for warnings); `items`
+    maps a private-use character standing in the text for markup (formats.py) to its parts: verbatim
+    text and, at odd positions, text to translate ("**", "very", "**")."""
+    items = items or {}
+    results = [LineResult(first + i, [("", 0.0)]) for i in range(len(lines))]
+    unknown = _unknown(engine)
+    indents, todo = [], []
+    for i, raw in enumerate(lines):
+        indents.append(raw[: len(raw) - len(raw.lstrip())])
+        text = normalize(raw)
+        for s in sentences(text) if options.segment else [text] if text else []:
+            todo.append(_prepare(s, i, engine, options, unknown))
+            results[i].sentences += 1
+    rendered = _render_items(todo, items, engine, options, results)
+    _decode_all([s for s in todo if s.verbatim is None], engine, results)
+    by_line: list[list[NBest]] = [[] for _ in lines]
+    for s in todo:
+        by_line[s.line].append(_finish(s, results[s.line]))
+    for i, outs in enumerate(by_line):
+        if outs:
+            nbest = _combine(outs)
+            results[i].nbest = [(indents[i] + _expand(t, rendered), score) for t, score in nbest]
+    return results
+
+
+def _unknown(engine: Engine) -> Callable[[str], bool]:
+    @lru_cache(maxsize=4096)
+    def unknown(piece: str) -> bool:
+        # as a word, and glued to one ("?" is known after a word, not as a word of its own)
+        return UNK in engine.encode(piece) and UNK in engine.encode("a" + piece)
+
+    return unknown
+
+
+def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown) -> _Sentence:
+    s = _Sentence(line)
+    spans = protect.find_spans(text, unknown) if options.protect else []
+    # emoji and markup at the edges are set aside: the model translates the sentence without them
+    if spans and spans[0][0] == 0 and _symbols(text[: spans[0][1]]):
+        end = spans[0][1]
+        s.lead, text = text[:end] + text[end : len(text) - len(text[end:].lstrip())], text[end:].lstrip()
+        spans = protect.find_spans(text, unknown)
+    if spans and spans[-1][1] == len(text) and _symbols(text[spans[-1][0] :]):
+        start = spans[-1][0]
+        s.trail, text = text[len(text[:start].rstrip()) :], text[:start].rstrip()
+        spans = protect.find_spans(text, unknown)
+    masked = protect.mask(text, spans, protect.PLACEHOLDERS[0])
+    if not _LETTER.search(_drop_spans(text, spans)):
+        s.verbatim = text  # numbers, symbols, punctuation: nothing for the model
+        return s
+    t = masked.text
+    if options.case:
+        s.shout = case.is_shouting(t)
+        t = t.lower() if s.shout else t
+        t = case.repair_contractions(t)
+        t = case.truecase(t, engine.names) if not any(c.isupper() for c in t) else _fix_i(t)
+        t = case.end_punctuation(t)
+    s.masked = protect.Masked(t, masked.spans, masked.seq)
+    s.pieces = _fit(t, engine)
+    return s
+
+
+def _symbols(span: str) -> bool:
+    """Emoji, symbols and markup: no letter or digit of their own to translate or to place."""
+    return not re.search(r"[A-Za-z0-9]", span)
+
+
+def _drop_spans(text: str, spans) -> str:
+    return "".join(text[a:b] for a, b in zip([0] + [e for _, e in spans], [s for s, _ in spans] + [len(text)]))
+
+
+def _fix_i(text: str) -> str:
+    return re.sub(r"\bi(?=\b|')", "I", text)
+
+
+def _fit(text: str, engine: Engine) -> list[str]:
+    return fit(text, lambda piece: len(engine.encode(piece)), engine.limit)
+
+
+VERIFY = len(protect.PLACEHOLDERS)  # attempt: the sentence as it is, kept if every span comes back
+AROUND = VERIFY + 1  # attempt: phrases of one span each (protect.one_span_phrases)
+
+
+def _decode_all(todo: list[_Sentence], engine: Engine, results: list[LineResult]) -> None:
+    """Decode every sentence's pieces in one call per round. A sentence whose placeholders did not all
+    come back is tried with the next placeholders, then unmasked (kept if the spans survive), and at
+    last in phrases of one span each, where a span the model still loses is put at the phrase's edge."""
+    while todo:
+        pieces = [p for s in todo for p in s.pieces]
+        outs = iter(engine.decode(pieces) if pieces else [])
+        retry = []
+        for s in todo:
+            got = [next(outs) for _ in s.pieces]
+            if s.attempt == AROUND:
+                s.out = _phrases_joined(s, got)
+                continue
+            nbest = _combine(got)
+            if s.shout:
+                nbest = [(t.upper(), score) for t, score in nbest]
+            if s.attempt == VERIFY:
+                kept = [(t, score) for t, score in nbest if protect.all_kept(t, s.masked)]
+            else:
+                kept = [(r, score) for t, score in nbest if (r := protect.restore(t, s.masked)) is not None]
+            if kept and kept[0][1] == nbest[0][1]:  # the best one among them
+                s.out = kept
+                continue
+            s.attempt += 1
+            if s.attempt < VERIFY:
+                s.masked = protect.remask(s.masked, protect.PLACEHOLDERS[s.attempt])
+                s.pieces = _fit(s.masked.text, engine)
+            elif s.attempt == VERIFY:
+                s.pieces = _fit(protect.unmasked(s.masked), engine)
+            else:
+                s.phrases = protect.one_span_phrases(s.masked)
+                fitted = [_fit(phrase.text, engine) for phrase in s.phrases]
+                s.counts = [len(f) for f in fitted]
+                s.pieces = [p for f in fitted for p in f]
+                shown = ", ".join(repr(sp) for sp in s.masked.spans)
+                results[s.line].warnings.append(f"the model lost {shown} in translation; translated the sentence "
+                                                "in phrases of one each instead")
+            retry.append(s)
+        todo = retry
+
+
+_INNER_END = re.compile(r"[.!?]+$")
+_INNER_START = re.compile(r"^[¿¡]")
+
+
+def _phrases_joined(s: _Sentence, got: list[NBest]) -> NBest:
+    """The phrases' best translations with their spans, joined; only the last keeps its final stop and
+    only the first its opening ¿ or ¡."""
+    outs, texts, scores = iter(got), [], []
+    for k, (phrase, n) in enumerate(zip(s.phrases, s.counts)):
+        best = [next(outs)[0] for _ in range(n)]
+        text = " ".join(t for t, _ in best)
+        text = protect.placed(text.upper() if s.shout else text, phrase)
+        if k + 1 < len(s.phrases):
+            text = _INNER_END.sub("", text)
+        if k:
+            text = _INNER_START.sub("", text)
+        texts.append(text)
+        scores += [score for _, score in best]
+    return [(" ".join(t for t in texts if t), sum(scores) / max(len(scores), 1))]
+
+
+def _finish(s: _Sentence, result: LineResult) -> NBest:
+    if s.verbatim is not None:
+        return [(_join(s.lead, s.verbatim, s.trail), 0.0)]
+    result.kept.extend(s.masked.spans)
+    if len(s.pieces) > 1 and s.attempt < AROUND:
+        result.split += 1
+    return [(_join(s.lead, t, s.trail), score) for t, score in s.out]
+
+
+def _join(lead: str, text: str, trail: str) -> str:
+    return lead + text + trail
+
+
+def _combine(outs: list[NBest]) -> NBest:
+    """Translations of consecutive pieces joined: the k-th of the whole is the k-th of each piece (or
+    its last), scored by their mean."""
+    outs = [o or [("", 0.0)] for o in outs]
+    n = max(len(o) for o in outs)
+    combined = []
+    for k in range(n):
+        texts, scores = zip(*(o[min(k, len(o) - 1)] for o in outs))
+        combined.append((" ".join(t for t in texts if t), sum(scores) / len(scores)))
+    return combined
+
+
+def _render_items(todo: list[_Sentence], items: dict[str, tuple[str, ...]], engine: Engine,
+                  options: TextOptions, results: list[LineResult]) -> dict[str, str]:
+    """Markup characters used in these sentences -> their text, the parts to translate translated (in
+    one batch, through this same pipeline); their warnings go to the line that holds them."""
+    used: dict[str, int] = {}
+    for s in todo:
+        kept = (s.lead, s.trail, s.verbatim or "", *(s.masked.spans if s.masked else ()))
+        for c in protect.PRIVATE.findall("".join(kept)):
+            used.setdefault(c, s.line)
+    used = {c: line for c, line in used.items() if c in items}
+    holes = [(c, k) for c in used for k in range(1, len(items[c]), 2)]
+    done = translate_lines([items[c][k] for c, k in holes], engine, options, items=items) if holes else []
+    parts = {c: list(items[c]) for c in used}
+    for (c, k), r in zip(holes, done):
+        hole = items[c][k]
+        lead, trail = hole[: len(hole) - len(hole.lstrip())], hole[len(hole.rstrip()) :]
+        parts[c][k] = lead + r.text.strip() + trail if hole.strip() else hole
+        results[used[c]].warnings += r.warnings
+        results[used[c]].kept += r.kept
+    return {c: "".join(p) for c, p in parts.items()}
+
+
+def _expand(text: str, rendered: dict[str, str]) -> str:
+    return protect.PRIVATE.sub(lambda m: rendered.get(m.group(), m.group()), text) if rendered else text

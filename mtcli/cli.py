@@ -79,7 +79,7 @@ def main() -> None:
         sys.exit(e.exit_code)
     except typer.TyperException as e:  # a usage error is one line too, with where to read about it
         ctx = getattr(e, "ctx", None)
-        _error_line(" ".join(e.format_message().split()) + (f" (see `{ctx.command_path} -h`)" if ctx else ""))
+        _error_line(" ".join(e.format_message().split()) + f" (see `{ctx.command_path if ctx else 'mtcli'} -h`)")
         sys.exit(e.exit_code)
     except typer.Abort:  # end of input at a prompt
         err.print()
@@ -518,8 +518,7 @@ def translate(
         lines = _read_lines(sys.stdin.buffer.read())
     else:
         lines = None  # a terminal and no text: interactive
-    # start-up dominates a translate run: decode with the NumPy references, no compiled code to load
-    with kernels.references():
+    with kernels.for_decoding(len(lines or ()), beam):  # the REPL's lines are not known yet: the references
         if lines is None:
             return _repl(_load_translator(model), beam, alpha)
         tr = _load_translator(model)
@@ -592,11 +591,11 @@ def evaluate(
         fail(f"--split must be test or selection, not {split!r}")
     if beam < 1:
         fail("--beam must be at least 1")
+    model_dir = _model_dir(ctx, model_arg, model)
     corpus = None if data is not None else resolve_data_path(corpus)
     if corpus is not None and not corpus.exists():
         fail(f"corpus not found: {corpus} (to rebuild the {split} split: pass --corpus or set MTCLI_DATA, "
              "or run `mtcli download`)")
-    model_dir = _model_dir(ctx, model_arg, model)
     tr = _load_translator(model_dir)
     if data is not None:
         pairs, source = read_corpus(data).pairs, str(data)

@@ -24,7 +24,7 @@ WEIGHTS = "model.safetensors"  # = checkpoint.WEIGHTS, which comes with NumPy an
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a directory name on every platform, never a path
 
 
-def _files() -> tuple[str, ...]:
+def model_files() -> tuple[str, ...]:
     """What a model directory's model is; a run's state.safetensors stays behind."""
     from mtcli.checkpoint import METRICS, SCORES, SRC_TOK, TGT_TOK, WEIGHTS
 
@@ -98,7 +98,7 @@ def describe(name: str, path: Path) -> Entry:
     from mtcli.config import ModelConfig, from_dict
     from mtcli.model import count_params
 
-    size = sum((path / f).stat().st_size for f in _files() if (path / f).is_file())
+    size = sum((path / f).stat().st_size for f in model_files() if (path / f).is_file())
     try:
         with safe_open(str(path / WEIGHTS), framework="np") as f:
             config = json.loads(f.metadata()[META])["model"]
@@ -138,7 +138,7 @@ def add(src: Path, name: str | None = None, force: bool = False) -> Path:
     src = Path(src).expanduser()
     if not src.is_dir():
         raise UserError(f"{src}: no such model directory")
-    name = name or src.resolve().name
+    name = src.resolve().name if name is None else name
     dest = check_free(name, force)
     if dest.exists() and dest.resolve() == src.resolve():
         raise UserError(f"{src} is the registered model {name} itself")
@@ -148,7 +148,7 @@ def add(src: Path, name: str | None = None, force: bool = False) -> Path:
         # copied beside its place, then renamed into it: an interrupted add leaves no half model
         tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=user_models()))
         try:
-            for f in _files():
+            for f in model_files():
                 if (src / f).is_file():
                     shutil.copyfile(src / f, tmp / f)
             if dest.exists():

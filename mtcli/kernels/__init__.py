@@ -3,7 +3,7 @@ its spec and what tests/test_kernels.py checks it against."""
 
 import os
 import sys
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 # Numba's OpenMP threads (GNU libgomp) spin ~300k rounds at each barrier before sleeping, and so
@@ -13,11 +13,13 @@ from pathlib import Path
 # spin of 10,000. Read once, when Numba first loads libgomp; a value in the environment wins.
 os.environ.setdefault("GOMP_SPINCOUNT", "0")
 
-# Compiled kernels are cached beside the sources; an installed, read-only package caches them in
-# the user's cache directory instead, so a second run never recompiles.
-if "NUMBA_CACHE_DIR" not in os.environ and not os.access(Path(__file__).parent, os.W_OK):
-    cache_home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    os.environ["NUMBA_CACHE_DIR"] = str(cache_home / "mtcli" / "numba")
+# Compiled kernels (cache=True) are kept in the user's cache directory, so that a second run never
+# recompiles: an installed package's own directory may be read-only, and `pip uninstall` then leaves
+# nothing behind in it. Read when Numba loads; a value in the environment wins.
+if "NUMBA_CACHE_DIR" not in os.environ:
+    from platformdirs import user_cache_dir
+
+    os.environ["NUMBA_CACHE_DIR"] = str(Path(user_cache_dir("mtcli", appauthor=False)) / "numba")
 
 from mtcli.kernels.adam import adam, ema, sum_and_clear
 from mtcli.kernels.attention import attention_backward, attention_forward
@@ -58,3 +60,15 @@ def references():
         yield
     finally:
         globals().update(_compiled)
+
+
+# Loading the compiled decoding kernels from Numba's cache costs ~0.3 s in a new process; decoding
+# with them instead of the NumPy references repays that from about this many sentences x beam on
+# (measured with benchmarks/translate_cli.py).
+COMPILED_MIN_WORK = 256
+
+
+def for_decoding(sentences: int, beam: int):
+    """The kernels a process that decodes `sentences` lines once should use: the compiled ones when
+    there are enough lines to repay loading them, else the NumPy references (a context manager)."""
+    return nullcontext() if sentences * beam >= COMPILED_MIN_WORK else references()

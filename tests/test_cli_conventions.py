@@ -1,0 +1,166 @@
+"""What every command owes its user, checked over all commands: --version, shell completion, help
+that prints every option's text as written, -m/--model wherever a model is used (and MTCLI_MODEL),
+errors that name flags the command has, usage errors in one line, contradictory options refused."""
+
+import re
+from importlib.metadata import version
+
+import pytest
+import typer
+
+from mtcli.cli import app
+
+ROOT = typer.main.get_command(app)
+
+
+def _commands(group=ROOT, path=()):
+    """(("translate",), command), (("models", "add"), command), ... every command and group."""
+    for name, cmd in group.commands.items():
+        yield (*path, name), cmd
+        if hasattr(cmd, "commands"):
+            yield from _commands(cmd, (*path, name))
+
+
+COMMANDS = dict(_commands())
+MODEL_COMMANDS = {p for p, cmd in COMMANDS.items() if any(par.name == "model" for par in cmd.params)}
+
+
+def _flags(path) -> set[str]:
+    cmd = COMMANDS[path] if path else ROOT
+    return {"-h", "--help"} | {o for par in cmd.params for o in (*par.opts, *par.secondary_opts) if o.startswith("-")}
+
+
+@pytest.fixture(autouse=True)
+def no_model_env(monkeypatch, tmp_path):
+    monkeypatch.delenv("MTCLI_MODEL", raising=False)
+    monkeypatch.delenv("MTCLI_BEAM", raising=False)
+    monkeypatch.setenv("MTCLI_HOME", str(tmp_path / "home"))
+
+
+def _one_error_line(result, code=2) -> str:
+    exit_code, out, err = result
+    assert exit_code == code and out == "" and err.count("\n") == 1 and err.startswith("error: "), (exit_code, err)
+    return err
+
+
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version_comes_from_the_package_metadata(flag, run_cli):
+    assert run_cli(flag) == (0, f"mtcli {version('mtcli')}\n", "")
+
+
+def test_shell_completion_completes_commands_and_options(run_cli, monkeypatch):
+    code, out, _ = run_cli("--show-completion", "bash")
+    assert code == 0 and "_MTCLI_COMPLETE" in out
+    monkeypatch.setenv("_MTCLI_COMPLETE", "complete_bash")
+    for words, expected in (("mtcli tr", {"train", "translate"}), ("mtcli translate --gr", {"--greedy"}),
+                            ("mtcli models re", {"remove"})):
+        monkeypatch.setenv("COMP_WORDS", words)
+        monkeypatch.setenv("COMP_CWORD", str(len(words.split()) - 1))
+        code, out, _ = run_cli()
+        assert code == 0 and set(out.split()) == expected, (words, out)
+
+
+def test_root_help_lists_every_command_and_the_conventions(run_cli):
+    code, out, _ = run_cli("-h")
+    assert code == 0 and all(f"  {name}" in out for (name, *rest) in COMMANDS if not rest)
+    assert all(flag in out for flag in ("--version", "--install-completion", "--show-completion"))
+
+
+def _squeeze(text: str) -> str:
+    return "".join(text.split())  # help is wrapped to the terminal: compare without whitespace
+
+
+@pytest.mark.parametrize("path", sorted(COMMANDS), ids=" ".join)
+def test_help_prints_every_option_text_as_written(path, run_cli):
+    """Nothing in a help text is taken for markup: [distributed], [default: ...] and the like print."""
+    code, out, _ = run_cli(*path, "-h")
+    cmd = COMMANDS[path]
+    assert code == 0 and _squeeze(cmd.help.split("\n\n")[0]) in _squeeze(out)
+    for par in cmd.params:
+        if getattr(par, "help", None):
+            assert _squeeze(par.help) in _squeeze(out), (path, par.name)
+    if not hasattr(cmd, "commands"):
+        assert "Examples:" in out
+
+
+def test_help_keeps_the_bracketed_texts_rich_markup_used_to_swallow(run_cli):
+    train = _squeeze(run_cli("train", "-h")[1])
+    assert "mtcli[distributed]" in train and "[default:runs/CONFIG]" in train
+    assert "[default:RUN/curves.png]" in _squeeze(run_cli("plot", "-h")[1])
+
+
+def test_every_command_that_uses_a_model_takes_dash_m_and_mtcli_model(run_cli, monkeypatch):
+    assert {("translate",), ("evaluate",), ("info",), ("plot",)} <= MODEL_COMMANDS
+    for path in MODEL_COMMANDS:
+        assert {"-m", "--model"} <= _flags(path), path
+    monkeypatch.setenv("MTCLI_MODEL", "no-such-model")
+    for path in MODEL_COMMANDS:
+        assert "no model named 'no-such-model'" in _one_error_line(run_cli(*path, *(["Hi."] * (path == ("translate",)))))
+
+
+@pytest.mark.parametrize("path", [("evaluate",), ("info",), ("plot",)], ids=" ".join)
+def test_positional_model_still_works_and_is_refused_together_with_dash_m(path, run_cli):
+    assert "no model named 'nothing'" in _one_error_line(run_cli(*path, "nothing"))
+    assert "give the model once" in _one_error_line(run_cli(*path, "nothing", "-m", "en-es"))
+
+
+@pytest.mark.parametrize("args", [
+    ["evaluate", "--corpus", "/nonexistent/spa.txt"],
+    ["evaluate", "--data", "x.tsv", "--split", "selection"],
+    ["translate", "--beam", "0", "Hi."],
+    ["translate", "--greedy", "--nbest", "2", "Hi."],
+    ["translate", "-i", "/nonexistent.txt", "Hi."],
+    ["train", "--threads", "-1"],
+    ["models", "add", "/nonexistent", "--name", "x"],
+    ["plot", "-m", "en-es", "--bogus"],
+    ["translate", "--beam", "many"],
+], ids=" ".join)
+def test_errors_name_only_flags_the_command_has(args, run_cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("MTCLI_DATA", str(tmp_path / "missing.txt"))
+    path = tuple(args[:2]) if tuple(args[:2]) in COMMANDS else tuple(args[:1])
+    named = set(re.findall(r"(?<![\w-])--?[a-z][a-z-]*", _one_error_line(run_cli(*args)))) - {"--bogus"}
+    assert named <= _flags(path) | _flags(()), named
+
+
+def test_evaluate_names_corpus_not_data_for_the_training_corpus(run_cli, monkeypatch):
+    monkeypatch.delenv("MTCLI_DATA", raising=False)
+    err = _one_error_line(run_cli("evaluate", "--corpus", "/nonexistent/spa.txt"))
+    assert "--corpus" in err and "--data" not in err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["translate", "--greedy", "--nbest", "3", "Hi."], "--greedy keeps one candidate"),
+    (["translate", "--greedy", "--beam", "5", "Hi."], "--greedy is --beam 1"),
+    (["translate", "--beam", "2", "--nbest", "3", "Hi."], "--nbest 3 needs --beam 3"),
+    (["translate", "--scores", "--nbest", "2", "Hi."], "--scores"),
+    (["translate", "--scores", "--json", "Hi."], "--scores"),
+    (["translate", "--greedy", "--alpha", "0.6", "Hi."], "--alpha"),
+    (["translate", "--beam", "1", "--alpha", "0.6", "Hi."], "--alpha"),
+    (["translate", "-i", "english.txt", "Hi."], "not both"),
+    (["evaluate", "--data", "x.tsv", "--split", "selection"], "--data"),
+    (["evaluate", "--data", "x.tsv", "--corpus", "spa.txt"], "--data"),
+], ids=lambda v: " ".join(v) if isinstance(v, list) else "")
+def test_contradictory_options_are_refused_in_one_line(args, message, run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "english.txt").write_text("Hello.\n")
+    assert message in _one_error_line(run_cli(*args))
+
+
+def test_an_environment_default_is_no_contradiction(run_cli, monkeypatch):
+    monkeypatch.setenv("MTCLI_BEAM", "5")
+    assert run_cli("translate", "--greedy", "The plant is green.") == (0, "La planta es verde.\n", "")
+
+
+@pytest.mark.parametrize("args", [["translate", "--gredy"], ["bogus"], ["train", "--threads", "x"],
+                                  ["models", "add"], ["translate", "--beam"]], ids=" ".join)
+def test_usage_errors_are_one_line_with_where_to_read(args, run_cli):
+    assert "-h`" in _one_error_line(run_cli(*args))
+
+
+def test_translate_loads_compiled_kernels_only_for_enough_work():
+    from mtcli import kernels
+
+    with kernels.for_decoding(1, 4):
+        assert kernels.attention_forward.__name__.endswith("_ref")
+    with kernels.for_decoding(kernels.COMPILED_MIN_WORK, 1):
+        assert type(kernels.attention_forward).__name__ == "CPUDispatcher"

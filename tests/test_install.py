@@ -1,0 +1,167 @@
+"""Models travel: the shipped model inside a wheel that works from anywhere once the clone is gone,
+and the per-user models directory (`mtcli models`, `models add/remove`, `train --register`, `-m NAME`)."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from mtcli import checkpoint, registry
+from tests import worlds
+from tests.conftest import REPO
+
+WHEEL_LIMIT = 30e6  # bytes: the issue's ceiling for a wheel that carries the shipped model
+
+
+@pytest.fixture(autouse=True)
+def user_home(tmp_path, monkeypatch):
+    """Each test its own empty models directory, and the default model unless it sets one."""
+    monkeypatch.setenv("MTCLI_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("MTCLI_MODEL", raising=False)
+    return tmp_path / "home"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    return worlds.world(tmp_path_factory)
+
+
+def _git_files() -> list[str]:
+    """The checkout as a commit of it would be: tracked and new files, not ignored ones (runs, caches)."""
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
+                         capture_output=True, check=True).stdout.decode()
+    return [f for f in out.split("\0") if f and (REPO / f).is_file()]
+
+
+@pytest.mark.install
+def test_wheel_installs_and_translates_without_the_clone(tmp_path):
+    """pip install of a wheel (not editable) into a new venv, the source deleted, then from another
+    directory: --version, the shipped model listed and translating. Dependencies come from this
+    environment's site-packages (a .pth file), so nothing is downloaded. ~20 s."""
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("needs a git checkout to copy")
+    clone, dist, venv, elsewhere = (tmp_path / d for d in ("clone", "dist", "venv", "elsewhere"))
+    for f in _git_files():
+        (clone / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / f, clone / f)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-cache-dir",
+                    "-q", "-w", str(dist), str(clone)], check=True, capture_output=True)
+    shutil.rmtree(clone)
+    (wheel,) = dist.glob("mtcli-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert wheel.stat().st_size <= WHEEL_LIMIT, f"{wheel.stat().st_size / 1e6:.1f} MB"
+    assert {f"mtcli/models/en-es/{f}" for f in registry.model_files()} <= set(names)
+    assert not [n for n in names if n.endswith((".nbi", ".nbc", checkpoint.STATE))]
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = Path(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                                  capture_output=True, text=True, check=True).stdout.strip())
+    (purelib / "deps.pth").write_text(sysconfig.get_path("purelib") + "\n")  # numpy, numba, ... and pip
+    subprocess.run([python, "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)], check=True,
+                   capture_output=True)
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MTCLI_", "PYTHON"))}
+    env.update(MTCLI_HOME=str(tmp_path / "home"), NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+
+    def mtcli(*args: str) -> str:
+        return subprocess.run([venv / "bin" / "mtcli", *args], cwd=elsewhere, env=env, capture_output=True,
+                              text=True, check=True).stdout
+
+    where = subprocess.run([python, "-c", "import mtcli; print(mtcli.__file__)"], cwd=elsewhere, env=env,
+                           capture_output=True, text=True, check=True).stdout
+    assert Path(where).is_relative_to(purelib), where  # the wheel's copy, not the checkout's
+    assert mtcli("--version").strip() == f"mtcli {sys.modules['mtcli'].__version__}"
+    assert mtcli("translate", "The plant is green.").strip() == "La planta es verde."
+    assert [m["name"] for m in json.loads(mtcli("models", "--json"))] == ["en-es"]
+
+
+def test_shipped_model_is_listed_and_found_from_any_directory(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run_cli("models", "--json")
+    (shipped,) = json.loads(out)
+    assert code == 0 and shipped["name"] == "en-es" and shipped["shipped"]
+    assert shipped["parameters"] == 6_950_390 and shipped["scores"]["test split, beam 4, alpha 1.0"] > 40
+    assert shipped["size"] == sum((Path(shipped["path"]) / f).stat().st_size for f in registry.model_files())
+    code, out, _ = run_cli("models")
+    assert code == 0 and "en-es (shipped)" in out and "6,950,390" in out
+
+
+def test_added_model_translates_by_name_and_can_be_replaced_and_removed(world, run_cli, user_home, tmp_path):
+    code, out, _ = run_cli("models", "add", world.model, "--name", "tiny")
+    assert code == 0 and "tiny" in out and (user_home / "models" / "tiny" / checkpoint.WEIGHTS).is_file()
+    assert not (user_home / "models" / "tiny" / checkpoint.STATE).exists()  # training state stays behind
+    code, by_name, _ = run_cli("translate", "-m", "tiny", "--greedy", "Tom likes the cat.")
+    code2, by_path, _ = run_cli("translate", "-m", world.model, "--greedy", "Tom likes the cat.")
+    assert code == code2 == 0 and by_name == by_path and by_name.strip()
+    assert [m["name"] for m in json.loads(run_cli("models", "--json")[1])] == ["en-es", "tiny"]
+
+    code, _, err = run_cli("models", "add", world.other, "--name", "tiny")
+    assert code == 2 and "--force" in err and err.count("\n") == 1
+    assert run_cli("models", "add", world.other, "--name", "tiny", "--force")[0] == 0
+    assert run_cli("translate", "-m", "tiny", "--greedy", "Tom likes the cat.")[1] != by_name  # the other one now
+
+    code, _, err = run_cli("models", "remove", "tiny")
+    assert code == 0 and not (user_home / "models" / "tiny").exists()
+    code, _, err = run_cli("translate", "-m", "tiny", "Hi.")
+    assert code == 2 and "no model named 'tiny'" in err and "mtcli models add" in err and "en-es" in err
+
+
+def test_train_register_adds_the_best_model(world, run_cli, monkeypatch, tmp_path):
+    monkeypatch.setenv("MTCLI_DATA", str(world.corpus))
+    monkeypatch.setenv("MTCLI_PREPARED", str(world.prepared))
+    code, _, err = run_cli("train", "--out", tmp_path / "run", *worlds.TINY, "--max-epochs", "1", "--register", "quick")
+    assert code == 0, err
+    code, out, _ = run_cli("info", "-m", "quick")
+    assert code == 0 and json.loads(out)["epoch"] == 1
+    # a taken name is refused before training starts, not after
+    code, _, err = run_cli("train", "--out", tmp_path / "run2", *worlds.TINY, "--register", "quick")
+    assert code == 2 and "exists" in err and not (tmp_path / "run2").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["models", "remove", "en-es"], "cannot be removed"),
+    (["models", "remove", "nothing"], "no model named 'nothing'"),
+    (["models", "add", "/nonexistent/run"], "no such model directory"),
+    (["models", "add", "."], "no such file"),  # a directory that is no model
+    (["models", "add", "REPLACE", "--name", "en-es"], "shipped model's name"),
+    (["models", "add", "REPLACE", "--name", "../escape"], "not a model name"),
+    (["models", "add", "REPLACE", "--name", ""], "not a model name"),
+    (["translate", "-m", "runs/missing", "Hi."], "runs/missing: no such model directory"),
+    (["translate", "-m", "", "Hi."], "the model is empty"),
+    (["info", "-m", "nothing"], "mtcli models add DIR"),
+])
+def test_model_errors_say_what_to_do(args, message, world, run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(*[str(world.model) if a == "REPLACE" else a for a in args])
+    assert code == 2 and message in err and err.count("\n") == 1 and out == ""
+
+
+def test_a_damaged_model_is_not_added(world, run_cli, user_home, tmp_path):
+    bad = tmp_path / "bad"
+    shutil.copytree(world.model, bad)
+    data = bytearray((bad / checkpoint.WEIGHTS).read_bytes())
+    data[-1] ^= 1
+    (bad / checkpoint.WEIGHTS).write_bytes(bytes(data))
+    code, _, err = run_cli("models", "add", bad)
+    assert code == 2 and "checksum" in err and not (user_home / "models" / "bad").exists()
+    assert [p.name for p in (user_home / "models").glob("*")] == []  # no half-copied debris either
+
+
+def test_a_name_wins_over_a_directory_of_that_name_and_dot_slash_picks_the_directory(world, run_cli, tmp_path,
+                                                                                      monkeypatch):
+    assert run_cli("models", "add", world.model, "--name", "tiny")[0] == 0
+    shutil.copytree(world.other, tmp_path / "tiny")
+    monkeypatch.chdir(tmp_path)
+    assert json.loads(run_cli("info", "-m", "tiny")[1])["path"] == str(registry.user_models() / "tiny")
+    assert json.loads(run_cli("info", "-m", "./tiny")[1])["path"] == "tiny"
+
+
+def test_registry_knows_the_weights_file_by_the_checkpoint_name():
+    assert registry.WEIGHTS == checkpoint.WEIGHTS  # registry's copy spares -h and completion NumPy and Numba

@@ -63,9 +63,11 @@ if os.environ.get("T_BREAK") == "resume-from-scratch":
 
     def load_state(out):  # reads the saved state, then hands back a fresh one
         model, adam, loop, meta, *rest = real_load(out)
-        fresh = train.Model(model.cfg, seed=meta["train"]["seed"])
+        seed = meta["train"]["seed"]
+        fresh = train.Model(model.cfg, seed=seed)
         adam = train.Adam(fresh.flat.size, adam.beta1, adam.beta2, adam.eps)
-        return fresh, adam, train.LoopState(), meta, *[None] * len(rest)
+        loop = train.LoopState(rng=train.np.random.default_rng(seed).bit_generator.state)
+        return fresh, adam, loop, meta, *[None] * len(rest)
 
     train.load_state = load_state
 
@@ -78,7 +80,7 @@ MPIEXEC = distributed.find_mpiexec()
 
 
 @dataclass
-class Setup:
+class TinyTraining:
     prepared: Path
     steps_per_epoch: list[int]
 
@@ -88,19 +90,19 @@ class Setup:
 
 
 @pytest.fixture(scope="module")
-def setup(tmp_path_factory) -> Setup:
+def tiny_training(tmp_path_factory) -> TinyTraining:
     d = tmp_path_factory.mktemp("resume")
     p = prepare(write_tsv(d / "spa.txt", tiny_pairs()), d / "prepared", **VOCAB)
     per_epoch = [len(make_batches(p.splits["train"], BATCH, 0, e)) for e in range(EPOCHS)]
-    return Setup(p.out_dir, per_epoch)
+    return TinyTraining(p.out_dir, per_epoch)
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(setup, tmp_path_factory):
+def uninterrupted(tiny_training, tmp_path_factory):
     """Final parameters of runs never stopped (in-process, same settings as the CLI's), by threads."""
     from mtcli.data import load_prepared
 
-    p, runs = load_prepared(setup.prepared), {}
+    p, runs = load_prepared(tiny_training.prepared), {}
 
     def params(threads: int) -> np.ndarray:
         if threads not in runs:
@@ -122,8 +124,8 @@ def _lines(path: Path) -> list[int]:
     return [int(x) for x in path.read_text().split()] if path.exists() else []
 
 
-def _start(setup: Setup, out: Path, log: Path, threads: int, ranks: int, broken: str, resume: bool):
-    env = {**os.environ, "MTCLI_PREPARED": str(setup.prepared), "T_STEPS": str(log), "T_BREAK": broken}
+def _start(data: TinyTraining, out: Path, log: Path, threads: int, ranks: int, broken: str, resume: bool):
+    env = {**os.environ, "MTCLI_PREPARED": str(data.prepared), "T_STEPS": str(log), "T_BREAK": broken}
     cmd = [sys.executable, "-c", HOOK, "train", "--out", str(out), *OPTIONS, "--threads", str(threads)]
     if ranks > 1:
         cmd = [MPIEXEC, "-n", str(ranks), *cmd]
@@ -131,17 +133,17 @@ def _start(setup: Setup, out: Path, log: Path, threads: int, ranks: int, broken:
                             stderr=subprocess.PIPE, text=True)
 
 
-def interrupt_and_resume(setup: Setup, work: Path, how: signal.Signals, threads: int = 1, ranks: int = 1,
+def interrupt_and_resume(data: TinyTraining, work: Path, how: signal.Signals, threads: int = 1, ranks: int = 1,
                          seed: int = 0, broken: str = "") -> np.ndarray:
     """Stop `mtcli train` with `how` at a random step (under MPI: SIGINT to mpiexec, which hands it to
     every rank; SIGTERM or SIGKILL to one rank), resume it, and check that the resumed process
     performed exactly the steps the saved state had not. Returns the final parameters."""
     rng = random.Random(seed)
     out, first, second = work / "run", work / "first", work / "second"
-    first_epoch = setup.steps_per_epoch[0]
+    first_epoch = data.steps_per_epoch[0]
     # a kill must come after the first checkpoint (end of epoch 1); a signal anywhere
-    at = rng.randint(first_epoch + 1 if how == signal.SIGKILL else 1, setup.total - first_epoch)
-    proc = _start(setup, out, first, threads, ranks, broken, resume=False)
+    at = rng.randint(first_epoch + 1 if how == signal.SIGKILL else 1, data.total - first_epoch)
+    proc = _start(data, out, first, threads, ranks, broken, resume=False)
     rank_log = first.with_name(f"{first.name}.0")
     deadline = time.time() + 120
     while len(_lines(rank_log)) < at:
@@ -159,23 +161,23 @@ def interrupt_and_resume(setup: Setup, work: Path, how: signal.Signals, threads:
     if how == signal.SIGKILL:
         assert proc.returncode != 0
         # the last checkpoint: the end of the last finished epoch
-        assert (loop.batch, t0) == (0, sum(setup.steps_per_epoch[: loop.epoch])) and 1 <= loop.epoch
+        assert (loop.batch, t0) == (0, sum(data.steps_per_epoch[: loop.epoch])) and 1 <= loop.epoch
         assert t0 <= done[-1]
     else:
         assert proc.returncode == 130 and "interrupted" in err, err
         # stopped after the step under way: the state holds every step this process performed
         assert done == list(range(1, t0 + 1)) and t0 >= at, (done[-3:], t0, at)
 
-    resumed = _start(setup, out, second, threads, ranks, broken, resume=True)
+    resumed = _start(data, out, second, threads, ranks, broken, resume=True)
     _, err = resumed.communicate(timeout=300)
     assert resumed.returncode == 0 and "resuming" in err, err
     again = _lines(second.with_name(f"{second.name}.0"))
     assert again[:1] == [t0 + 1], f"the resumed run began at step {again[:1]}, the saved state was at step {t0}"
-    assert again == list(range(t0 + 1, setup.total + 1)), "the resumed run did not perform exactly the steps left"
+    assert again == list(range(t0 + 1, data.total + 1)), "the resumed run did not perform exactly the steps left"
     model, adam, loop = saved(out)
-    assert adam.t == setup.total and loop.epoch == EPOCHS and loop.done.startswith("--max-epochs")
+    assert adam.t == data.total and loop.epoch == EPOCHS and loop.done.startswith("--max-epochs")
     steps = [json.loads(line)["step"] for line in (out / METRICS).read_text().splitlines()]
-    assert steps == list(np.cumsum(setup.steps_per_epoch)), "the metrics log's steps"
+    assert steps == list(np.cumsum(data.steps_per_epoch)), "the metrics log's steps"
     return model.flat
 
 
@@ -184,14 +186,14 @@ SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGKILL]
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("how", SIGNALS, ids=lambda s: s.name)
-def test_resume_performs_only_the_remaining_steps(setup, uninterrupted, tmp_path, how, threads):
+def test_resume_performs_only_the_remaining_steps(tiny_training, uninterrupted, tmp_path, how, threads):
     seed = SIGNALS.index(how) * 2 + threads
-    final = interrupt_and_resume(setup, tmp_path, how, threads=threads, seed=seed)
+    final = interrupt_and_resume(tiny_training, tmp_path, how, threads=threads, seed=seed)
     np.testing.assert_array_equal(final, uninterrupted(threads))
 
 
 @pytest.mark.parametrize("how", SIGNALS, ids=lambda s: s.name)
-def test_resume_on_mpi_ranks_performs_only_the_remaining_steps(setup, tmp_path, how):
+def test_resume_on_mpi_ranks_performs_only_the_remaining_steps(tiny_training, tmp_path, how):
     require("mpi4py", "pip install -e '.[distributed]'")
     require(Path(MPIEXEC or "mpiexec"), "mpiexec (the mpich package of the distributed extra)")
-    interrupt_and_resume(setup, tmp_path, how, ranks=2, seed=10 + SIGNALS.index(how))
+    interrupt_and_resume(tiny_training, tmp_path, how, ranks=2, seed=10 + SIGNALS.index(how))

@@ -1,0 +1,164 @@
+"""Mutation testing of mtcli's core behaviours with mutmut (outside CI: it runs the tests once per
+mutant, which takes tens of minutes).
+
+mutmut changes one thing at a time in a module (an operator, a constant, a comparison, a dropped
+call) and runs the tests that reach the changed function; a mutant the tests do not notice
+"survives". The score is killed / (killed + survived + timeouts). Surviving mutants that change what
+a user sees deserve a test; the rest (messages, equivalent rewrites) are listed for a reader to judge.
+
+The run happens in a copy of the repository (HEAD's files, or the working tree's with
+--working-tree), never in the checkout itself, with BLAS and Numba on one thread per test process
+and a wall-clock bound; results that were reached by then are reported.
+
+Examples:
+
+  nice -n 15 python benchmarks/mutation.py --modules decode tokenizer --minutes 25
+  python benchmarks/mutation.py --modules checkpoint atomic train --report /tmp/mutation.md
+  python benchmarks/mutation.py --modules decode --work /tmp/mut --keep     (then: cd /tmp/mut && mutmut browse)
+
+Needs mutmut (pip install -e '.[mutation]').
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+# module: (the tests that check it, the functions to mutate: None for all of them)
+TARGETS = {
+    "decode": (["tests/test_search.py", "tests/test_decode.py"], None),
+    "tokenizer": (["tests/test_tokenizer.py", "tests/test_data.py"], None),
+    "checkpoint": (["tests/test_train.py", "tests/test_reliability.py"], None),
+    "atomic": (["tests/test_reliability.py", "tests/test_reliability_output.py"], None),
+    # only the resume path of train.py: saving and loading the state, starting from it, the dropout stream
+    "train": (["tests/test_resume.py", "tests/test_train.py"], ["save_state", "load_state", "_start", "_dropout_rng"]),
+}
+# Tests that need the real corpus (a 3-minute tokenizer run per mutant) or that break the code on
+# purpose (tests/test_broken_versions.py patches the same functions) are left out.
+DESELECT = "not real_corpus and not real_ and not broken"
+
+
+def copy_repository(dest: Path, working_tree: bool) -> None:
+    if working_tree:
+        files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
+                               check=True, capture_output=True).stdout.decode().split("\0")
+        for name in filter(None, files):
+            src = REPO / name
+            if src.is_file():
+                (dest / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, dest / name)
+    else:
+        archive = subprocess.run(["git", "archive", "HEAD"], cwd=REPO, check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+
+
+def write_config(dest: Path, modules: list[str]) -> None:
+    tests = sorted({t for m in modules for t in TARGETS[m][0] if (dest / t).exists()})
+    lines = ["[mutmut]", "source_paths = mtcli/", "only_mutate ="]
+    lines += [f"    mtcli/{m}.py" for m in modules]
+    lines += ["pytest_add_cli_args_test_selection ="] + [f"    {t}" for t in tests]
+    lines += ["pytest_add_cli_args =", "    -p", "    no:cacheprovider", "    -k", f"    {DESELECT}"]
+    lines += ["timeout_multiplier = 5.0", "use_git_change_detection = false", ""]
+    (dest / "setup.cfg").write_text("\n".join(lines))
+
+
+def mutant_filters(modules: list[str]) -> list[str]:
+    """mutmut's mutant names are module.x_function__mutmut_N (methods: module.xǁClassǁmethod__mutmut_N)."""
+    filters = []
+    for m in modules:
+        functions = TARGETS[m][1]
+        filters += [f"mtcli.{m}.*"] if functions is None else [f"mtcli.{m}.x_{f}__mutmut_*" for f in functions]
+    return filters
+
+
+def run(cmd: list[str], cwd: Path, env: dict, seconds: float) -> bool:
+    """Run cmd for at most `seconds`; False if it had to be stopped (its results so far are kept)."""
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, start_new_session=True)
+    try:
+        proc.wait(timeout=max(seconds, 1))
+        return True
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGINT)  # mutmut keeps what it has measured
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        return False
+
+
+def results(work: Path, env: dict) -> dict[str, str]:
+    out = subprocess.run(["mutmut", "results", "--all", "true"], cwd=work, env=env, capture_output=True,
+                         text=True).stdout
+    return dict(re.findall(r"^\s*(\S+): (.+)$", out, flags=re.M))
+
+
+def report(work: Path, env: dict, status: dict[str, str], finished: bool, seconds: float) -> str:
+    counts = Counter(status.values())
+    tested = counts["killed"] + counts["survived"] + counts["timeout"]
+    score = (counts["killed"] + counts["timeout"]) / tested if tested else float("nan")
+    lines = [f"# mutmut: {', '.join(sorted({k.split('.')[1] for k in status}))}", "",
+             f"{len(status)} mutants, {tested} tested in {seconds / 60:.1f} min"
+             + ("" if finished else " (stopped at the time limit)") + ": "
+             + ", ".join(f"{n} {s}" for s, n in counts.most_common()), "",
+             f"score (killed + timeout) / tested: {score:.1%}", ""]
+    survivors = sorted(k for k, s in status.items() if s == "survived")
+    if survivors:
+        lines += ["## Surviving mutants", ""]
+    for name in survivors:
+        diff = subprocess.run(["mutmut", "show", name], cwd=work, env=env, capture_output=True, text=True).stdout
+        body = [line for line in diff.splitlines() if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))]
+        lines += [f"### {name}", "```diff", *body, "```", ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="\n\n".join(__doc__.split("\n\n")[3:]))
+    ap.add_argument("--modules", nargs="+", default=list(TARGETS), choices=list(TARGETS))
+    ap.add_argument("--minutes", type=float, default=25.0, help="wall-clock bound for the whole run")
+    ap.add_argument("--max-children", type=int, default=os.cpu_count() or 2, help="test processes at once")
+    ap.add_argument("--work", type=Path, help="directory for the copy (default: a temporary one)")
+    ap.add_argument("--keep", action="store_true", help="keep the copy (mutmut browse / show there)")
+    ap.add_argument("--working-tree", action="store_true", help="copy the working tree, not HEAD")
+    ap.add_argument("--report", type=Path, help="also write the report (Markdown) here")
+    ap.add_argument("--nice", type=int, default=15, help="CPU niceness of the run (default 15)")
+    args = ap.parse_args()
+    if shutil.which("mutmut") is None:
+        sys.exit("mutmut not found: pip install -e '.[mutation]'")
+
+    os.nice(args.nice)
+    work = args.work or Path(tempfile.mkdtemp(prefix="mtcli-mutation-"))
+    work.mkdir(parents=True, exist_ok=True)
+    copy_repository(work, args.working_tree)
+    write_config(work, args.modules)
+    # one thread per test process: --max-children processes share the cores
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+           "NUMBA_NUM_THREADS": "1", "MTCLI_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("CI", None)
+    started = time.perf_counter()
+    finished = run(["mutmut", "run", "--max-children", str(args.max_children), *mutant_filters(args.modules)],
+                   work, env, args.minutes * 60)
+    text = report(work, env, results(work, env), finished, time.perf_counter() - started)
+    print(text)
+    if args.report:
+        args.report.write_text(text + "\n")
+    if args.keep or args.work:
+        print(f"\nthe run is in {work} (mutmut show NAME, mutmut browse)", file=sys.stderr)
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -87,6 +87,15 @@ def main() -> None:
     model = registry.resolve(args.model or registry.SHIPPED)
     tr = Translator(model)
     engine = Engine.from_translator(tr, beam=args.beam, batch_size=64)
+    decode, memo = engine.decode, {}
+
+    def cached(lines: list[str]) -> list:
+        """Decoding is deterministic: a sentence that several variants reduce to is decoded once."""
+        new = list(dict.fromkeys(line for line in lines if line not in memo))
+        memo.update(zip(new, decode(new)) if new else ())
+        return [memo[line] for line in lines]
+
+    engine.decode = cached
     all_pairs = read_corpus(args.data).pairs
     pairs = all_pairs[: args.limit] if args.limit else all_pairs
     decoding = "greedy" if args.beam == 1 else f"beam {args.beam}"

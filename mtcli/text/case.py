@@ -107,13 +107,17 @@ def is_question(text: str) -> bool:
     name = len(cased) > 1 and cased[1][0].isupper()  # after truecasing: "does Tom know"
     if first in WH_WORDS:
         return not (second in SUBJECTS and first != "how" or first == "what" and second in ("a", "an", "such"))
-    if first in ("do", "have", "did", "does", "has", "had"):  # also imperatives: "do it", "have a seat"
-        return second in SUBJECTS or second in ("there", "anyone", "anybody", "someone", "everyone") or name
+    if first in ("do", "have"):  # also imperatives: "do it now", "have a seat"
+        return second in SUBJECTS - {"it"} or second in ("there", "anyone", "anybody", "someone", "everyone") or name
     return first in AUXILIARIES and bool(second)
+
+
+def has_end_punctuation(text: str) -> bool:
+    return bool(_FINAL.search(text))
 
 
 def end_punctuation(text: str) -> str:
     """`text` with a final "?" or "." if it had no final punctuation."""
-    if not text or _FINAL.search(text):
+    if not text or has_end_punctuation(text):
         return text
     return text + ("?" if is_question(text) else ".")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from mtcli.text import case, protect
@@ -26,6 +26,7 @@ NBest = list[tuple[str, float]]
 Decode = Callable[[list[str]], list[NBest]]  # sentences -> their n-best (text, score) lists, best first
 UNK = 1  # mtcli.tokenizer.UNK (not imported: this package loads without the tokenizers library)
 _LETTER = re.compile(r"[^\W\d_]")
+_INDENT = re.compile(r"[ \t]*")  # kept as it is (not other whitespace: no line separators in the output)
 
 
 @dataclass(frozen=True)
@@ -34,10 +35,13 @@ class TextOptions:
 
     segment: bool = True  # one sentence at a time
     protect: bool = True  # numbers, URLs, emoji, ... kept exactly
-    case: bool = True  # ALL CAPS, lowercase, loose contractions, missing final punctuation
+    case: bool = True  # ALL CAPS, lowercase, loose contractions
+    punctuate: bool = True  # a missing final "?" or "." added (a question then comes out as ¿...?)
+    keep_stop: bool = True  # off: a source without final punctuation gets a translation without a final "."
+    # (documents: a heading, a cell, a link's text)
 
 
-RAW = TextOptions(segment=False, protect=False, case=False)
+RAW = TextOptions(segment=False, protect=False, case=False, punctuate=False)
 
 
 @dataclass
@@ -81,6 +85,7 @@ class _Sentence:
     verbatim: str | None = None  # nothing to translate: this comes out as it is
     masked: protect.Masked | None = None
     shout: bool = False
+    strip_stop: bool = False  # the source has no final punctuation: nor will the translation (documents)
     attempt: int = 0  # index into protect.PLACEHOLDERS, or VERIFY, or AROUND
     pieces: list[str] = field(default_factory=list)  # what is decoded
     phrases: list[protect.Masked] = field(default_factory=list)  # AROUND: phrases of one span each
@@ -89,21 +94,26 @@ class _Sentence:
 
 
 def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions = TextOptions(), first: int = 1,
-                    items: dict[str, tuple[str, ...]] | None = None) -> list[LineResult]:
+                    items: dict[str, tuple[str, ...]] | None = None,
+                    rendered: dict[str, str] | None = None) -> list[LineResult]:
     """One LineResult per line, in order. `first` is the number of lines[0] (for warnings); `items`
     maps a private-use character standing in the text for markup (formats.py) to its parts: verbatim
-    text and, at odd positions, text to translate ("**", "very", "**")."""
+    text and, at odd positions, text to translate ("**", "very", "**"). Given a `rendered` dict, the
+    translations keep those characters and the dict receives what each stands for."""
     items = items or {}
     results = [LineResult(first + i, [("", 0.0)]) for i in range(len(lines))]
     unknown = _unknown(engine)
     indents, todo = [], []
     for i, raw in enumerate(lines):
-        indents.append(raw[: len(raw) - len(raw.lstrip())])
+        indents.append(_INDENT.match(raw).group())
         text = normalize(raw)
         for s in sentences(text) if options.segment else [text] if text else []:
             todo.append(_prepare(s, i, engine, options, unknown))
             results[i].sentences += 1
-    rendered = _render_items(todo, items, engine, options, results)
+    done = _render_items(todo, items, engine, options, results)
+    if rendered is not None:
+        rendered.update(done)
+        done = {}
     _decode_all([s for s in todo if s.verbatim is None], engine, results)
     by_line: list[list[NBest]] = [[] for _ in lines]
     for s in todo:
@@ -111,7 +121,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     for i, outs in enumerate(by_line):
         if outs:
             nbest = _combine(outs)
-            results[i].nbest = [(indents[i] + _expand(t, rendered), score) for t, score in nbest]
+            results[i].nbest = [(indents[i] + _expand(t, done), score) for t, score in nbest]
     return results
 
 
@@ -146,6 +156,8 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
         t = t.lower() if s.shout else t
         t = case.repair_contractions(t)
         t = case.truecase(t, engine.names) if not any(c.isupper() for c in t) else _fix_i(t)
+    s.strip_stop = not options.keep_stop and not case.has_end_punctuation(t)
+    if options.punctuate:
         t = case.end_punctuation(t)
     s.masked = protect.Masked(t, masked.spans, masked.seq)
     s.pieces = _fit(t, engine)
@@ -241,7 +253,8 @@ def _finish(s: _Sentence, result: LineResult) -> NBest:
     result.kept.extend(s.masked.spans)
     if len(s.pieces) > 1 and s.attempt < AROUND:
         result.split += 1
-    return [(_join(s.lead, t, s.trail), score) for t, score in s.out]
+    out = [(t[:-1] if s.strip_stop and t.endswith(".") else t, score) for t, score in s.out]
+    return [(_join(s.lead, t, s.trail), score) for t, score in out]
 
 
 def _join(lead: str, text: str, trail: str) -> str:
@@ -271,7 +284,8 @@ def _render_items(todo: list[_Sentence], items: dict[str, tuple[str, ...]], engi
             used.setdefault(c, s.line)
     used = {c: line for c, line in used.items() if c in items}
     holes = [(c, k) for c in used for k in range(1, len(items[c]), 2)]
-    done = translate_lines([items[c][k] for c, k in holes], engine, options, items=items) if holes else []
+    inner = replace(options, punctuate=False, keep_stop=False)  # a link's text is part of a sentence
+    done = translate_lines([items[c][k] for c, k in holes], engine, inner, items=items) if holes else []
     parts = {c: list(items[c]) for c in used}
     for (c, k), r in zip(holes, done):
         hole = items[c][k]

@@ -22,7 +22,7 @@ _URL = r"(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>\"]+"
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 # a run of number-ish characters holding a digit: 25.50, 7:15, 12/05/2023, 50%, -5°C, 3rd, MP3, COVID-19;
 # a currency sign stays outside, for the model to translate ("$50" -> "50 dólares")
-_NUMBER = r"(?:(?<!\w)[+-])?\w*\d[\w%°.,:/+-]*"
+_NUMBER = r"(?:(?<![\w-])[+-])?(?:\w+-)*\w*\d[\w%°.,:/+-]*"
 # the model rarely saw "$50" but often "50 dollars" (measured: "I paid $50 for..." -> "Pagué 90.")
 CURRENCIES = {"$": "dollars", "€": "euros", "£": "pounds", "¥": "yen"}
 _TRAILING = ".,;:!?)]}'\""  # sentence punctuation after a span belongs to the sentence
@@ -64,13 +64,14 @@ def find_spans(text: str, unknown: Callable[[str], bool]) -> list[tuple[int, int
 
 
 def mask(text: str, spans: Sequence[tuple[int, int]], seq: tuple[str, ...]) -> Masked:
-    """Each span replaced by its placeholder, set apart by spaces from letters it was glued to; a currency
+    """Each span replaced by its placeholder, set apart by a space from what it was glued to; a currency
     sign before it becomes a word after it ("$25.50" -> "50 dollars"), which the model translates."""
     out, last = [], 0
     for i, (s, e) in enumerate(spans):
         sign = text[s - 1] if s > last and text[s - 1] in CURRENCIES else ""
         out.append(text[last : s - len(sign)])
-        before = " " if s - len(sign) and text[s - len(sign) - 1].isalnum() else ""
+        at = s - len(sign)
+        before = " " if at and not text[at - 1].isspace() and text[at - 1] not in "([{\"'¿¡" else ""
         after = " " if e < len(text) and text[e].isalnum() else ""
         out.append(before + seq[i % len(seq)] + (" " + CURRENCIES[sign] if sign else "") + after)
         last = e

@@ -1,0 +1,346 @@
+"""Documents whose structure must come out as it went in: plain text, SRT subtitles, Markdown, HTML.
+
+Each format finds the prose of a document as blocks (a paragraph, a cue, a table cell, the text of an HTML
+element), each block one or more slots (character ranges of lines). Markup inside a block becomes a
+private-use character standing for an item: verbatim parts and, at odd positions, text to translate
+("[", "the guide", "](http://x)"), so a link or an emphasis travels through the sentence as one span. A
+block is translated as one text, then spread over its slots in proportion to their lengths: every line
+of the document stays a line, and only prose changes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from mtcli.errors import UserError
+from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
+
+FORMATS = ("text", "srt", "markdown", "html")
+EXTENSIONS = {".srt": "srt", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+FIRST_ITEM = 0xE000  # private-use characters stand for markup
+
+
+def format_for(path: str | Path | None) -> str:
+    """The format a file name suggests (text when none does)."""
+    return EXTENSIONS.get(Path(path).suffix.lower(), "text") if path else "text"
+
+
+@dataclass
+class _Doc:
+    lines: list[str]
+    blocks: list[list[tuple[int, int, int]]] = field(default_factory=list)  # slots: (line, start, end)
+    texts: list[str] = field(default_factory=list)  # each block's text to translate
+    items: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, why) of prose left as it is
+
+    def item(self, *parts: str) -> str:
+        c = chr(FIRST_ITEM + len(self.items))
+        if ord(c) > 0xF8FF:
+            raise UserError("too much markup in one document (over 6,400 items)")
+        self.items[c] = parts
+        return c
+
+    def add(self, slots: list[tuple[int, int, int]], text: str) -> None:
+        if text.strip():
+            self.blocks.append(slots)
+            self.texts.append(text)
+
+
+def translate_document(lines: list[str], fmt: str, engine: Engine,
+                       options: TextOptions = TextOptions()) -> tuple[list[str], list[LineResult]]:
+    """The document's lines with their prose translated (as many lines as came in), and a LineResult
+    per block (numbered by its first line) with what was split, kept and warned."""
+    doc = _Doc(list(lines))
+    {"srt": _srt, "markdown": _markdown, "html": _html}[fmt](doc)
+    rendered: dict[str, str] = {}
+    # a heading or a cell has no final stop, and gets none
+    options = replace(options, keep_stop=False)
+    results = translate_lines(doc.texts, engine, options, items=doc.items, rendered=rendered) if doc.texts else []
+    for slots, r in zip(doc.blocks, results):
+        r.line = slots[0][0] + 1  # a block is numbered by its first line
+    results += [LineResult(line + 1, [("", 0.0)], warnings=[why]) for line, why in doc.skipped]
+    out = list(doc.lines)
+    # slots of a line are replaced right to left, so earlier offsets stay valid
+    edits: dict[int, list[tuple[int, int, str]]] = {}
+    for slots, r in zip(doc.blocks, results[: len(doc.blocks)]):
+        weights = [e - s for _, s, e in slots]
+        chunks = [_expand(chunk, rendered) for chunk in spread(r.text, weights)]
+        if not all(chunks):  # markup holds most of the words ("<i>two lines</i>"): cut inside it too
+            chunks = spread(_expand(r.text, rendered), weights, _MARKUP_WORD)
+        for (line, s, e), chunk in zip(slots, chunks):
+            edits.setdefault(line, []).append((s, e, chunk))
+    for line, changes in edits.items():
+        text = out[line]
+        for s, e, new in sorted(changes, reverse=True):
+            text = text[:s] + new + text[e:]
+        out[line] = text
+    return out, results
+
+
+def _expand(text: str, rendered: dict[str, str]) -> str:
+    return re.sub("[\ue000-\uf8ff]", lambda m: rendered.get(m.group(), m.group()), text)
+
+
+# a word of expanded markup: never cut inside a tag, a link target or a code span
+_MARKUP_WORD = re.compile(r"(?:<[^<>]*>|\]\([^)]*\)|(`+).*?\1|\S)+")
+
+
+def spread(text: str, weights: list[int], word: re.Pattern | None = None) -> list[str]:
+    """`text` cut at spaces into len(weights) chunks whose lengths follow the weights (a cue's two
+    lines, a wrapped paragraph's lines); no chunk empty while there are words for it. `word`: what
+    counts as one word (default: what lies between spaces)."""
+    if len(weights) == 1:
+        return [text]
+    words = [m.group() for m in word.finditer(text)] if word else text.split(" ")
+    total, want = sum(weights) or 1, []
+    acc = 0
+    for w in weights[:-1]:
+        acc += w
+        want.append(acc / total * len(text))
+    chunks, current, pos = [], [], 0
+    left = len(weights)
+    for k, word in enumerate(words):
+        room = len(words) - k  # words still to place, this one included
+        if current and left > 1 and (pos >= want[len(chunks)] or room < left):
+            chunks.append(" ".join(current))
+            current, left = [], left - 1
+        current.append(word)
+        pos += len(word) + 1
+    chunks.append(" ".join(current))
+    return chunks + [""] * (len(weights) - len(chunks))
+
+
+# --- SRT ----------------------------------------------------------------------------------------
+
+_TIMECODE = re.compile(r"^\s*\d+:\d\d:\d\d[,.]\d+\s*-->\s*\d+:\d\d:\d\d[,.]\d+")
+_SRT_PAIR = re.compile(r"(<(i|b|u|font)\b[^>]*>)(.*?)(</\2>)", re.IGNORECASE)  # <i>text</i>: text translated
+_SRT_TAG = re.compile(r"<[^>]*>|\{[^}]*\}")  # any other tag, {\an8}
+
+
+def _srt(doc: _Doc) -> None:
+    import srt
+
+    try:
+        cues = list(srt.parse("\n".join(doc.lines)))
+    except srt.SRTParseError as e:
+        raise UserError(f"not an SRT file: {' '.join(str(e).split())[:200]}") from None
+    k, n = 0, len(doc.lines)
+    for cue in cues:
+        while k < n and not _TIMECODE.match(doc.lines[k]):
+            k += 1
+        k += 1
+        content = [] if not cue.content.strip() else cue.content.split("\n")
+        rows = list(range(k, min(k + len(content), n)))
+        k += len(content)
+        slots = [(row, 0, len(doc.lines[row])) for row in rows]
+        text = " ".join(doc.lines[row] for row in rows)
+        text = _SRT_PAIR.sub(lambda m: doc.item(m.group(1), m.group(3), m.group(4)), text)
+        doc.add(slots, _SRT_TAG.sub(lambda m: doc.item(m.group()), text))
+
+
+# --- Markdown -----------------------------------------------------------------------------------
+
+_DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+# inline markup, in the order it is taken out: a code span's text is code, not prose, so it goes first
+_CODE = re.compile(r"(`+)(.+?)\1")
+_RAW_INLINE = re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*|[^\s<>@]+@[^\s<>]+)>"  # autolinks
+                         r"|</?[A-Za-z][^<>]*>"  # inline HTML tags
+                         r"|\\[!-/:-@\[-`{-~]")  # backslash escapes
+_IMAGE = re.compile(r"(!\[)([^\]]*)(\]\([^)]*\)|\]\[[^\]]*\])")
+_LINK = re.compile(r"(\[)([^\]]+)(\]\([^)]*\)|\]\[[^\]]*\])")
+_EMPHASIS = re.compile(r"(\*\*|__|~~|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)(\1)(?!\w)")
+
+
+def _inline_markdown(doc: _Doc, text: str) -> str:
+    text = _CODE.sub(lambda m: doc.item(m.group()), text)
+    text = _RAW_INLINE.sub(lambda m: doc.item(m.group()), text)
+    for pattern in (_IMAGE, _LINK, _EMPHASIS, _EMPHASIS):  # twice: ***both*** is ** inside *
+        text = pattern.sub(lambda m: doc.item(m.group(1), m.group(2), m.group(3)), text)
+    return text
+
+
+def _markdown(doc: _Doc) -> None:
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse("\n".join(doc.lines))
+    table_rows = set()
+    for t in tokens:
+        if t.type == "tr_open" and t.map:
+            table_rows.update(range(*t.map))
+    for t in tokens:
+        if t.type != "inline" or not t.map:
+            continue
+        first, end = t.map
+        if first in table_rows:
+            continue
+        slots, texts = [], []
+        for row, content in zip(range(first, end), t.content.split("\n")):
+            line, content = doc.lines[row], content.strip()
+            at = line.rfind(content) if content else -1
+            if at < 0:
+                continue  # a line markdown-it rewrote (tabs): kept as it is
+            slots.append((row, at, at + len(content)))
+            texts.append(_inline_markdown(doc, content))
+        if slots:
+            doc.add(slots, " ".join(texts))
+    for row in sorted(table_rows):
+        line = doc.lines[row]
+        if _DELIMITER_ROW.match(line):
+            continue
+        for m in re.finditer(r"(?:[^|\\]|\\.)+", line):
+            cell = m.group()
+            if cell.strip():
+                s = m.start() + len(cell) - len(cell.lstrip())
+                doc.add([(row, s, s + len(cell.strip()))], _inline_markdown(doc, cell.strip()))
+
+
+# --- HTML ---------------------------------------------------------------------------------------
+
+# elements whose content is not prose; and inline elements, which stay inside the sentence around them
+RAW_ELEMENTS = frozenset("script style code pre textarea kbd samp var template svg math".split())
+INLINE = frozenset("a abbr b bdi bdo cite data del dfn em font i ins label mark q s small span strong sub sup "
+                   "time u".split())
+VOID_INLINE = frozenset("br img wbr".split())
+_KEEP_ENTITIES = frozenset("amp lt gt".split())  # stay as they are (an item); others become their character
+
+
+def _html(doc: _Doc) -> None:
+    from html.parser import HTMLParser
+
+    source = "\n".join(doc.lines)
+    starts = [0]
+    for line in doc.lines:
+        starts.append(starts[-1] + len(line) + 1)
+    events: list[tuple[str, int, int, str]] = []  # (kind, start, end, tag or text)
+
+    def closing(at: int, mark: str) -> int:
+        end = source.find(mark, at)
+        return len(source) if end < 0 else end + len(mark)
+
+    class Scan(HTMLParser):
+        def _at(self) -> int:
+            line, col = self.getpos()
+            return starts[line - 1] + col
+
+        def handle_starttag(self, tag, attrs):
+            at = self._at()
+            events.append(("start", at, at + len(self.get_starttag_text()), tag))
+
+        def handle_startendtag(self, tag, attrs):
+            at = self._at()
+            events.append(("void", at, at + len(self.get_starttag_text()), tag))
+
+        def handle_endtag(self, tag):
+            at = self._at()
+            events.append(("end", at, closing(at, ">"), tag))
+
+        def handle_data(self, data):
+            at = self._at()
+            events.append(("data", at, at + len(data), ""))
+
+        def handle_entityref(self, name):
+            at = self._at()
+            end = at + 1 + len(name) + (source[at + 1 + len(name) : at + 2 + len(name)] == ";")
+            events.append(("entity" if name not in _KEEP_ENTITIES else "item", at, end, ""))
+
+        def handle_charref(self, name):
+            at = self._at()
+            end = at + 2 + len(name) + (source[at + 2 + len(name) : at + 3 + len(name)] == ";")
+            events.append(("entity", at, end, ""))
+
+        def handle_comment(self, data):
+            at = self._at()
+            events.append(("item", at, closing(at, "-->"), ""))
+
+        def handle_decl(self, decl):
+            at = self._at()
+            events.append(("block", at, closing(at, ">"), ""))
+
+        handle_pi = handle_decl
+
+        def unknown_decl(self, data):
+            at = self._at()
+            events.append(("block", at, closing(at, "]]>"), ""))
+
+    scan = Scan(convert_charrefs=False)
+    scan.feed(source)
+    scan.close()
+    _html_blocks(doc, source, starts, events)
+
+
+def _html_blocks(doc: _Doc, source: str, starts: list[int], events) -> None:
+    """Runs of text and inline elements between block boundaries are blocks; raw elements (script,
+    pre, ...) are skipped whole, except an inline <code>, which is one item of its sentence."""
+    run: list = []
+    depth, opened, inline_code = 0, 0, False
+    for kind, s, e, tag in events:
+        if depth:
+            depth += (kind == "start" and tag in RAW_ELEMENTS) - (kind == "end" and tag in RAW_ELEMENTS)
+            if depth == 0 and inline_code:
+                run.append(("item", opened, e, ""))
+            continue
+        if kind == "start" and tag in RAW_ELEMENTS:
+            depth, opened, inline_code = 1, s, tag == "code"
+            if not inline_code:
+                _html_run(doc, source, starts, run)
+                run = []
+            continue
+        if kind in ("data", "entity", "item") or tag in INLINE and kind in ("start", "end") or tag in VOID_INLINE:
+            run.append((kind, s, e, tag))
+        else:
+            _html_run(doc, source, starts, run)
+            run = []
+    _html_run(doc, source, starts, run)
+
+
+def _html_run(doc: _Doc, source: str, starts: list[int], run: list) -> None:
+    if not any(kind in ("data", "entity") and source[s:e].strip() for kind, s, e, _ in run):
+        return
+    start, end = run[0][1], run[-1][2]
+    first_line = _line_of(starts, start)
+    if any(kind != "data" and "\n" in source[s:e] for kind, s, e, _ in run):
+        doc.skipped.append((first_line, "HTML markup broken over lines inside a sentence: kept untranslated"))
+        return
+    # the prose: text (entities decoded), inline elements as items whose content is translated in place
+    frames: list[list] = [[None, ""]]  # [(start, end, tag) of an open inline element, its text so far]
+    for kind, s, e, tag in run:
+        raw = source[s:e]
+        if kind == "data":
+            frames[-1][1] += raw
+        elif kind == "entity":
+            frames[-1][1] += html.unescape(raw)
+        elif kind == "item" or tag in VOID_INLINE:
+            frames[-1][1] += doc.item(raw)
+        elif kind == "start":
+            frames.append([(s, e, tag), ""])
+        else:  # an end tag: its element, and any left open inside it, closes
+            match = next((k for k in range(len(frames) - 1, 0, -1) if frames[k][0][2] == tag), None)
+            if match is None:
+                frames[-1][1] += doc.item(raw)  # a stray end tag
+                continue
+            while len(frames) > match + 1:
+                (os_, oe, _), text = frames.pop()
+                frames[-1][1] += doc.item(source[os_:oe]) + text
+            (os_, oe, _), text = frames.pop()
+            frames[-1][1] += doc.item(source[os_:oe], text, raw)
+    while len(frames) > 1:  # never closed
+        (os_, oe, _), text = frames.pop()
+        frames[-1][1] += doc.item(source[os_:oe]) + text
+    # the run's characters line by line, less the whitespace at each line's ends
+    slots = []
+    for line in range(first_line, _line_of(starts, end - 1) + 1):
+        a, b = max(start, starts[line]), min(end, starts[line + 1] - 1)
+        piece = source[a:b]
+        if piece.strip():
+            a += len(piece) - len(piece.lstrip())
+            b -= len(piece) - len(piece.rstrip())
+            slots.append((line, a - starts[line], b - starts[line]))
+    doc.add(slots, frames[0][1])
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    return bisect.bisect_right(starts, offset) - 1

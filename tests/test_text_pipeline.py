@@ -1,0 +1,132 @@
+"""mtcli.text.pipeline with fake models: one result per line, spans kept whatever the model does,
+long sentences cut, case handled, warnings on the right line."""
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mtcli.text.pipeline import RAW, Engine, TextOptions, translate_lines
+
+WORD = re.compile(r"\w+|[^\w\s]")
+
+
+def encode(text: str) -> list[int]:
+    """A fake WordPiece: a token per word or mark; UNK (1) for what is not Latin script."""
+    return [1 if any(ord(c) > 0x24F for c in t) else 5 for t in WORD.findall(text)]
+
+
+def engine(decode, limit: int = 54) -> Engine:
+    return Engine(decode, encode, limit, {"tom": "Tom", "boston": "Boston"})
+
+
+def upper(lines):  # a "model" that keeps every placeholder
+    return [[(line.upper(), -0.5), (line.upper() + " (2)", -0.9)] for line in lines]
+
+
+def test_one_result_per_line_blank_lines_and_indentation_kept():
+    lines = ["Tom is here. He is tired.", "", "   ", "\tIndented text.", "two  spaces   here"]
+    results = translate_lines(lines, engine(upper))
+    assert [r.line for r in results] == [1, 2, 3, 4, 5]
+    assert [r.text for r in results] == ["TOM IS HERE. HE IS TIRED.", "", "", "\tINDENTED TEXT.", "TWO SPACES HERE."]
+    assert results[0].sentences == 2 and len(results[0].nbest) == 2
+
+
+def test_sentences_are_decoded_one_by_one_in_one_batch():
+    calls = []
+
+    def decode(lines):
+        calls.append(list(lines))
+        return upper(lines)
+
+    translate_lines(["A b. C d! E f?", "G h."], engine(decode))
+    assert calls == [["A b.", "C d!", "E f?", "G h."]]
+
+
+def test_raw_options_give_the_line_to_the_model_as_it_is():
+    seen = []
+    translate_lines(["a  b. c d"], engine(lambda lines: seen.extend(lines) or upper(lines)), RAW)
+    assert seen == ["a b. c d"]
+
+
+def test_case_and_punctuation():
+    seen = []
+
+    def decode(lines):
+        seen.extend(lines)
+        return [[(line.replace("?", "").join("¿?") if line.endswith("?") else line, -1.0)] for line in lines]
+
+    out = translate_lines(["WHERE IS THE BATHROOM", "where does tom live", "i dont like it"], engine(decode))
+    assert seen == ["Where is the bathroom?", "Where does Tom live?", "I don't like it."]
+    assert out[0].text == "¿WHERE IS THE BATHROOM?"  # ALL CAPS in, ALL CAPS out
+
+
+def test_numbers_survive_a_model_that_garbles_them():
+    def garble(lines):  # turns every number into 9, as the shipped model turns 7:15 into 75
+        return [[(re.sub(r"\d+", "9", line), -1.0)] for line in lines]
+
+    line = "I paid $25.50 for 3 books on 12/05/2023."
+    (r,) = translate_lines([line], engine(garble))
+    assert all(span in r.text for span in ["25.50", "3", "12/05/2023"])
+    assert r.warnings and "25.50" in r.warnings[0]
+
+
+def test_lost_placeholders_then_other_placeholders_then_the_sentence_as_it_is():
+    seen = []
+
+    def no_fifty(lines):
+        seen.extend(lines)
+        return [[(line.replace("50", "cincuenta"), -1.0)] for line in lines]
+
+    (r,) = translate_lines(["It costs 7:15 and 8."], engine(no_fifty))
+    assert seen == ["It costs 50 and 50.", "It costs 12 and 50.", "It costs 7:15 and 8."]
+    assert r.text == "It costs 7:15 and 8." and not r.warnings and r.kept == ["7:15", "8"]
+
+
+def test_emoji_and_unknown_symbols_come_out_in_place():
+    results = translate_lines(["I love you 🙂", "🙂", "👍 Great work!"], engine(upper))
+    assert [x.text for x in results] == ["I LOVE YOU. 🙂", "🙂", "👍 GREAT WORK!"]
+
+
+def test_long_sentences_are_cut_never_truncated():
+    seen = []
+    words = " ".join("w" + chr(97 + i % 26) + chr(97 + i // 26) for i in range(40))
+    line = f"{words}, and {words}; {words}"
+    (r,) = translate_lines([line], engine(lambda lines: seen.extend(lines) or upper(lines), limit=30))
+    assert all(len(encode(s)) <= 30 for s in seen)
+    assert r.split == 1 and r.text.replace(" ", "") == (line + ".").upper().replace(" ", "")
+
+
+def test_warnings_belong_to_their_line():
+    def garble(lines):
+        return [[(re.sub(r"\d+", "", line), -1.0)] for line in lines]
+
+    results = translate_lines(["Fine.", "At 7:15 we go.", "", "Also fine."], engine(garble), first=10)
+    assert [bool(r.warnings) for r in results] == [False, True, False, False]
+    assert results[1].line == 11
+
+
+HOSTILE = st.text(st.characters(blacklist_categories=["Cs"]), max_size=80)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(HOSTILE, max_size=5), st.sampled_from(["keep", "garble", "drop", "empty"]))
+def test_any_lines_any_model(lines, behaviour):
+    """Whatever the text and whatever the model does: one result per line, no line breaks in a result,
+    and every number of the input in the output."""
+    def decode(batch):
+        out = {"keep": lambda s: s.upper(), "garble": lambda s: re.sub(r"\d", "7", s),
+               "drop": lambda s: re.sub(r"\d+", "", s), "empty": lambda s: ""}[behaviour]
+        return [[(out(s), -1.0)] for s in batch]
+
+    results = translate_lines(lines, engine(decode, limit=12))
+    assert len(results) == len(lines)
+    for line, r in zip(lines, results):
+        assert "\n" not in r.text and "\r" not in r.text
+        for number in re.findall(r"\d+", line):
+            if number.isascii():
+                assert number in r.text, (line, r.text)
+
+
+def test_options_are_one_place():
+    assert TextOptions() == TextOptions(segment=True, protect=True, case=True, punctuate=True, keep_stop=True)

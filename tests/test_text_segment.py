@@ -1,0 +1,59 @@
+"""mtcli.text.segment: sentences (pysbd with everyday abbreviations) and pieces that fit the model."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mtcli.text.segment import fit, sentences
+
+CASES = [
+    ("Dr. Smith is here. He is my doctor.", ["Dr. Smith is here.", "He is my doctor."]),
+    ("Mr. Brown paid $3.50 for coffee. It was cheap.", ["Mr. Brown paid $3.50 for coffee.", "It was cheap."]),
+    ("We meet at 5:30 p.m. on Friday. Don't be late.", ["We meet at 5:30 p.m. on Friday.", "Don't be late."]),
+    ("He lives in the U.S. now. She lives in the U.K.", ["He lives in the U.S. now.", "She lives in the U.K."]),
+    ("I don't know... Maybe tomorrow. Wait...", ["I don't know...", "Maybe tomorrow.", "Wait..."]),
+    ('He said "Go home." Then he left.', ['He said "Go home."', "Then he left."]),
+    ("Are you serious?! I can't believe it!", ["Are you serious?!", "I can't believe it!"]),
+    ("Tom is my friend. He lives in Boston. We play tennis every Sunday.",
+     ["Tom is my friend.", "He lives in Boston.", "We play tennis every Sunday."]),
+    ("Tell me. I know.", ["Tell me.", "I know."]),  # "me." is not Maine here
+    ("He is ill. Call a doctor.", ["He is ill.", "Call a doctor."]),
+    ("No. 5 is mine. Yes.", ["No. 5 is mine.", "Yes."]),
+    ("Visit www.example.com. Or mail a.b@example.com. Thanks.",
+     ["Visit www.example.com.", "Or mail a.b@example.com.", "Thanks."]),
+    ("I paid $25.50 for 3 books on 12/05/2023. It was a bargain.",
+     ["I paid $25.50 for 3 books on 12/05/2023.", "It was a bargain."]),
+    ("no boundary here", ["no boundary here"]),
+    ("", []),
+]
+
+
+@pytest.mark.parametrize("text,expected", CASES)
+def test_splitter_cases(text, expected):
+    assert sentences(text) == expected
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def test_fit_cuts_at_clause_boundaries_first():
+    text = "I went to the market this morning; I bought apples, pears and bread, and then I came home"
+    pieces = fit(text, words, 8)
+    assert " ".join(pieces) == text and all(words(p) <= 8 for p in pieces)
+    assert pieces[0].endswith(";")
+
+
+def test_fit_without_boundaries_cuts_between_words_and_keeps_everything():
+    text = " ".join(f"w{i}" for i in range(50))
+    pieces = fit(text, words, 7)
+    assert " ".join(pieces) == text and all(words(p) <= 7 for p in pieces)
+
+
+@given(st.lists(st.sampled_from(["the", "cat", "and", "sat,", "but", "ran;", "so", "x" * 12]), max_size=60),
+       st.integers(1, 10))
+def test_fit_never_drops_text(tokens, limit):
+    text = " ".join(tokens)
+    pieces = fit(text, words, limit) if text else []
+    assert " ".join(pieces) == text
+    assert all(words(p) <= limit or words(p) == 1 for p in pieces)

@@ -17,8 +17,10 @@ SHARED_CORPUS = REPO.parent / "shared" / "data" / "spa-eng" / "spa.txt"
 SHIPPED_MODEL = next((d for d in (REPO / "mtcli" / "models" / "en-es", REPO / "models" / "en-es") if d.is_dir()),
                      REPO / "mtcli" / "models" / "en-es")
 # CI (CI=true, as .ci/run is started) has every optional dependency and the corpus: there a skipped
-# test is a failure (pytest_runtest_makereport below), so a missing install step cannot pass as green
+# test is a failure (pytest_runtest_makereport below), so a missing install step cannot pass as green.
+# Only what .ci/run cannot install (a system program such as Chromium) may skip there: skip_system().
 IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+SYSTEM = "not installed on this machine (a system program .ci/run does not install): "
 
 
 def require(what: str | Path, hint: str = "") -> None:
@@ -30,14 +32,28 @@ def require(what: str | Path, hint: str = "") -> None:
         pytest.skip(f"needs the {kind} {what}" + (f": {hint}" if hint else ""))
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    report = outcome.get_result()
-    if IN_CI and report.skipped and not hasattr(report, "wasxfail"):
-        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+def skip_system(program: str, hint: str) -> None:
+    """Skip the calling test for a missing system program, in CI too."""
+    pytest.skip(f"{program} {SYSTEM}{hint}")
+
+
+def _fail_skips_in_ci(report) -> None:
+    reason = report.longrepr[2] if report.skipped and isinstance(report.longrepr, tuple) else str(report.longrepr)
+    if IN_CI and report.skipped and not hasattr(report, "wasxfail") and SYSTEM not in reason:
         report.outcome = "failed"
         report.longrepr = f"skipped in CI, where every optional dependency and data file must be present: {reason}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    _fail_skips_in_ci((yield).get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """A whole module skipped while collected (pytest.importorskip at its top)."""
+    _fail_skips_in_ci((yield).get_result())
+
 
 NAMES = ["Tom", "Mary", "Ana", "Luis", "Sofía", "Pedro"]
 NOUNS = [("cat", "gato"), ("dog", "perro"), ("book", "libro"), ("car", "coche"), ("bread", "pan")]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import require
+from tests.conftest import require, skip_system
 
 httpx = pytest.importorskip("httpx", reason="a test dependency: pip install -e '.[test]'")
 
@@ -349,7 +349,7 @@ def test_cli_refuses_a_port_in_use(run_cli, shipped_model):
 def _chromium() -> str:
     found = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
     if found is None:
-        pytest.skip("no Chromium installed (Debian: apt-get install chromium)")
+        skip_system("Chromium", "Debian: apt-get install chromium")
     return found
 
 

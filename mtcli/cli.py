@@ -428,30 +428,37 @@ def _load_translator(model: Path):
         return Translator(model)
 
 
-def _read_lines(raw: bytes) -> list[str]:
-    """Lines split on \\n only (not on the Unicode separators str.splitlines knows), so every input
-    line gets exactly one output line; invalid UTF-8 becomes U+FFFD instead of an error."""
-    text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line.removesuffix("\r") for line in lines]
-
-
 def _one_line(text: str) -> str:
-    return " ".join(text.split())  # no stray line or paragraph separators in the output
+    """No stray line or paragraph separators in the output; leading spaces and tabs (indentation) kept."""
+    body = text.lstrip(" \t")
+    return text[: len(text) - len(body)] + " ".join(body.split())
 
 
-def _format(i: int, nbest: list[tuple[str, float]], n: int, scores: bool, as_json: bool) -> str:
+def _format(r, n: int, scores: bool, as_json: bool) -> str:
+    """One input line's output: its translation(s), as text, n-best rows or a JSON object."""
     import json
 
     if as_json:
-        return json.dumps({"line": i + 1, "translations": [{"text": t, "score": round(s, 4)} for t, s in nbest[:n]]},
+        return json.dumps({"line": r.line, "translations": [{"text": t, "score": round(s, 4)} for t, s in r.nbest[:n]],
+                           "sentences": r.sentences, "split": r.split, "kept": r.kept, "warnings": r.warnings},
                           ensure_ascii=False)
     if n > 1:
-        return "\n".join(f"{i} ||| {_one_line(t)} ||| {s:.4f}" for t, s in nbest[:n])
-    text, score = nbest[0]
+        return "\n".join(f"{r.line - 1} ||| {_one_line(t)} ||| {s:.4f}" for t, s in r.nbest[:n])
+    text, score = r.nbest[0]
     return f"{score:.4f}\t{_one_line(text)}" if scores else _one_line(text)
+
+
+def _warn(results, where: str = "line") -> None:
+    for r in results:
+        for w in r.warnings:
+            err.print(Text.assemble(("warning: ", "yellow"), f"{where} {r.line}: {w}"), soft_wrap=True)
+
+
+class DocFormat(str, Enum):
+    text = "text"
+    srt = "srt"
+    markdown = "markdown"
+    html = "html"
 
 
 def _refuse_contradictions(ctx: typer.Context, text: bool, input: bool, greedy: bool, beam: int, nbest: int,
@@ -476,8 +483,13 @@ def translate(
     ctx: typer.Context,
     text: list[str] = typer.Argument(None, show_default=False, help="English sentences (default: stdin or a prompt)."),
     model: str = _model_option(),
-    input: Path | None = typer.Option(None, "--input", "-i", show_default=False, help="Read English lines from a file."),
-    output: Path | None = typer.Option(None, "--output", "-o", show_default=False, help="Write Spanish lines to a file."),
+    input: Path | None = typer.Option(None, "--input", "-i", show_default=False,
+                                      help="Read English from a file ('-': stdin)."),
+    output: Path | None = typer.Option(None, "--output", "-o", show_default=False,
+                                       help="Write the Spanish to a file ('-': stdout)."),
+    fmt: DocFormat | None = typer.Option(None, "--format", "-f", show_default=False,
+                                         help="text, srt, markdown or html [default: from the -i file's extension, "
+                                              "else text]."),
     beam: int = typer.Option(4, "--beam", "-b", envvar="MTCLI_BEAM", help="Beam size."),
     greedy: bool = typer.Option(False, "--greedy", help="Greedy decoding (same as --beam 1), fastest."),
     alpha: float = typer.Option(1.0, "--alpha", help="Length normalisation: score = logprob / length^alpha."),
@@ -488,7 +500,11 @@ def translate(
 ) -> None:
     """Translate English to Spanish: arguments, a file, piped lines, or interactively.
 
-    One output line per input line, in order; empty lines stay empty.
+    One output line per input line, in order; blank lines and indentation stay. Each line is split
+    into sentences; numbers, URLs, e-mail addresses and emoji come out as they went in; ALL CAPS,
+    lowercase and loosely typed text is translated like its usual form. Input: UTF-8, or UTF-16 with
+    a BOM. Piped input is answered line by line as it arrives. --format srt|markdown|html keeps a
+    document's structure and translates its text only (default: from the -i file's extension).
 
     Examples:
 
@@ -498,52 +514,113 @@ def translate(
 
       mtcli translate -i english.txt -o spanish.txt --beam 5
 
+      mtcli translate -i film.srt -o film.es.srt
+
+      cat README.md | mtcli translate --format markdown -o -
+
       mtcli translate --nbest 3 "I like it."
     """
     from mtcli import kernels
-    from mtcli.atomic import atomic_write_text
+    from mtcli.atomic import STDOUT, atomic_write_text
+    from mtcli.text import read
+    from mtcli.text.formats import format_for
+    from mtcli.text.pipeline import Engine
 
     if beam < 1 or nbest < 1 or batch_size < 1:
         fail("--beam, --nbest and --batch-size must be at least 1")
+    from_stdin = input is not None and str(input) == STDOUT
     _refuse_contradictions(ctx, bool(text), input is not None, greedy, beam, nbest, scores, as_json)
+    fmt = fmt.value if fmt else format_for(None if input is None or from_stdin else input)
+    if fmt != "text" and (nbest > 1 or scores or as_json or text):
+        fail(f"--format {fmt} translates a document (-i FILE or stdin) and writes it back whole; "
+             "--nbest, --scores, --json and text arguments are for plain lines")
     model = registry.resolve(model)
     beam = 1 if greedy else max(beam, nbest)
-    if input is not None:
+    lines = None
+    if input is not None and not from_stdin:
         if not input.is_file():
             fail(f"{input}: no such file")
-        lines = _read_lines(input.read_bytes())
+        try:
+            lines = read.read_lines(input.read_bytes(), str(input))
+        except OSError as e:
+            fail(f"cannot read {input}: {e.strerror or e}")
     elif text:
-        lines = [_one_line(t) for t in text]
-    elif not sys.stdin.isatty():
-        lines = _read_lines(sys.stdin.buffer.read())
-    else:
-        lines = None  # a terminal and no text: interactive
-    with kernels.for_decoding(len(lines or ()), beam):  # the REPL's lines are not known yet: the references
-        if lines is None:
-            return _repl(_load_translator(model), beam, alpha)
-        tr = _load_translator(model)
-        results, truncated = tr.translate(lines, beam=beam, nbest=nbest, alpha=alpha, batch_size=batch_size)
-    if truncated:
-        err.print(f"[yellow]warning:[/] {truncated} line(s) longer than {tr.model.cfg.max_src_len - 2} tokens "
-                  "were truncated", highlight=False)
-    rendered = "".join(_format(i, r, nbest, scores, as_json) + "\n" for i, r in enumerate(results))
-    if output is not None:
+        lines = list(text)
+    elif not from_stdin and sys.stdin.isatty():
+        with kernels.for_decoding(0, beam):  # the REPL's lines are not known yet: the references
+            return _repl(Engine.from_translator(_load_translator(model), beam=beam, alpha=alpha))
+    elif fmt != "text":
+        lines = read.read_lines(sys.stdin.buffer.read(), "<stdin>")
+    to_stdout = output is None or str(output) == STDOUT
+    # piped lines are not counted before they arrive: decoded with the references, as a few lines are
+    with kernels.for_decoding(len(lines or ()), beam):
+        engine = Engine.from_translator(_load_translator(model), beam=beam, nbest=nbest, alpha=alpha,
+                                        batch_size=batch_size)
+        if fmt != "text":
+            from mtcli.text.formats import translate_document
+
+            with err.status(f"Translating {input if input and not from_stdin else 'stdin'}…"):
+                out, results = translate_document(lines, fmt, engine)
+            _warn(sorted(results, key=lambda r: r.line))
+            rendered = "".join(line + "\n" for line in out)
+        else:
+            groups = [lines] if lines is not None else read.stream_lines(sys.stdin.buffer, "<stdin>")
+            show = input is not None and not from_stdin and err.is_terminal
+            rendered = _translate_groups(groups, engine, batch_size, nbest, scores, as_json, to_stdout, show,
+                                         "argument" if text else "line")
+    if not to_stdout:
         atomic_write_text(output, rendered)
-    else:
+    elif fmt != "text":
         sys.stdout.write(rendered)
 
 
-def _repl(tr, beam: int, alpha: float) -> None:
+def _translate_groups(groups, engine, batch_size: int, nbest: int, scores: bool, as_json: bool, to_stdout: bool,
+                      progress: bool, where: str) -> str:
+    """Lines in groups as they arrive (a pipe), translated batch_size at a time; each batch is written to
+    stdout and flushed at once (a line is answered before the input ends) or kept for one atomic write."""
+    from contextlib import nullcontext
+
+    from rich.progress import Progress
+
+    from mtcli.text.pipeline import translate_lines
+
+    kept, done = [], 0
+    total = sum(len(g) for g in groups) if progress else None
+    with Progress(console=err, transient=True) if progress else nullcontext() as bar:
+        task = bar.add_task("translating", total=total) if progress else None
+        for group in groups:
+            for k in range(0, len(group), batch_size):
+                batch = group[k : k + batch_size]
+                results = translate_lines(batch, engine, first=done + 1)
+                done += len(batch)
+                _warn(results, where)
+                chunk = "".join(_format(r, nbest, scores, as_json) + "\n" for r in results)
+                if to_stdout:
+                    sys.stdout.write(chunk)
+                    sys.stdout.flush()
+                else:
+                    kept.append(chunk)
+                if progress:
+                    bar.advance(task, len(batch))
+    return "".join(kept)
+
+
+def _repl(engine) -> None:
+    from mtcli.text.pipeline import translate_lines
+
     err.print("English → Spanish. Type a sentence and press Enter; Ctrl-D to quit.", highlight=False)
+    number = 0
     while True:
         try:
             line = input("en> ")
         except (EOFError, KeyboardInterrupt):
             err.print()
             return
+        number += 1
         if line.strip():
-            (best, *_), *_ = tr.translate([line], beam=beam, alpha=alpha)[0]
-            print(f"es> {_one_line(best[0])}")
+            results = translate_lines([line], engine, first=number)
+            _warn(results)
+            print(f"es> {_one_line(results[0].text)}")
 
 
 @app.command()

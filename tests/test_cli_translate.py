@@ -41,12 +41,22 @@ def test_argument_stdin_and_file_modes_agree(model_dir, tmp_path, run_cli, monke
 
 
 def test_one_output_line_per_input_line_whatever_the_text(model_dir, tmp_path, run_cli):
-    odd = ["a\u2028b\x0bc", "\x00\x1b[31m", "🙂 " * 200, "¿Qué?", "\r", "x" * 5000, "   "]
+    odd = ["a\u2028b\x0bc", "\x1b[31m", "🙂 " * 200, "¿Qué?", "", "x" * 5000, "   ", "the cat " * 300]
     src = tmp_path / "odd.txt"
-    src.write_bytes("\n".join(odd).encode() + b"\n\xff\xfe broken utf-8\n")
+    src.write_bytes("\r\n".join(odd).encode() + b"\rlast line ends with CR\r")
     code, out, err = run_cli("translate", "-m", model_dir, "-i", src, "--greedy")
-    assert code == 0 and len(out.split("\n")) - 1 == len(odd) + 1
-    assert "truncated" in err
+    rows = out.split("\n")[:-1]
+    assert code == 0 and len(rows) == len(odd) + 1, err
+    assert rows[2] == ("🙂 " * 200).strip() and rows[5] == "x" * 5000  # nothing the model cannot spell is lost
+    assert rows[4] == rows[6] == ""
+
+
+def test_undecodable_input_is_one_line_naming_where(model_dir, tmp_path, run_cli):
+    src = tmp_path / "broken.txt"
+    src.write_bytes(b"Fine line.\n\xff\xfe broken utf-8\n")
+    code, out, err = run_cli("translate", "-m", model_dir, "-i", src, "--greedy")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert str(src) in err and "byte offset 11, line 2" in err
 
 
 def test_nbest_sorted_and_json(model_dir, run_cli):

@@ -10,7 +10,7 @@ import pytest
 
 from mtcli.data import read_corpus
 from mtcli.errors import UserError
-from mtcli.tokenizer import BOS, EOS, PAD, UNK, Tokenizer, train_tokenizer
+from mtcli.tokenizer import BOS, EOS, PAD, SPACE, UNK, Tokenizer, train_tokenizer
 from tests.conftest import tiny_pairs
 
 TRICKY = [
@@ -54,6 +54,15 @@ def test_decode_skips_specials_and_batches_agree(tok):
     assert tok.decode_batch(tok.encode_batch(TRICKY)) == TRICKY
     assert tok.encode("") == [] and tok.decode([]) == ""
     assert tok.decode(ids[1:]) == "Dónde está?"  # a glued first piece keeps its first letter
+
+
+def test_every_ordinary_id_decodes_alike_alone_and_in_batches(tok):
+    """Ids from 4 on are text (the first of them too; a lone space marker is the sentence's stripped
+    leading space); decode and decode_batch agree on each."""
+    ordinary = [[i] for i in range(EOS + 1, tok.vocab_size)]
+    alone = [tok.decode(ids) for ids in ordinary]
+    assert all(text or tok.id_to_token(i) == SPACE for [i], text in zip(ordinary, alone))
+    assert tok.decode_batch(ordinary) == alone
 
 
 def test_special_token_text_is_plain_text(tok):

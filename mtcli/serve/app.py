@@ -13,6 +13,7 @@ import hmac
 import json
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from importlib.resources import files
 
 from starlette.applications import Starlette
@@ -23,9 +24,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
 
+from mtcli.errors import UserError
 from mtcli.serve.batcher import Batcher
 from mtcli.serve.config import ServeConfig
-from mtcli.serve.texts import FORMATS, english_confidence, translate_texts
+from mtcli.serve.texts import FORMATS, engine, english_confidence, translate_texts
 
 LANGUAGES = [{"code": "en", "name": "English", "targets": ["es"]}, {"code": "es", "name": "Spanish", "targets": []}]
 SOURCES, TARGETS = ("en", "auto"), ("es",)
@@ -157,13 +159,19 @@ class Service:
 
     def __init__(self, translator, cfg: ServeConfig, name: str):
         self.cfg, self.name, self.tokenizer = cfg, name, translator.src_tok
-        self.batcher = Batcher(
-            lambda lines: translator.translate(lines, beam=cfg.beam, nbest=cfg.beam, alpha=cfg.alpha,
-                                               batch_size=cfg.max_batch)[0],
-            cfg.max_batch, cfg.max_wait)
+        offline = engine(translator, cfg)
+        self.batcher = Batcher(offline.decode, cfg.max_batch, cfg.max_wait)
+        self.engine = offline  # until start(): then the same engine, decoding through the batcher
         self.pool = ThreadPoolExecutor(cfg.request_threads, thread_name_prefix="mtcli-request")
         self.queued = 0  # characters admitted and not yet answered
         self.closing = False
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        await self.batcher.start()
+        # the pipeline runs in a formatting thread; its sentences go to the batcher on the event loop
+        self.engine = replace(self.engine, decode=lambda lines: asyncio.run_coroutine_threadsafe(
+            self.batcher.translate(lines), loop).result())
 
     async def run(self, fn, *args, chars: int):
         """fn(*args) in a formatting thread, once the queue has room for `chars` more characters."""
@@ -175,12 +183,10 @@ class Service:
         self.queued += chars
         try:
             return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+        except UserError as e:  # the text itself is refused (e.g. a document with too much markup)
+            raise ApiError(400, str(e)) from None
         finally:
             self.queued -= chars
-
-    def decode(self, loop: asyncio.AbstractEventLoop):
-        """The batcher as a plain function, for code running in a formatting thread."""
-        return lambda lines: asyncio.run_coroutine_threadsafe(self.batcher.translate(lines), loop).result()
 
 
 def create_app(translator, cfg: ServeConfig, name: str = "en-es") -> Starlette:
@@ -195,8 +201,7 @@ def create_app(translator, cfg: ServeConfig, name: str = "en-es") -> Starlette:
         _choice(fields, "target", TARGETS)
         fmt = _choice(fields, "format", FORMATS, default="text")
         n = _alternatives(fields, cfg)
-        decode = service.decode(asyncio.get_running_loop())
-        results = await service.run(translate_texts, texts, fmt, n + 1, decode, chars=sum(map(len, texts)))
+        results = await service.run(translate_texts, texts, fmt, n + 1, service.engine, chars=sum(map(len, texts)))
         out: dict = {"translatedText": [r[0] for r in results]}
         if source == "auto":
             confidences = await service.run(lambda: [english_confidence(service.tokenizer, t) for t in texts], chars=0)
@@ -244,7 +249,7 @@ def create_app(translator, cfg: ServeConfig, name: str = "en-es") -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
-        await service.batcher.start()
+        await service.start()
         yield
         service.closing = True  # uvicorn has let the requests in flight finish; anything left finishes here
         await service.batcher.close()

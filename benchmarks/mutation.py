@@ -34,6 +34,7 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent  # this environment's scripts (mutmut), also when it is not activated
 
 # module: (the tests that check it, the functions to mutate: None for all of them)
 TARGETS = {
@@ -106,13 +107,17 @@ def results(work: Path, env: dict) -> dict[str, str]:
 
 def report(work: Path, env: dict, status: dict[str, str], finished: bool, seconds: float) -> str:
     counts = Counter(status.values())
-    tested = counts["killed"] + counts["survived"] + counts["timeout"]
-    score = (counts["killed"] + counts["timeout"]) / tested if tested else float("nan")
+    # "suspicious": a test process ended by a signal, here mutmut's own wall-clock limit (a mutant
+    # that made the tests hang or crawl); counted as caught, and shown apart
+    caught = counts["killed"] + counts["timeout"] + counts["suspicious"]
+    tested = caught + counts["survived"]
     lines = [f"# mutmut: {', '.join(sorted({k.split('.')[1] for k in status}))}", "",
-             f"{len(status)} mutants, {tested} tested in {seconds / 60:.1f} min"
+             f"{len(status)} mutants, {tested} tested" + (f" in {seconds / 60:.1f} min" if seconds else "")
              + ("" if finished else " (stopped at the time limit)") + ": "
-             + ", ".join(f"{n} {s}" for s, n in counts.most_common()), "",
-             f"score (killed + timeout) / tested: {score:.1%}", ""]
+             + ", ".join(f"{n} {s}" for s, n in counts.most_common()), ""]
+    if tested:
+        lines += [f"score (killed + timeout + suspicious) / tested: {caught / tested:.1%}; "
+                  f"killed alone: {counts['killed'] / tested:.1%}", ""]
     survivors = sorted(k for k, s in status.items() if s == "survived")
     if survivors:
         lines += ["## Surviving mutants", ""]
@@ -134,23 +139,29 @@ def main() -> None:
     ap.add_argument("--working-tree", action="store_true", help="copy the working tree, not HEAD")
     ap.add_argument("--report", type=Path, help="also write the report (Markdown) here")
     ap.add_argument("--nice", type=int, default=15, help="CPU niceness of the run (default 15)")
+    ap.add_argument("--report-only", action="store_true", help="only report on the run kept in --work")
     args = ap.parse_args()
-    if shutil.which("mutmut") is None:
+    path = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
+    if shutil.which("mutmut", path=path) is None:
         sys.exit("mutmut not found: pip install -e '.[mutation]'")
 
-    os.nice(args.nice)
+    env = {**os.environ, "PATH": path}
     work = args.work or Path(tempfile.mkdtemp(prefix="mtcli-mutation-"))
-    work.mkdir(parents=True, exist_ok=True)
-    copy_repository(work, args.working_tree)
-    write_config(work, args.modules)
-    # one thread per test process: --max-children processes share the cores
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-           "NUMBA_NUM_THREADS": "1", "MTCLI_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
-    env.pop("CI", None)
-    started = time.perf_counter()
-    finished = run(["mutmut", "run", "--max-children", str(args.max_children), *mutant_filters(args.modules)],
-                   work, env, args.minutes * 60)
-    text = report(work, env, results(work, env), finished, time.perf_counter() - started)
+    finished, seconds = True, 0.0
+    if not args.report_only:
+        os.nice(args.nice)
+        work.mkdir(parents=True, exist_ok=True)
+        copy_repository(work, args.working_tree)
+        write_config(work, args.modules)
+        # one thread per test process: --max-children processes share the cores
+        env |= {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                "NUMBA_NUM_THREADS": "1", "MTCLI_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+        env.pop("CI", None)
+        started = time.perf_counter()
+        finished = run(["mutmut", "run", "--max-children", str(args.max_children), *mutant_filters(args.modules)],
+                       work, env, args.minutes * 60)
+        seconds = time.perf_counter() - started
+    text = report(work, env, results(work, env), finished, seconds)
     print(text)
     if args.report:
         args.report.write_text(text + "\n")

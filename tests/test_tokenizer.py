@@ -178,6 +178,34 @@ SHIPPED_EN = ["José's café is near the station.", "Her résumé says she lived
 SHIPPED_ES = ["¿Dónde está el niño?", "Él comió una piña en el camión.", "El pingüino está aquí."]
 
 
+# ASCII character -> the typographic forms of it that text from word processors, web pages and PDFs
+# carries; `mtcli translate` must give each variant the plain text's translation
+TYPOGRAPHIC = {
+    "'": "\u2018\u2019\u201b\u2032`\u00b4",
+    '"': "\u201c\u201d\u201e\u2033",
+    "-": "\u2010\u2011\u2012\u2013\u2014\u2015\u2212",
+    " ": "\u00a0\u2009\u202f\u3000\u2002\u2003",
+}
+PLAIN = ["Tom's dog isn't \"very\" big.", "I don't know - maybe tomorrow.", "Please call me at the café.",
+         "Wait... where is Mary's car?"]
+
+
+def test_typographic_and_decomposed_variants_translate_like_plain_text(shipped_model, run_cli):
+    variants = []  # (plain line, variant)
+    for line in PLAIN:
+        variants += [(line, line.replace(c, t)) for c, forms in TYPOGRAPHIC.items() if c in line for t in forms]
+        variants += [(line, line.replace("...", "\u2026")), (line, unicodedata.normalize("NFD", line)),
+                     (line, line.replace(" ", "  "))]
+    variants = [(p, v) for p, v in variants if v != p]
+    assert len(variants) >= 40
+    code, out, err = run_cli("translate", "-m", shipped_model, *PLAIN, *(v for _, v in variants))
+    assert code == 0, err
+    got = out.splitlines()
+    plain = dict(zip(PLAIN, got))
+    for (line, variant), translation in zip(variants, got[len(PLAIN):], strict=True):
+        assert translation == plain[line], f"{variant!r} -> {translation!r}, but {line!r} -> {plain[line]!r}"
+
+
 def test_shipped_tokenizers_and_translations_ignore_the_normalisation_form(shipped_model):
     from mtcli.decode import Translator
 

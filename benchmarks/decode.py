@@ -1,43 +1,116 @@
-"""Translation speed of a trained model: sentences/s for batch translation (greedy and beam) of
-test-split sentences, and the latency of one sentence.
+"""Translation speed of a trained model against CTranslate2 running the same model (exported with
+mtcli.export): sentences/s for greedy and beam 4 on unseen sentences sampled across the length
+distribution, and the latency of one sentence.
 
-    python -m benchmarks.decode [--model en-es] [--sentences 2000]
+Sides alternate round by round (mtcli, CTranslate2 float32, CTranslate2 int8, mtcli, ...) and each
+figure is the median of the rounds, so a machine shared with other work slows every side alike: the
+ratios are the result, the absolute figures only describe the machine at that moment.
+
+    python benchmarks/decode.py [--model mtcli/models/en-es] [--sentences 1500] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
+import tempfile
 import time
+from dataclasses import replace
+from pathlib import Path
 
-from mtcli import registry
-from mtcli.data import read_corpus, resolve_data_path, split_pairs
-from mtcli.decode import Translator
+import numpy as np
+
+from mtcli.decode import DEFAULTS, Translator
+from mtcli.export import export_ctranslate2, source_tokens, target_tokens
+
+UNSEEN = Path(__file__).resolve().parents[2] / "shared/data/tatoeba-test/unseen.tsv"
+ONE = "The plant is green."
+
+
+def sample(path: Path, n: int, seed: int = 0) -> list[str]:
+    """n distinct English sentences drawn uniformly (so their lengths follow the file's)."""
+    lines = list(dict.fromkeys(line.split("\t")[0] for line in path.read_text(encoding="utf-8").splitlines()))
+    lines = [line for line in lines if line.strip()]
+    return [lines[i] for i in np.random.default_rng(seed).choice(len(lines), min(n, len(lines)), replace=False)]
+
+
+class Mtcli:
+    def __init__(self, tr: Translator):
+        self.tr = tr
+
+    def __call__(self, lines, beam):
+        return [r.hypotheses[0].text for r in self.tr.translate_batch(lines, replace(DEFAULTS, beam_size=beam))]
+
+
+class CTranslate2:
+    """A CTranslate2 Translator fed mtcli's own token ids (spelled as the export spells them), with
+    mtcli's search settings and batching."""
+
+    def __init__(self, tr: Translator, model_dir: Path, compute_type: str, threads: int):
+        import ctranslate2
+
+        self.tr = tr
+        self.ct2 = ctranslate2.Translator(str(model_dir), device="cpu", compute_type=compute_type,
+                                          inter_threads=1, intra_threads=threads)
+        self.src_names = source_tokens(tr.src_tok)
+        self.tgt_ids = {name: i for i, name in reversed(list(enumerate(target_tokens(tr.tgt_tok))))}
+        self.max_len = tr.model.cfg.max_tgt_len - 1  # tokens before EOS
+
+    def __call__(self, lines, beam):
+        room = self.tr.model.cfg.max_src_len - 2
+        tokens = [[self.src_names[i] for i in ids[:room]] for ids in self.tr.src_tok.encode_batch(lines)]
+        results = self.ct2.translate_batch(
+            tokens, beam_size=beam, length_penalty=DEFAULTS.length_penalty,
+            no_repeat_ngram_size=DEFAULTS.no_repeat_ngram_size, max_decoding_length=self.max_len,
+            max_batch_size=DEFAULTS.max_batch_size, batch_type=DEFAULTS.batch_type,
+            suppress_sequences=[["[PAD]"], ["[START]"]], return_scores=True)
+        return self.tr.tgt_tok.decode_batch([[self.tgt_ids[t] for t in r.hypotheses[0]] for r in results])
+
+
+def timed(fn, *args):
+    t = time.perf_counter()
+    out = fn(*args)
+    return time.perf_counter() - t, out
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", default=registry.SHIPPED, help="a name from `mtcli models` or a model directory")
-    ap.add_argument("--sentences", type=int, default=2000)
-    ap.add_argument("--data", default=None, help="corpus (default: data/spa-eng/spa.txt or $MTCLI_DATA)")
+    ap.add_argument("--model", default="mtcli/models/en-es")
+    ap.add_argument("--data", type=Path, default=UNSEEN, help="TSV whose first column is English")
+    ap.add_argument("--sentences", type=int, default=1500)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2, help="CTranslate2 intra_threads")
     args = ap.parse_args()
-    tr = Translator(registry.resolve(args.model))
-    corpus = read_corpus(resolve_data_path(args.data))
-    d = tr.meta.get("data", {})
-    rows = split_pairs(corpus.pairs, d.get("seed", 0), d.get("split", "grouped"))["test"]
-    lines = list(dict.fromkeys(corpus.pairs[i][0] for i in rows))[: args.sentences]
-    tr.translate(lines[:64], beam=4)  # warm-up: kernel cache loading
-    print(f"{args.model}: {len(lines)} unique test-split sentences, batches of 64")
-    for label, beam in (("greedy", 1), ("beam 4", 4), ("beam 5", 5)):
-        t = time.perf_counter()
-        tr.translate(lines, beam=beam)
-        dt = time.perf_counter() - t
-        print(f"  {label:7} {len(lines) / dt:8.0f} sentences/s")
-    one = "The plant is green."
+    tr = Translator(args.model)
+    lines = sample(args.data, args.sentences)
+    n_tokens = sum(len(s) for s in tr.src_tok.encode_batch(lines))
+    with tempfile.TemporaryDirectory() as tmp:
+        export_ctranslate2(tr.model, tr.src_tok, tr.tgt_tok, Path(tmp))
+        sides = {"mtcli": Mtcli(tr)}
+        for compute_type in ("float32", "int8"):
+            sides[f"CTranslate2 {compute_type}"] = CTranslate2(tr, Path(tmp), compute_type, args.threads)
+    print(f"{args.model}: {len(lines)} sentences of {args.data.name} ({n_tokens / len(lines):.1f} source tokens "
+          f"on average), batches of {DEFAULTS.max_batch_size} {DEFAULTS.batch_type}, {args.rounds} alternating rounds")
+    for name, side in sides.items():  # warm-up: kernels loaded, buffers allocated
+        side(lines[:64], 4)
     for label, beam in (("greedy", 1), ("beam 4", 4)):
-        t = time.perf_counter()
-        for _ in range(20):
-            tr.translate([one], beam=beam)
-        print(f"  one sentence, {label}: {(time.perf_counter() - t) / 20 * 1e3:.1f} ms")
+        times = {name: [] for name in sides}
+        outputs = {}
+        for _ in range(args.rounds):
+            for name, side in sides.items():
+                dt, outputs[name] = timed(side, lines, beam)
+                times[name].append(dt)
+        speed = {name: len(lines) / statistics.median(ts) for name, ts in times.items()}
+        print(f"\n{label}:")
+        for name in sides:
+            same = np.mean([a == b for a, b in zip(outputs[name], outputs["mtcli"])])
+            print(f"  {name:20} {speed[name]:7.0f} sentences/s   mtcli / this {speed['mtcli'] / speed[name]:5.2f}x"
+                  f"   same text as mtcli {same:6.1%}")
+    print(f"\none sentence ({ONE!r}), median of 20 calls after the rounds:")
+    for label, beam in (("greedy", 1), ("beam 4", 4)):
+        lat = {name: statistics.median(timed(side, [ONE], beam)[0] for _ in range(20)) for name, side in sides.items()}
+        print(f"  {label}: " + ", ".join(f"{name} {t * 1e3:.1f} ms" for name, t in lat.items())
+              + f"; mtcli / CTranslate2 float32 {lat['mtcli'] / lat['CTranslate2 float32']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -1,19 +1,51 @@
-"""Greedy and beam-search decoding with the incremental key/value cache of Model.decode_step."""
+"""Batched beam search (greedy is beam 1) over Model's incremental decoder, and the Translator API.
+
+Every sentence x beam of a batch is one row of the decoder state; a step feeds only the live rows,
+takes the top 2k continuations of each row in one pass over its logits (kernels.log_softmax_topk),
+and then the 2k best of each sentence's k x 2k candidates in one sort. Finished hypotheses are kept in
+fixed arrays, and beam reordering moves indices into the key/value caches, never the caches.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
+from mtcli import kernels
 from mtcli.checkpoint import SRC_TOK, TGT_TOK, check_tokenizers, load_model
+from mtcli.kernels.cpu import flush_denormals, restore_denormals
 from mtcli.errors import UserError
 from mtcli.model import Model
 from mtcli.tokenizer import BOS, EOS, PAD, Tokenizer
 
-MAX_LEN_A, MAX_LEN_B = 1.5, 10  # output budget: a * source length + b tokens (Marian/fairseq style)
-REPEAT_NGRAM = 4  # a 4-gram repeated within one output is a loop, never Spanish: forbid it
+
+@dataclass(frozen=True)
+class TranslationOptions:
+    """Decoding settings, named as CTranslate2's translate_batch names them."""
+
+    beam_size: int = 4  # 1 is greedy
+    num_hypotheses: int = 1  # n-best list length (at most beam_size)
+    length_penalty: float = 1.0  # alpha: hypotheses rank by logprob / (tokens + EOS) ** alpha
+    max_decoding_length_a: float = 1.5  # output budget: a * source length + b tokens, EOS included
+    max_decoding_length_b: int = 10  # (Marian/fairseq style; source length counts BOS and EOS)
+    no_repeat_ngram_size: int = 4  # an n-gram repeated within one output is a loop, never Spanish; 0: off
+    max_batch_size: int = 2048  # sentences decoded together, in examples or source tokens (padded)
+    batch_type: str = "tokens"  # "tokens" or "examples"
+
+    def __post_init__(self):
+        if self.beam_size < 1 or self.num_hypotheses < 1 or self.max_batch_size < 1:
+            raise UserError("beam size, number of hypotheses and batch size must be at least 1")
+        if self.batch_type not in ("tokens", "examples"):
+            raise UserError(f"batch type must be tokens or examples, not {self.batch_type!r}")
+
+
+DEFAULTS = TranslationOptions()
 
 
 @dataclass
@@ -23,114 +55,178 @@ class Hypothesis:
     logprob: float  # total log-probability
 
 
-def _max_len(model: Model, src_len: np.ndarray) -> np.ndarray:
-    return np.minimum(MAX_LEN_A * src_len + MAX_LEN_B, model.cfg.max_tgt_len).astype(np.int64)
+@dataclass
+class TranslationHypothesis:
+    tokens: list[str]  # Spanish pieces
+    text: str
+    score: float
+    logprob: float
 
 
-def _repeats(seq: list[int], n: int = REPEAT_NGRAM) -> list[int]:
-    """Tokens that would complete an n-gram already present in seq."""
+@dataclass
+class TranslationResult:
+    hypotheses: list[TranslationHypothesis] = field(default_factory=list)  # best first
+    truncated: bool = False  # the source was cut to the model's length
+
+
+def _max_len(model: Model, src_len: np.ndarray, a: float = DEFAULTS.max_decoding_length_a,
+             b: int = DEFAULTS.max_decoding_length_b) -> np.ndarray:
+    """Most tokens each output may have, its EOS included."""
+    return np.minimum(a * src_len + b, model.cfg.max_tgt_len).astype(np.int64)
+
+
+def _repeats(seq: list[int], n: int = DEFAULTS.no_repeat_ngram_size) -> list[int]:
+    """Tokens that would complete an n-gram already present in seq (the spec of _banned)."""
     if len(seq) < n:
         return []
     prefix = tuple(seq[len(seq) - n + 1 :])
     return [seq[i + n - 1] for i in range(len(seq) - n + 1) if tuple(seq[i : i + n - 1]) == prefix]
 
 
-def _only_eos(V: int) -> np.ndarray:
-    """The log-probabilities that force the end of a sentence that reached its length budget."""
-    return np.where(np.arange(V) == EOS, 0.0, -np.inf)
+def _banned(seqs: np.ndarray, n: int) -> np.ndarray:
+    """seqs (N, t) -> (N, M) ids each row may not produce next, -1 padded: PAD, BOS and what
+    _repeats forbids, for all rows at once."""
+    always = np.broadcast_to(np.array([PAD, BOS]), (len(seqs), 2))
+    t = seqs.shape[1]
+    if n <= 0 or t < n:
+        return np.ascontiguousarray(always)
+    windows = sliding_window_view(seqs[:, : t - 1], n - 1, axis=1)  # (N, t-n+1, n-1)
+    match = (windows == seqs[:, None, t - n + 1 :]).all(-1)
+    return np.concatenate([always, np.where(match, seqs[:, n - 1 :], -1)], 1)
+
+
+def search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = DEFAULTS.beam_size,
+           nbest: int = DEFAULTS.num_hypotheses, alpha: float = DEFAULTS.length_penalty,
+           max_len_a: float = DEFAULTS.max_decoding_length_a, max_len_b: int = DEFAULTS.max_decoding_length_b,
+           ngram: int = DEFAULTS.no_repeat_ngram_size) -> list[list[Hypothesis]]:
+    """Beam search for a padded batch src (B, S) of lengths (B,); the `nbest` best per sentence.
+
+    Candidates rank by total log-probability; the best 2 * beam of each sentence are looked at in
+    order: an EOS ends a hypothesis (scored logprob / (tokens + 1) ** alpha), the others refill the
+    beam up to `beam`. A sentence is done once `beam` hypotheses have ended (so beam 1 is greedy)."""
+    B, K = len(src), beam
+    limit = _max_len(model, src_len, max_len_a, max_len_b)  # (B,)
+    T = int(limit.max())
+    state = model.start_decoding(src, src_len, K, T)
+    w, b = model.p["out"]["w"], model.p["out"]["b"]
+    rows = np.arange(B) * K  # live cache rows; at first one per sentence
+    tokens = np.full(B, BOS)
+    scores = np.zeros(B)  # total log-probability of each live row
+    seqs = np.zeros((B * K, T), np.int64)  # each row's tokens so far
+    F = 3 * K  # ended per sentence: < K before the step that completes it, <= 2K in that step
+    ended_seqs = np.zeros((B, F, T), np.int64)
+    ended_len = np.zeros((B, F), np.int64)
+    ended_logprob, ended_score = np.full((B, F), -np.inf), np.full((B, F), -np.inf)
+    n_ended = np.zeros(B, np.int64)
+    done = np.zeros(B, bool)
+    grid, grid_ids = np.empty((B, K, 2 * K)), np.empty((B, K, 2 * K), np.int64)
+    for t in range(T):
+        y = model.decoder_hidden(state, tokens, rows)  # (n, C)
+        state.t += 1
+        sentence = rows // K
+        values, ids = kernels.log_softmax_topk(y @ w, b, _banned(seqs[rows, :t], ngram), 2 * K)  # (n, 2K)
+        forced = t + 1 >= limit[sentence]  # out of budget: EOS with log-probability 0
+        values[forced], ids[forced, 0], values[forced, 0] = -np.inf, EOS, 0.0
+        # each sentence's K x 2K candidates as one row, best first
+        grid.fill(-np.inf)
+        grid[sentence, rows % K], grid_ids[sentence, rows % K] = scores[:, None] + values, ids
+        flat = grid.reshape(B, -1)
+        order = np.argsort(-flat, axis=1, kind="stable")[:, : 2 * K]  # (B, 2K)
+        cand = np.take_along_axis(flat, order, 1)
+        cand_tok = np.take_along_axis(grid_ids.reshape(B, -1), order, 1)
+        parent = np.arange(B)[:, None] * K + order // (2 * K)  # (B, 2K) cache rows
+        live = np.isfinite(cand) & ~done[:, None]
+        grows = live & (cand_tok != EOS)
+        looked = np.cumsum(grows, 1) - grows < K  # fewer than K refills before it
+        ends, keeps = live & looked & ~grows, grows & looked
+        sb, sc = np.nonzero(ends)
+        slot = n_ended[sb] + (np.cumsum(ends, 1) - 1)[sb, sc]
+        ended_seqs[sb, slot, :t] = seqs[parent[sb, sc], :t]
+        ended_len[sb, slot] = t
+        ended_logprob[sb, slot] = cand[sb, sc]
+        ended_score[sb, slot] = cand[sb, sc] / (t + 1) ** alpha
+        n_ended += ends.sum(1)
+        done |= n_ended >= K
+        keeps &= ~done[:, None]
+        kb, kc = np.nonzero(keeps)
+        rows = kb * K + (np.cumsum(keeps, 1) - 1)[kb, kc]
+        from_rows = parent[kb, kc]
+        state.history[rows] = state.history[from_rows]
+        seqs[rows] = seqs[from_rows]
+        tokens = seqs[rows, t] = cand_tok[kb, kc]
+        scores = cand[kb, kc]
+        if not len(rows):
+            break
+    results = []
+    for s in range(B):
+        order = np.argsort(-ended_score[s, : n_ended[s]], kind="stable")[: min(nbest, K)]
+        results.append([Hypothesis(ended_seqs[s, i, : ended_len[s, i]].tolist(), float(ended_score[s, i]),
+                                   float(ended_logprob[s, i])) for i in order]
+                       or [Hypothesis([], -np.inf, -np.inf)])
+    return results
 
 
 def greedy(model: Model, src: np.ndarray, src_len: np.ndarray) -> list[Hypothesis]:
     """src (B, S) padded English ids with BOS/EOS -> one hypothesis per sentence."""
-    B = src.shape[0]
-    limit = _max_len(model, src_len)
-    state = model.start_decoding(src, src_len)
-    tokens = np.full(B, BOS, np.int64)
-    out: list[list[int]] = [[] for _ in range(B)]
-    logprob = np.zeros(B)
-    alive = np.ones(B, bool)
-    for t in range(int(limit.max())):
-        logp, state = model.decode_step(state, tokens)  # (B, V)
-        logp[:, PAD] = logp[:, BOS] = -np.inf
-        for b in np.flatnonzero(alive):
-            logp[b, _repeats(out[b])] = -np.inf
-            if t + 1 >= limit[b]:
-                logp[b] = _only_eos(logp.shape[1])
-        tokens = logp.argmax(-1)
-        for b in np.flatnonzero(alive):
-            logprob[b] += logp[b, tokens[b]]
-            if tokens[b] == EOS:
-                alive[b] = False
-            else:
-                out[b].append(int(tokens[b]))
-        if not alive.any():
-            break
-    return [Hypothesis(o, float(lp / (len(o) + 1)), float(lp)) for o, lp in zip(out, logprob)]
+    return [hs[0] for hs in search(model, src, src_len, beam=1)]
 
 
-def beam_search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = 4, nbest: int = 1,
-                alpha: float = 1.0) -> list[list[Hypothesis]]:
-    """Batched beam search; hypotheses are ranked by logprob / length**alpha (length counts EOS).
-    Returns the `nbest` best per sentence, best first."""
-    B = src.shape[0]
-    nbest = min(nbest, beam)
-    limit = _max_len(model, src_len)
-    # every sentence gets `beam` rows; at t=0 only the first row of each is live (others -inf)
-    state = Model.reorder_state(model.start_decoding(src, src_len), np.repeat(np.arange(B), beam))
-    seqs: list[list[int]] = [[] for _ in range(B * beam)]
-    scores = np.tile(np.r_[0.0, np.full(beam - 1, -np.inf)], B)  # (B*beam,) total log-probs
-    tokens = np.full(B * beam, BOS, np.int64)
-    finished: list[list[Hypothesis]] = [[] for _ in range(B)]
-    done = np.zeros(B, bool)
-    for t in range(int(limit.max())):
-        logp, state = model.decode_step(state, tokens)  # (B*beam, V)
-        V = logp.shape[1]
-        logp[:, PAD] = logp[:, BOS] = -np.inf
-        for r in range(B * beam):
-            logp[r, _repeats(seqs[r])] = -np.inf
-        logp[np.repeat(t + 1 >= limit, beam)] = _only_eos(V)
-        cand = (scores[:, None] + logp).reshape(B, beam * V)
-        # 2*beam candidates per sentence: enough to refill the beam even if `beam` of them end
-        top = np.argpartition(-cand, 2 * beam, axis=1)[:, : 2 * beam]
-        rows, new_tokens, new_scores, new_seqs = [], [], [], []
-        for b in range(B):
-            order = top[b][np.argsort(-cand[b, top[b]])]
-            kept = 0
-            for c in order:
-                score = cand[b, c]
-                if done[b] or not np.isfinite(score):
-                    break
-                r, tok = b * beam + c // V, int(c % V)
-                if tok == EOS:
-                    seq = seqs[r]
-                    finished[b].append(Hypothesis(seq, float(score / (len(seq) + 1) ** alpha), float(score)))
-                    continue
-                rows.append(r)
-                new_tokens.append(tok)
-                new_scores.append(score)
-                new_seqs.append(seqs[r] + [tok])
-                kept += 1
-                if kept == beam:
-                    break
-            # pad the beam with dead rows so every sentence keeps `beam` rows
-            for _ in range(beam - kept):
-                rows.append(b * beam)
-                new_tokens.append(EOS)
-                new_scores.append(-np.inf)
-                new_seqs.append([])
-            # like fairseq: a sentence is done once `beam` hypotheses have ended (so beam 1 == greedy)
-            done[b] |= len(finished[b]) >= beam
-        if done.all() or not np.isfinite(new_scores).any():
-            break
-        state = Model.reorder_state(state, np.array(rows), same_sources=True)
-        tokens, scores, seqs = np.array(new_tokens, np.int64), np.array(new_scores), new_seqs
-    return [sorted(f, key=lambda h: -h.score)[:nbest] or [Hypothesis([], -np.inf, -np.inf)] for f in finished]
+def beam_search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = DEFAULTS.beam_size,
+                nbest: int = DEFAULTS.num_hypotheses, alpha: float = DEFAULTS.length_penalty) -> list[list[Hypothesis]]:
+    """The `nbest` best hypotheses per sentence, best first (see search)."""
+    return search(model, src, src_len, beam, nbest, alpha)
+
+
+def batches(lengths: np.ndarray, options: TranslationOptions) -> list[np.ndarray]:
+    """Indices of sentences grouped by source length (shortest first), each group within
+    options.max_batch_size sentences or padded source tokens."""
+    order = np.argsort(lengths, kind="stable")
+    groups, start = [], 0
+    while start < len(order):
+        end = start + 1
+        while end < len(order) and (end + 1 - start if options.batch_type == "examples"
+                                    else (end + 1 - start) * lengths[order[end]]) <= options.max_batch_size:
+            end += 1
+        groups.append(order[start:end])
+        start = end
+    return groups
+
+
+def _spread(groups: list[np.ndarray], n: int) -> list[np.ndarray]:
+    """At least n groups where the sentences allow: the largest halved until then."""
+    groups = list(groups)
+    while len(groups) < n and max(len(g) for g in groups) > 1:
+        big = max(range(len(groups)), key=lambda i: len(groups[i]))
+        g = groups.pop(big)
+        groups[big:big] = [g[: len(g) // 2], g[len(g) // 2 :]]
+    return groups
+
+
+@functools.cache
+def _blas():
+    """The BLAS thread pools, found once (threadpoolctl's lookup costs milliseconds)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def _padded(seqs: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(B, S) ids padded with PAD, and the lengths (B,)."""
+    lengths = np.array([len(s) for s in seqs], np.int64)
+    src = np.full((len(seqs), int(lengths.max())), PAD, np.int64)
+    for row, s in enumerate(seqs):
+        src[row, : len(s)] = s
+    return src, lengths
 
 
 class Translator:
     """A loaded model directory: English lines in, Spanish lines out, in batches."""
 
-    def __init__(self, model_dir):
+    def __init__(self, model_dir, inter_threads: int | None = None):
+        """inter_threads: batches decoded at once, each by one thread with single-threaded BLAS
+        (default: one per core). Measured on a shared 2-core machine, two threads that each run
+        their own GEMMs beat one batch split over two BLAS threads that meet at every product."""
+        self.inter_threads = inter_threads or len(os.sched_getaffinity(0))
         self.model, self.meta = load_model(model_dir)
         check_tokenizers(model_dir, self.meta)
         self.src_tok = Tokenizer.load(Path(model_dir) / SRC_TOK)
@@ -139,34 +235,54 @@ class Translator:
         if (self.src_tok.vocab_size, self.tgt_tok.vocab_size) != (cfg.src_vocab, cfg.tgt_vocab):
             raise UserError(f"{model_dir}: tokenizers do not match the model's vocabulary sizes")
 
-    def encode(self, lines: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
-        """Padded source ids (B, S), lengths (B,), and how many lines were truncated."""
+    def source_ids(self, lines: list[str]) -> tuple[list[list[int]], list[bool]]:
+        """Source ids with BOS/EOS, cut to the model's length, and which lines were cut."""
         room = self.model.cfg.max_src_len - 2
         ids = self.src_tok.encode_batch(lines)
-        truncated = sum(len(s) > room for s in ids)
-        seqs = [[BOS, *s[:room], EOS] for s in ids]
-        lens = np.array([len(s) for s in seqs], np.int64)
-        src = np.full((len(seqs), int(lens.max())), PAD, np.int64)
-        for i, s in enumerate(seqs):
-            src[i, : len(s)] = s
-        return src, lens, truncated
+        return [[BOS, *s[:room], EOS] for s in ids], [len(s) > room for s in ids]
 
-    def translate(self, lines: list[str], beam: int = 4, nbest: int = 1, alpha: float = 1.0,
-                  batch_size: int = 64) -> tuple[list[list[tuple[str, float]]], int]:
-        """n-best (text, score) lists per line, in input order; empty lines stay empty.
-        Returns them with the number of truncated lines."""
-        results: list[list[tuple[str, float]]] = [[("", 0.0)] for _ in lines]
+    def encode(self, lines: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
+        """Padded source ids (B, S), lengths (B,), and how many lines were truncated."""
+        seqs, cut = self.source_ids(lines)
+        return *_padded(seqs), sum(cut)
+
+    def translate_batch(self, lines: list[str], options: TranslationOptions = DEFAULTS) -> list[TranslationResult]:
+        """One result per line, in input order; an empty line gets one empty hypothesis."""
+        results = [TranslationResult([TranslationHypothesis([], "", 0.0, 0.0)]) for _ in lines]
         todo = [i for i, line in enumerate(lines) if line.strip()]
-        todo.sort(key=lambda i: len(lines[i]))  # similar lengths batch with little padding
-        truncated = 0
-        for k in range(0, len(todo), batch_size):
-            idx = todo[k : k + batch_size]
-            src, lens, cut = self.encode([lines[i] for i in idx])
-            truncated += cut
-            if beam <= 1:
-                hyps = [[h] for h in greedy(self.model, src, lens)]
+        if not todo:
+            return results
+        seqs, cut = self.source_ids([lines[i] for i in todo])
+        groups = _spread(batches(np.array([len(s) for s in seqs]), options), self.inter_threads)
+
+        def run(group):
+            fp_mode = flush_denormals()  # this thread's: near-zero attention weights would be slow denormals
+            try:
+                return search(self.model, *_padded([seqs[j] for j in group]), options.beam_size,
+                              options.num_hypotheses, options.length_penalty, options.max_decoding_length_a,
+                              options.max_decoding_length_b, options.no_repeat_ngram_size)
+            finally:
+                restore_denormals(fp_mode)
+
+        with _blas().limit(limits=1, user_api="blas"):
+            if len(groups) == 1:
+                found = [run(groups[0])]
             else:
-                hyps = beam_search(self.model, src, lens, beam, nbest, alpha)
-            for i, hs in zip(idx, hyps):
-                results[i] = [(self.tgt_tok.decode(h.tokens), h.score) for h in hs]
-        return results, truncated
+                with ThreadPoolExecutor(min(self.inter_threads, len(groups)), "mtcli-decode") as pool:
+                    found = list(pool.map(run, groups))
+        for group, hyps_of_group in zip(groups, found):
+            for j, hyps in zip(group, hyps_of_group):
+                texts = self.tgt_tok.decode_batch([h.tokens for h in hyps])
+                results[todo[j]] = TranslationResult(
+                    [TranslationHypothesis([self.tgt_tok.id_to_token(i) for i in h.tokens], text, h.score, h.logprob)
+                     for h, text in zip(hyps, texts)], cut[j])
+        return results
+
+    def translate(self, lines: list[str], beam: int = DEFAULTS.beam_size, nbest: int = DEFAULTS.num_hypotheses,
+                  alpha: float = DEFAULTS.length_penalty, batch_size: int = 64) -> tuple[list[list[tuple[str, float]]], int]:
+        """n-best (text, score) lists per line, in input order; empty lines stay empty.
+        Returns them with the number of truncated lines. batch_size counts sentences."""
+        options = replace(DEFAULTS, beam_size=beam, num_hypotheses=nbest, length_penalty=alpha,
+                          max_batch_size=batch_size, batch_type="examples")
+        results = self.translate_batch(lines, options)
+        return [[(h.text, h.score) for h in r.hypotheses] for r in results], sum(r.truncated for r in results)

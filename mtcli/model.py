@@ -6,12 +6,13 @@ gradient norm, checkpoints and an MPI allreduce each touch a single contiguous a
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from mtcli import kernels
-from mtcli.attention import NO_DROP, mha_backward, mha_forward
+from mtcli.attention import mha_backward, mha_forward
 from mtcli.config import ModelConfig
 from mtcli.layers import (
     dropout_backward,
@@ -85,6 +86,29 @@ def init_params(cfg: ModelConfig, seed: int = 0, dtype=np.float32) -> np.ndarray
 def _linear(x, p, name):
     """Inference-only projection with weights p["w" + name], p["b" + name]."""
     return linear_forward(x, p["w" + name], p["b" + name])[0]
+
+
+def _fused(p, names):
+    """The projections p["w" + n] for n in names as one matrix (one GEMM instead of several)."""
+    return {"w" + names: np.concatenate([p["w" + n] for n in names], 1),
+            "b" + names: np.concatenate([p["b" + n] for n in names])}
+
+
+@dataclass
+class DecoderState:
+    """Incremental decoding of N hypotheses ("rows") of B source sentences. Row r's keys/values for
+    position j sit in cache row history[r, j]: a beam hypothesis reads its past from its ancestors'
+    rows, so reordering a beam copies indices, never caches."""
+
+    self_qkv: list[dict]  # per layer: fused query/key/value projection {"wqkv": (C, 3C), "bqkv": (3C,)}
+    self_k: list[np.ndarray]  # per layer (N, T, C): key of position j, written once, at step j
+    self_v: list[np.ndarray]  # per layer (N, T, C)
+    cross_k: list[np.ndarray]  # per layer (B, S, C): encoder-side keys, projected once per sentence
+    cross_v: list[np.ndarray]  # per layer (B, S, C)
+    src_len: np.ndarray  # (B,)
+    sentence: np.ndarray  # (N,): each row's source sentence
+    history: np.ndarray  # (N, T): the cache row holding each position of each row's hypothesis
+    t: int  # positions fed so far
 
 
 @dataclass
@@ -220,53 +244,78 @@ class Model:
         return self._loss(batch, None, 0.0, backward=False)
 
     # ---- incremental decoding -----------------------------------------------------------------
-    def start_decoding(self, src, src_len):
-        """Encode once and project the cross-attention keys/values of every layer."""
-        memory, _ = self.encode(src, src_len)
-        cross = []
-        for i in range(self.cfg.n_layers):
-            p = self.p[f"dec.{i}.cross"]
-            cross.append((_linear(memory, p, "k"), _linear(memory, p, "v")))  # (B, S, C) each
-        B, C = src.shape[0], self.cfg.d_model
-        empty = np.zeros((B, 0, C), self.dtype)
-        return {"src_len": src_len, "cross": cross, "self": [(empty, empty)] * self.cfg.n_layers, "t": 0}
+    def start_decoding(self, src, src_len, slots_per_sentence: int = 1, max_len: int | None = None) -> DecoderState:
+        """Encode once, project the cross-attention keys/values of every layer once per sentence, and
+        preallocate the self-attention caches: `slots_per_sentence` hypotheses (beam) per sentence,
+        `max_len` positions (default: the model's)."""
+        memory, _ = self.encode(src, src_len)  # (B, S, C)
+        B, C, L = src.shape[0], self.cfg.d_model, self.cfg.n_layers
+        N, T = B * slots_per_sentence, max_len or self.cfg.max_tgt_len
+        cross_kv = [_linear(memory, _fused(self.p[f"dec.{i}.cross"], "kv"), "kv") for i in range(L)]  # (B, S, 2C)
+        return DecoderState(
+            self_qkv=[_fused(self.p[f"dec.{i}.self"], "qkv") for i in range(L)],
+            self_k=[np.empty((N, T, C), self.dtype) for _ in range(L)],
+            self_v=[np.empty((N, T, C), self.dtype) for _ in range(L)],
+            cross_k=[kv[..., :C] for kv in cross_kv], cross_v=[kv[..., C:] for kv in cross_kv],
+            src_len=src_len, sentence=np.repeat(np.arange(B), slots_per_sentence),
+            history=np.zeros((N, T), np.int64), t=0)
 
-    def decode_step(self, state, tokens):
-        """Feed one token per sequence (B,) at position state["t"]; returns log-probs (B, V) and
-        the new state. Each step costs one position: past keys/values are cached."""
-        t = state["t"]
-        if t >= self.cfg.max_tgt_len:
-            raise ValueError(f"output longer than the model's {self.cfg.max_tgt_len} positions")
-        C = self.cfg.d_model
-        y = self.p["tgt_emb"]["w"][tokens][:, None] * self.dtype.type(np.sqrt(C)) + self.pe_tgt[t]  # (B, 1, C)
-        new_self = []
+    def decoder_hidden(self, state: DecoderState, tokens, rows):
+        """The decoder blocks at position state.t for the hypotheses in cache rows `rows` (N,), fed
+        tokens (N,): writes their keys/values at that position and returns the top block's output
+        (N, C). The caller advances state.t once all rows of the step are done."""
+        t, C, H = state.t, self.cfg.d_model, self.cfg.n_heads
+        if t >= state.history.shape[1]:
+            raise ValueError(f"output longer than the decoder's {state.history.shape[1]} positions")
+        y = self.p["tgt_emb"]["w"][tokens] * self.dtype.type(np.sqrt(C)) + self.pe_tgt[t]  # (N, C)
+        state.history[rows, t] = rows
+        self_rows, n_self = state.history[rows, : t + 1], np.full(len(rows), t + 1)  # (N, t+1)
+        cross_rows = state.sentence[rows][:, None]  # (N, 1)
+        n_cross = state.src_len[cross_rows[:, 0]]
         for i in range(self.cfg.n_layers):
-            p = self.p[f"dec.{i}.self"]
-            k_past, v_past = state["self"][i]
-            k = np.concatenate([k_past, _linear(y, p, "k")], axis=1)  # (B, t+1, C)
-            v = np.concatenate([v_past, _linear(y, p, "v")], axis=1)
-            new_self.append((k, v))
-            y = self._attend(y, k, v, np.full(len(tokens), t + 1, np.int64), p, f"dec.{i}.ln1")
-            pc = self.p[f"dec.{i}.cross"]
-            y = self._attend(y, *state["cross"][i], state["src_len"], pc, f"dec.{i}.ln2")
-            f, _ = ffn_forward(y, self.p[f"dec.{i}.ffn"])
-            y, _ = self._residual_ln(y, f, f"dec.{i}.ln3", None)
-        logits = _linear(y[:, 0], self.p["out"], "")  # (B, V)
+            qkv = _linear(y, state.self_qkv[i], "qkv")  # (N, 3C)
+            state.self_k[i][rows, t] = qkv[:, C : 2 * C]
+            state.self_v[i][rows, t] = qkv[:, 2 * C :]
+            a = kernels.cached_attention(np.ascontiguousarray(qkv[:, :C]), state.self_k[i], state.self_v[i],
+                                         self_rows, n_self, H)
+            y = self._sublayer_ln(y, _linear(a, self.p[f"dec.{i}.self"], "o"), f"dec.{i}.ln1")
+            p = self.p[f"dec.{i}.cross"]
+            a = kernels.cached_attention(_linear(y, p, "q"), state.cross_k[i], state.cross_v[i], cross_rows,
+                                         n_cross, H)
+            y = self._sublayer_ln(y, _linear(a, p, "o"), f"dec.{i}.ln2")
+            y = self._sublayer_ln(y, ffn_forward(y, self.p[f"dec.{i}.ffn"])[0], f"dec.{i}.ln3")
+        return y
+
+    def _sublayer_ln(self, y, sub, ln):
+        """LN(y + sub) at inference (no dropout)."""
+        return layernorm_forward(y + sub, self.p[ln]["g"], self.p[ln]["b"])[0]
+
+    def decode_step(self, state: DecoderState, tokens):
+        """Feed one token per cache row (N,) at position state.t; returns log-probs (N, V) and the
+        state, advanced (in place) by one position."""
+        y = self.decoder_hidden(state, tokens, np.arange(len(tokens)))
+        logits = _linear(y, self.p["out"], "")  # (N, V)
         logits -= logits.max(-1, keepdims=True)
         logp = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
-        return logp, {**state, "self": new_self, "t": t + 1}
-
-    def _attend(self, y, k, v, k_len, p, ln):
-        q = _linear(y, p, "q")  # (B, 1, C)
-        a, _ = kernels.attention_forward(q, k, v, k_len, False, NO_DROP[self.dtype], self.cfg.n_heads)
-        out, _ = self._residual_ln(y, _linear(a, p, "o"), ln, None)
-        return out
+        state.t += 1
+        return logp, state
 
     @staticmethod
-    def reorder_state(state, index, same_sources=False):
-        """Select/duplicate sequences (beam search): index (B',) into the batch axis. With
-        same_sources, every row keeps its source sentence (beams reordered within a sentence), so the
-        encoder-side keys/values are not copied."""
-        static = {k: state[k] for k in ("src_len", "cross")} if same_sources else {
-            "src_len": state["src_len"][index], "cross": [(k[index], v[index]) for k, v in state["cross"]]}
-        return {**static, "self": [(k[index], v[index]) for k, v in state["self"]], "t": state["t"]}
+    def reorder_state(state: DecoderState, index, same_sources=False) -> DecoderState:
+        """Select/duplicate hypotheses: row i of the result continues row index[i]. Past keys/values
+        stay where they are (history points at them); only a change in the number of rows copies
+        them, into fresh caches. same_sources is accepted for compatibility (sources never move)."""
+        index = np.asarray(index)
+        history = state.history[index]
+        if len(index) == len(state.history):
+            return dataclasses.replace(state, history=history, sentence=state.sentence[index])
+        N, t, positions = len(index), state.t, np.arange(state.t)
+
+        def moved(cache):
+            new = np.empty((N, *cache.shape[1:]), cache.dtype)
+            new[:, :t] = cache[history[:, :t], positions]
+            return new
+
+        return dataclasses.replace(state, self_k=[moved(k) for k in state.self_k],
+                                   self_v=[moved(v) for v in state.self_v], sentence=state.sentence[index],
+                                   history=np.broadcast_to(np.arange(N)[:, None], history.shape).copy())

@@ -1,9 +1,12 @@
-"""Decoding: beam 1 is greedy, the KV cache changes nothing, n-best lists are sorted."""
+"""Decoding: beam 1 is greedy, the KV cache changes nothing, n-best lists are sorted; the vectorised\nrepeat guard, the decoding kernels and the batching against their plain specs."""
 
 import numpy as np
+import pytest
 
 from mtcli.config import ModelConfig
-from mtcli.decode import _max_len, _repeats, beam_search, greedy
+from mtcli.decode import TranslationOptions, _banned, _max_len, _repeats, batches, beam_search, greedy
+from mtcli.errors import UserError
+from mtcli.kernels.decoding import cached_attention, cached_attention_ref, log_softmax_topk, log_softmax_topk_ref
 from mtcli.model import Model
 from mtcli.tokenizer import BOS, EOS, PAD
 
@@ -59,3 +62,71 @@ def test_batched_beam_equals_one_at_a_time():
         n = SRC_LEN[b]
         alone = beam_search(m, SRC[b : b + 1, :n], SRC_LEN[b : b + 1], beam=3)
         assert alone[0][0].tokens == together[b][0].tokens
+
+
+def test_banned_is_repeats_for_all_rows_at_once():
+    rng = np.random.default_rng(0)
+    for t in range(9):
+        seqs = rng.integers(4, 7, (40, t))  # three ids: many repeated n-grams
+        banned = _banned(seqs, 4)
+        for row, b in zip(seqs, banned):
+            assert set(b[b >= 0]) == {PAD, BOS} | set(_repeats(list(row)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_decoding_kernels_match_references(dtype):
+    rng = np.random.default_rng(1)
+    N, R, T, C, H = 7, 5, 6, 16, 4
+    q, k, v = (rng.normal(size=s).astype(dtype) for s in ((N, C), (R, T, C), (R, T, C)))
+    n_keys = rng.integers(1, T + 1, N)
+    for key_rows in (rng.integers(0, R, (N, T)), rng.integers(0, R, (N, 1))):
+        np.testing.assert_allclose(cached_attention(q, k, v, key_rows, n_keys, H),
+                                   cached_attention_ref(q, k, v, key_rows, n_keys, H), rtol=1e-5, atol=1e-6)
+    logits, bias = rng.normal(size=(N, 50)).astype(dtype), rng.normal(size=50).astype(dtype)
+    logits[:, 7] = logits[:, 8]  # a tie: the smaller id comes first
+    banned = np.where(rng.random((N, 3)) < 0.5, rng.integers(0, 50, (N, 3)), -1)
+    want_values, want_ids = log_softmax_topk_ref(logits.copy(), bias, banned, 6)
+    values, ids = log_softmax_topk(logits.copy(), bias, banned, 6)
+    np.testing.assert_array_equal(ids, want_ids)
+    np.testing.assert_allclose(values, want_values, rtol=1e-5)
+    assert not any(np.isin(i, b).any() for i, b in zip(ids, banned))
+
+
+def test_batches_by_tokens_and_examples():
+    lengths = np.array([5, 30, 7, 12, 12, 3, 40, 9])
+    for options in (TranslationOptions(max_batch_size=60), TranslationOptions(max_batch_size=3, batch_type="examples")):
+        groups = batches(lengths, options)
+        assert sorted(np.concatenate(groups).tolist()) == list(range(len(lengths)))
+        for g in groups:
+            size = len(g) if options.batch_type == "examples" else len(g) * lengths[g].max()
+            assert size <= options.max_batch_size or len(g) == 1
+        assert np.all(np.diff(lengths[np.concatenate(groups)]) >= 0)  # shortest first
+
+
+def test_options_reject_nonsense():
+    for bad in (dict(beam_size=0), dict(num_hypotheses=0), dict(max_batch_size=0), dict(batch_type="words")):
+        with pytest.raises(UserError):
+            TranslationOptions(**bad)
+
+
+def test_reorder_state_keeps_each_hypothesis_history():
+    """Duplicating and permuting rows (as a beam does) then stepping equals stepping the rows alone."""
+    m = model()
+    tgt = np.array([[BOS, 5, 6, 7], [BOS, 9, 9, 4], [BOS, 8, 5, 5]])
+    state = m.start_decoding(SRC, SRC_LEN)
+    for t in range(2):
+        _, state = m.decode_step(state, tgt[:, t])
+    index = np.array([2, 0, 0])  # same number of rows: indices only
+    moved = m.reorder_state(state, index)
+    grown = m.reorder_state(m.reorder_state(m.start_decoding(SRC, SRC_LEN), np.arange(3)), np.arange(3))
+    for t in range(2):
+        _, grown = m.decode_step(grown, tgt[:, t])
+    grown = m.reorder_state(grown, np.array([2, 0, 0, 1]))  # more rows: caches copied
+    for t in range(2, 4):
+        logp, moved = m.decode_step(moved, tgt[index, t])
+        logp_grown, grown = m.decode_step(grown, np.r_[tgt[index, t], tgt[1, t]])
+        fresh = m.start_decoding(SRC[index], SRC_LEN[index])
+        for s in range(t + 1):
+            want, fresh = m.decode_step(fresh, tgt[index, s])
+        np.testing.assert_allclose(logp, want, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(logp_grown[:3], want, rtol=1e-10, atol=1e-10)

@@ -24,6 +24,7 @@ if "NUMBA_CACHE_DIR" not in os.environ:
 from mtcli.kernels.adam import adam, ema, sum_and_clear
 from mtcli.kernels.attention import attention_backward, attention_forward
 from mtcli.kernels.crossentropy import cross_entropy
+from mtcli.kernels.decoding import cached_attention, log_softmax_topk
 from mtcli.kernels.elementwise import bias_relu, dropout, dropout_add, dropout_mask, relu_backward
 from mtcli.kernels.embedding import embedding_backward, embedding_forward
 from mtcli.kernels.layernorm import layernorm_backward, layernorm_forward
@@ -33,6 +34,7 @@ __all__ = [
     "attention_backward",
     "attention_forward",
     "bias_relu",
+    "cached_attention",
     "cross_entropy",
     "dropout",
     "dropout_add",
@@ -42,6 +44,7 @@ __all__ = [
     "embedding_forward",
     "layernorm_backward",
     "layernorm_forward",
+    "log_softmax_topk",
     "relu_backward",
     "sum_and_clear",
 ]

@@ -1,0 +1,131 @@
+"""The two loops of a decoding step that BLAS does not cover: one query per hypothesis attending to
+its cached keys, and the log-softmax normaliser with the top-k continuations of each hypothesis.
+
+Keys are read through an index instead of being copied: key j of query a is k[key_rows[a, j], j]
+(a beam hypothesis's past positions live in the cache rows of its ancestors, so reordering a beam
+moves indices, never cached keys). key_rows of width 1 means every key of query a is in row
+key_rows[a, 0] (cross-attention: the hypothesis's source sentence).
+"""
+
+import numpy as np
+from numba import njit
+
+from mtcli.kernels.attention import _axpy, _dot, attention_forward_ref
+from mtcli.kernels.elementwise import FAST, JIT, exp_nonpos
+
+
+def cached_attention_ref(q, k, v, key_rows, n_keys, n_heads):
+    """q (N, C) against k/v (R, T, C) through key_rows (N, T' or 1) -> (N, C); keys j >= n_keys[a]
+    are not attended."""
+    Tk = int(n_keys.max())
+    rows = np.broadcast_to(key_rows, (len(q), max(key_rows.shape[1], Tk)))[:, :Tk]  # (N, Tk)
+    ks, vs = k[rows, np.arange(Tk)], v[rows, np.arange(Tk)]  # (N, Tk, C)
+    no_drop = np.zeros((0, 0, 0, 0), q.dtype)
+    return attention_forward_ref(q[:, None], ks, vs, n_keys, False, no_drop, n_heads)[0][:, 0]
+
+
+@njit(**JIT, fastmath=FAST)
+def _cached_pair(q, k, v, key_rows, n_keys, H, ah, scores, out):
+    a, h = ah // H, ah % H
+    D = q.shape[1] // H
+    c0, c1 = h * D, (h + 1) * D
+    scale = q.dtype.type(D**-0.5)
+    qa = q[a, c0:c1]
+    n = n_keys[a]
+    one_row = key_rows.shape[1] == 1
+    m = q.dtype.type(-np.inf)
+    for j in range(n):
+        s = _dot(qa, k[key_rows[a, 0] if one_row else key_rows[a, j], j, c0:c1]) * scale
+        scores[j] = s
+        m = max(m, s)
+    z = q.dtype.type(0.0)
+    for j in range(n):
+        e = exp_nonpos(scores[j] - m)
+        scores[j] = e
+        z += e
+    oa = out[a, c0:c1]
+    oa[:] = 0.0
+    for j in range(n):
+        _axpy(scores[j] / z, v[key_rows[a, 0] if one_row else key_rows[a, j], j, c0:c1], oa)
+
+
+@njit(**JIT)
+def cached_attention(q, k, v, key_rows, n_keys, n_heads):
+    """See cached_attention_ref. Serial: a decoding thread's whole step is one task (Translator)."""
+    N, C = q.shape
+    out = np.empty((N, C), q.dtype)
+    scores = np.empty(k.shape[1], q.dtype)  # scratch
+    for ah in range(N * n_heads):
+        _cached_pair(q, k, v, key_rows, n_keys, n_heads, ah, scores, out)
+    return out
+
+
+def log_softmax_topk_ref(logits, b, banned, k):
+    """logits (N, V) + b (V,): the k largest log-probabilities of each row and their ids, largest
+    first (ties: smaller id first), over the ids not in banned (N, M) (-1 entries ban nothing).
+    The normaliser covers every id, banned ones too. Returns (values (N, k), ids (N, k))."""
+    x = logits.astype(np.float64) + b  # (N, V)
+    m = x.max(-1, keepdims=True)
+    logp = x - (m + np.log(np.exp(x - m).sum(-1, keepdims=True)))
+    rows = np.broadcast_to(np.arange(len(x))[:, None], banned.shape)
+    logp[rows[banned >= 0], banned[banned >= 0]] = -np.inf
+    ids = np.lexsort((np.broadcast_to(np.arange(x.shape[1]), x.shape), -logp))[:, :k]  # (N, k)
+    return np.take_along_axis(logp, ids, 1).astype(logits.dtype), ids
+
+
+@njit(**JIT, fastmath=FAST)
+def _max_plus(x, b):
+    m = x[0] + b[0]
+    for j in range(x.size):
+        x[j] += b[j]
+        m = max(m, x[j])
+    return m
+
+
+@njit(**JIT, fastmath=FAST)
+def _sum_exp(x, m):
+    z = 0.0  # float64: 6,000+ terms
+    for j in range(x.size):
+        z += exp_nonpos(x[j] - m)
+    return z
+
+
+@njit(**JIT)
+def _topk_row(x, banned, lse, values, ids):
+    """Insertion into a sorted buffer of k: one comparison per id for all but the few that enter."""
+    k = values.size
+    for j in range(k):
+        values[j], ids[j] = -np.inf, -1
+    for j in range(x.size):
+        if x[j] <= values[k - 1]:
+            continue
+        skip = False
+        for i in range(banned.size):
+            skip |= banned[i] == j
+        if skip:
+            continue
+        i = k - 1
+        while i > 0 and values[i - 1] < x[j]:
+            values[i], ids[i] = values[i - 1], ids[i - 1]
+            i -= 1
+        values[i], ids[i] = x[j], j
+    for j in range(k):
+        values[j] -= lse
+
+
+@njit(**JIT)
+def _log_softmax_topk_row(x, b, banned, values, ids):
+    m = _max_plus(x, b)
+    _topk_row(x, banned, m + np.log(_sum_exp(x, m)), values, ids)
+
+
+@njit(**JIT)
+def log_softmax_topk(logits, b, banned, k):
+    """See log_softmax_topk_ref; adds b into logits in place. Three passes over each row, which
+    stays in L1: bias and maximum, the exp sum, the top k. Serial, as cached_attention."""
+    N = logits.shape[0]
+    values = np.empty((N, k), logits.dtype)
+    ids = np.empty((N, k), np.int64)
+    for a in range(N):
+        _log_softmax_topk_row(logits[a], b, banned[a], values[a], ids[a])
+    return values, ids

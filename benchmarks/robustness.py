@@ -1,9 +1,10 @@
 """How the shipped model fares on text typed the way people type, with the text pipeline (mtcli.text) and
 without it (the raw translator on each line).
 
-For the first --limit pairs of an external test set, six variants of the English side: clean; lowercase
+For the first --limit pairs of an external test set, seven variants of the English side: clean; lowercase
 without final punctuation; runs of 1-3 spaces plus leading/trailing blanks; ALL CAPS (references in caps
-too); typographic quotes and apostrophes; three consecutive sentences per line (references joined).
+too); typographic quotes and apostrophes; apostrophes left out; three consecutive sentences per line
+(references joined).
 Scores are case-insensitive sacrebleu BLEU and chrF. Then the numbers criterion: of all pairs whose
 reference holds every digit sequence of the source, the share whose translation holds them too.
 
@@ -26,6 +27,7 @@ sys.path.insert(0, str(REPO))
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "tatoeba-test" / "unseen.tsv"
 _FINAL = re.compile(r"[.!?]+$")
+_APOSTROPHE = re.compile(r"(?<=\w)'(?=\w)")  # don't -> dont, I'm -> Im, Tom's -> Toms
 DIGITS = re.compile(r"\d+")
 
 
@@ -55,6 +57,7 @@ def variants(pairs: list[tuple[str, str]], seed: int = 0) -> dict[str, tuple[lis
         "runs of 1-3 spaces, blanks at the ends": ([spaced(e, rng) for e in en], es),
         "ALL CAPS (references in caps)": ([e.upper() for e in en], [s.upper() for s in es]),
         "typographic quotes and apostrophes": ([typographic(e) for e in en], es),
+        "apostrophes left out (dont, im, its)": ([_APOSTROPHE.sub("", e) for e in en], es),
         "three sentences per line": ([" ".join(en[i : i + 3]) for i in range(0, k, 3)],
                                      [" ".join(es[i : i + 3]) for i in range(0, k, 3)]),
     }

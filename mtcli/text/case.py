@@ -57,8 +57,7 @@ def truecase_table(vocab: Iterable[str], target: Iterable[str] = ()) -> dict[str
 
 def is_shouting(text: str) -> bool:
     """ALL CAPS: at least two cased letters, none lowercase."""
-    cased = [c for c in text if c.isupper() or c.islower()]
-    return len(cased) >= 2 and not any(c.islower() for c in cased)
+    return text == text.upper() and sum(c != c.lower() for c in text[:1000]) >= 2
 
 
 def _shape(word: str, like: str) -> str:

@@ -18,10 +18,12 @@ from pathlib import Path
 
 from mtcli.errors import UserError
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
+from mtcli.text.protect import PRIVATE
 
 FORMATS = ("text", "srt", "markdown", "html")
 EXTENSIONS = {".srt": "srt", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
-FIRST_ITEM = 0xE000  # private-use characters stand for markup
+# private-use characters stand for markup: the BMP's, then planes 15 and 16
+ITEM_CHARS = "".join(map(chr, [*range(0xE000, 0xF900), *range(0xF0000, 0xFFFFE), *range(0x100000, 0x10FFFE)]))
 
 
 def format_for(path: str | Path | None) -> str:
@@ -38,11 +40,16 @@ class _Doc:
     skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, why) of prose left as it is
 
     def item(self, *parts: str) -> str:
-        c = chr(FIRST_ITEM + len(self.items))
-        if ord(c) > 0xF8FF:
-            raise UserError("too much markup in one document (over 6,400 items)")
+        k = len(self.items)
+        if k >= len(ITEM_CHARS):
+            raise UserError(f"too much markup in one document (over {len(ITEM_CHARS):,} tags, links and marks)")
+        c = ITEM_CHARS[k]
         self.items[c] = parts
         return c
+
+    def text(self, raw: str) -> str:
+        """Prose as the pipeline gets it: private-use characters of the document's own are items too."""
+        return PRIVATE.sub(lambda m: self.item(m.group()), raw)
 
     def add(self, slots: list[tuple[int, int, int]], text: str) -> None:
         if text.strip():
@@ -82,7 +89,7 @@ def translate_document(lines: list[str], fmt: str, engine: Engine,
 
 
 def _expand(text: str, rendered: dict[str, str]) -> str:
-    return re.sub("[\ue000-\uf8ff]", lambda m: rendered.get(m.group(), m.group()), text)
+    return PRIVATE.sub(lambda m: rendered.get(m.group(), m.group()), text)
 
 
 # a word of expanded markup: never cut inside a tag, a link target or a code span
@@ -137,7 +144,7 @@ def _srt(doc: _Doc) -> None:
         rows = list(range(k, min(k + len(content), n)))
         k += len(content)
         slots = [(row, 0, len(doc.lines[row])) for row in rows]
-        text = " ".join(doc.lines[row] for row in rows)
+        text = doc.text(" ".join(doc.lines[row] for row in rows))
         text = _SRT_PAIR.sub(lambda m: doc.item(m.group(1), m.group(3), m.group(4)), text)
         doc.add(slots, _SRT_TAG.sub(lambda m: doc.item(m.group()), text))
 
@@ -156,7 +163,7 @@ _EMPHASIS = re.compile(r"(\*\*|__|~~|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)(\1)(?!\w)")
 
 
 def _inline_markdown(doc: _Doc, text: str) -> str:
-    text = _CODE.sub(lambda m: doc.item(m.group()), text)
+    text = _CODE.sub(lambda m: doc.item(m.group()), doc.text(text))
     text = _RAW_INLINE.sub(lambda m: doc.item(m.group()), text)
     for pattern in (_IMAGE, _LINK, _EMPHASIS, _EMPHASIS):  # twice: ***both*** is ** inside *
         text = pattern.sub(lambda m: doc.item(m.group(1), m.group(2), m.group(3)), text)
@@ -310,7 +317,7 @@ def _html_run(doc: _Doc, source: str, starts: list[int], run: list) -> None:
     for kind, s, e, tag in run:
         raw = source[s:e]
         if kind == "data":
-            frames[-1][1] += raw
+            frames[-1][1] += doc.text(raw)
         elif kind == "entity":
             frames[-1][1] += html.unescape(raw)
         elif kind == "item" or tag in VOID_INLINE:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from mtcli.schema import MAX_LINE_CHARS
 from mtcli.text import case, protect
 from mtcli.text.normalize import normalize
 from mtcli.text.segment import fit, sentences
@@ -105,6 +106,10 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     unknown = _unknown(engine)
     indents, todo = [], []
     for i, raw in enumerate(lines):
+        if len(raw) > MAX_LINE_CHARS:  # the model reads 54 tokens of a sentence: a 10 MB line is an attack or an error
+            results[i].warnings.append(f"longer than {MAX_LINE_CHARS:,} characters: only its first {MAX_LINE_CHARS:,} "
+                                       "were translated")
+            raw = raw[:MAX_LINE_CHARS]
         indents.append(_INDENT.match(raw).group())
         text = normalize(raw)
         for s in sentences(text) if options.segment else [text] if text else []:
@@ -127,25 +132,33 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
 
 def _unknown(engine: Engine) -> Callable[[str], bool]:
     @lru_cache(maxsize=4096)
-    def unknown(piece: str) -> bool:
+    def short(piece: str) -> bool:
         # as a word, and glued to one ("?" is known after a word, not as a word of its own)
         return UNK in engine.encode(piece) and UNK in engine.encode("a" + piece)
+
+    def unknown(piece: str) -> bool:
+        return short(piece) if len(piece) <= 64 else UNK in engine.encode(piece)  # (no long keys kept)
 
     return unknown
 
 
 def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown) -> _Sentence:
     s = _Sentence(line)
-    spans = protect.find_spans(text, unknown) if options.protect else []
+    long_word = min(protect.LONG_WORD, engine.limit - 1)  # a word that long may not fit the model
+
+    def spans_of(t: str) -> list[tuple[int, int]]:
+        return protect.find_spans(t, unknown, long_word) if options.protect else []
+
+    spans = spans_of(text)
     # emoji and markup at the edges are set aside: the model translates the sentence without them
     if spans and spans[0][0] == 0 and _symbols(text[: spans[0][1]]):
         end = spans[0][1]
         s.lead, text = text[:end] + text[end : len(text) - len(text[end:].lstrip())], text[end:].lstrip()
-        spans = protect.find_spans(text, unknown)
+        spans = spans_of(text)
     if spans and spans[-1][1] == len(text) and _symbols(text[spans[-1][0] :]):
         start = spans[-1][0]
         s.trail, text = text[len(text[:start].rstrip()) :], text[:start].rstrip()
-        spans = protect.find_spans(text, unknown)
+        spans = spans_of(text)
     masked = protect.mask(text, spans, protect.PLACEHOLDERS[0])
     if not _LETTER.search(_drop_spans(text, spans)):
         s.verbatim = text  # numbers, symbols, punctuation: nothing for the model

@@ -27,8 +27,10 @@ _NUMBER = r"(?:(?<![\w-])[+-])?(?:\w+-)*\w*\d[\w%°.,:/+-]*"
 CURRENCIES = {"$": "dollars", "€": "euros", "£": "pounds", "¥": "yen"}
 _TRAILING = ".,;:!?)]}'\""  # sentence punctuation after a span belongs to the sentence
 SPAN = re.compile(rf"{_URL}|{_EMAIL}|{_NUMBER}", re.IGNORECASE)
+_LONG = re.compile(rf"\S{{{LONG_WORD}}}")
 _WORD_RUNS = re.compile(r"\w+|[^\w\s]")  # how the tokenizer cuts a word: letter/digit runs, other characters
-PRIVATE = re.compile("[\ue000-\uf8ff]")  # markup that formats.py stands in the text with one character
+# private-use characters: markup that formats.py stands in the text with (a document's own are items too)
+PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 
 
 @dataclass(frozen=True)
@@ -38,9 +40,11 @@ class Masked:
     seq: tuple[str, ...]  # the placeholder sequence used
 
 
-def find_spans(text: str, unknown: Callable[[str], bool]) -> list[tuple[int, int]]:
+def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_WORD) -> list[tuple[int, int]]:
     """(start, end) of every span to keep, in order, none overlapping; spans separated by spaces only
-    are one span ("$25.50 🙂"). `unknown(piece)` says whether the vocabulary cannot spell a piece."""
+    are one span ("$25.50 🙂"). `unknown(piece)` says whether the vocabulary cannot spell a piece; a
+    word of `long_word` characters or more is kept too (it could not fit the model whole)."""
+    long = _LONG if long_word == LONG_WORD else re.compile(rf"\S{{{long_word}}}")
     found = []
     for m in SPAN.finditer(text):
         s, e = m.span()
@@ -48,10 +52,13 @@ def find_spans(text: str, unknown: Callable[[str], bool]) -> list[tuple[int, int
             e -= 1
         if any(c.isdigit() for c in text[s:e]) or "@" in text[s:e] or "/" in text[s:e] or "." in text[s:e]:
             found.append((s, e))
-    for m in re.finditer(r"\S+", text):
+    words = re.finditer(r"\S+", text)
+    if not (PRIVATE.search(text) or long.search(text) or unknown(text)):
+        words = ()  # (most sentences: every word spelled, no markup)
+    for m in words:
         for r in _WORD_RUNS.finditer(m.group()):
             s, e = m.start() + r.start(), m.start() + r.end()
-            if PRIVATE.search(r.group()) or len(r.group()) >= LONG_WORD or unknown(r.group()):
+            if PRIVATE.search(r.group()) or len(r.group()) >= long_word or unknown(r.group()):
                 found.append((s, e))
     found.sort()
     merged: list[list[int]] = []

@@ -51,34 +51,26 @@ def sentences(text: str) -> list[str]:
 
 def fit(text: str, size: Callable[[str], int], limit: int) -> list[str]:
     """`text` cut into pieces of at most `limit` tokens (by `size`), at clause boundaries if it can, else
-    between words, else inside a word; never anything dropped: " ".join(pieces) == text."""
+    between words; never anything dropped: " ".join(pieces) == text. A single word over the limit is a
+    piece of its own (the caller keeps it as it is)."""
     if size(text) <= limit:
         return [text]
     for pattern in CLAUSE_BREAKS:
         cuts = [m.start() for m in pattern.finditer(text)]
         if cuts:
-            # the cut nearest the middle: two balanced halves, each fitted again
+            # the cut nearest the middle: balanced halves (a shallow recursion), each fitted again
             mid = min(cuts, key=lambda c: abs(c - len(text) / 2))
             head, tail = text[:mid].strip(), text[mid:].strip()
             if head and tail:
                 return fit(head, size, limit) + fit(tail, size, limit)
-    words = text.split(" ")
-    if len(words) > 1:
-        k = _longest_prefix(len(words), lambda n: size(" ".join(words[:n])) <= limit)
-        k = max(k, 1)
-        return fit(" ".join(words[:k]), size, limit) + fit(" ".join(words[k:]), size, limit)
-    k = max(_longest_prefix(len(text), lambda n: size(text[:n]) <= limit), 1)
-    # inside one over-long word: the halves are joined back without a space by the caller's span logic
-    return [text[:k]] + fit(text[k:], size, limit)
-
-
-def _longest_prefix(n: int, fits: Callable[[int], bool]) -> int:
-    """Largest k in [0, n] with fits(k) (fits is monotone), by bisection."""
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    # words packed greedily; a text's size is the sum of its words' (the tokenizers split at spaces first)
+    sizes: dict[str, int] = {}
+    pieces, current, used = [], [], 0
+    for word in text.split(" "):
+        n = sizes[word] if word in sizes else sizes.setdefault(word, size(word))
+        if current and used + n > limit:
+            pieces.append(" ".join(current))
+            current, used = [], 0
+        current.append(word)
+        used += n
+    return pieces + [" ".join(current)]

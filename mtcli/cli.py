@@ -733,6 +733,31 @@ def info(ctx: typer.Context, model_arg: str | None = _model_argument(), model: s
     }))
 
 
+@app.command()
+def export(
+    ctx: typer.Context,
+    model_arg: str | None = _model_argument(),
+    model: str = _model_option(),
+    output: Path = typer.Option(..., "--output", "-o", show_default=False,
+                                help="A new directory (ctranslate2) or an .argosmodel file (argos)."),
+    fmt: str = typer.Option("ctranslate2", "--format", "-f", help="ctranslate2 or argos."),
+    quantization: str = typer.Option("float32", "--quantization", "-q",
+                                     help="Weights in the export: float32, int8 or int8_float32."),
+) -> None:
+    """Write a model for CTranslate2, or as an Argos Translate package (which LibreTranslate loads).
+
+    Examples:
+
+      mtcli export -o en-es-ct2
+
+      mtcli export -m runs/medium --format argos -o translate-en_es-1_0.argosmodel
+    """
+    from mtcli.export import export as write
+
+    write(_model_dir(ctx, model_arg, model), output, fmt, quantization)
+    _out.print(f"wrote {output}")
+
+
 # --- models: the shipped one and the user's (issue 15) ---------------------------------
 
 models_app = typer.Typer(no_args_is_help=False)

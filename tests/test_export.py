@@ -1,0 +1,112 @@
+"""mtcli export: CTranslate2 running the exported model gives mtcli's greedy tokens; the Argos
+Translate package holds what Argos loads, and Argos's own steps (SentencePiece pieces in, CTranslate2,
+pieces detokenized) give mtcli's translation."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+from mtcli.config import ModelConfig, TrainConfig
+from mtcli.data import prepare
+from mtcli.decode import Translator, _max_len, greedy
+from mtcli.errors import UserError
+from mtcli.export import export, export_ctranslate2, sentencepiece_spellings, source_tokens, target_tokens
+from mtcli.train import train
+from tests.conftest import require, tiny_pairs, write_tsv
+
+LINES = ["Tom likes the cat.", "Where is Mary's dog?", "Come here, Ana!", "I have 7 books.", "Don't go, it's late!",
+         "Pedro likes the bread and the car.", "zebra quantum"]
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("export")
+    p = prepare(write_tsv(d / "spa.txt", tiny_pairs()), d / "prepared", src_vocab=200, tgt_vocab=220)
+    cfg = ModelConfig(src_vocab=200, tgt_vocab=220, d_model=32, d_ff=64, n_heads=2, n_layers=2)
+    train(p, d / "model", cfg, TrainConfig(batch_size=8, warmup=100, max_epochs=6))
+    return d / "model"
+
+
+def _ctranslate2_greedy(ct2, tr, src, lens):
+    """CTranslate2's greedy search under mtcli's rules, one sentence at a time (its length budget
+    is per call): tokens spelled as the export spells them."""
+    names, limits = source_tokens(tr.src_tok), _max_len(tr.model, lens)
+    out = []
+    for row, n, limit in zip(src, lens, limits):
+        tokens = [names[i] for i in row[1 : n - 1]]  # the model adds BOS/EOS itself (config.json)
+        r = ct2.translate_batch([tokens], beam_size=1, max_decoding_length=int(limit) - 1, no_repeat_ngram_size=4,
+                                suppress_sequences=[["[PAD]"], ["[START]"]])
+        out.append(r[0].hypotheses[0])
+    return out
+
+
+def test_ctranslate2_gives_mtcli_greedy_tokens(model_dir, tmp_path):
+    require("ctranslate2", "pip install 'mtcli[export]'")
+    import ctranslate2
+
+    tr = Translator(model_dir)
+    export_ctranslate2(tr.model, tr.src_tok, tr.tgt_tok, tmp_path / "ct2")
+    ct2 = ctranslate2.Translator(str(tmp_path / "ct2"), device="cpu", intra_threads=1)
+    src, lens, _ = tr.encode(LINES + [en for en, _ in tiny_pairs()[::7]])
+    spelled = target_tokens(tr.tgt_tok)
+    want = [[spelled[i] for i in h.tokens] for h in greedy(tr.model, src, lens)]
+    assert _ctranslate2_greedy(ct2, tr, src, lens) == want
+    assert sum(len(w) for w in want) > 3 * len(want)  # real outputs, not empty ones
+
+    # an untrained model too: no EOS, so every output runs into its length budget and the 4-gram guard
+    rng_model = type(tr.model)(tr.model.cfg, seed=5)
+    export_ctranslate2(rng_model, tr.src_tok, tr.tgt_tok, tmp_path / "ct2-random")
+    ct2 = ctranslate2.Translator(str(tmp_path / "ct2-random"), device="cpu", intra_threads=1)
+    want = [[spelled[i] for i in h.tokens] for h in greedy(rng_model, src[:4], lens[:4])]
+    assert _ctranslate2_greedy(ct2, tr, src[:4], lens[:4]) == want
+
+
+def test_argos_package_translates_as_mtcli(model_dir, tmp_path):
+    """Argos Translate's steps (argostranslate.translate.apply_packaged_translation): SentencePiece
+    pieces, CTranslate2 with the package's model, pieces joined and "▁" read as a space."""
+    require("ctranslate2", "pip install 'mtcli[export]'")
+    require("sentencepiece", "pip install 'mtcli[export]'")
+    import ctranslate2
+    import sentencepiece
+
+    out = tmp_path / "en_es.argosmodel"
+    export(model_dir, out, "argos")
+    with zipfile.ZipFile(out) as z:
+        names = z.namelist()
+        (root,) = {n.split("/")[0] for n in names}
+        assert {f"{root}/metadata.json", f"{root}/sentencepiece.model", f"{root}/model/model.bin"} <= set(names)
+        z.extractall(tmp_path / "installed")
+    package = tmp_path / "installed" / root
+    meta = json.loads((package / "metadata.json").read_text())
+    assert (meta["from_code"], meta["to_code"]) == ("en", "es")
+    sp = sentencepiece.SentencePieceProcessor(model_file=str(package / "sentencepiece.model"))
+    ct2 = ctranslate2.Translator(str(package / "model"), device="cpu")
+    tr = Translator(model_dir)
+    agree, spellings = 0, sentencepiece_spellings(tr.src_tok)
+    for line in LINES:
+        pieces = sp.encode(line, out_type=str)
+        hyp = ct2.translate_batch([pieces], beam_size=1, max_decoding_length=40)[0].hypotheses[0]
+        text = sp.decode_pieces(hyp).replace("▁", " ").lstrip(" ")
+        want = tr.translate([line], beam=1)[0][0][0][0]
+        same_ids = [spellings.get(p, -1) for p in pieces] == tr.src_tok.encode(line)
+        if same_ids:  # SentencePiece segmented as WordPiece does: the very same translation
+            assert text == want
+        agree += same_ids
+    assert agree >= len(LINES) - 2
+
+
+def test_export_refuses_bad_requests(model_dir, tmp_path):
+    with pytest.raises(UserError):
+        export(model_dir, tmp_path / "x", "onnx")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "keep.txt").write_text("mine")
+    require("ctranslate2", "pip install 'mtcli[export]'")
+    with pytest.raises(UserError):
+        export(model_dir, tmp_path / "full", "ctranslate2")
+    with pytest.raises(UserError):
+        export(model_dir, tmp_path / "q", "ctranslate2", quantization="int3")
+    assert np.array_equal(sorted(p.name for p in (tmp_path / "full").iterdir()), ["keep.txt"])

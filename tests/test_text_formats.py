@@ -4,6 +4,8 @@ indices and timecodes, Markdown tokens and link targets, HTML tags and attribute
 from html.parser import HTMLParser
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mtcli.text.formats import format_for, spread, translate_document
 from tests.test_text_pipeline import engine
@@ -184,3 +186,23 @@ def test_spread_keeps_the_number_of_lines():
                                       ("d.htm", "html"), ("e.html", "html"), ("f.txt", "text"), (None, "text")])
 def test_format_from_extension(name, fmt):
     assert format_for(name) == fmt
+
+
+MARKUP = st.lists(st.sampled_from(list("ab <>/*_`[]()!#-|=&;\n\t\"'=:.5🙂\ue000") +
+                                  ["<b>", "</b>", "<p>", "<br>", "```", "**", "](x)", "&amp;", "<!--", "-->",
+                                   "<pre>", "\r", " word", " 7:15"]), max_size=80).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(MARKUP, st.sampled_from(["markdown", "html"]))
+def test_any_document_keeps_its_lines(text, fmt):
+    lines = text.replace("\r", "\n").split("\n")
+    out, results = translate_document(lines, fmt, engine(spanish))
+    assert len(out) == len(lines) and not any("\n" in line for line in out)
+    assert all(r.line >= 1 for r in results)
+
+
+def test_html_markup_broken_over_lines_is_kept_and_warned():
+    lines = ["<p>Hello <a", 'href="x">world</a> again.</p>']
+    out, results = translate_document(lines, "html", engine(spanish))
+    assert out == lines and [r.warnings for r in results if r.warnings] and results[-1].line == 1

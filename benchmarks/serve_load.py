@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import httpx
@@ -64,7 +65,7 @@ def start_server(model: str, beam: int) -> tuple[subprocess.Popen, str]:
 async def load(url: str, sentences: list[str], clients: int, duration: float) -> dict:
     """Each client sends one sentence per request until `duration` has passed."""
     latencies: list[float] = []
-    failed = 0
+    failures: Counter = Counter()  # why, how often
     nxt = 0
     async with httpx.AsyncClient(base_url=url, timeout=120,
                                  limits=httpx.Limits(max_connections=clients)) as http:
@@ -73,28 +74,33 @@ async def load(url: str, sentences: list[str], clients: int, duration: float) ->
         end = start + duration
 
         async def client() -> None:
-            nonlocal failed, nxt
+            nonlocal nxt
             while time.perf_counter() < end:
                 q = sentences[nxt % len(sentences)]
                 nxt += 1
                 t = time.perf_counter()
                 try:
                     r = await http.post("/translate", json={"q": q, "source": "en", "target": "es"})
-                    ok = r.status_code == 200 and isinstance(r.json().get("translatedText"), str)
-                except httpx.HTTPError:
-                    ok = False
-                if ok:
-                    latencies.append(time.perf_counter() - t)
+                    why = "" if r.status_code == 200 and isinstance(r.json().get("translatedText"), str) else \
+                        f"{r.status_code} {r.text[:200]}"
+                except httpx.HTTPError as e:
+                    why = f"{type(e).__name__}: {e}"
+                if why:
+                    failures[why] += 1
                 else:
-                    failed += 1
+                    latencies.append(time.perf_counter() - t)
 
         await asyncio.gather(*(client() for _ in range(clients)))
         elapsed = time.perf_counter() - start
         after = (await http.get("/health")).json()
     batches = after["batches"] - before["batches"]
     q = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else latencies * 99
-    return {"rate": len(latencies) / elapsed, "p50": q[49], "p99": q[98], "failed": failed, "done": len(latencies),
-            "batch": (after["sentences"] - before["sentences"]) / max(batches, 1)}
+    for why, n in failures.most_common(5):
+        print(f"  failed {n}x: {why}", flush=True)
+    return {"rate": len(latencies) / elapsed, "p50": q[49], "p99": q[98], "failed": sum(failures.values()),
+            "done": len(latencies),
+            "batch": (after["sentences"] - before["sentences"]) / max(batches, 1),
+            "busy": (after["decoding_seconds"] - before["decoding_seconds"]) / elapsed}
 
 
 def offline(model_dir: Path, sentences: list[str], cfg: ServeConfig) -> float:
@@ -140,7 +146,8 @@ def main() -> None:
                 runs[c].append(asyncio.run(load(url, sentences, c, args.duration)))
                 m = runs[c][-1]
                 print(f"round {r + 1}: {c:3} clients {m['rate']:7.1f} sentences/s  p50 {m['p50'] * 1e3:6.0f} ms  "
-                      f"p99 {m['p99'] * 1e3:6.0f} ms  failed {m['failed']}  mean batch {m['batch']:.1f}", flush=True)
+                      f"p99 {m['p99'] * 1e3:6.0f} ms  failed {m['failed']}  mean batch {m['batch']:.1f}  "
+                      f"decoder busy {m['busy']:.0%}", flush=True)
     finally:
         proc.terminate()
         proc.wait(60)

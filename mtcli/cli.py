@@ -858,9 +858,9 @@ def serve(
 ) -> None:
     """Serve translations over HTTP with LibreTranslate's API, and a page to try them at /.
 
-    POST /translate (q, source en|auto, target es, format text|html, alternatives, api_key),
-    POST /detect, GET /languages, GET /health. Sentences of concurrent requests are decoded
-    together in batches. Ctrl-C or SIGTERM lets the requests in flight finish.
+    POST /translate (q, source en|auto, target es, format text|html (or markdown, srt),
+    alternatives, api_key), POST /detect, GET /languages, GET /health. Sentences of concurrent
+    requests are decoded together in batches. Ctrl-C or SIGTERM lets the requests in flight finish.
 
     Examples:
 

@@ -224,7 +224,8 @@ def create_app(translator, cfg: ServeConfig, name: str = "en-es") -> Starlette:
     async def health(request: Request) -> JSONResponse:
         b = service.batcher
         return JSONResponse({"status": "stopping" if service.closing else "ok", "model": service.name,
-                             "queued_characters": service.queued, "batches": b.batches, "sentences": b.sentences},
+                             "queued_characters": service.queued, "batches": b.batches, "sentences": b.sentences,
+                             "decoding_seconds": round(b.busy, 3)},
                             status_code=503 if service.closing else 200)
 
     async def settings(request: Request) -> JSONResponse:

@@ -10,6 +10,7 @@ are decoded together. The event loop never decodes: it stays free to read and an
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -33,8 +34,9 @@ class Batcher:
         self._queued = 0  # sentences in the queue
         self._worker = ThreadPoolExecutor(1, thread_name_prefix="mtcli-decode")
         self._task: asyncio.Task | None = None
-        self.batches = 0  # decoded so far, with `sentences` sentences: what /health reports
+        self.batches = 0  # decoded so far, with `sentences` sentences in `busy` seconds: what /health reports
         self.sentences = 0
+        self.busy = 0.0
 
     async def start(self) -> None:
         self._arrived, self._full, self._idle = asyncio.Event(), asyncio.Event(), asyncio.Event()
@@ -71,6 +73,7 @@ class Batcher:
                 self._full.clear()
             lines = [line for c in batch for line in c.lines]
             self._idle.clear()
+            start = time.perf_counter()
             try:
                 results = await asyncio.get_running_loop().run_in_executor(self._worker, self._decode, lines)
             except Exception as e:  # a decoding bug fails this batch's requests, not the server
@@ -80,6 +83,7 @@ class Batcher:
                 continue
             finally:
                 self._idle.set()
+                self.busy += time.perf_counter() - start
             self.batches += 1
             self.sentences += len(lines)
             start = 0

@@ -166,6 +166,63 @@ def atomic_write_json(path: str | os.PathLike, obj) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
 
+# --- directories mtcli writes into --------------------------------------------------------------------
+
+LOCK = ".mtcli.lock"  # in a run directory: locked by the `mtcli train` writing it, and the directory's mark
+_held: dict[Path, int] = {}  # directory -> descriptor of its lock file, while this process holds it
+
+
+def claim_dir(directory: Path, is_ours: Callable[[Path], bool], force: bool, what: str, reading: Path | None = None) -> None:
+    """Make `directory` one mtcli may write its files into: new, empty (but for the file it is
+    `reading`), one mtcli wrote (is_ours: a mark or a manifest tells), or any with force. Otherwise
+    refused: the user's files could share the names mtcli writes and be replaced."""
+    try:
+        if directory.exists() and not directory.is_dir():
+            raise UserError(f"{directory} is a file, not a directory; give a {what}")
+        directory.mkdir(parents=True, exist_ok=True)
+        entries = sorted(p.name for p in directory.iterdir()
+                         if reading is None or not (p.is_file() and os.path.samefile(p, reading)))
+    except OSError as e:
+        raise UserError(f"cannot write to {directory}: {e.strerror or e}") from None
+    if not entries or force or is_ours(directory):
+        return
+    shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+    raise UserError(f"{directory} holds files mtcli did not write ({shown}); give a new or empty {what}, "
+                    "or add --force to write mtcli's files among them (files of the same names are replaced)")
+
+
+def lock_dir(directory: Path, command: str) -> None:
+    """Hold an exclusive lock (flock) on `directory`'s LOCK file until unlock_dir or the end of the
+    process: another mtcli writing into it is refused at once, naming this process."""
+    directory = Path(directory)
+    try:
+        fd = os.open(directory / LOCK, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as e:
+        raise UserError(f"cannot use {directory}: {e.strerror or e}") from None
+    try:
+        import fcntl  # POSIX
+
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as e:
+        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+        os.close(fd)
+        if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise UserError(f"{directory} is in use by another `mtcli {command}` (PID {holder}); wait for it to "
+                            "end, or use another --out") from None
+        raise UserError(f"cannot lock {directory}: {e.strerror or e}") from None
+    except ImportError:  # no flock (Windows): the mark alone
+        pass
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    _held[directory] = fd
+
+
+def unlock_dir(directory: Path) -> None:
+    fd = _held.pop(Path(directory), None)
+    if fd is not None:
+        os.close(fd)  # releases the lock; the file stays as the directory's mark
+
+
 # --- standard streams ------------------------------------------------------------------------------
 
 
@@ -259,4 +316,5 @@ def guarded_stdio():
             _silence(saved[1])
 
 
-__all__ = ["atomic_write", "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "guarded_stdio", "STDOUT"]
+__all__ = ["atomic_write", "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "claim_dir", "lock_dir",
+           "unlock_dir", "guarded_stdio", "LOCK", "STDOUT"]

@@ -20,8 +20,9 @@ import numpy as np
 from safetensors import safe_open
 from safetensors.numpy import save
 
+from mtcli import schema
 from mtcli.atomic import atomic_write_bytes
-from mtcli.config import ModelConfig, from_dict, to_dict
+from mtcli.config import ModelConfig, to_dict
 from mtcli.errors import UserError
 from mtcli.model import Model, param_shapes, views
 
@@ -106,11 +107,13 @@ def load_model(model_dir: Path, dtype=np.float32) -> tuple[Model, dict]:
     if not model_dir.is_dir():
         raise UserError(f"{model_dir}: no such model directory (train one with `mtcli train`)")
     tensors, meta = load_tensors(model_dir / WEIGHTS)
+    where = f"{model_dir / WEIGHTS}: invalid model config"
+    cfg = schema.check(ModelConfig, meta.get("model"), where)  # a recomputed checksum proves nothing
+    schema.check_data_meta(meta.get("data"), f"{model_dir / WEIGHTS}: invalid data record")
     try:
-        cfg = from_dict(ModelConfig, meta["model"])
         shapes = param_shapes(cfg)
-    except (KeyError, TypeError, ValueError, ZeroDivisionError) as e:
-        raise UserError(f"{model_dir / WEIGHTS}: invalid model config ({e})") from None
+    except (TypeError, ValueError, ZeroDivisionError) as e:
+        raise UserError(f"{where} ({e})") from None
     if set(shapes) != set(tensors) or any(tensors[n].shape != s for n, s in shapes.items()):
         raise UserError(f"{model_dir / WEIGHTS}: weights do not match the model config")
     flat = np.zeros(sum(int(np.prod(s)) for s in shapes.values()), dtype)

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from mtcli import registry
 from mtcli.errors import UserError
+from mtcli.schema import limits
 from mtcli.serve.config import ServeConfig
 
 app = typer.Typer(
@@ -152,14 +153,15 @@ def tokenize(
     out: Path = typer.Option(
         Path("data/prepared"), "--out", envvar="MTCLI_PREPARED", help="Output: tokenizers, encoded splits, manifest."
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the train/selection/test split (60/20/20)."),
+    seed: int = typer.Option(0, "--seed", **limits("seed"), help="Seed of the train/selection/test split (60/20/20)."),
     split: SplitMethod = typer.Option(
         SplitMethod.grouped, "--split",
         help="grouped: all translations of an English sentence in one split; random: the thesis's plain split.",
     ),
-    src_vocab: int = typer.Option(4562, "--src-vocab", help="English WordPiece vocabulary size."),
-    tgt_vocab: int = typer.Option(6134, "--tgt-vocab", help="Spanish WordPiece vocabulary size."),
-    force: bool = typer.Option(False, "--force", help="Rebuild even if the result for this corpus and options exists."),
+    src_vocab: int = typer.Option(4562, "--src-vocab", **limits("src_vocab"), help="English WordPiece vocabulary size."),
+    tgt_vocab: int = typer.Option(6134, "--tgt-vocab", **limits("tgt_vocab"), help="Spanish WordPiece vocabulary size."),
+    force: bool = typer.Option(False, "--force", help="Rebuild even if the result for this corpus and options exists, "
+                                                      "and write into an --out that holds files mtcli did not write."),
 ) -> None:
     """Split the corpus, train English and Spanish WordPiece, encode all pairs.
 
@@ -222,6 +224,11 @@ class StopOn(str, Enum):
     bleu = "bleu"
 
 
+class LrSchedule(str, Enum):
+    noam = "noam"
+    thesis = "thesis"
+
+
 class Preset(str, Enum):
     small = "small"
     medium = "medium"
@@ -273,6 +280,7 @@ def _ranks_exit_together(comm):
 
 @app.command()
 def train(
+    ctx: typer.Context,
     config: Preset = typer.Option(Preset.small, "--config", "-c", help="Thesis configuration to start from."),
     out: Path = typer.Option(None, "--out", "-o", show_default=False, help="Model directory [default: runs/CONFIG]."),
     data: Path | None = typer.Option(None, "--data", envvar="MTCLI_DATA", show_default=False,
@@ -280,40 +288,47 @@ def train(
     prepared: Path = typer.Option(Path("data/prepared"), "--prepared", envvar="MTCLI_PREPARED",
                                   help="Tokenized data (`mtcli tokenize`); built with default options when missing."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run saved in --out."),
-    d_model: int | None = typer.Option(None, help="Override: model width d."),
-    d_ff: int | None = typer.Option(None, help="Override: feed-forward width d_p."),
-    heads: int | None = typer.Option(None, help="Override: attention heads h."),
-    layers: int | None = typer.Option(None, help="Override: blocks tau in encoder and decoder."),
-    dropout: float | None = typer.Option(None, help="Override: residual dropout."),
-    attn_dropout: float | None = typer.Option(None, help="Override: attention dropout."),
-    batch_size: int | None = typer.Option(None, help="Sentence pairs per batch."),
-    lr_schedule: str | None = typer.Option(None, help="noam (k*d^-0.5*min(..)) or thesis (eta0*min(..))."),
-    lr_scale: float | None = typer.Option(None, help="k (noam) or eta0 (thesis)."),
-    warmup: int | None = typer.Option(None, help="Warm-up steps t_w."),
-    label_smoothing: float | None = typer.Option(None, help="Label smoothing of the training loss."),
-    clip_norm: float | None = typer.Option(None, help="Global gradient-norm clip (0 = off)."),
-    max_epochs: int | None = typer.Option(None, help="Stop after this many epochs."),
-    max_time: float | None = typer.Option(None, help="Stop after this many seconds of training."),
-    patience: int | None = typer.Option(None, help="Early stopping: epochs without selection improvement."),
-    accuracy_goal: float | None = typer.Option(None, help="Stop at this training accuracy (thesis: 0.90)."),
-    seed: int | None = typer.Option(None, help="Seed of initialisation, batching and dropout."),
-    augment_lowercase: float | None = typer.Option(None, min=0.0, max=1.0,
+    force: bool = typer.Option(False, "--force", help="Write into an --out that holds files mtcli did not write."),
+    d_model: int | None = typer.Option(None, **limits("d_model"), help="Override: model width d."),
+    d_ff: int | None = typer.Option(None, **limits("d_ff"), help="Override: feed-forward width d_p."),
+    heads: int | None = typer.Option(None, **limits("n_heads"), help="Override: attention heads h."),
+    layers: int | None = typer.Option(None, **limits("n_layers"), help="Override: blocks tau in encoder and decoder."),
+    dropout: float | None = typer.Option(None, **limits("dropout"), help="Override: residual dropout."),
+    attn_dropout: float | None = typer.Option(None, **limits("attn_dropout"), help="Override: attention dropout."),
+    batch_size: int | None = typer.Option(None, **limits("batch_size"), help="Sentence pairs per batch."),
+    lr_schedule: LrSchedule | None = typer.Option(None, help="noam (k*d^-0.5*min(..)) or thesis (eta0*min(..))."),
+    lr_scale: float | None = typer.Option(None, **limits("lr_scale"), help="k (noam) or eta0 (thesis)."),
+    warmup: int | None = typer.Option(None, **limits("warmup"), help="Warm-up steps t_w."),
+    label_smoothing: float | None = typer.Option(None, **limits("label_smoothing"),
+                                                 help="Label smoothing of the training loss."),
+    clip_norm: float | None = typer.Option(None, **limits("clip_norm"), help="Global gradient-norm clip (0 = off)."),
+    max_epochs: int | None = typer.Option(None, **limits("max_epochs"), help="Stop after this many epochs."),
+    max_time: float | None = typer.Option(None, **limits("max_time"),
+                                          help="Stop after this many seconds of training (0 = no limit)."),
+    patience: int | None = typer.Option(None, **limits("patience"),
+                                        help="Early stopping: epochs without selection improvement."),
+    accuracy_goal: float | None = typer.Option(None, **limits("accuracy_goal"),
+                                               help="Stop at this training accuracy (thesis: 0.90)."),
+    seed: int | None = typer.Option(None, **limits("seed"), help="Seed of initialisation, batching and dropout."),
+    augment_lowercase: float | None = typer.Option(None, **limits("augment_lowercase"),
                                                    help="Augmentation: share of pairs lowercased each epoch."),
-    augment_uppercase: float | None = typer.Option(None, min=0.0, max=1.0, help="Augmentation: ALL CAPS share."),
-    augment_titlecase: float | None = typer.Option(None, min=0.0, max=1.0, help="Augmentation: Title Case share."),
-    augment_strip_punct: float | None = typer.Option(None, min=0.0, max=1.0,
+    augment_uppercase: float | None = typer.Option(None, **limits("augment_uppercase"),
+                                                   help="Augmentation: ALL CAPS share."),
+    augment_titlecase: float | None = typer.Option(None, **limits("augment_titlecase"),
+                                                   help="Augmentation: Title Case share."),
+    augment_strip_punct: float | None = typer.Option(None, **limits("augment_strip_punct"),
                                                      help="Augmentation: share of English sides without final punctuation."),
-    augment_numbers: float | None = typer.Option(None, min=0.0, max=1.0,
+    augment_numbers: float | None = typer.Option(None, **limits("augment_numbers"),
                                                  help="Augmentation: share of pairs whose shared numbers get random digits."),
-    ema_decay: float | None = typer.Option(None, min=0.0, max=0.9999999,
+    ema_decay: float | None = typer.Option(None, **limits("ema_decay"),
                                            help="Keep a moving average of the weights (e.g. 0.999) and save it; 0 = off."),
-    bleu_sample: int | None = typer.Option(None, min=0,
+    bleu_sample: int | None = typer.Option(None, **limits("bleu_sample"),
                                            help="Selection sentences translated for a BLEU each epoch (0 = off)."),
     early_stop_on: StopOn | None = typer.Option(None, help="Selection figure that picks the best epoch (bleu needs --bleu-sample)."),
-    ranks: int = typer.Option(0, "--ranks", show_default=False,
+    ranks: int = typer.Option(0, "--ranks", **limits("ranks"), show_default=False,
                               help="Data-parallel processes on this machine: reruns itself under mpiexec -n RANKS "
                                    "(needs mtcli[distributed]). Under mpiexec/mpirun the launch sets the ranks."),
-    threads: int = typer.Option(0, "--threads", "-t", envvar="MTCLI_THREADS", show_default=False,
+    threads: int = typer.Option(0, "--threads", "-t", envvar="MTCLI_THREADS", **limits("threads"), show_default=False,
                                 help="Data-parallel threads per process (default: one per core)."),
     register: str | None = typer.Option(None, "--register", metavar="NAME", show_default=False,
                                         help="Then add the best model to `mtcli models` as NAME (for -m NAME)."),
@@ -338,8 +353,10 @@ def train(
     from dataclasses import replace
 
     from mtcli import distributed, mpi_launch
-    from mtcli.config import TrainConfig, model_config
-    from mtcli.data import load_prepared, prepare, resolve_data_path
+    from mtcli.config import PRESETS, TrainConfig, model_config
+    from mtcli.model import count_params
+    from mtcli.schema import MAX_PARAMETERS
+    from mtcli.data import NoPreparedData, load_prepared, prepare, resolve_data_path
     from mtcli.train import train as run
 
     if threads < 0:
@@ -353,18 +370,28 @@ def train(
     console = err if comm.rank == 0 else Console(stderr=True, quiet=True)  # rank 0 speaks for all
     out = out or Path("runs") / config.value
     given = {k: v for k, v in dict(
-        batch_size=batch_size, lr_schedule=lr_schedule, lr_scale=lr_scale, warmup=warmup,
+        batch_size=batch_size, lr_schedule=lr_schedule and lr_schedule.value, lr_scale=lr_scale, warmup=warmup,
         label_smoothing=label_smoothing, clip_norm=clip_norm, max_epochs=max_epochs, max_time=max_time,
         patience=patience, accuracy_goal=accuracy_goal, seed=seed, augment_lowercase=augment_lowercase,
         augment_uppercase=augment_uppercase, augment_titlecase=augment_titlecase,
         augment_strip_punct=augment_strip_punct, augment_numbers=augment_numbers, ema_decay=ema_decay,
         bleu_sample=bleu_sample, early_stop_on=early_stop_on and early_stop_on.value).items() if v is not None}
     tcfg = replace(TrainConfig(), **given)
+    overrides = {k: v for k, v in dict(d_model=d_model, d_ff=d_ff, n_heads=heads, n_layers=layers,
+                                       dropout=dropout, attn_dropout=attn_dropout).items() if v is not None}
+    try:  # a shape that cannot be, or would not fit in memory, is refused now, not after tokenizing
+        shape = model_config(config.value, **overrides)
+    except ValueError as e:
+        fail(str(e))
+    if count_params(shape) > MAX_PARAMETERS:
+        fail(f"that model has {count_params(shape):,} parameters, over the {MAX_PARAMETERS:,} mtcli trains")
+    # with --resume the saved model is kept: a model option given now must agree with it
+    fixed = set(overrides) | (set(PRESETS[config.value]) if _given(ctx, "config") else set())
 
     def load_or_prepare():
         try:
             return load_prepared(prepared)
-        except UserError:
+        except NoPreparedData:  # damaged or other data is refused, never rebuilt with other options
             with console.status("Tokenizing the corpus (mtcli tokenize)…"):
                 return prepare(resolve_data_path(data), prepared)
 
@@ -372,14 +399,10 @@ def train(
         if register is not None:
             registry.check_free(register)  # now, not after an hour of training
         p = comm.root_first(load_or_prepare)  # under MPI: one tokenizer run per disk, not one per rank
-    overrides = {k: v for k, v in dict(d_model=d_model, d_ff=d_ff, n_heads=heads, n_layers=layers,
-                                       dropout=dropout, attn_dropout=attn_dropout).items() if v is not None}
-    try:
-        mcfg = model_config(config.value, src_vocab=p.src_tok.vocab_size, tgt_vocab=p.tgt_tok.vocab_size, **overrides)
-    except ValueError as e:
-        fail(str(e))
+    mcfg = model_config(config.value, src_vocab=p.src_tok.vocab_size, tgt_vocab=p.tgt_tok.vocab_size, **overrides)
     with _ranks_exit_together(comm):
-        loop = run(p, out, mcfg, tcfg, resume=resume, console=console, comm=comm, overrides=given, threads=threads)
+        loop = run(p, out, mcfg, tcfg, resume=resume, console=console, comm=comm, overrides=given, threads=threads,
+                   force=force, fixed=fixed)
     if loop.done == "interrupted":
         raise typer.Exit(130)
     best = f"best selection error {loop.best_error:.3f} (epoch {loop.best_epoch})" if loop.history else "no epoch finished"
@@ -410,14 +433,15 @@ def plot(
       mtcli plot -m en-es -o en-es.png
     """
     from mtcli.checkpoint import METRICS
-    from mtcli.metrics import plot_history, read_history
+    from mtcli.metrics import plot_history
+    from mtcli.schema import metrics_rows
 
     run_dir = _model_dir(ctx, run, model)
     path = run_dir / METRICS
     if not path.is_file():
         fail(f"{path}: no metrics yet (a run writes them after its first epoch)")
     output = output or run_dir / "curves.png"
-    plot_history(read_history(path), output)
+    plot_history(metrics_rows(path), output)
     _out.print(f"wrote {output}")
 
 
@@ -490,13 +514,15 @@ def translate(
     fmt: DocFormat | None = typer.Option(None, "--format", "-f", show_default=False,
                                          help="text, srt, markdown or html [default: from the -i file's extension, "
                                               "else text]."),
-    beam: int = typer.Option(4, "--beam", "-b", envvar="MTCLI_BEAM", help="Beam size."),
+    beam: int = typer.Option(4, "--beam", "-b", envvar="MTCLI_BEAM", **limits("beam"), help="Beam size."),
     greedy: bool = typer.Option(False, "--greedy", help="Greedy decoding (same as --beam 1), fastest."),
-    alpha: float = typer.Option(1.0, "--alpha", help="Length normalisation: score = logprob / length^alpha."),
-    nbest: int = typer.Option(1, "--nbest", "-n", help="Print the N best translations as 'line ||| text ||| score'."),
+    alpha: float = typer.Option(1.0, "--alpha", **limits("alpha"),
+                                help="Length normalisation: score = logprob / length^alpha."),
+    nbest: int = typer.Option(1, "--nbest", "-n", **limits("nbest"),
+                              help="Print the N best translations as 'line ||| text ||| score'."),
     scores: bool = typer.Option(False, "--scores", help="Prefix each translation with its score and a tab."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per input line."),
-    batch_size: int = typer.Option(64, "--batch-size", help="Sentences decoded together."),
+    batch_size: int = typer.Option(64, "--batch-size", **limits("decode_batch"), help="Sentences decoded together."),
 ) -> None:
     """Translate English to Spanish: arguments, a file, piped lines, or interactively.
 
@@ -633,9 +659,9 @@ def evaluate(
                                      help="Evaluate on this TSV/CSV instead (all its pairs), e.g. an external test set."),
     corpus: Path | None = typer.Option(None, "--corpus", envvar="MTCLI_DATA", show_default=False,
                                        help="The training corpus, to rebuild --split (default: data/spa-eng/spa.txt)."),
-    beam: int = typer.Option(4, "--beam", "-b", help="Beam size for BLEU/chrF (1 = greedy)."),
-    alpha: float = typer.Option(1.0, "--alpha", help="Length normalisation exponent."),
-    limit: int = typer.Option(0, "--limit", help="Only the first N pairs (0 = all)."),
+    beam: int = typer.Option(4, "--beam", "-b", **limits("beam"), help="Beam size for BLEU/chrF (1 = greedy)."),
+    alpha: float = typer.Option(1.0, "--alpha", **limits("alpha"), help="Length normalisation exponent."),
+    limit: int = typer.Option(0, "--limit", **limits("limit"), help="Only the first N pairs (0 = all)."),
     output: Path | None = typer.Option(None, "--output", "-o", show_default=False, help="Write the translations here."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     save: bool = typer.Option(False, "--save", help="Also record the report in MODEL/scores.json (shown by `mtcli info`)."),
@@ -660,6 +686,7 @@ def evaluate(
     from mtcli.checkpoint import SCORES
     from mtcli.data import read_corpus, resolve_data_path, split_pairs
     from mtcli.metrics import evaluate_pairs
+    from mtcli.schema import read_scores
 
     if data is not None and (_given(ctx, "split") or _given(ctx, "corpus")):
         fail("--data scores all pairs of its file: --split and --corpus (which pick the model's own split) "
@@ -690,7 +717,7 @@ def evaluate(
     report = {"model": str(model_arg or model), "data": source, **report}
     if save:
         scores_path = model_dir / SCORES
-        scores = json.loads(scores_path.read_text(encoding="utf-8")) if scores_path.is_file() else {}
+        scores = read_scores(scores_path)
         key = f"{split} split" if data is None else data.name
         atomic_write_text(scores_path, json.dumps({**scores, f"{key}, {report['decoding']}": report}, indent=2) + "\n")
     if output is not None:
@@ -720,16 +747,17 @@ def info(ctx: typer.Context, model_arg: str | None = _model_argument(), model: s
 
     from mtcli.checkpoint import SCORES
     from mtcli.model import count_params
+    from mtcli.schema import read_scores
 
     model_dir = _model_dir(ctx, model_arg, model)
     tr = _load_translator(model_dir)
-    cfg, meta, scores = tr.model.cfg, tr.meta, model_dir / SCORES
+    cfg, meta, scores = tr.model.cfg, tr.meta, read_scores(model_dir / SCORES)
     _out.print_json(json.dumps({
         "model": model_arg or model, "path": str(model_dir), "parameters": count_params(cfg), "config": meta.get("model"),
         "vocab": {"en": tr.src_tok.vocab_size, "es": tr.tgt_tok.vocab_size},
         "data": meta.get("data"), "train": meta.get("train"), "epoch": meta.get("epoch"),
         "selection": meta.get("selection"),
-        "scores": json.loads(scores.read_text(encoding="utf-8")) if scores.is_file() else None,
+        "scores": scores or None,
     }))
 
 

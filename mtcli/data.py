@@ -9,6 +9,7 @@ import itertools
 import json
 import os
 import re
+import shlex
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -18,7 +19,8 @@ import numpy as np
 
 from mtcli.config import ModelConfig
 from mtcli.errors import UserError
-from mtcli.atomic import atomic_write_bytes, atomic_write_json
+from mtcli import schema
+from mtcli.atomic import atomic_write_bytes, atomic_write_json, claim_dir
 from mtcli.tokenizer import BOS, EOS, PAD, Tokenizer, train_tokenizer
 
 DEFAULT_DATA = Path("data/spa-eng/spa.txt")
@@ -27,6 +29,7 @@ SPLITS = ("train", "selection", "test")
 SPLIT_METHODS = ("grouped", "random")
 FRACTIONS = (0.6, 0.2, 0.2)  # thesis: 60% training, 20% selection, 20% test
 REPORTED_LINES = 5  # how many malformed line numbers a report names
+MAX_CORPUS_BYTES = 2 << 30  # spa.txt is 8 MB; a corpus is read whole, and text takes ~4x its bytes in memory
 FORMAT_VERSION = 1  # bump when the prepared files change meaning; invalidates caches
 _UNDECODABLE = re.compile("[\udc80-\udcff]")  # what surrogateescape makes of invalid UTF-8
 
@@ -55,14 +58,21 @@ def resolve_prepared_dir(path: str | os.PathLike | None) -> Path:
 
 
 def _read_bytes(path: Path) -> bytes:
+    """A file's bytes, at most MAX_CORPUS_BYTES: /dev/zero or a runaway pipe must not fill the memory."""
     if path.is_dir():
         raise UserError(f"{path} is a directory; give the corpus file itself (e.g. {path / 'spa.txt'})")
     if not path.exists():
         raise UserError(f"corpus not found: {path} (run `mtcli download`, or pass --data or set MTCLI_DATA)")
     try:
-        return path.read_bytes()
+        if path.is_char_device() or path.is_block_device():
+            raise UserError(f"{path} is a device, not a corpus file")
+        with open(path, "rb") as f:
+            raw = f.read(MAX_CORPUS_BYTES + 1)
     except OSError as e:
         raise UserError(f"cannot read {path}: {e.strerror}") from None
+    if len(raw) > MAX_CORPUS_BYTES:
+        raise UserError(f"{path} is over {MAX_CORPUS_BYTES:,} bytes: too large for a corpus read into memory")
+    return raw
 
 
 def file_sha256(path: str | os.PathLike) -> str:
@@ -93,10 +103,15 @@ def _csv_records(text: str, path: Path) -> Iterator[tuple[int, list[str]]]:
 
 
 def _is_csv(path: Path, text: str) -> bool:
-    if path.suffix.lower() == ".csv":
-        return True
+    """.csv is CSV and .tsv is TSV whatever their first line says; other names are CSV when the first
+    line is an english,spanish header and the lines after it are not tab-separated."""
+    if path.suffix.lower() in (".csv", ".tsv"):
+        return path.suffix.lower() == ".csv"
+    first, *rest = text.split("\n", 21)
+    if sum("\t" in line for line in rest[:20]) > len(rest[:20]) // 2:
+        return False
     try:
-        header = next(csv.reader([text.split("\n", 1)[0]]), [])
+        header = next(csv.reader([first]), [])
     except csv.Error:  # a first line no CSV reader accepts (binary data, a lone \r) is no header
         return False
     return {"english", "spanish"} <= {h.strip().lower() for h in header}
@@ -116,6 +131,8 @@ def read_corpus(path: str | os.PathLike) -> Corpus:
     for lineno, fields in records:
         if not any(f.strip() for f in fields):
             continue  # blank lines, including the one after the final newline
+        if lineno == 1 and [f.strip().lower() for f in fields] == ["english", "spanish"]:
+            continue  # a TSV file's header line
         en, es = (f.strip() for f in (fields + [""])[:2])
         if en and es and not _UNDECODABLE.search(en + es):
             pairs.append((en, es))
@@ -217,14 +234,14 @@ class EncodedSplit:
                 split = cls(*(z[k] for k in cls.ARRAYS))
         except Exception as e:  # zipfile, zlib and NumPy raise many types for damaged archives
             reason = (str(e).splitlines() or [""])[0]
-            raise UserError(f"prepared split {path} is damaged ({type(e).__name__}: {reason}); rerun `mtcli tokenize`") from None
+            raise UserError(f"prepared split {path} is damaged ({type(e).__name__}: {reason})") from None
         kinds = [(getattr(split, k).dtype.kind, getattr(split, k).ndim) for k in cls.ARRAYS]
         if kinds != [("u", 1), ("i", 1), ("u", 1), ("i", 1), ("i", 1)]:  # unsigned ids, integer offsets and rows
-            raise UserError(f"prepared split {path} holds arrays of the wrong kind; rerun `mtcli tokenize`")
+            raise UserError(f"prepared split {path} holds arrays of the wrong kind")
         n = len(split.index)
         for ids, offsets in ((split.src, split.src_offsets), (split.tgt, split.tgt_offsets)):
             if len(offsets) != n + 1 or offsets[0] != 0 or offsets[-1] != len(ids) or np.any(np.diff(offsets) < 2):
-                raise UserError(f"prepared split {path} is inconsistent; rerun `mtcli tokenize`")
+                raise UserError(f"prepared split {path} is inconsistent")
         return split
 
 
@@ -256,8 +273,11 @@ def _manifest_digest(manifest: dict) -> str:
 
 def _check_files(out_dir: Path, manifest: dict) -> None:
     path = out_dir / "manifest.json"
+    if manifest.get("incomplete"):
+        raise UserError(f"{out_dir} is incomplete (an interrupted `mtcli tokenize`)")
     if manifest.get("checksum") != _manifest_digest(manifest):
-        raise UserError(f"{path} is damaged (checksum mismatch); rerun `mtcli tokenize`")
+        raise UserError(f"{path} is damaged (checksum mismatch)")
+    schema.check_manifest(manifest, str(path))
     for name in PREPARED_FILES:  # the checksum above vouches that manifest["files"] is intact
         f = out_dir / name
         try:
@@ -265,29 +285,63 @@ def _check_files(out_dir: Path, manifest: dict) -> None:
         except OSError as e:
             raise UserError(f"cannot read {f}: {e.strerror or e}") from None
         if changed:
-            raise UserError(f"{f} is damaged or was changed after `mtcli tokenize` (SHA-256 differs); "
-                            "rerun `mtcli tokenize`")
+            raise UserError(f"{f} is damaged or was changed after `mtcli tokenize` (SHA-256 differs)")
+
+
+class NoPreparedData(UserError):
+    """A directory without a manifest: nothing was tokenized into it."""
+
+
+def rerun_command(out_dir: Path, manifest) -> str:
+    """The `mtcli tokenize` that rebuilds out_dir with the options the manifest records."""
+    try:
+        m = schema.tokenize_options(manifest)
+    except UserError:
+        return f"`mtcli tokenize --out {shlex.quote(str(out_dir))} --force` with the options it was first made with"
+    return "`" + shlex.join(["mtcli", "tokenize", "--data", m["path"], "--out", str(out_dir), "--seed", str(m["seed"]),
+                             "--split", m["split"], "--src-vocab", str(m["en"]), "--tgt-vocab", str(m["es"]),
+                             "--force"]) + "`"
 
 
 def load_prepared(out_dir: str | os.PathLike | None = None) -> Prepared:
+    """The tokenized data in out_dir, every file checked. Damaged data is refused with the command
+    that rebuilds it with its own options, never rebuilt here with others."""
     out_dir = resolve_prepared_dir(out_dir)
     path = out_dir / "manifest.json"
     if not path.is_file():
-        raise UserError(f"no prepared data in {out_dir}: run `mtcli tokenize` first")
+        raise NoPreparedData(f"no prepared data in {out_dir}: run `mtcli tokenize` first")
+    manifest = None
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise UserError(f"{path} is damaged ({e}); rerun `mtcli tokenize`") from None
-    if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
-        raise UserError(f"{path} was written by another mtcli version; rerun `mtcli tokenize`")
-    _check_files(out_dir, manifest)
-    return Prepared(
-        out_dir,
-        manifest,
-        Tokenizer.load(_tokenizer_path(out_dir, "en")),
-        Tokenizer.load(_tokenizer_path(out_dir, "es")),
-        {name: EncodedSplit.load(out_dir / f"{name}.npz") for name in SPLITS},
-    )
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise UserError(f"{path} is damaged ({e})") from None
+        if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
+            raise UserError(f"{path} was written by another mtcli version")
+        _check_files(out_dir, manifest)
+        p = Prepared(
+            out_dir,
+            manifest,
+            Tokenizer.load(_tokenizer_path(out_dir, "en")),
+            Tokenizer.load(_tokenizer_path(out_dir, "es")),
+            {name: EncodedSplit.load(out_dir / f"{name}.npz") for name in SPLITS},
+        )
+        _check_usable(p)
+        return p
+    except NoPreparedData:
+        raise
+    except UserError as e:
+        raise UserError(f"{e}; rebuild it: {rerun_command(out_dir, manifest)}") from None
+
+
+def _check_usable(p: Prepared) -> None:
+    """Ids the tokenizers know (an embedding row past the table would be read out of bounds), and
+    splits that can train and select."""
+    for name, s in p.splits.items():
+        if not len(s):
+            raise UserError(f"{p.out_dir}: the {name} split is empty")
+        if int(s.src.max()) >= p.src_tok.vocab_size or int(s.tgt.max()) >= p.tgt_tok.vocab_size:
+            raise UserError(f"{p.out_dir}/{name}.npz holds token ids its tokenizers do not have")
 
 
 def _length_stats(lens: np.ndarray) -> dict:
@@ -309,6 +363,15 @@ def _encoded(rows: list[int], en_ids, es_ids, max_src_len: int, max_tgt_len: int
     return EncodedSplit.from_sequences(
         rows, [fit(en_ids[i], max_src_len) for i in rows], [fit(es_ids[i], max_tgt_len + 1) for i in rows]
     )
+
+
+def _is_prepared_dir(out_dir: Path) -> bool:
+    """A manifest (even a damaged or incomplete one) marks a directory `mtcli tokenize` wrote."""
+    try:
+        manifest = json.loads((out_dir / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(manifest, dict) and "format_version" in manifest
 
 
 def prepare(
@@ -335,9 +398,10 @@ def prepare(
     data_path, out_dir = resolve_data_path(data_path), resolve_prepared_dir(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise UserError(f"output directory {out_dir} is a file")
-    for name, size in (("English", src_vocab), ("Spanish", tgt_vocab)):
-        if not 16 <= size <= np.iinfo(np.uint16).max + 1:
-            raise UserError(f"{name} vocabulary size must be between 16 and 65536, not {size}")
+    for name, size, key in (("English", src_vocab, "src_vocab"), ("Spanish", tgt_vocab, "tgt_vocab")):
+        lo, hi = schema.RANGES[key]
+        if not lo <= size <= hi:
+            raise UserError(f"{name} vocabulary size must be between {lo} and {hi}, not {size}")
     options = {
         "format_version": FORMAT_VERSION,
         "data_sha256": file_sha256(data_path),
@@ -359,11 +423,16 @@ def prepare(
 
     started = time.perf_counter()
     corpus = read_corpus(data_path)
-    try:
-        (out_dir / "manifest.json").unlink(missing_ok=True)  # no stale manifest over half-written files
-    except OSError as e:
-        raise UserError(f"cannot write to {out_dir}: {e.strerror}") from None
     parts = split_pairs(corpus.pairs, seed, split, fractions)
+    for name, rows in parts.items():
+        if not rows:
+            raise UserError(f"{data_path}: {len(corpus.pairs)} pairs leave the {name} split empty "
+                            f"({'/'.join(f'{f:.0%}' for f in fractions)} of the English sentences); "
+                            "a corpus needs more distinct English sentences")
+    claim_dir(out_dir, _is_prepared_dir, force, "--out directory", reading=corpus.path)
+    # no stale manifest over half-written files: an incomplete one, which still says how to rebuild
+    atomic_write_json(out_dir / "manifest.json", {"format_version": FORMAT_VERSION, "incomplete": True, **options,
+                                                  "data": {"path": str(corpus.path)}})
     en = [p[0] for p in corpus.pairs]
     es = [p[1] for p in corpus.pairs]
     src_tok = train_tokenizer((en[i] for i in parts["train"]), src_vocab)
@@ -379,6 +448,9 @@ def prepare(
     for name, rows in parts.items():
         if name == "train":
             rows = [i for i in rows if not over[i]]
+            if not rows:
+                raise UserError(f"{data_path}: every training pair is longer than the limits "
+                                f"({max_src_len} English, {max_tgt_len + 1} Spanish ids)")
         changed[name] = int(over[parts[name]].sum())
         splits[name] = _encoded(rows, en_ids, es_ids, max_src_len, max_tgt_len)
 

@@ -1,60 +1,108 @@
-"""Fetch the public spa-eng archive (the one TensorFlow's tutorials use) and unpack it."""
+"""Fetch the public spa-eng archive (the one TensorFlow's tutorials use) and unpack it.
+
+Every resource is bounded, so a hostile or broken server cannot hang or exhaust the machine: the
+download's size and total time, a stall (too little data for too long, also one byte at a time),
+and the unpacked size and compression ratio of each member, checked before it is decompressed.
+The archive stays in memory (it is capped), so no temporary file can be left behind; the unpacked
+files are written atomically.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import http.client
+import io
 import os
-import tempfile
+import re
+import time
 import urllib.error
 import urllib.request
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
 
-from mtcli.errors import UserError
 from mtcli.atomic import atomic_write_bytes
+from mtcli.errors import UserError
 
 URL = "http://storage.googleapis.com/download.tensorflow.org/data/spa-eng.zip"
 SPA_SHA256 = "6ec60e212f812ee3430f7568ea6f33b6fb080e32193c5952e8da0ee8ba45574c"  # spa.txt, 118,964 pairs
 SPA, ABOUT = "spa-eng/spa.txt", "spa-eng/_about.txt"
 CHUNK = 1 << 16
-TIMEOUT = 30  # seconds without data before giving up
+# The real archive is 2.6 MB and spa.txt 8.3 MB (ratio 3.2): the limits leave room for other releases.
+MAX_DOWNLOAD = 64 << 20  # bytes of archive
+MAX_SECONDS = 600.0  # the whole download
+STALL_SECONDS = 30.0  # at most this long without STALL_BYTES more arriving (or the end)
+STALL_BYTES = 16 << 10
+MAX_MEMBER = 256 << 20  # unpacked bytes of one member
+MAX_RATIO = 50  # unpacked / packed size of one member (text compresses 3-5 times; bombs 1000 times)
 
 # Called with (bytes received so far, total bytes or None when the server does not say).
 Progress = Callable[[int, "int | None"], None]
 
 
-def _fetch(url: str, f: BinaryIO, progress: Progress, dest_dir: Path) -> None:
+def _no_network(url: str, dest_dir: Path, reason) -> UserError:
+    return UserError(
+        f"could not download {url} ({reason}). Without network: copy spa-eng.zip from a machine that "
+        f"has it and unzip it into {dest_dir}, or point --data / MTCLI_DATA at your spa.txt or CSV corpus"
+    )
+
+
+def _fetch(url: str, progress: Progress, dest_dir: Path) -> bytes:
+    started = time.monotonic()
+    buf = bytearray()
     try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
+        with urllib.request.urlopen(url, timeout=STALL_SECONDS) as response:  # timeout: silence per read
             total = int(response.headers.get("Content-Length") or 0) or None
-            done = 0
-            while chunk := response.read(CHUNK):
-                f.write(chunk)
-                done += len(chunk)
-                progress(done, total)
+            if total is not None and total > MAX_DOWNLOAD:
+                raise UserError(f"{url} is {total:,} bytes, over the {MAX_DOWNLOAD:,}-byte limit: not the spa-eng archive")
+            mark, marked_at = 0, started
+            while chunk := response.read1(CHUNK):  # read1: whatever arrived, so a trickle is seen as one
+                buf += chunk
+                now = time.monotonic()
+                if len(buf) > MAX_DOWNLOAD:
+                    raise UserError(f"{url} sent over {MAX_DOWNLOAD:,} bytes: not the spa-eng archive")
+                if now - started > MAX_SECONDS:
+                    raise UserError(f"downloading {url} took over {MAX_SECONDS:g} s; try again or copy the file by hand")
+                if len(buf) - mark >= STALL_BYTES:
+                    mark, marked_at = len(buf), now
+                elif now - marked_at > STALL_SECONDS:
+                    raise UserError(f"{url} stalled: under {STALL_BYTES:,} bytes in {STALL_SECONDS:g} s")
+                progress(len(buf), total)
     except urllib.error.HTTPError as e:
         raise UserError(f"could not download {url}: the server answered HTTP {e.code} {e.reason}") from None
-    except (urllib.error.URLError, OSError, ValueError) as e:
-        reason = getattr(e, "reason", None) or e
-        raise UserError(
-            f"could not download {url} ({reason}). Without network: copy spa-eng.zip from a machine that "
-            f"has it and unzip it into {dest_dir}, or point --data / MTCLI_DATA at your spa.txt or CSV corpus"
-        ) from None
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as e:
+        raise _no_network(url, dest_dir, getattr(e, "reason", None) or e or type(e).__name__) from None
+    return bytes(buf)
 
 
-def _unpack(f: BinaryIO, url: str) -> tuple[bytes, bytes | None]:
+def _member(z: zipfile.ZipFile, name: str, url: str) -> bytes:
+    """One member, its declared sizes checked before anything is decompressed (zipfile never
+    produces more than the declared size, so the check bounds the memory used)."""
+    info = z.getinfo(name)
+    if info.file_size > MAX_MEMBER or info.file_size > MAX_RATIO * max(info.compress_size, 1):
+        raise UserError(f"{url}: {name} would unpack to {info.file_size:,} bytes from {info.compress_size:,} "
+                        f"(limits: {MAX_MEMBER:,} bytes, ratio {MAX_RATIO}): not the spa-eng archive")
+    with z.open(info) as f:
+        data = f.read(MAX_MEMBER + 1)
+    if len(data) > MAX_MEMBER:
+        raise UserError(f"{url}: {name} unpacks to over {MAX_MEMBER:,} bytes")
+    return data
+
+
+def _unpack(archive: bytes, url: str) -> tuple[bytes, bytes | None]:
     """spa.txt and _about.txt (if there) from the archive. Only these known names are read:
     archive paths are never used as given."""
     try:
-        with zipfile.ZipFile(f) as z:
+        with zipfile.ZipFile(io.BytesIO(archive)) as z:
             names = set(z.namelist())
             if SPA not in names:
                 raise UserError(f"{url} is not the spa-eng archive: it has no {SPA}")
-            return z.read(SPA), z.read(ABOUT) if ABOUT in names else None
-    except (zipfile.BadZipFile, OSError) as e:
-        raise UserError(f"{url} did not give a readable zip archive ({e})") from None
+            return _member(z, SPA, url), _member(z, ABOUT, url) if ABOUT in names else None
+    except UserError:
+        raise
+    except Exception as e:  # zipfile, zlib, bz2 and lzma raise many types for damaged or odd archives
+        reason = (str(e).splitlines() or [""])[0]
+        raise UserError(f"{url} did not give a readable zip archive ({type(e).__name__}: {reason})") from None
 
 
 def download(
@@ -67,25 +115,22 @@ def download(
     """Download and unpack the corpus to dest_dir/spa-eng/spa.txt.
 
     Returns the path and whether anything was downloaded (False: a verified copy was there).
-    The archive goes to a temporary file and each member is written to a temporary name
-    and renamed, so an interrupted run never leaves a partial spa.txt behind.
+    Each member is written to a temporary name and renamed, so an interrupted run never leaves a
+    partial spa.txt behind.
     """
     dest_dir = Path(dest_dir)
     target = dest_dir / SPA
     sha256 = sha256.lower()
-    if not force and target.is_file() and hashlib.sha256(target.read_bytes()).hexdigest() == sha256:
-        return target, False
+    if not re.fullmatch("[0-9a-f]{64}", sha256):
+        raise UserError(f"--sha256 {sha256[:80]!r} is not a SHA-256 (64 hexadecimal digits)")
+    if dest_dir.exists() and not dest_dir.is_dir():
+        raise UserError(f"{dest_dir} is a file; give a directory to unpack into")
     try:
-        dest_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=dest_dir, prefix=".spa-eng.", suffix=".zip.tmp")
+        if not force and target.is_file() and hashlib.sha256(target.read_bytes()).hexdigest() == sha256:
+            return target, False
     except OSError as e:
-        raise UserError(f"cannot write to {dest_dir}: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "w+b") as f:
-            _fetch(url, f, progress, dest_dir)
-            spa, about = _unpack(f, url)
-    finally:
-        os.unlink(tmp)
+        raise UserError(f"cannot read {target}: {e.strerror or e}") from None
+    spa, about = _unpack(_fetch(url, progress, dest_dir), url)
     got = hashlib.sha256(spa).hexdigest()
     if got != sha256:
         raise UserError(

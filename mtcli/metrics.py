@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import math
 from collections.abc import Callable, Iterable
 
@@ -32,10 +31,6 @@ def summarize(s: Stats) -> dict:
     n = max(s.n_tokens, 1)
     return {"error": s.nll / n, "accuracy": s.correct / n, "perplexity": math.exp(min(s.nll / n, 700.0)),
             "loss": s.loss / n, "tokens": s.n_tokens}
-
-
-def read_history(path) -> list[dict]:
-    return [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
 
 
 def plot_history(history: list[dict], png) -> None:

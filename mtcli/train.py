@@ -17,8 +17,8 @@ import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from mtcli import distributed, kernels, threads_per_process
-from mtcli.atomic import atomic_write_text
+from mtcli import distributed, kernels, schema, threads_per_process
+from mtcli.atomic import LOCK, atomic_write_text, claim_dir, lock_dir, unlock_dir
 from mtcli.checkpoint import METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, load_tensors, save_model, save_tensors
 from mtcli.config import ModelConfig, TrainConfig, from_dict, to_dict
 from mtcli.augment import augment_split
@@ -82,10 +82,11 @@ class _AgreedStop(KeyboardInterrupt):
 
 
 class _StopRequest:
-    """SIGINT (Ctrl-C) and SIGTERM (kill, job schedulers) ask the loop to stop after the current
-    step, so a checkpoint never holds a half-applied update; a second signal stops at once."""
+    """SIGINT (Ctrl-C), SIGTERM (kill, job schedulers), SIGHUP (the terminal or ssh session closed)
+    and SIGQUIT (Ctrl-\\) ask the loop to stop after the current step, so a checkpoint never holds a
+    half-applied update; a second signal stops at once."""
 
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+    SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, name))
 
     def __init__(self):
         self.requested = False
@@ -117,12 +118,17 @@ def load_state(out: Path) -> tuple[Model, Adam, LoopState, dict, np.ndarray | No
     """The saved run: model, optimizer, loop position, metadata, and the weights' moving average
     (None when the run keeps none)."""
     tensors, meta = load_tensors(out / STATE)
+    where = f"{out / STATE}: invalid training state"  # every field checked: a recomputed checksum proves nothing
+    cfg, t = schema.check(ModelConfig, meta.get("model"), where), schema.check(TrainConfig, meta.get("train"), where)
+    loop = schema.check(LoopState, meta.get("loop"), where)
+    meta = {**meta, "train": to_dict(t), "step": schema.step(meta.get("step"), where)}
+    schema.check_rows(loop.history, where)
+    for state in (loop.rng, *loop.rank_rngs):
+        _generator(state, where)
     try:
-        model = Model(from_dict(ModelConfig, meta["model"]), tensors["params"])
-        t = meta["train"]
-        adam = Adam(model.flat.size, t["beta1"], t["beta2"], t["eps"])
+        model = Model(cfg, tensors["params"])
+        adam = Adam(model.flat.size, t.beta1, t.beta2, t.eps)
         adam.m[...], adam.v[...], adam.t = tensors["adam_m"], tensors["adam_v"], meta["step"]
-        loop = LoopState(**meta["loop"])
         average = tensors.get("average")
         if average is not None and average.shape != model.flat.shape:
             raise ValueError("the weights' average does not match the parameters")
@@ -196,24 +202,43 @@ def _progress(console: Console) -> Progress:
 
 def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, resume: bool = False,
           console: Console | None = None, comm: distributed.Comm | None = None,
-          overrides: Iterable[str] = (), threads: int = 0) -> LoopState:
+          overrides: Iterable[str] = (), threads: int = 0, force: bool = False, fixed: Iterable[str] = ()) -> LoopState:
+    """_train (below) in `out` claimed and locked by rank 0: a directory holding files mtcli did not
+    write is refused unless `force`, and a second `mtcli train` into it is refused while this one runs.
+    fixed: ModelConfig fields the user gave; --resume keeps the saved model and refuses other values."""
+    if tcfg.early_stop_on not in ("error", "bleu"):
+        raise UserError(f"early_stop_on must be error or bleu, not {tcfg.early_stop_on!r}")
+    if tcfg.early_stop_on == "bleu" and not tcfg.bleu_sample:
+        raise UserError("--early-stop-on bleu needs --bleu-sample N (selection sentences to translate each epoch)")
+    comm = comm or distributed.world()
+    out = Path(out)
+    comm.on_root(lambda: _claim(out, force))
+    try:
+        return _train(prepared, out, mcfg, tcfg, resume, console, comm, overrides, threads, frozenset(fixed))
+    finally:
+        if comm.rank == 0:
+            unlock_dir(out)
+
+
+def _claim(out: Path, force: bool) -> None:
+    claim_dir(out, lambda d: any((d / name).exists() for name in (LOCK, STATE, WEIGHTS)), force, "--out directory")
+    lock_dir(out, "train")
+
+
+def _train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, resume: bool,
+           console: Console | None, comm: distributed.Comm, overrides: Iterable[str], threads: int,
+           fixed: frozenset) -> LoopState:
     """Train into model directory `out`; returns the final loop state (its .done says why it stopped).
     resume: continue the run saved in `out` with its own settings, except the TrainConfig fields
     named in `overrides` (given explicitly now, e.g. a longer max_time), which come from tcfg.
     comm: the ranks sharing the work (default: MPI's world under mpiexec, else this process).
     threads: data-parallel threads in this process (0: its share of the cores). Each rank's and
     each thread's dropout masks are its own, so results depend on ranks x threads, not on timing."""
-    if tcfg.early_stop_on not in ("error", "bleu"):
-        raise UserError(f"early_stop_on must be error or bleu, not {tcfg.early_stop_on!r}")
-    if tcfg.early_stop_on == "bleu" and not tcfg.bleu_sample:
-        raise UserError("--early-stop-on bleu needs --bleu-sample N (selection sentences to translate each epoch)")
-    comm = comm or distributed.world()
     console = console or Console(stderr=True)
     if comm.rank:
         console = Console(stderr=True, quiet=True)  # rank 0 speaks for all
-    out = Path(out)
     model, adam, loop, tcfg, meta, average = comm.on_root(
-        lambda: _start(prepared, out, mcfg, tcfg, resume, console, set(overrides)))
+        lambda: _start(prepared, out, mcfg, tcfg, resume, console, set(overrides), fixed))
     mcfg = model.cfg
     if comm.size > 1:
         comm.agree(lambda: _same_data(prepared, meta))
@@ -288,7 +313,7 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
     return loop
 
 
-def _start(prepared, out, mcfg, tcfg, resume, console, overrides):
+def _start(prepared, out, mcfg, tcfg, resume, console, overrides, fixed=frozenset()):
     """Rank 0's part of starting: load the state to resume, or initialise and save the tokenizers.
     Returns (model, adam, loop, tcfg, meta, the weights' moving average or None)."""
     try:
@@ -298,7 +323,15 @@ def _start(prepared, out, mcfg, tcfg, resume, console, overrides):
     meta = _meta(prepared, tcfg)
     if resume:
         model, adam, loop, saved, average = load_state(out)
-        tcfg = replace(from_dict(TrainConfig, saved["train"]), **{k: getattr(tcfg, k) for k in overrides})
+        clash = [f"{k} {getattr(model.cfg, k)} (not {getattr(mcfg, k)})" for k in sorted(fixed)
+                 if getattr(mcfg, k) != getattr(model.cfg, k)]
+        if clash:
+            raise UserError(f"--resume continues {out} with its saved model: {', '.join(clash)}; drop the model "
+                            "options (or -c), or train the new shape into another --out")
+        kept = from_dict(TrainConfig, saved["train"])
+        tcfg = replace(kept, **{k: getattr(tcfg, k) for k in overrides})
+        changed = [f"{k} {getattr(kept, k)} -> {getattr(tcfg, k)}" for k in sorted(overrides)
+                   if getattr(kept, k) != getattr(tcfg, k)]
         meta = _meta(prepared, tcfg)
         if saved["data"] != meta["data"]:
             raise UserError(f"{out} was trained on other tokenized data (corpus, split, seed or vocabulary "
@@ -308,7 +341,9 @@ def _start(prepared, out, mcfg, tcfg, resume, console, overrides):
             average = None
         elif average is None:  # the average starts now
             average = model.flat.copy()
-        console.print(f"resuming {out} at epoch {loop.epoch + 1}, batch {loop.batch}, step {adam.t}")
+        console.print(f"resuming {out} at epoch {loop.epoch + 1}, batch {loop.batch}, step {adam.t}"
+                      + (f" with {', '.join(changed)}; the other settings are the saved run's" if changed else ""),
+                      highlight=False)
     else:
         if (out / STATE).exists() or (out / WEIGHTS).exists():
             raise UserError(f"{out} already holds a model: continue it with --resume, or train into another --out")
@@ -347,8 +382,16 @@ def _dropout_rng(seed: int, rank: int, loop: LoopState, step: int, resume: bool)
     state = loop.rng if rank == 0 else loop.rank_rngs[rank - 1] if rank <= len(loop.rank_rngs) else None
     if state is None:
         return np.random.default_rng([seed, rank, step])
+    return _generator(state, "the training state")
+
+
+def _generator(state: dict, where: str) -> np.random.Generator:
+    """A generator continuing from a saved bit-generator state (checked: a file may hold anything)."""
     rng = np.random.default_rng()
-    rng.bit_generator.state = state
+    try:
+        rng.bit_generator.state = state
+    except (KeyError, TypeError, ValueError, OverflowError) as e:
+        raise UserError(f"{where}: a random generator state is invalid ({type(e).__name__}: {e})") from None
     return rng
 
 

@@ -19,17 +19,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rich.console import Console
 
 import mtcli.train as train_module
 from mtcli.checkpoint import METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, load_model, save_tensors
-from mtcli.config import ModelConfig, TrainConfig
+from mtcli.config import TrainConfig
 from mtcli.data import PREPARED_FILES, EncodedSplit, load_prepared, make_batches, prepare, read_corpus
 from mtcli.decode import Translator
 from mtcli.distributed import Replicas
@@ -38,8 +36,8 @@ from mtcli.model import Model
 from mtcli.tokenizer import Tokenizer
 from mtcli.train import NonFiniteError, load_state, train
 from tests import worlds
-from tests.conftest import REPO, tiny_pairs, write_tsv
-from tests.worlds import QUIET, TINY, VOCAB, tiny_cfg
+from tests.conftest import REPO
+from tests.worlds import QUIET, TINY, VOCAB, cli_env, error_line, tiny_cfg  # noqa: F401 (a fixture)
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -54,18 +52,6 @@ def translator(world) -> Translator:
     return Translator(world.model)
 
 
-@pytest.fixture
-def cli_env(world, monkeypatch):
-    monkeypatch.setenv("MTCLI_DATA", str(world.corpus))
-    monkeypatch.setenv("MTCLI_PREPARED", str(world.prepared))
-
-
-def error_line(result, code: int = 2) -> str:
-    """The run failed with `code` and ended with one `error:` line, no traceback; returns that line."""
-    exit_code, _, err = result
-    assert exit_code == code, err
-    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("error: "), err
-    return err.strip().splitlines()[-1]
 
 
 def snapshot(directory: Path) -> dict[str, bytes]:
@@ -697,7 +683,7 @@ def test_train_into_an_unusable_out_path_is_a_one_line_error(world, tmp_path, ru
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
     line = error_line(run_cli("train", "--out", blocker / "model" if under_file else blocker, *TINY, "--max-epochs", "1"))
-    assert "cannot create model directory" in line and str(blocker) in line, line
+    assert str(blocker) in line and ("is a file" in line or "Not a directory" in line), line
 
 
 def test_resume_with_other_tokenizers_is_refused(world, tmp_path, run_cli, monkeypatch):

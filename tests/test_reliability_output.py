@@ -10,13 +10,12 @@ import stat
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 
 from mtcli.atomic import atomic_write_bytes
 from mtcli.checkpoint import METRICS
-from mtcli.errors import OutputError, UserError
+from mtcli.errors import UserError
 from tests import worlds
 from tests.conftest import REPO
 
@@ -202,3 +201,15 @@ def test_full_closed_and_broken_stdout_for_real(world, tmp_path, tally):
         r = _mtcli(["translate", "-m", tmp_path / "missing", "Hi."], stdout=subprocess.PIPE, stderr=full)
     assert r.returncode == 2
     tally["fault: stdout/stderr write errors"] += 5
+
+
+def test_overlong_translate_lines_are_cut_with_a_warning_naming_the_line(world, tmp_path, run_cli, tally):
+    """A 10 MB line once took 2 GB: now a line is read up to MAX_LINE_CHARS, and the warning says so."""
+    from mtcli.schema import MAX_LINE_CHARS
+
+    src = tmp_path / "long.txt"
+    src.write_text("Hello.\n" + "x" * (5 * MAX_LINE_CHARS) + "\nWhere is the cat?\n")
+    code, out, err = run_cli("translate", "-m", world.model, "-i", src, "--greedy")
+    assert code == 0 and len(out.splitlines()) == 3, err
+    assert f"line 2: longer than {MAX_LINE_CHARS:,} characters" in err and err.count("warning:") == 1, err
+    tally["input: translate lines over the length limit"] += 1

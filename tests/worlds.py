@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from rich.console import Console
 
 from mtcli.config import ModelConfig, TrainConfig
@@ -16,6 +17,22 @@ VOCAB = {"src_vocab": 200, "tgt_vocab": 220}
 TINY = ["--d-model", "16", "--d-ff", "16", "--batch-size", "8"]  # as `mtcli train` options
 QUIET = Console(stderr=True, quiet=True)
 _built: dict = {}
+
+
+def error_line(result, code: int = 2) -> str:
+    """A run_cli result that failed with `code` and ended with one `error:` line, no traceback; that line."""
+    exit_code, _, err = result
+    assert exit_code == code and "Traceback" not in err, err
+    lines = err.strip().splitlines()
+    assert lines and lines[-1].startswith("error: "), err
+    return lines[-1]
+
+
+@pytest.fixture
+def cli_env(world, monkeypatch):
+    """The tiny world as MTCLI_DATA and MTCLI_PREPARED (import it into a module that has `world`)."""
+    monkeypatch.setenv("MTCLI_DATA", str(world.corpus))
+    monkeypatch.setenv("MTCLI_PREPARED", str(world.prepared))
 
 
 def tiny_cfg() -> ModelConfig:

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,13 +125,24 @@ def _lines(path: Path) -> list[int]:
     return [int(x) for x in path.read_text().split()] if path.exists() else []
 
 
-def _start(data: TinyTraining, out: Path, log: Path, threads: int, ranks: int, broken: str, resume: bool):
+@contextmanager
+def _started(data: TinyTraining, out: Path, log: Path, threads: int, ranks: int, broken: str, resume: bool):
+    """`mtcli train` (under mpiexec for ranks > 1) with the hook, in a process group of its own that
+    is killed on the way out, whatever the test's outcome: no training outlives its test."""
     env = {**os.environ, "MTCLI_PREPARED": str(data.prepared), "T_STEPS": str(log), "T_BREAK": broken}
     cmd = [sys.executable, "-c", HOOK, "train", "--out", str(out), *OPTIONS, "--threads", str(threads)]
     if ranks > 1:
         cmd = [MPIEXEC, "-n", str(ranks), *cmd]
-    return subprocess.Popen(cmd + ["--resume"] * resume, env=env, cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd + ["--resume"] * resume, env=env, cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        yield proc
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
 
 
 def interrupt_and_resume(data: TinyTraining, work: Path, how: signal.Signals, threads: int = 1, ranks: int = 1,
@@ -143,18 +155,18 @@ def interrupt_and_resume(data: TinyTraining, work: Path, how: signal.Signals, th
     first_epoch = data.steps_per_epoch[0]
     # a kill must come after the first checkpoint (end of epoch 1); a signal anywhere
     at = rng.randint(first_epoch + 1 if how == signal.SIGKILL else 1, data.total - first_epoch)
-    proc = _start(data, out, first, threads, ranks, broken, resume=False)
     rank_log = first.with_name(f"{first.name}.0")
-    deadline = time.time() + 120
-    while len(_lines(rank_log)) < at:
-        assert proc.poll() is None, f"training ended before step {at}:\n{proc.communicate()[1]}"
-        assert time.time() < deadline, "training did not reach its step"
-        time.sleep(0.002)
-    target = proc.pid
-    if ranks > 1 and how != signal.SIGINT:
-        target = int(first.with_name(f"{first.name}.{rng.randrange(ranks)}.pid").read_text())
-    os.kill(target, how)
-    _, err = proc.communicate(timeout=120)
+    with _started(data, out, first, threads, ranks, broken, resume=False) as proc:
+        deadline = time.time() + 600  # generous: a cold Numba cache on a busy machine compiles for minutes
+        while len(_lines(rank_log)) < at:
+            assert proc.poll() is None, f"training ended before step {at}:\n{proc.communicate()[1]}"
+            assert time.time() < deadline, "training did not reach its step"
+            time.sleep(0.002)
+        target = proc.pid
+        if ranks > 1 and how != signal.SIGINT:
+            target = int(first.with_name(f"{first.name}.{rng.randrange(ranks)}.pid").read_text())
+        os.kill(target, how)
+        _, err = proc.communicate(timeout=600)
     done = _lines(rank_log)
     model, adam, loop = saved(out)
     t0 = adam.t
@@ -168,8 +180,8 @@ def interrupt_and_resume(data: TinyTraining, work: Path, how: signal.Signals, th
         # stopped after the step under way: the state holds every step this process performed
         assert done == list(range(1, t0 + 1)) and t0 >= at, (done[-3:], t0, at)
 
-    resumed = _start(data, out, second, threads, ranks, broken, resume=True)
-    _, err = resumed.communicate(timeout=300)
+    with _started(data, out, second, threads, ranks, broken, resume=True) as resumed:
+        _, err = resumed.communicate(timeout=600)
     assert resumed.returncode == 0 and "resuming" in err, err
     again = _lines(second.with_name(f"{second.name}.0"))
     assert again[:1] == [t0 + 1], f"the resumed run began at step {again[:1]}, the saved state was at step {t0}"
@@ -187,9 +199,9 @@ SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGKILL]
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("how", SIGNALS, ids=lambda s: s.name)
 def test_resume_performs_only_the_remaining_steps(tiny_training, uninterrupted, tmp_path, how, threads):
-    seed = SIGNALS.index(how) * 2 + threads
-    final = interrupt_and_resume(tiny_training, tmp_path, how, threads=threads, seed=seed)
-    np.testing.assert_array_equal(final, uninterrupted(threads))
+    expected = uninterrupted(threads)  # first: it also fills the Numba cache the subprocesses load
+    final = interrupt_and_resume(tiny_training, tmp_path, how, threads=threads, seed=SIGNALS.index(how) * 2 + threads)
+    np.testing.assert_array_equal(final, expected)
 
 
 @pytest.mark.parametrize("how", SIGNALS, ids=lambda s: s.name)

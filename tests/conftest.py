@@ -13,9 +13,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_CORPUS = REPO.parent / "shared" / "data" / "spa-eng" / "spa.txt"
-# the shipped model: inside the package once it travels with it, at the top of the clone before
-SHIPPED_MODEL = next((d for d in (REPO / "mtcli" / "models" / "en-es", REPO / "models" / "en-es") if d.is_dir()),
-                     REPO / "mtcli" / "models" / "en-es")
+SHIPPED_MODEL = REPO / "mtcli" / "models" / "en-es"  # package data: the default of -m
 # CI (CI=true, as .ci/run is started) has every optional dependency and the corpus: there a skipped
 # test is a failure (pytest_runtest_makereport below), so a missing install step cannot pass as green.
 # Only what .ci/run cannot install (a system program such as Chromium) may skip there: skip_system().

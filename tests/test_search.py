@@ -111,8 +111,9 @@ def test_padding_columns_change_nothing():
 
 def test_the_cases_cover_every_rule():
     """The random cases above reach what the rules are about: hypotheses ending early and at the
-    length limit, the 4-gram guard firing, beams that change parents, n-best lists of distinct
-    hypotheses. (If a change of the random models lost one of these, the checks would go blind.)"""
+    length limit, and hypotheses long and repetitive enough that the 4-gram guard bans tokens
+    during their search. (If a change of the random models lost one of these, the checks would go
+    blind to it.)"""
     ends_early = at_limit = guard = 0
     for seed in SEEDS:
         model = random_model(seed)

@@ -2,7 +2,7 @@
 
 import unicodedata
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtcli.text.normalize import normalize
@@ -26,6 +26,7 @@ def test_nfc_and_surrogates():
     assert normalize("bad \udcff byte") == "bad \ufffd byte"
 
 
+@settings(deadline=None)
 @given(st.text())
 def test_idempotent_single_spaced_nfc(text):
     once = normalize(text)

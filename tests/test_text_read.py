@@ -4,7 +4,7 @@ the offset and line; lines handed out as soon as they are complete."""
 import codecs
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtcli.errors import UserError
@@ -43,6 +43,7 @@ def test_undecodable_input_is_one_line_naming_offset_and_line(data, where):
     assert message.startswith("in.txt: ") and where in message and "\n" not in message
 
 
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00\r\n")), max_size=8),
        st.sampled_from(["\n", "\r\n", "\r"]), st.sampled_from(["utf-8", "utf-16"]), st.integers(1, 7))
 def test_any_chunking_gives_the_same_lines(lines, end, encoding, size):

@@ -130,3 +130,20 @@ def test_any_lines_any_model(lines, behaviour):
 
 def test_options_are_one_place():
     assert TextOptions() == TextOptions(segment=True, protect=True, case=True, punctuate=True, keep_stop=True)
+
+
+def test_markup_holes_are_fragments_not_sentences():
+    """A link's text inside a sentence: translated on its own, without the capital, final stop or ¿?
+    the model gives a sentence; the link stands in its sentence as one span."""
+    seen = []
+
+    def questioning(lines):
+        seen.extend(lines)
+        return [[("¿" + line[:1].upper() + line[1:].rstrip(".") + "?", -1.0)] for line in lines]
+
+    items = {"\ue000": ("[", "the guide", "](http://x.org)")}
+    rendered = {}
+    (r,) = translate_lines(["Read \ue000 now."], engine(questioning), items=items, rendered=rendered)
+    assert "the guide" in seen and "Read 50 now." in seen
+    assert rendered == {"\ue000": "[the guide](http://x.org)"}
+    assert r.text == "¿Read \ue000 now?"

@@ -81,8 +81,8 @@ def repair_contractions(text: str) -> str:
     return "".join(out) + text[last:]
 
 
-def truecase(text: str, table: dict[str, str]) -> str:
-    """Names from the table, "i" -> "I", and a capital first letter."""
+def truecase(text: str, table: dict[str, str], first: bool = True) -> str:
+    """Names from the table, "i" -> "I", and (if `first`) a capital first letter."""
     def word(m: re.Match) -> str:
         w = m.group()
         low = w.lower()
@@ -91,6 +91,8 @@ def truecase(text: str, table: dict[str, str]) -> str:
         return table.get(low, w)
 
     text = _WORD.sub(word, text)
+    if not first:
+        return text
     m = re.search(r"\w", text)  # the first word: a capital if it is a word, not if it is a number
     return text[: m.start()] + text[m.start()].upper() + text[m.end():] if m and m.group().isalpha() else text
 

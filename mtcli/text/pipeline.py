@@ -37,7 +37,8 @@ class TextOptions:
     segment: bool = True  # one sentence at a time
     protect: bool = True  # numbers, URLs, emoji, ... kept exactly
     case: bool = True  # ALL CAPS, lowercase, loose contractions
-    punctuate: bool = True  # a missing final "?" or "." added (a question then comes out as ¿...?)
+    punctuate: bool = True  # a missing final "?" or "." added (a question then comes out as ¿...?); off for
+    # a fragment (a link's text): no final mark, no capital letter first
     keep_stop: bool = True  # off: a source without final punctuation gets a translation without a final "."
     # (documents: a heading, a cell, a link's text)
 
@@ -168,7 +169,7 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
         s.shout = case.is_shouting(t)
         t = t.lower() if s.shout else t
         t = case.repair_contractions(t)
-        t = case.truecase(t, engine.names) if not any(c.isupper() for c in t) else _fix_i(t)
+        t = case.truecase(t, engine.names, options.punctuate) if not any(c.isupper() for c in t) else _fix_i(t)
     s.strip_stop = not options.keep_stop and not case.has_end_punctuation(t)
     if options.punctuate:
         t = case.end_punctuation(t)
@@ -303,10 +304,21 @@ def _render_items(todo: list[_Sentence], items: dict[str, tuple[str, ...]], engi
     for (c, k), r in zip(holes, done):
         hole = items[c][k]
         lead, trail = hole[: len(hole) - len(hole.lstrip())], hole[len(hole.rstrip()) :]
-        parts[c][k] = lead + r.text.strip() + trail if hole.strip() else hole
+        parts[c][k] = lead + _as_fragment(r.text.strip(), hole) + trail if hole.strip() else hole
         results[used[c]].warnings += r.warnings
         results[used[c]].kept += r.kept
     return {c: "".join(p) for c, p in parts.items()}
+
+
+def _as_fragment(text: str, source: str) -> str:
+    """A fragment's translation without the question or exclamation marks the model wrapped it in, and
+    without the capital it gives every sentence ("the guide" -> "la guía")."""
+    for opening, closing in (("¿", "?"), ("¡", "!")):
+        if closing not in source and text.startswith(opening) and text.endswith(closing):
+            text = text[1:-1].strip()
+    if source[:1].islower() and text[:1].isupper() and text[1:2].islower():
+        text = text[0].lower() + text[1:]
+    return text
 
 
 def _expand(text: str, rendered: dict[str, str]) -> str:

@@ -4,7 +4,9 @@ distribution, and the latency of one sentence.
 
 Sides alternate round by round (mtcli, CTranslate2 float32, CTranslate2 int8, mtcli, ...) and each
 figure is the median of the rounds, so a machine shared with other work slows every side alike: the
-ratios are the result, the absolute figures only describe the machine at that moment.
+ratios are the result, the absolute figures only describe the machine at that moment. Sentences per
+CPU-second (the process's CPU time, all its threads) are printed too: on a crowded machine, where a
+process gets a small and varying share of the cores, they measure the work each side does.
 
     python benchmarks/decode.py [--model mtcli/models/en-es] [--sentences 1500] [--rounds 3]
 """
@@ -68,9 +70,10 @@ class CTranslate2:
 
 
 def timed(fn, *args):
-    t = time.perf_counter()
+    """Wall and CPU seconds (all threads of this process) of fn(*args), and its result."""
+    t, cpu = time.perf_counter(), time.process_time()
     out = fn(*args)
-    return time.perf_counter() - t, out
+    return time.perf_counter() - t, time.process_time() - cpu, out
 
 
 def main():
@@ -94,18 +97,20 @@ def main():
     for name, side in sides.items():  # warm-up: kernels loaded, buffers allocated
         side(lines[:64], 4)
     for label, beam in (("greedy", 1), ("beam 4", 4)):
-        times = {name: [] for name in sides}
-        outputs = {}
+        times, cpu, outputs = {name: [] for name in sides}, {name: [] for name in sides}, {}
         for _ in range(args.rounds):
             for name, side in sides.items():
-                dt, outputs[name] = timed(side, lines, beam)
+                dt, dcpu, outputs[name] = timed(side, lines, beam)
                 times[name].append(dt)
+                cpu[name].append(dcpu)
         speed = {name: len(lines) / statistics.median(ts) for name, ts in times.items()}
+        per_cpu = {name: len(lines) / statistics.median(ts) for name, ts in cpu.items()}
         print(f"\n{label}:")
         for name in sides:
             same = np.mean([a == b for a, b in zip(outputs[name], outputs["mtcli"])])
-            print(f"  {name:20} {speed[name]:7.0f} sentences/s   mtcli / this {speed['mtcli'] / speed[name]:5.2f}x"
-                  f"   same text as mtcli {same:6.1%}")
+            print(f"  {name:20} {speed[name]:7.0f} sentences/s  mtcli / this {speed['mtcli'] / speed[name]:5.2f}x"
+                  f"  | per CPU-second {per_cpu[name]:6.0f}  mtcli / this {per_cpu['mtcli'] / per_cpu[name]:5.2f}x"
+                  f"  | same text as mtcli {same:6.1%}")
     print(f"\none sentence ({ONE!r}), median of 20 calls after the rounds:")
     for label, beam in (("greedy", 1), ("beam 4", 4)):
         lat = {name: statistics.median(timed(side, [ONE], beam)[0] for _ in range(20)) for name, side in sides.items()}

@@ -265,8 +265,8 @@ class Translator:
                 restore_denormals(fp_mode)
 
         with _blas().limit(limits=1, user_api="blas"):
-            if len(groups) == 1:
-                found = [run(groups[0])]
+            if len(groups) == 1 or self.inter_threads == 1:
+                found = [run(group) for group in groups]
             else:
                 with ThreadPoolExecutor(min(self.inter_threads, len(groups)), "mtcli-decode") as pool:
                     found = list(pool.map(run, groups))

@@ -256,7 +256,8 @@ class Model:
             self_qkv=[_fused(self.p[f"dec.{i}.self"], "qkv") for i in range(L)],
             self_k=[np.empty((N, T, C), self.dtype) for _ in range(L)],
             self_v=[np.empty((N, T, C), self.dtype) for _ in range(L)],
-            cross_k=[kv[..., :C] for kv in cross_kv], cross_v=[kv[..., C:] for kv in cross_kv],
+            cross_k=[np.ascontiguousarray(kv[..., :C]) for kv in cross_kv],
+            cross_v=[np.ascontiguousarray(kv[..., C:]) for kv in cross_kv],
             src_len=src_len, sentence=np.repeat(np.arange(B), slots_per_sentence),
             history=np.zeros((N, T), np.int64), t=0)
 

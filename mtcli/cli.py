@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from contextlib import contextmanager
@@ -71,6 +72,12 @@ def main() -> None:
         sys.exit(130)
     except MemoryError:
         _error_line("out of memory: give smaller inputs or options (--batch-size, --beam, --nbest)")
+        sys.exit(2)
+    except OSError as e:  # a path the system refuses (a name too long, a loop of links, ...) that no check caught
+        if e.filename is None:
+            raise
+        name = os.fsdecode(e.filename)
+        _error_line(f"cannot use {name if len(name) <= 100 else name[:97] + '...'}: {e.strerror or e}")
         sys.exit(2)
     except UserError as e:
         _error_line(str(e))
@@ -442,7 +449,8 @@ def plot(
         fail(f"{path}: no metrics yet (a run writes them after its first epoch)")
     output = output or run_dir / "curves.png"
     plot_history(metrics_rows(path), output)
-    _out.print(f"wrote {output}")
+    if str(output) != "-":  # with -o - the PNG itself is on stdout
+        _out.print(f"wrote {output}")
 
 
 def _load_translator(model: Path):

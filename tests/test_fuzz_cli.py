@@ -40,7 +40,10 @@ WORDS = ["", " ", "abc", "é", "\u202e", "x" * 5000, "--", "-", "0x10", "1_000",
          "html", "markdown"]
 PATHS = ["out", "sub/dir/x", ".", "..", "../..", "corpus.tsv", "model", "prepared", "run", "/dev/null", "/dev/full",
          "missing/file", "link", "file.txt", "dir", "empty.txt"]
-VALUES = st.sampled_from(INTS + FLOATS + WORDS + PATHS)
+# half the values fit some option, so runs also get past parsing into the commands' own checks
+FITTING = ["1", "2", "4", "16", "0.1", "0.5", "small", "random", "thesis", "bleu", "selection", "srt", "corpus.tsv",
+           "model", "run", "out", "prepared"]
+VALUES = st.one_of(st.sampled_from(FITTING), st.sampled_from(INTS + FLOATS + WORDS + PATHS))
 TEXTS = st.sampled_from(["Hello.", "", "Where is the cat?", "x" * 20_000, "🙂", "\ud800", "-", "--help"])
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 WRITING_EVENTS = {"os.rename", "os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.truncate", "os.link",

@@ -43,7 +43,7 @@ def test_devices_are_written_through_never_replaced(tally):
             assert dev == "/dev/full" and "No space left" in str(e)
         after = os.stat(dev)
         assert stat.S_ISCHR(after.st_mode) and (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
-        tally["input: -o pointing at special files, links, directories"] += 1
+        tally["input: odd paths (devices, FIFOs, links, directories, long names, loops)"] += 1
 
 
 def test_fifo_is_written_through(tmp_path, tally):
@@ -56,7 +56,7 @@ def test_fifo_is_written_through(tmp_path, tally):
     reader.join(10)
     assert got == [b"hola\n"] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
-    tally["input: -o pointing at special files, links, directories"] += 1
+    tally["input: odd paths (devices, FIFOs, links, directories, long names, loops)"] += 1
 
 
 def test_symlinks_are_followed_modes_kept_hard_links_kept(tmp_path, tally):
@@ -83,7 +83,7 @@ def test_symlinks_are_followed_modes_kept_hard_links_kept(tmp_path, tally):
         assert a.read_bytes() == data and a.stat().st_ino == inode and a.stat().st_nlink == 2
     assert stat.S_IMODE(a.stat().st_mode) == 0o640
     assert not list(tmp_path.glob(".*.tmp"))
-    tally["input: -o pointing at special files, links, directories"] += 4
+    tally["input: odd paths (devices, FIFOs, links, directories, long names, loops)"] += 4
 
 
 def test_directories_sockets_and_unwritable_paths_are_refused(tmp_path, tally):
@@ -110,7 +110,7 @@ def test_directories_sockets_and_unwritable_paths_are_refused(tmp_path, tally):
         with pytest.raises(UserError, match="read-only"):
             atomic_write_bytes(ro, b"x")
         assert ro.read_text() == "keep"
-    tally["input: -o pointing at special files, links, directories"] += 7
+    tally["input: odd paths (devices, FIFOs, links, directories, long names, loops)"] += 7
 
 
 def test_dash_is_stdout(capsysbinary):
@@ -144,9 +144,19 @@ def test_every_o_option_goes_through_the_safe_writer(world, tmp_path, run_cli, t
         assert stat.S_IMODE(target.stat().st_mode) == 0o600
         target.write_text("old")
         assert "directory" in one_error_line(run_cli(*args, tmp_path))
-        tally["input: -o pointing at special files, links, directories"] += 3
+        tally["input: odd paths (devices, FIFOs, links, directories, long names, loops)"] += 3
     code, out, err = run_cli(*commands["translate"], "-")
     assert code == 0 and len(out.splitlines()) == 2, err
+
+
+def test_plot_to_stdout_is_the_png_alone(world, monkeypatch, capsysbinary):
+    from mtcli.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["mtcli", "plot", str(world.model), "-o", "-"])
+    with pytest.raises(SystemExit) as e:
+        main()
+    out = capsysbinary.readouterr().out
+    assert e.value.code == 0 and out.startswith(b"\x89PNG\r\n") and out.endswith(b"IEND\xaeB`\x82")
 
 
 class _Failing(io.TextIOWrapper):
@@ -213,3 +223,18 @@ def test_overlong_translate_lines_are_cut_with_a_warning_naming_the_line(world, 
     assert code == 0 and len(out.splitlines()) == 3, err
     assert f"line 2: longer than {MAX_LINE_CHARS:,} characters" in err and err.count("warning:") == 1, err
     tally["input: translate lines over the length limit"] += 1
+
+
+def test_paths_the_system_refuses_are_one_line_everywhere(world, tmp_path, run_cli, monkeypatch, tally):
+    """A name too long for the file system and a loop of symlinks, given to every path option: the
+    system's refusal (ENAMETOOLONG, ELOOP) is one line, exit 2, whichever check meets it first."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    for bad in ("x" * 5000, "loop/x"):
+        for args in (["download", "--dest", bad], ["tokenize", "--data", bad], ["tokenize", "--data", world.corpus,
+                     "--out", bad], ["train", "--out", bad, "--prepared", world.prepared], ["train", "--prepared", bad],
+                     ["translate", "-m", world.model, "-i", bad], ["translate", "-m", bad, "Hi."],
+                     ["translate", "-m", world.model, "-o", bad, "Hi."], ["plot", bad], ["plot", world.model, "-o", bad],
+                     ["evaluate", "-m", world.model, "--data", bad], ["info", bad], ["models", "add", bad]):
+            one_error_line(run_cli(*args))
+            tally["input: odd paths (devices, FIFOs, links, directories, long names, loops)"] += 1

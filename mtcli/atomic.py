@@ -1,5 +1,5 @@
-"""Writing files without destroying anything: every file mtcli writes, and every `-o`, goes through
-atomic_write_bytes.
+"""Writing files without destroying anything: every `-o` goes through write_output, every file of
+mtcli's own (models, states, tokenized data) through atomic_write_bytes. Both:
 
 - "-" is standard output; a character device (/dev/null, a terminal) or a FIFO is written straight
   through, as the shell's `>` would: it is never replaced by a regular file.
@@ -7,11 +7,14 @@ atomic_write_bytes.
 - A regular file is replaced atomically: a temporary file beside it, fsynced, renamed over it, so a
   reader (or a crash) sees the old file or the new one, never half of either. It keeps the old
   file's mode and owner. A read-only file is refused.
-- A regular file with several hard links is rewritten in place instead: a rename would split the
-  links (the other names would keep the old text), and a user who linked a file means every name
-  to show it (vim's backupcopy=auto does the same). Space is reserved first, so a full disk fails
-  before a byte changes; only a crash in the middle of the write itself can leave it half written.
 - A directory, a block device or a socket is refused.
+
+They differ for a regular file with several hard links. write_output rewrites it in place: a
+rename would split the links (the other names would keep the old text), and a user who linked an
+output means every name to show it, as the shell's `>` and vim's backupcopy=auto do. Space is
+reserved first, so a full disk fails before a byte changes; only a crash during the write itself
+can leave it half written. atomic_write_bytes replaces it (splitting the links): a run directory
+snapshotted with `cp -al` keeps its files, and a crash never leaves half a state.
 """
 
 from __future__ import annotations
@@ -126,8 +129,9 @@ def _write_through(path, data: bytes) -> None:
         f.write(data)
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write `data` to `path` as the module docstring says (the one function every `-o` uses)."""
+def atomic_write_bytes(path: str | os.PathLike, data: bytes, keep_links: bool = False) -> None:
+    """Write `data` to `path` as the module docstring says; keep_links: rewrite a file with several
+    hard links in place (write_output) rather than replace it."""
     text = os.fspath(path)
     if text == STDOUT or text.startswith(_FD_PATHS):
         try:
@@ -145,7 +149,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
             real = Path(os.path.realpath(path))
             if st is not None and not os.access(real, os.W_OK):
                 raise UserError(f"cannot write {path}: the file is read-only")
-            if st is not None and st.st_nlink > 1:
+            if keep_links and st is not None and st.st_nlink > 1:
                 return _rewrite_in_place(real, data, st.st_size)
             return atomic_write(real, lambda tmp: tmp.write_bytes(data), st)
         if stat.S_ISDIR(st.st_mode):
@@ -156,6 +160,11 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
         raise _fail(path, e) from None
     kind = "block device" if stat.S_ISBLK(st.st_mode) else "socket" if stat.S_ISSOCK(st.st_mode) else "special file"
     raise UserError(f"cannot write {path}: it is a {kind}; give a regular file, a pipe, a character device or -")
+
+
+def write_output(path: str | os.PathLike, data: bytes | str) -> None:
+    """The one function every `-o` uses (text is written as UTF-8)."""
+    atomic_write_bytes(path, data.encode("utf-8") if isinstance(data, str) else data, keep_links=True)
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
@@ -316,5 +325,5 @@ def guarded_stdio():
             _silence(saved[1])
 
 
-__all__ = ["atomic_write", "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "claim_dir", "lock_dir",
+__all__ = ["write_output", "atomic_write", "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "claim_dir", "lock_dir",
            "unlock_dir", "guarded_stdio", "LOCK", "STDOUT"]

@@ -555,7 +555,7 @@ def translate(
       mtcli translate --nbest 3 "I like it."
     """
     from mtcli import kernels
-    from mtcli.atomic import STDOUT, atomic_write_text
+    from mtcli.atomic import STDOUT, write_output
     from mtcli.text import read
     from mtcli.text.formats import format_for
     from mtcli.text.pipeline import Engine
@@ -603,7 +603,7 @@ def translate(
             rendered = _translate_groups(groups, engine, batch_size, nbest, scores, as_json, to_stdout, show,
                                          "argument" if text else "line")
     if not to_stdout:
-        atomic_write_text(output, rendered)
+        write_output(output, rendered)
     elif fmt != "text":
         sys.stdout.write(rendered)
 
@@ -690,7 +690,7 @@ def evaluate(
     from rich.progress import Progress
     from rich.table import Table
 
-    from mtcli.atomic import atomic_write_text
+    from mtcli.atomic import atomic_write_text, write_output
     from mtcli.checkpoint import SCORES
     from mtcli.data import read_corpus, resolve_data_path, split_pairs
     from mtcli.metrics import evaluate_pairs
@@ -729,7 +729,7 @@ def evaluate(
         key = f"{split} split" if data is None else data.name
         atomic_write_text(scores_path, json.dumps({**scores, f"{key}, {report['decoding']}": report}, indent=2) + "\n")
     if output is not None:
-        atomic_write_text(output, "".join(_one_line(h) + "\n" for h in hyps))
+        write_output(output, "".join(_one_line(h) + "\n" for h in hyps))
     if as_json:
         print(json.dumps(report, indent=2))
         return

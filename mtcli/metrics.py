@@ -6,7 +6,7 @@ import io
 import math
 from collections.abc import Callable, Iterable
 
-from mtcli.atomic import atomic_write_bytes
+from mtcli.atomic import write_output
 from mtcli.model import Model, Stats
 
 
@@ -53,7 +53,7 @@ def plot_history(history: list[dict], png) -> None:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100)
     plt.close(fig)
-    atomic_write_bytes(png, buf.getvalue())  # like every -o: "-", a pipe or a device written through
+    write_output(png, buf.getvalue())
 
 
 def evaluate_pairs(translator, pairs, beam: int = 4, alpha: float = 1.0, batch_size: int = 64,

@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from mtcli.atomic import atomic_write_bytes
+from mtcli.atomic import atomic_write_bytes, write_output
 from mtcli.checkpoint import METRICS
 from mtcli.errors import UserError
 from tests import worlds
@@ -72,16 +72,19 @@ def test_symlinks_are_followed_modes_kept_hard_links_kept(tmp_path, tally):
     dangling.symlink_to(tmp_path / "created.txt")
     atomic_write_bytes(dangling, b"made\n")
     assert dangling.is_symlink() and (tmp_path / "created.txt").read_text() == "made\n"
-    # hard links: rewritten in place, every name shows the new text and the inode is the same
+    # hard links: an output is rewritten in place, every name shows the new text, the inode is the same
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_text("a long old text that is longer than the new one\n")
     os.chmod(a, 0o640)
     os.link(a, b)
     inode = a.stat().st_ino
     for data in (b"short\n", b"a much longer new text than the old short one\n"):
-        atomic_write_bytes(b, data)
+        write_output(b, data)
         assert a.read_bytes() == data and a.stat().st_ino == inode and a.stat().st_nlink == 2
     assert stat.S_IMODE(a.stat().st_mode) == 0o640
+    # ... while mtcli's own files are replaced: a run snapshotted with `cp -al` keeps its state
+    atomic_write_bytes(b, b"new state\n")
+    assert a.read_bytes() == data and b.read_bytes() == b"new state\n" and a.stat().st_nlink == 1
     assert not list(tmp_path.glob(".*.tmp"))
     tally["input: odd paths (devices, FIFOs, links, directories, long names, loops)"] += 4
 

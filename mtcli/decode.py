@@ -19,7 +19,6 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from mtcli import kernels
 from mtcli.checkpoint import SRC_TOK, TGT_TOK, check_tokenizers, load_model
-from mtcli.kernels.cpu import flush_denormals, restore_denormals
 from mtcli.errors import UserError
 from mtcli.model import Model
 from mtcli.tokenizer import BOS, EOS, PAD, Tokenizer
@@ -256,13 +255,9 @@ class Translator:
         groups = _spread(batches(np.array([len(s) for s in seqs]), options), self.inter_threads)
 
         def run(group):
-            fp_mode = flush_denormals()  # this thread's: near-zero attention weights would be slow denormals
-            try:
-                return search(self.model, *_padded([seqs[j] for j in group]), options.beam_size,
-                              options.num_hypotheses, options.length_penalty, options.max_decoding_length_a,
-                              options.max_decoding_length_b, options.no_repeat_ngram_size)
-            finally:
-                restore_denormals(fp_mode)
+            return search(self.model, *_padded([seqs[j] for j in group]), options.beam_size, options.num_hypotheses,
+                          options.length_penalty, options.max_decoding_length_a, options.max_decoding_length_b,
+                          options.no_repeat_ngram_size)
 
         with _blas().limit(limits=1, user_api="blas"):
             if len(groups) == 1 or self.inter_threads == 1:

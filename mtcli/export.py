@@ -27,11 +27,13 @@ import numpy as np
 
 from mtcli.checkpoint import SRC_TOK, TGT_TOK
 from mtcli.errors import UserError
+from mtcli.layers import positional_encoding
 from mtcli.model import Model
 from mtcli.tokenizer import BOS, CONTINUE, EOS, SPECIALS, UNK, Tokenizer
 
 LAYER_NORM_EPS = 1e-5  # mtcli/kernels/layernorm.py EPS
 QUANTIZATIONS = ("float32", "int8", "int8_float32")
+EXPORT_POSITIONS = 1024  # CTranslate2's default max_input_length; longer inputs it truncates itself
 ARGOS_SP_MODEL = "sentencepiece.model"
 
 
@@ -92,9 +94,12 @@ def ctranslate2_spec(model: Model, src_tok: Tokenizer, tgt_tok: Tokenizer, alias
     extra = [(name, i) for name, i in (aliases or {}).items() if names[i] != name]
     enc, dec = spec.encoder, spec.decoder
     enc.embeddings[0].weight = np.concatenate([p["src_emb"]["w"], p["src_emb"]["w"][[i for _, i in extra]]])
-    enc.position_encodings.encodings = model.pe_src
+    # mtcli's sinusoid table, continued past the positions mtcli trained on: CTranslate2 fails on an input
+    # longer than its table (Argos Translate passes whole sentences), and a long one is better translated
+    # with positions it never saw than not at all. The first rows are mtcli's pe_src/pe_tgt exactly.
+    enc.position_encodings.encodings = positional_encoding(EXPORT_POSITIONS, cfg.d_model, model.dtype)
     dec.embeddings.weight = p["tgt_emb"]["w"]
-    dec.position_encodings.encodings = model.pe_tgt
+    dec.position_encodings.encodings = positional_encoding(EXPORT_POSITIONS, cfg.d_model, model.dtype)
     enc.scale_embeddings = dec.scale_embeddings = True  # W[ids] * sqrt(d_model) + PE
     for i, layer in enumerate(enc.layer):
         _fused(layer.self_attention.linear[0], p[f"enc.{i}.attn"], "qkv")

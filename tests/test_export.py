@@ -56,6 +56,9 @@ def test_ctranslate2_gives_mtcli_greedy_tokens(model_dir, tmp_path):
     want = [[spelled[i] for i in h.tokens] for h in greedy(tr.model, src, lens)]
     assert _ctranslate2_greedy(ct2, tr, src, lens) == want
     assert sum(len(w) for w in want) > 3 * len(want)  # real outputs, not empty ones
+    long = " ".join(["Tom likes the cat and"] * 30)  # past mtcli's positions: translated, not an error
+    names = source_tokens(tr.src_tok)
+    assert ct2.translate_batch([[names[i] for i in tr.src_tok.encode(long)]])[0].hypotheses[0]
 
     # an untrained model too: no EOS, so every output runs into its length budget and the 4-gram guard
     rng_model = type(tr.model)(tr.model.cfg, seed=5)

@@ -885,11 +885,11 @@ def serve(
                              help="Port (0: any free one, printed at start)."),
     api_key: str | None = typer.Option(None, "--api-key", envvar="MTCLI_API_KEY", show_default=False,
                                        help="Require this key in each request's api_key field."),
-    beam: int = typer.Option(_SERVE.beam, "--beam", "-b", min=1, help="Beam size; alternatives go up to beam - 1."),
-    char_limit: int = typer.Option(_SERVE.char_limit, "--char-limit", min=1, help="Characters per request."),
-    batch_limit: int = typer.Option(_SERVE.batch_limit, "--batch-limit", min=1, help="Texts per request (a list q)."),
-    body_limit: int = typer.Option(_SERVE.body_limit, "--body-limit", min=1, help="Bytes per request body."),
-    queue_limit: int = typer.Option(_SERVE.queue_limit, "--queue-limit", min=1,
+    beam: int = typer.Option(_SERVE.beam, "--beam", "-b", **limits("beam"), help="Beam size; alternatives go up to beam - 1."),
+    char_limit: int = typer.Option(_SERVE.char_limit, "--char-limit", **limits("serve_chars"), help="Characters per request."),
+    batch_limit: int = typer.Option(_SERVE.batch_limit, "--batch-limit", **limits("serve_texts"), help="Texts per request (a list q)."),
+    body_limit: int = typer.Option(_SERVE.body_limit, "--body-limit", **limits("serve_body"), help="Bytes per request body."),
+    queue_limit: int = typer.Option(_SERVE.queue_limit, "--queue-limit", **limits("serve_queue"),
                                     help="Characters waiting to be translated; more get 503 and Retry-After."),
 ) -> None:
     """Serve translations over HTTP with LibreTranslate's API, and a page to try them at /.

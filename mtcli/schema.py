@@ -48,6 +48,8 @@ RANGES: dict[str, tuple[float, float]] = {
     "beam": (1, 64), "nbest": (1, 64), "alpha": (0.0, 10.0), "decode_batch": (1, 1024),
     # every thread and rank holds its own gradient buffer; ranks are processes on this machine
     "limit": (0, BIG), "threads": (0, 64), "ranks": (0, 64),
+    # serve: what one request or the queue may hold (memory is what they bound)
+    "serve_chars": (1, 10**7), "serve_texts": (1, 10**5), "serve_body": (1, 2**30), "serve_queue": (1, 10**8),
 }
 MAX_PARAMETERS = 200_000_000  # 4 GB of float32 weights; training holds 5 copies (weights, gradient, Adam's 2, average)
 CHOICES: dict[str, tuple[str, ...]] = {

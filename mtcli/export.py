@@ -17,6 +17,7 @@ SentencePiece detokenizes them, so Argos's output text is mtcli's.
 
 from __future__ import annotations
 
+import io
 import json
 import struct
 import tempfile
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mtcli.atomic import write_output
 from mtcli.checkpoint import SRC_TOK, TGT_TOK
 from mtcli.errors import UserError
 from mtcli.layers import positional_encoding
@@ -199,11 +201,11 @@ def export_argos(model: Model, src_tok: Tokenizer, tgt_tok: Tokenizer, out_path:
         (root / "metadata.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         (root / "README.md").write_text(
             f"{meta['from_name']} -> {meta['to_name']}, trained from scratch with mtcli.\n", encoding="utf-8")
-        partial = Path(out_path).with_name(Path(out_path).name + ".partial")
-        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
             for f in sorted(root.rglob("*")):
                 z.write(f, f.relative_to(tmp))
-        partial.replace(out_path)
+    write_output(out_path, buf.getvalue())  # as every -o: devices written through, links followed, mode kept
 
 
 def export(model_dir: Path, out: Path, fmt: str = "ctranslate2", quantization: str = "float32") -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
@@ -639,15 +640,43 @@ def _translate_groups(groups, engine, batch_size: int, nbest: int, scores: bool,
     return "".join(kept)
 
 
+def _line_editing() -> Callable[[], None]:
+    """Arrow keys, editing and history for input() (GNU readline, where Python has it), the history
+    kept in mtcli's user directory; returns what saves it at the end."""
+    try:
+        import readline
+    except ImportError:  # e.g. Windows without pyreadline: plain input()
+        return lambda: None
+    from mtcli.registry import home
+
+    path = home() / "history"
+    try:
+        readline.read_history_file(path)
+    except OSError:
+        pass  # no history yet, or unreadable: start a new one
+    readline.set_history_length(1000)
+
+    def save() -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            readline.write_history_file(path)
+        except OSError:
+            pass  # a read-only home loses the history, never the session
+
+    return save
+
+
 def _repl(engine) -> None:
     from mtcli.text.pipeline import translate_lines
 
     err.print("English → Spanish. Type a sentence and press Enter; Ctrl-D to quit.", highlight=False)
+    save_history = _line_editing()
     number = 0
     while True:
         try:
             line = input("en> ")
         except (EOFError, KeyboardInterrupt):
+            save_history()
             err.print()
             return
         number += 1

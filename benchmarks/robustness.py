@@ -127,7 +127,7 @@ def main() -> None:
         src = [en for en, _ in digit_pairs]
         numbers = {"pairs": len(digit_pairs), "off": numbers_kept(src, off(src)), "on": numbers_kept(src, on(src))}
     clean = dict(rows)["clean"]
-    print(f"\n| variant | BLEU off | BLEU on | on - clean | chrF off | chrF on |\n|---|---:|---:|---:|---:|---:|")
+    print("\n| variant | BLEU off | BLEU on | on - clean | chrF off | chrF on |\n|---|---:|---:|---:|---:|---:|")
     for name, r in rows:
         print(f"| {name} | {r['bleu_off']:.1f} | {r['bleu_on']:.1f} | {r['bleu_on'] - clean['bleu_on']:+.1f} "
               f"| {r['chrf_off']:.1f} | {r['chrf_on']:.1f} |")

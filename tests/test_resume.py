@@ -8,7 +8,6 @@ is deterministic), so only counting the steps each process performs tells the tw
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import random
@@ -24,7 +23,7 @@ import numpy as np
 import pytest
 
 from mtcli import distributed
-from mtcli.checkpoint import METRICS, STATE
+from mtcli.checkpoint import METRICS
 from mtcli.config import TrainConfig, model_config
 from mtcli.data import make_batches, prepare
 from mtcli.train import load_state, train

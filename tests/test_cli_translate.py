@@ -7,19 +7,12 @@ import sys
 
 import pytest
 
-from mtcli.config import ModelConfig, TrainConfig
-from mtcli.data import prepare
-from mtcli.train import train
-from tests.conftest import tiny_pairs, write_tsv
+from tests.conftest import tiny_pairs, train_tiny_model, write_tsv
 
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
-    d = tmp_path_factory.mktemp("translate")
-    p = prepare(write_tsv(d / "spa.txt", tiny_pairs()), d / "prepared", src_vocab=200, tgt_vocab=220)
-    cfg = ModelConfig(src_vocab=200, tgt_vocab=220, d_model=32, d_ff=64, n_heads=2, n_layers=1)
-    train(p, d / "model", cfg, TrainConfig(batch_size=8, warmup=100, max_epochs=15))
-    return d / "model"
+    return train_tiny_model(tmp_path_factory.mktemp("translate"), n_layers=1, max_epochs=15)
 
 
 LINES = ["Tom likes the cat.", "", "Where is Mary's dog?", "Come here, Ana!"]

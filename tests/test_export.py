@@ -10,13 +10,10 @@ import zipfile
 import numpy as np
 import pytest
 
-from mtcli.config import ModelConfig, TrainConfig
-from mtcli.data import prepare
 from mtcli.decode import Translator, _max_len, greedy
 from mtcli.errors import UserError
 from mtcli.export import export, export_ctranslate2, sentencepiece_spellings, source_tokens, target_tokens
-from mtcli.train import train
-from tests.conftest import require, tiny_pairs, write_tsv
+from tests.conftest import require, tiny_pairs, train_tiny_model
 
 LINES = ["Tom likes the cat.", "Where is Mary's dog?", "Come here, Ana!", "I have 7 books.", "Don't go, it's late!",
          "Pedro likes the bread and the car.", "zebra quantum"]
@@ -24,11 +21,7 @@ LINES = ["Tom likes the cat.", "Where is Mary's dog?", "Come here, Ana!", "I hav
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
-    d = tmp_path_factory.mktemp("export")
-    p = prepare(write_tsv(d / "spa.txt", tiny_pairs()), d / "prepared", src_vocab=200, tgt_vocab=220)
-    cfg = ModelConfig(src_vocab=200, tgt_vocab=220, d_model=32, d_ff=64, n_heads=2, n_layers=2)
-    train(p, d / "model", cfg, TrainConfig(batch_size=8, warmup=100, max_epochs=6))
-    return d / "model"
+    return train_tiny_model(tmp_path_factory.mktemp("export"), n_layers=2, max_epochs=6)
 
 
 def _ctranslate2_greedy(ct2, tr, src, lens):

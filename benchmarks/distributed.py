@@ -33,9 +33,9 @@ def worker(args) -> None:
     from mtcli import distributed, threads_per_process
     from mtcli.config import TrainConfig, model_config
     from mtcli.data import load_prepared, make_batches
-    from mtcli.metrics import ZERO, add
     from mtcli.model import Model, count_params
     from mtcli.optim import Adam, clip_scale
+    from mtcli.stats import Stats
     from mtcli.train import EVAL_BATCH
 
     comm = distributed.world()
@@ -55,7 +55,7 @@ def worker(args) -> None:
                 phases[:], start = 0.0, time.perf_counter()
             t0 = time.perf_counter()
             shard = comm.shard(batch)
-            s = ZERO if shard is None else replicas.forward_backward(shard, rng, tcfg.label_smoothing, n_total=batch.n_tokens)
+            s = Stats.zero() if shard is None else replicas.forward_backward(shard, rng, tcfg.label_smoothing, n_total=batch.n_tokens)
             t1 = time.perf_counter()
             comm.reduce_step(model.grad, s, False, 0.0)
             t2 = time.perf_counter()
@@ -69,21 +69,21 @@ def worker(args) -> None:
         selection = comm.split(make_batches(prepared.splits["selection"], EVAL_BATCH, 0, 0, shuffle=False))
         sync()
         t = time.perf_counter()
-        sums = ZERO
+        sums = Stats.zero()
         for b in selection:
-            sums = add(sums, replicas.evaluate(b))
+            sums += replicas.evaluate(b)
         comm.sum_stats(sums)
         evaluation = time.perf_counter() - t
 
     allreduce = 0.0  # the gradient allreduce alone, all ranks ready
     if comm.size > 1:
         for _ in range(3):
-            comm.reduce_step(model.grad, ZERO, False, 0.0)
+            comm.reduce_step(model.grad, Stats.zero(), False, 0.0)
         reps = 20
         for _ in range(reps):
             sync()
             t = time.perf_counter()
-            comm.reduce_step(model.grad, ZERO, False, 0.0)
+            comm.reduce_step(model.grad, Stats.zero(), False, 0.0)
             allreduce += (time.perf_counter() - t) / reps
     if comm.rank == 0:
         print(json.dumps({

@@ -25,7 +25,6 @@ import subprocess
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from functools import reduce
 from typing import TypeVar
 
 import numba
@@ -36,8 +35,8 @@ from mtcli import BLAS_LOADED_EARLY, kernels, mpi_launch
 from mtcli.data import Batch
 from mtcli.errors import UserError
 from mtcli.kernels.cpu import flush_denormals, restore_denormals
-from mtcli.metrics import ZERO, add
-from mtcli.model import Model, Stats
+from mtcli.model import Model
+from mtcli.stats import Stats
 
 T = TypeVar("T")
 
@@ -107,7 +106,7 @@ class Replicas:
 
     def _map(self, fn, batch, *args) -> Stats:
         """fn(model, its shard or None, *its args) on every thread; the Stats summed."""
-        return reduce(add, self._pool.map(fn, self.models, split_batch(batch, self.n), *args))
+        return sum(self._pool.map(fn, self.models, split_batch(batch, self.n), *args), Stats.zero())
 
     def forward_backward(self, batch: Batch, rng: np.random.Generator, smoothing: float,
                          n_total: int | None = None) -> Stats:
@@ -125,7 +124,7 @@ class Replicas:
         self._dirty = True
 
         def work(model, shard, rng):
-            return ZERO if shard is None else model.forward_backward(shard, rng, smoothing, n_total)
+            return Stats.zero() if shard is None else model.forward_backward(shard, rng, smoothing, n_total)
 
         stats = self._map(work, batch, rngs)
         self.grad_sq = kernels.sum_and_clear(self.model.grad, self.grads)
@@ -135,7 +134,7 @@ class Replicas:
     def evaluate(self, batch: Batch) -> Stats:
         if self.n == 1:
             return self.model.evaluate(batch)
-        return self._map(lambda model, shard: ZERO if shard is None else model.evaluate(shard), batch)
+        return self._map(lambda model, shard: Stats.zero() if shard is None else model.evaluate(shard), batch)
 
 
 class Comm:
@@ -199,12 +198,12 @@ class MPIComm(Comm):
         return values
 
     def reduce_step(self, grad, stats, stop, elapsed):
-        small = self._sum(np.array([*_values(stats), stop, elapsed], np.float64))
+        small = self._sum(np.append(stats.to_array(), [stop, elapsed]))
         self._sum(grad)  # the one big message of a step: 4 bytes per parameter
-        return _stats(small), bool(small[4]), float(small[5]) / self.size
+        return Stats.from_array(small), bool(small[4]), float(small[5]) / self.size
 
     def sum_stats(self, stats):
-        return _stats(self._sum(np.array(_values(stats), np.float64)))
+        return Stats.from_array(self._sum(stats.to_array()))
 
     def gather(self, obj):
         return self.comm.gather(obj, root=0)
@@ -240,14 +239,6 @@ class MPIComm(Comm):
 
     def abort(self, code):
         self.comm.Abort(code)
-
-
-def _values(s: Stats) -> list:
-    return [s.loss, s.nll, s.correct, s.n_tokens]
-
-
-def _stats(v: np.ndarray) -> Stats:
-    return Stats(float(v[0]), float(v[1]), int(v[2]), int(v[3]))
 
 
 def _attempt(fn) -> tuple[bool, object]:

@@ -7,21 +7,15 @@ import math
 from collections.abc import Callable, Iterable
 
 from mtcli.atomic import write_output
-from mtcli.model import Model, Stats
-
-
-def add(total: Stats, s: Stats) -> Stats:
-    return Stats(total.loss + s.loss, total.nll + s.nll, total.correct + s.correct, total.n_tokens + s.n_tokens)
-
-
-ZERO = Stats(0.0, 0.0, 0, 0)
+from mtcli.model import Model
+from mtcli.stats import Stats
 
 
 def teacher_forced(model: Model, batches: Iterable, on_batch: Callable[[int], None] | None = None) -> dict:
     """Error (mean NLL per target token), accuracy and perplexity over batches, dropout off."""
-    total = ZERO
+    total = Stats.zero()
     for b in batches:
-        total = add(total, model.evaluate(b))
+        total += model.evaluate(b)
         if on_batch:
             on_batch(b.n_tokens)
     return summarize(total)

@@ -27,6 +27,7 @@ from mtcli.layers import (
     positional_encoding,
     residual_dropout_forward,
 )
+from mtcli.stats import Stats
 from mtcli.tokenizer import PAD
 
 
@@ -109,16 +110,6 @@ class DecoderState:
     sentence: np.ndarray  # (N,): each row's source sentence
     history: np.ndarray  # (N, T): the cache row holding each position of each row's hypothesis
     t: int  # positions fed so far
-
-
-@dataclass
-class Stats:
-    """Sums over the target tokens of a batch; divide by n_tokens for the thesis's means."""
-
-    loss: float  # label-smoothed training loss
-    nll: float  # plain cross-entropy: the thesis's error
-    correct: int  # argmax == target: the thesis's accuracy
-    n_tokens: int
 
 
 class Model:

@@ -25,9 +25,10 @@ from mtcli.augment import augment_split
 from mtcli.data import Batch, EncodedSplit, Prepared, make_batches, read_corpus
 from mtcli.decode import greedy
 from mtcli.errors import UserError
-from mtcli.metrics import ZERO, add, summarize
-from mtcli.model import Model, Stats
+from mtcli.metrics import summarize
+from mtcli.model import Model
 from mtcli.optim import Adam, clip_scale
+from mtcli.stats import Stats
 
 CHECKPOINT_SECONDS = 300.0  # mid-epoch state saves: a crash loses at most this much work
 EVAL_BATCH = 256  # selection batches can be larger: no backward, no Adam
@@ -48,7 +49,7 @@ def train_step(replicas: distributed.Replicas, adam: Adam, batch: Batch, rng: np
     shard = comm.shard(batch)  # this rank's rows; the gradient is of the whole batch's mean
     if shard is None:  # a rank without rows of a small batch adds nothing
         replicas.model.grad.fill(0.0)
-        s = ZERO
+        s = Stats.zero()
     else:
         s = replicas.forward_backward(shard, rng, tcfg.label_smoothing, n_total=batch.n_tokens)
     s, stop, elapsed = comm.reduce_step(replicas.model.grad, s, stop, elapsed)
@@ -70,7 +71,7 @@ class LoopState:
     best_bleu: float = -1.0  # its selection BLEU (with bleu_sample)
     best_epoch: int = -1
     bad_epochs: int = 0
-    epoch_sums: list = field(default_factory=lambda: [0.0, 0.0, 0, 0])  # Stats of the epoch so far
+    epoch_sums: list = field(default_factory=lambda: Stats.zero().to_list())  # Stats of the epoch so far
     rng: dict = field(default_factory=dict)  # dropout generator state (rank 0's)
     rank_rngs: list = field(default_factory=list)  # those of MPI ranks 1, 2, ...
     history: list = field(default_factory=list)  # one dict per finished epoch
@@ -263,7 +264,7 @@ def _train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, 
                 batches = make_batches(train_split(loop.epoch), tcfg.batch_size, tcfg.seed, loop.epoch)
                 task = progress.add_task("", total=len(batches), completed=loop.batch, epoch=loop.epoch + 1,
                                          loss=0.0, acc=0.0, lr=0.0, tps=0.0)
-                sums = Stats(*loop.epoch_sums)
+                sums = Stats.from_array(loop.epoch_sums)
                 tick, tick_tokens = time.perf_counter(), 0
                 while loop.batch < len(batches):
                     batch = batches[loop.batch]
@@ -277,8 +278,8 @@ def _train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, 
                                              " (try a lower --lr-scale)")
                     if average is not None:
                         kernels.ema(average, model.flat, tcfg.ema_decay)
-                    sums, loop.batch, loop.rng = add(sums, s), loop.batch + 1, rng.bit_generator.state
-                    loop.epoch_sums = [sums.loss, sums.nll, sums.correct, sums.n_tokens]
+                    sums, loop.batch, loop.rng = sums + s, loop.batch + 1, rng.bit_generator.state
+                    loop.epoch_sums = sums.to_list()
                     tick_tokens += s.n_tokens
                     now = time.perf_counter()
                     loop.elapsed = elapsed
@@ -413,10 +414,10 @@ def _end_epoch(run: EpochEnd, loop, sums, selection, console, progress):
     replicas, tcfg, comm, model = run.replicas, run.tcfg, run.comm, run.replicas.model
     task = progress.add_task("", total=len(selection), epoch=f"{loop.epoch + 1} selection", loss=0.0, acc=0.0,
                              lr=0.0, tps=0.0)
-    sel_sums = ZERO
+    sel_sums = Stats.zero()
     with averaged_weights(model, run.average):
         for b in selection:  # this rank's share of the selection batches
-            sel_sums = add(sel_sums, replicas.evaluate(b))
+            sel_sums += replicas.evaluate(b)
             progress.advance(task)
         sel = summarize(comm.sum_stats(sel_sums))
         bleu = run.bleu.score(model) if run.bleu else None  # every rank alike: same weights, same sample
@@ -449,7 +450,7 @@ def _end_epoch(run: EpochEnd, loop, sums, selection, console, progress):
         f"selection error {sel['error']:.3f} acc {sel['accuracy']:.3f}"
         + (f" BLEU {bleu:.2f}" if bleu is not None else "") + f"  {row['seconds']:7.0f}s"
         + ("  [green]best[/]" if improved else ""), highlight=False, soft_wrap=True)
-    loop.epoch, loop.batch, loop.epoch_sums = loop.epoch + 1, 0, [0.0, 0.0, 0, 0]
+    loop.epoch, loop.batch, loop.epoch_sums = loop.epoch + 1, 0, Stats.zero().to_list()
     if loop.bad_epochs >= tcfg.patience:
         loop.done = f"no selection improvement for {tcfg.patience} epochs"
     elif loop.epoch >= tcfg.max_epochs:

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from mtcli import registry
+from mtcli.config import DEFAULT_DATA, DEFAULT_PREPARED, ModelConfig
 from mtcli.errors import UserError
 from mtcli.schema import limits
 from mtcli.serve.config import ServeConfig
@@ -101,6 +102,16 @@ def main() -> None:
 _out = Console()
 
 
+def _fill_doc(**values):
+    """A command's help with {names} filled in from the module that owns each value (never written twice)."""
+
+    def fill(command):
+        command.__doc__ = command.__doc__.format(**values)
+        return command
+
+    return fill
+
+
 class SplitMethod(str, Enum):
     grouped = "grouped"
     random = "random"
@@ -153,28 +164,29 @@ def download(
 
 
 @app.command()
+@_fill_doc(max_src=ModelConfig.max_src_len, max_tgt=ModelConfig.max_tgt_len - 1)
 def tokenize(
     data: Path | None = typer.Option(
         None, "--data", envvar="MTCLI_DATA", show_default=False,
-        help="Corpus: tab-separated spa.txt or a CSV with an english,spanish header (default: data/spa-eng/spa.txt).",
+        help=f"Corpus: tab-separated spa.txt or a CSV with an english,spanish header (default: {DEFAULT_DATA}).",
     ),
     out: Path = typer.Option(
-        Path("data/prepared"), "--out", envvar="MTCLI_PREPARED", help="Output: tokenizers, encoded splits, manifest."
+        DEFAULT_PREPARED, "--out", envvar="MTCLI_PREPARED", help="Output: tokenizers, encoded splits, manifest."
     ),
     seed: int = typer.Option(0, "--seed", **limits("seed"), help="Seed of the train/selection/test split (60/20/20)."),
     split: SplitMethod = typer.Option(
         SplitMethod.grouped, "--split",
         help="grouped: all translations of an English sentence in one split; random: the thesis's plain split.",
     ),
-    src_vocab: int = typer.Option(4562, "--src-vocab", **limits("src_vocab"), help="English WordPiece vocabulary size."),
-    tgt_vocab: int = typer.Option(6134, "--tgt-vocab", **limits("tgt_vocab"), help="Spanish WordPiece vocabulary size."),
+    src_vocab: int = typer.Option(ModelConfig.src_vocab, "--src-vocab", **limits("src_vocab"), help="English WordPiece vocabulary size."),
+    tgt_vocab: int = typer.Option(ModelConfig.tgt_vocab, "--tgt-vocab", **limits("tgt_vocab"), help="Spanish WordPiece vocabulary size."),
     force: bool = typer.Option(False, "--force", help="Rebuild even if the result for this corpus and options exists, "
                                                       "and write into an --out that holds files mtcli did not write."),
 ) -> None:
     """Split the corpus, train English and Spanish WordPiece, encode all pairs.
 
     The tokenizers learn from the 60% training split only. Pairs longer
-    than the model's limits (56 English ids, 53 Spanish ids + start/end)
+    than the model's limits ({max_src} English ids, {max_tgt} Spanish ids + start/end)
     are dropped from training and cut in selection/test; the manifest
     counts them. Re-running with the same corpus and options reuses the
     result.
@@ -292,8 +304,8 @@ def train(
     config: Preset = typer.Option(Preset.small, "--config", "-c", help="Thesis configuration to start from."),
     out: Path = typer.Option(None, "--out", "-o", show_default=False, help="Model directory [default: runs/CONFIG]."),
     data: Path | None = typer.Option(None, "--data", envvar="MTCLI_DATA", show_default=False,
-                                     help="Corpus (default: data/spa-eng/spa.txt)."),
-    prepared: Path = typer.Option(Path("data/prepared"), "--prepared", envvar="MTCLI_PREPARED",
+                                     help=f"Corpus (default: {DEFAULT_DATA})."),
+    prepared: Path = typer.Option(DEFAULT_PREPARED, "--prepared", envvar="MTCLI_PREPARED",
                                   help="Tokenized data (`mtcli tokenize`); built with default options when missing."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run saved in --out."),
     force: bool = typer.Option(False, "--force", help="Write into an --out that holds files mtcli did not write."),
@@ -695,7 +707,7 @@ def evaluate(
     data: Path | None = typer.Option(None, "--data", show_default=False,
                                      help="Evaluate on this TSV/CSV instead (all its pairs), e.g. an external test set."),
     corpus: Path | None = typer.Option(None, "--corpus", envvar="MTCLI_DATA", show_default=False,
-                                       help="The training corpus, to rebuild --split (default: data/spa-eng/spa.txt)."),
+                                       help=f"The training corpus, to rebuild --split (default: {DEFAULT_DATA})."),
     beam: int = typer.Option(4, "--beam", "-b", **limits("beam"), help="Beam size for BLEU/chrF (1 = greedy)."),
     alpha: float = typer.Option(1.0, "--alpha", **limits("alpha"), help="Length normalisation exponent."),
     limit: int = typer.Option(0, "--limit", **limits("limit"), help="Only the first N pairs (0 = all)."),

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_DATA = Path("data/spa-eng/spa.txt")  # where `mtcli download` unpacks the corpus
+DEFAULT_PREPARED = Path("data/prepared")  # where `mtcli tokenize` writes and `mtcli train` reads
 
 
 @dataclass
@@ -92,4 +96,4 @@ def from_dict(cls, d: dict):
     return cls(**d)
 
 
-__all__ = ["ModelConfig", "TrainConfig", "PRESETS", "model_config", "to_dict", "from_dict"]
+__all__ = ["DEFAULT_DATA", "DEFAULT_PREPARED", "ModelConfig", "TrainConfig", "PRESETS", "model_config", "to_dict", "from_dict"]

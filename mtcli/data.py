@@ -17,14 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-from mtcli.config import ModelConfig
+from mtcli.config import DEFAULT_DATA, DEFAULT_PREPARED, ModelConfig
 from mtcli.errors import UserError
 from mtcli import schema
 from mtcli.atomic import atomic_write_bytes, atomic_write_json, claim_dir
 from mtcli.tokenizer import BOS, EOS, PAD, Tokenizer, train_tokenizer
 
-DEFAULT_DATA = Path("data/spa-eng/spa.txt")
-DEFAULT_PREPARED = Path("data/prepared")
 SPLITS = ("train", "selection", "test")
 SPLIT_METHODS = ("grouped", "random")
 FRACTIONS = (0.6, 0.2, 0.2)  # thesis: 60% training, 20% selection, 20% test
@@ -48,12 +46,12 @@ class Corpus:
 
 
 def resolve_data_path(path: str | os.PathLike | None) -> Path:
-    """The corpus to read: an explicit path, else $MTCLI_DATA, else data/spa-eng/spa.txt."""
+    """The corpus to read: an explicit path, else $MTCLI_DATA, else DEFAULT_DATA."""
     return Path(path or os.environ.get("MTCLI_DATA") or DEFAULT_DATA)
 
 
 def resolve_prepared_dir(path: str | os.PathLike | None) -> Path:
-    """Where `mtcli tokenize` writes and later stages read: explicit, else $MTCLI_PREPARED, else data/prepared."""
+    """Where `mtcli tokenize` writes and later stages read: explicit, else $MTCLI_PREPARED, else DEFAULT_PREPARED."""
     return Path(path or os.environ.get("MTCLI_PREPARED") or DEFAULT_PREPARED)
 
 

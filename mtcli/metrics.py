@@ -10,6 +10,8 @@ from mtcli.atomic import write_output
 from mtcli.model import Model
 from mtcli.stats import Stats
 
+EVAL_BATCH = 256  # teacher-forced batches can be larger than training's: no backward, no Adam
+
 
 def teacher_forced(model: Model, batches: Iterable, on_batch: Callable[[int], None] | None = None) -> dict:
     """Error (mean NLL per target token), accuracy and perplexity over batches, dropout off."""
@@ -60,7 +62,7 @@ def evaluate_pairs(translator, pairs, beam: int = 4, alpha: float = 1.0, batch_s
 
     model, cfg = translator.model, translator.model.cfg
     split = encode_pairs(translator.src_tok, translator.tgt_tok, pairs, cfg.max_src_len, cfg.max_tgt_len)
-    report = teacher_forced(model, make_batches(split, 256, 0, 0, shuffle=False))
+    report = teacher_forced(model, make_batches(split, EVAL_BATCH, 0, 0, shuffle=False))
     unique = list(dict.fromkeys(en for en, _ in pairs))  # sentences with several references: decode once
     out: dict[str, str] = {}
     for k in range(0, len(unique), batch_size * 4):

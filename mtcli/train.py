@@ -25,13 +25,12 @@ from mtcli.augment import augment_split
 from mtcli.data import Batch, EncodedSplit, Prepared, make_batches, read_corpus
 from mtcli.decode import greedy
 from mtcli.errors import UserError
-from mtcli.metrics import summarize
+from mtcli.metrics import EVAL_BATCH, summarize
 from mtcli.model import Model
 from mtcli.optim import Adam, clip_scale
 from mtcli.stats import Stats
 
 CHECKPOINT_SECONDS = 300.0  # mid-epoch state saves: a crash loses at most this much work
-EVAL_BATCH = 256  # selection batches can be larger: no backward, no Adam
 
 
 class NonFiniteError(UserError):

@@ -70,7 +70,7 @@ def main():
     prepared = load_prepared(args.prepared)
     cfg = model_config(args.config, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size)
     model, rng = Model(cfg), np.random.default_rng(0)
-    adam = Adam(model.flat.size)
+    adam = Adam(model.flat.size, TCFG.beta1, TCFG.beta2, TCFG.eps)
     with Replicas(model, threads_per_process()) as replicas:
         by_len, by_batch, by_corpus = measure(replicas, adam, rng, cfg, prepared)
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -22,9 +24,11 @@ from safetensors.numpy import save
 
 from mtcli import schema
 from mtcli.atomic import atomic_write_bytes
-from mtcli.config import ModelConfig, to_dict
+from mtcli.config import ModelConfig, TrainConfig, to_dict
 from mtcli.errors import UserError
 from mtcli.model import Model, param_shapes, views
+from mtcli.optim import Adam
+from mtcli.stats import Stats
 
 WEIGHTS, STATE = "model.safetensors", "state.safetensors"
 SRC_TOK, TGT_TOK, METRICS = "src.json", "tgt.json", "metrics.jsonl"
@@ -121,3 +125,67 @@ def load_model(model_dir: Path, dtype=np.float32) -> tuple[Model, dict]:
         for n, t in ts.items():
             t[...] = tensors[f"{g}.{n}"]
     return Model(cfg, flat), meta
+
+
+# --- training state: what --resume continues from -------------------------------------------------
+
+
+@dataclass
+class LoopState:
+    """Everything besides parameters and Adam moments that --resume needs."""
+
+    epoch: int = 0
+    batch: int = 0  # next batch index within the epoch
+    elapsed: float = 0.0  # training seconds so far, across resumes
+    best_error: float = math.inf  # selection error of the best epoch
+    best_bleu: float = -1.0  # its selection BLEU (with bleu_sample)
+    best_epoch: int = -1
+    bad_epochs: int = 0
+    epoch_sums: list = field(default_factory=lambda: Stats.zero().to_list())  # Stats of the epoch so far
+    rng: dict = field(default_factory=dict)  # dropout generator state (rank 0's)
+    rank_rngs: list = field(default_factory=list)  # those of MPI ranks 1, 2, ...
+    history: list = field(default_factory=list)  # one dict per finished epoch
+    done: str = ""  # why training stopped, once it has
+
+
+def save_state(out: Path, model: Model, adam: Adam, loop: LoopState, meta: dict,
+               average: np.ndarray | None = None) -> None:
+    """meta: the run's records (train config, data); average: the weights' moving average, if kept."""
+    moments, step = adam.state()
+    tensors = {"params": model.flat, **{f"adam_{k}": a for k, a in moments.items()}}
+    if average is not None:
+        tensors["average"] = average
+    save_tensors(out / STATE, tensors, {**meta, "model": to_dict(model.cfg), "loop": asdict(loop), "step": step})
+
+
+def load_state(out: Path) -> tuple[Model, Adam, LoopState, dict, np.ndarray | None]:
+    """The saved run: model, optimizer, loop position, metadata, and the weights' moving average
+    (None when the run keeps none)."""
+    tensors, meta = load_tensors(out / STATE)
+    where = f"{out / STATE}: invalid training state"  # every field checked: a recomputed checksum proves nothing
+    cfg, t = schema.check(ModelConfig, meta.get("model"), where), schema.check(TrainConfig, meta.get("train"), where)
+    loop = schema.check(LoopState, meta.get("loop"), where)
+    meta = {**meta, "train": to_dict(t), "step": schema.step(meta.get("step"), where)}
+    schema.check_rows(loop.history, where)
+    for state in (loop.rng, *loop.rank_rngs):
+        generator(state, where)
+    try:
+        model = Model(cfg, tensors["params"])
+        adam = Adam(model.flat.size, t.beta1, t.beta2, t.eps)
+        adam.load_state({k: tensors[f"adam_{k}"] for k in ("m", "v")}, meta["step"])
+        average = tensors.get("average")
+        if average is not None and average.shape != model.flat.shape:
+            raise ValueError("the weights' average does not match the parameters")
+    except (KeyError, TypeError, ValueError) as e:
+        raise UserError(f"{out / STATE}: invalid training state ({e})") from None
+    return model, adam, loop, meta, average
+
+
+def generator(state: dict, where: str) -> np.random.Generator:
+    """A generator continuing from a saved bit-generator state (checked: a file may hold anything)."""
+    rng = np.random.default_rng()
+    try:
+        rng.bit_generator.state = state
+    except (KeyError, TypeError, ValueError, OverflowError) as e:
+        raise UserError(f"{where}: a random generator state is invalid ({type(e).__name__}: {e})") from None
+    return rng

@@ -16,11 +16,20 @@ def clip_scale(grad: np.ndarray, max_norm: float, grad_sq: float | None = None) 
 
 
 class Adam:
-    def __init__(self, n_params: int, beta1=0.9, beta2=0.999, eps=1e-8, dtype=np.float32):
+    def __init__(self, n_params: int, beta1: float, beta2: float, eps: float, dtype=np.float32):
+        """beta1, beta2 and eps have no defaults here: TrainConfig's are the ones."""
         self.beta1, self.beta2, self.eps = beta1, beta2, eps
-        self.m = np.zeros(n_params, dtype)
-        self.v = np.zeros(n_params, dtype)
-        self.t = 0
+        self.m = np.zeros(n_params, dtype)  # first moment
+        self.v = np.zeros(n_params, dtype)  # second moment
+        self.t = 0  # steps taken (bias correction)
+
+    def state(self) -> tuple[dict[str, np.ndarray], int]:
+        """What a checkpoint keeps: the moments by name, and the step count."""
+        return {"m": self.m, "v": self.v}, self.t
+
+    def load_state(self, moments: dict[str, np.ndarray], t: int) -> None:
+        """Continue from state(); a moment of another shape raises ValueError (or KeyError: missing)."""
+        self.m[...], self.v[...], self.t = moments["m"], moments["v"], t
 
     def step(self, param: np.ndarray, grad: np.ndarray, lr: float, grad_scale: float = 1.0) -> None:
         """One update with the gradient grad * grad_scale (grad itself is left as it is)."""

@@ -10,16 +10,17 @@ import signal
 import time
 from collections.abc import Iterable
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from mtcli import distributed, kernels, schema, threads_per_process
+from mtcli import distributed, kernels, threads_per_process
 from mtcli.atomic import LOCK, atomic_write_text, claim_dir, lock_dir, unlock_dir
-from mtcli.checkpoint import METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, load_tensors, save_model, save_tensors
+from mtcli.checkpoint import (METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, LoopState, generator, load_state, save_model,
+                              save_state)
 from mtcli.config import ModelConfig, TrainConfig, from_dict, to_dict
 from mtcli.augment import augment_split
 from mtcli.data import Batch, EncodedSplit, Prepared, make_batches, read_corpus
@@ -59,24 +60,6 @@ def train_step(replicas: distributed.Replicas, adam: Adam, batch: Batch, rng: np
     return s, norm, stop, elapsed
 
 
-@dataclass
-class LoopState:
-    """Everything besides parameters and Adam moments that --resume needs."""
-
-    epoch: int = 0
-    batch: int = 0  # next batch index within the epoch
-    elapsed: float = 0.0  # training seconds so far, across resumes
-    best_error: float = math.inf  # selection error of the best epoch
-    best_bleu: float = -1.0  # its selection BLEU (with bleu_sample)
-    best_epoch: int = -1
-    bad_epochs: int = 0
-    epoch_sums: list = field(default_factory=lambda: Stats.zero().to_list())  # Stats of the epoch so far
-    rng: dict = field(default_factory=dict)  # dropout generator state (rank 0's)
-    rank_rngs: list = field(default_factory=list)  # those of MPI ranks 1, 2, ...
-    history: list = field(default_factory=list)  # one dict per finished epoch
-    done: str = ""  # why training stopped, once it has
-
-
 class _AgreedStop(KeyboardInterrupt):
     """A stop every rank takes after the same step (a signal reached at least one of them)."""
 
@@ -104,37 +87,6 @@ class _StopRequest:
 def _meta(prepared: Prepared, tcfg: TrainConfig) -> dict:
     m = prepared.manifest
     return {"train": to_dict(tcfg), "data": {k: m.get(k) for k in ("data_sha256", "seed", "split", "split_sizes", "vocab")}}
-
-
-def save_state(out: Path, model: Model, adam: Adam, loop: LoopState, meta: dict,
-               average: np.ndarray | None = None) -> None:
-    tensors = {"params": model.flat, "adam_m": adam.m, "adam_v": adam.v}
-    if average is not None:
-        tensors["average"] = average
-    save_tensors(out / STATE, tensors, {**meta, "model": to_dict(model.cfg), "loop": asdict(loop), "step": adam.t})
-
-
-def load_state(out: Path) -> tuple[Model, Adam, LoopState, dict, np.ndarray | None]:
-    """The saved run: model, optimizer, loop position, metadata, and the weights' moving average
-    (None when the run keeps none)."""
-    tensors, meta = load_tensors(out / STATE)
-    where = f"{out / STATE}: invalid training state"  # every field checked: a recomputed checksum proves nothing
-    cfg, t = schema.check(ModelConfig, meta.get("model"), where), schema.check(TrainConfig, meta.get("train"), where)
-    loop = schema.check(LoopState, meta.get("loop"), where)
-    meta = {**meta, "train": to_dict(t), "step": schema.step(meta.get("step"), where)}
-    schema.check_rows(loop.history, where)
-    for state in (loop.rng, *loop.rank_rngs):
-        _generator(state, where)
-    try:
-        model = Model(cfg, tensors["params"])
-        adam = Adam(model.flat.size, t.beta1, t.beta2, t.eps)
-        adam.m[...], adam.v[...], adam.t = tensors["adam_m"], tensors["adam_v"], meta["step"]
-        average = tensors.get("average")
-        if average is not None and average.shape != model.flat.shape:
-            raise ValueError("the weights' average does not match the parameters")
-    except (KeyError, TypeError, ValueError) as e:
-        raise UserError(f"{out / STATE}: invalid training state ({e})") from None
-    return model, adam, loop, meta, average
 
 
 @contextmanager
@@ -382,17 +334,7 @@ def _dropout_rng(seed: int, rank: int, loop: LoopState, step: int, resume: bool)
     state = loop.rng if rank == 0 else loop.rank_rngs[rank - 1] if rank <= len(loop.rank_rngs) else None
     if state is None:
         return np.random.default_rng([seed, rank, step])
-    return _generator(state, "the training state")
-
-
-def _generator(state: dict, where: str) -> np.random.Generator:
-    """A generator continuing from a saved bit-generator state (checked: a file may hold anything)."""
-    rng = np.random.default_rng()
-    try:
-        rng.bit_generator.state = state
-    except (KeyError, TypeError, ValueError, OverflowError) as e:
-        raise UserError(f"{where}: a random generator state is invalid ({type(e).__name__}: {e})") from None
-    return rng
+    return generator(state, "the training state")
 
 
 @dataclass

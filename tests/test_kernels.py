@@ -11,6 +11,9 @@ widths without extra signatures. The attention and layer norm forwards, which ru
 PARALLEL_MIN_WORK (decoding steps), are also tested on a "large" case, covering both loops.
 """
 
+import ast
+from pathlib import Path
+
 import numpy as np
 import pytest
 from numba import njit
@@ -25,7 +28,6 @@ from mtcli.kernels.attention import (
 )
 from mtcli.kernels.crossentropy import cross_entropy, cross_entropy_ref
 from mtcli.kernels.elementwise import (
-    PARALLEL_MIN_WORK,
     bias_relu,
     bias_relu_ref,
     dropout,
@@ -34,11 +36,11 @@ from mtcli.kernels.elementwise import (
     dropout_mask,
     dropout_mask_ref,
     dropout_ref,
-    exp_nonpos,
     keep_ref,
     relu_backward,
     relu_backward_ref,
 )
+from mtcli.kernels.jit import PARALLEL_MIN_WORK, exp_nonpos
 from mtcli.kernels.embedding import (
     embedding_backward,
     embedding_backward_ref,
@@ -83,6 +85,22 @@ def test_package_exports_the_numba_kernels():
         kernel = getattr(mtcli.kernels, name)
         assert hasattr(kernel, "py_func"), f"{name} is not a Numba kernel"
         assert not name.endswith("_ref")
+
+
+def test_code_calls_kernels_through_the_package():
+    """`kernels.references()` swaps the package's names: a module that imported a kernel by name
+    (`from mtcli.kernels import layernorm_forward`) would keep the compiled one and escape the swap."""
+    switchable = set(mtcli.kernels.__all__) | {f"{name}_ref" for name in mtcli.kernels.__all__}
+    root = Path(mtcli.__file__).parent
+    offenders = []
+    for path in sorted(root.rglob("*.py")):
+        if path.parent.name == "kernels":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mtcli.kernels"):
+                offenders += [f"{path.relative_to(root)}:{node.lineno} {a.name}" for a in node.names
+                              if a.name in switchable or a.name == "*"]
+    assert not offenders, "import `kernels` and call `kernels.NAME` instead: " + ", ".join(offenders)
 
 
 @njit(cache=True)

@@ -56,7 +56,9 @@ _compiled = {name: globals()[name] for name in __all__}
 def references():
     """Every kernel routed to its NumPy reference inside the block. A short-lived process that only
     decodes (one `mtcli translate`) then never compiles or loads compiled code, which costs more
-    start-up time than decoding a few sentences with NumPy on small arrays does."""
+    start-up time than decoding a few sentences with NumPy on small arrays does.
+    The swap rebinds this package's names, so code outside it must call `kernels.NAME`, never
+    import a kernel by name (tests/test_kernels.py checks every module)."""
     for name, kernel in _compiled.items():
         globals()[name] = getattr(sys.modules[kernel.py_func.__module__], f"{name}_ref")
     try:

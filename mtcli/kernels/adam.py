@@ -5,7 +5,7 @@ applied on the way (one pass over the gradient instead of two)."""
 import numpy as np
 from numba import njit, prange
 
-from mtcli.kernels.elementwise import FAST, JIT
+from mtcli.kernels.jit import FAST, JIT
 
 
 def adam_ref(param, grad, m, v, lr, beta1, beta2, eps, t, grad_scale=1.0):

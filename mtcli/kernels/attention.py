@@ -8,7 +8,7 @@ also covers the causal decoder: query i sees keys j <= i and j < k_len.
 import numpy as np
 from numba import njit, prange
 
-from mtcli.kernels.elementwise import FAST, JIT, PARALLEL_MIN_WORK, exp_nonpos
+from mtcli.kernels.jit import FAST, JIT, PARALLEL_MIN_WORK, exp_nonpos
 
 
 def _mask(B, Tq, Tk, k_len, causal):

@@ -17,7 +17,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from mtcli.kernels.elementwise import JIT
+from mtcli.kernels.jit import JIT
 
 X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686", "x86")
 FTZ_DAZ = 0x8040  # MXCSR bits: flush-to-zero (15), denormals-are-zero (6)

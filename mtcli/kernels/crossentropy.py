@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from mtcli.kernels.elementwise import FAST, JIT, ROWS_PER_CHUNK, add_chunk_sums, chunk_rows, exp_nonpos
+from mtcli.kernels.jit import FAST, JIT, ROWS_PER_CHUNK, add_chunk_sums, chunk_rows, exp_nonpos
 
 
 def cross_entropy_ref(logits, bias, targets, smoothing, grad_scale, dbias):

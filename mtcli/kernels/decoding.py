@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from mtcli.kernels.attention import attention_forward_ref
-from mtcli.kernels.elementwise import FAST, JIT, exp_nonpos
+from mtcli.kernels.jit import FAST, JIT, exp_nonpos
 
 
 def cached_attention_ref(q, k, v, key_rows, n_keys, n_heads):

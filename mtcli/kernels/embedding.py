@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-from mtcli.kernels.elementwise import JIT
+from mtcli.kernels.jit import JIT
 
 
 def embedding_forward_ref(ids, w, scale, pe):

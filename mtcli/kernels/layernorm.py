@@ -5,7 +5,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from mtcli.kernels.elementwise import (
+from mtcli.kernels.jit import (
     FAST,
     JIT,
     PARALLEL_MIN_WORK,

@@ -1,0 +1,104 @@
+"""What every kernel shares: the Numba options, a vectorisable exp, and the row chunks whose partial
+column sums make the parallel `dg += ...` deterministic."""
+
+import math
+
+import numpy as np
+from numba import njit, types
+from numba.extending import intrinsic, overload
+
+# Options of every kernel: compiled code cached on disk; NumPy's error model (x / 0 gives inf or nan
+# instead of raising), which also spares loops with a division a zero check that blocks SIMD.
+JIT = {"cache": True, "error_model": "numpy", "nogil": True}
+
+# Fast-math for loops with floating-point reductions: reassociation lets LLVM vectorise sums and
+# dot products. Deliberately without 'nnan'/'ninf': no kernel relies on inf, and a NaN must still
+# come out as NaN (e.g. a diverging loss).
+FAST = {"reassoc", "contract", "nsz", "arcp"}
+
+# Forward kernels whose work (elements, or multiply-adds) is below this run serially (decoding
+# steps): starting a parallel region costs ~10 us, and ~100 us when another process is busy.
+PARALLEL_MIN_WORK = 1 << 17
+
+# Rows per chunk for column sums: partial sums per chunk run in parallel, then are added in chunk
+# order, so the result does not depend on the number of threads.
+ROWS_PER_CHUNK = 64
+
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01  # ln 2 split in two (Cody-Waite): n * _LN2_HI is exact
+_LN2_LO = 1.90821492927058770002e-10
+_EXP_TAYLOR = tuple(1.0 / math.factorial(k) for k in range(13, -1, -1))  # 1/13!, ..., 1/1!, 1/0!
+_LN2_HI_F32 = np.float32(0.693359375)
+_LN2_LO_F32 = np.float32(-2.12194440e-4)
+_EXP_F32 = tuple(np.float32(c) for c in (  # Cephes expf: exp(r) ~ 1 + r + r^2 * poly(r)
+    1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
+    5.0000001201e-1))
+
+
+@intrinsic
+def _bits_as_float(typingctx, bits):
+    """Reinterprets an int64 (int32) as a float64 (float32), like a C union."""
+    if bits not in (types.int64, types.int32):
+        return None
+    float_type = types.float64 if bits == types.int64 else types.float32
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(float_type))
+
+    return float_type(bits), codegen
+
+
+# Both set fastmath explicitly (without 'reassoc') so that it is not inherited from a fast-math
+# caller: reassociation would fold the two halves of ln 2 back together and lose precision.
+@njit(**JIT, fastmath={"contract"})
+def _exp_nonpos_f64(x):
+    n = math.floor(x * _LOG2E + 0.5)
+    r = (x - n * _LN2_HI) - n * _LN2_LO  # |r| <= ln(2) / 2
+    p = 0.0
+    for c in _EXP_TAYLOR:  # truncation error < 2e-17 relative
+        p = p * r + c
+    two_n = _bits_as_float((np.int64(max(-1022.0, n)) + 1023) << 52)  # max(-1022, NaN) = -1022
+    return 0.0 if x <= -708.0 else p * two_n  # NaN in, NaN out
+
+
+@njit(**JIT, fastmath={"contract"})
+def _exp_nonpos_f32(x):
+    n = np.floor(x * np.float32(_LOG2E) + np.float32(0.5))
+    r = (x - n * _LN2_HI_F32) - n * _LN2_LO_F32
+    p = np.float32(0.0)
+    for c in _EXP_F32:
+        p = p * r + c
+    p = p * r * r + r + np.float32(1.0)
+    two_n = _bits_as_float(np.int32((np.int32(max(np.float32(-126.0), n)) + 127) << 23))
+    return np.float32(0.0) if x <= np.float32(-87.0) else p * two_n
+
+
+def exp_nonpos(x):
+    """exp(x) for x <= 0, in x's precision to ~1 ulp, flushed to 0 where exp(x) would be denormal;
+    NaN stays NaN.
+    Unlike math.exp it is no library call, so loops around it vectorise (several times faster).
+    Callable from Numba code only (float32 or float64 argument)."""
+    raise NotImplementedError("exp_nonpos is for Numba-compiled code")
+
+
+@overload(exp_nonpos)
+def _exp_nonpos_overload(x):
+    if x == types.float32:
+        return lambda x: _exp_nonpos_f32(x)
+    if isinstance(x, types.Float):
+        return lambda x: _exp_nonpos_f64(x)
+    return None
+
+
+@njit(**JIT)
+def chunk_rows(chunk, n_rows):
+    """The rows of chunk number `chunk` (ROWS_PER_CHUNK rows each, the last one shorter)."""
+    return range(chunk * ROWS_PER_CHUNK, min(n_rows, (chunk + 1) * ROWS_PER_CHUNK))
+
+
+@njit(**JIT)
+def add_chunk_sums(dst, part):
+    """dst (C,) += sum over chunks of part (n_chunks, C), in chunk order."""
+    for c in range(part.shape[0]):
+        for k in range(dst.shape[0]):
+            dst[k] += part[c, k]

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
-import traceback
 from collections.abc import Callable
-from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 
@@ -279,23 +278,11 @@ def _model_dir(ctx: typer.Context, positional: str | None, option: str | None) -
     return registry.resolve(spec)
 
 
-@contextmanager
-def _ranks_exit_together(comm):
-    """Under MPI, an error that every rank raises alike (a UserError) is printed by rank 0 alone; any
-    other, raised on one rank alone, ends all ranks (MPI_Abort) rather than leave them waiting."""
-    try:
-        yield
-    except UserError as e:
-        if comm.rank:
-            raise typer.Exit(e.exit_code) from None
-        raise
-    except typer.Exit:
-        raise
-    except (Exception, KeyboardInterrupt) as e:
-        if comm.size > 1:
-            traceback.print_exc()
-            comm.abort(130 if isinstance(e, KeyboardInterrupt) else 1)
-        raise
+def _given_fields(ctx: typer.Context, cls) -> dict:
+    """The options named as fields of dataclass cls (TrainConfig, ModelConfig) that have a value, choices
+    as their strings: the overrides of cls's defaults, never listed a second time."""
+    values = {f.name: ctx.params.get(f.name) for f in dataclasses.fields(cls)}
+    return {k: v.value if isinstance(v, Enum) else v for k, v in values.items() if v is not None}
 
 
 @app.command()
@@ -311,8 +298,9 @@ def train(
     force: bool = typer.Option(False, "--force", help="Write into an --out that holds files mtcli did not write."),
     d_model: int | None = typer.Option(None, **limits("d_model"), help="Override: model width d."),
     d_ff: int | None = typer.Option(None, **limits("d_ff"), help="Override: feed-forward width d_p."),
-    heads: int | None = typer.Option(None, **limits("n_heads"), help="Override: attention heads h."),
-    layers: int | None = typer.Option(None, **limits("n_layers"), help="Override: blocks tau in encoder and decoder."),
+    n_heads: int | None = typer.Option(None, "--heads", **limits("n_heads"), help="Override: attention heads h."),
+    n_layers: int | None = typer.Option(None, "--layers", **limits("n_layers"),
+                                        help="Override: blocks tau in encoder and decoder."),
     dropout: float | None = typer.Option(None, **limits("dropout"), help="Override: residual dropout."),
     attn_dropout: float | None = typer.Option(None, **limits("attn_dropout"), help="Override: attention dropout."),
     batch_size: int | None = typer.Option(None, **limits("batch_size"), help="Sentence pairs per batch."),
@@ -370,69 +358,43 @@ def train(
 
       mtcli train --ranks 2                  (= mpiexec -n 2 mtcli train; hosts: mpiexec -f hostfile -n 8 mtcli train)
     """
-    from dataclasses import replace
-
     from mtcli import distributed, mpi_launch
-    from mtcli.config import PRESETS, TrainConfig, model_config
-    from mtcli.model import count_params
-    from mtcli.schema import MAX_PARAMETERS
-    from mtcli.data import NoPreparedData, load_prepared, prepare, resolve_data_path
+    from mtcli.config import PRESETS, TrainConfig
+    from mtcli.train import load_or_prepare, model_shape
     from mtcli.train import train as run
 
     if threads < 0:
         fail(f"--threads {threads}: give 1 or more (0 or none: one per core)")
-    launched = mpi_launch()[1]
-    if ranks > 1 and launched == 1:
+    if ranks > 1 and mpi_launch()[1] == 1:  # not started by mpiexec: rerun under it
         raise typer.Exit(distributed.relaunch(ranks, sys.argv[1:]))
-    if ranks and launched > 1 and ranks != launched:
-        fail(f"--ranks {ranks}, but mpiexec started {launched} processes")
-    comm = distributed.world()
+    comm = distributed.world(ranks)
     console = err if comm.rank == 0 else Console(stderr=True, quiet=True)  # rank 0 speaks for all
     out = out or Path("runs") / config.value
-    given = {k: v for k, v in dict(
-        batch_size=batch_size, lr_schedule=lr_schedule and lr_schedule.value, lr_scale=lr_scale, warmup=warmup,
-        label_smoothing=label_smoothing, clip_norm=clip_norm, max_epochs=max_epochs, max_time=max_time,
-        patience=patience, accuracy_goal=accuracy_goal, seed=seed, augment_lowercase=augment_lowercase,
-        augment_uppercase=augment_uppercase, augment_titlecase=augment_titlecase,
-        augment_strip_punct=augment_strip_punct, augment_numbers=augment_numbers, ema_decay=ema_decay,
-        bleu_sample=bleu_sample, early_stop_on=early_stop_on and early_stop_on.value).items() if v is not None}
-    tcfg = replace(TrainConfig(), **given)
-    overrides = {k: v for k, v in dict(d_model=d_model, d_ff=d_ff, n_heads=heads, n_layers=layers,
-                                       dropout=dropout, attn_dropout=attn_dropout).items() if v is not None}
-    try:  # a shape that cannot be, or would not fit in memory, is refused now, not after tokenizing
-        shape = model_config(config.value, **overrides)
-    except ValueError as e:
-        fail(str(e))
-    if count_params(shape) > MAX_PARAMETERS:
-        fail(f"that model has {count_params(shape):,} parameters, over the {MAX_PARAMETERS:,} mtcli trains")
+    tcfg_given, model_given = _given_fields(ctx, TrainConfig), _given_fields(ctx, ModelConfig)
+    shape = model_shape(config.value, model_given)  # refused now, not after tokenizing
     # with --resume the saved model is kept: a model option given now must agree with it
-    fixed = set(overrides) | (set(PRESETS[config.value]) if _given(ctx, "config") else set())
-
-    def load_or_prepare():
-        try:
-            return load_prepared(prepared)
-        except NoPreparedData:  # damaged or other data is refused, never rebuilt with other options
-            with console.status("Tokenizing the corpus (mtcli tokenize)…"):
-                return prepare(resolve_data_path(data), prepared)
-
-    with _ranks_exit_together(comm):
+    fixed = set(model_given) | (set(PRESETS[config.value]) if _given(ctx, "config") else set())
+    with distributed.ranks_exit_together(comm):
         if register is not None:
             registry.check_free(register)  # now, not after an hour of training
-        p = comm.root_first(load_or_prepare)  # under MPI: one tokenizer run per disk, not one per rank
-    mcfg = model_config(config.value, src_vocab=p.src_tok.vocab_size, tgt_vocab=p.tgt_tok.vocab_size, **overrides)
-    with _ranks_exit_together(comm):
-        loop = run(p, out, mcfg, tcfg, resume=resume, console=console, comm=comm, overrides=given, threads=threads,
-                   force=force, fixed=fixed)
+        p = comm.root_first(lambda: load_or_prepare(prepared, data, console))  # one tokenizer run per disk
+        mcfg = dataclasses.replace(shape, src_vocab=p.src_tok.vocab_size, tgt_vocab=p.tgt_tok.vocab_size)
+        loop = run(p, out, mcfg, TrainConfig(**tcfg_given), resume=resume, console=console, comm=comm,
+                   overrides=tcfg_given, threads=threads, force=force, fixed=fixed)
     if loop.done == "interrupted":
         raise typer.Exit(130)
     best = f"best selection error {loop.best_error:.3f} (epoch {loop.best_epoch})" if loop.history else "no epoch finished"
     console.print(f"stopped: {loop.done}; {best}; model in {out}", highlight=False)
     if register is not None and comm.rank == 0:
-        if not loop.history:
-            fail(f"nothing to register as {register}: no epoch finished")
-        with console.status(f"Adding {out} to the models as {register}…"):
-            registry.add(out, register)
-        console.print(f"registered: mtcli translate -m {register} \"…\"", highlight=False)
+        _register(out, register, loop, console)
+
+
+def _register(out: Path, name: str, loop, console: Console) -> None:
+    if not loop.history:
+        fail(f"nothing to register as {name}: no epoch finished")
+    with console.status(f"Adding {out} to the models as {name}…"):
+        registry.add(out, name)
+    console.print(f"registered: mtcli translate -m {name} \"…\"", highlight=False)
 
 
 @app.command()

@@ -23,8 +23,10 @@ import shutil
 import signal
 import subprocess
 import sys
+import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import TypeVar
 
 import numba
@@ -262,12 +264,15 @@ def _picklable(outcome):
 _WORLD: Comm | None = None
 
 
-def world() -> Comm:
+def world(ranks: int = 0) -> Comm:
     """The processes this run shares its work with: MPI's world when mpiexec started several
-    ranks (mpi4py is imported only then), else the single process."""
+    ranks (mpi4py is imported only then), else the single process. ranks: how many were asked for
+    (`--ranks`; 0: whatever the launch set)."""
     global _WORLD
+    rank, size, _ = mpi_launch()
+    if ranks and size > 1 and ranks != size:
+        raise UserError(f"--ranks {ranks}, but mpiexec started {size} processes")
     if _WORLD is None:
-        rank, size, _ = mpi_launch()
         if size == 1:
             _WORLD = Comm()
         else:
@@ -281,6 +286,24 @@ def world() -> Comm:
                 print("warning: NumPy was imported before mtcli, so each rank's BLAS may run a thread per "
                       "core (oversubscribed, several times slower); import mtcli first", file=sys.stderr)
     return _WORLD
+
+
+@contextmanager
+def ranks_exit_together(comm: Comm):
+    """Under MPI, an error that every rank raises alike (a UserError) is printed by rank 0 alone, the
+    others exiting with its code; any other, raised on one rank alone, ends all ranks (MPI_Abort)
+    rather than leave them waiting."""
+    try:
+        yield
+    except UserError as e:
+        if comm.rank:
+            raise SystemExit(e.exit_code) from None
+        raise
+    except (Exception, KeyboardInterrupt) as e:
+        if comm.size > 1:
+            traceback.print_exc()
+            comm.abort(130 if isinstance(e, KeyboardInterrupt) else 1)
+        raise
 
 
 def find_mpiexec() -> str | None:

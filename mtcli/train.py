@@ -8,7 +8,7 @@ import json
 import math
 import signal
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,14 +21,16 @@ from mtcli import distributed, kernels, threads_per_process
 from mtcli.atomic import LOCK, atomic_write_text, claim_dir, lock_dir, unlock_dir
 from mtcli.checkpoint import (METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, LoopState, generator, load_state, save_model,
                               save_state)
-from mtcli.config import ModelConfig, TrainConfig, from_dict, to_dict
+from mtcli.config import ModelConfig, TrainConfig, from_dict, model_config, to_dict
 from mtcli.augment import augment_split
-from mtcli.data import Batch, EncodedSplit, Prepared, make_batches, read_corpus
+from mtcli.data import (Batch, EncodedSplit, NoPreparedData, Prepared, load_prepared, make_batches, prepare, read_corpus,
+                        resolve_data_path)
 from mtcli.decode import greedy
 from mtcli.errors import UserError
 from mtcli.metrics import EVAL_BATCH, summarize
-from mtcli.model import Model
+from mtcli.model import Model, count_params
 from mtcli.optim import Adam, clip_scale
+from mtcli.schema import MAX_PARAMETERS
 from mtcli.stats import Stats
 
 CHECKPOINT_SECONDS = 300.0  # mid-epoch state saves: a crash loses at most this much work
@@ -152,6 +154,28 @@ def _progress(console: Console) -> Progress:
     )
 
 
+def model_shape(preset: str, overrides: dict) -> ModelConfig:
+    """The model `mtcli train` is asked for, refused before any tokenizing when it cannot be built
+    or would not fit in memory (more than schema.MAX_PARAMETERS)."""
+    try:
+        shape = model_config(preset, **overrides)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    if count_params(shape) > MAX_PARAMETERS:
+        raise UserError(f"that model has {count_params(shape):,} parameters, over the {MAX_PARAMETERS:,} mtcli trains")
+    return shape
+
+
+def load_or_prepare(prepared_dir: Path, data: Path | None, console: Console) -> Prepared:
+    """The tokenized data in prepared_dir, built from corpus `data` with default options when there
+    is none; damaged or other data is refused, never rebuilt with other options."""
+    try:
+        return load_prepared(prepared_dir)
+    except NoPreparedData:
+        with console.status("Tokenizing the corpus (mtcli tokenize)…"):
+            return prepare(resolve_data_path(data), prepared_dir)
+
+
 def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, resume: bool = False,
           console: Console | None = None, comm: distributed.Comm | None = None,
           overrides: Iterable[str] = (), threads: int = 0, force: bool = False, fixed: Iterable[str] = ()) -> LoopState:
@@ -177,6 +201,34 @@ def _claim(out: Path, force: bool) -> None:
     lock_dir(out, "train")
 
 
+@dataclass
+class Run:
+    """What a training run's loop works with besides the model's replicas and the progress display."""
+
+    model: Model
+    adam: Adam
+    tcfg: TrainConfig
+    comm: distributed.Comm
+    out: Path
+    meta: dict  # recorded with the model and the state: train config, data
+    loop: LoopState  # the position, saved and resumed
+    rng: np.random.Generator  # dropout masks
+    average: np.ndarray | None  # the weights' moving average, evaluated and saved instead (None: off)
+    train_split: Callable[[int], EncodedSplit]  # epoch -> its training pairs
+    selection: list[Batch]  # this rank's share of the selection batches
+    bleu: BleuSample | None
+    console: Console
+    stop: _StopRequest
+    started: float  # time.perf_counter() when loop.elapsed was 0
+    last_save: float  # loop.elapsed at the last checkpoint
+
+    def checkpoint(self) -> None:
+        rngs = self.comm.gather(self.loop.rng)
+        self.comm.on_root(lambda: save_state(self.out, self.model, self.adam, replace(self.loop, rank_rngs=rngs[1:]),
+                                             self.meta, self.average))
+        self.last_save = self.loop.elapsed
+
+
 def _train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, resume: bool,
            console: Console | None, comm: distributed.Comm, overrides: Iterable[str], threads: int,
            fixed: frozenset) -> LoopState:
@@ -191,78 +243,79 @@ def _train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, 
         console = Console(stderr=True, quiet=True)  # rank 0 speaks for all
     model, adam, loop, tcfg, meta, average = comm.on_root(
         lambda: _start(prepared, out, mcfg, tcfg, resume, console, set(overrides), fixed))
-    mcfg = model.cfg
     if comm.size > 1:
         comm.agree(lambda: _same_data(prepared, meta))
     rng = _dropout_rng(tcfg.seed, comm.rank, loop, adam.t, resume)
     selection = comm.split(make_batches(prepared.splits["selection"], EVAL_BATCH, tcfg.seed, 0, shuffle=False))
-    train_split = _train_split(prepared, tcfg, mcfg)
+    train_split = _train_split(prepared, tcfg, model.cfg)
     bleu = BleuSample(prepared.splits["selection"], prepared.tgt_tok, tcfg.bleu_sample, tcfg.seed) \
         if tcfg.bleu_sample else None
-
-    def checkpoint():
-        rngs = comm.gather(loop.rng)
-        comm.on_root(lambda: save_state(out, model, adam, replace(loop, rank_rngs=rngs[1:]), meta, average))
-
     loop.rng = rng.bit_generator.state  # kept at the last finished step: an interrupted one replays
-
-    stop = _StopRequest()
-    started = time.perf_counter() - loop.elapsed
-    last_save = loop.elapsed
+    run = Run(model, adam, tcfg, comm, out, meta, loop, rng, average, train_split, selection, bleu, console,
+              stop=_StopRequest(), started=time.perf_counter() - loop.elapsed, last_save=loop.elapsed)
     try:
         with _progress(console) as progress, distributed.Replicas(model, threads or threads_per_process()) as replicas:
-            while not loop.done:
-                batches = make_batches(train_split(loop.epoch), tcfg.batch_size, tcfg.seed, loop.epoch)
-                task = progress.add_task("", total=len(batches), completed=loop.batch, epoch=loop.epoch + 1,
-                                         loss=0.0, acc=0.0, lr=0.0, tps=0.0)
-                sums = Stats.from_array(loop.epoch_sums)
-                tick, tick_tokens = time.perf_counter(), 0
-                while loop.batch < len(batches):
-                    batch = batches[loop.batch]
-                    lr = tcfg.lr(adam.t + 1, mcfg.d_model)
-                    s, norm, stopping, elapsed = train_step(replicas, adam, batch, rng, lr, tcfg, comm,
-                                                            stop.requested, time.perf_counter() - started)
-                    if not (math.isfinite(s.loss) and math.isfinite(norm)):
-                        checkpoint()  # parameters, moments and loop are still those of the last good step
-                        raise NonFiniteError(f"loss or gradient became {s.loss if not math.isfinite(s.loss) else norm}"
-                                             f" at step {adam.t + 1}; the last good state is kept in {out / STATE}"
-                                             " (try a lower --lr-scale)")
-                    if average is not None:
-                        kernels.ema(average, model.flat, tcfg.ema_decay)
-                    sums, loop.batch, loop.rng = sums + s, loop.batch + 1, rng.bit_generator.state
-                    loop.epoch_sums = sums.to_list()
-                    tick_tokens += s.n_tokens
-                    now = time.perf_counter()
-                    loop.elapsed = elapsed
-                    if loop.batch % 10 == 0 or loop.batch == len(batches):
-                        progress.update(task, completed=loop.batch, loss=sums.loss / sums.n_tokens,
-                                        acc=sums.correct / sums.n_tokens, lr=lr, tps=tick_tokens / (now - tick))
-                        tick, tick_tokens = now, 0
-                    if stopping:
-                        raise _AgreedStop
-                    if loop.elapsed - last_save > CHECKPOINT_SECONDS:
-                        checkpoint()
-                        last_save = loop.elapsed
-                    if tcfg.max_time and loop.elapsed > tcfg.max_time:
-                        loop.done = f"--max-time {tcfg.max_time:g}s reached"
-                        break
-                progress.remove_task(task)
-                if loop.batch < len(batches):
-                    break  # out of time mid-epoch: the state keeps the position
-                run = EpochEnd(replicas, out, adam, tcfg, meta, comm, average, bleu)
-                _end_epoch(run, loop, sums, selection, console, progress)
-                checkpoint()
-                last_save = loop.elapsed
-            checkpoint()
+            _epochs(run, replicas, progress)
     except KeyboardInterrupt as e:
         if comm.size > 1 and not isinstance(e, _AgreedStop):
             raise  # one rank alone (a second Ctrl-C): the others are not here to checkpoint with it
-        checkpoint()
+        run.checkpoint()
         console.print(f"[yellow]interrupted[/]: state saved in {out / STATE}; continue with --resume")
         loop.done = "interrupted"
     finally:
-        stop.restore()
+        run.stop.restore()
     return loop
+
+
+def _epochs(run: Run, replicas: distributed.Replicas, progress: Progress) -> None:
+    """Epochs until run.loop.done says why no more, each ended by the selection scores and a checkpoint."""
+    loop, tcfg = run.loop, run.tcfg
+    while not loop.done:
+        batches = make_batches(run.train_split(loop.epoch), tcfg.batch_size, tcfg.seed, loop.epoch)
+        task = progress.add_task("", total=len(batches), completed=loop.batch, epoch=loop.epoch + 1,
+                                 loss=0.0, acc=0.0, lr=0.0, tps=0.0)
+        sums = _steps(run, replicas, batches, lambda **fields: progress.update(task, **fields))
+        progress.remove_task(task)
+        if loop.batch < len(batches):
+            break  # out of time mid-epoch: the state keeps the position
+        _end_epoch(run, replicas, progress, sums)
+        run.checkpoint()
+    run.checkpoint()
+
+
+def _steps(run: Run, replicas: distributed.Replicas, batches: list[Batch], show: Callable[..., None]) -> Stats:
+    """The epoch's steps from run.loop.batch on; returns the epoch's Stats. Ends short of the last
+    batch at --max-time; raises _AgreedStop after the step at which a signal asked to stop."""
+    loop, tcfg, adam = run.loop, run.tcfg, run.adam
+    sums = Stats.from_array(loop.epoch_sums)
+    tick, tick_tokens = time.perf_counter(), 0
+    while loop.batch < len(batches):
+        lr = tcfg.lr(adam.t + 1, run.model.cfg.d_model)
+        s, norm, stopping, elapsed = train_step(replicas, adam, batches[loop.batch], run.rng, lr, tcfg, run.comm,
+                                                run.stop.requested, time.perf_counter() - run.started)
+        if not (math.isfinite(s.loss) and math.isfinite(norm)):
+            run.checkpoint()  # parameters, moments and loop are still those of the last good step
+            raise NonFiniteError(f"loss or gradient became {s.loss if not math.isfinite(s.loss) else norm}"
+                                 f" at step {adam.t + 1}; the last good state is kept in {run.out / STATE}"
+                                 " (try a lower --lr-scale)")
+        if run.average is not None:
+            kernels.ema(run.average, run.model.flat, tcfg.ema_decay)
+        sums, loop.batch, loop.rng = sums + s, loop.batch + 1, run.rng.bit_generator.state
+        loop.epoch_sums, loop.elapsed = sums.to_list(), elapsed
+        tick_tokens += s.n_tokens
+        now = time.perf_counter()
+        if loop.batch % 10 == 0 or loop.batch == len(batches):
+            show(completed=loop.batch, loss=sums.loss / sums.n_tokens, acc=sums.correct / sums.n_tokens, lr=lr,
+                 tps=tick_tokens / (now - tick))
+            tick, tick_tokens = now, 0
+        if stopping:
+            raise _AgreedStop
+        if loop.elapsed - run.last_save > CHECKPOINT_SECONDS:
+            run.checkpoint()
+        if tcfg.max_time and loop.elapsed > tcfg.max_time:
+            loop.done = f"--max-time {tcfg.max_time:g}s reached"
+            break
+    return sums
 
 
 def _start(prepared, out, mcfg, tcfg, resume, console, overrides, fixed=frozenset()):
@@ -337,27 +390,14 @@ def _dropout_rng(seed: int, rank: int, loop: LoopState, step: int, resume: bool)
     return generator(state, "the training state")
 
 
-@dataclass
-class EpochEnd:
-    """What the end of an epoch works with besides the loop state."""
-
-    replicas: distributed.Replicas
-    out: Path
-    adam: Adam
-    tcfg: TrainConfig
-    meta: dict
-    comm: distributed.Comm
-    average: np.ndarray | None  # the weights' moving average, evaluated and saved instead (None: off)
-    bleu: BleuSample | None
-
-
-def _end_epoch(run: EpochEnd, loop, sums, selection, console, progress):
-    replicas, tcfg, comm, model = run.replicas, run.tcfg, run.comm, run.replicas.model
-    task = progress.add_task("", total=len(selection), epoch=f"{loop.epoch + 1} selection", loss=0.0, acc=0.0,
+def _end_epoch(run: Run, replicas: distributed.Replicas, progress: Progress, sums: Stats) -> None:
+    """The selection scores (and BLEU), the metrics row, the best model saved, and whether to stop."""
+    loop, tcfg, comm, model = run.loop, run.tcfg, run.comm, run.model
+    task = progress.add_task("", total=len(run.selection), epoch=f"{loop.epoch + 1} selection", loss=0.0, acc=0.0,
                              lr=0.0, tps=0.0)
     sel_sums = Stats.zero()
     with averaged_weights(model, run.average):
-        for b in selection:  # this rank's share of the selection batches
+        for b in run.selection:
             sel_sums += replicas.evaluate(b)
             progress.advance(task)
         sel = summarize(comm.sum_stats(sel_sums))
@@ -386,7 +426,7 @@ def _end_epoch(run: EpochEnd, loop, sums, selection, console, progress):
         atomic_write_text(run.out / METRICS, "".join(json.dumps(r) + "\n" for r in loop.history))
 
     comm.on_root(write)
-    console.print(
+    run.console.print(
         f"epoch {row['epoch']:3d}  train error {tr['error']:.3f} acc {tr['accuracy']:.3f}  "
         f"selection error {sel['error']:.3f} acc {sel['accuracy']:.3f}"
         + (f" BLEU {bleu:.2f}" if bleu is not None else "") + f"  {row['seconds']:7.0f}s"

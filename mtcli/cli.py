@@ -691,13 +691,10 @@ def evaluate(
     import json
 
     from rich.progress import Progress
-    from rich.table import Table
 
-    from mtcli.atomic import atomic_write_text, write_output
-    from mtcli.checkpoint import SCORES
-    from mtcli.data import read_corpus, resolve_data_path, split_pairs
-    from mtcli.metrics import evaluate_pairs
-    from mtcli.schema import read_scores
+    from mtcli.atomic import write_output
+    from mtcli.data import held_out_pairs, read_corpus, resolve_data_path
+    from mtcli.evaluate import evaluate_pairs, save_scores
 
     if data is not None and (_given(ctx, "split") or _given(ctx, "corpus")):
         fail("--data scores all pairs of its file: --split and --corpus (which pick the model's own split) "
@@ -715,27 +712,25 @@ def evaluate(
     if data is not None:
         pairs, source = read_corpus(data).pairs, str(data)
     else:
-        c = read_corpus(corpus)
-        d = tr.meta.get("data", {})
-        if d.get("data_sha256") not in (None, c.sha256):
-            fail(f"{c.path} is not the corpus {model} was trained on (SHA-256 differs); pass --data to score other pairs")
-        rows = split_pairs(c.pairs, d.get("seed", 0), d.get("split", "grouped"))[split]
-        pairs, source = [c.pairs[i] for i in rows], f"{split} split of {c.path}"
+        pairs, source = held_out_pairs(corpus, tr.meta.get("data", {}), split, model), f"{split} split of {corpus}"
     pairs = pairs[:limit] if limit > 0 else pairs
     with Progress(console=err, transient=True) as bar:
         task = bar.add_task("translating", total=len(set(en for en, _ in pairs)))
         report, hyps = evaluate_pairs(tr, pairs, beam=beam, alpha=alpha, on_progress=lambda n: bar.advance(task, n))
     report = {"model": str(model_arg or model), "data": source, **report}
     if save:
-        scores_path = model_dir / SCORES
-        scores = read_scores(scores_path)
-        key = f"{split} split" if data is None else data.name
-        atomic_write_text(scores_path, json.dumps({**scores, f"{key}, {report['decoding']}": report}, indent=2) + "\n")
+        save_scores(model_dir, f"{split} split" if data is None else data.name, report)
     if output is not None:
         write_output(output, "".join(_one_line(h) + "\n" for h in hyps))
     if as_json:
         print(json.dumps(report, indent=2))
-        return
+    else:
+        _print_report(report, source)
+
+
+def _print_report(report: dict, source: str) -> None:
+    from rich.table import Table
+
     table = Table(title=f"mtcli evaluate: {source}", show_header=False)
     for key in ("pairs", "tokens", "error", "accuracy", "perplexity", "bleu", "chrf", "decoding"):
         value = report[key]

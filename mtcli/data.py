@@ -179,6 +179,17 @@ def split_pairs(
     return {name: np.flatnonzero(pair_side == k).tolist() for k, name in enumerate(SPLITS)}
 
 
+def held_out_pairs(corpus: Path, record: dict, split: str, model: str) -> list[tuple[str, str]]:
+    """The pairs of a model's own held-out split ("test" or "selection"), rebuilt from the corpus it
+    was trained on and what it records of its data (seed, split method, the corpus's SHA-256)."""
+    c = read_corpus(corpus)
+    if record.get("data_sha256") not in (None, c.sha256):
+        raise UserError(f"{c.path} is not the corpus {model} was trained on (SHA-256 differs); "
+                        "pass --data to score other pairs")
+    rows = split_pairs(c.pairs, record.get("seed", 0), record.get("split", "grouped"))[split]
+    return [c.pairs[i] for i in rows]
+
+
 # --- encoded splits ------------------------------------------------------------------
 
 

@@ -50,37 +50,3 @@ def plot_history(history: list[dict], png) -> None:
     fig.savefig(buf, format="png", dpi=100)
     plt.close(fig)
     write_output(png, buf.getvalue())
-
-
-def evaluate_pairs(translator, pairs, beam: int = 4, alpha: float = 1.0, batch_size: int = 64,
-                   on_progress: Callable[[int], None] | None = None) -> tuple[dict, list[str]]:
-    """The thesis's teacher-forced error/accuracy plus sacrebleu BLEU and chrF of the decoded
-    translations (one reference per pair). Returns the report and the translations."""
-    import sacrebleu
-
-    from mtcli.data import encode_pairs, make_batches
-
-    model, cfg = translator.model, translator.model.cfg
-    split = encode_pairs(translator.src_tok, translator.tgt_tok, pairs, cfg.max_src_len, cfg.max_tgt_len)
-    report = teacher_forced(model, make_batches(split, EVAL_BATCH, 0, 0, shuffle=False))
-    unique = list(dict.fromkeys(en for en, _ in pairs))  # sentences with several references: decode once
-    out: dict[str, str] = {}
-    for k in range(0, len(unique), batch_size * 4):
-        chunk = unique[k : k + batch_size * 4]
-        nbest, _ = translator.translate(chunk, beam=beam, alpha=alpha, batch_size=batch_size)
-        out.update(zip(chunk, (n[0][0] for n in nbest)))
-        if on_progress:
-            on_progress(len(chunk))
-    hyps = [out[en] for en, _ in pairs]
-    refs = [[es for _, es in pairs]]
-    bleu = sacrebleu.metrics.BLEU()
-    chrf = sacrebleu.metrics.CHRF()
-    report |= {
-        "pairs": len(pairs),
-        "bleu": bleu.corpus_score(hyps, refs).score,
-        "chrf": chrf.corpus_score(hyps, refs).score,
-        "bleu_signature": str(bleu.get_signature()),
-        "chrf_signature": str(chrf.get_signature()),
-        "decoding": "greedy" if beam <= 1 else f"beam {beam}, alpha {alpha}",
-    }
-    return report, hyps

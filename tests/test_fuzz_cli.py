@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mtcli.distributed
-import mtcli.metrics
+import mtcli.evaluate
 import mtcli.serve.server
 import mtcli.train
 from mtcli.cli import app, main
@@ -147,7 +147,7 @@ def _stub_train(prepared, out, mcfg, tcfg, resume, console, comm, overrides, thr
     return mtcli.train.LoopState(done="fuzz: the training loop is stubbed")
 
 
-_evaluate = mtcli.metrics.evaluate_pairs  # the real one, on 3 pairs
+_evaluate = mtcli.evaluate.evaluate_pairs  # the real one, on 3 pairs
 
 
 def _no_network(*a, **k):
@@ -167,7 +167,7 @@ def test_cli_fuzz(sandbox, monkeypatch, capsys, args, tally, fuzz_codes):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(mtcli.train, "_train", _stub_train)
     monkeypatch.setattr(mtcli.distributed, "relaunch", lambda ranks, argv: 0)
-    monkeypatch.setattr(mtcli.metrics, "evaluate_pairs", lambda tr, pairs, **kw: _evaluate(tr, pairs[:3], **kw))
+    monkeypatch.setattr(mtcli.evaluate, "evaluate_pairs", lambda tr, pairs, **kw: _evaluate(tr, pairs[:3], **kw))
     monkeypatch.setattr("urllib.request.urlopen", _no_network)
     monkeypatch.setattr(mtcli.serve.server, "serve", lambda model_dir, cfg, announce: announce("http://stub"))
     monkeypatch.setattr(sys, "argv", ["mtcli", *args])

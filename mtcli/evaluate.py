@@ -1,0 +1,57 @@
+"""A model scored on sentence pairs, as `mtcli evaluate` reports it: the thesis's teacher-forced
+error, accuracy and perplexity (metrics.py) and sacrebleu BLEU and chrF of its translations (decode.py),
+and the report kept in the model directory's scores.json."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import sacrebleu
+
+from mtcli.atomic import atomic_write_text
+from mtcli.checkpoint import SCORES
+from mtcli.data import encode_pairs, make_batches
+from mtcli.decode import Translator
+from mtcli.metrics import EVAL_BATCH, teacher_forced
+from mtcli.schema import read_scores
+
+PROGRESS_EVERY = 256  # sentences translated between progress reports
+
+
+def evaluate_pairs(translator: Translator, pairs: list[tuple[str, str]], beam: int, alpha: float,
+                   on_progress: Callable[[int], None] | None = None) -> tuple[dict, list[str]]:
+    """The report on (English, Spanish) pairs, one reference each, and the translations."""
+    model, cfg = translator.model, translator.model.cfg
+    split = encode_pairs(translator.src_tok, translator.tgt_tok, pairs, cfg.max_src_len, cfg.max_tgt_len)
+    report = teacher_forced(model, make_batches(split, EVAL_BATCH, 0, 0, shuffle=False))
+    unique = list(dict.fromkeys(en for en, _ in pairs))  # sentences with several references: decode once
+    out: dict[str, str] = {}
+    for k in range(0, len(unique), PROGRESS_EVERY):
+        chunk = unique[k : k + PROGRESS_EVERY]
+        nbest, _ = translator.translate(chunk, beam=beam, alpha=alpha)
+        out.update(zip(chunk, (n[0][0] for n in nbest)))
+        if on_progress:
+            on_progress(len(chunk))
+    hyps = [out[en] for en, _ in pairs]
+    refs = [[es for _, es in pairs]]
+    bleu = sacrebleu.metrics.BLEU()
+    chrf = sacrebleu.metrics.CHRF()
+    report |= {
+        "pairs": len(pairs),
+        "bleu": bleu.corpus_score(hyps, refs).score,
+        "chrf": chrf.corpus_score(hyps, refs).score,
+        "bleu_signature": str(bleu.get_signature()),
+        "chrf_signature": str(chrf.get_signature()),
+        "decoding": "greedy" if beam <= 1 else f"beam {beam}, alpha {alpha}",
+    }
+    return report, hyps
+
+
+def save_scores(model_dir: Path, data: str, report: dict) -> None:
+    """The report added to model_dir's scores.json (shown by `mtcli info`) as "DATA, DECODING"; one
+    of the same data and decoding is replaced. A damaged scores.json is refused, never overwritten."""
+    path = model_dir / SCORES
+    scores = read_scores(path)
+    atomic_write_text(path, json.dumps({**scores, f"{data}, {report['decoding']}": report}, indent=2) + "\n")

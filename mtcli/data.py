@@ -383,6 +383,18 @@ def _is_prepared_dir(out_dir: Path) -> bool:
     return isinstance(manifest, dict) and "format_version" in manifest
 
 
+def _reusable(out_dir: Path, cache_key: str) -> Prepared | None:
+    """What an earlier `mtcli tokenize` left in out_dir, if it is intact and of the same corpus and options."""
+    try:
+        cached = load_prepared(out_dir)
+    except UserError:
+        return None
+    if cached.manifest.get("cache_key") != cache_key:
+        return None
+    cached.reused = True
+    return cached
+
+
 def prepare(
     data_path: str | os.PathLike | None = None,
     out_dir: str | os.PathLike | None = None,
@@ -421,14 +433,9 @@ def prepare(
         "max_len": {"en": max_src_len, "es": max_tgt_len + 1},
     }
     cache_key = hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()
-    if not force:
-        try:
-            cached = load_prepared(out_dir)
-        except UserError:
-            cached = None
-        if cached and cached.manifest.get("cache_key") == cache_key:
-            cached.reused = True
-            return cached
+    cached = None if force else _reusable(out_dir, cache_key)
+    if cached:
+        return cached
 
     started = time.perf_counter()
     corpus = read_corpus(data_path)
@@ -442,6 +449,34 @@ def prepare(
     # no stale manifest over half-written files: an incomplete one, which still says how to rebuild
     atomic_write_json(out_dir / "manifest.json", {"format_version": FORMAT_VERSION, "incomplete": True, **options,
                                                   "data": {"path": str(corpus.path)}})
+    src_tok, tgt_tok, splits, report = _tokenize(corpus, parts, src_vocab, tgt_vocab, max_src_len, max_tgt_len)
+    manifest = {
+        **options,
+        "cache_key": cache_key,
+        "data": {
+            "path": str(corpus.path),
+            "format": corpus.format,
+            "pairs": len(corpus.pairs),
+            "skipped": corpus.skipped,
+            "skipped_lines": corpus.skipped_lines,
+        },
+        **report,
+    }
+    src_tok.save(_tokenizer_path(out_dir, "en"))
+    tgt_tok.save(_tokenizer_path(out_dir, "es"))
+    for name, s in splits.items():
+        s.save(out_dir / f"{name}.npz")
+    manifest["files"] = {name: file_sha256(out_dir / name) for name in PREPARED_FILES}
+    manifest["seconds"] = round(time.perf_counter() - started, 2)
+    manifest["checksum"] = _manifest_digest(manifest)
+    atomic_write_json(out_dir / "manifest.json", manifest)  # written last: marks the set complete
+    return Prepared(out_dir, manifest, src_tok, tgt_tok, splits)
+
+
+def _tokenize(corpus: Corpus, parts: dict[str, list[int]], src_vocab: int, tgt_vocab: int, max_src_len: int,
+              max_tgt_len: int) -> tuple[Tokenizer, Tokenizer, dict[str, EncodedSplit], dict]:
+    """prepare's tokenizers (trained on the train split), encoded splits, and the manifest's report on
+    them: split sizes, round trips, lengths, the pairs over the limits (see prepare)."""
     en = [p[0] for p in corpus.pairs]
     es = [p[1] for p in corpus.pairs]
     src_tok = train_tokenizer((en[i] for i in parts["train"]), src_vocab)
@@ -458,21 +493,11 @@ def prepare(
         if name == "train":
             rows = [i for i in rows if not over[i]]
             if not rows:
-                raise UserError(f"{data_path}: every training pair is longer than the limits "
+                raise UserError(f"{corpus.path}: every training pair is longer than the limits "
                                 f"({max_src_len} English, {max_tgt_len + 1} Spanish ids)")
         changed[name] = int(over[parts[name]].sum())
         splits[name] = _encoded(rows, en_ids, es_ids, max_src_len, max_tgt_len)
-
-    manifest = {
-        **options,
-        "cache_key": cache_key,
-        "data": {
-            "path": str(corpus.path),
-            "format": corpus.format,
-            "pairs": len(corpus.pairs),
-            "skipped": corpus.skipped,
-            "skipped_lines": corpus.skipped_lines,
-        },
+    report = {
         "split_sizes": {name: len(s) for name, s in splits.items()},
         "roundtrip": {"en": _roundtrip(src_tok, en, en_ids), "es": _roundtrip(tgt_tok, es, es_ids)},
         "lengths": {"en": _length_stats(src_lens), "es": _length_stats(tgt_lens)},
@@ -483,15 +508,7 @@ def prepare(
             "truncated": {"selection": changed["selection"], "test": changed["test"]},
         },
     }
-    src_tok.save(_tokenizer_path(out_dir, "en"))
-    tgt_tok.save(_tokenizer_path(out_dir, "es"))
-    for name, s in splits.items():
-        s.save(out_dir / f"{name}.npz")
-    manifest["files"] = {name: file_sha256(out_dir / name) for name in PREPARED_FILES}
-    manifest["seconds"] = round(time.perf_counter() - started, 2)
-    manifest["checksum"] = _manifest_digest(manifest)
-    atomic_write_json(out_dir / "manifest.json", manifest)  # written last: marks the set complete
-    return Prepared(out_dir, manifest, src_tok, tgt_tok, splits)
+    return src_tok, tgt_tok, splits, report
 
 
 # --- batching ------------------------------------------------------------------------

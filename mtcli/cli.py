@@ -545,33 +545,17 @@ def translate(
              "--nbest, --scores, --json and text arguments are for plain lines")
     model = registry.resolve(model)
     beam = 1 if greedy else max(beam, nbest)
-    lines = None
-    if input is not None and not from_stdin:
-        if not input.is_file():
-            fail(f"{input}: no such file")
-        try:
-            lines = read.read_lines(input.read_bytes(), str(input))
-        except OSError as e:
-            fail(f"cannot read {input}: {e.strerror or e}")
-    elif text:
-        lines = list(text)
-    elif not from_stdin and sys.stdin.isatty():
+    if input is None and not text and sys.stdin.isatty():
         with kernels.for_decoding(0, beam):  # the REPL's lines are not known yet: the references
             return _repl(Engine.from_translator(_load_translator(model), beam=beam, alpha=alpha))
-    elif fmt != "text":
-        lines = read.read_lines(sys.stdin.buffer.read(), "<stdin>")
+    lines = list(text) if text else _read_input(None if from_stdin else input, fmt)
     to_stdout = output is None or str(output) == STDOUT
     # piped lines are not counted before they arrive: decoded with the references, as a few lines are
     with kernels.for_decoding(len(lines or ()), beam):
         engine = Engine.from_translator(_load_translator(model), beam=beam, nbest=nbest, alpha=alpha,
                                         batch_size=batch_size)
         if fmt != "text":
-            from mtcli.text.formats import translate_document
-
-            with err.status(f"Translating {input if input and not from_stdin else 'stdin'}…"):
-                out, results = translate_document(lines, fmt, engine)
-            _warn(sorted(results, key=lambda r: r.line))
-            rendered = "".join(line + "\n" for line in out)
+            rendered = _translate_document(lines, fmt, engine, input if input and not from_stdin else "stdin")
         else:
             groups = [lines] if lines is not None else read.stream_lines(sys.stdin.buffer, "<stdin>")
             show = input is not None and not from_stdin and err.is_terminal
@@ -581,6 +565,31 @@ def translate(
         write_output(output, rendered)
     elif fmt != "text":
         sys.stdout.write(rendered)
+
+
+def _read_input(path: Path | None, fmt: str) -> list[str] | None:
+    """The English lines of -i FILE, or of a document on stdin (None: plain lines on stdin, translated
+    as they arrive)."""
+    from mtcli.text import read
+
+    if path is None:
+        return read.read_lines(sys.stdin.buffer.read(), "<stdin>") if fmt != "text" else None
+    if not path.is_file():
+        fail(f"{path}: no such file")
+    try:
+        return read.read_lines(path.read_bytes(), str(path))
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror or e}")
+
+
+def _translate_document(lines: list[str], fmt: str, engine, name) -> str:
+    """A document (srt, markdown, html) translated and written back whole."""
+    from mtcli.text.formats import translate_document
+
+    with err.status(f"Translating {name}…"):
+        out, results = translate_document(lines, fmt, engine)
+    _warn(sorted(results, key=lambda r: r.line))
+    return "".join(line + "\n" for line in out)
 
 
 def _translate_groups(groups, engine, batch_size: int, nbest: int, scores: bool, as_json: bool, to_stdout: bool,

@@ -96,7 +96,7 @@ def main() -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
-# --- data: download, tokenize (issue 2) ------------------------------------------------
+# --- data: download, tokenize ----------------------------------------------------------
 
 _out = Console()
 
@@ -801,7 +801,7 @@ def export(
     _out.print(f"wrote {output}")
 
 
-# --- models: the shipped one and the user's (issue 15) ---------------------------------
+# --- models: the shipped one and the user's --------------------------------------------
 
 models_app = typer.Typer(no_args_is_help=False)
 app.add_typer(models_app, name="models")
@@ -878,7 +878,7 @@ def models_remove(name: str = typer.Argument(..., show_default=False, help="A na
     _out.print(f"removed {name} ({registry.remove(name)})", highlight=False, soft_wrap=True)
 
 
-# --- serve: the LibreTranslate-compatible HTTP API (issue 18) ----------------------------
+# --- serve: the LibreTranslate-compatible HTTP API -------------------------------------
 
 _SERVE = ServeConfig()
 

@@ -87,13 +87,13 @@ log, marker = Path(os.environ["T_SAVE_LOG"]), Path(os.environ["T_MARKER"])
 hang_at, partial = int(os.environ["T_HANG_AT"]), os.environ["T_PARTIAL"] == "1"
 writes = 0
 
-real_save_tensors = train.save_tensors
+real_save_tensors = checkpoint.save_tensors
 def save_tensors(path, tensors, meta):
     real_save_tensors(path, tensors, meta)
     if Path(path).name == checkpoint.STATE:
         with open(log, "a") as f:
             f.write(f"{meta['step']}\n")
-train.save_tensors = save_tensors
+checkpoint.save_tensors = save_tensors
 
 real_write = checkpoint.atomic_write_bytes
 def atomic_write_bytes(path, data):

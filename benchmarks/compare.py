@@ -110,6 +110,7 @@ def _workload(prepared_dir, config, n_batches):
 
 
 def _mtcli_side(cfg, tcfg):
+    from mtcli.decode import decode_step, start_decoding
     from mtcli.distributed import Replicas
     from mtcli.model import Model
     from mtcli.optim import Adam
@@ -125,10 +126,10 @@ def _mtcli_side(cfg, tcfg):
                 train_step(replicas, adam, b, rng, 1e-4, tcfg)
 
     def decode(b):
-        state = model.start_decoding(b.src, b.src_len)
+        state = start_decoding(model, b.src, b.src_len)
         tok = np.full(len(b.src), 2, np.int64)
         for _ in range(DECODE_STEPS):
-            logp, state = model.decode_step(state, tok)
+            logp, state = decode_step(model, state, tok)
             tok = logp.argmax(-1)
 
     return train, decode

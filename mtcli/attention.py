@@ -1,39 +1,86 @@
-"""Multi-head attention (thesis 3.3): projections by BLAS, the attention itself by a Numba kernel."""
+"""Multi-head attention (thesis 3.3): projections by BLAS, the attention itself by a Numba kernel.
+
+mha_forward/mha_backward train on whole sequences; mha_cached is the same sub-layer at inference for
+one new position per hypothesis, against the keys/values of earlier steps (a KVCache)."""
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
 from mtcli import kernels
-from mtcli.layers import dropout_mask, linear_backward, linear_forward
+from mtcli.layers import LinearCache, dropout_mask, linear_backward, linear_forward
 
 NO_DROP = {np.dtype(np.float32): np.zeros((0, 0, 0, 0), np.float32),
            np.dtype(np.float64): np.zeros((0, 0, 0, 0), np.float64)}
 
 
-def attention_dropout_mask(shape, p, rng, dtype):
-    if rng is None or p == 0.0:
+def attention_dropout_mask(shape, rate, rng, dtype):
+    if rng is None or rate == 0.0:
         return NO_DROP[np.dtype(dtype)]
-    return dropout_mask(shape, p, rng, dtype)
+    return dropout_mask(shape, rate, rng, dtype)
 
 
-def mha_forward(xq, xkv, k_len, causal, p, n_heads, attn_dropout=0.0, rng=None):
+class AttentionCache(NamedTuple):
+    q_proj: LinearCache  # input xq (B, Tq, C), weight wq (C, C)
+    k_proj: LinearCache  # input xkv (B, Tk, C), weight wk (C, C)
+    v_proj: LinearCache  # input xkv (B, Tk, C), weight wv (C, C)
+    out_proj: LinearCache  # input: the heads' outputs side by side (B, Tq, C), weight wo (C, C)
+    q: np.ndarray  # (B, Tq, C): head h in channels h*D:(h+1)*D
+    k: np.ndarray  # (B, Tk, C)
+    v: np.ndarray  # (B, Tk, C)
+    probs: np.ndarray  # (B, H, Tq, Tk): softmax weights before dropout
+    drop: np.ndarray  # (B, H, Tq, Tk): scaled keep-mask, or (0, 0, 0, 0): no dropout
+    n_heads: int
+
+
+def mha_forward(xq, xkv, k_len, causal, params, n_heads, attn_dropout=0.0, rng=None):
     """xq (B, Tq, C) attends to xkv (B, Tk, C); keys j >= k_len[b] are padding."""
-    q, cq = linear_forward(xq, p["wq"], p["bq"])  # (B, Tq, C)
-    k, ck = linear_forward(xkv, p["wk"], p["bk"])  # (B, Tk, C)
-    v, cv = linear_forward(xkv, p["wv"], p["bv"])  # (B, Tk, C)
+    q, q_proj = linear_forward(xq, params["wq"], params["bq"])  # (B, Tq, C)
+    k, k_proj = linear_forward(xkv, params["wk"], params["bk"])  # (B, Tk, C)
+    v, v_proj = linear_forward(xkv, params["wv"], params["bv"])  # (B, Tk, C)
     B, Tq, _ = q.shape
     drop = attention_dropout_mask((B, n_heads, Tq, k.shape[1]), attn_dropout, rng, q.dtype)
     a, probs = kernels.attention_forward(q, k, v, k_len, causal, drop, n_heads)  # (B, Tq, C)
-    out, co = linear_forward(a, p["wo"], p["bo"])  # (B, Tq, C)
-    return out, (cq, ck, cv, co, q, k, v, probs, drop, n_heads)
+    out, out_proj = linear_forward(a, params["wo"], params["bo"])  # (B, Tq, C)
+    return out, AttentionCache(q_proj, k_proj, v_proj, out_proj, q, k, v, probs, drop, n_heads)
 
 
-def mha_backward(dout, cache, g):
+def mha_backward(dout, cache, grads):
     """Returns (dxq, dxkv); for self-attention the caller adds the two."""
-    cq, ck, cv, co, q, k, v, probs, drop, n_heads = cache
-    da = linear_backward(dout, co, g["wo"], g["bo"])
-    dq, dk, dv = kernels.attention_backward(np.ascontiguousarray(da), q, k, v, probs, drop, n_heads)
-    dxq = linear_backward(dq, cq, g["wq"], g["bq"])
-    dxkv = linear_backward(dk, ck, g["wk"], g["bk"]) + linear_backward(dv, cv, g["wv"], g["bv"])
+    da = linear_backward(dout, cache.out_proj, grads["wo"], grads["bo"])
+    dq, dk, dv = kernels.attention_backward(np.ascontiguousarray(da), cache.q, cache.k, cache.v, cache.probs,
+                                            cache.drop, cache.n_heads)
+    dxq = linear_backward(dq, cache.q_proj, grads["wq"], grads["bq"])
+    dxkv = linear_backward(dk, cache.k_proj, grads["wk"], grads["bk"])
+    dxkv += linear_backward(dv, cache.v_proj, grads["wv"], grads["bv"])
     return dxq, dxkv
+
+
+class KVCache(NamedTuple):
+    """One attention sub-layer's keys/values for incremental decoding (kernels/decoding.py): query a
+    reads key j from k[rows[a, j], j], j < n_keys[a]. Self-attention first writes the new position's
+    own key/value, at the last position rows covers, in cache row rows[a, -1]; cross-attention's
+    were projected from the encoder output once."""
+
+    k: np.ndarray  # (R, T, C): R cache rows of T positions
+    v: np.ndarray  # (R, T, C)
+    rows: np.ndarray  # (N, Tk), or (N, 1): every key of query a in row rows[a, 0]
+    n_keys: np.ndarray  # (N,)
+    qkv: dict | None  # self-attention: {"wqkv": (C, 3C), "bqkv": (3C,)}, one GEMM; cross-attention: None
+
+
+def mha_cached(x, kv: KVCache, params, n_heads):
+    """x (N, 1, C), one new position per hypothesis, attends to kv -> (N, 1, C), as mha_forward would
+    over the whole prefix."""
+    N, _, C = x.shape
+    if kv.qkv is None:
+        q = linear_forward(x, params["wq"], params["bq"])[0].reshape(N, C)
+    else:
+        qkv = linear_forward(x, kv.qkv["wqkv"], kv.qkv["bqkv"])[0].reshape(N, 3 * C)
+        t = kv.rows.shape[1] - 1  # every row of a step sits at the same position
+        kv.k[kv.rows[:, t], t], kv.v[kv.rows[:, t], t] = qkv[:, C : 2 * C], qkv[:, 2 * C :]
+        q = np.ascontiguousarray(qkv[:, :C])
+    a = kernels.cached_attention(q, kv.k, kv.v, kv.rows, kv.n_keys, n_heads)  # (N, C)
+    return linear_forward(a, params["wo"], params["bo"])[0].reshape(N, 1, C)

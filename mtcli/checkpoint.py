@@ -83,7 +83,7 @@ def save_model(model_dir: Path, model: Model, meta: dict) -> None:
     The SHA-256 of the tokenizer files already in model_dir is recorded, so that load_model can tell
     when they were edited, damaged or replaced by another model's."""
     model_dir = Path(model_dir)
-    tensors = {f"{g}.{n}": t for g, ts in model.p.items() for n, t in ts.items()}
+    tensors = {f"{g}.{n}": t for g, ts in model.params.items() for n, t in ts.items()}
     try:
         model_dir.mkdir(parents=True, exist_ok=True)
         tokenizers = {name: _file_sha256(model_dir / name) for name in (SRC_TOK, TGT_TOK)

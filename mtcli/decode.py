@@ -18,8 +18,10 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from mtcli import kernels
+from mtcli.attention import KVCache
 from mtcli.checkpoint import SRC_TOK, TGT_TOK, check_tokenizers, load_model
 from mtcli.errors import UserError
+from mtcli.layers import linear_forward, log_softmax
 from mtcli.model import Model
 from mtcli.tokenizer import BOS, EOS, PAD, Tokenizer
 
@@ -94,6 +96,93 @@ def _banned(seqs: np.ndarray, n: int) -> np.ndarray:
     return np.concatenate([always, np.where(match, seqs[:, n - 1 :], -1)], 1)
 
 
+@dataclass
+class DecoderState:
+    """Incremental decoding of N hypotheses ("rows") of B source sentences. Row r's keys/values for
+    position j sit in cache row history[r, j]: a beam hypothesis reads its past from its ancestors'
+    rows, so reordering a beam copies indices, never caches."""
+
+    self_qkv: list[dict]  # per layer: fused query/key/value projection {"wqkv": (C, 3C), "bqkv": (3C,)}
+    self_k: list[np.ndarray]  # per layer (N, T, C): key of position j, written once, at step j
+    self_v: list[np.ndarray]  # per layer (N, T, C)
+    cross_k: list[np.ndarray]  # per layer (B, S, C): encoder-side keys, projected once per sentence
+    cross_v: list[np.ndarray]  # per layer (B, S, C)
+    src_len: np.ndarray  # (B,)
+    sentence: np.ndarray  # (N,): each row's source sentence
+    history: np.ndarray  # (N, T): the cache row holding each position of each row's hypothesis
+    t: int  # positions fed so far
+
+
+def _fused(params, names):
+    """The projections params["w" + n] for n in names as one matrix (one GEMM instead of several)."""
+    return {"w" + names: np.concatenate([params["w" + n] for n in names], 1),
+            "b" + names: np.concatenate([params["b" + n] for n in names])}
+
+
+def start_decoding(model: Model, src, src_len, slots_per_sentence: int = 1, max_len: int | None = None) -> DecoderState:
+    """Encode once, project the cross-attention keys/values of every layer once per sentence, and
+    preallocate the self-attention caches: `slots_per_sentence` hypotheses (beam) per sentence,
+    `max_len` positions (default: the model's)."""
+    memory, _ = model.encode(src, src_len)  # (B, S, C)
+    B, C, L = src.shape[0], model.cfg.d_model, model.cfg.n_layers
+    N, T = B * slots_per_sentence, max_len or model.cfg.max_tgt_len
+    cross = [_fused(model.params[f"dec.{i}.cross"], "kv") for i in range(L)]
+    cross_kv = [linear_forward(memory, kv["wkv"], kv["bkv"])[0] for kv in cross]  # (B, S, 2C)
+    return DecoderState(
+        self_qkv=[_fused(model.params[f"dec.{i}.self"], "qkv") for i in range(L)],
+        self_k=[np.empty((N, T, C), model.dtype) for _ in range(L)],
+        self_v=[np.empty((N, T, C), model.dtype) for _ in range(L)],
+        cross_k=[np.ascontiguousarray(kv[..., :C]) for kv in cross_kv],
+        cross_v=[np.ascontiguousarray(kv[..., C:]) for kv in cross_kv],
+        src_len=src_len, sentence=np.repeat(np.arange(B), slots_per_sentence),
+        history=np.zeros((N, T), np.int64), t=0)
+
+
+def decoder_hidden(model: Model, state: DecoderState, tokens, rows):
+    """The decoder at position state.t for the hypotheses in cache rows `rows` (N,), fed tokens (N,):
+    writes their keys/values at that position and returns the top block's output (N, C). The caller
+    advances state.t once all rows of the step are done."""
+    t = state.t
+    if t >= state.history.shape[1]:
+        raise ValueError(f"output longer than the decoder's {state.history.shape[1]} positions")
+    state.history[rows, t] = rows
+    self_rows, n_self = state.history[rows, : t + 1], np.full(len(rows), t + 1)  # (N, t+1), (N,)
+    cross_rows = state.sentence[rows][:, None]  # (N, 1)
+    n_cross = state.src_len[cross_rows[:, 0]]
+    kv = [(KVCache(state.self_k[i], state.self_v[i], self_rows, n_self, state.self_qkv[i]),
+           KVCache(state.cross_k[i], state.cross_v[i], cross_rows, n_cross, None)) for i in range(model.cfg.n_layers)]
+    y, _ = model.decode(tokens[:, None], None, None, None, kv=kv, start=t)  # (N, 1, C)
+    return y[:, 0]
+
+
+def decode_step(model: Model, state: DecoderState, tokens):
+    """Feed one token per cache row (N,) at position state.t; returns log-probs (N, V) and the
+    state, advanced (in place) by one position."""
+    y = decoder_hidden(model, state, tokens, np.arange(len(tokens)))
+    logits = linear_forward(y, model.params["out"]["w"], model.params["out"]["b"])[0]  # (N, V)
+    state.t += 1
+    return log_softmax(logits), state
+
+
+def reorder_state(state: DecoderState, index) -> DecoderState:
+    """Select/duplicate hypotheses: row i of the result continues row index[i]. Past keys/values
+    stay where they are (history points at them); only a change in the number of rows copies
+    them, into fresh caches."""
+    index = np.asarray(index)
+    history = state.history[index]
+    if len(index) == len(state.history):
+        return replace(state, history=history, sentence=state.sentence[index])
+    N, t, positions = len(index), state.t, np.arange(state.t)
+
+    def moved(cache):
+        new = np.empty((N, *cache.shape[1:]), cache.dtype)
+        new[:, :t] = cache[history[:, :t], positions]
+        return new
+
+    return replace(state, self_k=[moved(k) for k in state.self_k], self_v=[moved(v) for v in state.self_v],
+                   sentence=state.sentence[index], history=np.broadcast_to(np.arange(N)[:, None], history.shape).copy())
+
+
 def search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = DEFAULTS.beam_size,
            nbest: int = DEFAULTS.num_hypotheses, alpha: float = DEFAULTS.length_penalty,
            max_len_a: float = DEFAULTS.max_decoding_length_a, max_len_b: int = DEFAULTS.max_decoding_length_b,
@@ -106,8 +195,8 @@ def search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = DEFAU
     B, K = len(src), beam
     limit = _max_len(model, src_len, max_len_a, max_len_b)  # (B,)
     T = int(limit.max())
-    state = model.start_decoding(src, src_len, K, T)
-    w, b = model.p["out"]["w"], model.p["out"]["b"]
+    state = start_decoding(model, src, src_len, K, T)
+    w, b = model.params["out"]["w"], model.params["out"]["b"]
     rows = np.arange(B) * K  # live cache rows; at first one per sentence
     tokens = np.full(B, BOS)
     scores = np.zeros(B)  # total log-probability of each live row
@@ -120,7 +209,7 @@ def search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = DEFAU
     done = np.zeros(B, bool)
     grid, grid_ids = np.empty((B, K, 2 * K)), np.empty((B, K, 2 * K), np.int64)
     for t in range(T):
-        y = model.decoder_hidden(state, tokens, rows)  # (n, C)
+        y = decoder_hidden(model, state, tokens, rows)  # (n, C)
         state.t += 1
         sentence = rows // K
         values, ids = kernels.log_softmax_topk(y @ w, b, _banned(seqs[rows, :t], ngram), 2 * K)  # (n, 2K)

@@ -89,36 +89,36 @@ def ctranslate2_spec(model: Model, src_tok: Tokenizer, tgt_tok: Tokenizer, alias
     embedding of an mtcli id (the SentencePiece spellings of an Argos package)."""
     from ctranslate2.specs import common_spec, transformer_spec
 
-    cfg, p = model.cfg, model.p
+    cfg, params = model.cfg, model.params
     spec = transformer_spec.TransformerSpec.from_config(
         cfg.n_layers, cfg.n_heads, pre_norm=False, activation=common_spec.Activation.RELU)
     names = source_tokens(src_tok)
     extra = [(name, i) for name, i in (aliases or {}).items() if names[i] != name]
     enc, dec = spec.encoder, spec.decoder
-    enc.embeddings[0].weight = np.concatenate([p["src_emb"]["w"], p["src_emb"]["w"][[i for _, i in extra]]])
+    enc.embeddings[0].weight = np.concatenate([params["src_emb"]["w"], params["src_emb"]["w"][[i for _, i in extra]]])
     # mtcli's sinusoid table, continued past the positions mtcli trained on: CTranslate2 fails on an input
     # longer than its table (Argos Translate passes whole sentences), and a long one is better translated
     # with positions it never saw than not at all. The first rows are mtcli's pe_src/pe_tgt exactly.
     enc.position_encodings.encodings = positional_encoding(EXPORT_POSITIONS, cfg.d_model, model.dtype)
-    dec.embeddings.weight = p["tgt_emb"]["w"]
+    dec.embeddings.weight = params["tgt_emb"]["w"]
     dec.position_encodings.encodings = positional_encoding(EXPORT_POSITIONS, cfg.d_model, model.dtype)
     enc.scale_embeddings = dec.scale_embeddings = True  # W[ids] * sqrt(d_model) + PE
     for i, layer in enumerate(enc.layer):
-        _fused(layer.self_attention.linear[0], p[f"enc.{i}.attn"], "qkv")
-        _linear(layer.self_attention.linear[1], p[f"enc.{i}.attn"]["wo"], p[f"enc.{i}.attn"]["bo"])
-        _layer_norm(layer.self_attention.layer_norm, p[f"enc.{i}.ln1"])
-        _ffn(layer.ffn, p[f"enc.{i}.ffn"], p[f"enc.{i}.ln2"])
+        _fused(layer.self_attention.linear[0], params[f"enc.{i}.attn"], "qkv")
+        _linear(layer.self_attention.linear[1], params[f"enc.{i}.attn"]["wo"], params[f"enc.{i}.attn"]["bo"])
+        _layer_norm(layer.self_attention.layer_norm, params[f"enc.{i}.ln1"])
+        _ffn(layer.ffn, params[f"enc.{i}.ffn"], params[f"enc.{i}.ln2"])
     for i, layer in enumerate(dec.layer):
-        self_attn, cross = p[f"dec.{i}.self"], p[f"dec.{i}.cross"]
+        self_attn, cross = params[f"dec.{i}.self"], params[f"dec.{i}.cross"]
         _fused(layer.self_attention.linear[0], self_attn, "qkv")
         _linear(layer.self_attention.linear[1], self_attn["wo"], self_attn["bo"])
-        _layer_norm(layer.self_attention.layer_norm, p[f"dec.{i}.ln1"])
+        _layer_norm(layer.self_attention.layer_norm, params[f"dec.{i}.ln1"])
         _linear(layer.attention.linear[0], cross["wq"], cross["bq"])
         _fused(layer.attention.linear[1], cross, "kv")
         _linear(layer.attention.linear[2], cross["wo"], cross["bo"])
-        _layer_norm(layer.attention.layer_norm, p[f"dec.{i}.ln2"])
-        _ffn(layer.ffn, p[f"dec.{i}.ffn"], p[f"dec.{i}.ln3"])
-    _linear(dec.projection, p["out"]["w"], p["out"]["b"])
+        _layer_norm(layer.attention.layer_norm, params[f"dec.{i}.ln2"])
+        _ffn(layer.ffn, params[f"dec.{i}.ffn"], params[f"dec.{i}.ln3"])
+    _linear(dec.projection, params["out"]["w"], params["out"]["b"])
     spec.register_source_vocabulary(names + [name for name, _ in extra])
     spec.register_target_vocabulary(target_tokens(tgt_tok))
     spec.config.unk_token, spec.config.bos_token, spec.config.eos_token = SPECIALS[UNK], SPECIALS[BOS], SPECIALS[EOS]

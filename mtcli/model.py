@@ -1,20 +1,25 @@
 """The thesis's encoder-decoder Transformer (ch. 3): parameters, forward and backward.
 
 Every parameter is a view into one flat buffer (and every gradient into a second one), so Adam, the
-gradient norm, checkpoints and an MPI allreduce each touch a single contiguous array.
+gradient norm, checkpoints and an MPI allreduce each touch a single contiguous array. Each block is
+written once (encoder_block, decoder_block), for training and for incremental decoding alike; the
+search that drives the latter, with its key/value caches, is in decode.py.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from mtcli import kernels
-from mtcli.attention import mha_backward, mha_forward
+from mtcli.attention import AttentionCache, KVCache, mha_backward, mha_cached, mha_forward
 from mtcli.config import ModelConfig
 from mtcli.layers import (
+    DropoutCache,
+    EmbeddingCache,
+    FFNCache,
+    LayerNormCache,
     dropout_backward,
     dropout_forward,
     embedding_backward,
@@ -23,7 +28,6 @@ from mtcli.layers import (
     ffn_forward,
     layernorm_backward,
     layernorm_forward,
-    linear_forward,
     positional_encoding,
     residual_dropout_forward,
 )
@@ -48,7 +52,7 @@ def param_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
         groups |= {f"dec.{i}.self": _attn(C), f"dec.{i}.ln1": ln, f"dec.{i}.cross": _attn(C),
                    f"dec.{i}.ln2": ln, f"dec.{i}.ffn": ffn, f"dec.{i}.ln3": ln}
     groups["out"] = {"w": (C, cfg.tgt_vocab), "b": (cfg.tgt_vocab,)}
-    return {f"{g}.{n}": s for g, params in groups.items() for n, s in params.items()}
+    return {f"{group}.{n}": s for group, shapes in groups.items() for n, s in shapes.items()}
 
 
 def count_params(cfg: ModelConfig) -> int:
@@ -84,32 +88,36 @@ def init_params(cfg: ModelConfig, seed: int = 0, dtype=np.float32) -> np.ndarray
     return flat
 
 
-def _linear(x, p, name):
-    """Inference-only projection with weights p["w" + name], p["b" + name]."""
-    return linear_forward(x, p["w" + name], p["b" + name])[0]
+class ResidualCache(NamedTuple):
+    """Of out = LN(x + Dropout(sub)), the post-norm residual connection (thesis 3.5)."""
+
+    drop: DropoutCache | None  # dropout of sub (B, T, C); None: off
+    ln: LayerNormCache  # of x + Dropout(sub), (B*T, C) rows
+    name: str  # the layer norm's parameter group, e.g. "dec.0.ln1"
 
 
-def _fused(p, names):
-    """The projections p["w" + n] for n in names as one matrix (one GEMM instead of several)."""
-    return {"w" + names: np.concatenate([p["w" + n] for n in names], 1),
-            "b" + names: np.concatenate([p["b" + n] for n in names])}
+class EncoderBlockCache(NamedTuple):
+    attn: AttentionCache  # self-attention of x (B, S, C)
+    res1: ResidualCache
+    ffn: FFNCache  # of (B*S, C) rows
+    res2: ResidualCache
 
 
-@dataclass
-class DecoderState:
-    """Incremental decoding of N hypotheses ("rows") of B source sentences. Row r's keys/values for
-    position j sit in cache row history[r, j]: a beam hypothesis reads its past from its ancestors'
-    rows, so reordering a beam copies indices, never caches."""
+class DecoderBlockCache(NamedTuple):
+    self_attn: AttentionCache | None  # masked self-attention of y (B, T, C); None: decoding step
+    res1: ResidualCache
+    cross_attn: AttentionCache | None  # y (B, T, C) attending to memory (B, S, C); None: decoding step
+    res2: ResidualCache
+    ffn: FFNCache  # of (B*T, C) rows
+    res3: ResidualCache
 
-    self_qkv: list[dict]  # per layer: fused query/key/value projection {"wqkv": (C, 3C), "bqkv": (3C,)}
-    self_k: list[np.ndarray]  # per layer (N, T, C): key of position j, written once, at step j
-    self_v: list[np.ndarray]  # per layer (N, T, C)
-    cross_k: list[np.ndarray]  # per layer (B, S, C): encoder-side keys, projected once per sentence
-    cross_v: list[np.ndarray]  # per layer (B, S, C)
-    src_len: np.ndarray  # (B,)
-    sentence: np.ndarray  # (N,): each row's source sentence
-    history: np.ndarray  # (N, T): the cache row holding each position of each row's hypothesis
-    t: int  # positions fed so far
+
+class StackCache(NamedTuple):
+    """The encoder's or the decoder's: its input embedding and each block's cache."""
+
+    embedding: EmbeddingCache  # ids (B, T)
+    drop: DropoutCache | None  # dropout of the embedded input (B, T, C)
+    blocks: list  # per block, bottom first: EncoderBlockCache or DecoderBlockCache
 
 
 class Model:
@@ -120,9 +128,9 @@ class Model:
         if self.flat.shape != (count_params(cfg),):
             raise ValueError(f"weights hold {self.flat.size} values, config needs {count_params(cfg)}")
         self.dtype = self.flat.dtype
-        self.p = views(self.flat, cfg)
+        self.params = views(self.flat, cfg)
         self.grad = np.zeros_like(self.flat) if grad is None else grad
-        self.g = views(self.grad, cfg)
+        self.grads = views(self.grad, cfg)
         self.pe_src = positional_encoding(cfg.max_src_len, cfg.d_model, self.dtype)
         self.pe_tgt = positional_encoding(cfg.max_tgt_len, cfg.d_model, self.dtype)
 
@@ -130,77 +138,113 @@ class Model:
         """Pickled (e.g. broadcast to MPI ranks) as config + flat buffer, so views stay views."""
         return Model, (self.cfg, self.flat)
 
-    # ---- blocks -------------------------------------------------------------------------------
-    def _residual_ln(self, x, sub, ln, rng):
+    # ---- sub-layers ---------------------------------------------------------------------------
+    def _residual_ln(self, x, sub, name, rng):
         """LN(x + Dropout(sub)) of the post-norm blocks (thesis 3.5)."""
         s, drop = residual_dropout_forward(x, sub, self.cfg.dropout, rng)
-        out, cache = layernorm_forward(s, self.p[ln]["g"], self.p[ln]["b"])
-        return out, (drop, cache, ln)
+        out, ln = layernorm_forward(s, self.params[name]["g"], self.params[name]["b"])
+        return out, ResidualCache(drop, ln, name)
 
-    def _residual_ln_backward(self, dout, cache):
-        """Returns (dx, dsub) for out = LN(x + Dropout(sub))."""
-        drop, ln_cache, ln = cache
-        d = layernorm_backward(dout, ln_cache, self.g[ln]["g"], self.g[ln]["b"])
-        return d, dropout_backward(d, drop)
+    def _residual_ln_backward(self, dout, cache: ResidualCache):
+        """Returns (dx, dsub) for out = LN(x + Dropout(sub)). Without dropout they are one array:
+        callers add into dx only once they are done with dsub."""
+        dx = layernorm_backward(dout, cache.ln, self.grads[cache.name]["g"], self.grads[cache.name]["b"])
+        return dx, dropout_backward(dx, cache.drop)
 
-    def _mha(self, name, xq, xkv, k_len, causal, rng):
-        return mha_forward(xq, xkv, k_len, causal, self.p[name], self.cfg.n_heads,
-                           self.cfg.attn_dropout, rng)
+    def _attention(self, name, xq, xkv, k_len, causal, rng, kv: KVCache | None = None):
+        """Attention sub-layer `name` over whole sequences, with its cache for the backward; given kv,
+        one decoding step instead: xq (N, 1, C) against the cached keys/values (no cache)."""
+        if kv is not None:
+            return mha_cached(xq, kv, self.params[name], self.cfg.n_heads), None
+        return mha_forward(xq, xkv, k_len, causal, self.params[name], self.cfg.n_heads, self.cfg.attn_dropout, rng)
+
+    def _ffn_backward(self, name, dx, ffn: FFNCache, res: ResidualCache):
+        """Through the sub-layer LN(x + Dropout(FFN(x))): returns dx."""
+        dx, df = self._residual_ln_backward(dx, res)
+        dx += ffn_backward(df, ffn, self.grads[name])
+        return dx
+
+    def _self_attention_backward(self, name, dx, attn: AttentionCache, res: ResidualCache):
+        """Through the sub-layer LN(x + Dropout(SelfAttention(x))): returns dx."""
+        dx, da = self._residual_ln_backward(dx, res)
+        dxq, dxkv = mha_backward(da, attn, self.grads[name])
+        dx += dxq
+        dx += dxkv
+        return dx
+
+    # ---- blocks -------------------------------------------------------------------------------
+    def encoder_block(self, i, x, src_len, rng):
+        """Block i: self-attention, then the FFN, each as LN(x + Dropout(sub-layer(x))); x (B, S, C)."""
+        a, attn = self._attention(f"enc.{i}.attn", x, x, src_len, False, rng)
+        x, res1 = self._residual_ln(x, a, f"enc.{i}.ln1", rng)
+        f, ffn = ffn_forward(x, self.params[f"enc.{i}.ffn"])
+        x, res2 = self._residual_ln(x, f, f"enc.{i}.ln2", rng)
+        return x, EncoderBlockCache(attn, res1, ffn, res2)
+
+    def encoder_block_backward(self, i, dx, cache: EncoderBlockCache):
+        dx = self._ffn_backward(f"enc.{i}.ffn", dx, cache.ffn, cache.res2)
+        return self._self_attention_backward(f"enc.{i}.attn", dx, cache.attn, cache.res1)
+
+    def decoder_block(self, i, y, memory, src_len, tgt_len, rng=None, kv: tuple[KVCache, KVCache] | None = None):
+        """Block i: masked self-attention, attention to memory (B, S, C), then the FFN, each as
+        LN(y + Dropout(sub-layer(y))); y (B, T, C). A decoding step passes kv, the block's self- and
+        cross-attention caches, and one new position per hypothesis, y (N, 1, C)."""
+        self_kv, cross_kv = (None, None) if kv is None else kv
+        s, self_attn = self._attention(f"dec.{i}.self", y, y, tgt_len, True, rng, self_kv)
+        y, res1 = self._residual_ln(y, s, f"dec.{i}.ln1", rng)
+        c, cross_attn = self._attention(f"dec.{i}.cross", y, memory, src_len, False, rng, cross_kv)
+        y, res2 = self._residual_ln(y, c, f"dec.{i}.ln2", rng)
+        f, ffn = ffn_forward(y, self.params[f"dec.{i}.ffn"])
+        y, res3 = self._residual_ln(y, f, f"dec.{i}.ln3", rng)
+        return y, DecoderBlockCache(self_attn, res1, cross_attn, res2, ffn, res3)
+
+    def decoder_block_backward(self, i, dy, cache: DecoderBlockCache):
+        """Returns (dy, dmemory)."""
+        dy = self._ffn_backward(f"dec.{i}.ffn", dy, cache.ffn, cache.res3)
+        dy, dc = self._residual_ln_backward(dy, cache.res2)
+        dyq, dmemory = mha_backward(dc, cache.cross_attn, self.grads[f"dec.{i}.cross"])
+        dy += dyq
+        return self._self_attention_backward(f"dec.{i}.self", dy, cache.self_attn, cache.res1), dmemory
+
+    # ---- stacks -------------------------------------------------------------------------------
+    def _embed(self, ids, table, pe, rng, start=0):
+        """Dropout(embedding) of ids (B, T) at positions start, ...: the input of either stack."""
+        x, embedding = embedding_forward(ids, self.params[table]["w"], pe, start)
+        x, drop = dropout_forward(x, self.cfg.dropout, rng)
+        return x, embedding, drop
 
     def encode(self, src, src_len, rng=None):
         """src (B, S) -> encoder output (B, S, C). rng None means inference (no dropout)."""
-        x, emb_cache = embedding_forward(src, self.p["src_emb"]["w"], self.pe_src)
-        x, drop = dropout_forward(x, self.cfg.dropout, rng)
-        caches = []
+        x, embedding, drop = self._embed(src, "src_emb", self.pe_src, rng)
+        blocks = []
         for i in range(self.cfg.n_layers):
-            a, c_attn = self._mha(f"enc.{i}.attn", x, x, src_len, False, rng)
-            x, c_res1 = self._residual_ln(x, a, f"enc.{i}.ln1", rng)
-            f, c_ffn = ffn_forward(x, self.p[f"enc.{i}.ffn"])
-            x, c_res2 = self._residual_ln(x, f, f"enc.{i}.ln2", rng)
-            caches.append((c_attn, c_res1, c_ffn, c_res2))
-        return x, (emb_cache, drop, caches)
+            x, block = self.encoder_block(i, x, src_len, rng)
+            blocks.append(block)
+        return x, StackCache(embedding, drop, blocks)
 
-    def encode_backward(self, dx, cache):
-        emb_cache, drop, caches = cache
+    def encode_backward(self, dx, cache: StackCache):
         for i in reversed(range(self.cfg.n_layers)):
-            c_attn, c_res1, c_ffn, c_res2 = caches[i]
-            dx, df = self._residual_ln_backward(dx, c_res2)
-            dx = dx + ffn_backward(df, c_ffn, self.g[f"enc.{i}.ffn"])
-            dx, da = self._residual_ln_backward(dx, c_res1)
-            dq, dkv = mha_backward(da, c_attn, self.g[f"enc.{i}.attn"])
-            dx = dx + dq + dkv
-        embedding_backward(dropout_backward(dx, drop), emb_cache, self.g["src_emb"]["w"])
+            dx = self.encoder_block_backward(i, dx, cache.blocks[i])
+        embedding_backward(dropout_backward(dx, cache.drop), cache.embedding, self.grads["src_emb"]["w"])
 
-    def decode(self, tgt_in, tgt_len, memory, src_len, rng=None):
-        """tgt_in (B, T) attends causally to itself and to memory (B, S, C) -> (B, T, C)."""
-        y, emb_cache = embedding_forward(tgt_in, self.p["tgt_emb"]["w"], self.pe_tgt)
-        y, drop = dropout_forward(y, self.cfg.dropout, rng)
-        caches = []
+    def decode(self, tgt_in, tgt_len, memory, src_len, rng=None, kv: list | None = None, start: int = 0):
+        """tgt_in (B, T) attends causally to itself and to memory (B, S, C) -> (B, T, C). A decoding
+        step passes kv (per block, decoder_block's) and tgt_in (N, 1) at position `start`; memory,
+        src_len and tgt_len are then unused (the caches hold what they would give)."""
+        y, embedding, drop = self._embed(tgt_in, "tgt_emb", self.pe_tgt, rng, start)
+        blocks = []
         for i in range(self.cfg.n_layers):
-            s, c_self = self._mha(f"dec.{i}.self", y, y, tgt_len, True, rng)
-            y, c_res1 = self._residual_ln(y, s, f"dec.{i}.ln1", rng)
-            c, c_cross = self._mha(f"dec.{i}.cross", y, memory, src_len, False, rng)
-            y, c_res2 = self._residual_ln(y, c, f"dec.{i}.ln2", rng)
-            f, c_ffn = ffn_forward(y, self.p[f"dec.{i}.ffn"])
-            y, c_res3 = self._residual_ln(y, f, f"dec.{i}.ln3", rng)
-            caches.append((c_self, c_res1, c_cross, c_res2, c_ffn, c_res3))
-        return y, (emb_cache, drop, caches)
+            y, block = self.decoder_block(i, y, memory, src_len, tgt_len, rng, None if kv is None else kv[i])
+            blocks.append(block)
+        return y, StackCache(embedding, drop, blocks)
 
-    def decode_backward(self, dy, cache):
+    def decode_backward(self, dy, cache: StackCache):
         """Returns the gradient with respect to memory (the encoder output)."""
-        emb_cache, drop, caches = cache
-        dmemory = 0.0
+        dmemory = 0.0  # summed over the blocks' cross-attentions
         for i in reversed(range(self.cfg.n_layers)):
-            c_self, c_res1, c_cross, c_res2, c_ffn, c_res3 = caches[i]
-            dy, df = self._residual_ln_backward(dy, c_res3)
-            dy = dy + ffn_backward(df, c_ffn, self.g[f"dec.{i}.ffn"])
-            dy, dc = self._residual_ln_backward(dy, c_res2)
-            dq, dmem = mha_backward(dc, c_cross, self.g[f"dec.{i}.cross"])
-            dy, dmemory = dy + dq, dmemory + dmem
-            dy, ds = self._residual_ln_backward(dy, c_res1)
-            dq, dkv = mha_backward(ds, c_self, self.g[f"dec.{i}.self"])
-            dy = dy + dq + dkv
-        embedding_backward(dropout_backward(dy, drop), emb_cache, self.g["tgt_emb"]["w"])
+            dy, dmemory_i = self.decoder_block_backward(i, dy, cache.blocks[i])
+            dmemory += dmemory_i
+        embedding_backward(dropout_backward(dy, cache.drop), cache.embedding, self.grads["tgt_emb"]["w"])
         return dmemory
 
     # ---- loss ---------------------------------------------------------------------------------
@@ -209,16 +253,16 @@ class Model:
         y, dec_cache = self.decode(batch.tgt_in, batch.tgt_len, memory, batch.src_len, rng)
         valid = batch.tgt_out != PAD  # (B, T)
         h = y[valid]  # (N, C): the output layer runs on real target tokens only
-        w, b = self.p["out"]["w"], self.p["out"]["b"]
+        w, b = self.params["out"]["w"], self.params["out"]["b"]
         logits = h @ w  # (N, V); the kernel adds the bias
         n = int(valid.sum())
-        db = self.g["out"]["b"] if backward else np.zeros_like(b)
+        db = self.grads["out"]["b"] if backward else np.zeros_like(b)
         loss, nll, correct = kernels.cross_entropy(logits, b, batch.tgt_out[valid], smoothing, 1.0 / (n_total or n), db)
         stats = Stats(float(loss.sum()), float(nll.sum()), int(correct.sum()), n)
         if backward:
             dy = np.zeros_like(y)
             # the kernel left the scaled gradient in the logits buffer
-            self.g["out"]["w"] += h.T @ logits
+            self.grads["out"]["w"] += h.T @ logits
             dy[valid] = logits @ w.T
             dmemory = self.decode_backward(dy, dec_cache)
             self.encode_backward(dmemory, enc_cache)
@@ -233,81 +277,3 @@ class Model:
     def evaluate(self, batch) -> Stats:
         """Teacher-forced loss and accuracy with dropout off (the thesis's error and accuracy)."""
         return self._loss(batch, None, 0.0, backward=False)
-
-    # ---- incremental decoding -----------------------------------------------------------------
-    def start_decoding(self, src, src_len, slots_per_sentence: int = 1, max_len: int | None = None) -> DecoderState:
-        """Encode once, project the cross-attention keys/values of every layer once per sentence, and
-        preallocate the self-attention caches: `slots_per_sentence` hypotheses (beam) per sentence,
-        `max_len` positions (default: the model's)."""
-        memory, _ = self.encode(src, src_len)  # (B, S, C)
-        B, C, L = src.shape[0], self.cfg.d_model, self.cfg.n_layers
-        N, T = B * slots_per_sentence, max_len or self.cfg.max_tgt_len
-        cross_kv = [_linear(memory, _fused(self.p[f"dec.{i}.cross"], "kv"), "kv") for i in range(L)]  # (B, S, 2C)
-        return DecoderState(
-            self_qkv=[_fused(self.p[f"dec.{i}.self"], "qkv") for i in range(L)],
-            self_k=[np.empty((N, T, C), self.dtype) for _ in range(L)],
-            self_v=[np.empty((N, T, C), self.dtype) for _ in range(L)],
-            cross_k=[np.ascontiguousarray(kv[..., :C]) for kv in cross_kv],
-            cross_v=[np.ascontiguousarray(kv[..., C:]) for kv in cross_kv],
-            src_len=src_len, sentence=np.repeat(np.arange(B), slots_per_sentence),
-            history=np.zeros((N, T), np.int64), t=0)
-
-    def decoder_hidden(self, state: DecoderState, tokens, rows):
-        """The decoder blocks at position state.t for the hypotheses in cache rows `rows` (N,), fed
-        tokens (N,): writes their keys/values at that position and returns the top block's output
-        (N, C). The caller advances state.t once all rows of the step are done."""
-        t, C, H = state.t, self.cfg.d_model, self.cfg.n_heads
-        if t >= state.history.shape[1]:
-            raise ValueError(f"output longer than the decoder's {state.history.shape[1]} positions")
-        y = self.p["tgt_emb"]["w"][tokens] * self.dtype.type(np.sqrt(C)) + self.pe_tgt[t]  # (N, C)
-        state.history[rows, t] = rows
-        self_rows, n_self = state.history[rows, : t + 1], np.full(len(rows), t + 1)  # (N, t+1)
-        cross_rows = state.sentence[rows][:, None]  # (N, 1)
-        n_cross = state.src_len[cross_rows[:, 0]]
-        for i in range(self.cfg.n_layers):
-            qkv = _linear(y, state.self_qkv[i], "qkv")  # (N, 3C)
-            state.self_k[i][rows, t] = qkv[:, C : 2 * C]
-            state.self_v[i][rows, t] = qkv[:, 2 * C :]
-            a = kernels.cached_attention(np.ascontiguousarray(qkv[:, :C]), state.self_k[i], state.self_v[i],
-                                         self_rows, n_self, H)
-            y = self._sublayer_ln(y, _linear(a, self.p[f"dec.{i}.self"], "o"), f"dec.{i}.ln1")
-            p = self.p[f"dec.{i}.cross"]
-            a = kernels.cached_attention(_linear(y, p, "q"), state.cross_k[i], state.cross_v[i], cross_rows,
-                                         n_cross, H)
-            y = self._sublayer_ln(y, _linear(a, p, "o"), f"dec.{i}.ln2")
-            y = self._sublayer_ln(y, ffn_forward(y, self.p[f"dec.{i}.ffn"])[0], f"dec.{i}.ln3")
-        return y
-
-    def _sublayer_ln(self, y, sub, ln):
-        """LN(y + sub) at inference (no dropout)."""
-        return layernorm_forward(y + sub, self.p[ln]["g"], self.p[ln]["b"])[0]
-
-    def decode_step(self, state: DecoderState, tokens):
-        """Feed one token per cache row (N,) at position state.t; returns log-probs (N, V) and the
-        state, advanced (in place) by one position."""
-        y = self.decoder_hidden(state, tokens, np.arange(len(tokens)))
-        logits = _linear(y, self.p["out"], "")  # (N, V)
-        logits -= logits.max(-1, keepdims=True)
-        logp = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
-        state.t += 1
-        return logp, state
-
-    @staticmethod
-    def reorder_state(state: DecoderState, index, same_sources=False) -> DecoderState:
-        """Select/duplicate hypotheses: row i of the result continues row index[i]. Past keys/values
-        stay where they are (history points at them); only a change in the number of rows copies
-        them, into fresh caches. same_sources is accepted for compatibility (sources never move)."""
-        index = np.asarray(index)
-        history = state.history[index]
-        if len(index) == len(state.history):
-            return dataclasses.replace(state, history=history, sentence=state.sentence[index])
-        N, t, positions = len(index), state.t, np.arange(state.t)
-
-        def moved(cache):
-            new = np.empty((N, *cache.shape[1:]), cache.dtype)
-            new[:, :t] = cache[history[:, :t], positions]
-            return new
-
-        return dataclasses.replace(state, self_k=[moved(k) for k in state.self_k],
-                                   self_v=[moved(v) for v in state.self_v], sentence=state.sentence[index],
-                                   history=np.broadcast_to(np.arange(N)[:, None], history.shape).copy())

@@ -57,7 +57,7 @@ def next_logprobs(model, src: np.ndarray, prefixes: list[list[int]]) -> np.ndarr
     tgt = np.array([[BOS, *p] for p in prefixes], np.int64)  # (L, T)
     L = len(prefixes)
     y, _ = model.decode(tgt, np.full(L, T), np.repeat(memory, L, axis=0), np.full(L, n))  # (L, T, C)
-    w, b = model.p["out"]["w"].astype(np.float64), model.p["out"]["b"].astype(np.float64)
+    w, b = model.params["out"]["w"].astype(np.float64), model.params["out"]["b"].astype(np.float64)
     logits = y[:, -1].astype(np.float64) @ w + b  # (L, V)
     logits -= logits.max(-1, keepdims=True)
     return logits - np.log(np.exp(logits).sum(-1, keepdims=True))

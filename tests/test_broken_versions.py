@@ -2,7 +2,7 @@
 caught by the same checks that pass on the real code:
 
 - beam search where each hypothesis keeps its own key/value cache instead of its parent's
-  (seam: Model.decoder_hidden / DecoderState.history, or Model.reorder_state in the older decoder);
+  (seam: decode.decoder_hidden / DecoderState.history, or Model.reorder_state in the older decoder);
 - a --resume that reads the saved state and then trains from scratch (seam: mtcli.train.load_state,
   swapped inside the `mtcli train` subprocess by tests/test_resume.py's hook);
 - a tokenizer whose NFC normaliser is a no-op (seam: mtcli.tokenizer._pipeline).
@@ -31,18 +31,18 @@ from tests.test_tokenizer import ACCENTED, SHIPPED_ES, TRICKY, check_normalisati
 def beam_keeps_its_own_cache(monkeypatch) -> None:
     """Each hypothesis continues with the keys/values of the cache row it sits in, not with those of
     the hypothesis it extends. Two seams, for the two ways decode.py has reordered beams:
-    - cache rows addressed through DecoderState.history (Model.decoder_hidden reads a row's past
+    - cache rows addressed through DecoderState.history (decode.decoder_hidden reads a row's past
       from history[row]): every row is made to read its own row's past;
     - caches copied by Model.reorder_state: after a search's first reorder (one row per sentence ->
       `beam` rows), every reorder keeps each row where it is."""
-    if hasattr(Model, "decoder_hidden"):
-        real_hidden = Model.decoder_hidden
+    if hasattr(decode, "decoder_hidden"):
+        real_hidden = decode.decoder_hidden
 
-        def decoder_hidden(self, state, tokens, rows):
+        def decoder_hidden(model, state, tokens, rows):
             state.history[rows, : state.t] = np.asarray(rows)[:, None]
-            return real_hidden(self, state, tokens, rows)
+            return real_hidden(model, state, tokens, rows)
 
-        monkeypatch.setattr(Model, "decoder_hidden", decoder_hidden)
+        monkeypatch.setattr(decode, "decoder_hidden", decoder_hidden)
         return
     real_reorder, real_search = Model.reorder_state, decode.beam_search
     rows: list[int] = []

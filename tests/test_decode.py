@@ -4,7 +4,18 @@ import numpy as np
 import pytest
 
 from mtcli.config import ModelConfig
-from mtcli.decode import TranslationOptions, _banned, _max_len, _repeats, batches, beam_search, greedy
+from mtcli.decode import (
+    TranslationOptions,
+    _banned,
+    _max_len,
+    _repeats,
+    batches,
+    beam_search,
+    decode_step,
+    greedy,
+    reorder_state,
+    start_decoding,
+)
 from mtcli.errors import UserError
 from mtcli.kernels.decoding import cached_attention, cached_attention_ref, log_softmax_topk, log_softmax_topk_ref
 from mtcli.model import Model
@@ -38,7 +49,7 @@ def test_greedy_with_cache_equals_full_prefix_recompute():
         prefix = [BOS]
         while True:
             y, _ = m.decode(np.array([prefix]), np.array([len(prefix)]), memory[b : b + 1], SRC_LEN[b : b + 1])
-            logits = y[0, -1] @ m.p["out"]["w"] + m.p["out"]["b"]
+            logits = y[0, -1] @ m.params["out"]["w"] + m.params["out"]["b"]
             logits[[PAD, BOS] + _repeats(prefix[1:])] = -np.inf
             tok = EOS if len(prefix) >= limit[b] else logits.argmax()
             if tok == EOS:
@@ -113,20 +124,20 @@ def test_reorder_state_keeps_each_hypothesis_history():
     """Duplicating and permuting rows (as a beam does) then stepping equals stepping the rows alone."""
     m = model()
     tgt = np.array([[BOS, 5, 6, 7], [BOS, 9, 9, 4], [BOS, 8, 5, 5]])
-    state = m.start_decoding(SRC, SRC_LEN)
+    state = start_decoding(m, SRC, SRC_LEN)
     for t in range(2):
-        _, state = m.decode_step(state, tgt[:, t])
+        _, state = decode_step(m, state, tgt[:, t])
     index = np.array([2, 0, 0])  # same number of rows: indices only
-    moved = m.reorder_state(state, index)
-    grown = m.reorder_state(m.reorder_state(m.start_decoding(SRC, SRC_LEN), np.arange(3)), np.arange(3))
+    moved = reorder_state(state, index)
+    grown = reorder_state(reorder_state(start_decoding(m, SRC, SRC_LEN), np.arange(3)), np.arange(3))
     for t in range(2):
-        _, grown = m.decode_step(grown, tgt[:, t])
-    grown = m.reorder_state(grown, np.array([2, 0, 0, 1]))  # more rows: caches copied
+        _, grown = decode_step(m, grown, tgt[:, t])
+    grown = reorder_state(grown, np.array([2, 0, 0, 1]))  # more rows: caches copied
     for t in range(2, 4):
-        logp, moved = m.decode_step(moved, tgt[index, t])
-        logp_grown, grown = m.decode_step(grown, np.r_[tgt[index, t], tgt[1, t]])
-        fresh = m.start_decoding(SRC[index], SRC_LEN[index])
+        logp, moved = decode_step(m, moved, tgt[index, t])
+        logp_grown, grown = decode_step(m, grown, np.r_[tgt[index, t], tgt[1, t]])
+        fresh = start_decoding(m, SRC[index], SRC_LEN[index])
         for s in range(t + 1):
-            want, fresh = m.decode_step(fresh, tgt[index, s])
+            want, fresh = decode_step(m, fresh, tgt[index, s])
         np.testing.assert_allclose(logp, want, rtol=1e-10, atol=1e-10)
         np.testing.assert_allclose(logp_grown[:3], want, rtol=1e-10, atol=1e-10)

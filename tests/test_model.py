@@ -6,6 +6,7 @@ import pytest
 from mtcli.attention import mha_backward, mha_forward
 from mtcli.config import ModelConfig, model_config
 from mtcli.data import Batch
+from mtcli.decode import decode_step, start_decoding
 from mtcli.layers import (
     embedding_backward,
     embedding_forward,
@@ -40,8 +41,8 @@ def test_linear_grad():
 
 
 def test_layernorm_grad():
-    bwd = lambda d, c, g: {"x": layernorm_backward(d, c, g["g"], g["b"])}  # noqa: E731
-    assert check_layer(layernorm_forward, bwd, {"x": randn(2, 3, 6)}, {"g": randn(6), "b": randn(6)}) < TOL
+    bwd = lambda d, c, g: {"x": layernorm_backward(d, c, g["gain"], g["b"])}  # noqa: E731
+    assert check_layer(layernorm_forward, bwd, {"x": randn(2, 3, 6)}, {"gain": randn(6), "b": randn(6)}) < TOL
 
 
 def test_ffn_grad():
@@ -102,8 +103,8 @@ def test_whole_model_gradient(dropout):
     same_masks = lambda: np.random.default_rng(7) if dropout else None  # noqa: E731
     stats = model.forward_backward(batch, rng=same_masks(), smoothing=0.1)
     f = lambda: model._loss(batch, same_masks(), 0.1, backward=False).loss / stats.n_tokens  # noqa: E731
-    tensors = {f"{g}.{n}": t for g, ts in model.p.items() for n, t in ts.items()}
-    analytic = {f"{g}.{n}": t for g, ts in model.g.items() for n, t in ts.items()}
+    tensors = {f"{g}.{n}": t for g, ts in model.params.items() for n, t in ts.items()}
+    analytic = {f"{g}.{n}": t for g, ts in model.grads.items() for n, t in ts.items()}
     errors = check(f, tensors, analytic)
     worst = max(errors, key=errors.get)
     assert errors[worst] < TOL, (worst, errors[worst])
@@ -128,10 +129,10 @@ def test_incremental_decoding_matches_full_decoder():
     model, batch = tiny_model(), tiny_batch()
     memory, _ = model.encode(batch.src, batch.src_len)
     y, _ = model.decode(batch.tgt_in, np.full(3, 5), memory, batch.src_len)
-    full = y @ model.p["out"]["w"] + model.p["out"]["b"]  # (B, T, V)
-    state = model.start_decoding(batch.src, batch.src_len)
+    full = y @ model.params["out"]["w"] + model.params["out"]["b"]  # (B, T, V)
+    state = start_decoding(model, batch.src, batch.src_len)
     for t in range(5):
-        logp, state = model.decode_step(state, batch.tgt_in[:, t])
+        logp, state = decode_step(model, state, batch.tgt_in[:, t])
         ref = full[:, t] - np.log(np.exp(full[:, t]).sum(-1, keepdims=True))
         np.testing.assert_allclose(logp, ref, rtol=1e-10, atol=1e-10)
 

@@ -255,11 +255,11 @@ def _mix_up(world, work: Path, case: str) -> None:
     elif case == "config that does not fit the weights":
         model, meta = load_model(world.model)
         meta["model"] = {**meta["model"], "d_ff": 32}  # a valid checksum over a wrong config: still refused
-        save_tensors(work / WEIGHTS, {f"{g}.{n}": t for g, ts in model.p.items() for n, t in ts.items()}, meta)
+        save_tensors(work / WEIGHTS, {f"{g}.{n}": t for g, ts in model.params.items() for n, t in ts.items()}, meta)
     elif case == "tokenizer of another vocabulary size, model without tokenizer hashes":
         model, meta = load_model(world.model)
         meta.pop("tokenizers")
-        save_tensors(work / WEIGHTS, {f"{g}.{n}": t for g, ts in model.p.items() for n, t in ts.items()}, meta)
+        save_tensors(work / WEIGHTS, {f"{g}.{n}": t for g, ts in model.params.items() for n, t in ts.items()}, meta)
         shutil.copy(world.model / TGT_TOK, work / SRC_TOK)
     elif case == "model.safetensors missing":
         (work / WEIGHTS).unlink()

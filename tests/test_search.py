@@ -63,8 +63,8 @@ def random_model(seed: int) -> Model:
     cfg = ModelConfig(src_vocab=20, tgt_vocab=24, d_model=16, d_ff=32, n_heads=2, n_layers=2,
                       max_src_len=12, max_tgt_len=16, dropout=0.0, attn_dropout=0.0)
     model = Model(cfg, seed=seed, dtype=np.float64)
-    model.p["out"]["w"] *= 3.0
-    model.p["out"]["b"][EOS] += 1.0 + seed % 3 * 0.5
+    model.params["out"]["w"] *= 3.0
+    model.params["out"]["b"][EOS] += 1.0 + seed % 3 * 0.5
     return model
 
 

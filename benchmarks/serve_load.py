@@ -1,12 +1,18 @@
 """Throughput and latency of `mtcli serve` under 1, 8 and 32 concurrent clients, against offline batch
-translation of the same sentences.
+translation of the same sentences by the same decoder.
 
-English sentences of the unseen test set, sampled evenly across the length distribution, are sent one
-per request (POST /translate, JSON) by N clients at once, each sending its next request when the last
-is answered, for --duration seconds. The server runs in its own process on 127.0.0.1 (a free port);
-nothing leaves the machine and every loop is bounded by time. Offline: the same sentences translated
-in this process in batches of 64 through the same text handling, while the server is idle. Rounds
-alternate the offline run and the loads; medians are printed.
+English sentences of the unseen test set, sampled evenly across the length distribution (from the
+shortest to the longest), are sent one per request (POST /translate, JSON) by N clients at once,
+each sending its next request when the last is answered, for --duration seconds. The clients are
+coroutines of this one process on a minimal HTTP/1.1 keep-alive client (asyncio streams), so they
+take little of the CPU the server needs; their CPU use is printed. The server runs in its own process
+on 127.0.0.1 (a free port); nothing leaves the machine and every loop is bounded by time.
+
+Offline: the same sentences translated in this process while the server is idle, by the same
+decoder through the same text handling, as `mtcli translate` does (batches of 64 sorted by length).
+It runs before every round and once after the last, so each load is compared with the offline runs
+on either side of it (the machine's load drifts); ratios are medians over rounds. Beside wall-clock
+speed: the server's CPU seconds per sentence (all its threads) and the decoders' share of them.
 
     python benchmarks/serve_load.py [--duration 30] [--clients 1,8,32] [--rounds 1] [--sentences 600]
 """
@@ -15,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import random
 import statistics
 import subprocess
@@ -22,15 +30,20 @@ import sys
 import threading
 import time
 from collections import Counter
+from dataclasses import fields
 from pathlib import Path
-
-import httpx
+from urllib.parse import urlsplit
 
 from mtcli import registry
 from mtcli.data import read_corpus
 from mtcli.serve.config import ServeConfig
 
 UNSEEN = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "tatoeba-test" / "unseen.tsv"
+TICK = os.sysconf("SC_CLK_TCK")
+# the server process: `mtcli serve` with a whole ServeConfig (the CLI exposes only some of it)
+SERVE = ("import json, sys; from pathlib import Path; from mtcli.serve.config import ServeConfig; "
+         "from mtcli.serve.server import serve; serve(Path(sys.argv[1]), ServeConfig(**json.loads(sys.argv[2])), "
+         "lambda url: print('mtcli serve:', url, file=sys.stderr, flush=True))")
 
 
 def sample(path: Path, n: int, seed: int) -> list[str]:
@@ -41,78 +54,124 @@ def sample(path: Path, n: int, seed: int) -> list[str]:
     return picked
 
 
-def start_server(model: str, beam: int) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "mtcli", "serve", "-m", model, "--port", "0", "--beam", str(beam)],
-                            stderr=subprocess.PIPE, text=True)
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, all its threads."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return sum(map(int, stat[stat.rindex(")") + 2 :].split()[11:13])) / TICK
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection: just enough of a client to POST JSON and read the answer."""
+
+    def __init__(self, url: str):
+        self.host, self.port = urlsplit(url).hostname, urlsplit(url).port
+        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def request(self, method: str, path: str, body: dict | None = None) -> tuple[int, bytes]:
+        if self.streams is None:
+            self.streams = await asyncio.open_connection(self.host, self.port)
+        reader, writer = self.streams
+        data = b"" if body is None else json.dumps(body).encode()
+        writer.write(f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: application/json\r\n"
+                     f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
+        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        headers = dict(line.lower().split(": ", 1) for line in head[1:] if line)
+        if "content-length" not in headers:
+            raise ConnectionError(f"answer without Content-Length: {head[0]}")
+        content = await reader.readexactly(int(headers["content-length"]))
+        if headers.get("connection") == "close":
+            await self.close()
+        return int(head[0].split()[1]), content
+
+    async def close(self) -> None:
+        if self.streams is not None:
+            self.streams[1].close()
+            self.streams = None
+
+
+def start_server(model: str, cfg: ServeConfig) -> tuple[subprocess.Popen, str]:
+    options = {f.name: getattr(cfg, f.name) for f in fields(cfg)} | {"port": 0}
+    proc = subprocess.Popen([sys.executable, "-c", SERVE, model, json.dumps(options)], stderr=subprocess.PIPE, text=True)
     line = ""
     while "http://" not in line:
         line = proc.stderr.readline()
         if not line and proc.poll() is not None:
             sys.exit("mtcli serve exited before it listened")
     threading.Thread(target=proc.stderr.read, daemon=True).start()  # drain its log
-    url = line[line.index("http://"):].split()[0]
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            httpx.get(url + "/health", timeout=5).raise_for_status()
-            return proc, url
-        except httpx.HTTPError:
-            if time.monotonic() > deadline:
-                sys.exit("mtcli serve did not answer /health")
-            time.sleep(0.1)
+    return proc, line[line.index("http://"):].split()[0]
 
 
-async def load(url: str, sentences: list[str], clients: int, duration: float) -> dict:
+async def health(url: str) -> dict:
+    conn = Connection(url)
+    try:
+        return json.loads((await conn.request("GET", "/health"))[1])
+    finally:
+        await conn.close()
+
+
+async def load(url: str, pid: int, sentences: list[str], clients: int, duration: float) -> dict:
     """Each client sends one sentence per request until `duration` has passed."""
     latencies: list[float] = []
     failures: Counter = Counter()  # why, how often
     nxt = 0
-    async with httpx.AsyncClient(base_url=url, timeout=120,
-                                 limits=httpx.Limits(max_connections=clients)) as http:
-        before = (await http.get("/health")).json()
-        start = time.perf_counter()
-        end = start + duration
+    before, server_cpu, client_cpu = await health(url), cpu_seconds(pid), time.process_time()
+    start = time.perf_counter()
+    end = start + duration
 
-        async def client() -> None:
-            nonlocal nxt
-            while time.perf_counter() < end:
-                q = sentences[nxt % len(sentences)]
-                nxt += 1
-                t = time.perf_counter()
-                try:
-                    r = await http.post("/translate", json={"q": q, "source": "en", "target": "es"})
-                    why = "" if r.status_code == 200 and isinstance(r.json().get("translatedText"), str) else \
-                        f"{r.status_code} {r.text[:200]}"
-                except httpx.HTTPError as e:
-                    why = f"{type(e).__name__}: {e}"
-                if why:
-                    failures[why] += 1
-                else:
-                    latencies.append(time.perf_counter() - t)
+    async def client() -> None:
+        nonlocal nxt
+        conn = Connection(url)
+        while time.perf_counter() < end:
+            q = sentences[nxt % len(sentences)]
+            nxt += 1
+            t = time.perf_counter()
+            try:
+                status, body = await asyncio.wait_for(
+                    conn.request("POST", "/translate", {"q": q, "source": "en", "target": "es"}), 120)
+                why = "" if status == 200 and isinstance(json.loads(body).get("translatedText"), str) else \
+                    f"{status} {body[:200].decode(errors='replace')}"
+            except (OSError, EOFError, ValueError, asyncio.TimeoutError, asyncio.LimitOverrunError) as e:
+                why = f"{type(e).__name__}: {e}"
+                await conn.close()
+            if why:
+                failures[why] += 1
+            else:
+                latencies.append(time.perf_counter() - t)
+        await conn.close()
 
-        await asyncio.gather(*(client() for _ in range(clients)))
-        elapsed = time.perf_counter() - start
-        after = (await http.get("/health")).json()
-    batches = after["batches"] - before["batches"]
+    await asyncio.gather(*(client() for _ in range(clients)))
+    elapsed = time.perf_counter() - start
+    server_cpu, client_cpu = cpu_seconds(pid) - server_cpu, time.process_time() - client_cpu
+    after = await health(url)
+    done = after["sentences"] - before["sentences"]
     q = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else latencies * 99
     for why, n in failures.most_common(5):
         print(f"  failed {n}x: {why}", flush=True)
     return {"rate": len(latencies) / elapsed, "p50": q[49], "p99": q[98], "failed": sum(failures.values()),
-            "done": len(latencies),
-            "batch": (after["sentences"] - before["sentences"]) / max(batches, 1),
-            "busy": (after["decoding_seconds"] - before["decoding_seconds"]) / elapsed}
+            "batch": done / max(after["batches"] - before["batches"], 1),
+            "busy": (after["decoding_seconds"] - before["decoding_seconds"]) / elapsed / after["decoders"],
+            "cpu": server_cpu / max(len(latencies), 1),  # server CPU seconds per sentence answered
+            "decoding": (after["decoding_cpu_seconds"] - before["decoding_cpu_seconds"]) / max(server_cpu, 1e-9),
+            "client": client_cpu / elapsed}
 
 
-def offline(model_dir: Path, sentences: list[str], cfg: ServeConfig) -> float:
-    """Sentences/s of batch translation in this process, through the server's text handling."""
-    from mtcli.decode import Translator
-    from mtcli.serve.texts import engine, translate_texts
+def offline(decoding, sentences: list[str]) -> tuple[float, float]:
+    """Sentences/s of batch translation in this process through the server's text handling (decoding:
+    its engine), and CPU seconds per sentence."""
+    from mtcli.serve.texts import translate_texts
 
-    decoding = engine(Translator(model_dir), cfg)
-    translate_texts(sentences[:8], "text", 1, decoding)  # warm-up: compiled kernels load
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     translate_texts(sentences, "text", 1, decoding)
-    return len(sentences) / (time.perf_counter() - t)
+    return len(sentences) / (time.perf_counter() - t), (time.process_time() - cpu) / len(sentences)
+
+
+def option(text: str) -> tuple[str, object]:
+    """NAME=VALUE for a ServeConfig field, VALUE in the field's type."""
+    name, _, value = text.partition("=")
+    default = {f.name: getattr(ServeConfig(), f.name) for f in fields(ServeConfig)}
+    if name not in default or name in ("host", "port"):
+        raise argparse.ArgumentTypeError(f"not a server setting: {name}")
+    return name, type(default[name])(value)
 
 
 def main() -> None:
@@ -123,42 +182,63 @@ def main() -> None:
     ap.add_argument("--clients", default="1,8,32", help="concurrent clients, comma-separated (at most 256 each)")
     ap.add_argument("--rounds", type=int, default=1, help="rounds of offline + every load, alternating")
     ap.add_argument("--sentences", type=int, default=600, help="sentences sampled")
-    ap.add_argument("--beam", type=int, default=ServeConfig.beam)
+    ap.add_argument("--set", type=option, action="append", default=[], metavar="NAME=VALUE",
+                    help="a server setting (mtcli.serve.config), e.g. decoders=1 or max_wait=0.1; repeatable")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     levels = [int(c) for c in args.clients.split(",")]
     if not (0 < args.duration <= 600 and all(0 < c <= 256 for c in levels) and 0 < args.rounds <= 10):
         sys.exit("--duration 0-600 s, --clients 1-256 each, --rounds 1-10")
-    cfg = ServeConfig(beam=args.beam)
+    cfg = ServeConfig(**dict(args.set))
     model_dir = registry.resolve(args.model)
     sentences = sample(args.data, args.sentences, args.seed)
     mean_len = statistics.mean(len(s.split()) for s in sentences)
-    print(f"{args.model}, beam {cfg.beam}: {len(sentences)} sentences of {args.data.name} "
-          f"({mean_len:.1f} words on average), {args.duration:g} s per load, {args.rounds} round(s)", flush=True)
-    proc, url = start_server(str(model_dir), cfg.beam)
-    rates: list[float] = []
+    print(f"{args.model}, beam {cfg.beam}, {cfg.decoders} decoder(s), max wait {cfg.max_wait * 1e3:g} ms: "
+          f"{len(sentences)} sentences of {args.data.name} ({mean_len:.1f} words on average), "
+          f"{args.duration:g} s per load, {args.rounds} round(s); load average {os.getloadavg()[0]:.1f}", flush=True)
+    from mtcli.decode import Translator
+    from mtcli.serve.texts import engine, translate_texts
+
+    decoding = engine(Translator(model_dir), cfg)
+    translate_texts(sentences[:8], "text", 1, decoding)  # warm-up: compiled kernels load
+    proc, url = start_server(str(model_dir), cfg)
+    offline_runs: list[tuple[float, float]] = []
     runs: dict[int, list[dict]] = {c: [] for c in levels}
+
+    def measure_offline(label: str) -> None:
+        offline_runs.append(offline(decoding, sentences))
+        rate, cpu = offline_runs[-1]
+        print(f"{label}: offline {rate:7.1f} sentences/s  {cpu * 1e3:5.1f} ms CPU/sentence", flush=True)
+
     try:
         for r in range(args.rounds):
-            rates.append(offline(model_dir, sentences, cfg))
-            print(f"round {r + 1}: offline {rates[-1]:.1f} sentences/s", flush=True)
+            measure_offline(f"round {r + 1}")
             for c in levels:
-                runs[c].append(asyncio.run(load(url, sentences, c, args.duration)))
-                m = runs[c][-1]
+                m = asyncio.run(load(url, proc.pid, sentences, c, args.duration))
+                m["round"] = r
+                runs[c].append(m)
                 print(f"round {r + 1}: {c:3} clients {m['rate']:7.1f} sentences/s  p50 {m['p50'] * 1e3:6.0f} ms  "
                       f"p99 {m['p99'] * 1e3:6.0f} ms  failed {m['failed']}  mean batch {m['batch']:.1f}  "
-                      f"decoder busy {m['busy']:.0%}", flush=True)
+                      f"decoders busy {m['busy']:.0%}  server {m['cpu'] * 1e3:.1f} ms CPU/sentence "
+                      f"({m['decoding']:.0%} decoding)  clients {m['client']:.0%} of a core", flush=True)
+        measure_offline("end")
     finally:
         proc.terminate()
         proc.wait(60)
-    base = statistics.median(rates)
-    print(f"\noffline batch translation: {base:.1f} sentences/s (median of {len(rates)})")
-    print(f"{'clients':>7} {'sentences/s':>12} {'of offline':>10} {'p50 ms':>7} {'p99 ms':>7} {'failed':>6} {'batch':>6}")
+    rates, cpus = zip(*offline_runs)
+    print(f"\noffline batch translation: {statistics.median(rates):.1f} sentences/s, "
+          f"{statistics.median(cpus) * 1e3:.1f} ms CPU/sentence (medians of {len(offline_runs)}); "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print(f"{'clients':>7} {'sentences/s':>12} {'of offline':>10} {'p50 ms':>7} {'p99 ms':>7} {'failed':>6} "
+          f"{'batch':>6} {'CPU ms/sent':>11} {'of offline':>10} {'client CPU':>10}")
     for c in levels:
-        med = {k: statistics.median(m[k] for m in runs[c]) for k in ("rate", "p50", "p99", "batch")}
+        med = {k: statistics.median(m[k] for m in runs[c]) for k in ("rate", "p50", "p99", "batch", "cpu", "client")}
+        # each load against the mean of the offline runs before and after it
+        ratio = statistics.median(m["rate"] / statistics.mean(rates[m["round"] : m["round"] + 2]) for m in runs[c])
+        cost = statistics.median(statistics.mean(cpus[m["round"] : m["round"] + 2]) / m["cpu"] for m in runs[c])
         failed = sum(m["failed"] for m in runs[c])
-        print(f"{c:7} {med['rate']:12.1f} {med['rate'] / base:10.0%} {med['p50'] * 1e3:7.0f} {med['p99'] * 1e3:7.0f} "
-              f"{failed:6} {med['batch']:6.1f}")
+        print(f"{c:7} {med['rate']:12.1f} {ratio:10.0%} {med['p50'] * 1e3:7.0f} {med['p99'] * 1e3:7.0f} {failed:6} "
+              f"{med['batch']:6.1f} {med['cpu'] * 1e3:11.1f} {cost:10.0%} {med['client']:10.0%}")
 
 
 if __name__ == "__main__":

@@ -142,6 +142,78 @@ def test_concurrent_requests_are_batched_and_answered_in_order(client, offline):
     assert sentences == 16 and batches < sentences  # sentences of different requests shared batches
 
 
+# --- the batcher, on a stand-in decoder (no model) --------------------------------------------
+
+class SlowDecoder:
+    """Takes `seconds` per batch (sleeping, as a decoder leaves the event loop free); records each
+    batch's size, thread and start and end times."""
+
+    def __init__(self, seconds: float):
+        self.seconds, self.batches, self.lock = seconds, [], threading.Lock()
+
+    def __call__(self, lines: list[str]) -> list:
+        start = time.monotonic()
+        time.sleep(self.seconds)
+        with self.lock:
+            self.batches.append((len(lines), threading.current_thread().name, start, time.monotonic()))
+        return [[(line.upper(), 0.0)] for line in lines]
+
+
+def batcher_run(decode: SlowDecoder, clients: int, rounds: int, pause: float, **settings) -> list[list[str]]:
+    """Closed-loop clients of a Batcher: client k sends one line, and k * pause seconds after each
+    answer the next, `rounds` lines in all. Returns each client's answers."""
+    import asyncio
+
+    from mtcli.serve.batcher import Batcher
+
+    async def main():
+        batcher = Batcher(decode, **{"max_batch": 64, "max_wait": 5.0, "quiet": 0.005, "hold_share": 100.0,
+                                     "decoders": 1, **settings})
+        await batcher.start()
+
+        async def client(k: int) -> list[str]:
+            answers = []
+            for r in range(rounds):
+                if r:
+                    await asyncio.sleep(k * pause)
+                answers.append((await batcher.translate([f"c{k} r{r}"]))[0][0][0])
+            return answers
+
+        try:
+            return await asyncio.gather(*(client(k) for k in range(clients)))
+        finally:
+            await batcher.close()
+
+    return asyncio.run(main())
+
+
+def test_batcher_holds_a_free_decoder_for_the_clients_it_answered():
+    """Clients whose next requests come back one by one, further apart than a burst, are still
+    decoded together: the decoder waits for the chunks it answered (not for a fixed time)."""
+    decode = SlowDecoder(0.05)
+    answers = batcher_run(decode, clients=6, rounds=4, pause=0.03)  # the last comes back 150 ms after the first
+    assert answers == [[f"C{k} R{r}" for r in range(4)] for k in range(6)]
+    sizes = [n for n, *_ in decode.batches]
+    assert sizes.count(6) >= 3, sizes  # the first burst, then every round whole (without the hold: 1 each)
+
+
+def test_batcher_hold_is_bounded():
+    """A client that never comes back costs at most max_wait, or hold_share of the last batch's time."""
+    for settings in ({"max_wait": 0.3}, {"hold_share": 1.0}):
+        decode = SlowDecoder(0.3)
+        batcher_run(decode, clients=2, rounds=2, pause=1.0, **settings)  # client 1 returns after 1 s
+        (_, _, _, first_end), (n, _, second_start, _) = decode.batches[:2]
+        assert n == 1 and 0.25 < second_start - first_end < 0.9, decode.batches  # it held, and not for client 1
+
+
+def test_batcher_decoders_work_side_by_side():
+    decode = SlowDecoder(0.3)
+    answers = batcher_run(decode, clients=4, rounds=1, pause=0.0, decoders=2)
+    assert answers == [[f"C{k} R0"] for k in range(4)]
+    (n1, thread1, start1, end1), (n2, thread2, start2, end2) = sorted(decode.batches, key=lambda b: b[2])
+    assert n1 == n2 == 2 and thread1 != thread2 and start2 < end1  # the 4 shared out, decoded at once
+
+
 def test_other_routes(client):
     assert client.get("/health").json()["status"] == "ok"
     settings = client.get("/frontend/settings").json()

@@ -23,6 +23,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
+from threadpoolctl import threadpool_limits
 
 from mtcli.errors import UserError
 from mtcli.serve.batcher import Batcher
@@ -160,7 +161,7 @@ class Service:
     def __init__(self, translator, cfg: ServeConfig, name: str):
         self.cfg, self.name, self.tokenizer = cfg, name, translator.src_tok
         offline = engine(translator, cfg)
-        self.batcher = Batcher(offline.decode, cfg.max_batch, cfg.max_wait)
+        self.batcher = Batcher(offline.decode, cfg.max_batch, cfg.max_wait, cfg.quiet, cfg.hold_share, cfg.decoders)
         self.engine = offline  # until start(): then the same engine, decoding through the batcher
         self.pool = ThreadPoolExecutor(cfg.request_threads, thread_name_prefix="mtcli-request")
         self.queued = 0  # characters admitted and not yet answered
@@ -224,8 +225,9 @@ def create_app(translator, cfg: ServeConfig, name: str = "en-es") -> Starlette:
     async def health(request: Request) -> JSONResponse:
         b = service.batcher
         return JSONResponse({"status": "stopping" if service.closing else "ok", "model": service.name,
-                             "queued_characters": service.queued, "batches": b.batches, "sentences": b.sentences,
-                             "decoding_seconds": round(b.busy, 3)},
+                             "queued_characters": service.queued, "decoders": b.decoders, "batches": b.batches,
+                             "sentences": b.sentences, "decoding_seconds": round(b.busy, 3),
+                             "decoding_cpu_seconds": round(b.cpu, 3)},
                             status_code=503 if service.closing else 200)
 
     async def settings(request: Request) -> JSONResponse:
@@ -251,7 +253,10 @@ def create_app(translator, cfg: ServeConfig, name: str = "en-es") -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette):
         await service.start()
-        yield
+        # BLAS single-threaded while serving, once for all decoders: the Translator's own limit, set
+        # and restored around each batch, would race between decoders that overlap
+        with threadpool_limits(limits=1, user_api="blas"):
+            yield
         service.closing = True  # uvicorn has let the requests in flight finish; anything left finishes here
         await service.batcher.close()
         service.pool.shutdown(wait=True)

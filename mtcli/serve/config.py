@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
+from mtcli import threads_per_process
 from mtcli.errors import UserError
 
 
@@ -16,7 +17,12 @@ class ServeConfig:
     beam: int = 4
     alpha: float = 1.0  # length normalisation exponent
     max_batch: int = 64  # sentences decoded together (Translator's batch size)
-    max_wait: float = 0.005  # seconds an idle decoder waits for more sentences before starting a batch
+    decoders: int = field(default_factory=threads_per_process)  # batches decoded at once,
+    # one thread each, one per core: each starts when it is free (one batch split over the cores waits
+    # for its slowest part)
+    max_wait: float = 0.2  # longest a free decoder waits for more sentences (see batcher)...
+    hold_share: float = 0.1  # ...and never longer than this share of the time its last batch took
+    quiet: float = 0.005  # seconds without a new request that end a burst of them
     # what one request may ask
     char_limit: int = 20_000  # characters of all texts in one request
     batch_limit: int = 128  # texts in one request (a list `q`)

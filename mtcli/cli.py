@@ -505,7 +505,8 @@ def translate(
                               help="Print the N best translations as 'line ||| text ||| score'."),
     scores: bool = typer.Option(False, "--scores", help="Prefix each translation with its score and a tab."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per input line."),
-    batch_size: int = typer.Option(64, "--batch-size", **limits("decode_batch"), help="Sentences decoded together."),
+    batch_size: int | None = typer.Option(None, "--batch-size", **limits("decode_batch"), show_default=False,
+                                          help="Sentences decoded together [default: 2,048 source tokens' worth]."),
 ) -> None:
     """Translate English to Spanish: arguments, a file, piped lines, or interactively.
 
@@ -535,7 +536,7 @@ def translate(
     from mtcli.text.formats import format_for
     from mtcli.text.pipeline import Engine
 
-    if beam < 1 or nbest < 1 or batch_size < 1:
+    if beam < 1 or nbest < 1 or (batch_size is not None and batch_size < 1):
         fail("--beam, --nbest and --batch-size must be at least 1")
     from_stdin = input is not None and str(input) == STDOUT
     _refuse_contradictions(ctx, bool(text), input is not None, greedy, beam, nbest, scores, as_json)
@@ -546,11 +547,11 @@ def translate(
     model = registry.resolve(model)
     beam = 1 if greedy else max(beam, nbest)
     if input is None and not text and sys.stdin.isatty():
-        with kernels.for_decoding(0, beam):  # the REPL's lines are not known yet: the references
+        with kernels.for_decoding(0, beam):  # the REPL's lines are counted as they come (Engine's decode)
             return _repl(Engine.from_translator(_load_translator(model), beam=beam, alpha=alpha))
     lines = list(text) if text else _read_input(None if from_stdin else input, fmt)
     to_stdout = output is None or str(output) == STDOUT
-    # piped lines are not counted before they arrive: decoded with the references, as a few lines are
+    # piped lines are counted as they arrive (Engine's decode): the references until there are enough
     with kernels.for_decoding(len(lines or ()), beam):
         engine = Engine.from_translator(_load_translator(model), beam=beam, nbest=nbest, alpha=alpha,
                                         batch_size=batch_size)
@@ -594,21 +595,22 @@ def _translate_document(lines: list[str], fmt: str, engine, name) -> str:
 
 def _translate_groups(groups, engine, batch_size: int, nbest: int, scores: bool, as_json: bool, to_stdout: bool,
                       progress: bool, where: str) -> str:
-    """Lines in groups as they arrive (a pipe), translated batch_size at a time; each batch is written to
-    stdout and flushed at once (a line is answered before the input ends) or kept for one atomic write."""
+    """Lines in groups as they arrive (a pipe), translated up to LINES_PER_CALL (or batch_size) at a time;
+    each batch is written to stdout and flushed at once (a line is answered before the input ends) or
+    kept for one atomic write."""
     from contextlib import nullcontext
 
     from rich.progress import Progress
 
-    from mtcli.text.pipeline import translate_lines
+    from mtcli.text.pipeline import LINES_PER_CALL, translate_lines
 
-    kept, done = [], 0
+    kept, done, step = [], 0, max(batch_size or 0, LINES_PER_CALL)
     total = sum(len(g) for g in groups) if progress else None
     with Progress(console=err, transient=True) if progress else nullcontext() as bar:
         task = bar.add_task("translating", total=total) if progress else None
         for group in groups:
-            for k in range(0, len(group), batch_size):
-                batch = group[k : k + batch_size]
+            for k in range(0, len(group), step):
+                batch = group[k : k + step]
                 results = translate_lines(batch, engine, first=done + 1)
                 done += len(batch)
                 _warn(results, where)

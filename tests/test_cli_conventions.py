@@ -167,3 +167,20 @@ def test_translate_loads_compiled_kernels_only_for_enough_work():
         assert kernels.attention_forward.__name__.endswith("_ref")
     with kernels.for_decoding(kernels.COMPILED_MIN_WORK, 1):
         assert type(kernels.attention_forward).__name__ == "CPUDispatcher"
+
+
+def test_piped_lines_switch_to_compiled_kernels_once_there_are_enough():
+    """Lines counted as they arrive (kernels.expect, called by the text pipeline's decode): the
+    references until the work repays loading compiled code, then compiled code; as before after the block."""
+    from mtcli import kernels
+
+    kernels.expect(10**6)  # outside a block: nothing to choose
+    assert type(kernels.attention_forward).__name__ == "CPUDispatcher"
+    with kernels.for_decoding(0, 4):
+        kernels.expect(kernels.COMPILED_MIN_WORK // 4 - 1)
+        assert kernels.attention_forward.__name__.endswith("_ref")
+        kernels.expect(1)
+        assert type(kernels.attention_forward).__name__ == "CPUDispatcher"
+    with kernels.references(), kernels.for_decoding(kernels.COMPILED_MIN_WORK, 1):
+        assert type(kernels.attention_forward).__name__ == "CPUDispatcher"
+    assert type(kernels.attention_forward).__name__ == "CPUDispatcher"

@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mtcli.text import segment
 from mtcli.text.segment import fit, sentences
 
 CASES = [
@@ -23,6 +24,8 @@ CASES = [
      ["Visit www.example.com.", "Or mail a.b@example.com.", "Thanks."]),
     ("I paid $25.50 for 3 books on 12/05/2023. It was a bargain.",
      ["I paid $25.50 for 3 books on 12/05/2023.", "It was a bargain."]),
+    ("Mix: 1) flour 2) eggs", ["Mix:", "1) flour", "2) eggs"]),  # list items end sentences too
+    ("He left。 She stayed。", ["He left。", "She stayed。"]),  # full-width stops (pysbd's list has them)
     ("no boundary here", ["no boundary here"]),
     ("", []),
 ]
@@ -31,6 +34,24 @@ CASES = [
 @pytest.mark.parametrize("text,expected", CASES)
 def test_splitter_cases(text, expected):
     assert sentences(text) == expected
+
+
+def _pysbd(text: str) -> list[str]:
+    """sentences() without its fast path."""
+    out = [s.strip() for s in segment._segmenter().segment(text)]
+    out = [s for s in out if s]
+    return out if " ".join(out) == text else [text]
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.lists(st.sampled_from(["Tom", "left", "a", "I", "No", "Mr", "1", "iv", "(b", "U.S", "me", "home", "Then"]),
+                min_size=1, max_size=8),
+       st.lists(st.sampled_from(["", ".", "!", "?", "...", "…", ")", ".)", '."', "?!", "。", "！", "．", ":", ";", ","]),
+                min_size=8, max_size=8))
+def test_lines_that_skip_pysbd_are_those_it_would_not_split(words, marks):
+    """The fast path (no pysbd without a possible boundary) gives pysbd's own sentences."""
+    text = " ".join(w + m for w, m in zip(words, marks))
+    assert sentences(text) == _pysbd(text)
 
 
 def words(text: str) -> int:

@@ -27,6 +27,8 @@ _NUMBER = r"(?:(?<![\w-])[+-])?(?:\w+-)*\w*\d[\w%°.,:/+-]*"
 CURRENCIES = {"$": "dollars", "€": "euros", "£": "pounds", "¥": "yen"}
 _TRAILING = ".,;:!?)]}'\""  # sentence punctuation after a span belongs to the sentence
 SPAN = re.compile(rf"{_URL}|{_EMAIL}|{_NUMBER}", re.IGNORECASE)
+_MAYBE_SPAN = re.compile(r"\d|@|://|www\.", re.IGNORECASE)  # in every SPAN match (most sentences have none)
+_NONSPACE = re.compile(r"\S+")
 _LONG = re.compile(rf"\S{{{LONG_WORD}}}")
 _WORD_RUNS = re.compile(r"\w+|[^\w\s]")  # how the tokenizer cuts a word: letter/digit runs, other characters
 # private-use characters: markup that formats.py stands in the text with (a document's own are items too)
@@ -46,13 +48,13 @@ def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_
     word of `long_word` characters or more is kept too (it could not fit the model whole)."""
     long = _LONG if long_word == LONG_WORD else re.compile(rf"\S{{{long_word}}}")
     found = []
-    for m in SPAN.finditer(text):
+    for m in SPAN.finditer(text) if _MAYBE_SPAN.search(text) else ():
         s, e = m.span()
         while e > s and text[e - 1] in _TRAILING:
             e -= 1
         if any(c.isdigit() for c in text[s:e]) or "@" in text[s:e] or "/" in text[s:e] or "." in text[s:e]:
             found.append((s, e))
-    words = re.finditer(r"\S+", text)
+    words = _NONSPACE.finditer(text)
     if not (PRIVATE.search(text) or long.search(text) or unknown(text)):
         words = ()  # (most sentences: every word spelled, no markup)
     for m in words:

@@ -14,7 +14,10 @@ from functools import lru_cache
 
 # In pysbd's English list but ordinary words that end spoken sentences far more often ("Tell me.")
 NOT_ABBREVIATIONS = frozenset("me is man ill wash miss mass ok con id ken ore may ing hon sen art".split())
-_MAYBE_BOUNDARY = re.compile(r"[.!?…][\"')\]]*\s")
+# every place pysbd can end an English sentence, before a space: a stop (its list holds the full-width
+# ones too), then closing quotes or brackets; and list items ("Step 1) mix 2) bake", "(a) one (b) two").
+# A boundary without a space never counts (the sentences must join back with single spaces).
+_MAYBE_BOUNDARY = re.compile(r"[.!?…。．！？][\"')\]]*\s|\)\s")
 # where a sentence too long for the model may be cut, best first: after ; or :, after a comma, before
 # a conjunction that starts a clause
 CLAUSE_BREAKS = (

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from mtcli import registry
-from mtcli.config import DEFAULT_DATA, DEFAULT_PREPARED, ModelConfig
+from mtcli.config import DEFAULT_DATA, DEFAULT_PREPARED, DEFAULTS, ModelConfig
 from mtcli.errors import UserError
 from mtcli.schema import limits
 from mtcli.serve.config import ServeConfig
@@ -497,16 +497,17 @@ def translate(
     fmt: DocFormat | None = typer.Option(None, "--format", "-f", show_default=False,
                                          help="text, srt, markdown or html [default: from the -i file's extension, "
                                               "else text]."),
-    beam: int = typer.Option(4, "--beam", "-b", envvar="MTCLI_BEAM", **limits("beam"), help="Beam size."),
+    beam: int = typer.Option(DEFAULTS.beam_size, "--beam", "-b", envvar="MTCLI_BEAM", **limits("beam"), help="Beam size."),
     greedy: bool = typer.Option(False, "--greedy", help="Greedy decoding (same as --beam 1), fastest."),
-    alpha: float = typer.Option(1.0, "--alpha", **limits("alpha"),
+    alpha: float = typer.Option(DEFAULTS.length_penalty, "--alpha", **limits("alpha"),
                                 help="Length normalisation: score = logprob / length^alpha."),
-    nbest: int = typer.Option(1, "--nbest", "-n", **limits("nbest"),
+    nbest: int = typer.Option(DEFAULTS.num_hypotheses, "--nbest", "-n", **limits("nbest"),
                               help="Print the N best translations as 'line ||| text ||| score'."),
     scores: bool = typer.Option(False, "--scores", help="Prefix each translation with its score and a tab."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per input line."),
     batch_size: int | None = typer.Option(None, "--batch-size", **limits("decode_batch"), show_default=False,
-                                          help="Sentences decoded together [default: 2,048 source tokens' worth]."),
+                                          help=f"Sentences decoded together [default: {DEFAULTS.max_batch_size:,} "
+                                               f"source {DEFAULTS.batch_type}' worth]."),
 ) -> None:
     """Translate English to Spanish: arguments, a file, piped lines, or interactively.
 
@@ -681,8 +682,8 @@ def evaluate(
                                      help="Evaluate on this TSV/CSV instead (all its pairs), e.g. an external test set."),
     corpus: Path | None = typer.Option(None, "--corpus", envvar="MTCLI_DATA", show_default=False,
                                        help=f"The training corpus, to rebuild --split (default: {DEFAULT_DATA})."),
-    beam: int = typer.Option(4, "--beam", "-b", **limits("beam"), help="Beam size for BLEU/chrF (1 = greedy)."),
-    alpha: float = typer.Option(1.0, "--alpha", **limits("alpha"), help="Length normalisation exponent."),
+    beam: int = typer.Option(DEFAULTS.beam_size, "--beam", "-b", **limits("beam"), help="Beam size for BLEU/chrF (1 = greedy)."),
+    alpha: float = typer.Option(DEFAULTS.length_penalty, "--alpha", **limits("alpha"), help="Length normalisation exponent."),
     limit: int = typer.Option(0, "--limit", **limits("limit"), help="Only the first N pairs (0 = all)."),
     output: Path | None = typer.Option(None, "--output", "-o", show_default=False, help="Write the translations here."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),

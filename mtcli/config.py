@@ -6,6 +6,8 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
+from mtcli.errors import UserError
+
 DEFAULT_DATA = Path("data/spa-eng/spa.txt")  # where `mtcli download` unpacks the corpus
 DEFAULT_PREPARED = Path("data/prepared")  # where `mtcli tokenize` writes and `mtcli train` reads
 
@@ -78,6 +80,34 @@ class TrainConfig:
         raise ValueError(f"unknown lr_schedule {self.lr_schedule!r} (noam or thesis)")
 
 
+@dataclass(frozen=True)
+class TranslationOptions:
+    """Decoding settings, named as CTranslate2's translate_batch names them. decode.py uses them; they
+    live here, beside the other configurations, so that the CLI's help and the server's defaults read
+    them without loading the decoder (importing decode.py costs seconds: Numba, the kernels)."""
+
+    beam_size: int = 4  # 1 is greedy
+    num_hypotheses: int = 1  # n-best list length (at most beam_size)
+    length_penalty: float = 1.0  # alpha: hypotheses rank by logprob / (tokens + EOS) ** alpha
+    max_decoding_length_a: float = 1.5  # output budget: a * source length + b tokens, EOS included
+    max_decoding_length_b: int = 10  # (Marian/fairseq style; source length counts BOS and EOS)
+    no_repeat_ngram_size: int = 4  # an n-gram repeated within one output is a loop, never Spanish; 0: off
+    max_batch_size: int = 2048  # sentences decoded together, in examples or source tokens (padded)
+    batch_type: str = "tokens"  # "tokens" or "examples"
+
+    def __post_init__(self):
+        if self.beam_size < 1 or self.num_hypotheses < 1 or self.max_batch_size < 1:
+            raise UserError("beam size, number of hypotheses and batch size must be at least 1")
+        if self.batch_type not in ("tokens", "examples"):
+            raise UserError(f"batch type must be tokens or examples, not {self.batch_type!r}")
+
+
+DEFAULTS = TranslationOptions()  # the decoding of `mtcli translate`, `evaluate` and `serve` unless told otherwise
+# max_batch_size where batches count sentences (batch_type "examples"): Translator.translate (what
+# `mtcli evaluate` decodes with) and the server's batches
+SENTENCES_PER_BATCH = 64
+
+
 def model_config(preset: str = "small", **overrides) -> ModelConfig:
     if preset not in PRESETS:
         raise ValueError(f"unknown config {preset!r}; choose one of {', '.join(PRESETS)}")
@@ -96,4 +126,5 @@ def from_dict(cls, d: dict):
     return cls(**d)
 
 
-__all__ = ["DEFAULT_DATA", "DEFAULT_PREPARED", "ModelConfig", "TrainConfig", "PRESETS", "model_config", "to_dict", "from_dict"]
+__all__ = ["DEFAULT_DATA", "DEFAULT_PREPARED", "ModelConfig", "TrainConfig", "PRESETS", "TranslationOptions",
+           "DEFAULTS", "SENTENCES_PER_BATCH", "model_config", "to_dict", "from_dict"]

@@ -20,33 +20,11 @@ from numpy.lib.stride_tricks import sliding_window_view
 from mtcli import kernels
 from mtcli.attention import KVCache
 from mtcli.checkpoint import SRC_TOK, TGT_TOK, check_tokenizers, load_model
+from mtcli.config import DEFAULTS, SENTENCES_PER_BATCH, TranslationOptions  # decoding's defaults (kept light)
 from mtcli.errors import UserError
 from mtcli.layers import linear_forward, log_softmax
 from mtcli.model import Model
 from mtcli.tokenizer import BOS, EOS, PAD, Tokenizer
-
-
-@dataclass(frozen=True)
-class TranslationOptions:
-    """Decoding settings, named as CTranslate2's translate_batch names them."""
-
-    beam_size: int = 4  # 1 is greedy
-    num_hypotheses: int = 1  # n-best list length (at most beam_size)
-    length_penalty: float = 1.0  # alpha: hypotheses rank by logprob / (tokens + EOS) ** alpha
-    max_decoding_length_a: float = 1.5  # output budget: a * source length + b tokens, EOS included
-    max_decoding_length_b: int = 10  # (Marian/fairseq style; source length counts BOS and EOS)
-    no_repeat_ngram_size: int = 4  # an n-gram repeated within one output is a loop, never Spanish; 0: off
-    max_batch_size: int = 2048  # sentences decoded together, in examples or source tokens (padded)
-    batch_type: str = "tokens"  # "tokens" or "examples"
-
-    def __post_init__(self):
-        if self.beam_size < 1 or self.num_hypotheses < 1 or self.max_batch_size < 1:
-            raise UserError("beam size, number of hypotheses and batch size must be at least 1")
-        if self.batch_type not in ("tokens", "examples"):
-            raise UserError(f"batch type must be tokens or examples, not {self.batch_type!r}")
-
-
-DEFAULTS = TranslationOptions()
 
 
 @dataclass
@@ -363,7 +341,7 @@ class Translator:
         return results
 
     def translate(self, lines: list[str], beam: int = DEFAULTS.beam_size, nbest: int = DEFAULTS.num_hypotheses,
-                  alpha: float = DEFAULTS.length_penalty, batch_size: int = 64) -> tuple[list[list[tuple[str, float]]], int]:
+                  alpha: float = DEFAULTS.length_penalty, batch_size: int = SENTENCES_PER_BATCH) -> tuple[list[list[tuple[str, float]]], int]:
         """n-best (text, score) lists per line, in input order; empty lines stay empty.
         Returns them with the number of truncated lines. batch_size counts sentences."""
         options = replace(DEFAULTS, beam_size=beam, num_hypotheses=nbest, length_penalty=alpha,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 from mtcli import threads_per_process
+from mtcli.config import DEFAULTS, SENTENCES_PER_BATCH
 from mtcli.errors import UserError
 
 
@@ -13,10 +14,10 @@ class ServeConfig:
     host: str = "127.0.0.1"  # loopback: reachable from this machine only unless asked otherwise
     port: int = 5000  # LibreTranslate's port, so clients' defaults work
     api_key: str | None = None  # when set, /translate and /detect need it (field `api_key`)
-    # decoding
-    beam: int = 4
-    alpha: float = 1.0  # length normalisation exponent
-    max_batch: int = 64  # sentences decoded together (Translator's batch size)
+    # decoding: `mtcli translate`'s defaults
+    beam: int = DEFAULTS.beam_size
+    alpha: float = DEFAULTS.length_penalty  # length normalisation exponent
+    max_batch: int = SENTENCES_PER_BATCH  # sentences decoded together (Translator.translate's batch size)
     decoders: int = field(default_factory=threads_per_process)  # batches decoded at once,
     # one thread each, one per core: each starts when it is free (one batch split over the cores waits
     # for its slowest part)

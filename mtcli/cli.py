@@ -268,14 +268,19 @@ def _given(ctx: typer.Context, param: str) -> bool:
     return ctx.get_parameter_source(param).name == "COMMANDLINE"
 
 
-def _model_dir(ctx: typer.Context, positional: str | None, option: str | None) -> Path:
-    """A MODEL argument wins over MTCLI_MODEL; given along with -m it is refused."""
+def _model(ctx: typer.Context, positional: str | None, option: str | None) -> tuple[str, Path]:
+    """The model as the user named it (MODEL argument, -m, MTCLI_MODEL or the default) and its directory.
+    A MODEL argument wins over MTCLI_MODEL; given along with -m it is refused."""
     if positional is not None and _given(ctx, "model"):
         fail("give the model once: as the MODEL argument or with -m/--model")
     spec = positional if positional is not None else option
     if spec is None:
         fail(f"give a model: `{ctx.command_path} MODEL` or -m MODEL (a name from `mtcli models` or a directory)")
-    return registry.resolve(spec)
+    return str(spec), registry.resolve(spec)
+
+
+def _model_dir(ctx: typer.Context, positional: str | None, option: str | None) -> Path:
+    return _model(ctx, positional, option)[1]
 
 
 def _given_fields(ctx: typer.Context, cls) -> dict:
@@ -705,8 +710,8 @@ def evaluate(
     from rich.progress import Progress
 
     from mtcli.atomic import write_output
-    from mtcli.data import held_out_pairs, read_corpus, resolve_data_path
-    from mtcli.evaluate import evaluate_pairs, save_scores
+    from mtcli.data import resolve_data_path
+    from mtcli.evaluate import evaluate_pairs, evaluation_set, save_scores
 
     if data is not None and (_given(ctx, "split") or _given(ctx, "corpus")):
         fail("--data scores all pairs of its file: --split and --corpus (which pick the model's own split) "
@@ -715,23 +720,19 @@ def evaluate(
         fail(f"--split must be test or selection, not {split!r}")
     if beam < 1:
         fail("--beam must be at least 1")
-    model_dir = _model_dir(ctx, model_arg, model)
+    name, model_dir = _model(ctx, model_arg, model)
     corpus = None if data is not None else resolve_data_path(corpus)
     if corpus is not None and not corpus.exists():
         fail(f"corpus not found: {corpus} (to rebuild the {split} split: pass --corpus or set MTCLI_DATA, "
              "or run `mtcli download`)")
     tr = _load_translator(model_dir)
-    if data is not None:
-        pairs, source = read_corpus(data).pairs, str(data)
-    else:
-        pairs, source = held_out_pairs(corpus, tr.meta.get("data", {}), split, model), f"{split} split of {corpus}"
-    pairs = pairs[:limit] if limit > 0 else pairs
+    pairs, source, key = evaluation_set(tr.meta, name, data, corpus, split, limit)
     with Progress(console=err, transient=True) as bar:
         task = bar.add_task("translating", total=len(set(en for en, _ in pairs)))
         report, hyps = evaluate_pairs(tr, pairs, beam=beam, alpha=alpha, on_progress=lambda n: bar.advance(task, n))
-    report = {"model": str(model_arg or model), "data": source, **report}
+    report = {"model": name, "data": source, **report}
     if save:
-        save_scores(model_dir, f"{split} split" if data is None else data.name, report)
+        save_scores(model_dir, key, report)
     if output is not None:
         write_output(output, "".join(_one_line(h) + "\n" for h in hyps))
     if as_json:
@@ -767,11 +768,11 @@ def info(ctx: typer.Context, model_arg: str | None = _model_argument(), model: s
     from mtcli.model import count_params
     from mtcli.schema import read_scores
 
-    model_dir = _model_dir(ctx, model_arg, model)
+    name, model_dir = _model(ctx, model_arg, model)
     tr = _load_translator(model_dir)
     cfg, meta, scores = tr.model.cfg, tr.meta, read_scores(model_dir / SCORES)
     _out.print_json(json.dumps({
-        "model": model_arg or model, "path": str(model_dir), "parameters": count_params(cfg), "config": meta.get("model"),
+        "model": name, "path": str(model_dir), "parameters": count_params(cfg), "config": meta.get("model"),
         "vocab": {"en": tr.src_tok.vocab_size, "es": tr.tgt_tok.vocab_size},
         "data": meta.get("data"), "train": meta.get("train"), "epoch": meta.get("epoch"),
         "selection": meta.get("selection"),

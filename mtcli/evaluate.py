@@ -12,12 +12,25 @@ import sacrebleu
 
 from mtcli.atomic import atomic_write_text
 from mtcli.checkpoint import SCORES
-from mtcli.data import encode_pairs, make_batches
+from mtcli.data import encode_pairs, held_out_pairs, make_batches, read_corpus
 from mtcli.decode import Translator
-from mtcli.metrics import EVAL_BATCH, teacher_forced
+from mtcli.metrics import EVAL_BATCH, percent, teacher_forced
 from mtcli.schema import read_scores
 
 PROGRESS_EVERY = 256  # sentences translated between progress reports
+
+
+def evaluation_set(meta: dict, model: str, data: Path | None, corpus: Path | None, split: str,
+                   limit: int = 0) -> tuple[list[tuple[str, str]], str, str]:
+    """The pairs to score, how the report names them and their key in scores.json: every pair of the
+    file `data`, or else the model's own held-out `split` rebuilt from `corpus` (the one the model,
+    named `model` as the user gave it, records in meta); the first `limit` of them (0: all)."""
+    if data is not None:
+        pairs, source, key = read_corpus(data).pairs, str(data), data.name
+    else:
+        pairs = held_out_pairs(corpus, meta.get("data", {}), split, model)
+        source, key = f"{split} split of {corpus}", f"{split} split"
+    return (pairs[:limit] if limit > 0 else pairs), source, key
 
 
 def evaluate_pairs(translator: Translator, pairs: list[tuple[str, str]], beam: int, alpha: float,
@@ -40,8 +53,8 @@ def evaluate_pairs(translator: Translator, pairs: list[tuple[str, str]], beam: i
     chrf = sacrebleu.metrics.CHRF()
     report |= {
         "pairs": len(pairs),
-        "bleu": bleu.corpus_score(hyps, refs).score,
-        "chrf": chrf.corpus_score(hyps, refs).score,
+        "bleu": percent(bleu.corpus_score(hyps, refs).score),
+        "chrf": percent(chrf.corpus_score(hyps, refs).score),
         "bleu_signature": str(bleu.get_signature()),
         "chrf_signature": str(chrf.get_signature()),
         "decoding": "greedy" if beam <= 1 else f"beam {beam}, alpha {alpha}",

@@ -29,6 +29,12 @@ def summarize(s: Stats) -> dict:
             "loss": s.loss / n, "tokens": s.n_tokens}
 
 
+def percent(score: float) -> float:
+    """A sacrebleu score (BLEU, chrF) within the 0-100 that scores.json and a training state allow: a
+    perfect BLEU comes out of its exp(mean log precision) as 100.00000000000004."""
+    return min(max(score, 0.0), 100.0)
+
+
 def plot_history(history: list[dict], png) -> None:
     """Training and selection error and accuracy per epoch, like the thesis's figures (ch. 6)."""
     import matplotlib

@@ -27,7 +27,7 @@ from mtcli.data import (Batch, EncodedSplit, NoPreparedData, Prepared, load_prep
                         resolve_data_path)
 from mtcli.decode import greedy
 from mtcli.errors import UserError
-from mtcli.metrics import EVAL_BATCH, summarize
+from mtcli.metrics import EVAL_BATCH, percent, summarize
 from mtcli.model import Model, count_params
 from mtcli.optim import Adam, clip_scale
 from mtcli.schema import MAX_PARAMETERS
@@ -137,7 +137,7 @@ class BleuSample:
             for i, s in enumerate(seqs):
                 src[i, : len(s)] = s
             hyps += self.tgt_tok.decode_batch([h.tokens for h in greedy(model, src, lens)])
-        return sacrebleu.corpus_bleu(hyps, [self.refs]).score
+        return percent(sacrebleu.corpus_bleu(hyps, [self.refs]).score)
 
 
 def _progress(console: Console) -> Progress:

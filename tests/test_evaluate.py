@@ -1,0 +1,62 @@
+"""mtcli/evaluate.py and `mtcli evaluate`: a saved report can always be read back, and an error names
+the model the way the user gave it."""
+
+import pytest
+
+from mtcli.checkpoint import SCORES, TGT_TOK
+from mtcli.decode import Hypothesis, Translator
+from mtcli.evaluate import evaluate_pairs, save_scores
+from mtcli.schema import read_scores
+from mtcli.tokenizer import BOS, EOS, Tokenizer
+from tests.conftest import tiny_pairs, write_tsv
+
+PAIRS = [("Tom was in jail at the time.", "En ese tiempo Tom estaba encarcelado."),
+         ("They agreed on a price.", "Acordaron un precio."),
+         ("It is hard to master it in a year or two.", "Es difícil dominarlo en un año o dos.")]
+
+
+def test_a_perfect_bleu_is_saved_as_100_and_reads_back(shipped_model, tmp_path):
+    """sacrebleu scores a perfect corpus 100.00000000000004, which scores.json's 0-100 range refuses."""
+    tr = Translator(shipped_model, inter_threads=1)
+    references = dict(PAIRS)
+    tr.translate = lambda lines, **options: ([[(references[en], 0.0)] for en in lines], 0)  # every translation right
+    report, hyps = evaluate_pairs(tr, PAIRS, beam=1, alpha=1.0)
+    assert hyps == [es for _, es in PAIRS] and report["bleu"] == report["chrf"] == 100.0
+    save_scores(tmp_path, "perfect", report)
+    assert read_scores(tmp_path / SCORES)["perfect, greedy"]["bleu"] == 100.0
+
+
+def test_a_perfect_bleu_sample_in_training_stays_within_100(shipped_model, monkeypatch):
+    """The BLEU a training run scores each epoch goes into its state (best_bleu, at most 100) too."""
+    from mtcli import train
+    from mtcli.data import EncodedSplit
+
+    tok = Tokenizer.load(shipped_model / TGT_TOK)
+    seqs = [[BOS, *ids, EOS] for ids in tok.encode_batch([es for _, es in PAIRS])]
+    split = EncodedSplit.from_sequences(list(range(len(seqs))), seqs, seqs)  # "English" = the Spanish ids
+    monkeypatch.setattr(train, "greedy", lambda model, src, lens: [  # translates each source into itself
+        Hypothesis(src[i, 1 : lens[i] - 1].tolist(), 0.0, 0.0) for i in range(len(src))])
+    assert train.BleuSample(split, tok, len(seqs), seed=0).score(model=None) == 100.0
+
+
+@pytest.mark.parametrize("how", ["argument", "-m", "MTCLI_MODEL"])
+def test_a_corpus_mismatch_names_the_model_as_given(how, shipped_model, tmp_path, run_cli, monkeypatch):
+    model = tmp_path / "my-model"
+    model.symlink_to(shipped_model.resolve(), target_is_directory=True)
+    corpus = write_tsv(tmp_path / "other.tsv", tiny_pairs())  # not the corpus the model was trained on
+    monkeypatch.delenv("MTCLI_MODEL", raising=False)
+    args = {"argument": [model], "-m": ["-m", model], "MTCLI_MODEL": []}[how]
+    if how == "MTCLI_MODEL":
+        monkeypatch.setenv("MTCLI_MODEL", str(model))
+    code, out, err = run_cli("evaluate", *args, "--corpus", corpus)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert f"is not the corpus {model} was trained on" in " ".join(err.split()), err
+
+
+def test_evaluation_set_takes_the_first_limit_pairs(tmp_path):
+    from mtcli.evaluate import evaluation_set
+
+    data = write_tsv(tmp_path / "pairs.tsv", PAIRS)
+    pairs, source, key = evaluation_set({}, "m", data, None, "test", limit=2)
+    assert pairs == PAIRS[:2] and source == str(data) and key == "pairs.tsv"
+    assert evaluation_set({}, "m", data, None, "test")[0] == PAIRS

@@ -161,6 +161,55 @@ def reorder_state(state: DecoderState, index) -> DecoderState:
                    sentence=state.sentence[index], history=np.broadcast_to(np.arange(N)[:, None], history.shape).copy())
 
 
+@dataclass
+class _Ended:
+    """The finished hypotheses of B sentences, F slots each (see search), in fixed arrays."""
+
+    seqs: np.ndarray  # (B, F, T) Spanish ids
+    length: np.ndarray  # (B, F) tokens of each, EOS not counted
+    logprob: np.ndarray  # (B, F) total log-probability
+    score: np.ndarray  # (B, F) logprob / (length + 1) ** alpha; -inf in unused slots
+    count: np.ndarray  # (B,) slots used
+
+    @classmethod
+    def empty(cls, B: int, F: int, T: int) -> _Ended:
+        return cls(np.zeros((B, F, T), np.int64), np.zeros((B, F), np.int64), np.full((B, F), -np.inf),
+                   np.full((B, F), -np.inf), np.zeros(B, np.int64))
+
+    def add(self, ends, cand, parent, seqs, t: int, alpha: float) -> None:
+        """Candidates ends (B, 2K) end at step t: their parents' tokens, cand's log-probabilities."""
+        sb, sc = np.nonzero(ends)
+        slot = self.count[sb] + (np.cumsum(ends, 1) - 1)[sb, sc]
+        self.seqs[sb, slot, :t] = seqs[parent[sb, sc], :t]
+        self.length[sb, slot] = t
+        self.logprob[sb, slot] = cand[sb, sc]
+        self.score[sb, slot] = cand[sb, sc] / (t + 1) ** alpha
+        self.count += ends.sum(1)
+
+    def best(self, nbest: int) -> list[list[Hypothesis]]:
+        """The nbest best of each sentence, best first (one empty hypothesis if none ended)."""
+        results = []
+        for s in range(len(self.count)):
+            order = np.argsort(-self.score[s, : self.count[s]], kind="stable")[:nbest]
+            results.append([Hypothesis(self.seqs[s, i, : self.length[s, i]].tolist(), float(self.score[s, i]),
+                                       float(self.logprob[s, i])) for i in order]
+                           or [Hypothesis([], -np.inf, -np.inf)])
+        return results
+
+
+def _ranked(grid, grid_ids, rows, scores, values, ids):
+    """Each sentence's K x 2K candidates (its live rows' totals `scores` (n,) + `values` (n, 2K) of
+    tokens `ids`) as one row, best first: the 2K best totals (B, 2K), their tokens and parent rows."""
+    B, K = grid.shape[:2]
+    grid.fill(-np.inf)
+    grid[rows // K, rows % K], grid_ids[rows // K, rows % K] = scores[:, None] + values, ids
+    flat = grid.reshape(B, -1)
+    order = np.argsort(-flat, axis=1, kind="stable")[:, : 2 * K]  # (B, 2K)
+    cand = np.take_along_axis(flat, order, 1)
+    cand_tok = np.take_along_axis(grid_ids.reshape(B, -1), order, 1)
+    return cand, cand_tok, np.arange(B)[:, None] * K + order // (2 * K)  # parents: cache rows
+
+
 def search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = DEFAULTS.beam_size,
            nbest: int = DEFAULTS.num_hypotheses, alpha: float = DEFAULTS.length_penalty,
            max_len_a: float = DEFAULTS.max_decoding_length_a, max_len_b: int = DEFAULTS.max_decoding_length_b,
@@ -179,41 +228,22 @@ def search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = DEFAU
     tokens = np.full(B, BOS)
     scores = np.zeros(B)  # total log-probability of each live row
     seqs = np.zeros((B * K, T), np.int64)  # each row's tokens so far
-    F = 3 * K  # ended per sentence: < K before the step that completes it, <= 2K in that step
-    ended_seqs = np.zeros((B, F, T), np.int64)
-    ended_len = np.zeros((B, F), np.int64)
-    ended_logprob, ended_score = np.full((B, F), -np.inf), np.full((B, F), -np.inf)
-    n_ended = np.zeros(B, np.int64)
+    ended = _Ended.empty(B, 3 * K, T)  # per sentence: < K end before the step that completes it, <= 2K in that step
     done = np.zeros(B, bool)
     grid, grid_ids = np.empty((B, K, 2 * K)), np.empty((B, K, 2 * K), np.int64)
     for t in range(T):
         y = decoder_hidden(model, state, tokens, rows)  # (n, C)
         state.t += 1
-        sentence = rows // K
         values, ids = kernels.log_softmax_topk(y @ w, b, _banned(seqs[rows, :t], ngram), 2 * K)  # (n, 2K)
-        forced = t + 1 >= limit[sentence]  # out of budget: EOS with log-probability 0
+        forced = t + 1 >= limit[rows // K]  # out of budget: EOS with log-probability 0
         values[forced], ids[forced, 0], values[forced, 0] = -np.inf, EOS, 0.0
-        # each sentence's K x 2K candidates as one row, best first
-        grid.fill(-np.inf)
-        grid[sentence, rows % K], grid_ids[sentence, rows % K] = scores[:, None] + values, ids
-        flat = grid.reshape(B, -1)
-        order = np.argsort(-flat, axis=1, kind="stable")[:, : 2 * K]  # (B, 2K)
-        cand = np.take_along_axis(flat, order, 1)
-        cand_tok = np.take_along_axis(grid_ids.reshape(B, -1), order, 1)
-        parent = np.arange(B)[:, None] * K + order // (2 * K)  # (B, 2K) cache rows
+        cand, cand_tok, parent = _ranked(grid, grid_ids, rows, scores, values, ids)
         live = np.isfinite(cand) & ~done[:, None]
         grows = live & (cand_tok != EOS)
         looked = np.cumsum(grows, 1) - grows < K  # fewer than K refills before it
-        ends, keeps = live & looked & ~grows, grows & looked
-        sb, sc = np.nonzero(ends)
-        slot = n_ended[sb] + (np.cumsum(ends, 1) - 1)[sb, sc]
-        ended_seqs[sb, slot, :t] = seqs[parent[sb, sc], :t]
-        ended_len[sb, slot] = t
-        ended_logprob[sb, slot] = cand[sb, sc]
-        ended_score[sb, slot] = cand[sb, sc] / (t + 1) ** alpha
-        n_ended += ends.sum(1)
-        done |= n_ended >= K
-        keeps &= ~done[:, None]
+        ended.add(live & looked & ~grows, cand, parent, seqs, t, alpha)
+        done |= ended.count >= K
+        keeps = grows & looked & ~done[:, None]
         kb, kc = np.nonzero(keeps)
         rows = kb * K + (np.cumsum(keeps, 1) - 1)[kb, kc]
         from_rows = parent[kb, kc]
@@ -223,13 +253,7 @@ def search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = DEFAU
         scores = cand[kb, kc]
         if not len(rows):
             break
-    results = []
-    for s in range(B):
-        order = np.argsort(-ended_score[s, : n_ended[s]], kind="stable")[: min(nbest, K)]
-        results.append([Hypothesis(ended_seqs[s, i, : ended_len[s, i]].tolist(), float(ended_score[s, i]),
-                                   float(ended_logprob[s, i])) for i in order]
-                       or [Hypothesis([], -np.inf, -np.inf)])
-    return results
+    return ended.best(min(nbest, K))
 
 
 def greedy(model: Model, src: np.ndarray, src_len: np.ndarray) -> list[Hypothesis]:

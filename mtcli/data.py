@@ -417,21 +417,7 @@ def prepare(
     manifest counts both. Results are reused while the corpus bytes and options match.
     """
     data_path, out_dir = resolve_data_path(data_path), resolve_prepared_dir(out_dir)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UserError(f"output directory {out_dir} is a file")
-    for name, size, key in (("English", src_vocab, "src_vocab"), ("Spanish", tgt_vocab, "tgt_vocab")):
-        lo, hi = schema.RANGES[key]
-        if not lo <= size <= hi:
-            raise UserError(f"{name} vocabulary size must be between {lo} and {hi}, not {size}")
-    options = {
-        "format_version": FORMAT_VERSION,
-        "data_sha256": file_sha256(data_path),
-        "seed": seed,
-        "split": split,
-        "fractions": list(fractions),
-        "vocab": {"en": src_vocab, "es": tgt_vocab},
-        "max_len": {"en": max_src_len, "es": max_tgt_len + 1},
-    }
+    options = _options(data_path, out_dir, seed, split, fractions, src_vocab, tgt_vocab, max_src_len, max_tgt_len)
     cache_key = hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()
     cached = None if force else _reusable(out_dir, cache_key)
     if cached:
@@ -439,12 +425,7 @@ def prepare(
 
     started = time.perf_counter()
     corpus = read_corpus(data_path)
-    parts = split_pairs(corpus.pairs, seed, split, fractions)
-    for name, rows in parts.items():
-        if not rows:
-            raise UserError(f"{data_path}: {len(corpus.pairs)} pairs leave the {name} split empty "
-                            f"({'/'.join(f'{f:.0%}' for f in fractions)} of the English sentences); "
-                            "a corpus needs more distinct English sentences")
+    parts = _split(corpus, seed, split, fractions)
     claim_dir(out_dir, _is_prepared_dir, force, "--out directory", reading=corpus.path)
     # no stale manifest over half-written files: an incomplete one, which still says how to rebuild
     atomic_write_json(out_dir / "manifest.json", {"format_version": FORMAT_VERSION, "incomplete": True, **options,
@@ -462,15 +443,53 @@ def prepare(
         },
         **report,
     }
-    src_tok.save(_tokenizer_path(out_dir, "en"))
-    tgt_tok.save(_tokenizer_path(out_dir, "es"))
-    for name, s in splits.items():
-        s.save(out_dir / f"{name}.npz")
-    manifest["files"] = {name: file_sha256(out_dir / name) for name in PREPARED_FILES}
+    return _write_prepared(Prepared(out_dir, manifest, src_tok, tgt_tok, splits), started)
+
+
+def _options(data_path: Path, out_dir: Path, seed: int, split: str, fractions: Sequence[float], src_vocab: int,
+             tgt_vocab: int, max_src_len: int, max_tgt_len: int) -> dict:
+    """What a prepared set is made from (the manifest's first fields; their hash is the cache key),
+    after checking the output directory and the vocabulary sizes."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UserError(f"output directory {out_dir} is a file")
+    for name, size, key in (("English", src_vocab, "src_vocab"), ("Spanish", tgt_vocab, "tgt_vocab")):
+        lo, hi = schema.RANGES[key]
+        if not lo <= size <= hi:
+            raise UserError(f"{name} vocabulary size must be between {lo} and {hi}, not {size}")
+    return {
+        "format_version": FORMAT_VERSION,
+        "data_sha256": file_sha256(data_path),
+        "seed": seed,
+        "split": split,
+        "fractions": list(fractions),
+        "vocab": {"en": src_vocab, "es": tgt_vocab},
+        "max_len": {"en": max_src_len, "es": max_tgt_len + 1},
+    }
+
+
+def _split(corpus: Corpus, seed: int, split: str, fractions: Sequence[float]) -> dict[str, list[int]]:
+    """The corpus's rows in each split, none of them empty."""
+    parts = split_pairs(corpus.pairs, seed, split, fractions)
+    for name, rows in parts.items():
+        if not rows:
+            raise UserError(f"{corpus.path}: {len(corpus.pairs)} pairs leave the {name} split empty "
+                            f"({'/'.join(f'{f:.0%}' for f in fractions)} of the English sentences); "
+                            "a corpus needs more distinct English sentences")
+    return parts
+
+
+def _write_prepared(p: Prepared, started: float) -> Prepared:
+    """The tokenizers and splits written, then the manifest with their checksums (last: it marks the set complete)."""
+    p.src_tok.save(_tokenizer_path(p.out_dir, "en"))
+    p.tgt_tok.save(_tokenizer_path(p.out_dir, "es"))
+    for name, s in p.splits.items():
+        s.save(p.out_dir / f"{name}.npz")
+    manifest = p.manifest
+    manifest["files"] = {name: file_sha256(p.out_dir / name) for name in PREPARED_FILES}
     manifest["seconds"] = round(time.perf_counter() - started, 2)
     manifest["checksum"] = _manifest_digest(manifest)
-    atomic_write_json(out_dir / "manifest.json", manifest)  # written last: marks the set complete
-    return Prepared(out_dir, manifest, src_tok, tgt_tok, splits)
+    atomic_write_json(p.out_dir / "manifest.json", manifest)
+    return p
 
 
 def _tokenize(corpus: Corpus, parts: dict[str, list[int]], src_vocab: int, tgt_vocab: int, max_src_len: int,

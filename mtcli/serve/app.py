@@ -160,6 +160,7 @@ class Service:
 
     def __init__(self, translator, cfg: ServeConfig, name: str):
         self.cfg, self.name, self.tokenizer = cfg, name, translator.src_tok
+        self.page = (files("mtcli.serve") / "index.html").read_text(encoding="utf-8")  # the page at /
         offline = engine(translator, cfg)
         self.batcher = Batcher(offline.decode, cfg.max_batch, cfg.max_wait, cfg.quiet, cfg.hold_share, cfg.decoders)
         self.engine = offline  # until start(): then the same engine, decoding through the batcher
@@ -190,88 +191,111 @@ class Service:
             self.queued -= chars
 
 
+def _service(request: Request) -> Service:
+    return request.app.state.service
+
+
+async def translate(request: Request) -> JSONResponse:
+    service = _service(request)
+    cfg = service.cfg
+    fields = await _fields(request, cfg)
+    _check_key(fields, cfg)
+    texts, batch = _texts(fields, cfg)
+    source = _choice(fields, "source", SOURCES)
+    _choice(fields, "target", TARGETS)
+    fmt = _choice(fields, "format", FORMATS, default="text")
+    n = _alternatives(fields, cfg)
+    results = await service.run(translate_texts, texts, fmt, n + 1, service.engine, chars=sum(map(len, texts)))
+    out: dict = {"translatedText": [r[0] for r in results]}
+    if source == "auto":
+        confidences = await service.run(lambda: [english_confidence(service.tokenizer, t) for t in texts], chars=0)
+        out["detectedLanguage"] = [{"confidence": c, "language": "en"} for c in confidences]
+    if n:
+        out["alternatives"] = [r[1:] for r in results]
+    return JSONResponse(out if batch else {k: v[0] for k, v in out.items()})
+
+
+async def detect(request: Request) -> JSONResponse:
+    service = _service(request)
+    fields = await _fields(request, service.cfg)
+    _check_key(fields, service.cfg)
+    texts, _ = _texts(fields, service.cfg)
+    text = "\n".join(texts)
+    confidence = await service.run(english_confidence, service.tokenizer, text, chars=len(text))
+    return JSONResponse([{"confidence": confidence, "language": "en"}])
+
+
+async def languages(request: Request) -> JSONResponse:
+    return JSONResponse(LANGUAGES)
+
+
+async def health(request: Request) -> JSONResponse:
+    service = _service(request)
+    b = service.batcher
+    return JSONResponse({"status": "stopping" if service.closing else "ok", "model": service.name,
+                         "queued_characters": service.queued, "decoders": b.decoders, "batches": b.batches,
+                         "sentences": b.sentences, "decoding_seconds": round(b.busy, 3),
+                         "decoding_cpu_seconds": round(b.cpu, 3)},
+                        status_code=503 if service.closing else 200)
+
+
+async def settings(request: Request) -> JSONResponse:
+    cfg = _service(request).cfg
+    return JSONResponse({
+        "charLimit": cfg.char_limit, "frontendTimeout": 500, "apiKeys": cfg.api_key is not None,
+        "keyRequired": cfg.api_key is not None, "suggestions": False, "filesTranslation": False,
+        "supportedFilesFormat": [],
+        "language": {"source": {"code": "en", "name": "English"}, "target": {"code": "es", "name": "Spanish"}},
+    })
+
+
+async def index(request: Request) -> HTMLResponse:
+    return HTMLResponse(_service(request).page)
+
+
+async def refused(request: Request, e: ApiError) -> JSONResponse:
+    return JSONResponse({"error": e.message}, status_code=e.status, headers=e.headers)
+
+
+async def http_error(request: Request, e: HTTPException) -> JSONResponse:  # 404, 405
+    return JSONResponse({"error": e.detail}, status_code=e.status_code, headers=e.headers)
+
+
+async def server_error(request: Request, e: Exception) -> JSONResponse:
+    return JSONResponse({"error": f"Cannot translate text: {type(e).__name__}"}, status_code=500)
+
+
+@asynccontextmanager
+async def lifespan(app: Starlette):
+    service = app.state.service
+    await service.start()
+    # BLAS single-threaded while serving, once for all decoders: the Translator's own limit, set
+    # and restored around each batch, would race between decoders that overlap
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+    service.closing = True  # uvicorn has let the requests in flight finish; anything left finishes here
+    await service.batcher.close()
+    service.pool.shutdown(wait=True)
+
+
+ROUTES = [
+    Route("/translate", translate, methods=["POST"]),
+    Route("/detect", detect, methods=["POST"]),
+    Route("/languages", languages, methods=["GET"]),
+    Route("/health", health, methods=["GET"]),
+    Route("/frontend/settings", settings, methods=["GET"]),
+    Route("/", index, methods=["GET"]),
+]
+
+
 def create_app(translator, cfg: ServeConfig, name: str = "en-es") -> Starlette:
-    service = Service(translator, cfg, name)
-    page = (files("mtcli.serve") / "index.html").read_text(encoding="utf-8")
-
-    async def translate(request: Request) -> JSONResponse:
-        fields = await _fields(request, cfg)
-        _check_key(fields, cfg)
-        texts, batch = _texts(fields, cfg)
-        source = _choice(fields, "source", SOURCES)
-        _choice(fields, "target", TARGETS)
-        fmt = _choice(fields, "format", FORMATS, default="text")
-        n = _alternatives(fields, cfg)
-        results = await service.run(translate_texts, texts, fmt, n + 1, service.engine, chars=sum(map(len, texts)))
-        out: dict = {"translatedText": [r[0] for r in results]}
-        if source == "auto":
-            confidences = await service.run(lambda: [english_confidence(service.tokenizer, t) for t in texts], chars=0)
-            out["detectedLanguage"] = [{"confidence": c, "language": "en"} for c in confidences]
-        if n:
-            out["alternatives"] = [r[1:] for r in results]
-        return JSONResponse(out if batch else {k: v[0] for k, v in out.items()})
-
-    async def detect(request: Request) -> JSONResponse:
-        fields = await _fields(request, cfg)
-        _check_key(fields, cfg)
-        texts, _ = _texts(fields, cfg)
-        text = "\n".join(texts)
-        confidence = await service.run(english_confidence, service.tokenizer, text, chars=len(text))
-        return JSONResponse([{"confidence": confidence, "language": "en"}])
-
-    async def languages(request: Request) -> JSONResponse:
-        return JSONResponse(LANGUAGES)
-
-    async def health(request: Request) -> JSONResponse:
-        b = service.batcher
-        return JSONResponse({"status": "stopping" if service.closing else "ok", "model": service.name,
-                             "queued_characters": service.queued, "decoders": b.decoders, "batches": b.batches,
-                             "sentences": b.sentences, "decoding_seconds": round(b.busy, 3),
-                             "decoding_cpu_seconds": round(b.cpu, 3)},
-                            status_code=503 if service.closing else 200)
-
-    async def settings(request: Request) -> JSONResponse:
-        return JSONResponse({
-            "charLimit": cfg.char_limit, "frontendTimeout": 500, "apiKeys": cfg.api_key is not None,
-            "keyRequired": cfg.api_key is not None, "suggestions": False, "filesTranslation": False,
-            "supportedFilesFormat": [],
-            "language": {"source": {"code": "en", "name": "English"}, "target": {"code": "es", "name": "Spanish"}},
-        })
-
-    async def index(request: Request) -> HTMLResponse:
-        return HTMLResponse(page)
-
-    async def refused(request: Request, e: ApiError) -> JSONResponse:
-        return JSONResponse({"error": e.message}, status_code=e.status, headers=e.headers)
-
-    async def http_error(request: Request, e: HTTPException) -> JSONResponse:  # 404, 405
-        return JSONResponse({"error": e.detail}, status_code=e.status_code, headers=e.headers)
-
-    async def server_error(request: Request, e: Exception) -> JSONResponse:
-        return JSONResponse({"error": f"Cannot translate text: {type(e).__name__}"}, status_code=500)
-
-    @asynccontextmanager
-    async def lifespan(app: Starlette):
-        await service.start()
-        # BLAS single-threaded while serving, once for all decoders: the Translator's own limit, set
-        # and restored around each batch, would race between decoders that overlap
-        with threadpool_limits(limits=1, user_api="blas"):
-            yield
-        service.closing = True  # uvicorn has let the requests in flight finish; anything left finishes here
-        await service.batcher.close()
-        service.pool.shutdown(wait=True)
-
-    return Starlette(
-        routes=[
-            Route("/translate", translate, methods=["POST"]),
-            Route("/detect", detect, methods=["POST"]),
-            Route("/languages", languages, methods=["GET"]),
-            Route("/health", health, methods=["GET"]),
-            Route("/frontend/settings", settings, methods=["GET"]),
-            Route("/", index, methods=["GET"]),
-        ],
+    """The API over a loaded Translator; each route finds the Service in app.state."""
+    app = Starlette(
+        routes=ROUTES,
         middleware=[Middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"],
                                allow_headers=["Authorization", "Content-Type"], max_age=20 * 24 * 3600)],
         exception_handlers={ApiError: refused, HTTPException: http_error, Exception: server_error},
         lifespan=lifespan,
     )
+    app.state.service = Service(translator, cfg, name)
+    return app

@@ -198,12 +198,17 @@ def tokenize(
 
       mtcli tokenize --split random --seed 1 --src-vocab 8000 --tgt-vocab 8000
     """
-    from rich.table import Table
-
     from mtcli.data import prepare
 
     with _out.status("Splitting, training tokenizers, encoding…"):
         p = prepare(data, out, seed=seed, split=split.value, src_vocab=src_vocab, tgt_vocab=tgt_vocab, force=force)
+    _print_prepared(p)
+
+
+def _print_prepared(p) -> None:
+    """tokenize's report: the corpus, the split and the output; then both sides' vocabulary, round trip and lengths."""
+    from rich.table import Table
+
     m = p.manifest
     d, sizes, over = m["data"], m["split_sizes"], m["overlong"]
     skipped = f"{d['skipped']:,}" + (f" (lines {', '.join(map(str, d['skipped_lines']))}…)" if d["skipped"] else "")
@@ -473,6 +478,23 @@ class DocFormat(str, Enum):
     html = "html"
 
 
+def _translate_options(ctx: typer.Context, text: bool, input: Path | None, fmt: DocFormat | None, greedy: bool,
+                       beam: int, nbest: int, scores: bool, as_json: bool, batch_size: int | None) -> tuple[str, int]:
+    """translate's document format (text for plain lines) and beam size; options out of range, or that
+    would be ignored or overruled, are an error, not a silent choice."""
+    from mtcli.atomic import STDOUT
+    from mtcli.text.formats import format_for
+
+    if beam < 1 or nbest < 1 or (batch_size is not None and batch_size < 1):
+        fail("--beam, --nbest and --batch-size must be at least 1")
+    _refuse_contradictions(ctx, text, input is not None, greedy, beam, nbest, scores, as_json)
+    fmt = fmt.value if fmt else format_for(None if input is None or str(input) == STDOUT else input)
+    if fmt != "text" and (nbest > 1 or scores or as_json or text):
+        fail(f"--format {fmt} translates a document (-i FILE or stdin) and writes it back whole; "
+             "--nbest, --scores, --json and text arguments are for plain lines")
+    return fmt, 1 if greedy else max(beam, nbest)
+
+
 def _refuse_contradictions(ctx: typer.Context, text: bool, input: bool, greedy: bool, beam: int, nbest: int,
                            scores: bool, as_json: bool) -> None:
     """translate's options that would be ignored or overruled are an error, not a silent choice."""
@@ -539,19 +561,11 @@ def translate(
     from mtcli import kernels
     from mtcli.atomic import STDOUT, write_output
     from mtcli.text import read
-    from mtcli.text.formats import format_for
     from mtcli.text.pipeline import Engine
 
-    if beam < 1 or nbest < 1 or (batch_size is not None and batch_size < 1):
-        fail("--beam, --nbest and --batch-size must be at least 1")
+    fmt, beam = _translate_options(ctx, bool(text), input, fmt, greedy, beam, nbest, scores, as_json, batch_size)
     from_stdin = input is not None and str(input) == STDOUT
-    _refuse_contradictions(ctx, bool(text), input is not None, greedy, beam, nbest, scores, as_json)
-    fmt = fmt.value if fmt else format_for(None if input is None or from_stdin else input)
-    if fmt != "text" and (nbest > 1 or scores or as_json or text):
-        fail(f"--format {fmt} translates a document (-i FILE or stdin) and writes it back whole; "
-             "--nbest, --scores, --json and text arguments are for plain lines")
     model = registry.resolve(model)
-    beam = 1 if greedy else max(beam, nbest)
     if input is None and not text and sys.stdin.isatty():
         with kernels.for_decoding(0, beam):  # the REPL's lines are counted as they come (Engine's decode)
             return _repl(Engine.from_translator(_load_translator(model), beam=beam, alpha=alpha))

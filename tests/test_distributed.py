@@ -1,4 +1,4 @@
-"""Data-parallel training over MPI (issue 8): 2 ranks on half batches = 1 process on whole ones.
+"""Data-parallel training over MPI: 2 ranks on half batches = 1 process on whole ones.
 
 The MPI tests start `mpiexec -n 2` on this machine (loopback) and need the distributed extra
 (pip install -e '.[test,distributed]'); without it they are skipped. Its ranks run this file:
@@ -181,7 +181,7 @@ def mpi_runs(tiny, tmp_path_factory):
 
 @needs_mpi
 def test_two_ranks_match_one_process(mpi_runs):
-    """Issue 8: 2 ranks with B/2 pairs each take the same steps as 1 process with B pairs, and keep
+    """Data parallelism changes only the speed: 2 ranks with B/2 pairs each take the same steps as 1 process with B pairs, and keep
     identical parameters."""
     work, one_steps, results = mpi_runs
     two_steps = results["two"]["steps"]

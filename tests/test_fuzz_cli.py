@@ -1,4 +1,4 @@
-"""Issue 16: the whole CLI fuzzed. Hypothesis draws a command (every command and subcommand typer
+"""Reliability: the whole CLI fuzzed. Hypothesis draws a command (every command and subcommand typer
 knows, found by walking the app, so a new command is fuzzed too) and options and arguments with
 hostile values: 0, negative, NaN, infinities, huge, wrong types, empty, long, odd paths, special
 files. Every run must end without a traceback, with exit code 0, 2, 3 or 130, and must touch

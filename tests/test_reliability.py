@@ -1,4 +1,4 @@
-"""Issue 7, reliability: killed runs, damaged files, NaN/Inf, hostile input and full disks never lose
+"""Reliability: killed runs, damaged files, NaN/Inf, hostile input and full disks never lose
 work or crash. Every fault is one line on stderr with exit code 2 (3 for NaN/Inf); the counts of
 fault trials and bad inputs are printed at the end of the run (conftest.pytest_terminal_summary)."""
 

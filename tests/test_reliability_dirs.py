@@ -1,4 +1,4 @@
-"""Issue 16, directories and files mtcli writes and reads back: --out directories holding the user's
+"""Reliability of the directories and files mtcli writes and reads back: --out directories holding the user's
 files, a lock per run directory, damaged custom tokenized data, --resume with other options,
 SIGHUP/SIGQUIT, hand-made config/state/metrics/scores/manifest files with recomputed checksums,
 and corpora that cannot train."""

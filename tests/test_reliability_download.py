@@ -1,4 +1,4 @@
-"""Issue 16, `mtcli download` against a hostile server on 127.0.0.1: zip bombs, endless and trickling
+"""Reliability of `mtcli download` against a hostile server on 127.0.0.1: zip bombs, endless and trickling
 bodies, silence, lies about the length, odd zip entries. Each ends in one line, exit 2, within its
 limit, with nothing left in the destination."""
 

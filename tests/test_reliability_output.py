@@ -1,4 +1,4 @@
-"""Issue 16, outputs: `-o` never destroys what it points at (devices, pipes, symlinks, hard links,
+"""Reliability of outputs: `-o` never destroys what it points at (devices, pipes, symlinks, hard links,
 modes, directories), and a standard output that is full, closed or a closed pipe ends in one line."""
 
 from __future__ import annotations

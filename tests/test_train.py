@@ -28,7 +28,7 @@ def cfg(**kw):
 
 
 def test_learns_a_tiny_corpus(tmp_path):
-    """Issue 3: a fixed budget of steps reaches >= 99% masked token accuracy on what it trained on.
+    """Training learns: a fixed budget of steps reaches >= 99% masked token accuracy on what it trained on.
     One translation per English sentence, so that 100% is possible."""
     pairs = list({en: (en, es) for en, es in reversed(tiny_pairs())}.values())
     p = prepare(write_tsv(tmp_path / "pairs.tsv", pairs), tmp_path / "prepared", **VOCAB)

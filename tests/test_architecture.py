@@ -1,0 +1,57 @@
+"""The README's Architecture: every module of mtcli belongs to one group, and imports (at the top of a
+module or inside a function) point only down the groups, the one exception named."""
+
+import ast
+from pathlib import Path
+
+import mtcli
+
+# lowest first; a module may import its own group and any before it
+GROUPS = {
+    "shared": ["mtcli", "config", "schema", "errors", "atomic", "stats"],
+    "data": ["tokenizer", "data", "augment", "download"],
+    "numeric core": ["kernels", "layers", "attention", "model"],
+    "training": ["optim", "checkpoint", "distributed", "metrics", "train"],
+    "translation": ["decode", "text", "evaluate"],
+    "interfaces": ["cli", "__main__", "serve", "registry", "export"],
+}
+UPWARD = {("train", "decode")}  # the per-epoch BLEU sample decodes with decode.greedy (README: Architecture)
+ROOT = Path(mtcli.__file__).parent
+
+
+def _top(dotted: str) -> str:
+    """mtcli.text.pipeline -> text; mtcli -> mtcli."""
+    parts = dotted.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _rank() -> dict[str, int]:
+    return {name: i for i, names in enumerate(GROUPS.values()) for name in names}
+
+
+def _imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "mtcli":
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] == "mtcli"}
+    return found
+
+
+def test_every_module_is_in_a_group():
+    rank = _rank()
+    modules = {_top(".".join(("mtcli", *p.relative_to(ROOT).with_suffix("").parts))) for p in ROOT.rglob("*.py")}
+    assert modules - {"__init__"} <= set(rank), sorted(modules - set(rank) - {"__init__"})
+
+
+def test_no_module_imports_a_group_above_its_own():
+    rank, reaching_up = _rank(), []
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        module = parts[0] if parts != ("__init__",) else "mtcli"
+        for imported in _imports(path):
+            target = _top(imported)
+            if rank[target] > rank[module] and (module, target) not in UPWARD:
+                reaching_up.append(f"{path.relative_to(ROOT)} imports {imported}")
+    assert not reaching_up, reaching_up

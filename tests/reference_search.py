@@ -6,9 +6,10 @@ rng=None), so nothing is carried from one step to the next but token lists and s
 decode.py's, written out again here rather than imported, so that a slip in either shows:
 
 - PAD and BOS are never produced;
-- a token that would complete a 4-gram already in the hypothesis is forbidden;
+- a token that would complete a 4-gram (ngram) already in the hypothesis is forbidden (ngram 0: none);
 - a hypothesis may hold at most limit = min(floor(1.5 * source length + 10), max_tgt_len) tokens
-  counting its EOS: at step limit - 1 the only continuation is EOS, with log-probability 0;
+  (a * source length + b) counting its EOS: at step limit - 1 the only continuation is EOS, with
+  log-probability 0;
 - candidates are ranked by total log-probability; the best 2 * beam are looked at in order, an EOS
   among them ends a hypothesis (scored logprob / (tokens + 1) ** alpha, EOS counted), the others
   refill the beam up to `beam`;
@@ -35,17 +36,17 @@ class Hyp:
     logprob: float
 
 
-def limit(model, src_len: int) -> int:
+def limit(model, src_len: int, a: float = MAX_LEN_A, b: int = MAX_LEN_B) -> int:
     """Most tokens an output may have, its EOS included."""
-    return min(int(MAX_LEN_A * src_len + MAX_LEN_B), model.cfg.max_tgt_len)
+    return min(int(a * src_len + b), model.cfg.max_tgt_len)
 
 
-def repeats(seq: list[int]) -> set[int]:
-    """Tokens that would complete an n-gram already present in seq."""
-    if len(seq) < NGRAM:
+def repeats(seq: list[int], n: int = NGRAM) -> set[int]:
+    """Tokens that would complete an n-gram already present in seq (n 0: none)."""
+    if n <= 0 or len(seq) < n:
         return set()
-    tail = seq[len(seq) - NGRAM + 1 :]
-    return {seq[i + NGRAM - 1] for i in range(len(seq) - NGRAM + 1) if seq[i : i + NGRAM - 1] == tail}
+    tail = seq[len(seq) - n + 1 :]
+    return {seq[i + n - 1] for i in range(len(seq) - n + 1) if seq[i : i + n - 1] == tail}
 
 
 def next_logprobs(model, src: np.ndarray, prefixes: list[list[int]]) -> np.ndarray:
@@ -63,11 +64,13 @@ def next_logprobs(model, src: np.ndarray, prefixes: list[list[int]]) -> np.ndarr
     return logits - np.log(np.exp(logits).sum(-1, keepdims=True))
 
 
-def beam_search(model, src: np.ndarray, beam: int, nbest: int = 1, alpha: float = 1.0) -> list[Hyp]:
-    """src: one English sentence's ids with BOS and EOS, no padding. Returns its n-best, best first."""
+def beam_search(model, src: np.ndarray, beam: int, nbest: int = 1, alpha: float = 1.0, a: float = MAX_LEN_A,
+                b: int = MAX_LEN_B, ngram: int = NGRAM) -> list[Hyp]:
+    """src: one English sentence's ids with BOS and EOS, no padding. Returns its n-best, best first.
+    a, b: the output budget (see limit); ngram: the repeat guard's n-gram size."""
     src = np.asarray(src, np.int64)
     nbest = min(nbest, beam)
-    budget = limit(model, len(src))
+    budget = limit(model, len(src), a, b)
     live: list[tuple[list[int], float]] = [([], 0.0)]  # (tokens, total log-probability)
     ended: list[Hyp] = []
     for t in range(budget):
@@ -78,7 +81,7 @@ def beam_search(model, src: np.ndarray, beam: int, nbest: int = 1, alpha: float 
                 total[i, EOS] = lp  # out of room: EOS, and it costs nothing
             else:
                 total[i] = lp + logp[i]
-                total[i, [PAD, BOS, *repeats(seq)]] = -np.inf
+                total[i, [PAD, BOS, *repeats(seq, ngram)]] = -np.inf
         best = np.argsort(-total, axis=None, kind="stable")[: 2 * beam]
         previous, live = live, []
         for i, tok in zip(*np.unravel_index(best, total.shape)):

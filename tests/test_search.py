@@ -19,8 +19,13 @@ from tests import reference_search as ref
 
 
 def search(model, src: np.ndarray, src_len: np.ndarray, beam: int, nbest: int = 1,
-           alpha: float = 1.0) -> list[list[decode.Hypothesis]]:
-    """mtcli's n-best lists for a padded batch; beam 0 means decode.greedy."""
+           alpha: float = 1.0, **rules) -> list[list[decode.Hypothesis]]:
+    """mtcli's n-best lists for a padded batch; beam 0 means decode.greedy. rules: the output
+    budget and the repeat guard (a, b, ngram: TranslationOptions' max_decoding_length_a/_b and
+    no_repeat_ngram_size), when not the defaults."""
+    if rules:
+        names = {"a": "max_len_a", "b": "max_len_b", "ngram": "ngram"}
+        return decode.search(model, src, src_len, max(beam, 1), nbest, alpha, **{names[k]: v for k, v in rules.items()})
     if beam == 0:
         return [[h] for h in decode.greedy(model, src, src_len)]
     return decode.beam_search(model, src, src_len, beam, nbest, alpha)
@@ -39,12 +44,13 @@ def pad(sentences: list[np.ndarray], extra: int = 0) -> tuple[np.ndarray, np.nda
 
 
 def check(model, sentences: list[np.ndarray], beam: int, nbest: int = 1, alpha: float = 1.0,
-          batched: bool = True, rel: float = 1e-9) -> list[list[ref.Hyp]]:
+          batched: bool = True, rel: float = 1e-9, **rules) -> list[list[ref.Hyp]]:
     """mtcli's search on the sentences (one batch, or each alone) gives the reference's hypotheses:
-    same tokens in the same order, same scores and log-probabilities. Returns the reference's."""
+    same tokens in the same order, same scores and log-probabilities. Returns the reference's.
+    rules: a, b, ngram of the reference's beam_search, for both."""
     batches = [sentences] if batched else [[s] for s in sentences]
-    got = [hs for batch in batches for hs in search(model, *pad(batch), beam, nbest, alpha)]
-    want = [ref.beam_search(model, s, max(beam, 1), nbest if beam else 1, alpha if beam else 1.0)
+    got = [hs for batch in batches for hs in search(model, *pad(batch), beam, nbest, alpha, **rules)]
+    want = [ref.beam_search(model, s, max(beam, 1), nbest if beam else 1, alpha if beam else 1.0, **rules)
             for s in sentences]
     for i, (g, w) in enumerate(zip(got, want)):
         assert [h.tokens for h in g] == [h.tokens for h in w], f"sentence {i}: hypotheses differ"
@@ -100,6 +106,17 @@ def test_length_penalty_and_nbest_beyond_the_beam(alpha):
     model, sentences = random_model(1), random_sentences(11)
     check(model, sentences, beam=4, nbest=3, alpha=alpha)
     check(model, sentences, beam=3, nbest=5, alpha=alpha)  # nbest is capped at the beam
+
+
+@pytest.mark.parametrize("a, b, ngram", [(0.5, 2, 2), (1.0, 0, 3), (2.0, 4, 0)])
+def test_output_budget_and_repeat_guard_are_the_options(a, b, ngram):
+    """Other budgets (a * source length + b) and n-gram sizes than the defaults, as a Python caller
+    sets them in TranslationOptions: each reaches the search (no default taken instead). Budgets
+    shorter and longer than the default's, an n-gram guard of 2 and 3, and none (0)."""
+    model, sentences = random_model(3), random_sentences(3)
+    for beam in (1, 3):
+        want = check(model, sentences, beam, nbest=beam, a=a, b=b, ngram=ngram)
+        assert want != [ref.beam_search(model, s, beam, beam) for s in sentences]  # the defaults' differ
 
 
 def test_padding_columns_change_nothing():

@@ -17,8 +17,22 @@ def test_whitespace_of_every_kind_collapses_and_no_space_before_punctuation():
     assert normalize("  Please \u00a0 call\t\tme\u202f !  ") == "Please call me!"
     assert normalize("Where is the station ?") == "Where is the station?"
     assert normalize("¿ Dónde está ?") == "¿Dónde está?"
-    assert normalize("a\u2028b\x0bc\x1b[31m") == "a b c [31m"
+    assert normalize("a\u2028b\x0bc\x1b[31m") == "a b c"
     assert normalize("zero\u200bwidth\ufeff soft\u00adhyphen") == "zerowidth softhyphen"
+
+
+def test_invisible_controls_are_dropped_not_translated():
+    # colours pasted from a terminal, a title escape, bidi overrides and marks (Trojan Source), stray joiners
+    assert normalize("\x1b[1;31mError:\x1b[0m disk full\x1b]0;title\x07.") == "Error: disk full."
+    assert normalize("Pay \u202eten\u202c dollars\u200e \u2066now\u2069.") == "Pay ten dollars now."
+    assert normalize("zero\u200djoiner \u200c here\u200d") == "zerojoiner here"
+    # ... but a joiner between two non-ASCII characters joins an emoji sequence or a script's letters
+    assert normalize("Family: 👨\u200d👩\u200d👧 and मा\u200dक") == "Family: 👨\u200d👩\u200d👧 and मा\u200dक"
+
+
+def test_backticks_of_code_stay_backticks_others_are_quotes():
+    assert normalize("Run `ls  -la` or ``a`b`` now") == "Run `ls -la` or ``a`b`` now"
+    assert normalize("``quoted'' and a `stray one") == "''quoted'' and a 'stray one"
 
 
 def test_nfc_and_surrogates():

@@ -3,7 +3,11 @@
 NFC, then typographic characters mapped to the ASCII forms the vocabulary knows (curly quotes and
 apostrophes, primes, dashes, ellipsis), every kind of space and control character made a plain space,
 lone surrogates made U+FFFD, and whitespace collapsed: runs become one space, none at either end, none
-before closing punctuation or after opening punctuation.
+before closing punctuation or after opening punctuation. Invisible characters that only steer how text is
+shown are dropped: terminal escape sequences (colours pasted from a terminal), bidirectional marks,
+embeddings, overrides and isolates, invisible operators, and zero-width joiners and non-joiners except
+between two non-ASCII characters (inside an emoji sequence or a word of a script that needs them). A
+backtick stays a backtick inside a `code` pair (protect.py keeps the pair as it is); elsewhere it is a quote.
 """
 
 from __future__ import annotations
@@ -18,19 +22,41 @@ _CHARS = {
     **dict.fromkeys("“”„‟″‶", '"'),
     **dict.fromkeys("‐‑‒–—―−⁃", "-"),
     "…": "...",
-    "\u00ad": "",  # soft hyphen
-    **dict.fromkeys("\u200b\u2060\ufeff", ""),  # zero-width space, word joiner, BOM
 }
 _TABLE = str.maketrans(_CHARS)
+# dropped everywhere: soft hyphen, zero-width space, word joiner, BOM; bidirectional marks, embeddings,
+# overrides and isolates; invisible operators; the Mongolian vowel separator
+_DROP = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e"
+                               "\u2066\u2067\u2068\u2069\u2061\u2062\u2063\u2064\u180e"))
 # controls, line/paragraph separators and every Unicode space (no-break, thin, ideographic, ...) -> " "
 _SPACE = re.compile(r"[\s\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# terminal escape sequences: CSI (colours, cursor moves), OSC (titles, links), and two-character escapes
+_ESCAPE = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+# a zero-width joiner or non-joiner with an ASCII character, a space, another joiner or nothing on either side
+# joins nothing
+_LOOSE_JOINER = re.compile(r"(?<![^\x00-\x7f\u200c\u200d])[\u200c\u200d]|[\u200c\u200d](?![^\x00-\x7f\u200c\u200d])")
+# `code` and ``code`` (which may hold a single backtick): their backticks are kept
+_CODE = re.compile(r"(?<!`)(?:`(?=[^`\s])(?:[^`]*[^`\s])?`|``(?=[^`\s])(?:(?:[^`]|`(?!`))*?[^`\s])?``)(?!`)")
 _BEFORE_CLOSE = re.compile(r" (?=[.,;:!?%)\]}»](?![^\s.,;:!?)\]}»\"']))")  # "station ?" -> "station?"
 _AFTER_OPEN = re.compile(r"(?<=[¿¡(\[{«]) ")  # "¿ Dónde" -> "¿Dónde"
 
 
 def normalize(text: str) -> str:
     """The canonical form of a text (NFC, ASCII quotes, apostrophes and dashes, single spaces)."""
-    text = unicodedata.normalize("NFC", _SURROGATE.sub("\ufffd", text)).translate(_TABLE)
-    text = _SPACE.sub(" ", text).strip()
+    text = _SPACE.sub(" ", _SURROGATE.sub("\ufffd", _ESCAPE.sub("", text)).translate(_DROP))
+    if "\u200c" in text or "\u200d" in text:
+        text = _SPACE.sub(" ", _LOOSE_JOINER.sub("", text))
+    text = _typographic(unicodedata.normalize("NFC", text)).strip()
     return _AFTER_OPEN.sub("", _BEFORE_CLOSE.sub("", text))
+
+
+def _typographic(text: str) -> str:
+    """_TABLE's mapping, but for the backticks of `code` pairs."""
+    if "`" not in text:
+        return text.translate(_TABLE)
+    out, last = [], 0
+    for m in _CODE.finditer(text):
+        out += [text[last : m.start()].translate(_TABLE), m.group()]
+        last = m.end()
+    return "".join(out) + text[last:].translate(_TABLE)

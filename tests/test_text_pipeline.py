@@ -148,3 +148,21 @@ def test_markup_holes_are_fragments_not_sentences():
     assert "the guide" in seen and "Read 50 now." in seen
     assert rendered == {"\ue000": "[the guide](http://x.org)"}
     assert r.text == "¿Read \ue000 now?"
+
+
+def test_a_line_over_the_limit_keeps_its_rest_as_it_came():
+    from mtcli.schema import MAX_LINE_CHARS
+
+    words = ["Tom is here."] * (MAX_LINE_CHARS // 12) + ["THE END 42."]
+    line = " ".join(words)
+    (r,) = translate_lines([line], engine(lambda lines: [[(t.lower(), -1.0)] for t in lines]))
+    assert r.text.endswith("Tom is here. THE END 42.") and r.text.startswith("tom is here.")
+    assert r.text.count("here.") == len(words) - 1 and "kept as they came" in r.warnings[0]
+    (r,) = translate_lines(["   " + "x" * (MAX_LINE_CHARS + 5)], engine(upper))  # one long word: nothing cut off
+    assert r.text == "   " + "x" * (MAX_LINE_CHARS + 5)
+
+
+def test_invisible_controls_do_not_reach_the_model():
+    seen = []
+    translate_lines(["\x1b[31mError:\x1b[0m pay \u202eten\u202c now\u200d."], engine(lambda ls: seen.extend(ls) or upper(ls)))
+    assert seen == ["Error: pay ten now."]

@@ -56,3 +56,49 @@ def test_one_span_phrases_and_placing_a_lost_span():
     assert [p.spans for p in phrases] == [("25.50",), ("3",), ("12/05/2023",)]
     assert placed("por 50 libros", phrases[1]) == "por 3 libros"
     assert placed("por libros", phrases[1]) == "por libros 3"  # lost: at the end, never dropped
+
+
+@pytest.mark.parametrize("text,expected", [
+    # typed, not written: kept whole (the model dropped or translated them: "example.org" -> "un ejemplo")
+    ("Visit google.com or example.org/path for info.", ["google.com", "example.org/path"]),
+    ("Open README.md and config.yaml, then run.sh.", ["README.md", "config.yaml", "run.sh"]),
+    ("Edit ~/.bashrc and /usr/local/bin/run.sh please.", ["~/.bashrc", "/usr/local/bin/run.sh"]),
+    (r"The file is at C:\Program Files\App\app.exe now.", [r"C:\Program Files\App\app.exe"]),
+    ("Ask @tom_smith or @Mary about #python3 and #AI.", ["@tom_smith", "@Mary", "#python3", "#AI"]),
+    ("Run `ls -la` and ``a`b`` in it.", ["`ls -la`", "``a`b``"]),
+    ("Put <b class='x'> here and </b> there.", ["<b class='x'>", "</b>"]),
+    ("We met at 5 p.m. yesterday and at 9am-5pm.", ["5 p.m.", "9am-5pm"]),
+    ("We met at 5 p.m.", ["5 p.m"]),  # the sentence's stop stays the sentence's
+    ("It costs 5$ or 10€.", ["5$", "10€"]),
+    ("See http://en.wikipedia.org/wiki/Foo_(bar).", ["http://en.wikipedia.org/wiki/Foo_(bar)"]),
+    ("(see https://x.com/docs)", ["https://x.com/docs"]),
+    # ... but not words: and/or, km/h, e.g., U.S., a sentence typed without a space after its stop
+    ("Tea and/or coffee at 10 km/h, e.g. in the U.S. and Ph.D. work.Then home.", ["10"]),
+])
+def test_typed_things_are_spans(text, expected):
+    assert spans_of(text) == expected
+
+
+def test_a_currency_the_translation_lost_goes_back_on_its_number():
+    text = "It costs £50 and $3."
+    m = mask(text, find_spans(text, unknown), PLACEHOLDERS[0])
+    assert m.text == "It costs 50 pounds and 50 dollars." and m.signs == ("£", "$")
+    assert restore("Cuesta 50 libras y 50 dólares.", m) == "Cuesta 50 libras y 3 dólares."
+    assert restore("Cuesta 50 lirbas y 50 dólares.", m) == "Cuesta £50 lirbas y 3 dólares."
+    assert restore("CUESTA 50 LIBRAS Y 50 DÓLARES.", m) == "CUESTA 50 LIBRAS Y 3 DÓLARES."
+    (first, second) = one_span_phrases(m)
+    assert placed("Cuesta cincuenta", first) == "Cuesta cincuenta £50"  # lost, at the end, with its sign
+
+
+def test_numbers_the_model_made_up_are_not_taken():
+    m = mask("He is 6 tall.", find_spans("He is 6 tall.", unknown), PLACEHOLDERS[0])
+    assert restore("Él mide 50 y 500.", m) is None  # a half-copied placeholder, a number of its own
+    (phrase,) = one_span_phrases(m)
+    assert placed("Él mide Bla0 alto.", phrase) == "Él mide Bla alto. 6"
+
+
+def test_a_time_keeps_its_own_stop_once():
+    text = "We met at 5 p.m. yesterday."
+    m = mask(text, find_spans(text, unknown), PLACEHOLDERS[0])
+    assert m.text == "We met at 50 yesterday."
+    assert restore("Nos vimos a las 50.", m) == "Nos vimos a las 5 p.m."

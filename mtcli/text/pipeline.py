@@ -122,12 +122,12 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     engine = replace(engine, encode=_remembering(engine.encode))
     results = [LineResult(first + i, [("", 0.0)]) for i in range(len(lines))]
     unknown = _unknown(engine)
-    indents, todo = [], []
+    indents, tails, todo = [], {}, []
     for i, raw in enumerate(lines):
         if len(raw) > MAX_LINE_CHARS:  # the model reads 54 tokens of a sentence: a 10 MB line is an attack or an error
-            results[i].warnings.append(f"longer than {MAX_LINE_CHARS:,} characters: only its first {MAX_LINE_CHARS:,} "
-                                       "were translated")
-            raw = raw[:MAX_LINE_CHARS]
+            raw, tails[i] = _cut_long(raw)
+            results[i].warnings.append(f"longer than {MAX_LINE_CHARS:,} characters: its first {len(raw):,} were "
+                                       f"translated, the other {len(lines[i]) - len(raw):,} are kept as they came")
         indents.append(_INDENT.match(raw).group())
         text = normalize(raw)
         for s in sentences(text) if options.segment else [text] if text else []:
@@ -137,15 +137,44 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     if rendered is not None:
         rendered.update(done)
         done = {}
-    _decode_all([s for s in todo if s.verbatim is None], engine, results)
+    _decode_all([s for s in todo if s.verbatim is None], engine, results, lambda t: _source(t, items))
     by_line: list[list[NBest]] = [[] for _ in lines]
     for s in todo:
         by_line[s.line].append(_finish(s, results[s.line]))
     for i, outs in enumerate(by_line):
+        tail = tails.get(i, "")
         if outs:
             nbest = _combine(outs)
-            results[i].nbest = [(indents[i] + _expand(t, done), score) for t, score in nbest]
+            results[i].nbest = [(indents[i] + _join_tail(_expand(t, done), tail), score) for t, score in nbest]
+        elif tail:
+            results[i].nbest = [(indents[i] + tail.lstrip(), 0.0)]
     return results
+
+
+def _cut_long(raw: str) -> tuple[str, str]:
+    """A line over MAX_LINE_CHARS: the part translated (up to the last sentence end before the limit, else
+    the last space, if there is one in its second half) and the rest, kept as it came (normalized: one
+    line, single spaces)."""
+    head = raw[: MAX_LINE_CHARS + 1]
+    ends = [m.end() for m in _SENTENCE_END.finditer(head, MAX_LINE_CHARS // 2)]
+    cut = ends[-1] if ends else head.rfind(" ", MAX_LINE_CHARS // 2)
+    cut = cut if cut > 0 else MAX_LINE_CHARS
+    return raw[:cut], (" " if raw[cut].isspace() else "") + normalize(raw[cut:])  # (a word cut in two stays one)
+
+
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s)")
+
+
+def _join_tail(text: str, tail: str) -> str:
+    return text + tail if text else tail.lstrip()
+
+
+def _source(text: str, items: dict[str, tuple[str, ...]]) -> str:
+    """Text with each markup character as the document had it (for warnings)."""
+    if not items:
+        return text
+    return protect.PRIVATE.sub(lambda m: _source("".join(items[m.group()]), items) if m.group() in items
+                               else m.group(), text)
 
 
 def _remembering(encode: Callable[[str], list[int]]) -> Callable[[str], list[int]]:
@@ -203,7 +232,7 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     s.strip_stop = not options.keep_stop and not case.has_end_punctuation(t)
     if options.punctuate:
         t = case.end_punctuation(t)
-    s.masked = protect.Masked(t, masked.spans, masked.seq)
+    s.masked = replace(masked, text=t)
     s.pieces = _fit(t, engine)
     return s
 
@@ -232,12 +261,13 @@ VERIFY = len(protect.PLACEHOLDERS)  # attempt: the sentence as it is, kept if ev
 AROUND = VERIFY + 1  # attempt: phrases of one span each (protect.one_span_phrases)
 
 
-def _decode_all(todo: list[_Sentence], engine: Engine, results: list[LineResult]) -> None:
+def _decode_all(todo: list[_Sentence], engine: Engine, results: list[LineResult],
+                source: Callable[[str], str] = str) -> None:
     """Decode every sentence's pieces in one call. A sentence whose placeholders did not all come back
     is tried with the next placeholders, then unmasked (kept if the spans survive), and at last in
     phrases of one span each, where a span the model still loses is put at the phrase's edge: all its
     tries decoded in one more call (one call per try cost ~0.1 s CPU each for a few sentences), the
-    first that works kept."""
+    first that works kept. `source` shows a span in a warning as the document had it (its markup)."""
     failed = [s for s, got in zip(todo, _decoded(todo, engine)) if not _took(s, got)]
     tries = [_fallbacks(s, engine) for s in failed]
     outs = iter(_decoded([t for ts in tries for t in ts], engine))
@@ -245,7 +275,7 @@ def _decode_all(todo: list[_Sentence], engine: Engine, results: list[LineResult]
         got = [next(outs) for _ in ts]
         vars(s).update(vars(next(t for t, g in zip(ts, got) if _took(t, g))))
         if s.attempt == AROUND:
-            shown = ", ".join(repr(sp) for sp in s.masked.spans)
+            shown = ", ".join(repr(source(sp)) for sp in s.masked.spans)
             results[s.line].warnings.append(f"the model lost {shown} in translation; translated the sentence "
                                             "in phrases of one each instead")
 
@@ -266,7 +296,7 @@ def _took(s: _Sentence, got: list[NBest]) -> bool:
     if s.shout:
         nbest = [(t.upper(), score) for t, score in nbest]
     if s.attempt == VERIFY:
-        kept = [(t, score) for t, score in nbest if protect.all_kept(t, s.masked)]
+        kept = [(protect.resign(t, s.masked), score) for t, score in nbest if protect.all_kept(t, s.masked)]
     else:
         kept = [(r, score) for t, score in nbest if (r := protect.restore(t, s.masked)) is not None]
     if kept and kept[0][1] == nbest[0][1]:  # the best one among them
@@ -300,7 +330,7 @@ def _phrases_joined(s: _Sentence, got: list[NBest]) -> NBest:
         best = [next(outs)[0] for _ in range(n)]
         text = " ".join(t for t, _ in best)
         text = protect.placed(text.upper() if s.shout else text, phrase)
-        if k + 1 < len(s.phrases):
+        if k + 1 < len(s.phrases) and not text.endswith(phrase.spans[0]):  # (a span's own stop: "5 p.m.")
             text = _INNER_END.sub("", text)
         if k:
             text = _INNER_START.sub("", text)
@@ -353,8 +383,10 @@ def _render_items(todo: list[_Sentence], items: dict[str, tuple[str, ...]], engi
     parts = {c: list(items[c]) for c in used}
     for (c, k), r in zip(holes, done):
         hole = items[c][k]
-        lead, trail = hole[: len(hole) - len(hole.lstrip())], hole[len(hole.rstrip()) :]
-        parts[c][k] = lead + _as_fragment(r.text.strip(), hole) + trail if hole.strip() else hole
+        # the spaces around the text kept, but on one line: "<b>\n</b>" spread over two lines would make three
+        flat = hole.replace("\n", " ")
+        lead, trail = flat[: len(flat) - len(flat.lstrip())], flat[len(flat.rstrip()) :]
+        parts[c][k] = lead + _as_fragment(r.text.strip(), hole) + trail if hole.strip() else flat
         results[used[c]].warnings += r.warnings
         results[used[c]].kept += r.kept
     return {c: "".join(p) for c, p in parts.items()}

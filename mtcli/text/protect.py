@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # placeholder sequences tried in turn: span i gets seq[i % len(seq)]
 PLACEHOLDERS: tuple[tuple[str, ...], ...] = (("50",), ("12", "50"))
@@ -20,14 +20,35 @@ LONG_WORD = 40  # characters: no English word is this long (a hash, a base64 blo
 
 _URL = r"(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>\"]+"
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-# a run of number-ish characters holding a digit: 25.50, 7:15, 12/05/2023, 50%, -5°C, 3rd, MP3, COVID-19;
-# a currency sign stays outside, for the model to translate ("$50" -> "50 dólares")
-_NUMBER = r"(?:(?<![\w-])[+-])?(?:\w+-)*\w*\d[\w%°.,:/+-]*"
+# a run of number-ish characters holding a digit: 25.50, 7:15, 12/05/2023, 50%, -5°C, 3rd, MP3, COVID-19, 5$;
+# a currency sign before it stays outside, for the model to translate ("$50" -> "50 dólares")
+_NUMBER = r"(?:(?<![\w-])[+-])?(?:\w+-)*\w*\d[\w%°.,:/+\-$\u00a2-\u00a5\u20a0-\u20cf]*"
+# a clock time with a.m./p.m. apart from its number ("5 p.m.": the model drops "p.m.")
+_TIME = r"\d{1,2}(?::\d\d)?\s?(?:[ap]\.m\.|[ap]m)(?![\w-])"
+# what is typed, not written: `code`, an HTML tag, @mentions and #hashtags, a path (/usr/bin, ~/.bashrc,
+# ./run.sh, C:\Program Files), a bare domain or a file name (example.org/path, README.md, config.yaml)
+_CODE = r"``(?:[^`]|`(?!`))+``|`[^`]+`"
+_TAG = r"</?[a-z][\w:-]*(?:\s[^<>]*)?/?>"
+_HANDLE = r"(?<![\w@#&/])[@#]\w+"
+_PATH = r"(?<![\w/.~-])(?:~|\.{1,2})?/[\w.@%+~-]+(?:/[\w.@%+~-]*)*|[^\s\\]*\\\S*"
+_TLDS = ("com org net edu gov mil int io co uk de fr es eu ca au ru cn jp br mx ar cl nl se ch info biz dev app ai "
+         "tv ly gg xyz online site tech blog cloud shop store news")
+_EXTENSIONS = ("txt md rst py js ts jsx tsx json csv tsv pdf doc docx xls xlsx ppt pptx odt png jpg jpeg gif svg webp "
+               "bmp ico html htm css scss xml yaml yml toml ini cfg conf log zip tar gz tgz bz2 xz 7z rar exe dll "
+               "dylib sh bash zsh bat ps1 c h cpp hpp cc java jar rs rb php pl sql db sqlite mp3 mp4 wav flac ogg "
+               "avi mkv mov srt vtt ipynb lock env bak tmp iso dmg apk deb rpm whl")
+_NAME = (r"(?<![\w@./-])[\w-]+(?:\.[\w-]+)*\.(?-i:" + "|".join(sorted(set((_TLDS + " " + _EXTENSIONS).split()),
+                                                                        key=len, reverse=True))
+         + r")(?![\w-])(?::\d+)?(?:/[^\s<>\"]*)?")
 # the model rarely saw "$50" but often "50 dollars" (measured: "I paid $50 for..." -> "Pagué 90.")
 CURRENCIES = {"$": "dollars", "€": "euros", "£": "pounds", "¥": "yen"}
+# the Spanish for each: a translation without it keeps the sign on the number instead ("50 e-ciles" -> "€50")
+_CURRENCY_WORDS = {"$": r"d[oó]lar", "€": r"euro", "£": r"libra|esterlina", "¥": r"\byen"}
 _TRAILING = ".,;:!?)]}'\""  # sentence punctuation after a span belongs to the sentence
-SPAN = re.compile(rf"{_URL}|{_EMAIL}|{_NUMBER}", re.IGNORECASE)
-_MAYBE_SPAN = re.compile(r"\d|@|://|www\.", re.IGNORECASE)  # in every SPAN match (most sentences have none)
+_OPENING = {")": "(", "]": "[", "}": "{"}  # ... but not the bracket that closes one of the span's own
+SPAN = re.compile(rf"{_URL}|{_EMAIL}|{_CODE}|{_TAG}|{_HANDLE}|{_PATH}|{_NAME}|{_TIME}|{_NUMBER}", re.IGNORECASE)
+# in every SPAN match (most sentences have none)
+_MAYBE_SPAN = re.compile(r"\d|@|://|www\.|[`<#/\\]|\w\.[a-z]", re.IGNORECASE)
 _NONSPACE = re.compile(r"\S+")
 _LONG = re.compile(rf"\S{{{LONG_WORD}}}")
 _WORD_RUNS = re.compile(r"\w+|[^\w\s]")  # how the tokenizer cuts a word: letter/digit runs, other characters
@@ -35,24 +56,39 @@ _WORD_RUNS = re.compile(r"\w+|[^\w\s]")  # how the tokenizer cuts a word: letter
 PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 
 
+_AM_PM = re.compile(r"[ap]\.m$", re.IGNORECASE)
+
+
+def _closes_its_own(span: str) -> bool:
+    """The span ends in a bracket it opened itself (http://en.wikipedia.org/wiki/Foo_(bar))."""
+    opening = _OPENING.get(span[-1])
+    return opening is not None and span.count(opening) >= span.count(span[-1])
+
+
 @dataclass(frozen=True)
 class Masked:
     text: str  # the sentence with each span replaced by a placeholder
     spans: tuple[str, ...]  # the original spans, in order
     seq: tuple[str, ...]  # the placeholder sequence used
+    signs: tuple[str, ...] = ()  # each span's currency sign made a word after it ("$25" -> "50 dollars"), or ""
+
+
+_JOINING = " +-=*/&|^~×÷→·"  # spans apart by these only are one: "Ctrl+C", "x² + y² = z²", "9 - 5"
 
 
 def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_WORD) -> list[tuple[int, int]]:
-    """(start, end) of every span to keep, in order, none overlapping; spans separated by spaces only
-    are one span ("$25.50 🙂"). `unknown(piece)` says whether the vocabulary cannot spell a piece; a
+    """(start, end) of every span to keep, in order, none overlapping; spans separated by spaces or
+    operators only are one span ("$25.50 🙂", "<kbd>Ctrl</kbd>+<kbd>C</kbd>"). `unknown(piece)` says whether the vocabulary cannot spell a piece; a
     word of `long_word` characters or more is kept too (it could not fit the model whole)."""
     long = _LONG if long_word == LONG_WORD else re.compile(rf"\S{{{long_word}}}")
     found = []
     for m in SPAN.finditer(text) if _MAYBE_SPAN.search(text) else ():
         s, e = m.span()
-        while e > s and text[e - 1] in _TRAILING:
+        while e > s and text[e - 1] in _TRAILING and not _closes_its_own(text[s:e]):
             e -= 1
-        if any(c.isdigit() for c in text[s:e]) or "@" in text[s:e] or "/" in text[s:e] or "." in text[s:e]:
+        if _AM_PM.search(text, s, e) and text[e : e + 2] == ". ":
+            e += 1  # "at 5 p.m. today": the stop is the time's (at the sentence's end it is the sentence's)
+        if re.search(r"[\d@/.`<>#\\]", text[s:e]):
             found.append((s, e))
     words = _NONSPACE.finditer(text)
     if not (PRIVATE.search(text) or long.search(text) or unknown(text)):
@@ -65,7 +101,7 @@ def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_
     found.sort()
     merged: list[list[int]] = []
     for s, e in found:
-        if merged and (s <= merged[-1][1] or not text[merged[-1][1] : s].strip()):
+        if merged and (s <= merged[-1][1] or not text[merged[-1][1] : s].strip(_JOINING)):
             merged[-1][1] = max(merged[-1][1], e)
         else:
             merged.append([s, e])
@@ -75,9 +111,10 @@ def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_
 def mask(text: str, spans: Sequence[tuple[int, int]], seq: tuple[str, ...]) -> Masked:
     """Each span replaced by its placeholder, set apart by a space from what it was glued to; a currency
     sign before it becomes a word after it ("$25.50" -> "50 dollars"), which the model translates."""
-    out, last = [], 0
+    out, last, signs = [], 0, []
     for i, (s, e) in enumerate(spans):
         sign = text[s - 1] if s > last and text[s - 1] in CURRENCIES else ""
+        signs.append(sign)
         out.append(text[last : s - len(sign)])
         at = s - len(sign)
         before = " " if at and not text[at - 1].isspace() and text[at - 1] not in "([{\"'¿¡" else ""
@@ -85,7 +122,7 @@ def mask(text: str, spans: Sequence[tuple[int, int]], seq: tuple[str, ...]) -> M
         out.append(before + seq[i % len(seq)] + (" " + CURRENCIES[sign] if sign else "") + after)
         last = e
     out.append(text[last:])
-    return Masked("".join(out), tuple(text[s:e] for s, e in spans), seq)
+    return Masked("".join(out), tuple(text[s:e] for s, e in spans), seq, tuple(signs))
 
 
 def _pattern(seq: tuple[str, ...]) -> re.Pattern:
@@ -95,22 +132,58 @@ def _pattern(seq: tuple[str, ...]) -> re.Pattern:
 
 def restore(output: str, masked: Masked) -> str | None:
     """The output with its placeholders replaced by the spans, or None if the model did not copy each
-    placeholder exactly once (the k-th '50' of the output is the k-th span that became '50')."""
+    placeholder exactly once (the k-th '50' of the output is the k-th span that became '50') or made up
+    a number of its own ("500", "Bla0": a placeholder half copied)."""
     if not masked.spans:
         return output
     want = [masked.seq[i % len(masked.seq)] for i in range(len(masked.spans))]
     found = _pattern(masked.seq).findall(output)
-    if sorted(found) != sorted(want):
+    if sorted(found) != sorted(want) or _made_up_digits(output, masked):
         return None
-    queues = {p: [sp for sp, w in zip(masked.spans, want) if w == p] for p in set(want)}
-    return _pattern(masked.seq).sub(lambda m: queues[m.group()].pop(0), output)
+    queues = {p: [(sp, sign) for sp, w, sign in zip(masked.spans, want, _signs(masked)) if w == p] for p in set(want)}
+    order = []  # the spans in the order they come in the output, for resign
+
+    def put(m: re.Match) -> str:
+        order.append(queues[m.group()].pop(0))
+        return order[-1][0]
+
+    restored = _pattern(masked.seq).sub(put, output)
+    for span in set(masked.spans):
+        if span.endswith("."):  # "a las 5 p.m.." -> "a las 5 p.m."
+            restored = restored.replace(span + ".", span)
+    return resign(restored, replace(masked, spans=tuple(sp for sp, _ in order), signs=tuple(g for _, g in order)))
+
+
+def _signs(masked: Masked) -> tuple[str, ...]:
+    return masked.signs or ("",) * len(masked.spans)
+
+
+def _made_up_digits(output: str, masked: Masked) -> bool:
+    """Digits in the output besides its placeholders, where the source has none besides its own."""
+    pattern = _pattern(masked.seq)
+    return bool(re.search(r"\d", pattern.sub("", output))) and not re.search(r"\d", pattern.sub("", masked.text))
+
+
+def resign(output: str, masked: Masked) -> str:
+    """The output (spans in place, in masked's order) with the currency sign back on each span whose
+    currency the translation lost ("Pagué 50 e-ciles" -> "Pagué €50 e-ciles"): a price keeps its currency."""
+    at = 0
+    for span, sign in zip(masked.spans, _signs(masked)):
+        found = output.find(span, at)
+        if found < 0:
+            continue
+        if sign and not re.search(_CURRENCY_WORDS[sign], output, re.IGNORECASE) and output[found - 1 : found] != sign:
+            output = output[:found] + sign + output[found:]
+            found += len(sign)
+        at = found + len(span)
+    return output
 
 
 def remask(masked: Masked, seq: tuple[str, ...]) -> Masked:
     """The same masked text with the placeholder sequence `seq` instead."""
     k = iter(range(len(masked.spans)))
     text = _pattern(masked.seq).sub(lambda m: seq[next(k) % len(seq)], masked.text)
-    return Masked(text, masked.spans, seq)
+    return replace(masked, text=text, seq=seq)
 
 
 def unmasked(masked: Masked) -> str:
@@ -148,7 +221,7 @@ def one_span_phrases(masked: Masked) -> list[Masked]:
     phrases = []
     for k, (s, e) in enumerate(zip(cuts, cuts[1:])):
         text = _pattern(masked.seq).sub(PLACEHOLDERS[0][0], masked.text[s:e]).strip()
-        phrases.append(Masked(text, masked.spans[k : k + 1], PLACEHOLDERS[0]))
+        phrases.append(Masked(text, masked.spans[k : k + 1], PLACEHOLDERS[0], _signs(masked)[k : k + 1]))
     return phrases
 
 
@@ -158,7 +231,10 @@ def placed(output: str, phrase: Masked) -> str:
     restored = restore(output, phrase)
     if restored is not None:
         return restored
-    bare = _pattern(phrase.seq).sub("", output).strip()
+    bare = _pattern(phrase.seq).sub("", output)
+    if _made_up_digits(bare, phrase):  # what is left of a placeholder ("Bla0"), or a number made up
+        bare = re.sub(r"\d", "", bare)
+    bare = " ".join(bare.split())
     span = phrase.spans[0]
     first = phrase.text.startswith(phrase.seq[0])
-    return f"{span} {bare}" if first else f"{bare} {span}"
+    return resign(f"{span} {bare}" if first else f"{bare} {span}", phrase).strip()

@@ -1,6 +1,7 @@
 """mtcli.text.formats on documents the tests write: as many lines out as in, and the structure (SRT
 indices and timecodes, Markdown tokens and link targets, HTML tags and attributes, code) exactly kept."""
 
+import re
 from html.parser import HTMLParser
 
 import pytest
@@ -206,3 +207,48 @@ def test_html_markup_broken_over_lines_is_kept_and_warned():
     lines = ["<p>Hello <a", 'href="x">world</a> again.</p>']
     out, results = translate_document(lines, "html", engine(spanish))
     assert out == lines and [r.warnings for r in results if r.warnings] and results[-1].line == 1
+
+
+def test_srt_dialogue_lines_keep_their_dashes():
+    out = run("1\n00:00:01,000 --> 00:00:03,000\n- Hello there.\n-Where is Tom?\n\n"
+              "2\n00:00:04,000 --> 00:00:05,000\n-5 degrees\ntoday.\n", "srt")
+    assert out[2].startswith("- ") and out[3].startswith("-") and "EREHT" in out[2] and "MOT" in out[3]
+    assert out[7] == "-5 SEERGED"  # a minus, not a speaker: the cue is one text
+
+
+def test_a_broken_srt_names_the_line_of_the_cue_it_cannot_read():
+    from mtcli.errors import UserError
+
+    lines = ["1", "00:00:01,000 --> 00:00:02,000", "Hi.", "", "2", "00:00:04,000 -> 00:00:06,000", "Bad arrow."]
+    with pytest.raises(UserError, match=r"line 5: .*'2 / 00:00:04,000 -> 00:00:06,000 / Bad arrow.'"):
+        translate_document(lines, "srt", engine(spanish))
+
+
+def test_markdown_entities_code_elements_footnotes_and_task_boxes_are_kept():
+    out = run("Text&copy; &#169; and a note[^1]. Press <kbd>Ctrl</kbd>+<kbd>C</kbd>.\n\n"
+              "[^1]: The note text.\n\n- [ ] Buy milk\n- [x] Call mom", "markdown")
+    assert "&copy;" in out[0] and "&#169;" in out[0] and "[^1]" in out[0] and "<kbd>Ctrl</kbd>+<kbd>C</kbd>" in out[0]
+    assert out[2].startswith("[^1]: ") and "ETON" in out[2]
+    assert out[4].startswith("- [ ] ") and out[5].startswith("- [x] ")
+
+
+def test_html_br_ends_a_line_and_unreadable_tags_are_kept():
+    out = run('<p>Line one<br>line two<br/>line three.</p>\n<p>Broken <a href="x>link</a> here.</p>', "html")
+    assert out[0].startswith("<p>") and out[0].count("<br>") == 1 and "<br/>" in out[0]
+    parts = [p.strip() for p in re.split(r"<br/?>|</?p>", out[0]) if p.strip()]  # each line a text of its own
+    assert len(parts) == 3 and all(p.startswith("ENIL ") for p in parts)
+    assert '<a href="x>' in out[1] and "</a>" in out[1]
+
+
+def test_a_blank_element_over_two_lines_leaves_two_lines():
+    out, _ = translate_document(["a<b>", "</b>a", "x <i>", "bold </i> y"], "html", engine(spanish))
+    assert len(out) == 4 and not any("\n" in line for line in out)
+
+
+def test_warnings_show_markup_as_the_document_has_it():
+    def lose(lines):  # a model that drops every placeholder and markup character
+        return [[(re.sub(r"\d+|[\ue000-\uf8ff]", "", line), -1.0)] for line in lines]
+
+    _, results = translate_document(["Press <kbd>Ctrl</kbd> now, then **go** home."], "markdown", engine(lose))
+    (w,) = [w for r in results for w in r.warnings]
+    assert "'<kbd>Ctrl</kbd>'" in w and "\\ue" not in w

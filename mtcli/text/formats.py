@@ -132,15 +132,23 @@ def spread(text: str, weights: list[int], word: re.Pattern | None = None) -> lis
 _TIMECODE = re.compile(r"^\s*\d+:\d\d:\d\d[,.]\d+\s*-->\s*\d+:\d\d:\d\d[,.]\d+")
 _SRT_PAIR = re.compile(r"(<(i|b|u|font)\b[^>]*>)(.*?)(</\2>)", re.IGNORECASE)  # <i>text</i>: text translated
 _SRT_TAG = re.compile(r"<[^>]*>|\{[^}]*\}")  # any other tag, {\an8}
+_DIALOGUE = re.compile(r"\s*(?:<[^>]*>|\{[^}]*\})*[-‐‑–—](?!\d)\s*")  # "- Hello.", "<i>- Hi!": a speaker's line
 
 
 def _srt(doc: _Doc) -> None:
     import srt
 
+    source = "\n".join(doc.lines)
     try:
-        cues = list(srt.parse("\n".join(doc.lines)))
+        cues = list(srt.parse(source))
     except srt.SRTParseError as e:
-        raise UserError(f"not an SRT file: {' '.join(str(e).split())[:200]}") from None
+        at = getattr(e, "expected_start", None)
+        if at is None:
+            raise UserError(f"not an SRT file: {' '.join(str(e).split())[:200]}") from None
+        line = source.count("\n", 0, at) + 1 + _blank_lines(source, at)
+        bad = " / ".join(source[at:].strip().split("\n")[:3])[:120]
+        raise UserError(f"not an SRT file: line {line}: expected a cue (number, 'HH:MM:SS,mmm --> HH:MM:SS,mmm', "
+                        f"text), found {bad!r}") from None
     k, n = 0, len(doc.lines)
     for cue in cues:
         while k < n and not _TIMECODE.match(doc.lines[k]):
@@ -149,10 +157,21 @@ def _srt(doc: _Doc) -> None:
         content = [] if not cue.content.strip() else cue.content.split("\n")
         rows = list(range(k, min(k + len(content), n)))
         k += len(content)
-        slots = [(row, 0, len(doc.lines[row])) for row in rows]
-        text = doc.text(" ".join(doc.lines[row] for row in rows))
-        text = _SRT_PAIR.sub(lambda m: doc.item(m.group(1), m.group(3), m.group(4)), text)
-        doc.add(slots, _SRT_TAG.sub(lambda m: doc.item(m.group()), text))
+        # a dialogue ("- Hello." / "- Hi, Tom!"): each speaker's line on its own, after its dash
+        dashes = [_DIALOGUE.match(doc.lines[row]) for row in rows]
+        dialogue = len(rows) > 1 and any(dashes)
+        starts = {row: m.end() if dialogue and m else 0 for row, m in zip(rows, dashes)}
+        for group in [[row] for row in rows] if dialogue else [rows]:
+            slots = [(row, starts[row], len(doc.lines[row])) for row in group]
+            text = doc.text(" ".join(doc.lines[row][starts[row]:] for row in group))
+            text = _SRT_PAIR.sub(lambda m: doc.item(m.group(1), m.group(3), m.group(4)), text)
+            doc.add(slots, _SRT_TAG.sub(lambda m: doc.item(m.group()), text))
+
+
+def _blank_lines(source: str, at: int) -> int:
+    """Lines between `at` and the first thing on them (srt reports a bad cue at the blank line before it)."""
+    rest = source[at:]
+    return rest[: len(rest) - len(rest.lstrip())].count("\n")
 
 
 # --- Markdown -----------------------------------------------------------------------------------
@@ -161,8 +180,13 @@ _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 # inline markup, in the order it is taken out: a code span's text is code, not prose, so it goes first
 _CODE = re.compile(r"(`+)(.+?)\1")
 _RAW_INLINE = re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*|[^\s<>@]+@[^\s<>]+)>"  # autolinks
+                         r"|<(code|kbd|samp|var|tt)\b[^<>]*>.*?</\1\s*>"  # inline HTML whose content is code
                          r"|</?[A-Za-z][^<>]*>"  # inline HTML tags
+                         r"|&(?:#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"  # entities: &copy; &#169;
+                         r"|\[\^[^\]\s]+\]"  # footnote references [^1]
                          r"|\\[!-/:-@\[-`{-~]")  # backslash escapes
+# kept as it is at the start of a paragraph: a footnote's definition "[^1]: ", a task's box "[ ] ", "[x] "
+_PREFIX = re.compile(r"(?:\[\^[^\]\s]+\]:|\[[ xX]\])\s+")
 _IMAGE = re.compile(r"(!\[)([^\]]*)(\]\([^)]*\)|\]\[[^\]]*\])")
 _LINK = re.compile(r"(\[)([^\]]+)(\]\([^)]*\)|\]\[[^\]]*\])")
 _EMPHASIS = re.compile(r"(\*\*|__|~~|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)(\1)(?!\w)")
@@ -196,6 +220,9 @@ def _markdown(doc: _Doc) -> None:
             at = line.rfind(content) if content else -1
             if at < 0:
                 continue  # a line markdown-it rewrote (tabs): kept as it is
+            prefix = _PREFIX.match(content) if not slots else None
+            if prefix:
+                at, content = at + prefix.end(), content[prefix.end():]
             slots.append((row, at, at + len(content)))
             texts.append(_inline_markdown(doc, content))
         if slots:
@@ -217,7 +244,8 @@ def _markdown(doc: _Doc) -> None:
 RAW_ELEMENTS = frozenset("script style code pre textarea kbd samp var template svg math".split())
 INLINE = frozenset("a abbr b bdi bdo cite data del dfn em font i ins label mark q s small span strong sub sup "
                    "time u".split())
-VOID_INLINE = frozenset("br img wbr".split())
+VOID_INLINE = frozenset("img wbr".split())  # (a <br> ends a line of text: a block of its own each side)
+_TAG_LIKE = re.compile(r"</?[A-Za-z][^<>]*>?")  # text the parser could not read as a tag ('<a href="x>')
 _KEEP_ENTITIES = frozenset("amp lt gt".split())  # stay as they are (an item); others become their character
 
 
@@ -323,7 +351,7 @@ def _html_run(doc: _Doc, source: str, starts: list[int], run: list) -> None:
     for kind, s, e, tag in run:
         raw = source[s:e]
         if kind == "data":
-            frames[-1][1] += doc.text(raw)
+            frames[-1][1] += _TAG_LIKE.sub(lambda m: doc.item(m.group()), doc.text(raw))
         elif kind == "entity":
             frames[-1][1] += html.unescape(raw)
         elif kind == "item" or tag in VOID_INLINE:

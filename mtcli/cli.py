@@ -569,7 +569,7 @@ def translate(
     if input is None and not text and sys.stdin.isatty():
         with kernels.for_decoding(0, beam):  # the REPL's lines are counted as they come (Engine's decode)
             return _repl(Engine.from_translator(_load_translator(model), beam=beam, alpha=alpha))
-    lines = list(text) if text else _read_input(None if from_stdin else input, fmt)
+    lines = read.arguments(text) if text else _read_input(None if from_stdin else input, fmt, output)
     to_stdout = output is None or str(output) == STDOUT
     # piped lines are counted as they arrive (Engine's decode): the references until there are enough
     with kernels.for_decoding(len(lines or ()), beam):
@@ -588,17 +588,27 @@ def translate(
         sys.stdout.write(rendered)
 
 
-def _read_input(path: Path | None, fmt: str) -> list[str] | None:
-    """The English lines of -i FILE, or of a document on stdin (None: plain lines on stdin, translated
-    as they arrive)."""
+def _read_input(path: Path | None, fmt: str, output: Path | None = None) -> list[str] | None:
+    """The English lines of -i FILE (a file or a pipe: `-i <(...)`), or of a document on stdin (None:
+    plain lines on stdin, translated as they arrive). An output that is the input itself is refused: the
+    English would be lost."""
+    import stat
+
     from mtcli.text import read
 
     if path is None:
         return read.read_lines(sys.stdin.buffer.read(), "<stdin>") if fmt != "text" else None
-    if not path.is_file():
-        fail(f"{path}: no such file")
     try:
+        mode = path.stat().st_mode
+        if output is not None and str(output) != "-" and output.exists() and path.samefile(output):
+            fail(f"-o {output} is the input file: its English would be replaced; give another output")
+        if stat.S_ISDIR(mode):
+            fail(f"{path}: is a directory; give a file")
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+            fail(f"{path}: not a file or a pipe")
         return read.read_lines(path.read_bytes(), str(path))
+    except FileNotFoundError:
+        fail(f"{path}: no such file")
     except OSError as e:
         fail(f"cannot read {path}: {e.strerror or e}")
 

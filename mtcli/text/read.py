@@ -120,3 +120,15 @@ def stream_lines(stream: BinaryIO, name: str) -> Iterator[list[str]]:
     last = reader.close()
     if last:
         yield last
+
+
+def arguments(texts: list[str]) -> list[str]:
+    """Text arguments as lines. Bytes that were not UTF-8 reach Python as lone surrogates
+    (surrogateescape): refused, as they are in a file, rather than translated as U+FFFD."""
+    for k, text in enumerate(texts, 1):
+        bad = next((i for i, c in enumerate(text) if "\udc80" <= c <= "\udcff"), None)
+        if bad is not None:
+            at = len(text[:bad].encode("utf-8", "surrogateescape"))
+            raise UserError(f"argument {k}: byte offset {at}: invalid UTF-8 (byte 0x{ord(text[bad]) - 0xDC00:02x}): "
+                            "not UTF-8 text; give UTF-8 (is the terminal set to another encoding?)")
+    return list(texts)

@@ -216,6 +216,13 @@ def test_srt_dialogue_lines_keep_their_dashes():
     assert out[7] == "-5 SEERGED"  # a minus, not a speaker: the cue is one text
 
 
+def test_srt_speaker_labels_and_sounds_in_brackets_are_kept():
+    out = run("1\n00:00:01,000 --> 00:00:03,000\nTOM: Where were you?\n[DOOR SLAMS] (sighs) Not again.\n", "srt")
+    assert out[2].startswith("TOM: ") and "EREHW" in out[2]
+    assert out[3].startswith("[") and "]" in out[3] and "(" in out[3] and out[3].count(")") == 1
+    assert "ROOD" in out[3].split("]")[0] and "SHGIS" in out[3].split("(")[1].split(")")[0]
+
+
 def test_a_broken_srt_names_the_line_of_the_cue_it_cannot_read():
     from mtcli.errors import UserError
 
@@ -252,3 +259,11 @@ def test_warnings_show_markup_as_the_document_has_it():
     _, results = translate_document(["Press <kbd>Ctrl</kbd> now, then **go** home."], "markdown", engine(lose))
     (w,) = [w for r in results for w in r.warnings]
     assert "'<kbd>Ctrl</kbd>'" in w and "\\ue" not in w
+
+
+def test_markdown_front_matter_math_and_backslash_breaks_are_kept():
+    text = "---\ntitle: My first post\ntags: [news]\n---\n\nMath $x + y = z$ costs $5 or $10.\n\nEnds here\\\nnext line."
+    out = run(text, "markdown")
+    assert out[:4] == ["---", "title: My first post", "tags: [news]", "---"]
+    assert "$x + y = z$" in out[5] and "HTAM" in out[5]
+    assert out[7].endswith("\\") and out[7] != "Ends here\\" and not out[8].startswith("\\")

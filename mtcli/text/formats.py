@@ -132,7 +132,9 @@ def spread(text: str, weights: list[int], word: re.Pattern | None = None) -> lis
 _TIMECODE = re.compile(r"^\s*\d+:\d\d:\d\d[,.]\d+\s*-->\s*\d+:\d\d:\d\d[,.]\d+")
 _SRT_PAIR = re.compile(r"(<(i|b|u|font)\b[^>]*>)(.*?)(</\2>)", re.IGNORECASE)  # <i>text</i>: text translated
 _SRT_TAG = re.compile(r"<[^>]*>|\{[^}]*\}")  # any other tag, {\an8}
-_DIALOGUE = re.compile(r"\s*(?:<[^>]*>|\{[^}]*\})*[-‐‑–—](?!\d)\s*")  # "- Hello.", "<i>- Hi!": a speaker's line
+# a speaker's line: "- Hello.", "<i>- Hi!", "TOM: Where were you?", "MARY JANE: ..."
+_SPEAKER = re.compile(r"\s*(?:<[^>]*>|\{[^}]*\})*(?:[-‐‑–—](?!\d)|[A-Z][A-Z0-9 .'-]{0,30}(?<=[A-Z0-9.]):(?=\s))\s*")
+_SRT_BRACKETS = re.compile(r"(\[)([^\[\]]+)(\])|(\()([^()]+)(\))")
 
 
 def _srt(doc: _Doc) -> None:
@@ -157,13 +159,15 @@ def _srt(doc: _Doc) -> None:
         content = [] if not cue.content.strip() else cue.content.split("\n")
         rows = list(range(k, min(k + len(content), n)))
         k += len(content)
-        # a dialogue ("- Hello." / "- Hi, Tom!"): each speaker's line on its own, after its dash
-        dashes = [_DIALOGUE.match(doc.lines[row]) for row in rows]
-        dialogue = len(rows) > 1 and any(dashes)
-        starts = {row: m.end() if dialogue and m else 0 for row, m in zip(rows, dashes)}
-        for group in [[row] for row in rows] if dialogue else [rows]:
+        # a dialogue ("- Hello." / "- Hi, Tom!") or a speaker's label ("TOM: Where were you?"): the dash or
+        # the label stays, and the lines of a cue that has one are translated one by one
+        marks = [_SPEAKER.match(doc.lines[row]) for row in rows]
+        starts = {row: m.end() if m else 0 for row, m in zip(rows, marks)}
+        for group in [[row] for row in rows] if any(marks) else [rows]:
             slots = [(row, starts[row], len(doc.lines[row])) for row in group]
             text = doc.text(" ".join(doc.lines[row][starts[row]:] for row in group))
+            # a sound or a speaker in brackets ("[DOOR SLAMS]", "(sighs)"): its text translated inside them
+            text = _SRT_BRACKETS.sub(lambda m: doc.item(*(m.groups()[:3] if m.group(1) else m.groups()[3:])), text)
             text = _SRT_PAIR.sub(lambda m: doc.item(m.group(1), m.group(3), m.group(4)), text)
             doc.add(slots, _SRT_TAG.sub(lambda m: doc.item(m.group()), text))
 
@@ -184,6 +188,7 @@ _RAW_INLINE = re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*|[^\s<>@]+@[^\s<>
                          r"|</?[A-Za-z][^<>]*>"  # inline HTML tags
                          r"|&(?:#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"  # entities: &copy; &#169;
                          r"|\[\^[^\]\s]+\]"  # footnote references [^1]
+                         r"|\$\$.+?\$\$|\$(?=[^\s$])[^$]*?(?<=[^\s\\$])\$(?!\d)"  # math: $x + y$, $$...$$
                          r"|\\[!-/:-@\[-`{-~]")  # backslash escapes
 # kept as it is at the start of a paragraph: a footnote's definition "[^1]: ", a task's box "[ ] ", "[x] "
 _PREFIX = re.compile(r"(?:\[\^[^\]\s]+\]:|\[[ xX]\])\s+")
@@ -200,10 +205,20 @@ def _inline_markdown(doc: _Doc, text: str) -> str:
     return text
 
 
+def _front_matter(lines: list[str]) -> int:
+    """How many lines a YAML (---) or TOML (+++) front matter block opening the document takes (0: none)."""
+    fence = lines[0].rstrip() if lines else ""
+    if fence not in ("---", "+++"):
+        return 0
+    closing = ("---", "...") if fence == "---" else ("+++",)
+    return next((k + 1 for k in range(1, len(lines)) if lines[k].rstrip() in closing), 0)
+
+
 def _markdown(doc: _Doc) -> None:
     from markdown_it import MarkdownIt
 
-    tokens = MarkdownIt("commonmark").enable("table").parse("\n".join(doc.lines))
+    skip = _front_matter(doc.lines)  # a page's metadata (title: ..., tags: ...): kept as it is
+    tokens = MarkdownIt("commonmark").enable("table").parse("\n".join([""] * skip + doc.lines[skip:]))
     table_rows = set()
     for t in tokens:
         if t.type == "tr_open" and t.map:
@@ -223,6 +238,8 @@ def _markdown(doc: _Doc) -> None:
             prefix = _PREFIX.match(content) if not slots else None
             if prefix:
                 at, content = at + prefix.end(), content[prefix.end():]
+            if row + 1 < end and (len(content) - len(content.rstrip("\\"))) % 2:
+                content = content[:-1]  # a backslash ending a line is a line break: it stays at the end
             slots.append((row, at, at + len(content)))
             texts.append(_inline_markdown(doc, content))
         if slots:

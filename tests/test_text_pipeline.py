@@ -166,3 +166,13 @@ def test_invisible_controls_do_not_reach_the_model():
     seen = []
     translate_lines(["\x1b[31mError:\x1b[0m pay \u202eten\u202c now\u200d."], engine(lambda ls: seen.extend(ls) or upper(ls)))
     assert seen == ["Error: pay ten now."]
+
+
+def test_list_and_quote_marks_and_labels_stay_at_the_start_of_their_line():
+    seen = []
+    lines = ["- buy milk", "  1. Open the door.", "2) Close it.", "(a) First.", "> Quoted.", "Q: Where is it?",
+             "- \u200b", "1.5 liters.", "#1 hit."]
+    out = translate_lines(lines, engine(lambda ls: seen.extend(ls) or upper(ls)))
+    assert [r.text for r in out] == ["- BUY MILK.", "  1. OPEN THE DOOR.", "2) CLOSE IT.", "(a) FIRST.", "> QUOTED.",
+                                     "Q: WHERE IS IT?", "-", "1.5 LITERS.", "#1 HIT."]
+    assert "Buy milk." in seen  # the model gets the item without its mark, truecased

@@ -28,6 +28,9 @@ Decode = Callable[[list[str]], list[NBest]]  # sentences -> their n-best (text, 
 UNK = 1  # mtcli.tokenizer.UNK (not imported: this package loads without the tokenizers library)
 _LETTER = re.compile(r"[^\W\d_]")
 _INDENT = re.compile(r"[ \t]*")  # kept as it is (not other whitespace: no line separators in the output)
+# ... and after it a list's or a quote's mark, or a one-letter label: "- ", "* ", "• ", "1. ", "2) ", "(a) ",
+# "> ", "# ", "Q: " (the model dropped them or moved them to the end: "1. Open it." -> "Ábrelo 1.")
+_MARK = re.compile(r"[ \t]*(?:[-*•‣◦▪+>]{1,2}|#{1,6}|\d{1,3}[.)]|[A-Za-z][.)]|\((?:\d{1,3}|[A-Za-z])\)|[A-Z]:)[ \t]+(?=\S)")
 # Lines of a file given to translate_lines at once: decoding sorts one call's sentences by length into
 # full batches, and each call ends in a few small ones. Measured, greedy, CPU s: 2,000 unseen lines 11.9
 # at 64 lines a call (batches of 64 sentences), 6.5 at 1,024 and 6.0 at 2,000 (of 2,048 tokens); 4,000
@@ -128,8 +131,8 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             raw, tails[i] = _cut_long(raw)
             results[i].warnings.append(f"longer than {MAX_LINE_CHARS:,} characters: its first {len(raw):,} were "
                                        f"translated, the other {len(lines[i]) - len(raw):,} are kept as they came")
-        indents.append(_INDENT.match(raw).group())
-        text = normalize(raw)
+        indents.append(((_MARK.match(raw) if options.protect else None) or _INDENT.match(raw)).group())
+        text = normalize(raw[len(indents[i]):])
         for s in sentences(text) if options.segment else [text] if text else []:
             todo.append(_prepare(s, i, engine, options, unknown))
             results[i].sentences += 1
@@ -146,8 +149,8 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
         if outs:
             nbest = _combine(outs)
             results[i].nbest = [(indents[i] + _join_tail(_expand(t, done), tail), score) for t, score in nbest]
-        elif tail:
-            results[i].nbest = [(indents[i] + tail.lstrip(), 0.0)]
+        elif tail or indents[i].strip():  # (a mark before nothing to translate: "- \u200b")
+            results[i].nbest = [((indents[i] + tail.lstrip()).rstrip(), 0.0)]
     return results
 
 

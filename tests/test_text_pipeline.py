@@ -176,3 +176,11 @@ def test_list_and_quote_marks_and_labels_stay_at_the_start_of_their_line():
     assert [r.text for r in out] == ["- BUY MILK.", "  1. OPEN THE DOOR.", "2) CLOSE IT.", "(a) FIRST.", "> QUOTED.",
                                      "Q: WHERE IS IT?", "-", "1.5 LITERS.", "#1 HIT."]
     assert "Buy milk." in seen  # the model gets the item without its mark, truecased
+
+
+def test_spanish_given_by_mistake_is_warned_on_its_line():
+    lines = ["The plant is green.", "El perro es grande.", "I love la la land.", "El Paso is in Texas.",
+             "Hola amigo, ¿qué tal?"]
+    out = translate_lines(lines, engine(upper), first=7)
+    assert [r.line for r in out if r.warnings] == [8, 11]
+    assert "looks like Spanish" in out[1].warnings[0] and out[1].text  # still translated: a warning, not a refusal

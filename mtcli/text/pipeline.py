@@ -133,6 +133,8 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
                                        f"translated, the other {len(lines[i]) - len(raw):,} are kept as they came")
         indents.append(((_MARK.match(raw) if options.protect else None) or _INDENT.match(raw)).group())
         text = normalize(raw[len(indents[i]):])
+        if options.case and _looks_spanish(text):
+            results[i].warnings.append("this looks like Spanish already; it was translated as if it were English")
         for s in sentences(text) if options.segment else [text] if text else []:
             todo.append(_prepare(s, i, engine, options, unknown))
             results[i].sentences += 1
@@ -152,6 +154,24 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
         elif tail or indents[i].strip():  # (a mark before nothing to translate: "- \u200b")
             results[i].nbest = [((indents[i] + tail.lstrip()).rstrip(), 0.0)]
     return results
+
+
+# words of Spanish that English text does not use (not "a", "no", "me", "son", "era", "hay", "solo", "al", ...)
+_SPANISH = frozenset("el la los las del que y en es está están un una unos unas por para con pero muy qué cómo "
+                     "dónde cuándo porque también su sus le les mi tu yo ella ellos nosotros somos fue hola gracias "
+                     "este esta esto eso ese esa aquí allí ahora siempre nunca sí tiene tengo quiero puedo gusta de "
+                     "se ya más".split())
+_WORDS = re.compile(r"[^\W\d_]+")
+
+
+def _looks_spanish(text: str) -> bool:
+    """Spanish given by mistake: two different words and 40 % of them are Spanish's own, or carry ñ, an
+    accent or an opening ¿ ¡ (the model makes nonsense of it: "El perro es grande." -> "Orpeólica.")."""
+    words = _WORDS.findall(text[:2000].lower())
+    if len(words) < 3:
+        return False
+    own = [w for w in words if w in _SPANISH or any(c in "ñáéíóú" for c in w)] + [c for c in text if c in "¿¡"]
+    return len(set(own)) >= 2 and len(own) >= 0.4 * len(words)
 
 
 def _cut_long(raw: str) -> tuple[str, str]:

@@ -184,3 +184,12 @@ def test_spanish_given_by_mistake_is_warned_on_its_line():
     out = translate_lines(lines, engine(upper), first=7)
     assert [r.line for r in out if r.warnings] == [8, 11]
     assert "looks like Spanish" in out[1].warnings[0] and out[1].text  # still translated: a warning, not a refusal
+
+
+def test_an_aside_in_brackets_is_translated_inside_its_brackets():
+    seen = []
+    lines = ["The meeting (on Monday) was long.", "I like tea [but not coffee].", "(Really?)", "f(x) and friend(s) at wiki/Foo_(bar)."]
+    out = translate_lines(lines, engine(lambda ls: seen.extend(ls) or upper(ls)))
+    assert out[0].text == "THE MEETING (ON MONDAY) WAS LONG." and out[1].text == "I LIKE TEA [BUT NOT COFFEE]."
+    assert out[2].text == "(REALLY?)" and "(" not in "".join(seen[:2]) and "on Monday" in seen
+    assert out[3].text == "F(X) AND FRIEND(S) AT WIKI/FOO_(BAR)."  # brackets that are not asides: as they were

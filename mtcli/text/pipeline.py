@@ -121,7 +121,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     maps a private-use character standing in the text for markup (formats.py) to its parts: verbatim
     text and, at odd positions, text to translate ("**", "very", "**"). Given a `rendered` dict, the
     translations keep those characters and the dict receives what each stands for."""
-    items = items or {}
+    items = {} if items is None else items  # (asides in brackets are added to it)
     engine = replace(engine, encode=_remembering(engine.encode))
     results = [LineResult(first + i, [("", 0.0)]) for i in range(len(lines))]
     unknown = _unknown(engine)
@@ -136,7 +136,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
         if options.case and _looks_spanish(text):
             results[i].warnings.append("this looks like Spanish already; it was translated as if it were English")
         for s in sentences(text) if options.segment else [text] if text else []:
-            todo.append(_prepare(s, i, engine, options, unknown))
+            todo.append(_prepare(_asides(s, items, text) if options.protect else s, i, engine, options, unknown))
             results[i].sentences += 1
     done = _render_items(todo, items, engine, options, results)
     if rendered is not None:
@@ -172,6 +172,26 @@ def _looks_spanish(text: str) -> bool:
         return False
     own = [w for w in words if w in _SPANISH or any(c in "ñáéíóú" for c in w)] + [c for c in text if c in "¿¡"]
     return len(set(own)) >= 2 and len(own) >= 0.4 * len(words)
+
+
+# an aside in brackets inside a sentence: after a space (or first), before a space, a stop or the end; with a
+# letter in it (not "f(x)", "friend(s)", "wiki/Foo_(bar)", "[text](url)", "(1)")
+_ASIDE = re.compile(r"(?<![^\s\"'])(?:\(([^()]*[^\W\d_][^()]*)\)|\[([^\[\]]*[^\W\d_][^\[\]]*)\])(?=[\s.,;:!?\"']|$)")
+
+
+def _asides(sentence: str, items: dict[str, tuple[str, ...]], line: str) -> str:
+    """Each aside in brackets made an item (its text translated on its own, inside its brackets): the
+    vocabulary has no brackets, and the model garbled the sentence around them ("The meeting (on Monday)
+    was long." -> "La reunión se asha de ( El lunes no fue largo de ) años."). A sentence that is all
+    one aside ("(Really?)") stays as it is."""
+    def aside(m: re.Match) -> str:
+        if m.start() == 0 and not sentence[m.end():].strip(".,;:!?\"' "):
+            return m.group()
+        c = next(chr(k) for k in range(0x10FFFD, 0xF0000, -1) if chr(k) not in items and chr(k) not in line)
+        items[c] = (m.group()[0], m.group()[1:-1], m.group()[-1])
+        return c
+
+    return _ASIDE.sub(aside, sentence) if "(" in sentence or "[" in sentence else sentence
 
 
 def _cut_long(raw: str) -> tuple[str, str]:

@@ -21,6 +21,7 @@ def spans_of(text: str) -> list[str]:
     ("I love you 🙂 and 👍🏽!", ["🙂", "👍🏽"]),
     ("Smiles 🙂 🙂 together", ["🙂 🙂"]),  # neighbours separated by spaces only are one span
     ("Visit www.example.com today", ["www.example.com"]),
+    ("Z\u0338a\u0337l\u0334g\u0335o text", ["Z\u0338a\u0337l\u0334g\u0335o"]),  # marks NFC cannot compose: one word
     ("A " + "x" * 45 + " blob", ["x" * 45]),
     ("No spans here, Tom.", []),
 ])

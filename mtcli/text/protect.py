@@ -51,7 +51,10 @@ SPAN = re.compile(rf"{_URL}|{_EMAIL}|{_CODE}|{_TAG}|{_HANDLE}|{_PATH}|{_NAME}|{_
 _MAYBE_SPAN = re.compile(r"\d|@|://|www\.|[`<#/\\]|\w\.[a-z]", re.IGNORECASE)
 _NONSPACE = re.compile(r"\S+")
 _LONG = re.compile(rf"\S{{{LONG_WORD}}}")
-_WORD_RUNS = re.compile(r"\w+|[^\w\s]")  # how the tokenizer cuts a word: letter/digit runs, other characters
+# how the tokenizer cuts a word: letter/digit runs, other characters; each with the combining marks on it
+# (NFC leaves some: "H̸̡̪e̷l̴l̵o̶" is one word to keep, not five letters to translate between marks)
+_MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe00-\ufe0f\ufe20-\ufe2f"
+_WORD_RUNS = re.compile(rf"[\w{_MARKS}]+|[^\w\s][{_MARKS}]*")
 # private-use characters: markup that formats.py stands in the text with (a document's own are items too)
 PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 

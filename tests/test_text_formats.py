@@ -191,7 +191,8 @@ def test_format_from_extension(name, fmt):
 
 MARKUP = st.lists(st.sampled_from(list("ab <>/*_`[]()!#-|=&;\n\t\"'=:.5🙂\ue000") +
                                   ["<b>", "</b>", "<p>", "<br>", "```", "**", "](x)", "&amp;", "<!--", "-->",
-                                   "<pre>", "\r", " word", " 7:15"]), max_size=80).map("".join)
+                                   "<pre>", "\r", " word", " 7:15", "<!", "<![", "]]>", "</m", "$x$"]),
+                  max_size=80).map("".join)
 
 
 @settings(max_examples=150, deadline=None)
@@ -267,3 +268,10 @@ def test_markdown_front_matter_math_and_backslash_breaks_are_kept():
     assert out[:4] == ["---", "title: My first post", "tags: [news]", "---"]
     assert "$x + y = z$" in out[5] and "HTAM" in out[5]
     assert out[7].endswith("\\") and out[7] != "Ends here\\" and not out[8].startswith("\\")
+
+
+def test_html_bogus_comments_and_sections_the_parser_rejects_are_kept():
+    lines = ["<p>A <![ z]> b.</p>", "<p>Hi <!x> there.</p>", "<p>Hi <![y] there.</p><p>Ok.</p>", "<p>Go </m`", "now.</p>"]
+    out, results = translate_document(lines, "html", engine(spanish))  # "<![ z]>" raised AssertionError: exit 1
+    assert out[0] == "<p>A <![ z]> .B</p>" and out[1] == "<p>IH <!x> .EREHT</p>"  # (<!x> took the rest of the page)
+    assert out[2].startswith("<p>.IH <![y] there.</p>") and len(out) == 5 and not any("\n" in line for line in out)

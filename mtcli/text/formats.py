@@ -262,7 +262,7 @@ RAW_ELEMENTS = frozenset("script style code pre textarea kbd samp var template s
 INLINE = frozenset("a abbr b bdi bdo cite data del dfn em font i ins label mark q s small span strong sub sup "
                    "time u".split())
 VOID_INLINE = frozenset("img wbr".split())  # (a <br> ends a line of text: a block of its own each side)
-_TAG_LIKE = re.compile(r"</?[A-Za-z][^<>]*>?")  # text the parser could not read as a tag ('<a href="x>')
+_TAG_LIKE = re.compile(r"</?[A-Za-z][^<>\n]*>?")  # text the parser could not read as a tag ('<a href="x>')
 _KEEP_ENTITIES = frozenset("amp lt gt".split())  # stay as they are (an item); others become their character
 
 
@@ -311,8 +311,16 @@ def _html(doc: _Doc) -> None:
             events.append(("entity", at, end, ""))
 
         def handle_comment(self, data):
-            at = self._at()
-            events.append(("item", at, closing(at, "-->"), ""))
+            at = self._at()  # <!-- a comment -->, or a bogus one the parser reads like it: <!x>, </ x>, <![y]>
+            events.append(("item", at, closing(at, "-->" if source.startswith("<!--", at) else ">"), ""))
+
+        def parse_marked_section(self, i, report=1):
+            where = self.getpos()
+            try:  # <![CDATA[...]]>, <![if ...]>; anything else ("<![y]") made the parser raise AssertionError
+                return super().parse_marked_section(i, report)
+            except AssertionError:
+                self.lineno, self.offset = where  # (it had moved on before raising)
+                return self.parse_bogus_comment(i)
 
         def handle_decl(self, decl):
             at = self._at()

@@ -275,3 +275,10 @@ def test_html_bogus_comments_and_sections_the_parser_rejects_are_kept():
     out, results = translate_document(lines, "html", engine(spanish))  # "<![ z]>" raised AssertionError: exit 1
     assert out[0] == "<p>A <![ z]> .B</p>" and out[1] == "<p>IH <!x> .EREHT</p>"  # (<!x> took the rest of the page)
     assert out[2].startswith("<p>.IH <![y] there.</p>") and len(out) == 5 and not any("\n" in line for line in out)
+
+
+def test_srt_timings_are_never_text_even_without_blank_lines():
+    lines = ["00:00:01,000 --> 00:00:02,000", "[x]", "00:00:03,000 --> 00:00:04,000", "Bye now.",
+             "00:60:01,000 --> 00:00:02,000", "99:99:99,999 --> 00:00:00,000", "Hi."]
+    out, _ = translate_document(lines, "srt", engine(spanish))
+    assert [a for a, b in zip(lines, out) if "-->" in a and a != b] == []  # ("[X] 00:00:01,000" / "--> ...")

@@ -159,6 +159,8 @@ def _srt(doc: _Doc) -> None:
         content = [] if not cue.content.strip() else cue.content.split("\n")
         rows = list(range(k, min(k + len(content), n)))
         k += len(content)
+        # a cue the parser ran on into the next one's timing (no blank line between them): its text ends there
+        rows = rows[: next((j for j, row in enumerate(rows) if "-->" in doc.lines[row]), len(rows))]
         # a dialogue ("- Hello." / "- Hi, Tom!") or a speaker's label ("TOM: Where were you?"): the dash or
         # the label stays, and the lines of a cue that has one are translated one by one
         marks = [_SPEAKER.match(doc.lines[row]) for row in rows]

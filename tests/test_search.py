@@ -108,15 +108,58 @@ def test_length_penalty_and_nbest_beyond_the_beam(alpha):
     check(model, sentences, beam=3, nbest=5, alpha=alpha)  # nbest is capped at the beam
 
 
-@pytest.mark.parametrize("a, b, ngram", [(0.5, 2, 2), (1.0, 0, 3), (2.0, 4, 0)])
+@pytest.mark.parametrize("a, b, ngram", [(0.5, 2, 2), (1.0, 0, 3), (2.0, 4, 0), (1.5, 10, 1)])
 def test_output_budget_and_repeat_guard_are_the_options(a, b, ngram):
     """Other budgets (a * source length + b) and n-gram sizes than the defaults, as a Python caller
     sets them in TranslationOptions: each reaches the search (no default taken instead). Budgets
-    shorter and longer than the default's, an n-gram guard of 2 and 3, and none (0)."""
+    shorter and longer than the default's, an n-gram guard of 1 (no token twice), 2 and 3, and none (0)."""
     model, sentences = random_model(3), random_sentences(3)
     for beam in (1, 3):
         want = check(model, sentences, beam, nbest=beam, a=a, b=b, ngram=ngram)
         assert want != [ref.beam_search(model, s, beam, beam) for s in sentences]  # the defaults' differ
+
+
+def test_exact_ties_rank_like_the_reference():
+    """Candidates of exactly equal log-probability keep the reference's order: the earlier
+    hypothesis first, then the smaller token id (stable sorts throughout), and so do ended
+    hypotheses of equal score. Pairs of tokens get all-zero output weights and one bias: their
+    logits are exactly the bias in every row (no rounding of a dot product breaks the tie), and
+    their embeddings differ, so which one a beam keeps changes what follows."""
+    model, sentences = random_model(0), random_sentences(7, n=4, longest=9)
+    w, b = model.params["out"]["w"], model.params["out"]["b"]
+    for pair, bias in (((5, 11), 6.0), ((8, 17), 5.5), ((12, 21), 5.0)):
+        w[:, pair] = 0.0
+        b[list(pair)] = bias
+    for beam in (2, 4, 8):
+        want = check(model, sentences, beam, nbest=beam)
+        assert sum(tok in (5, 11, 8, 17, 12, 21) for hs in want for h in hs for tok in h.tokens) >= 20
+        assert any(len({h.score for h in hs}) < len(hs) for hs in want)  # ended hypotheses of equal score
+
+
+def test_beam_wider_than_the_vocabulary_allows():
+    """The smallest vocabulary a model may have (16 ids, PAD and BOS never produced) and a beam of
+    16, as `mtcli translate --beam 16` may ask of it: fewer allowed tokens than candidates, and
+    fewer than the beam. The missing candidates (-inf) are never kept or ended: also where budgets of
+    1 to 3 tokens (a Python caller's max_decoding_length_a/_b) end a sentence with fewer than `beam`
+    hypotheses while the batch's longer ones go on."""
+    cfg = ModelConfig(src_vocab=20, tgt_vocab=16, d_model=16, d_ff=32, n_heads=2, n_layers=2,
+                      max_src_len=12, max_tgt_len=16, dropout=0.0, attn_dropout=0.0)
+    model = Model(cfg, seed=1, dtype=np.float64)
+    model.params["out"]["w"] *= 3.0
+    sentences = random_sentences(2, n=3, longest=6)
+    check(model, sentences, beam=16, nbest=16)
+    want = check(model, sentences, beam=16, nbest=16, a=0.5, b=0)
+    assert min(len(hs) for hs in want) < 16
+
+
+def test_more_sentences_than_source_positions():
+    """A batch of nine sentences of 3 to 5 tokens (more sentences than padded source positions, as
+    short lines of `mtcli translate -i` are batched): the decoder's rows are per sentence, not per
+    source position."""
+    model, sentences = random_model(2), random_sentences(4, n=9, longest=5)
+    assert len(sentences) > max(len(s) for s in sentences)
+    check(model, sentences, beam=0)
+    check(model, sentences, beam=3, nbest=3)
 
 
 def test_padding_columns_change_nothing():

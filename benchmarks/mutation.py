@@ -80,7 +80,11 @@ def write_config(dest: Path, modules: list[str]) -> None:
     lines += [f"    mtcli/{m}.py" for m in modules]
     lines += ["pytest_add_cli_args_test_selection ="] + [f"    {t}" for t in tests]
     lines += ["pytest_add_cli_args =", "    -p", "    no:cacheprovider", "    -k", f"    {DESELECT}"]
-    lines += ["timeout_multiplier = 5.0", "use_git_change_detection = false", "process_isolation = forkserver", ""]
+    # timeout_constant: seconds added to a mutant's tests' measured time before the limits (wall: x5, CPU:
+    # x10): each test process loads the compiled kernels again, which on a loaded machine takes longer
+    # than mutmut's default of 1 s allows, and every mutant of a fast function then "timed out"
+    lines += ["timeout_multiplier = 5.0", "timeout_constant = 30", "use_git_change_detection = false",
+              "process_isolation = forkserver", ""]
     (dest / "setup.cfg").write_text("\n".join(lines))
 
 
@@ -119,16 +123,17 @@ def results(work: Path, env: dict) -> dict[str, str]:
 
 def report(work: Path, env: dict, status: dict[str, str], finished: bool, seconds: float) -> str:
     counts = Counter(status.values())
-    # "timeout": mutmut's CPU or wall-clock limit (a mutant that made the tests hang or crawl), caught;
-    # "suspicious": a test process ended by another signal: not known, so neither caught nor tested
-    caught = counts["killed"] + counts["timeout"]
+    # "timeout": mutmut's CPU or wall-clock limit (a mutant that made the tests hang or crawl), and
+    # "segfault": the test process crashed (a kernel read out of bounds), are caught; "suspicious": a
+    # test process ended by another signal: not known, so neither caught nor tested
+    caught = counts["killed"] + counts["timeout"] + counts["segfault"]
     tested = caught + counts["survived"]
     lines = [f"# mutmut: {', '.join(sorted({k.split('.')[1] for k in status}))}", "",
              f"{len(status)} mutants, {tested} tested" + (f" in {seconds / 60:.1f} min" if seconds else "")
              + ("" if finished else " (stopped at the time limit)") + ": "
              + ", ".join(f"{n} {s}" for s, n in counts.most_common()), ""]
     if tested:
-        lines += [f"score (killed + timeout) / tested: {caught / tested:.1%}; "
+        lines += [f"score (killed + timeout + segfault) / tested: {caught / tested:.1%}; "
                   f"killed alone: {counts['killed'] / tested:.1%}", ""]
     unknown = sorted(k for k, s in status.items() if s == "suspicious")
     if unknown:
@@ -156,6 +161,8 @@ def main() -> None:
     ap.add_argument("--report", type=Path, help="also write the report (Markdown) here")
     ap.add_argument("--nice", type=int, default=15, help="CPU niceness of the run (default 15)")
     ap.add_argument("--report-only", action="store_true", help="only report on the run kept in --work")
+    ap.add_argument("--continue", dest="resume", action="store_true",
+                    help="go on with the run kept in --work (its copy; mutants already judged are kept)")
     args = ap.parse_args()
     path = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
     if shutil.which("mutmut", path=path) is None:
@@ -167,7 +174,8 @@ def main() -> None:
     if not args.report_only:
         os.nice(args.nice)
         work.mkdir(parents=True, exist_ok=True)
-        copy_repository(work, args.working_tree)
+        if not args.resume:
+            copy_repository(work, args.working_tree)
         write_config(work, args.modules)
         # one thread per test process: --max-children processes share the cores
         env |= {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",

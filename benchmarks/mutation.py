@@ -74,8 +74,8 @@ def copy_repository(dest: Path, working_tree: bool) -> None:
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
 
 
-def write_config(dest: Path, modules: list[str]) -> None:
-    tests = sorted({t for m in modules for t in TARGETS[m][0] if (dest / t).exists()})
+def write_config(dest: Path, modules: list[str], tests: list[str] | None = None) -> None:
+    tests = sorted({t for m in modules for t in tests or TARGETS[m][0] if (dest / t).exists()})
     lines = ["[mutmut]", "source_paths = mtcli/", "only_mutate ="]
     lines += [f"    mtcli/{m}.py" for m in modules]
     lines += ["pytest_add_cli_args_test_selection ="] + [f"    {t}" for t in tests]
@@ -153,6 +153,7 @@ def main() -> None:
                                  epilog="\n\n".join(__doc__.split("\n\n")[3:]))
     ap.add_argument("--modules", nargs="+", default=list(TARGETS), choices=list(TARGETS))
     ap.add_argument("--functions", nargs="+", help="mutate only these functions (Class.method for methods)")
+    ap.add_argument("--tests", nargs="+", help="these test files instead of the modules' own")
     ap.add_argument("--minutes", type=float, default=25.0, help="wall-clock bound for the whole run")
     ap.add_argument("--max-children", type=int, default=os.cpu_count() or 2, help="test processes at once")
     ap.add_argument("--work", type=Path, help="directory for the copy (default: a temporary one)")
@@ -176,7 +177,7 @@ def main() -> None:
         work.mkdir(parents=True, exist_ok=True)
         if not args.resume:
             copy_repository(work, args.working_tree)
-        write_config(work, args.modules)
+        write_config(work, args.modules, args.tests)
         # one thread per test process: --max-children processes share the cores
         env |= {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                 "NUMBA_NUM_THREADS": "1", "MTCLI_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}

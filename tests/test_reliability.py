@@ -605,9 +605,9 @@ def test_translate_extreme_lines(translator, run_cli, world, tally):
     results, truncated = translator.translate(lines, beam=2)
     assert len(results) == len(lines) and truncated >= 2 and results[5] == [("", 0.0)]
     assert all(_strict_utf8(t) for r in results for t, _ in r)
-    # undecodable bytes as command-line arguments reach Python as lone surrogates
+    # undecodable bytes as command-line arguments reach Python as lone surrogates: refused, naming the argument
     code, out, err = run_cli("translate", "-m", world.model, "--greedy", "hello \udcff\udcfe world", "\ud800")
-    assert code == 0 and len(out.splitlines()) == 2 and _strict_utf8(out), err
+    assert code == 2 and not out and len(err.strip().splitlines()) == 1 and "argument 1" in err, err
     tally["input: extreme lines (1 MB, 50,000 emoji, NUL, surrogates, ...)"] += len(lines) + 2
 
 

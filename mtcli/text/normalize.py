@@ -36,8 +36,9 @@ _ESCAPE = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x0
 # a zero-width joiner or non-joiner with an ASCII character, a space, another joiner or nothing on either side
 # joins nothing
 _LOOSE_JOINER = re.compile(r"(?<![^\x00-\x7f\u200c\u200d])[\u200c\u200d]|[\u200c\u200d](?![^\x00-\x7f\u200c\u200d])")
-# `code` and ``code`` (which may hold a single backtick): their backticks are kept
-_CODE = re.compile(r"(?<!`)(?:`(?=[^`\s])(?:[^`]*[^`\s])?`|``(?=[^`\s])(?:(?:[^`]|`(?!`))*?[^`\s])?``)(?!`)")
+# `code` and ``code`` (which may hold a single backtick): their backticks are kept; not backticks typed as
+# apostrophes inside words (Tom`s dog isn`t)
+_CODE = re.compile(r"(?<![\w`])(?:`(?=[^`\s])(?:[^`]*[^`\s])?`|``(?=[^`\s])(?:(?:[^`]|`(?!`))*?[^`\s])?``)(?![\w`])")
 _BEFORE_CLOSE = re.compile(r" (?=[.,;:!?%)\]}»](?![^\s.,;:!?)\]}»\"']))")  # "station ?" -> "station?"
 _AFTER_OPEN = re.compile(r"(?<=[¿¡(\[{«]) ")  # "¿ Dónde" -> "¿Dónde"
 

@@ -27,7 +27,7 @@ _NUMBER = r"(?:(?<![\w-])[+-])?(?:\w+-)*\w*\d[\w%°.,:/+\-$\u00a2-\u00a5\u20a0-\
 _TIME = r"\d{1,2}(?::\d\d)?\s?(?:[ap]\.m\.|[ap]m)(?![\w-])"
 # what is typed, not written: `code`, an HTML tag, @mentions and #hashtags, a path (/usr/bin, ~/.bashrc,
 # ./run.sh, C:\Program Files), a bare domain or a file name (example.org/path, README.md, config.yaml)
-_CODE = r"``(?:[^`]|`(?!`))+``|`[^`]+`"
+_CODE = r"(?<!\w)(?:``(?:[^`]|`(?!`))+``|`[^`]+`)(?!\w)"  # not a backtick used as an apostrophe (Tom`s)
 _TAG = r"</?[a-z][\w:-]*(?:\s[^<>]*)?/?>"
 _HANDLE = r"(?<![\w@#&/])[@#]\w+"
 _PATH = r"(?<![\w/.~-])(?:~|\.{1,2})?/[\w.@%+~-]+(?:/[\w.@%+~-]*)*|[^\s\\]*\\\S*"

@@ -24,9 +24,8 @@ import pytest
 
 from mtcli import distributed
 from mtcli.checkpoint import METRICS
-from mtcli.config import TrainConfig, model_config
 from mtcli.data import make_batches, prepare
-from mtcli.train import load_state, train
+from mtcli.train import load_state
 from tests.conftest import REPO, require, tiny_pairs, write_tsv
 
 VOCAB = dict(src_vocab=200, tgt_vocab=220)
@@ -99,17 +98,18 @@ def tiny_training(tmp_path_factory) -> TinyTraining:
 
 @pytest.fixture(scope="module")
 def uninterrupted(tiny_training, tmp_path_factory):
-    """Final parameters of runs never stopped (in-process, same settings as the CLI's), by threads."""
-    from mtcli.data import load_prepared
-
-    p, runs = load_prepared(tiny_training.prepared), {}
+    """Final parameters of runs never stopped, by threads: `mtcli train` in a process of its own,
+    as the interrupted runs are, so that no state an earlier test left in this process (thread
+    counts, floating-point modes of libraries loaded in-process) can change the sums."""
+    runs = {}
 
     def params(threads: int) -> np.ndarray:
         if threads not in runs:
-            out = tmp_path_factory.mktemp(f"uninterrupted{threads}")
-            mcfg = model_config("small", **VOCAB, d_model=16, d_ff=16)
-            train(p, out, mcfg, TrainConfig(batch_size=BATCH, max_epochs=EPOCHS, patience=100), threads=threads)
-            runs[threads] = saved(out)[0].flat
+            work = tmp_path_factory.mktemp(f"uninterrupted{threads}")
+            with _started(tiny_training, work / "run", work / "steps", threads, 1, "", resume=False) as proc:
+                _, err = proc.communicate(timeout=600)
+            assert proc.returncode == 0, err
+            runs[threads] = saved(work / "run")[0].flat
         return runs[threads]
 
     return params

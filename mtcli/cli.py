@@ -55,6 +55,16 @@ def _error_line(message: str) -> None:
         pass
 
 
+def _output_file(value: str | None) -> Path | None:
+    """An -o value as a path, refused before any work when it names a directory: a trailing slash
+    would otherwise be dropped (Path("new/") is Path("new")) and a file written where a directory was meant."""
+    if value is None:
+        return None
+    if value != "-" and (value.endswith(("/", os.sep)) or os.path.isdir(value)):
+        fail(f"-o {value}: names a directory; give a file name")
+    return Path(value)
+
+
 def fail(message: str, code: int = 2) -> None:
     _error_line(message)
     raise typer.Exit(code)
@@ -413,8 +423,8 @@ def plot(
     run: str | None = typer.Argument(None, show_default=False, metavar="[RUN]",
                                      help="Model directory (or name) with metrics.jsonl, as with -m."),
     model: str | None = _model_option(None),
-    output: Path = typer.Option(None, "--output", "-o", show_default=False,
-                                help="PNG file [default: RUN/curves.png]."),
+    output: str | None = typer.Option(None, "--output", "-o", show_default=False,
+                                      help="PNG file [default: RUN/curves.png]."),
 ) -> None:
     """Draw training and selection error and accuracy per epoch to a PNG.
 
@@ -432,7 +442,7 @@ def plot(
     path = run_dir / METRICS
     if not path.is_file():
         fail(f"{path}: no metrics yet (a run writes them after its first epoch)")
-    output = output or run_dir / "curves.png"
+    output = _output_file(output) or run_dir / "curves.png"
     plot_history(metrics_rows(path), output)
     if str(output) != "-":  # with -o - the PNG itself is on stdout
         _out.print(f"wrote {output}")
@@ -519,8 +529,8 @@ def translate(
     model: str = _model_option(),
     input: Path | None = typer.Option(None, "--input", "-i", show_default=False,
                                       help="Read English from a file ('-': stdin)."),
-    output: Path | None = typer.Option(None, "--output", "-o", show_default=False,
-                                       help="Write the Spanish to a file ('-': stdout)."),
+    output: str | None = typer.Option(None, "--output", "-o", show_default=False,
+                                      help="Write the Spanish to a file ('-': stdout)."),
     fmt: DocFormat | None = typer.Option(None, "--format", "-f", show_default=False,
                                          help="text, srt, markdown or html [default: from the -i file's extension, "
                                               "else text]."),
@@ -558,6 +568,7 @@ def translate(
 
       mtcli translate --nbest 3 "I like it."
     """
+    output = _output_file(output)
     from mtcli import kernels
     from mtcli.atomic import STDOUT, write_output
     from mtcli.text import read
@@ -714,7 +725,7 @@ def evaluate(
     beam: int = typer.Option(DEFAULTS.beam_size, "--beam", "-b", **limits("beam"), help="Beam size for BLEU/chrF (1 = greedy)."),
     alpha: float = typer.Option(DEFAULTS.length_penalty, "--alpha", **limits("alpha"), help="Length normalisation exponent."),
     limit: int = typer.Option(0, "--limit", **limits("limit"), help="Only the first N pairs (0 = all)."),
-    output: Path | None = typer.Option(None, "--output", "-o", show_default=False, help="Write the translations here."),
+    output: str | None = typer.Option(None, "--output", "-o", show_default=False, help="Write the translations here."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     save: bool = typer.Option(False, "--save", help="Also record the report in MODEL/scores.json (shown by `mtcli info`)."),
 ) -> None:
@@ -737,6 +748,7 @@ def evaluate(
     from mtcli.data import resolve_data_path
     from mtcli.evaluate import evaluate_pairs, evaluation_set, save_scores
 
+    output = _output_file(output)
     if data is not None and (_given(ctx, "split") or _given(ctx, "corpus")):
         fail("--data scores all pairs of its file: --split and --corpus (which pick the model's own split) "
              "do not go with it")

@@ -147,6 +147,9 @@ def test_every_o_option_goes_through_the_safe_writer(world, tmp_path, run_cli, t
         assert stat.S_IMODE(target.stat().st_mode) == 0o600
         target.write_text("old")
         assert "directory" in one_error_line(run_cli(*args, tmp_path))
+        # a trailing slash names a directory: refused, not a file written under the name without it
+        assert "directory" in one_error_line(run_cli(*args, f"{tmp_path}/new{os.sep}"))
+        assert not (tmp_path / "new").exists()
         tally["input: odd paths (devices, FIFOs, links, directories, long names, loops)"] += 3
     code, out, err = run_cli(*commands["translate"], "-")
     assert code == 0 and len(out.splitlines()) == 2, err

@@ -98,19 +98,19 @@ def tiny_training(tmp_path_factory) -> TinyTraining:
 
 @pytest.fixture(scope="module")
 def uninterrupted(tiny_training, tmp_path_factory):
-    """Final parameters of runs never stopped, by threads: `mtcli train` in a process of its own,
-    as the interrupted runs are, so that no state an earlier test left in this process (thread
-    counts, floating-point modes of libraries loaded in-process) can change the sums."""
+    """Final parameters of runs never stopped, by threads and MPI ranks: `mtcli train` in a process
+    of its own, as the interrupted runs are, so that no state an earlier test left in this process
+    (thread counts, floating-point modes of libraries loaded in-process) can change the sums."""
     runs = {}
 
-    def params(threads: int) -> np.ndarray:
-        if threads not in runs:
-            work = tmp_path_factory.mktemp(f"uninterrupted{threads}")
-            with _started(tiny_training, work / "run", work / "steps", threads, 1, "", resume=False) as proc:
+    def params(threads: int, ranks: int = 1) -> np.ndarray:
+        if (threads, ranks) not in runs:
+            work = tmp_path_factory.mktemp(f"uninterrupted{threads}x{ranks}")
+            with _started(tiny_training, work / "run", work / "steps", threads, ranks, "", resume=False) as proc:
                 _, err = proc.communicate(timeout=600)
             assert proc.returncode == 0, err
-            runs[threads] = saved(work / "run")[0].flat
-        return runs[threads]
+            runs[threads, ranks] = saved(work / "run")[0].flat
+        return runs[threads, ranks]
 
     return params
 
@@ -204,7 +204,11 @@ def test_resume_performs_only_the_remaining_steps(tiny_training, uninterrupted, 
 
 
 @pytest.mark.parametrize("how", SIGNALS, ids=lambda s: s.name)
-def test_resume_on_mpi_ranks_performs_only_the_remaining_steps(tiny_training, tmp_path, how):
+def test_resume_on_mpi_ranks_performs_only_the_remaining_steps(tiny_training, uninterrupted, tmp_path, how):
+    """Every rank continues its own dropout stream: a rank that started a new one would train on
+    other masks, and the parameters would differ from the uninterrupted run's."""
     require("mpi4py", "pip install -e '.[distributed]'")
     require(Path(MPIEXEC or "mpiexec"), "mpiexec (the mpich package of the distributed extra)")
-    interrupt_and_resume(tiny_training, tmp_path, how, ranks=2, seed=10 + SIGNALS.index(how))
+    expected = uninterrupted(1, ranks=2)
+    final = interrupt_and_resume(tiny_training, tmp_path, how, ranks=2, seed=10 + SIGNALS.index(how))
+    np.testing.assert_array_equal(final, expected)

@@ -475,10 +475,14 @@ def _format(r, n: int, scores: bool, as_json: bool) -> str:
     return f"{score:.4f}\t{_one_line(text)}" if scores else _one_line(text)
 
 
+def _warning(message: str) -> None:
+    err.print(Text.assemble(("warning: ", "yellow"), message), soft_wrap=True)
+
+
 def _warn(results, where: str = "line") -> None:
     for r in results:
         for w in r.warnings:
-            err.print(Text.assemble(("warning: ", "yellow"), f"{where} {r.line}: {w}"), soft_wrap=True)
+            _warning(f"{where} {r.line}: {w}")
 
 
 class DocFormat(str, Enum):
@@ -551,7 +555,8 @@ def translate(
     One output line per input line, in order; blank lines and indentation stay. Each line is split
     into sentences; numbers, URLs, e-mail addresses and emoji come out as they went in; ALL CAPS,
     lowercase and loosely typed text is translated like its usual form. Input: UTF-8, or UTF-16 with
-    a BOM. Piped input is answered line by line as it arrives. --format srt|markdown|html keeps a
+    a BOM; -o FILE is written in the input file's encoding, BOM and line ends (stdout: UTF-8, one
+    newline per line). Piped input is answered line by line as it arrives. --format srt|markdown|html keeps a
     document's structure and translates its text only (default: from the -i file's extension).
 
     Examples:
@@ -580,7 +585,8 @@ def translate(
     if input is None and not text and sys.stdin.isatty():
         with kernels.for_decoding(0, beam):  # the REPL's lines are counted as they come (Engine's decode)
             return _repl(Engine.from_translator(_load_translator(model), beam=beam, alpha=alpha))
-    lines = read.arguments(text) if text else _read_input(None if from_stdin else input, fmt, output)
+    doc = read.Document(read.arguments(text)) if text else _read_input(None if from_stdin else input, fmt, output)
+    lines = doc.lines if doc is not None else None
     to_stdout = output is None or str(output) == STDOUT
     # piped lines are counted as they arrive (Engine's decode): the references until there are enough
     with kernels.for_decoding(len(lines or ()), beam):
@@ -593,22 +599,22 @@ def translate(
             show = input is not None and not from_stdin and err.is_terminal
             rendered = _translate_groups(groups, engine, batch_size, nbest, scores, as_json, to_stdout, show,
                                          "argument" if text else "line")
-    if not to_stdout:
-        write_output(output, rendered)
+    if not to_stdout:  # a file is written back as the input file came (line ends, encoding, BOM); stdout: "\n"
+        write_output(output, (doc or read.Document([])).encode(rendered))
     elif fmt != "text":
         sys.stdout.write(rendered)
 
 
-def _read_input(path: Path | None, fmt: str, output: Path | None = None) -> list[str] | None:
+def _read_input(path: Path | None, fmt: str, output: Path | None = None):
     """The English lines of -i FILE (a file or a pipe: `-i <(...)`), or of a document on stdin (None:
-    plain lines on stdin, translated as they arrive). An output that is the input itself is refused: the
+    plain lines on stdin, translated as they arrive), as a read.Document. An output that is the input itself is refused: the
     English would be lost."""
     import stat
 
     from mtcli.text import read
 
     if path is None:
-        return read.read_lines(sys.stdin.buffer.read(), "<stdin>") if fmt != "text" else None
+        return read.read_document(sys.stdin.buffer.read(), "<stdin>") if fmt != "text" else None
     try:
         mode = path.stat().st_mode
         if output is not None and str(output) != "-" and output.exists() and path.samefile(output):
@@ -617,7 +623,7 @@ def _read_input(path: Path | None, fmt: str, output: Path | None = None) -> list
             fail(f"{path}: is a directory; give a file")
         if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
             fail(f"{path}: not a file or a pipe")
-        return read.read_lines(path.read_bytes(), str(path))
+        return read.read_document(path.read_bytes(), str(path))
     except FileNotFoundError:
         fail(f"{path}: no such file")
     except OSError as e:
@@ -762,11 +768,15 @@ def evaluate(
         fail(f"corpus not found: {corpus} (to rebuild the {split} split: pass --corpus or set MTCLI_DATA, "
              "or run `mtcli download`)")
     tr = _load_translator(model_dir)
-    pairs, source, key = evaluation_set(tr.meta, name, data, corpus, split, limit)
+    pairs, source, key, skipped, skipped_lines = evaluation_set(tr.meta, name, data, corpus, split, limit)
+    for line in skipped_lines:
+        _warning(f"{source} line {line}: not an English<TAB>Spanish pair (or a side is empty); not scored")
+    if skipped > len(skipped_lines):
+        _warning(f"{source}: {skipped - len(skipped_lines):,} more malformed lines not scored")
     with Progress(console=err, transient=True) as bar:
         task = bar.add_task("translating", total=len(set(en for en, _ in pairs)))
         report, hyps = evaluate_pairs(tr, pairs, beam=beam, alpha=alpha, on_progress=lambda n: bar.advance(task, n))
-    report = {"model": name, "data": source, **report}
+    report = {"model": name, "data": source, **report, "skipped": skipped}
     if save:
         save_scores(model_dir, key, report)
     if output is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import sacrebleu
 
@@ -20,17 +21,26 @@ from mtcli.schema import read_scores
 PROGRESS_EVERY = 256  # sentences translated between progress reports
 
 
+class EvaluationSet(NamedTuple):
+    pairs: list[tuple[str, str]]
+    source: str  # how the report names them
+    key: str  # their key in scores.json
+    skipped: int = 0  # malformed lines of a --data file, not scored
+    skipped_lines: list[int] = []  # 1-based, the first few
+
+
 def evaluation_set(meta: dict, model: str, data: Path | None, corpus: Path | None, split: str,
-                   limit: int = 0) -> tuple[list[tuple[str, str]], str, str]:
-    """The pairs to score, how the report names them and their key in scores.json: every pair of the
-    file `data`, or else the model's own held-out `split` rebuilt from `corpus` (the one the model,
-    named `model` as the user gave it, records in meta); the first `limit` of them (0: all)."""
+                   limit: int = 0) -> EvaluationSet:
+    """The pairs to score: every pair of the file `data` (its malformed lines counted), or else the
+    model's own held-out `split` rebuilt from `corpus` (the one the model, named `model` as the user
+    gave it, records in meta); the first `limit` of them (0: all)."""
     if data is not None:
-        pairs, source, key = read_corpus(data).pairs, str(data), data.name
+        read = read_corpus(data)
+        found = EvaluationSet(read.pairs, str(data), data.name, read.skipped, read.skipped_lines)
     else:
-        pairs = held_out_pairs(corpus, meta.get("data", {}), split, model)
-        source, key = f"{split} split of {corpus}", f"{split} split"
-    return (pairs[:limit] if limit > 0 else pairs), source, key
+        found = EvaluationSet(held_out_pairs(corpus, meta.get("data", {}), split, model),
+                              f"{split} split of {corpus}", f"{split} split")
+    return found._replace(pairs=found.pairs[:limit]) if limit > 0 else found
 
 
 def evaluate_pairs(translator: Translator, pairs: list[tuple[str, str]], beam: int, alpha: float,

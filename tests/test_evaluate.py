@@ -57,6 +57,23 @@ def test_evaluation_set_takes_the_first_limit_pairs(tmp_path):
     from mtcli.evaluate import evaluation_set
 
     data = write_tsv(tmp_path / "pairs.tsv", PAIRS)
-    pairs, source, key = evaluation_set({}, "m", data, None, "test", limit=2)
+    pairs, source, key, *_ = evaluation_set({}, "m", data, None, "test", limit=2)
     assert pairs == PAIRS[:2] and source == str(data) and key == "pairs.tsv"
     assert evaluation_set({}, "m", data, None, "test")[0] == PAIRS
+
+
+def test_malformed_lines_of_data_are_named_not_silently_skipped(shipped_model, tmp_path, run_cli):
+    """Every line evaluate does not score is named on stderr (the first few, then a count); the
+    report counts them."""
+    import json
+
+    lines = [f"{en}\t{es}" for en, es in PAIRS[:2]] + ["no tab here", "Only English.\t", "\tSolo español."]
+    lines += ["broken"] * 7 + [f"{en}\t{es}" for en, es in PAIRS[2:]]
+    data = tmp_path / "pairs.tsv"
+    data.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = run_cli("evaluate", "-m", shipped_model, "--data", data, "--json", "--beam", "1")
+    assert code == 0, err
+    named = [int(w.split(" line ")[1].split(":")[0]) for w in err.splitlines() if " line " in w]
+    assert named == [3, 4, 5, 6, 7] and f"{data}: 5 more malformed lines not scored" in " ".join(err.split()), err
+    report = json.loads(out)
+    assert report["pairs"] == 3 and report["skipped"] == 10

@@ -39,6 +39,11 @@ def test_utf16_bom_and_line_ends_read_like_utf8(shipped_model, run_cli, tmp_path
     code, out, err = run_cli("translate", "-m", shipped_model, "-i", src, "--greedy")
     assert code == 0, err
     assert out.split("\n") == ["La planta es verde.", "", "¿Dónde está Tom?", ""]
+    # -o writes the file back as it came: its encoding, BOM and line ends (a Windows file stays one)
+    code, _, err = run_cli("translate", "-m", shipped_model, "-i", src, "--greedy", "-o", tmp_path / "out.txt")
+    assert code == 0, err
+    spanish = ["La planta es verde.", "", "¿Dónde está Tom?", ""]
+    assert (tmp_path / "out.txt").read_bytes() == bom + end.join(spanish).encode(encoding)
 
 
 def test_numbers_emoji_and_sentences_come_out(shipped_model, run_cli):

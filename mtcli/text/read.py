@@ -11,7 +11,7 @@ import codecs
 import os
 import re
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from mtcli.errors import UserError
 
@@ -32,6 +32,7 @@ class LineReader:
         self._pending = ""  # text after the last line end
         self._offset = 0  # bytes given to the decoder so far, BOM included
         self.lines = 0  # lines handed out so far
+        self.newline: str | None = None  # the first line end read: LF, CRLF or CR
 
     def feed(self, data: bytes) -> list[str]:
         if self.encoding is None:
@@ -93,16 +94,39 @@ class LineReader:
                             "data, or UTF-16 without a BOM; give UTF-8 or UTF-16 with a BOM")
         # a CR at the end of a piece may be the first half of a CRLF: it waits for the next piece
         cr = not final and text.endswith("\r")
+        if self.newline is None and (end := _LINE_END.search(text[:-1] if cr else text)):
+            self.newline = end.group()
         *done, self._pending = _LINE_END.split(text[:-1] if cr else text)
         self._pending += "\r" if cr else ""
         self.lines += len(done)
         return done
 
 
+class Document(NamedTuple):
+    """A whole input's lines, and how to write text back the way it came: a Windows file's CRLF line
+    ends and its BOM stay CRLF and a BOM."""
+
+    lines: list[str]
+    newline: str = "\n"
+    encoding: str = "utf-8"
+    bom: bool = False
+
+    def encode(self, text: str) -> bytes:
+        """text (lines ended by LF) as this document's bytes: its line ends, its encoding and BOM."""
+        return ("\ufeff" * self.bom + text.replace("\n", self.newline)).encode(self.encoding)
+
+
+def read_document(data: bytes, name: str) -> Document:
+    """All lines of a whole input and its style; a final line end adds no empty line."""
+    reader = LineReader(name)
+    lines = reader.feed(data) + reader.close()
+    bom = any(data.startswith(b) for b, _ in BOMS)
+    return Document(lines, reader.newline or "\n", reader.encoding or "utf-8", bom)
+
+
 def read_lines(data: bytes, name: str) -> list[str]:
     """All lines of a whole input; a final line end adds no empty line."""
-    reader = LineReader(name)
-    return reader.feed(data) + reader.close()
+    return read_document(data, name).lines
 
 
 def stream_lines(stream: BinaryIO, name: str) -> Iterator[list[str]]:

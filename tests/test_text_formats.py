@@ -160,20 +160,47 @@ class Shape(HTMLParser):
             self.raw.append(data)
 
 
-def shape(text: str):
+def shape(text: str, text_attributes: bool = True):
+    """The tags (with their attributes), comments and raw text of a document; without the values of
+    the attributes that are translated (alt, title, ...) when text_attributes is False."""
+    from mtcli.text.formats import TEXT_ATTRIBUTES
+
     p = Shape()
     p.feed(text)
     p.close()
+    if not text_attributes:
+        p.tags = [(*t[:2], [(k, "" if k in TEXT_ATTRIBUTES else v) for k, v in t[2]]) if len(t) == 3 else t
+                  for t in p.tags]
     return p.tags, p.raw
 
 
 def test_html_tags_attributes_and_raw_elements_are_kept():
     out = "\n".join(run(HTML, "html"))
-    assert shape(out) == shape(HTML)
+    assert shape(out, text_attributes=False) == shape(HTML, text_attributes=False)
     for kept in ("<pre>code stays\n  as it is</pre>", "<code>ls -la</code>", "<textarea>raw text</textarea>",
-                 "<!-- a comment stays -->", 'title="keep me"', "&amp;", "7:15"):
+                 "<!-- a comment stays -->", 'href="x.html"', "&amp;", "7:15"):
         assert kept in out
     assert "<title>YM " in out and "<b>GIB</b>" in out and ">ENILNI KNIL</a>" in out
+    assert 'title="PEEK .EM"' in out  # the link's tooltip is text a reader sees: translated
+
+
+def test_html_text_attributes_are_translated_escaped_and_quoted():
+    lines = ['<p title="A plant">Hi. <img alt="A red car" src="car.png"></p>',
+             "<img src=y.png alt=Dog TITLE='Say \"hi\" &amp; go'>",
+             '<input placeholder="Your name" value="not text"><b aria-label="Bold">x</b>',
+             '<pre><abbr title="raw stays">x</abbr></pre><script>var a = \'<img alt="no">\';</script>',
+             '<a href="#" title="over',
+             'two lines">Home</a> <img alt="" src="e.png"> <span data-title="not this">y</span>']
+    out, results = translate_document(lines, "html", engine(spanish))
+    # (the fake model reverses each word, its final stop included)
+    assert out[0] == '<p title="A .TNALP">.IH <img alt="A DER .RAC" src="car.png"></p>'
+    assert out[1] == '<img src=y.png alt=".GOD" TITLE="YAS &quot;IH&quot; &amp; .OG">'
+    assert out[2] == '<input placeholder="RUOY .EMAN" value="not text"><b aria-label=".DLOB">X</b>'
+    assert out[3] == lines[3]
+    assert out[4] == lines[4] and 'title="over' in out[4] and '<img alt="" src="e.png">' in out[5]
+    assert 'data-title="not this"' in out[5]
+    assert shape("\n".join(out), text_attributes=False) == shape("\n".join(lines), text_attributes=False)
+    assert [r.line for r in results if r.warnings] == [5]  # the link's markup broken over lines 5-6
 
 
 def test_spread_keeps_the_number_of_lines():
@@ -282,3 +309,13 @@ def test_srt_timings_are_never_text_even_without_blank_lines():
              "00:60:01,000 --> 00:00:02,000", "99:99:99,999 --> 00:00:00,000", "Hi."]
     out, _ = translate_document(lines, "srt", engine(spanish))
     assert [a for a, b in zip(lines, out) if "-->" in a and a != b] == []  # ("[X] 00:00:01,000" / "--> ...")
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html"])
+def test_private_use_characters_of_the_document_come_out(fmt):
+    """An icon font's glyphs (private-use characters, as the document's markup characters are) stay
+    where they were; one that became an item standing for itself recursed forever."""
+    lines = ["a\ue000_", "Hello <i>\ue000 world\uf8ff</i> my \U000f0000 friend."]
+    out, _ = translate_document(lines, fmt, engine(spanish))
+    for c in ("\ue000", "\uf8ff", "\U000f0000"):
+        assert "".join(out).count(c) == "".join(lines).count(c)

@@ -14,6 +14,7 @@ import bisect
 import html
 import re
 from dataclasses import dataclass, field, replace
+from html.parser import HTMLParser
 from pathlib import Path
 
 from mtcli.errors import UserError
@@ -67,11 +68,14 @@ def translate_document(lines: list[str], fmt: str, engine: Engine,
                        options: TextOptions = TextOptions()) -> tuple[list[str], list[LineResult]]:
     """The document's lines with their prose translated (as many lines as came in), and a LineResult
     per block (numbered by its first line) with what was split, kept and warned."""
+    # a heading or a cell has no final stop, and gets none
+    options = replace(options, keep_stop=False)
+    attribute_results = []
+    if fmt == "html":  # the text of alt, title, ... attributes first: the tags then travel as they are
+        lines, attribute_results = _translate_attributes(list(lines), engine, options)
     doc = _Doc(list(lines))
     {"srt": _srt, "markdown": _markdown, "html": _html}[fmt](doc)
     rendered: dict[str, str] = {}
-    # a heading or a cell has no final stop, and gets none
-    options = replace(options, keep_stop=False)
     results = translate_lines(doc.texts, engine, options, items=doc.items, rendered=rendered) if doc.texts else []
     for slots, r in zip(doc.blocks, results):
         r.line = slots[0][0] + 1  # a block is numbered by its first line
@@ -91,7 +95,7 @@ def translate_document(lines: list[str], fmt: str, engine: Engine,
         for s, e, new in sorted(changes, reverse=True):
             text = text[:s] + new + text[e:]
         out[line] = text
-    return out, results
+    return out, results + attribute_results
 
 
 def _expand(text: str, rendered: dict[str, str]) -> str:
@@ -268,9 +272,62 @@ _TAG_LIKE = re.compile(r"</?[A-Za-z][^<>\n]*>?")  # text the parser could not re
 _KEEP_ENTITIES = frozenset("amp lt gt".split())  # stay as they are (an item); others become their character
 
 
-def _html(doc: _Doc) -> None:
-    from html.parser import HTMLParser
+class _Parser(HTMLParser):
+    def parse_marked_section(self, i, report=1):
+        where = self.getpos()
+        try:  # <![CDATA[...]]>, <![if ...]>; anything else ("<![y]") made the parser raise AssertionError
+            return super().parse_marked_section(i, report)
+        except AssertionError:
+            self.lineno, self.offset = where  # (it had moved on before raising)
+            return self.parse_bogus_comment(i)
 
+
+# attributes whose value is text a reader sees or hears (an image's description, a tooltip, a field's hint)
+TEXT_ATTRIBUTES = ("alt", "title", "placeholder", "aria-label")
+_ATTRIBUTE = re.compile(r"""(?<=[\s"'])(%s)(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'=<>`]+)""" % "|".join(TEXT_ATTRIBUTES),
+                        re.IGNORECASE)
+
+
+def _translate_attributes(lines: list[str], engine: Engine, options: TextOptions) -> tuple[list[str], list[LineResult]]:
+    """The lines with the text attributes of their tags (TEXT_ATTRIBUTES) translated in place and
+    written back escaped and quoted; a LineResult per attribute, numbered by its line. Tags inside raw
+    elements (script, code, ...) are left alone, as their text is."""
+    values: list[tuple[int, int, int, str]] = []  # (line, start, end of the value with its quotes, text)
+
+    class Tags(_Parser):
+        raw = 0  # depth inside raw elements
+
+        def handle_starttag(self, tag, attrs, void=False):
+            if self.raw or tag in RAW_ELEMENTS:
+                self.raw += not void and tag in RAW_ELEMENTS
+                return
+            line, col = self.getpos()
+            for m in _ATTRIBUTE.finditer(self.get_starttag_text()):
+                value = m.group(3).strip("\"'") if m.group(3)[0] in "\"'" else m.group(3)
+                if "\n" not in m.group() and value.strip():  # (a value over several lines stays)
+                    offset = col + m.start(3) if "\n" not in self.get_starttag_text()[: m.start(3)] else None
+                    if offset is not None:
+                        values.append((line - 1, offset, offset + len(m.group(3)), html.unescape(value)))
+
+        def handle_startendtag(self, tag, attrs):
+            self.handle_starttag(tag, attrs, void=True)
+
+        def handle_endtag(self, tag):
+            self.raw -= bool(self.raw) and tag in RAW_ELEMENTS
+
+    tags = Tags(convert_charrefs=False)
+    tags.feed("\n".join(lines))
+    tags.close()
+    if not values:
+        return lines, []
+    results = translate_lines([text for *_, text in values], engine, options)
+    for (line, start, end, _), r in sorted(zip(values, results), key=lambda v: v[0][:2], reverse=True):
+        r.line = line + 1
+        lines[line] = lines[line][:start] + '"' + html.escape(r.text, quote=True) + '"' + lines[line][end:]
+    return lines, results
+
+
+def _html(doc: _Doc) -> None:
     source = "\n".join(doc.lines)
     starts = [0]
     for line in doc.lines:
@@ -281,7 +338,7 @@ def _html(doc: _Doc) -> None:
         end = source.find(mark, at)
         return len(source) if end < 0 else end + len(mark)
 
-    class Scan(HTMLParser):
+    class Scan(_Parser):
         def _at(self) -> int:
             line, col = self.getpos()
             return starts[line - 1] + col
@@ -315,14 +372,6 @@ def _html(doc: _Doc) -> None:
         def handle_comment(self, data):
             at = self._at()  # <!-- a comment -->, or a bogus one the parser reads like it: <!x>, </ x>, <![y]>
             events.append(("item", at, closing(at, "-->" if source.startswith("<!--", at) else ">"), ""))
-
-        def parse_marked_section(self, i, report=1):
-            where = self.getpos()
-            try:  # <![CDATA[...]]>, <![if ...]>; anything else ("<![y]") made the parser raise AssertionError
-                return super().parse_marked_section(i, report)
-            except AssertionError:
-                self.lineno, self.offset = where  # (it had moved on before raising)
-                return self.parse_bogus_comment(i)
 
         def handle_decl(self, decl):
             at = self._at()
@@ -369,7 +418,8 @@ def _html_run(doc: _Doc, source: str, starts: list[int], run: list) -> None:
     if not any(kind in ("data", "entity") and source[s:e].strip() for kind, s, e, _ in run):
         return
     start, end = run[0][1], run[-1][2]
-    first_line = _line_of(starts, start)
+    text = source[start:end]
+    first_line = _line_of(starts, start + len(text) - len(text.lstrip()))  # (not the line break before it)
     if any(kind != "data" and "\n" in source[s:e] for kind, s, e, _ in run):
         doc.skipped.append((first_line, "HTML markup broken over lines inside a sentence: kept untranslated"))
         return

@@ -213,11 +213,18 @@ def _join_tail(text: str, tail: str) -> str:
 
 
 def _source(text: str, items: dict[str, tuple[str, ...]]) -> str:
-    """Text with each markup character as the document had it (for warnings)."""
+    """Text with each markup character as the document had it (for warnings). Only an item's text
+    parts (odd positions) hold items; its verbatim parts are the document's own characters, which may
+    be private-use ones (an icon font's glyph is an item standing for itself)."""
     if not items:
         return text
-    return protect.PRIVATE.sub(lambda m: _source("".join(items[m.group()]), items) if m.group() in items
-                               else m.group(), text)
+
+    def source(m: re.Match) -> str:
+        parts = items.get(m.group())
+        return m.group() if parts is None else "".join(
+            _source(part, items) if k % 2 else part for k, part in enumerate(parts))
+
+    return protect.PRIVATE.sub(source, text)
 
 
 def _remembering(encode: Callable[[str], list[int]]) -> Callable[[str], list[int]]:

@@ -315,7 +315,7 @@ def test_srt_timings_are_never_text_even_without_blank_lines():
 def test_private_use_characters_of_the_document_come_out(fmt):
     """An icon font's glyphs (private-use characters, as the document's markup characters are) stay
     where they were; one that became an item standing for itself recursed forever."""
-    lines = ["a\ue000_", "Hello <i>\ue000 world\uf8ff</i> my \U000f0000 friend."]
+    lines = ["Icon \ue000 here.", "", "Hello <i>\ue000 world\uf8ff</i> my \U000f0000 friend.", "", "<b>\ue001</b> x"]
     out, _ = translate_document(lines, fmt, engine(spanish))
-    for c in ("\ue000", "\uf8ff", "\U000f0000"):
-        assert "".join(out).count(c) == "".join(lines).count(c)
+    for c in ("\ue000", "\ue001", "\uf8ff", "\U000f0000"):
+        assert "".join(out).count(c) == "".join(lines).count(c), (c, out)

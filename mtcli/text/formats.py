@@ -42,21 +42,26 @@ class _Doc:
     items: dict[str, tuple[str, ...]] = field(default_factory=dict)
     skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, why) of prose left as it is
 
-    def item(self, *parts: str) -> str:
-        k = len(self.items)
-        if k >= MAX_ITEMS:
-            raise UserError(f"too much markup in one document (over {MAX_ITEMS:,} tags, links and marks)")
-        for codes in ITEM_RANGES:
-            if k < len(codes):
-                break
-            k -= len(codes)
-        c = chr(codes[k])
-        self.items[c] = parts
-        return c
+    def __post_init__(self):
+        self.own = set(PRIVATE.findall("\n".join(self.lines)))  # the document's own (an icon font's glyphs)
+        self.next = 0  # index of the next markup character to try
 
-    def text(self, raw: str) -> str:
-        """Prose as the pipeline gets it: private-use characters of the document's own are items too."""
-        return PRIVATE.sub(lambda m: self.item(m.group()), raw)
+    def item(self, *parts: str) -> str:
+        """A private-use character standing for markup: never one the document has itself, which
+        stays in its text as it is (the pipeline keeps such characters as it keeps emoji)."""
+        while True:
+            k = self.next
+            if k >= MAX_ITEMS:
+                raise UserError(f"too much markup in one document (over {MAX_ITEMS:,} tags, links and marks)")
+            self.next += 1
+            for codes in ITEM_RANGES:
+                if k < len(codes):
+                    break
+                k -= len(codes)
+            c = chr(codes[k])
+            if c not in self.own:
+                self.items[c] = parts
+                return c
 
     def add(self, slots: list[tuple[int, int, int]], text: str) -> None:
         if text.strip():
@@ -171,7 +176,7 @@ def _srt(doc: _Doc) -> None:
         starts = {row: m.end() if m else 0 for row, m in zip(rows, marks)}
         for group in [[row] for row in rows] if any(marks) else [rows]:
             slots = [(row, starts[row], len(doc.lines[row])) for row in group]
-            text = doc.text(" ".join(doc.lines[row][starts[row]:] for row in group))
+            text = " ".join(doc.lines[row][starts[row]:] for row in group)
             # a sound or a speaker in brackets ("[DOOR SLAMS]", "(sighs)"): its text translated inside them
             text = _SRT_BRACKETS.sub(lambda m: doc.item(*(m.groups()[:3] if m.group(1) else m.groups()[3:])), text)
             text = _SRT_PAIR.sub(lambda m: doc.item(m.group(1), m.group(3), m.group(4)), text)
@@ -204,7 +209,7 @@ _EMPHASIS = re.compile(r"(\*\*|__|~~|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)(\1)(?!\w)")
 
 
 def _inline_markdown(doc: _Doc, text: str) -> str:
-    text = _CODE.sub(lambda m: doc.item(m.group()), doc.text(text))
+    text = _CODE.sub(lambda m: doc.item(m.group()), text)
     text = _RAW_INLINE.sub(lambda m: doc.item(m.group()), text)
     for pattern in (_IMAGE, _LINK, _EMPHASIS, _EMPHASIS):  # twice: ***both*** is ** inside *
         text = pattern.sub(lambda m: doc.item(m.group(1), m.group(2), m.group(3)), text)
@@ -428,7 +433,7 @@ def _html_run(doc: _Doc, source: str, starts: list[int], run: list) -> None:
     for kind, s, e, tag in run:
         raw = source[s:e]
         if kind == "data":
-            frames[-1][1] += _TAG_LIKE.sub(lambda m: doc.item(m.group()), doc.text(raw))
+            frames[-1][1] += _TAG_LIKE.sub(lambda m: doc.item(m.group()), raw)
         elif kind == "entity":
             frames[-1][1] += html.unescape(raw)
         elif kind == "item" or tag in VOID_INLINE:

@@ -113,7 +113,7 @@ def test_html_keeps_markup(client, offline):
     assert r.status_code == 200, r.text
     out = r.json()["translatedText"]
     assert out == offline([page], "html")[0][0]
-    for markup in ('<div class="x">', "<p>", "<b>", "</b>", "</p>\n", '<a href="/station.html" title="Where?">',
+    for markup in ('<div class="x">', "<p>", "<b>", "</b>", "</p>\n", '<a href="/station.html" title="¿Dónde está?">',
                    '<script>if (a < b) go("Hello");</script><br/>&amp; 3 &lt; 4</div>'):
         assert markup in out
     assert "estación" in out

@@ -134,8 +134,9 @@ def test_options_are_one_place():
 
 
 def test_markup_holes_are_fragments_not_sentences():
-    """A link's text inside a sentence: translated on its own, without the capital, final stop or ¿?
-    the model gives a sentence; the link stands in its sentence as one span."""
+    """A link's text inside a sentence: the sentence is translated with the link's words in it, and
+    the words alone as a fragment (without the capital, final stop or ¿? the model gives a sentence),
+    which tells where the link goes in the translation."""
     seen = []
 
     def questioning(lines):
@@ -145,7 +146,7 @@ def test_markup_holes_are_fragments_not_sentences():
     items = {"\ue000": ("[", "the guide", "](http://x.org)")}
     rendered = {}
     (r,) = translate_lines(["Read \ue000 now."], engine(questioning), items=items, rendered=rendered)
-    assert "the guide" in seen and "Read 50 now." in seen
+    assert "the guide" in seen and "Read the guide now." in seen
     assert rendered == {"\ue000": "[the guide](http://x.org)"}
     assert r.text == "¿Read \ue000 now?"
 

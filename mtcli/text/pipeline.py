@@ -125,7 +125,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     engine = replace(engine, encode=_remembering(engine.encode))
     results = [LineResult(first + i, [("", 0.0)]) for i in range(len(lines))]
     unknown = _unknown(engine)
-    indents, tails, todo = [], {}, []
+    indents, tails, todo, wraps, unwrapped = [], {}, [], {}, {}
     for i, raw in enumerate(lines):
         if len(raw) > MAX_LINE_CHARS:  # the model reads 54 tokens of a sentence: a 10 MB line is an attack or an error
             raw, tails[i] = _cut_long(raw)
@@ -133,6 +133,9 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
                                        f"translated, the other {len(lines[i]) - len(raw):,} are kept as they came")
         indents.append(((_MARK.match(raw) if options.protect else None) or _INDENT.match(raw)).group())
         text = normalize(raw[len(indents[i]):])
+        if items:  # markup around words ("is <b>green</b>") out of the way of the model: put back after
+            text, wraps[i] = _unwrap(text, items)
+            unwrapped[i] = text
         if options.case and _looks_spanish(text):
             results[i].warnings.append("this looks like Spanish already; it was translated as if it were English")
         for s in sentences(text) if options.segment else [text] if text else []:
@@ -146,10 +149,14 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     by_line: list[list[NBest]] = [[] for _ in lines]
     for s in todo:
         by_line[s.line].append(_finish(s, results[s.line]))
+    clues = _clues(unwrapped, wraps, items, engine, options)
     for i, outs in enumerate(by_line):
         tail = tails.get(i, "")
         if outs:
             nbest = _combine(outs)
+            if wraps.get(i):  # (a document expands the best one's markup itself: `rendered`)
+                nbest = [(_rewrap(t, wraps[i], clues, items, rendered if k == 0 else None), score)
+                         for k, (t, score) in enumerate(nbest)]
             results[i].nbest = [(indents[i] + _join_tail(_expand(t, done), tail), score) for t, score in nbest]
         elif tail or indents[i].strip():  # (a mark before nothing to translate: "- \u200b")
             results[i].nbest = [((indents[i] + tail.lstrip()).rstrip(), 0.0)]
@@ -440,6 +447,135 @@ def _render_items(todo: list[_Sentence], items: dict[str, tuple[str, ...]], engi
         results[used[c]].warnings += r.warnings
         results[used[c]].kept += r.kept
     return {c: "".join(p) for c, p in parts.items()}
+
+
+# --- markup around words: the sentence translated without it, the markup put back around the words
+# that translate its text. "The plant is <b>green</b>." with the markup as a placeholder (the model
+# sees "The plant is 50."): "La planta tiene <b>el verde es verde</b> años."; unwrapped: "La planta es
+# <b>verde</b>." Where the words went is told by two translations: of the words alone (a fragment, often
+# poor: "green" -> "Grecia"), and of the line without them ("La planta es.": the words it lacks).
+MAX_WRAPS_ALIGNED = 8  # markup in a line beyond which the line is not translated again without each
+
+
+@dataclass
+class _Wrap:
+    mark: str  # the markup character: an item (open, text, close)
+    start: int  # its text's place in the unwrapped line
+    end: int
+
+
+def _unwrap(text: str, items: dict[str, tuple[str, ...]]) -> tuple[str, list[_Wrap]]:
+    """text with each item that wraps plain words (an emphasis, a link: three parts, no markup
+    inside) replaced by its words; the items, in order."""
+    wraps, out, last, at = [], [], 0, 0
+    for m in protect.PRIVATE.finditer(text):
+        parts = items.get(m.group(), ())
+        if len(parts) == 3 and parts[1].strip() and not protect.PRIVATE.search(parts[1]):
+            out += [text[last : m.start()], parts[1].replace("\n", " ")]  # (a line of its own: "<b>\nx</b>")
+            at += m.start() - last
+            wraps.append(_Wrap(m.group(), at, at + len(parts[1])))
+            at += len(parts[1])
+            last = m.end()
+    return ("".join(out) + text[last:], wraps) if wraps else (text, [])
+
+
+def _without(text: str, w: _Wrap) -> str:
+    return re.sub(r"\s+(?=[.,;:!?])", "", re.sub(r"\s+", " ", text[: w.start] + " " + text[w.end :])).strip()
+
+
+@dataclass
+class _Clues:
+    fragments: list[str]  # its words' translations alone, and the words themselves
+    missing: list[str] | None = None  # the line's words that its translation without them lacks
+    at: float = 0.5  # where its text began in the source line (a fraction of its length)
+
+
+def _clues(lines: dict[int, str], wraps: dict[int, list[_Wrap]], items, engine: Engine,
+           options: TextOptions) -> dict[str, _Clues]:
+    """What tells where each wrap's words went (see above), by its markup character."""
+    marks = [(i, w) for i, ws in wraps.items() for w in ws]
+    if not marks:
+        return {}
+    inner = replace(options, punctuate=False, keep_stop=False)
+    alone = translate_lines([items[w.mark][1].strip() for _, w in marks], engine, inner)
+    aligned = [(i, w) for i, w in marks if len(wraps[i]) <= MAX_WRAPS_ALIGNED]
+    without = translate_lines([_without(lines[i], w) for i, w in aligned], engine, options)
+    clues = {w.mark: _Clues([_as_fragment(t.strip(), items[w.mark][1]) for t, _ in r.nbest] + [items[w.mark][1].strip()],
+                            at=w.start / max(len(lines[i]), 1)) for (i, w), r in zip(marks, alone)}
+    for (_, w), r in zip(aligned, without):
+        clues[w.mark].missing = _words(r.text)
+    return clues
+
+
+_EDGE = "¿?¡!.,;:\"'()«»“”‘’[]"
+
+
+def _words(text: str) -> list[str]:
+    return [w.strip(_EDGE).lower() for w in text.split() if w.strip(_EDGE)]
+
+
+def _trigrams(text: str) -> set[str]:
+    text = f"  {text.lower()} "
+    return {text[k : k + 3] for k in range(len(text) - 2)}
+
+
+def _dice(a: set, b: set, weight: Callable = lambda _: 1) -> float:
+    total = sum(map(weight, a)) + sum(map(weight, b))
+    return 2 * sum(map(weight, a & b)) / total if total else 0.0
+
+
+def _rewrap(text: str, wraps: list[_Wrap], clues: dict[str, _Clues], items: dict[str, tuple[str, ...]],
+            rendered: dict[str, str] | None) -> str:
+    """text with each wrap's markup put back around the words of text that its clues point at (the
+    most alike first; near where its words were in the source when nothing is alike): as its markup
+    character, `rendered` told what it stands for, or else written out. No markup is ever lost."""
+    spans = [m for m in re.finditer(r"\S+", text) if m.group().strip(_EDGE)]
+    words = [m.group().strip(_EDGE).lower() for m in spans]
+    taken = [bool(protect.PRIVATE.search(m.group())) for m in spans]  # (other markup stays outside)
+    todo, chosen = list(wraps), []
+    while todo:
+        best = (-1.0, None, 0, 0)
+        for w in todo:
+            c = clues[w.mark]
+            size = len(_words(c.fragments[-1])) or 1  # its source words
+            # (a fragment's translation twice as long as its source has gone astray: "el verde es verde")
+            grams = [_trigrams(" ".join(_words(f))) for f in c.fragments if 0 < len(_words(f)) <= 2 * size + 1]
+            missing = set(words) - set(c.missing) if c.missing is not None else set()
+            for i in range(len(words)):
+                for j in range(i + 1, min(len(words), i + size + 2) + 1):
+                    if taken[j - 1]:
+                        break
+                    like = max((_dice(_trigrams(" ".join(words[i:j])), g) for g in grams), default=0.0)
+                    if missing:  # (a long word tells more; "y", "es" or "el" nothing: the line without
+                        # the words may have changed around them, "es" -> "está")
+                        like = max(like, _dice(set(words[i:j]), missing, lambda word: max(len(word) - 2, 0)))
+                    like -= 0.1 * abs(j - i - size)  # about as many words as the source had
+                    like += 1e-3 * (1 - abs((i + 0.5) / len(words) - c.at))  # equally alike: the nearer
+                    if like > best[0]:
+                        best = (like, w, i, j)
+        like, w, i, j = best
+        if w is None or like < 0.35:  # nothing alike left: each where its text was, as many words
+            w = todo[0]
+            free = [k for k in range(len(words)) if not taken[k]]
+            size = len(_words(clues[w.mark].fragments[-1])) or 1
+            i = j = min(free, key=lambda k: abs(k / len(words) - clues[w.mark].at)) if free else len(words)
+            while j < len(words) and not taken[j] and j - i < size:
+                j += 1
+        taken[i:j] = [True] * (j - i)
+        todo.remove(w)
+        chosen.append((i, j, w.mark))
+    for i, j, mark in sorted(chosen, key=lambda c: (c[0], c[1]), reverse=True):
+        if i == len(words):  # (no word left for it: at the end)
+            start = end = len(text.rstrip(_EDGE + " "))
+        else:
+            start = spans[i].start() + len(spans[i].group()) - len(spans[i].group().lstrip(_EDGE))
+            end = spans[j - 1].end() - (len(spans[j - 1].group()) - len(spans[j - 1].group().rstrip(_EDGE)))
+        open_, _, close = items[mark]
+        marked = open_ + text[start:end] + close
+        if rendered is not None:
+            rendered[mark], marked = marked, mark
+        text = text[:start] + marked + text[end:]
+    return text
 
 
 def _as_fragment(text: str, source: str) -> str:

@@ -6,6 +6,9 @@ A model directory holds
   metrics.jsonl       one line per epoch
   scores.json         evaluation reports (`mtcli evaluate --save`)
   state.safetensors   parameters, Adam moments and loop position for --resume (not shipped)
+  member1.safetensors, member2.safetensors, ...
+                      an ensemble's further models (`mtcli ensemble`): decoded together with
+                      model.safetensors, their log-probabilities averaged
 Each .safetensors file carries the SHA-256 of its metadata and tensors, so a flipped byte is caught
 on load; model.safetensors also records the SHA-256 of the tokenizer files it was trained with.
 """
@@ -106,25 +109,91 @@ def check_tokenizers(model_dir: Path, meta: dict) -> None:
 
 
 def load_model(model_dir: Path, dtype=np.float32) -> tuple[Model, dict]:
-    """The model and the metadata it was saved with."""
+    """The model and the metadata it was saved with (an ensemble's first model)."""
     model_dir = Path(model_dir)
     if not model_dir.is_dir():
         raise UserError(f"{model_dir}: no such model directory (train one with `mtcli train`)")
-    tensors, meta = load_tensors(model_dir / WEIGHTS)
-    where = f"{model_dir / WEIGHTS}: invalid model config"
+    return _load_weights(model_dir / WEIGHTS, dtype)
+
+
+def _load_weights(path: Path, dtype) -> tuple[Model, dict]:
+    tensors, meta = load_tensors(path)
+    where = f"{path}: invalid model config"
     cfg = schema.check(ModelConfig, meta.get("model"), where)  # a recomputed checksum proves nothing
-    schema.check_data_meta(meta.get("data"), f"{model_dir / WEIGHTS}: invalid data record")
+    schema.check_data_meta(meta.get("data"), f"{path}: invalid data record")
     try:
         shapes = param_shapes(cfg)
     except (TypeError, ValueError, ZeroDivisionError) as e:
         raise UserError(f"{where} ({e})") from None
     if set(shapes) != set(tensors) or any(tensors[n].shape != s for n, s in shapes.items()):
-        raise UserError(f"{model_dir / WEIGHTS}: weights do not match the model config")
-    flat = np.zeros(sum(int(np.prod(s)) for s in shapes.values()), dtype)
+        raise UserError(f"{path}: weights do not match the model config")
+    flat = np.zeros(sum(int(np.prod(s)) for s in shapes.values()), dtype)  # (float16 on disk: float32 here)
     for g, ts in views(flat, cfg).items():
         for n, t in ts.items():
             t[...] = tensors[f"{g}.{n}"]
     return Model(cfg, flat), meta
+
+
+# --- ensembles: several models decoded as one --------------------------------------------------
+
+MEMBER = "member{}.safetensors"  # an ensemble's models after the first (model.safetensors)
+# what every model of an ensemble must share: one source and one target vocabulary, position by position
+SHARED = ("src_vocab", "tgt_vocab", "max_src_len", "max_tgt_len")
+
+
+def member_files(model_dir: Path) -> list[Path]:
+    """model.safetensors and the ensemble's further members, in order."""
+    files = [Path(model_dir) / WEIGHTS]
+    while (Path(model_dir) / MEMBER.format(len(files))).is_file():
+        files.append(Path(model_dir) / MEMBER.format(len(files)))
+    return files
+
+
+def load_ensemble(model_dir: Path, dtype=np.float32) -> tuple[list[Model], dict]:
+    """Every model of a directory (one unless it is an ensemble) and the first one's metadata."""
+    first, meta = load_model(model_dir, dtype)
+    models = [first]
+    for path in member_files(model_dir)[1:]:
+        model, member_meta = _load_weights(path, dtype)
+        _check_member(path, model.cfg, member_meta, first.cfg, meta)
+        models.append(model)
+    return models, meta
+
+
+def _check_member(path: Path, cfg: ModelConfig, meta: dict, first_cfg: ModelConfig, first_meta: dict) -> None:
+    clash = [f for f in SHARED if getattr(cfg, f) != getattr(first_cfg, f)]
+    if clash or meta.get("tokenizers") != first_meta.get("tokenizers"):
+        what = ", ".join(clash) if clash else "tokenizers"
+        raise UserError(f"{path}: not a member of this ensemble ({what} differ from the first model's); "
+                        "an ensemble's models share their tokenizers")
+
+
+def save_ensemble(out: Path, model_dirs: list[Path], dtype=np.float16) -> list[Path]:
+    """The models of model_dirs (each one model, trained with the same tokenizers) as one ensemble in
+    `out`, weights stored as dtype (float16 halves the size; decoding runs in float32 as ever).
+    Returns the files written. `out` must be new or empty (the caller claims it)."""
+    import shutil
+
+    metas = []
+    for d in model_dirs:
+        if len(member_files(d)) > 1:
+            raise UserError(f"{d} is itself an ensemble; give its members' own directories")
+        model, meta = load_model(d)
+        check_tokenizers(d, meta)
+        if metas:
+            _check_member(Path(d) / WEIGHTS, model.cfg, meta, metas[0][0].cfg, metas[0][1])
+        metas.append((model, meta))
+    out = Path(out)
+    for name in (SRC_TOK, TGT_TOK, METRICS):  # (the first model's training record, for `mtcli info`)
+        if (Path(model_dirs[0]) / name).is_file():
+            shutil.copyfile(Path(model_dirs[0]) / name, out / name)
+    written = []
+    for k, ((model, meta), d) in enumerate(zip(metas, model_dirs)):
+        tensors = {f"{g}.{n}": t.astype(dtype) for g, ts in model.params.items() for n, t in ts.items()}
+        path = out / (WEIGHTS if k == 0 else MEMBER.format(k))
+        save_tensors(path, tensors, {**meta, "ensemble_member": f"{k + 1} of {len(metas)}: {Path(d).name}"})
+        written.append(path)
+    return written
 
 
 # --- training state: what --resume continues from -------------------------------------------------

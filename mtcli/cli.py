@@ -816,9 +816,11 @@ def info(ctx: typer.Context, model_arg: str | None = _model_argument(), model: s
 
     name, model_dir = _model(ctx, model_arg, model)
     tr = _load_translator(model_dir)
-    cfg, meta, scores = tr.model.cfg, tr.meta, read_scores(model_dir / SCORES)
+    meta, scores = tr.meta, read_scores(model_dir / SCORES)
     _out.print_json(json.dumps({
-        "model": name, "path": str(model_dir), "parameters": count_params(cfg), "config": meta.get("model"),
+        "model": name, "path": str(model_dir), "parameters": sum(count_params(m.cfg) for m in tr.models),
+        **({"ensemble": [count_params(m.cfg) for m in tr.models]} if len(tr.models) > 1 else {}),
+        "config": meta.get("model"),
         "vocab": {"en": tr.src_tok.vocab_size, "es": tr.tgt_tok.vocab_size},
         "data": meta.get("data"), "train": meta.get("train"), "epoch": meta.get("epoch"),
         "selection": meta.get("selection"),
@@ -847,8 +849,31 @@ def export(
     """
     from mtcli.export import export as write
 
-    write(_model_dir(ctx, model_arg, model), output, fmt, quantization)
-    _out.print(f"wrote {output}")
+    models = write(_model_dir(ctx, model_arg, model), output, fmt, quantization)
+    _out.print(f"wrote {output}" + (f" (the first of the ensemble's {models} models: CTranslate2 decodes one)"
+                                    if models > 1 else ""), highlight=False, soft_wrap=True)
+
+
+@app.command()
+def ensemble(
+    models: list[str] = typer.Argument(..., show_default=False,
+                                       help="Two or more models (names or directories) trained with the same tokenizers."),
+    output: Path = typer.Option(..., "--output", "-o", show_default=False, help="A new directory for the ensemble."),
+    dtype: str = typer.Option("float16", "--dtype", help="Weights on disk: float16 (half the size) or float32."),
+) -> None:
+    """Join models into one that decodes them together: at every step the mean of their
+    log-probabilities (decoding costs the sum of theirs). Any command takes the result with -m.
+
+    Examples:
+
+      mtcli ensemble runs/large-a runs/large-b -o runs/large-ab
+
+      mtcli ensemble en-es runs/large -o runs/both && mtcli evaluate -m runs/both
+    """
+    with err.status("Checking and joining the models…"):
+        written = registry.ensemble(models, output, dtype)
+    _out.print(f"wrote {output}: {len(written)} models, "
+               f"{_megabytes(sum(f.stat().st_size for f in written))} of weights", highlight=False, soft_wrap=True)
 
 
 # --- models: the shipped one and the user's --------------------------------------------

@@ -19,7 +19,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from mtcli import kernels
 from mtcli.attention import KVCache
-from mtcli.checkpoint import SRC_TOK, TGT_TOK, check_tokenizers, load_model
+from mtcli.checkpoint import SRC_TOK, TGT_TOK, check_tokenizers, load_ensemble
 from mtcli.config import DEFAULTS, SENTENCES_PER_BATCH, TranslationOptions  # decoding's defaults (kept light)
 from mtcli.errors import UserError
 from mtcli.layers import linear_forward, log_softmax
@@ -210,20 +210,36 @@ def _ranked(grid, grid_ids, rows, scores, values, ids):
     return cand, cand_tok, np.arange(B)[:, None] * K + order // (2 * K)  # parents: cache rows
 
 
-def search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = DEFAULTS.beam_size,
+def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows):
+    """An ensemble's next-token log-probabilities for cache rows `rows` (n, V): the mean of its
+    models' log-probabilities (renormalised by the top-k kernel after)."""
+    total = 0.0
+    for model, state in zip(models, states):
+        y = decoder_hidden(model, state, tokens, rows)  # (n, C)
+        state.t += 1
+        total = total + log_softmax(linear_forward(y, model.params["out"]["w"], model.params["out"]["b"])[0])
+    return (total / len(models)).astype(models[0].dtype)
+
+
+def search(model: Model | list[Model], src: np.ndarray, src_len: np.ndarray, beam: int = DEFAULTS.beam_size,
            nbest: int = DEFAULTS.num_hypotheses, alpha: float = DEFAULTS.length_penalty,
            max_len_a: float = DEFAULTS.max_decoding_length_a, max_len_b: int = DEFAULTS.max_decoding_length_b,
            ngram: int = DEFAULTS.no_repeat_ngram_size) -> list[list[Hypothesis]]:
     """Beam search for a padded batch src (B, S) of lengths (B,); the `nbest` best per sentence.
+    `model` may be a list: an ensemble, whose log-probabilities are averaged at every step.
 
     Candidates rank by total log-probability; the best 2 * beam of each sentence are looked at in
     order: an EOS ends a hypothesis (scored logprob / (tokens + 1) ** alpha), the others refill the
     beam up to `beam`. A sentence is done once `beam` hypotheses have ended (so beam 1 is greedy)."""
+    models = model if isinstance(model, list) else [model]
+    model = models[0]
     B, K = len(src), beam
     limit = _max_len(model, src_len, max_len_a, max_len_b)  # (B,)
     T = int(limit.max())
-    state = start_decoding(model, src, src_len, K, T)
+    states = [start_decoding(m, src, src_len, K, T) for m in models]
+    state = states[0]
     w, b = model.params["out"]["w"], model.params["out"]["b"]
+    no_bias = np.zeros_like(b)
     rows = np.arange(B) * K  # live cache rows; at first one per sentence
     tokens = np.full(B, BOS)
     scores = np.zeros(B)  # total log-probability of each live row
@@ -232,9 +248,13 @@ def search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = DEFAU
     done = np.zeros(B, bool)
     grid, grid_ids = np.empty((B, K, 2 * K)), np.empty((B, K, 2 * K), np.int64)
     for t in range(T):
-        y = decoder_hidden(model, state, tokens, rows)  # (n, C)
-        state.t += 1
-        values, ids = kernels.log_softmax_topk(y @ w, b, _banned(seqs[rows, :t], ngram), 2 * K)  # (n, 2K)
+        if len(models) == 1:  # (the output layer's bias added in the kernel)
+            y = decoder_hidden(model, state, tokens, rows)  # (n, C)
+            state.t += 1
+            values, ids = kernels.log_softmax_topk(y @ w, b, _banned(seqs[rows, :t], ngram), 2 * K)  # (n, 2K)
+        else:
+            logp = _next_logprobs(models, states, tokens, rows)  # (n, V)
+            values, ids = kernels.log_softmax_topk(logp, no_bias, _banned(seqs[rows, :t], ngram), 2 * K)
         forced = t + 1 >= limit[rows // K]  # out of budget: EOS with log-probability 0
         values[forced], ids[forced, 0], values[forced, 0] = -np.inf, EOS, 0.0
         cand, cand_tok, parent = _ranked(grid, grid_ids, rows, scores, values, ids)
@@ -247,7 +267,8 @@ def search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = DEFAU
         kb, kc = np.nonzero(keeps)
         rows = kb * K + (np.cumsum(keeps, 1) - 1)[kb, kc]
         from_rows = parent[kb, kc]
-        state.history[rows] = state.history[from_rows]
+        for st in states:
+            st.history[rows] = st.history[from_rows]
         seqs[rows] = seqs[from_rows]
         tokens = seqs[rows, t] = cand_tok[kb, kc]
         scores = cand[kb, kc]
@@ -317,7 +338,8 @@ class Translator:
         (default: one per core). Measured on a shared 2-core machine, two threads that each run
         their own GEMMs beat one batch split over two BLAS threads that meet at every product."""
         self.inter_threads = inter_threads or len(os.sched_getaffinity(0))
-        self.model, self.meta = load_model(model_dir)
+        self.models, self.meta = load_ensemble(model_dir)  # (one model, unless an ensemble)
+        self.model = self.models[0]
         check_tokenizers(model_dir, self.meta)
         self.src_tok = Tokenizer.load(Path(model_dir) / SRC_TOK)
         self.tgt_tok = Tokenizer.load(Path(model_dir) / TGT_TOK)
@@ -346,7 +368,7 @@ class Translator:
         groups = _spread(batches(np.array([len(s) for s in seqs]), options), self.inter_threads)
 
         def run(group):
-            return search(self.model, *_padded([seqs[j] for j in group]), options.beam_size, options.num_hypotheses,
+            return search(self.models, *_padded([seqs[j] for j in group]), options.beam_size, options.num_hypotheses,
                           options.length_penalty, options.max_decoding_length_a, options.max_decoding_length_b,
                           options.no_repeat_ngram_size)
 

@@ -46,9 +46,9 @@ def evaluation_set(meta: dict, model: str, data: Path | None, corpus: Path | Non
 def evaluate_pairs(translator: Translator, pairs: list[tuple[str, str]], beam: int, alpha: float,
                    on_progress: Callable[[int], None] | None = None) -> tuple[dict, list[str]]:
     """The report on (English, Spanish) pairs, one reference each, and the translations."""
-    model, cfg = translator.model, translator.model.cfg
+    cfg = translator.model.cfg
     split = encode_pairs(translator.src_tok, translator.tgt_tok, pairs, cfg.max_src_len, cfg.max_tgt_len)
-    report = teacher_forced(model, make_batches(split, EVAL_BATCH, 0, 0, shuffle=False))
+    report = teacher_forced(translator.models, make_batches(split, EVAL_BATCH, 0, 0, shuffle=False))
     unique = list(dict.fromkeys(en for en, _ in pairs))  # sentences with several references: decode once
     out: dict[str, str] = {}
     for k in range(0, len(unique), PROGRESS_EVERY):

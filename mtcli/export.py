@@ -208,10 +208,11 @@ def export_argos(model: Model, src_tok: Tokenizer, tgt_tok: Tokenizer, out_path:
     write_output(out_path, buf.getvalue())  # as every -o: devices written through, links followed, mode kept
 
 
-def export(model_dir: Path, out: Path, fmt: str = "ctranslate2", quantization: str = "float32") -> None:
+def export(model_dir: Path, out: Path, fmt: str = "ctranslate2", quantization: str = "float32") -> int:
     """`mtcli export`: MODEL_DIR -> a CTranslate2 directory (fmt "ctranslate2") or an .argosmodel
-    file (fmt "argos")."""
-    from mtcli.checkpoint import check_tokenizers, load_model
+    file (fmt "argos"). Of an ensemble, its first model (CTranslate2 decodes one): returns how many
+    models MODEL_DIR holds."""
+    from mtcli.checkpoint import check_tokenizers, load_model, member_files
 
     if fmt not in ("ctranslate2", "argos"):
         raise UserError(f"format must be ctranslate2 or argos, not {fmt!r}")
@@ -226,3 +227,4 @@ def export(model_dir: Path, out: Path, fmt: str = "ctranslate2", quantization: s
         export_ctranslate2(model, src_tok, tgt_tok, out, quantization)
     else:
         export_argos(model, src_tok, tgt_tok, out, quantization)
+    return len(member_files(model_dir))

@@ -13,14 +13,35 @@ from mtcli.stats import Stats
 EVAL_BATCH = 256  # teacher-forced batches can be larger than training's: no backward, no Adam
 
 
-def teacher_forced(model: Model, batches: Iterable, on_batch: Callable[[int], None] | None = None) -> dict:
-    """Error (mean NLL per target token), accuracy and perplexity over batches, dropout off."""
+def teacher_forced(model: Model | list[Model], batches: Iterable, on_batch: Callable[[int], None] | None = None) -> dict:
+    """Error (mean NLL per target token), accuracy and perplexity over batches, dropout off; of an
+    ensemble (a list of models), its averaged distribution's, as it decodes."""
+    models = model if isinstance(model, list) else [model]
     total = Stats.zero()
     for b in batches:
-        total += model.evaluate(b)
+        total += models[0].evaluate(b) if len(models) == 1 else ensemble_evaluate(models, b)
         if on_batch:
             on_batch(b.n_tokens)
     return summarize(total)
+
+
+def ensemble_evaluate(models: list[Model], batch) -> Stats:
+    """Model.evaluate for an ensemble: the mean of its models' log-probabilities, renormalised."""
+    import numpy as np
+
+    from mtcli.layers import log_softmax
+    from mtcli.tokenizer import PAD
+
+    valid = batch.tgt_out != PAD  # (B, T)
+    total = 0.0
+    for m in models:
+        memory, _ = m.encode(batch.src, batch.src_len)
+        y, _ = m.decode(batch.tgt_in, batch.tgt_len, memory, batch.src_len)  # (B, T, C)
+        total = total + log_softmax(y[valid] @ m.params["out"]["w"] + m.params["out"]["b"])  # (N, V)
+    logp = log_softmax(total / len(models))
+    target = batch.tgt_out[valid]
+    nll = -logp[np.arange(len(target)), target]
+    return Stats(float(nll.sum()), float(nll.sum()), int((logp.argmax(1) == target).sum()), len(target))
 
 
 def summarize(s: Stats) -> dict:

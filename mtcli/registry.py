@@ -24,11 +24,12 @@ WEIGHTS = "model.safetensors"  # = checkpoint.WEIGHTS, which comes with NumPy an
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a directory name on every platform, never a path
 
 
-def model_files() -> tuple[str, ...]:
-    """What a model directory's model is; a run's state.safetensors stays behind."""
-    from mtcli.checkpoint import METRICS, SCORES, SRC_TOK, TGT_TOK, WEIGHTS
+def model_files(path: Path | None = None) -> tuple[str, ...]:
+    """What a model directory's model is (with an ensemble's further members, those in `path`); a
+    run's state.safetensors stays behind."""
+    from mtcli.checkpoint import METRICS, SCORES, SRC_TOK, TGT_TOK, WEIGHTS, member_files
 
-    return WEIGHTS, SRC_TOK, TGT_TOK, METRICS, SCORES
+    return WEIGHTS, *(f.name for f in member_files(path)[1:] if path is not None), SRC_TOK, TGT_TOK, METRICS, SCORES
 
 
 def home() -> Path:
@@ -98,7 +99,7 @@ def describe(name: str, path: Path) -> Entry:
     from mtcli.config import ModelConfig, from_dict
     from mtcli.model import count_params
 
-    size = sum((path / f).stat().st_size for f in model_files() if (path / f).is_file())
+    size = sum((path / f).stat().st_size for f in model_files(path) if (path / f).is_file())
     try:
         with safe_open(str(path / WEIGHTS), framework="np") as f:
             config = json.loads(f.metadata()[META])["model"]
@@ -148,7 +149,7 @@ def add(src: Path, name: str | None = None, force: bool = False) -> Path:
         # copied beside its place, then renamed into it: an interrupted add leaves no half model
         tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=user_models()))
         try:
-            for f in model_files():
+            for f in model_files(src):
                 if (src / f).is_file():
                     shutil.copyfile(src / f, tmp / f)
             if dest.exists():
@@ -162,6 +163,40 @@ def add(src: Path, name: str | None = None, force: bool = False) -> Path:
     except OSError as e:
         raise UserError(f"cannot add {src} as {name}: {e.strerror or e}") from None
     return dest
+
+
+def ensemble(specs: list[str], out: Path, dtype: str = "float16") -> list[Path]:
+    """Models (names or directories, trained with the same tokenizers) joined as one ensemble in the
+    new or empty directory `out` (refused if it holds anything: it is never overwritten), weights
+    stored as dtype. Written beside it and renamed into place: an interruption leaves no half
+    ensemble. Returns the weight files."""
+    import numpy as np
+
+    from mtcli.checkpoint import save_ensemble
+
+    if len(specs) < 2:
+        raise UserError("an ensemble needs at least two models")
+    if dtype not in ("float16", "float32"):
+        raise UserError(f"--dtype must be float16 or float32, not {dtype!r}")
+    dirs = [resolve(spec) for spec in specs]
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UserError(f"{out} exists and is not an empty directory; give a new one for the ensemble")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as e:
+        raise UserError(f"cannot write {out}: {e.strerror or e}") from None
+    try:
+        written = save_ensemble(tmp, dirs, np.dtype(dtype))
+        if out.exists():
+            out.rmdir()  # (empty: checked above)
+        tmp.rename(out)
+    except OSError as e:
+        raise UserError(f"cannot write {out}: {e.strerror or e}") from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return [out / f.name for f in written]
 
 
 def remove(name: str) -> Path:

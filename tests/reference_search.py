@@ -14,7 +14,8 @@ decode.py's, written out again here rather than imported, so that a slip in eith
   among them ends a hypothesis (scored logprob / (tokens + 1) ** alpha, EOS counted), the others
   refill the beam up to `beam`;
 - the search ends once `beam` hypotheses have ended (so beam 1 is greedy), or nothing is left;
-- the result is the `nbest` (at most `beam`) best ended hypotheses by score, best first.
+- the result is the `nbest` (at most `beam`) best ended hypotheses by score, best first;
+- an ensemble (a list of models) gives the mean of its models' log-probabilities, renormalised.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ class Hyp:
 
 def limit(model, src_len: int, a: float = MAX_LEN_A, b: int = MAX_LEN_B) -> int:
     """Most tokens an output may have, its EOS included."""
-    return min(int(a * src_len + b), model.cfg.max_tgt_len)
+    return min(int(a * src_len + b), (model[0] if isinstance(model, list) else model).cfg.max_tgt_len)
 
 
 def repeats(seq: list[int], n: int = NGRAM) -> set[int]:
@@ -52,6 +53,10 @@ def repeats(seq: list[int], n: int = NGRAM) -> set[int]:
 def next_logprobs(model, src: np.ndarray, prefixes: list[list[int]]) -> np.ndarray:
     """(len(prefixes), V) float64 log-probabilities of the next token after BOS + each prefix, all the
     same length, from the full forward pass (nothing cached)."""
+    if isinstance(model, list):
+        mean = sum(next_logprobs(m, src, prefixes) for m in model) / len(model)
+        mean -= mean.max(-1, keepdims=True)
+        return mean - np.log(np.exp(mean).sum(-1, keepdims=True))
     n = len(src)
     memory, _ = model.encode(src[None], np.array([n]))  # (1, S, C)
     T = len(prefixes[0]) + 1

@@ -56,7 +56,7 @@ def test_wheel_installs_and_translates_without_the_clone(tmp_path):
     (wheel,) = dist.glob("mtcli-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert wheel.stat().st_size <= WHEEL_LIMIT, f"{wheel.stat().st_size / 1e6:.1f} MB"
-    assert {f"mtcli/models/en-es/{f}" for f in registry.model_files()} <= set(names)
+    assert {f"mtcli/models/en-es/{f}" for f in registry.model_files(registry.SHIPPED_DIR / registry.SHIPPED)} <= set(names)
     assert not [n for n in names if n.endswith((".nbi", ".nbc", checkpoint.STATE))]
 
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
@@ -88,7 +88,8 @@ def test_shipped_model_is_listed_and_found_from_any_directory(run_cli, tmp_path,
     (shipped,) = json.loads(out)
     assert code == 0 and shipped["name"] == "en-es" and shipped["shipped"]
     assert shipped["parameters"] == 6_950_390 and shipped["scores"]["test split, beam 4, alpha 1.0"] > 40
-    assert shipped["size"] == sum((Path(shipped["path"]) / f).stat().st_size for f in registry.model_files())
+    assert shipped["size"] == sum((Path(shipped["path"]) / f).stat().st_size
+                                  for f in registry.model_files(Path(shipped["path"])))
     code, out, _ = run_cli("models")
     assert code == 0 and "en-es (shipped)" in out and "6,950,390" in out
 

@@ -228,3 +228,22 @@ def test_translator_matches_the_reference(translator):
         assert [text for text, _ in nbest] == [translator.tgt_tok.decode(h.tokens) for h in want]
         assert [score for _, score in nbest] == pytest.approx([h.score for h in want], rel=1e-4)
     assert got[1][0][0] == "La planta es verde."
+
+
+@pytest.mark.parametrize("beam", [0, 1, 4])
+@pytest.mark.parametrize("seed", [0, 2])
+def test_an_ensemble_matches_the_reference(seed, beam):
+    """Two (and three) different models decoded together: the mean of their log-probabilities at
+    every step, as the reference computes it from full forward passes; batched and alone."""
+    models = [random_model(seed), random_model(seed + 10)]
+    sentences = random_sentences(seed)
+    check(models, sentences, beam, nbest=max(beam, 1))
+    check(models + [random_model(seed + 20)], sentences, beam, batched=False)
+
+
+def test_an_ensemble_of_one_model_twice_is_the_model():
+    model, sentences = random_model(1), random_sentences(1)
+    src, lens = pad(sentences)
+    alone, twice = decode.search(model, src, lens, 4, 4), decode.search([model, model], src, lens, 4, 4)
+    assert [[h.tokens for h in hs] for hs in alone] == [[h.tokens for h in hs] for hs in twice]
+    assert np.allclose([h.logprob for hs in alone for h in hs], [h.logprob for hs in twice for h in hs])

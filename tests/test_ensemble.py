@@ -1,0 +1,114 @@
+"""`mtcli ensemble`: models joined into one directory (float16 on disk), decoded together, scored
+together, listed, added and exported like any model; what cannot be joined is refused in one line.
+(The search itself against the reference: tests/test_search.py.)"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from mtcli.checkpoint import MEMBER, WEIGHTS, load_ensemble, load_model
+from mtcli.decode import Translator
+from mtcli.metrics import ensemble_evaluate
+from tests.conftest import train_tiny_model
+
+LINES = ["Tom is here.", "I like cats.", "Where is the station?"]
+
+
+@pytest.fixture(scope="module")
+def two_models(tmp_path_factory):
+    """Two tiny models trained on the same data and tokenizers (different depths)."""
+    one = train_tiny_model(tmp_path_factory.mktemp("a"), n_layers=1, max_epochs=4)
+    two = train_tiny_model(tmp_path_factory.mktemp("b"), n_layers=2, max_epochs=4)
+    return one, two
+
+
+def test_an_ensemble_is_built_stored_in_float16_and_decodes_both(two_models, tmp_path, run_cli):
+    out = tmp_path / "both"
+    code, printed, err = run_cli("ensemble", *two_models, "-o", out)
+    assert code == 0, err
+    assert "2 models" in printed
+    assert sorted(p.name for p in out.iterdir()) == sorted([WEIGHTS, MEMBER.format(1), "src.json", "tgt.json",
+                                                           "metrics.jsonl"])
+    for k, source in enumerate(two_models):
+        stored = out / (WEIGHTS if k == 0 else MEMBER.format(k))
+        assert stored.stat().st_size < 0.6 * (source / WEIGHTS).stat().st_size  # float16: about half
+    models, _ = load_ensemble(out)
+    originals = [load_model(d)[0] for d in two_models]
+    for m, o in zip(models, originals):
+        assert m.flat.dtype == np.float32 and np.allclose(m.flat, o.flat, rtol=1e-3, atol=1e-4)
+
+    tr = Translator(out)
+    assert len(tr.models) == 2
+    code, printed, err = run_cli("translate", "-m", out, "--greedy", *LINES)
+    assert code == 0, err
+    assert printed.splitlines() == [t[0][0] for t in tr.translate(LINES, beam=1)[0]]
+    code, printed, err = run_cli("info", "-m", out)
+    assert json.loads(printed)["ensemble"] == [json.loads(run_cli("info", "-m", d)[1])["parameters"]
+                                               for d in two_models]
+
+
+def test_an_ensemble_is_scored_by_its_averaged_distribution(two_models):
+    from mtcli.data import encode_pairs, make_batches
+
+    tr = Translator(two_models[0])
+    (batch,) = make_batches(encode_pairs(tr.src_tok, tr.tgt_tok, [("Tom is here.", "Tom está aquí."),
+                                                                  ("I like cats.", "Me gustan los gatos.")],
+                                         tr.model.cfg.max_src_len, tr.model.cfg.max_tgt_len), 8, 0, 0, shuffle=False)
+    alone = tr.model.evaluate(batch)
+    twice = ensemble_evaluate([tr.model, tr.model], batch)  # the same model twice: the model itself
+    assert (twice.correct, twice.n_tokens) == (alone.correct, alone.n_tokens)
+    assert twice.nll == pytest.approx(alone.nll, rel=1e-4)
+    other = load_model(two_models[1])[0]
+    both = ensemble_evaluate([tr.model, other], batch)
+    assert both.nll != pytest.approx(alone.nll, rel=1e-4) and both.n_tokens == alone.n_tokens
+
+
+def test_an_ensemble_is_added_listed_and_exported_like_a_model(two_models, tmp_path, run_cli, monkeypatch):
+    monkeypatch.setenv("MTCLI_HOME", str(tmp_path / "home"))
+    out = tmp_path / "both"
+    assert run_cli("ensemble", *two_models, "-o", out)[0] == 0
+    code, _, err = run_cli("models", "add", out, "--name", "pair")
+    assert code == 0, err
+    listed = {m["name"]: m for m in json.loads(run_cli("models", "--json")[1])}
+    assert listed["pair"]["size"] == sum(p.stat().st_size for p in out.iterdir())
+    code, printed, err = run_cli("translate", "-m", "pair", "--greedy", *LINES)
+    assert code == 0 and len(printed.splitlines()) == 3, err
+    pytest.importorskip("ctranslate2")
+    code, printed, err = run_cli("export", "-m", "pair", "-o", tmp_path / "ct2")
+    assert code == 0 and "the first of the ensemble's 2 models" in " ".join(printed.split()), err
+
+
+@pytest.mark.parametrize("case", ["one model", "existing output", "output is a file", "ensemble of an ensemble",
+                                  "other tokenizers", "missing model"])
+def test_what_cannot_be_joined_is_refused_in_one_line(case, two_models, tmp_path, run_cli, capsys):
+    out = tmp_path / "out"
+    args = [*two_models]
+    if case == "one model":
+        args = [two_models[0]]
+    elif case == "existing output":
+        out.mkdir()
+        (out / "notes.txt").write_text("mine")
+    elif case == "output is a file":
+        out.write_text("mine")
+    elif case == "ensemble of an ensemble":
+        assert run_cli("ensemble", *two_models, "-o", tmp_path / "pair")[0] == 0
+        args = [tmp_path / "pair", two_models[0]]
+    elif case == "other tokenizers":
+        (tmp_path / "c").mkdir()
+        args = [two_models[0], train_tiny_model(tmp_path / "c", max_epochs=1, src_vocab=180)]
+    elif case == "missing model":
+        args = [two_models[0], tmp_path / "nowhere"]
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    capsys.readouterr()  # (what setting up printed)
+    code, printed, err = run_cli("ensemble", *args, "-o", out)
+    assert code == 2 and printed == "" and err.count("\n") == 1 and err.startswith("error: "), err
+    keyword = {"one model": "at least two", "existing output": "not an empty directory",
+               "output is a file": "not an empty directory", "ensemble of an ensemble": "itself an ensemble",
+               "other tokenizers": "not a member of this ensemble", "missing model": "nowhere"}[case]
+    assert keyword in " ".join(err.split())
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing written, nothing left behind
+    if case in ("existing output", "output is a file"):
+        assert (out / "notes.txt" if out.is_dir() else out).read_text() == "mine"

@@ -14,6 +14,7 @@ process gets a small and varying share of the cores, they measure the work each 
 from __future__ import annotations
 
 import argparse
+import copy
 import statistics
 import tempfile
 import time
@@ -87,9 +88,15 @@ def main():
     tr = Translator(args.model)
     lines = sample(args.data, args.sentences)
     n_tokens = sum(len(s) for s in tr.src_tok.encode_batch(lines))
+    # engine against engine: CTranslate2 decodes one model, so mtcli decodes the same one (an
+    # ensemble's first); the ensemble itself is another side
+    single = copy.copy(tr)
+    single.models = tr.models[:1]
     with tempfile.TemporaryDirectory() as tmp:
         export_ctranslate2(tr.model, tr.src_tok, tr.tgt_tok, Path(tmp))
-        sides = {"mtcli": Mtcli(tr)}
+        sides = {"mtcli": Mtcli(single)}
+        if len(tr.models) > 1:
+            sides[f"mtcli, {len(tr.models)} models"] = Mtcli(tr)
         for compute_type in ("float32", "int8"):
             sides[f"CTranslate2 {compute_type}"] = CTranslate2(tr, Path(tmp), compute_type, args.threads)
     print(f"{args.model}: {len(lines)} sentences of {args.data.name} ({n_tokens / len(lines):.1f} source tokens "

@@ -23,6 +23,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -95,12 +96,19 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--data", type=Path, default=UNSEEN, help="TSV to take the English lines from")
     ap.add_argument("--ct2", action="store_true", help="also a CTranslate2 process (needs the export extra)")
+    ap.add_argument("--first-member", action="store_true",
+                    help="an ensemble's first model alone on every side (CTranslate2 decodes one model)")
     ap.add_argument("--ct2-process", nargs=7, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.ct2_process:
         return ct2_process(*args.ct2_process)
     lines = sample_lines(args.data, args.sentences)
     model = registry.resolve(args.model)
+    if args.first_member:  # model.safetensors and the tokenizers alone: a one-model directory
+        single = Path(tempfile.mkdtemp(prefix="mtcli-first-member-"))
+        for name in ("model.safetensors", "src.json", "tgt.json"):
+            shutil.copyfile(model / name, single / name)
+        model = args.model = single
     tr = Translator(model)
     tr.translate_batch(lines[:64], replace(DEFAULTS, beam_size=4))  # warm-up, as benchmarks/decode.py
     print(f"{args.model}: {len(lines)} lines of {args.data.name}, {args.rounds} alternating rounds (medians); "

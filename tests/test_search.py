@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mtcli import decode
-from mtcli.checkpoint import load_model
+from mtcli.checkpoint import load_ensemble
 from mtcli.config import ModelConfig
 from mtcli.model import Model
 from mtcli.tokenizer import BOS, EOS, PAD
@@ -206,9 +206,10 @@ def translator(shipped_model):
 
 @pytest.fixture(scope="module")
 def shipped64(shipped_model, translator):
-    """The shipped weights in float64: the cached and the reference search then agree to 1e-9."""
-    model, _ = load_model(shipped_model, dtype=np.float64)
-    return model, [np.array([BOS, *ids, EOS]) for ids in translator.src_tok.encode_batch(SENTENCES)]
+    """The shipped weights in float64 (every model of the ensemble): the cached and the reference
+    search then agree to 1e-9."""
+    models, _ = load_ensemble(shipped_model, dtype=np.float64)
+    return models, [np.array([BOS, *ids, EOS]) for ids in translator.src_tok.encode_batch(SENTENCES)]
 
 
 @pytest.mark.parametrize("beam, nbest, alpha", [(0, 1, 1.0), (4, 4, 1.0), (5, 2, 0.6)])
@@ -224,7 +225,7 @@ def test_translator_matches_the_reference(translator):
     src, _, _ = translator.encode(SENTENCES)
     for line, nbest in enumerate(got):
         n = int((src[line] != PAD).sum())
-        want = ref.beam_search(translator.model, src[line, :n], 4, 2)
+        want = ref.beam_search(translator.models, src[line, :n], 4, 2)
         assert [text for text, _ in nbest] == [translator.tgt_tok.decode(h.tokens) for h in want]
         assert [score for _, score in nbest] == pytest.approx([h.score for h in want], rel=1e-4)
     assert got[1][0][0] == "La planta es verde."

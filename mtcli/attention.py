@@ -1,4 +1,5 @@
-"""Multi-head attention (thesis 3.3): projections by BLAS, the attention itself by a Numba kernel.
+"""Multi-head attention (thesis 3.2 II. Multi-head attention): projections by BLAS, the attention itself
+by a Numba kernel.
 
 mha_forward/mha_backward train on whole sequences; mha_cached is the same sub-layer at inference for
 one new position per hypothesis, against the keys/values of earlier steps (a KVCache)."""

@@ -86,7 +86,7 @@ def save_model(model_dir: Path, model: Model, meta: dict) -> None:
     The SHA-256 of the tokenizer files already in model_dir is recorded, so that load_model can tell
     when they were edited, damaged or replaced by another model's."""
     model_dir = Path(model_dir)
-    tensors = {f"{g}.{n}": t for g, ts in model.params.items() for n, t in ts.items()}
+    tensors = {f"{group}.{n}": t for group, ts in model.params.items() for n, t in ts.items()}
     try:
         model_dir.mkdir(parents=True, exist_ok=True)
         tokenizers = {name: _file_sha256(model_dir / name) for name in (SRC_TOK, TGT_TOK)
@@ -128,9 +128,9 @@ def _load_weights(path: Path, dtype) -> tuple[Model, dict]:
     if set(shapes) != set(tensors) or any(tensors[n].shape != s for n, s in shapes.items()):
         raise UserError(f"{path}: weights do not match the model config")
     flat = np.zeros(sum(int(np.prod(s)) for s in shapes.values()), dtype)  # (float16 on disk: float32 here)
-    for g, ts in views(flat, cfg).items():
+    for group, ts in views(flat, cfg).items():
         for n, t in ts.items():
-            t[...] = tensors[f"{g}.{n}"]
+            t[...] = tensors[f"{group}.{n}"]
     return Model(cfg, flat), meta
 
 
@@ -189,7 +189,7 @@ def save_ensemble(out: Path, model_dirs: list[Path], dtype=np.float16) -> list[P
             shutil.copyfile(Path(model_dirs[0]) / name, out / name)
     written = []
     for k, ((model, meta), d) in enumerate(zip(metas, model_dirs)):
-        tensors = {f"{g}.{n}": t.astype(dtype) for g, ts in model.params.items() for n, t in ts.items()}
+        tensors = {f"{group}.{n}": t.astype(dtype) for group, ts in model.params.items() for n, t in ts.items()}
         path = out / (WEIGHTS if k == 0 else MEMBER.format(k))
         save_tensors(path, tensors, {**meta, "ensemble_member": f"{k + 1} of {len(metas)}: {Path(d).name}"})
         written.append(path)

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from mtcli import registry
-from mtcli.config import DEFAULT_DATA, DEFAULT_PREPARED, DEFAULTS, ModelConfig
+from mtcli.config import DEFAULT_DATA, DEFAULT_DOWNLOAD_DIR, DEFAULT_PREPARED, DEFAULT_RUNS, DEFAULTS, ModelConfig
 from mtcli.errors import UserError
 from mtcli.schema import limits
 from mtcli.serve.config import ServeConfig
@@ -129,7 +129,7 @@ class SplitMethod(str, Enum):
 @app.command()
 def download(
     dest: Path = typer.Option(
-        Path("data"), "--dest", help="Directory to unpack into; the corpus lands in DEST/spa-eng/spa.txt."
+        DEFAULT_DOWNLOAD_DIR, "--dest", help="Directory to unpack into; the corpus lands in DEST/spa-eng/spa.txt."
     ),
     url: str | None = typer.Option(
         None, "--url", envvar="MTCLI_DOWNLOAD_URL", show_default=False,
@@ -211,19 +211,19 @@ def tokenize(
     from mtcli.data import prepare
 
     with _out.status("Splitting, training tokenizers, encoding…"):
-        p = prepare(data, out, seed=seed, split=split.value, src_vocab=src_vocab, tgt_vocab=tgt_vocab, force=force)
-    _print_prepared(p)
+        prepared = prepare(data, out, seed=seed, split=split.value, src_vocab=src_vocab, tgt_vocab=tgt_vocab, force=force)
+    _print_prepared(prepared)
 
 
-def _print_prepared(p) -> None:
+def _print_prepared(prepared) -> None:
     """tokenize's report: the corpus, the split and the output; then both sides' vocabulary, round trip and lengths."""
     from rich.table import Table
 
-    m = p.manifest
+    m = prepared.manifest
     d, sizes, over = m["data"], m["split_sizes"], m["overlong"]
     skipped = f"{d['skipped']:,}" + (f" (lines {', '.join(map(str, d['skipped_lines']))}…)" if d["skipped"] else "")
     cut = over["truncated"]["selection"] + over["truncated"]["test"]
-    built = "reused: same corpus and options" if p.reused else f"built in {m['seconds']:.1f} s"
+    built = "reused: same corpus and options" if prepared.reused else f"built in {m['seconds']:.1f} s"
     summary = Table(title="mtcli tokenize", show_header=False)
     summary.add_column(style="bold")
     summary.add_column(overflow="fold")
@@ -234,7 +234,7 @@ def _print_prepared(p) -> None:
         ("malformed lines skipped", skipped),
         ("split", f"{m['split']}, seed {m['seed']}: " + " / ".join(f"{k} {v:,}" for k, v in sizes.items())),
         ("over-long pairs", f"{over['dropped_from_train']:,} dropped from train, {cut:,} truncated in selection/test"),
-        ("output", f"{p.out_dir} ({built})"),
+        ("output", f"{prepared.out_dir} ({built})"),
     ):
         summary.add_row(key, value)
     sides = Table(show_header=True)
@@ -389,7 +389,7 @@ def train(
         raise typer.Exit(distributed.relaunch(ranks, sys.argv[1:]))
     comm = distributed.world(ranks)
     console = err if comm.rank == 0 else Console(stderr=True, quiet=True)  # rank 0 speaks for all
-    out = out or Path("runs") / config.value
+    out = out or DEFAULT_RUNS / config.value
     tcfg_given, model_given = _given_fields(ctx, TrainConfig), _given_fields(ctx, ModelConfig)
     shape = model_shape(config.value, model_given)  # refused now, not after tokenizing
     # with --resume the saved model is kept: a model option given now must agree with it
@@ -397,9 +397,10 @@ def train(
     with distributed.ranks_exit_together(comm):
         if register is not None:
             registry.check_free(register)  # now, not after an hour of training
-        p = comm.root_first(lambda: load_or_prepare(prepared, data, console))  # one tokenizer run per disk
-        mcfg = dataclasses.replace(shape, src_vocab=p.src_tok.vocab_size, tgt_vocab=p.tgt_tok.vocab_size)
-        loop = run(p, out, mcfg, TrainConfig(**tcfg_given), resume=resume, console=console, comm=comm,
+        prepared_data = comm.root_first(lambda: load_or_prepare(prepared, data, console))  # one tokenizer run per disk
+        mcfg = dataclasses.replace(shape, src_vocab=prepared_data.src_tok.vocab_size,
+                                   tgt_vocab=prepared_data.tgt_tok.vocab_size)
+        loop = run(prepared_data, out, mcfg, TrainConfig(**tcfg_given), resume=resume, console=console, comm=comm,
                    overrides=tcfg_given, threads=threads, force=force, fixed=fixed)
     if loop.done == "interrupted":
         raise typer.Exit(130)

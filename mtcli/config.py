@@ -8,8 +8,10 @@ from pathlib import Path
 
 from mtcli.errors import UserError
 
-DEFAULT_DATA = Path("data/spa-eng/spa.txt")  # where `mtcli download` unpacks the corpus
+DEFAULT_DOWNLOAD_DIR = Path("data")  # where `mtcli download` unpacks the archive
+DEFAULT_DATA = DEFAULT_DOWNLOAD_DIR / "spa-eng" / "spa.txt"  # the corpus it unpacks there
 DEFAULT_PREPARED = Path("data/prepared")  # where `mtcli tokenize` writes and `mtcli train` reads
+DEFAULT_RUNS = Path("runs")  # `mtcli train` writes each run to RUNS/<config> unless --out is given
 
 
 @dataclass
@@ -126,5 +128,5 @@ def from_dict(cls, d: dict):
     return cls(**d)
 
 
-__all__ = ["DEFAULT_DATA", "DEFAULT_PREPARED", "ModelConfig", "TrainConfig", "PRESETS", "TranslationOptions",
-           "DEFAULTS", "SENTENCES_PER_BATCH", "model_config", "to_dict", "from_dict"]
+__all__ = ["DEFAULT_DATA", "DEFAULT_DOWNLOAD_DIR", "DEFAULT_PREPARED", "DEFAULT_RUNS", "ModelConfig", "TrainConfig",
+           "PRESETS", "TranslationOptions", "DEFAULTS", "SENTENCES_PER_BATCH", "model_config", "to_dict", "from_dict"]

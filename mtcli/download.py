@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mtcli.atomic import atomic_write_bytes
+from mtcli.config import DEFAULT_DOWNLOAD_DIR
 from mtcli.errors import UserError
 
 URL = "http://storage.googleapis.com/download.tensorflow.org/data/spa-eng.zip"
@@ -106,7 +107,7 @@ def _unpack(archive: bytes, url: str) -> tuple[bytes, bytes | None]:
 
 
 def download(
-    dest_dir: str | os.PathLike = "data",
+    dest_dir: str | os.PathLike = DEFAULT_DOWNLOAD_DIR,
     url: str = URL,
     sha256: str = SPA_SHA256,
     progress: Progress = lambda done, total: None,

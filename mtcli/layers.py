@@ -100,7 +100,7 @@ class FFNCache(NamedTuple):
 
 
 def ffn_forward(x, params):
-    """ReLU(x W1 + b1) W2 + b2 (thesis 3.4)."""
+    """ReLU(x W1 + b1) W2 + b2 (thesis 3.2 V. Perceptron layer)."""
     shape = x.shape
     x2 = x.reshape(-1, shape[-1])  # (N, C)
     h = x2 @ params["w1"]  # (N, F)
@@ -121,7 +121,7 @@ def ffn_backward(dout, cache, grads):
 
 
 def positional_encoding(n_pos, d_model, dtype=np.float32):
-    """Fixed sinusoidal table (Vaswani et al.; thesis 3.1): (n_pos, d_model)."""
+    """Fixed sinusoidal table (Vaswani et al.; thesis 3.2 I. Embedding layer): (n_pos, d_model)."""
     pos = np.arange(n_pos)[:, None]
     i = np.arange(d_model)[None, :]
     angle = pos / 10000.0 ** (2 * (i // 2) / d_model)

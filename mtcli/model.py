@@ -43,7 +43,7 @@ def _attn(C):
 def param_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
     """All parameter names and shapes, in buffer order."""
     C, F = cfg.d_model, cfg.d_ff
-    ln = {"g": (C,), "b": (C,)}
+    ln = {"g": (C,), "b": (C,)}  # "g" (the gain) is the name stored in model files, kept so existing files load
     ffn = {"w1": (C, F), "b1": (F,), "w2": (F, C), "b2": (C,)}
     groups = {"src_emb": {"w": (cfg.src_vocab, C)}, "tgt_emb": {"w": (cfg.tgt_vocab, C)}}
     for i in range(cfg.n_layers):
@@ -89,7 +89,8 @@ def init_params(cfg: ModelConfig, seed: int = 0, dtype=np.float32) -> np.ndarray
 
 
 class ResidualCache(NamedTuple):
-    """Of out = LN(x + Dropout(sub)), the post-norm residual connection (thesis 3.5)."""
+    """Of out = LN(x + Dropout(sub)), the post-norm residual connection (thesis 3.2 III. Addition layer +
+    IV. Normalization layer)."""
 
     drop: DropoutCache | None  # dropout of sub (B, T, C); None: off
     ln: LayerNormCache  # of x + Dropout(sub), (B*T, C) rows
@@ -140,7 +141,8 @@ class Model:
 
     # ---- sub-layers ---------------------------------------------------------------------------
     def _residual_ln(self, x, sub, name, rng):
-        """LN(x + Dropout(sub)) of the post-norm blocks (thesis 3.5)."""
+        """LN(x + Dropout(sub)) of the post-norm blocks (thesis 3.2 III. Addition layer + IV. Normalization
+        layer)."""
         s, drop = residual_dropout_forward(x, sub, self.cfg.dropout, rng)
         out, ln = layernorm_forward(s, self.params[name]["g"], self.params[name]["b"])
         return out, ResidualCache(drop, ln, name)

@@ -29,11 +29,20 @@ def _rank() -> dict[str, int]:
     return {name: i for i, names in enumerate(GROUPS.values()) for name in names}
 
 
+def _is_module(dotted: str) -> bool:
+    """mtcli.kernels.adam -> whether mtcli/kernels/adam.py or the package mtcli/kernels/adam/ exists."""
+    path = ROOT.joinpath(*dotted.split(".")[1:])
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
 def _imports(path: Path) -> set[str]:
+    """The mtcli modules a file imports; `from mtcli import X` counts as mtcli.X when X is a module."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "mtcli":
-            found.add(node.module)
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                found.add(sub if _is_module(sub) else node.module)
         elif isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.split(".")[0] == "mtcli"}
     return found

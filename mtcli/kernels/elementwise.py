@@ -48,21 +48,21 @@ def relu_backward(dh, h, db):
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31, _S40 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(40)
-_KEEP_BITS = 24  # resolution of p: 2^-24
+_KEEP_BITS = 24  # resolution of rate: 2^-24
 
 
 @njit(**JIT)
-def _threshold(p):
-    return np.uint64(round(p * (1 << _KEEP_BITS)))
+def _threshold(rate):
+    return np.uint64(round(rate * (1 << _KEEP_BITS)))
 
 
-def keep_ref(seed, n, p):
+def keep_ref(seed, n, rate):
     """(n,) bool: which of elements 0..n-1 a dropout call with this seed keeps."""
     with np.errstate(over="ignore"):
         z = np.uint64(seed) + (np.arange(n, dtype=np.uint64) + np.uint64(1)) * _GOLDEN
         z = (z ^ (z >> _S30)) * _MIX1
         z = (z ^ (z >> _S27)) * _MIX2
-        return ((z ^ (z >> _S31)) >> _S40) >= _threshold(p)
+        return ((z ^ (z >> _S31)) >> _S40) >= _threshold(rate)
 
 
 @njit(**JIT, inline="always")
@@ -73,47 +73,47 @@ def _keep(seed, i, threshold):
     return ((z ^ (z >> _S31)) >> _S40) >= threshold
 
 
-def dropout_ref(x, p, seed):
-    keep = keep_ref(seed, x.size, p).reshape(x.shape)
-    return np.where(keep, x * x.dtype.type(1.0 / (1.0 - p)), x.dtype.type(0.0))
+def dropout_ref(x, rate, seed):
+    keep = keep_ref(seed, x.size, rate).reshape(x.shape)
+    return np.where(keep, x * x.dtype.type(1.0 / (1.0 - rate)), x.dtype.type(0.0))
 
 
 @njit(**JIT)
-def dropout(x, p, seed):
-    """Inverted dropout of x (any shape) with the keep decisions of `seed`: x * keep / (1 - p).
+def dropout(x, rate, seed):
+    """Inverted dropout of x (any shape) with the keep decisions of `seed`: x * keep / (1 - rate).
     The backward pass is the same call on the incoming gradient."""
     xf = x.reshape(-1)
     out = np.empty_like(xf)
-    thr, scale, zero, s = _threshold(p), x.dtype.type(1.0 / (1.0 - p)), x.dtype.type(0.0), np.uint64(seed)
+    thr, scale, zero, s = _threshold(rate), x.dtype.type(1.0 / (1.0 - rate)), x.dtype.type(0.0), np.uint64(seed)
     for i in range(xf.size):
         out[i] = xf[i] * scale if _keep(s, i, thr) else zero
     return out.reshape(x.shape)
 
 
-def dropout_add_ref(base, x, p, seed):
-    keep = keep_ref(seed, x.size, p).reshape(x.shape)
-    return np.where(keep, base + x * x.dtype.type(1.0 / (1.0 - p)), base)
+def dropout_add_ref(base, x, rate, seed):
+    keep = keep_ref(seed, x.size, rate).reshape(x.shape)
+    return np.where(keep, base + x * x.dtype.type(1.0 / (1.0 - rate)), base)
 
 
 @njit(**JIT)
-def dropout_add(base, x, p, seed):
-    """base + dropout(x, p, seed) in one pass: the residual connection around a sub-layer."""
+def dropout_add(base, x, rate, seed):
+    """base + dropout(x, rate, seed) in one pass: the residual connection around a sub-layer."""
     xf, bf = x.reshape(-1), base.reshape(-1)
     out = np.empty_like(xf)
-    thr, scale, s = _threshold(p), x.dtype.type(1.0 / (1.0 - p)), np.uint64(seed)
+    thr, scale, s = _threshold(rate), x.dtype.type(1.0 / (1.0 - rate)), np.uint64(seed)
     for i in range(xf.size):
         out[i] = bf[i] + xf[i] * scale if _keep(s, i, thr) else bf[i]
     return out.reshape(x.shape)
 
 
-def dropout_mask_ref(mask, p, seed):
-    mask[...] = dropout_ref(np.ones_like(mask), p, seed)
+def dropout_mask_ref(mask, rate, seed):
+    mask[...] = dropout_ref(np.ones_like(mask), rate, seed)
 
 
 @njit(**JIT)
-def dropout_mask(mask, p, seed):
-    """mask (any shape) <- keep / (1 - p) in place: for the attention kernels, which take the mask."""
+def dropout_mask(mask, rate, seed):
+    """mask (any shape) <- keep / (1 - rate) in place: for the attention kernels, which take the mask."""
     mf = mask.reshape(-1)
-    thr, scale, zero, s = _threshold(p), mask.dtype.type(1.0 / (1.0 - p)), mask.dtype.type(0.0), np.uint64(seed)
+    thr, scale, zero, s = _threshold(rate), mask.dtype.type(1.0 / (1.0 - rate)), mask.dtype.type(0.0), np.uint64(seed)
     for i in range(mf.size):
         mf[i] = scale if _keep(s, i, thr) else zero

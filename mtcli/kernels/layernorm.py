@@ -17,25 +17,25 @@ from mtcli.kernels.jit import (
 EPS = 1e-5
 
 
-def layernorm_forward_ref(x, g, b):
+def layernorm_forward_ref(x, gain, b):
     """x (N, C) -> out (N, C), xhat (N, C), rstd (N,)."""
     mean = x.mean(-1, keepdims=True)
     rstd = 1.0 / np.sqrt(((x - mean) ** 2).mean(-1, keepdims=True) + EPS)
     xhat = (x - mean) * rstd
-    return xhat * g + b, xhat, rstd[:, 0]
+    return xhat * gain + b, xhat, rstd[:, 0]
 
 
-def layernorm_backward_ref(dout, xhat, rstd, g, dg, db):
-    """Returns dx (N, C); accumulates dg += ..., db += ... in place."""
-    dg += (dout * xhat).sum(0)
+def layernorm_backward_ref(dout, xhat, rstd, gain, dgain, db):
+    """Returns dx (N, C); accumulates dgain += ..., db += ... in place."""
+    dgain += (dout * xhat).sum(0)
     db += dout.sum(0)
-    dxhat = dout * g
+    dxhat = dout * gain
     dx = dxhat - dxhat.mean(-1, keepdims=True) - xhat * (dxhat * xhat).mean(-1, keepdims=True)
     return dx * rstd[:, None]
 
 
 @njit(**JIT, fastmath=FAST)
-def _forward_rows(x, g, b, out, xhat, rstd, rows):
+def _forward_rows(x, gain, b, out, xhat, rstd, rows):
     C = x.shape[1]
     for i in rows:
         xi, hi, oi = x[i], xhat[i], out[i]
@@ -51,56 +51,56 @@ def _forward_rows(x, g, b, out, xhat, rstd, rows):
         for c in range(C):
             h = (xi[c] - mean) * r
             hi[c] = h
-            oi[c] = h * g[c] + b[c]
+            oi[c] = h * gain[c] + b[c]
 
 
 @njit(**JIT, parallel=True)
-def layernorm_forward(x, g, b):
+def layernorm_forward(x, gain, b):
     """x (N, C) -> out (N, C), xhat (N, C), rstd (N,). Statistics in float64."""
     N, C = x.shape
     out, xhat, rstd = np.empty_like(x), np.empty_like(x), np.empty(N, x.dtype)
     n_chunks = (N + ROWS_PER_CHUNK - 1) // ROWS_PER_CHUNK
     if N * C < PARALLEL_MIN_WORK:
         for ch in range(n_chunks):
-            _forward_rows(x, g, b, out, xhat, rstd, chunk_rows(ch, N))
+            _forward_rows(x, gain, b, out, xhat, rstd, chunk_rows(ch, N))
     else:
         for ch in prange(n_chunks):
-            _forward_rows(x, g, b, out, xhat, rstd, chunk_rows(ch, N))
+            _forward_rows(x, gain, b, out, xhat, rstd, chunk_rows(ch, N))
     return out, xhat, rstd
 
 
 @njit(**JIT, fastmath=FAST)
-def _backward_rows(dout, xhat, rstd, g, dx, dg_part, db_part, rows):
-    """dx for the given rows; their dg, db contributions go to dg_part, db_part (overwritten)."""
+def _backward_rows(dout, xhat, rstd, gain, dx, dgain_part, db_part, rows):
+    """dx for the given rows; their dgain, db contributions go to dgain_part, db_part (overwritten)."""
     C = dout.shape[1]
-    dg_part[:] = 0.0
+    dgain_part[:] = 0.0
     db_part[:] = 0.0
     for i in rows:
         di, hi, dxi = dout[i], xhat[i], dx[i]
-        mean_d = 0.0  # mean of dxhat = dout * g
+        mean_d = 0.0  # mean of dxhat = dout * gain
         mean_dh = 0.0  # mean of dxhat * xhat
         for c in range(C):
-            dh = di[c] * g[c]
+            dh = di[c] * gain[c]
             mean_d += dh
             mean_dh += dh * hi[c]
-            dg_part[c] += di[c] * hi[c]
+            dgain_part[c] += di[c] * hi[c]
             db_part[c] += di[c]
         mean_d /= C
         mean_dh /= C
         r = rstd[i]
         for c in range(C):
-            dxi[c] = (di[c] * g[c] - mean_d - hi[c] * mean_dh) * r
+            dxi[c] = (di[c] * gain[c] - mean_d - hi[c] * mean_dh) * r
 
 
 @njit(**JIT, parallel=True)
-def layernorm_backward(dout, xhat, rstd, g, dg, db):
-    """Returns dx (N, C); accumulates dg += ..., db += ... in place."""
+def layernorm_backward(dout, xhat, rstd, gain, dgain, db):
+    """Returns dx (N, C); accumulates dgain += ..., db += ... in place."""
     N, C = dout.shape
     dx = np.empty_like(dout)
     n_chunks = (N + ROWS_PER_CHUNK - 1) // ROWS_PER_CHUNK
-    dg_part, db_part = np.empty((n_chunks, C)), np.empty((n_chunks, C))
+    dgain_part, db_part = np.empty((n_chunks, C)), np.empty((n_chunks, C))
     for ch in prange(n_chunks):
-        _backward_rows(dout, xhat, rstd, g, dx, dg_part[ch], db_part[ch], chunk_rows(ch, N))
-    add_chunk_sums(dg, dg_part)
+        _backward_rows(dout, xhat, rstd, gain, dx, dgain_part[ch], db_part[ch], chunk_rows(ch, N))
+    add_chunk_sums(dgain, dgain_part)
     add_chunk_sums(db, db_part)
     return dx

@@ -1,9 +1,9 @@
 """Sentences of a line (pysbd), and pieces of a sentence short enough for the model.
 
-pysbd was measured against sentencex on 10,000 lines of three corpus sentences each (benchmarks in
-notes/issue20.md): boundary recall 99.5 % vs 99.1 %, and with the abbreviations below removed from
-its list 99.98 %; sentencex runs on `?!` ("Are you serious?! I can't...") and both took "me." for an
-abbreviation (Maine). A line without a possible boundary skips the splitter (most lines).
+pysbd was measured against sentencex on 10,000 lines of three corpus sentences each: boundary recall
+99.5 % vs 99.1 %, and with the abbreviations below removed from its list 99.98 %; sentencex runs on
+`?!` ("Are you serious?! I can't...") and both took "me." for an abbreviation (Maine). A line without
+a possible boundary skips the splitter (most lines).
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from mtcli import registry
+from mtcli.checkpoint import member_files
 from mtcli.data import read_corpus
 from mtcli.decode import DEFAULTS, Translator
 
@@ -104,6 +105,9 @@ def main():
         return ct2_process(*args.ct2_process)
     lines = sample_lines(args.data, args.sentences)
     model = registry.resolve(args.model)
+    if args.ct2 and len(member_files(model)) > 1 and not args.first_member:
+        print(f"{args.model} is an ensemble; CTranslate2 decodes one model, so every side runs its first alone")
+        args.first_member = True
     if args.first_member:  # model.safetensors and the tokenizers alone: a one-model directory
         single = Path(tempfile.mkdtemp(prefix="mtcli-first-member-"))
         for name in ("model.safetensors", "src.json", "tgt.json"):

@@ -137,6 +137,7 @@ def _load_weights(path: Path, dtype) -> tuple[Model, dict]:
 # --- ensembles: several models decoded as one --------------------------------------------------
 
 MEMBER = "member{}.safetensors"  # an ensemble's models after the first (model.safetensors)
+ENSEMBLE_MEMBER = "ensemble_member"  # metadata: "K of N: source directory name"
 # what every model of an ensemble must share: one source and one target vocabulary, position by position
 SHARED = ("src_vocab", "tgt_vocab", "max_src_len", "max_tgt_len")
 
@@ -157,6 +158,11 @@ def load_ensemble(model_dir: Path, dtype=np.float32) -> tuple[list[Model], dict]
         model, member_meta = _load_weights(path, dtype)
         _check_member(path, model.cfg, member_meta, first.cfg, meta)
         models.append(model)
+    recorded = meta.get(ENSEMBLE_MEMBER)  # "1 of 2: NAME", written by save_ensemble
+    expected = int(recorded.split(" of ")[1].split(":")[0]) if isinstance(recorded, str) and " of " in recorded else 1
+    if expected != len(models):
+        raise UserError(f"{model_dir}: an ensemble of {expected} models, but {len(models)} found "
+                        f"(missing {', '.join(MEMBER.format(k) for k in range(len(models), expected))})")
     return models, meta
 
 
@@ -191,7 +197,7 @@ def save_ensemble(out: Path, model_dirs: list[Path], dtype=np.float16) -> list[P
     for k, ((model, meta), d) in enumerate(zip(metas, model_dirs)):
         tensors = {f"{group}.{n}": t.astype(dtype) for group, ts in model.params.items() for n, t in ts.items()}
         path = out / (WEIGHTS if k == 0 else MEMBER.format(k))
-        save_tensors(path, tensors, {**meta, "ensemble_member": f"{k + 1} of {len(metas)}: {Path(d).name}"})
+        save_tensors(path, tensors, {**meta, ENSEMBLE_MEMBER: f"{k + 1} of {len(metas)}: {Path(d).name}"})
         written.append(path)
     return written
 

@@ -180,22 +180,28 @@ def ensemble(specs: list[str], out: Path, dtype: str = "float16") -> list[Path]:
         raise UserError(f"--dtype must be float16 or float32, not {dtype!r}")
     dirs = [resolve(spec) for spec in specs]
     out = Path(out)
+    if str(out) == "-":
+        raise UserError("-o - is standard output; an ensemble is a directory: give a new one")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UserError(f"{out} exists and is not an empty directory; give a new one for the ensemble")
+    created = next((d for d in reversed(out.absolute().parents) if not d.exists()), None)  # removed on failure
+    done = False
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    except OSError as e:
-        raise UserError(f"cannot write {out}: {e.strerror or e}") from None
-    try:
-        written = save_ensemble(tmp, dirs, np.dtype(dtype))
-        if out.exists():
-            out.rmdir()  # (empty: checked above)
-        tmp.rename(out)
+        try:
+            written = save_ensemble(tmp, dirs, np.dtype(dtype))
+            if out.exists():
+                out.rmdir()  # (empty: checked above)
+            tmp.rename(out)
+            done = True
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     except OSError as e:
         raise UserError(f"cannot write {out}: {e.strerror or e}") from None
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if not done and created is not None:
+            shutil.rmtree(created, ignore_errors=True)
     return [out / f.name for f in written]
 
 

@@ -81,8 +81,17 @@ def test_an_ensemble_is_added_listed_and_exported_like_a_model(two_models, tmp_p
     assert code == 0 and "the first of the ensemble's 2 models" in " ".join(printed.split()), err
 
 
+def test_an_ensemble_missing_a_member_is_refused_not_run_as_one_model(two_models, tmp_path, run_cli):
+    out = tmp_path / "both"
+    assert run_cli("ensemble", *two_models, "-o", out)[0] == 0
+    (out / MEMBER.format(1)).unlink()
+    code, printed, err = run_cli("translate", "-m", out, "Tom is here.")
+    assert code == 2 and printed == "" and err.count("\n") == 1, err
+    assert "an ensemble of 2 models, but 1 found" in " ".join(err.split())
+
+
 @pytest.mark.parametrize("case", ["one model", "existing output", "output is a file", "ensemble of an ensemble",
-                                  "other tokenizers", "missing model"])
+                                  "other tokenizers", "missing model", "output is stdout", "missing parents"])
 def test_what_cannot_be_joined_is_refused_in_one_line(case, two_models, tmp_path, run_cli, capsys):
     out = tmp_path / "out"
     args = [*two_models]
@@ -101,13 +110,19 @@ def test_what_cannot_be_joined_is_refused_in_one_line(case, two_models, tmp_path
         args = [two_models[0], train_tiny_model(tmp_path / "c", max_epochs=1, src_vocab=180)]
     elif case == "missing model":
         args = [two_models[0], tmp_path / "nowhere"]
+    elif case == "output is stdout":
+        out = "-"
+    elif case == "missing parents":  # refused after the parents were made: they are removed again
+        out = tmp_path / "new" / "deeper" / "out"
+        args = [two_models[0], tmp_path]
     before = sorted(p.name for p in tmp_path.rglob("*"))
     capsys.readouterr()  # (what setting up printed)
     code, printed, err = run_cli("ensemble", *args, "-o", out)
     assert code == 2 and printed == "" and err.count("\n") == 1 and err.startswith("error: "), err
     keyword = {"one model": "at least two", "existing output": "not an empty directory",
                "output is a file": "not an empty directory", "ensemble of an ensemble": "itself an ensemble",
-               "other tokenizers": "not a member of this ensemble", "missing model": "nowhere"}[case]
+               "other tokenizers": "not a member of this ensemble", "missing model": "nowhere",
+               "output is stdout": "standard output", "missing parents": "model.safetensors: no such file"}[case]
     assert keyword in " ".join(err.split())
     assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing written, nothing left behind
     if case in ("existing output", "output is a file"):

@@ -328,7 +328,8 @@ def _translate_attributes(lines: list[str], engine: Engine, options: TextOptions
     results = translate_lines([text for *_, text in values], engine, options)
     for (line, start, end, _), r in sorted(zip(values, results), key=lambda v: v[0][:2], reverse=True):
         r.line = line + 1
-        lines[line] = lines[line][:start] + '"' + html.escape(r.text, quote=True) + '"' + lines[line][end:]
+        quote = lines[line][start] if lines[line][start] in "'\"" else '"'  # (an unquoted value gets quotes)
+        lines[line] = lines[line][:start] + quote + html.escape(r.text, quote=True) + quote + lines[line][end:]
     return lines, results
 
 

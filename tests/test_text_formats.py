@@ -381,3 +381,19 @@ def test_markup_around_words_is_never_lost(fmt, data, model):
     out, _ = translate_document([line], fmt, engine(answer))
     for mark in marks:
         assert out[0].count(mark) == line.count(mark), (line, out)
+
+
+@pytest.mark.parametrize("source", ["[**Click here**](http://x.y/z) to see it.", "This is **bold *italic* text** here.",
+                                    "***Both*** are here.", "I *really* like **[the book](x)** a lot.",
+                                    "**The** cat and _the_ dog."])
+def test_nested_markup_keeps_its_structure(source):
+    """Emphasis inside a link, emphasis inside emphasis: the output's Markdown has the same nesting
+    (the same sequence of opening and closing tokens); marks never cross."""
+    from markdown_it import MarkdownIt
+
+    def structure(text):
+        (inline,) = [t for t in MarkdownIt("commonmark").parse(text) if t.type == "inline"]
+        return [c.type for c in inline.children if c.type != "text"]
+
+    out, _ = translate_document([source], "markdown", engine(word_by_word))
+    assert structure(out[0]) == structure(source), out

@@ -211,9 +211,14 @@ _EMPHASIS = re.compile(r"(\*\*|__|~~|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)(\1)(?!\w)")
 def _inline_markdown(doc: _Doc, text: str) -> str:
     text = _CODE.sub(lambda m: doc.item(m.group()), text)
     text = _RAW_INLINE.sub(lambda m: doc.item(m.group()), text)
-    for pattern in (_IMAGE, _LINK, _EMPHASIS, _EMPHASIS):  # twice: ***both*** is ** inside *
-        text = pattern.sub(lambda m: doc.item(m.group(1), m.group(2), m.group(3)), text)
-    return text
+    for pattern in (_IMAGE, _LINK):  # (emphasis inside a link's text is an item of its own too)
+        text = pattern.sub(lambda m: doc.item(m.group(1), _emphasis(doc, m.group(2)), m.group(3)), text)
+    return _emphasis(doc, text)
+
+
+def _emphasis(doc: _Doc, text: str) -> str:
+    """Emphasis as items, emphasis inside emphasis too (***both***, **bold *italic* text**)."""
+    return _EMPHASIS.sub(lambda m: doc.item(m.group(1), _emphasis(doc, m.group(2)), m.group(3)), text)
 
 
 def _front_matter(lines: list[str]) -> int:

@@ -464,13 +464,19 @@ class _Wrap:
     end: int
 
 
+# markup characters left raw inside an item's words ("***both***" read as ** around "*both"): such an
+# item stays a placeholder, as nested markup does; the model would garble them
+_RAW_MARKUP = re.compile(r"[*_~`\[\]<>]")
+
+
 def _unwrap(text: str, items: dict[str, tuple[str, ...]]) -> tuple[str, list[_Wrap]]:
     """text with each item that wraps plain words (an emphasis, a link: three parts, no markup
     inside) replaced by its words; the items, in order."""
     wraps, out, last, at = [], [], 0, 0
     for m in protect.PRIVATE.finditer(text):
         parts = items.get(m.group(), ())
-        if len(parts) == 3 and parts[1].strip() and not protect.PRIVATE.search(parts[1]):
+        if len(parts) == 3 and parts[1].strip() and not protect.PRIVATE.search(parts[1]) \
+                and not _RAW_MARKUP.search(parts[1]):
             out += [text[last : m.start()], parts[1].replace("\n", " ")]  # (a line of its own: "<b>\nx</b>")
             at += m.start() - last
             wraps.append(_Wrap(m.group(), at, at + len(parts[1])))

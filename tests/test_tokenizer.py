@@ -110,6 +110,33 @@ def test_load_missing_or_damaged(tok, tmp_path):
         Tokenizer.load(bad)
 
 
+@pytest.mark.parametrize("damage, reason", [
+    (lambda m: m.update(type="BPE"), "not a WordPiece model with mtcli's settings"),
+    (lambda m: m.update(continuing_subword_prefix="@@"), "not a WordPiece model with mtcli's settings"),
+    (lambda m: m["vocab"].update({"[PAD]": 1}), "the vocabulary ids are not 0, 1, 2, ... each once"),  # twice
+    (lambda m: m["vocab"].update({"[PAD]": "0"}), "the vocabulary ids are not 0, 1, 2, ... each once"),  # a string
+    (lambda m: m.update(vocab=list(m["vocab"])), "the vocabulary ids are not 0, 1, 2, ... each once"),  # no dict
+    (lambda m: m.pop("vocab"), "damaged: 'vocab'"),  # a KeyError's message is the key
+])
+def test_a_damaged_tokenizer_file_says_what_is_wrong(tok, tmp_path, damage, reason):
+    path = tmp_path / "tok.json"
+    tok.save(path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    damage(doc["model"])
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(UserError) as e:
+        Tokenizer.load(path)
+    assert f"tokenizer file {path} is " in str(e.value) and reason in str(e.value)
+    assert "None" not in str(e.value)
+
+
+def test_lone_surrogates_encode_as_the_replacement_character(tok):
+    """What Python hands over for bytes that were not UTF-8 (surrogateescape) cannot reach the Rust
+    side as it is; each becomes U+FFFD, nothing more."""
+    assert tok.encode("a\udc80b") == tok.encode("a\ufffdb")
+    assert tok.encode_batch(["x\ud800 y"]) == [tok.encode("x\ufffd y")]
+
+
 # --- Unicode normalisation ----------------------------------------------------------------------
 
 FORMS = ("NFC", "NFD", "NFKC", "NFKD")

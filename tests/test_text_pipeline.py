@@ -194,3 +194,34 @@ def test_an_aside_in_brackets_is_translated_inside_its_brackets():
     assert out[0].text == "THE MEETING (ON MONDAY) WAS LONG." and out[1].text == "I LIKE TEA [BUT NOT COFFEE]."
     assert out[2].text == "(REALLY?)" and "(" not in "".join(seen[:2]) and "on Monday" in seen
     assert out[3].text == "F(X) AND FRIEND(S) AT WIKI/FOO_(BAR)."  # brackets that are not asides: as they were
+
+
+def test_emoji_inside_a_sentence_are_set_aside_and_put_back_among_the_words():
+    """The model never sees them (as a placeholder the real one answered "The pizza 🍕 was great."
+    with "La pizza tenía 🍕 años."); each comes back once, at the same share of the words, glued to
+    a word if it was, before the final mark if it was last."""
+    seen = []
+
+    def model(lines):
+        seen.extend(lines)
+        return [[(line.upper(), -1.0)] for line in lines]
+
+    results = translate_lines(["I have 3 cats 🐱 and 2 dogs.", "Thanks🙏 for everything.",
+                               "Look 👉 here 👈 now.", "We are done 🐱."], engine(model))
+    assert not any(c in "".join(seen) for c in "🐱🙏👉👈")
+    assert [r.text for r in results] == ["I HAVE 3 CATS 🐱 AND 2 DOGS.", "THANKS🙏 FOR EVERYTHING.",
+                                         "LOOK 👉 HERE 👈 NOW.", "WE ARE DONE 🐱."]
+    assert "🐱" in results[0].kept
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(["Tom", "likes", "cats", "and", "dogs", "🐱", "❤️", "🎉🎉", "5"]), min_size=1, max_size=10),
+       st.sampled_from(["same", "shorter", "empty"]))
+def test_emoji_inside_a_sentence_are_never_lost(words, answer):
+    def model(lines):
+        return [[({"same": line, "shorter": " ".join(line.split()[:1]), "empty": ""}[answer], -1.0)] for line in lines]
+
+    line = " ".join(words) + "."
+    (r,) = translate_lines([line], engine(model))
+    for emoji in ("🐱", "❤️", "🎉"):
+        assert r.text.count(emoji) == line.count(emoji), (line, r.text)

@@ -103,6 +103,8 @@ class _Sentence:
     line: int  # index into the batch
     lead: str = ""  # emoji or markup set aside at the start, with its space
     trail: str = ""
+    floating: list[tuple[float, str, bool]] = field(default_factory=list)  # emoji set aside inside the
+    # sentence: (words before it / words of the sentence, the emoji, glued to the word before it)
     verbatim: str | None = None  # nothing to translate: this comes out as it is
     masked: protect.Masked | None = None
     shout: bool = False
@@ -276,6 +278,12 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
         start = spans[-1][0]
         s.trail, text = text[len(text[:start].rstrip()) :], text[:start].rstrip()
         spans = spans_of(text)
+    # ... and emoji inside it too, put back at the same place among the words after: as a placeholder,
+    # "The pizza 🍕 was great." came out "La pizza tenía 🍕 años.", "I love you ❤️ so much." lost "so much"
+    inside = [(a, b) for a, b in spans if _symbols(text[a:b]) and not protect.PRIVATE.search(text[a:b])]
+    if inside and _LETTER.search(_drop_spans(text, spans)):
+        text, s.floating = _set_aside(text, inside)
+        spans = spans_of(text)
     masked = protect.mask(text, spans, protect.PLACEHOLDERS[0])
     if not _LETTER.search(_drop_spans(text, spans)):
         s.verbatim = text  # numbers, symbols, punctuation: nothing for the model
@@ -292,6 +300,39 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     s.masked = replace(masked, text=t)
     s.pieces = _fit(t, engine)
     return s
+
+
+def _set_aside(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[tuple[float, str, bool]]]:
+    """text without the spans (and a space beside each), and where each was among its words."""
+    def words(t: str) -> int:  # (a mark left on its own, "job !", is no word)
+        return len(_WORD.findall(t))
+
+    rest = _drop_spans(text, spans)
+    n_words = max(words(rest), 1)
+    places = [(words(_drop_spans(text[:a], [x for x in spans if x[1] <= a])) / n_words, text[a:b],
+               a > 0 and not text[a - 1].isspace()) for a, b in spans]
+    return re.sub(r"\s+(?=[.,;:!?…])", "", re.sub(r"\s+", " ", rest)).strip(), places
+
+
+_WORD = re.compile(r"\S*\w\S*")
+
+
+def _put_back(text: str, places: list[tuple[float, str, bool]]) -> str:
+    """The emoji _set_aside took out, among the translation's words at the same share of them: glued
+    to a word as it was, before a final punctuation mark rather than after it."""
+    words = text.split(" ")  # (as _set_aside counted them: marks alone are no word)
+    at = [i for i, w in enumerate(words) if _WORD.fullmatch(w)] or [len(words) - 1]
+    for share, span, glued in sorted(places, reverse=True):
+        k = round(share * len(at))
+        if k >= len(at):  # after the last word: before its final mark ("perros 🐶.")
+            last = words[at[-1]]
+            body = last.rstrip(".!?…")
+            words[at[-1]] = body + ("" if glued else " ") + span + last[len(body):]
+        elif k == 0:
+            words[at[0]] = span + " " + words[at[0]]
+        else:
+            words[at[k - 1]] += ("" if glued else " ") + span
+    return " ".join(words)
 
 
 def _symbols(span: str) -> bool:
@@ -403,6 +444,9 @@ def _finish(s: _Sentence, result: LineResult) -> NBest:
     if len(s.pieces) > 1 and s.attempt < AROUND:
         result.split += 1
     out = [(t[:-1] if s.strip_stop and t.endswith(".") else t, score) for t, score in s.out]
+    if s.floating:
+        result.kept.extend(span for _, span, _ in s.floating)
+        out = [(_put_back(t, s.floating), score) for t, score in out]
     return [(_join(s.lead, t, s.trail), score) for t, score in out]
 
 

@@ -95,15 +95,17 @@ def describe(name: str, path: Path) -> Entry:
 
     from safetensors import safe_open
 
-    from mtcli.checkpoint import META, SCORES
+    from mtcli.checkpoint import META, SCORES, member_files
     from mtcli.config import ModelConfig, from_dict
     from mtcli.model import count_params
 
     size = sum((path / f).stat().st_size for f in model_files(path) if (path / f).is_file())
     try:
-        with safe_open(str(path / WEIGHTS), framework="np") as f:
-            config = json.loads(f.metadata()[META])["model"]
-        parameters = count_params(from_dict(ModelConfig, config))
+        configs = []
+        for weights in member_files(path):  # (an ensemble: every model's parameters)
+            with safe_open(str(weights), framework="np") as f:
+                configs.append(json.loads(f.metadata()[META])["model"])
+        config, parameters = configs[0], sum(count_params(from_dict(ModelConfig, c)) for c in configs)
     except Exception:  # a damaged file is listed as such; loading it reports what is wrong
         config = parameters = None
     try:

@@ -74,6 +74,7 @@ def test_an_ensemble_is_added_listed_and_exported_like_a_model(two_models, tmp_p
     assert code == 0, err
     listed = {m["name"]: m for m in json.loads(run_cli("models", "--json")[1])}
     assert listed["pair"]["size"] == sum(p.stat().st_size for p in out.iterdir())
+    assert listed["pair"]["parameters"] == json.loads(run_cli("info", "-m", out)[1])["parameters"]
     code, printed, err = run_cli("translate", "-m", "pair", "--greedy", *LINES)
     assert code == 0 and len(printed.splitlines()) == 3, err
     pytest.importorskip("ctranslate2")

@@ -44,6 +44,11 @@ def test_utf16_bom_and_line_ends_read_like_utf8(shipped_model, run_cli, tmp_path
     assert code == 0, err
     spanish = ["La planta es verde.", "", "¿Dónde está Tom?", ""]
     assert (tmp_path / "out.txt").read_bytes() == bom + end.join(spanish).encode(encoding)
+    # ... and without a final line end if it had none
+    src.write_bytes(bom + end.join(lines).encode(encoding))
+    code, _, err = run_cli("translate", "-m", shipped_model, "-i", src, "--greedy", "-o", tmp_path / "out2.txt")
+    assert code == 0, err
+    assert (tmp_path / "out2.txt").read_bytes() == bom + end.join(spanish[:-1]).encode(encoding)
 
 
 def test_numbers_emoji_and_sentences_come_out(shipped_model, run_cli):

@@ -33,6 +33,7 @@ class LineReader:
         self._offset = 0  # bytes given to the decoder so far, BOM included
         self.lines = 0  # lines handed out so far
         self.newline: str | None = None  # the first line end read: LF, CRLF or CR
+        self.unterminated = False  # the input's last line had no line end
 
     def feed(self, data: bytes) -> list[str]:
         if self.encoding is None:
@@ -52,6 +53,7 @@ class LineReader:
             lines.append(self._pending)
             self.lines += 1
             self._pending = ""
+            self.unterminated = True
         return lines
 
     def _settle(self, final: bool) -> bool:
@@ -110,9 +112,12 @@ class Document(NamedTuple):
     newline: str = "\n"
     encoding: str = "utf-8"
     bom: bool = False
+    final_newline: bool = True  # False: the input's last line had no line end, nor will the output's
 
     def encode(self, text: str) -> bytes:
         """text (lines ended by LF) as this document's bytes: its line ends, its encoding and BOM."""
+        if not self.final_newline and text.endswith("\n"):
+            text = text[:-1]
         return ("\ufeff" * self.bom + text.replace("\n", self.newline)).encode(self.encoding)
 
 
@@ -121,7 +126,7 @@ def read_document(data: bytes, name: str) -> Document:
     reader = LineReader(name)
     lines = reader.feed(data) + reader.close()
     bom = any(data.startswith(b) for b, _ in BOMS)
-    return Document(lines, reader.newline or "\n", reader.encoding or "utf-8", bom)
+    return Document(lines, reader.newline or "\n", reader.encoding or "utf-8", bom, not reader.unterminated)
 
 
 def read_lines(data: bytes, name: str) -> list[str]:

@@ -6,9 +6,13 @@ import io
 import math
 from collections.abc import Callable, Iterable
 
+import numpy as np
+
 from mtcli.atomic import write_output
+from mtcli.layers import log_softmax
 from mtcli.model import Model
 from mtcli.stats import Stats
+from mtcli.tokenizer import PAD
 
 EVAL_BATCH = 256  # teacher-forced batches can be larger than training's: no backward, no Adam
 
@@ -27,11 +31,6 @@ def teacher_forced(model: Model | list[Model], batches: Iterable, on_batch: Call
 
 def ensemble_evaluate(models: list[Model], batch) -> Stats:
     """Model.evaluate for an ensemble: the mean of its models' log-probabilities, renormalised."""
-    import numpy as np
-
-    from mtcli.layers import log_softmax
-    from mtcli.tokenizer import PAD
-
     valid = batch.tgt_out != PAD  # (B, T)
     total = 0.0
     for m in models:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from mtcli.config import DEFAULTS
 from mtcli.schema import MAX_LINE_CHARS
@@ -582,24 +582,28 @@ def _rewrap(text: str, wraps: list[_Wrap], clues: dict[str, _Clues], items: dict
     spans = [m for m in re.finditer(r"\S+", text) if m.group().strip(_EDGE)]
     words = [m.group().strip(_EDGE).lower() for m in spans]
     taken = [bool(protect.PRIVATE.search(m.group())) for m in spans]  # (other markup stays outside)
+    size, grams, missing = {}, {}, {}  # per wrap: its source words, its fragments' trigrams, the words
+    for w in wraps:                    # the line lacks without them
+        c = clues[w.mark]
+        size[w.mark] = len(_words(c.fragments[-1])) or 1
+        # (a fragment's translation twice as long as its source has gone astray: "el verde es verde")
+        grams[w.mark] = [_trigrams(" ".join(_words(f))) for f in c.fragments if 0 < len(_words(f)) <= 2 * size[w.mark] + 1]
+        missing[w.mark] = set(words) - set(c.missing) if c.missing is not None else set()
+    span_grams = cache(lambda i, j: _trigrams(" ".join(words[i:j])))
     todo, chosen = list(wraps), []
     while todo:
         best = (-1.0, None, 0, 0)
         for w in todo:
             c = clues[w.mark]
-            size = len(_words(c.fragments[-1])) or 1  # its source words
-            # (a fragment's translation twice as long as its source has gone astray: "el verde es verde")
-            grams = [_trigrams(" ".join(_words(f))) for f in c.fragments if 0 < len(_words(f)) <= 2 * size + 1]
-            missing = set(words) - set(c.missing) if c.missing is not None else set()
             for i in range(len(words)):
-                for j in range(i + 1, min(len(words), i + size + 2) + 1):
+                for j in range(i + 1, min(len(words), i + size[w.mark] + 2) + 1):
                     if taken[j - 1]:
                         break
-                    like = max((_dice(_trigrams(" ".join(words[i:j])), g) for g in grams), default=0.0)
-                    if missing:  # (a long word tells more; "y", "es" or "el" nothing: the line without
+                    like = max((_dice(span_grams(i, j), g) for g in grams[w.mark]), default=0.0)
+                    if missing[w.mark]:  # (a long word tells more; "y", "es" or "el" nothing: the line without
                         # the words may have changed around them, "es" -> "está")
-                        like = max(like, _dice(set(words[i:j]), missing, lambda word: max(len(word) - 2, 0)))
-                    like -= 0.1 * abs(j - i - size)  # about as many words as the source had
+                        like = max(like, _dice(set(words[i:j]), missing[w.mark], lambda word: max(len(word) - 2, 0)))
+                    like -= 0.1 * abs(j - i - size[w.mark])  # about as many words as the source had
                     like += 1e-3 * (1 - abs((i + 0.5) / len(words) - c.at))  # equally alike: the nearer
                     if like > best[0]:
                         best = (like, w, i, j)
@@ -607,9 +611,8 @@ def _rewrap(text: str, wraps: list[_Wrap], clues: dict[str, _Clues], items: dict
         if w is None or like < 0.35:  # nothing alike left: each where its text was, as many words
             w = todo[0]
             free = [k for k in range(len(words)) if not taken[k]]
-            size = len(_words(clues[w.mark].fragments[-1])) or 1
             i = j = min(free, key=lambda k: abs(k / len(words) - clues[w.mark].at)) if free else len(words)
-            while j < len(words) and not taken[j] and j - i < size:
+            while j < len(words) and not taken[j] and j - i < size[w.mark]:
                 j += 1
         taken[i:j] = [True] * (j - i)
         todo.remove(w)

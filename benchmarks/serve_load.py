@@ -143,12 +143,11 @@ async def load(url: str, pid: int, sentences: list[str], clients: int, duration:
     elapsed = time.perf_counter() - start
     server_cpu, client_cpu = cpu_seconds(pid) - server_cpu, time.process_time() - client_cpu
     after = await health(url)
-    done = after["sentences"] - before["sentences"]
     q = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else latencies * 99
     for why, n in failures.most_common(5):
         print(f"  failed {n}x: {why}", flush=True)
     return {"rate": len(latencies) / elapsed, "p50": q[49], "p99": q[98], "failed": sum(failures.values()),
-            "batch": done / max(after["batches"] - before["batches"], 1),
+            "batch": (after["step_sentences"] - before["step_sentences"]) / max(after["steps"] - before["steps"], 1),
             "busy": (after["decoding_seconds"] - before["decoding_seconds"]) / elapsed / after["decoders"],
             "cpu": server_cpu / max(len(latencies), 1),  # server CPU seconds per sentence answered
             "decoding": (after["decoding_cpu_seconds"] - before["decoding_cpu_seconds"]) / max(server_cpu, 1e-9),
@@ -183,7 +182,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=1, help="rounds of offline + every load, alternating")
     ap.add_argument("--sentences", type=int, default=600, help="sentences sampled")
     ap.add_argument("--set", type=option, action="append", default=[], metavar="NAME=VALUE",
-                    help="a server setting (mtcli.serve.config), e.g. decoders=1 or max_wait=0.1; repeatable")
+                    help="a server setting (mtcli.serve.config), e.g. decoders=1 or max_batch=32; repeatable")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     levels = [int(c) for c in args.clients.split(",")]
@@ -193,7 +192,7 @@ def main() -> None:
     model_dir = registry.resolve(args.model)
     sentences = sample(args.data, args.sentences, args.seed)
     mean_len = statistics.mean(len(s.split()) for s in sentences)
-    print(f"{args.model}, beam {cfg.beam}, {cfg.decoders} decoder(s), max wait {cfg.max_wait * 1e3:g} ms: "
+    print(f"{args.model}, beam {cfg.beam}, {cfg.decoders} decoder(s) of {cfg.max_batch} sentences at once: "
           f"{len(sentences)} sentences of {args.data.name} ({mean_len:.1f} words on average), "
           f"{args.duration:g} s per load, {args.rounds} round(s); load average {os.getloadavg()[0]:.1f}", flush=True)
     from mtcli.decode import Translator

@@ -80,8 +80,9 @@ def mha_cached(x, kv: KVCache, params, n_heads):
         q = linear_forward(x, params["wq"], params["bq"])[0].reshape(N, C)
     else:
         qkv = linear_forward(x, kv.qkv["wqkv"], kv.qkv["bqkv"])[0].reshape(N, 3 * C)
-        t = kv.rows.shape[1] - 1  # every row of a step sits at the same position
-        kv.k[kv.rows[:, t], t], kv.v[kv.rows[:, t], t] = qkv[:, C : 2 * C], qkv[:, 2 * C :]
+        t = kv.n_keys - 1  # (N,) each row's new position (sentences of a batch may be at different steps)
+        at = kv.rows[np.arange(N), t], t
+        kv.k[at], kv.v[at] = qkv[:, C : 2 * C], qkv[:, 2 * C :]
         q = np.ascontiguousarray(qkv[:, :C])
     a = kernels.cached_attention(q, kv.k, kv.v, kv.rows, kv.n_keys, n_heads)  # (N, C)
     return linear_forward(a, params["wo"], params["bo"])[0].reshape(N, 1, C)

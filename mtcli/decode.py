@@ -3,7 +3,9 @@
 Every sentence x beam of a batch is one row of the decoder state; a step feeds only the live rows,
 takes the top 2k continuations of each row in one pass over its logits (kernels.log_softmax_topk),
 and then the 2k best of each sentence's k x 2k candidates in one sort. Finished hypotheses are kept in
-fixed arrays, and beam reordering moves indices into the key/value caches, never the caches.
+fixed arrays, and beam reordering moves indices into the key/value caches, never the caches. Each
+sentence is at its own step, so sentences can join and leave between steps (continuous batching:
+BeamSearch, TranslationStream, for the server).
 """
 
 from __future__ import annotations
@@ -62,16 +64,18 @@ def _repeats(seq: list[int], n: int = DEFAULTS.no_repeat_ngram_size) -> list[int
     return [seq[i + n - 1] for i in range(len(seq) - n + 1) if tuple(seq[i : i + n - 1]) == prefix]
 
 
-def _banned(seqs: np.ndarray, n: int) -> np.ndarray:
-    """seqs (N, t) -> (N, M) ids each row may not produce next, -1 padded: PAD, BOS and what
-    _repeats forbids, for all rows at once."""
+def _banned(seqs: np.ndarray, length: np.ndarray, n: int) -> np.ndarray:
+    """seqs (N, T), whose first length[r] (N,) tokens are row r's so far -> (N, M) ids each row may not
+    produce next, -1 padded: PAD, BOS and what _repeats forbids, for all rows at once."""
     always = np.broadcast_to(np.array([PAD, BOS]), (len(seqs), 2))
-    t = seqs.shape[1]
-    if n <= 0 or t < n:
+    top = int(length.max(initial=0))
+    if n <= 0 or top < n:
         return np.ascontiguousarray(always)
-    windows = sliding_window_view(seqs[:, : t - 1], n - 1, axis=1)  # (N, t-n+1, n-1)
-    match = (windows == seqs[:, None, t - n + 1 :]).all(-1)
-    return np.concatenate([always, np.where(match, seqs[:, n - 1 :], -1)], 1)
+    windows = sliding_window_view(seqs[:, : top - 1], n - 1, axis=1)  # (N, top-n+1, n-1): j, ..., j+n-2
+    last = np.take_along_axis(seqs, np.maximum(length[:, None] + np.arange(1 - n, 0), 0), 1)  # (N, n-1)
+    # window j is followed by token j+n-1, which must be one of the row's own
+    match = (windows == last[:, None]).all(-1) & (np.arange(n - 1, top) < length[:, None])
+    return np.concatenate([always, np.where(match, seqs[:, n - 1 : top], -1)], 1)
 
 
 @dataclass
@@ -88,7 +92,7 @@ class DecoderState:
     src_len: np.ndarray  # (B,)
     sentence: np.ndarray  # (N,): each row's source sentence
     history: np.ndarray  # (N, T): the cache row holding each position of each row's hypothesis
-    t: int  # positions fed so far
+    t: int  # positions fed so far (decode_step's; BeamSearch keeps each sentence's own)
 
 
 def _fused(params, names):
@@ -97,34 +101,51 @@ def _fused(params, names):
             "b" + names: np.concatenate([params["b" + n] for n in names])}
 
 
-def start_decoding(model: Model, src, src_len, slots_per_sentence: int = 1, max_len: int | None = None) -> DecoderState:
-    """Encode once, project the cross-attention keys/values of every layer once per sentence, and
-    preallocate the self-attention caches: `slots_per_sentence` hypotheses (beam) per sentence,
-    `max_len` positions (default: the model's)."""
-    memory, _ = model.encode(src, src_len)  # (B, S, C)
-    B, C, L = src.shape[0], model.cfg.d_model, model.cfg.n_layers
-    N, T = B * slots_per_sentence, max_len or model.cfg.max_tgt_len
-    cross = [_fused(model.params[f"dec.{i}.cross"], "kv") for i in range(L)]
-    cross_kv = [linear_forward(memory, kv["wkv"], kv["bkv"])[0] for kv in cross]  # (B, S, 2C)
+def empty_decoding(model: Model, B: int, slots_per_sentence: int, S: int, T: int) -> DecoderState:
+    """A state for B sentences of up to S source tokens, `slots_per_sentence` hypotheses (beam) each
+    of up to T positions, its caches allocated and no sentence in them yet (attend_to puts them in)."""
+    C, L = model.cfg.d_model, model.cfg.n_layers
+    N = B * slots_per_sentence
     return DecoderState(
         self_qkv=[_fused(model.params[f"dec.{i}.self"], "qkv") for i in range(L)],
         self_k=[np.empty((N, T, C), model.dtype) for _ in range(L)],
         self_v=[np.empty((N, T, C), model.dtype) for _ in range(L)],
-        cross_k=[np.ascontiguousarray(kv[..., :C]) for kv in cross_kv],
-        cross_v=[np.ascontiguousarray(kv[..., C:]) for kv in cross_kv],
-        src_len=src_len, sentence=np.repeat(np.arange(B), slots_per_sentence),
+        cross_k=[np.zeros((B, S, C), model.dtype) for _ in range(L)],
+        cross_v=[np.zeros((B, S, C), model.dtype) for _ in range(L)],
+        src_len=np.zeros(B, np.int64), sentence=np.repeat(np.arange(B), slots_per_sentence),
         history=np.zeros((N, T), np.int64), t=0)
 
 
-def decoder_hidden(model: Model, state: DecoderState, tokens, rows):
-    """The decoder at position state.t for the hypotheses in cache rows `rows` (N,), fed tokens (N,):
-    writes their keys/values at that position and returns the top block's output (N, C). The caller
-    advances state.t once all rows of the step are done."""
-    t = state.t
-    if t >= state.history.shape[1]:
+def attend_to(model: Model, state: DecoderState, sentences, src, src_len) -> None:
+    """Encode src (n, S') once and project every layer's cross-attention keys/values into the
+    state's sentences `sentences` (n,)."""
+    memory, _ = model.encode(src, src_len)  # (n, S', C)
+    C, S = model.cfg.d_model, src.shape[1]
+    for i in range(model.cfg.n_layers):
+        kv = _fused(model.params[f"dec.{i}.cross"], "kv")
+        kv = linear_forward(memory, kv["wkv"], kv["bkv"])[0]  # (n, S', 2C)
+        state.cross_k[i][sentences, :S], state.cross_v[i][sentences, :S] = kv[..., :C], kv[..., C:]
+    state.src_len[sentences] = src_len
+
+
+def start_decoding(model: Model, src, src_len, slots_per_sentence: int = 1, max_len: int | None = None) -> DecoderState:
+    """A state holding the batch src (B, S): `slots_per_sentence` hypotheses (beam) per sentence,
+    `max_len` positions (default: the model's)."""
+    state = empty_decoding(model, len(src), slots_per_sentence, src.shape[1], max_len or model.cfg.max_tgt_len)
+    attend_to(model, state, np.arange(len(src)), src, src_len)
+    return state
+
+
+def decoder_hidden(model: Model, state: DecoderState, tokens, rows, t=None):
+    """The decoder at position t (default state.t; or each row's own, (N,)) for the hypotheses in
+    cache rows `rows` (N,), fed tokens (N,): writes their keys/values at that position and returns the
+    top block's output (N, C). The caller advances the positions once all rows of the step are done."""
+    t = state.t if t is None else t
+    top = int(np.max(t))
+    if top >= state.history.shape[1]:
         raise ValueError(f"output longer than the decoder's {state.history.shape[1]} positions")
     state.history[rows, t] = rows
-    self_rows, n_self = state.history[rows, : t + 1], np.full(len(rows), t + 1)  # (N, t+1), (N,)
+    self_rows, n_self = state.history[rows, : top + 1], np.zeros(len(rows), np.int64) + (t + 1)  # (N, top+1), (N,)
     cross_rows = state.sentence[rows][:, None]  # (N, 1)
     n_cross = state.src_len[cross_rows[:, 0]]
     kv = [(KVCache(state.self_k[i], state.self_v[i], self_rows, n_self, state.self_qkv[i]),
@@ -163,7 +184,7 @@ def reorder_state(state: DecoderState, index) -> DecoderState:
 
 @dataclass
 class _Ended:
-    """The finished hypotheses of B sentences, F slots each (see search), in fixed arrays."""
+    """The finished hypotheses of B sentences, F slots each (see BeamSearch), in fixed arrays."""
 
     seqs: np.ndarray  # (B, F, T) Spanish ids
     length: np.ndarray  # (B, F) tokens of each, EOS not counted
@@ -176,25 +197,24 @@ class _Ended:
         return cls(np.zeros((B, F, T), np.int64), np.zeros((B, F), np.int64), np.full((B, F), -np.inf),
                    np.full((B, F), -np.inf), np.zeros(B, np.int64))
 
-    def add(self, ends, cand, parent, seqs, t: int, alpha: float) -> None:
-        """Candidates ends (B, 2K) end at step t: their parents' tokens, cand's log-probabilities."""
+    def add(self, ends, cand, parent, seqs, t, alpha: float) -> None:
+        """Candidates ends (B, 2K) end at their sentences' steps t (B,): their parents' tokens, cand's
+        log-probabilities."""
         sb, sc = np.nonzero(ends)
         slot = self.count[sb] + (np.cumsum(ends, 1) - 1)[sb, sc]
-        self.seqs[sb, slot, :t] = seqs[parent[sb, sc], :t]
-        self.length[sb, slot] = t
+        self.seqs[sb, slot] = seqs[parent[sb, sc]]  # whole rows: best() reads each one's length
+        self.length[sb, slot] = t[sb]
         self.logprob[sb, slot] = cand[sb, sc]
-        self.score[sb, slot] = cand[sb, sc] / (t + 1) ** alpha
+        self.score[sb, slot] = cand[sb, sc] / (t[sb] + 1) ** alpha
         self.count += ends.sum(1)
 
-    def best(self, nbest: int) -> list[list[Hypothesis]]:
-        """The nbest best of each sentence, best first (one empty hypothesis if none ended)."""
-        results = []
-        for s in range(len(self.count)):
-            order = np.argsort(-self.score[s, : self.count[s]], kind="stable")[:nbest]
-            results.append([Hypothesis(self.seqs[s, i, : self.length[s, i]].tolist(), float(self.score[s, i]),
-                                       float(self.logprob[s, i])) for i in order]
-                           or [Hypothesis([], -np.inf, -np.inf)])
-        return results
+    def pop(self, s: int, nbest: int) -> list[Hypothesis]:
+        """Sentence s's nbest best, best first (one empty hypothesis if none ended); empties its slots."""
+        order = np.argsort(-self.score[s, : self.count[s]], kind="stable")[:nbest]
+        found = [Hypothesis(self.seqs[s, i, : self.length[s, i]].tolist(), float(self.score[s, i]),
+                            float(self.logprob[s, i])) for i in order]
+        self.score[s], self.logprob[s], self.count[s] = -np.inf, -np.inf, 0
+        return found or [Hypothesis([], -np.inf, -np.inf)]
 
 
 def _ranked(grid, grid_ids, rows, scores, values, ids):
@@ -210,71 +230,125 @@ def _ranked(grid, grid_ids, rows, scores, values, ids):
     return cand, cand_tok, np.arange(B)[:, None] * K + order // (2 * K)  # parents: cache rows
 
 
-def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows):
-    """An ensemble's next-token log-probabilities for cache rows `rows` (n, V): the mean of its
-    models' log-probabilities (renormalised by the top-k kernel after)."""
+def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows, t):
+    """An ensemble's next-token log-probabilities for cache rows `rows` (n, V) at positions t (n,):
+    the mean of its models' log-probabilities (renormalised by the top-k kernel after)."""
     total = 0.0
     for model, state in zip(models, states):
-        y = decoder_hidden(model, state, tokens, rows)  # (n, C)
-        state.t += 1
+        y = decoder_hidden(model, state, tokens, rows, t)  # (n, C)
         total = total + log_softmax(linear_forward(y, model.params["out"]["w"], model.params["out"]["b"])[0])
     return (total / len(models)).astype(models[0].dtype)
+
+
+class BeamSearch:
+    """Beam search over `slots` sentences at once, each at its own step: sentences join (`add`) and
+    leave (`step` returns them finished) between steps, so that a stream of sentences is decoded in
+    batches that stay full (continuous batching, as a server needs); `search` adds one batch and steps
+    until it is done. `models` of more than one are an ensemble: their log-probabilities are averaged
+    at every step.
+
+    Sentence s owns cache rows s*K ... s*K+K-1 (K = beam). Candidates rank by total log-probability;
+    the best 2K of each sentence are looked at in order: an EOS ends a hypothesis (scored logprob /
+    (tokens + 1) ** alpha), the others refill the beam up to K. A sentence is done once K hypotheses
+    have ended (so beam 1 is greedy), or none is left to grow."""
+
+    def __init__(self, models: list[Model], slots: int, options: TranslationOptions = DEFAULTS,
+                 max_src: int | None = None, max_tgt: int | None = None):
+        """max_src, max_tgt: the longest source (BOS and EOS included) and output it will hold
+        (default: the model's)."""
+        self.models, self.options, K = models, options, options.beam_size
+        cfg = models[0].cfg
+        S, T = max_src or cfg.max_src_len, max_tgt or cfg.max_tgt_len
+        self.states = [empty_decoding(m, slots, K, S, T) for m in models]
+        for state in self.states[1:]:
+            state.history = self.states[0].history  # the models' hypotheses move together
+        self.seqs = np.zeros((slots * K, T), np.int64)  # each row's tokens so far
+        self.rows = np.empty(0, np.int64)  # (n,) live cache rows
+        self.tokens = np.empty(0, np.int64)  # (n,) each live row's last token, fed next
+        self.scores = np.empty(0)  # (n,) each live row's total log-probability
+        self.t = np.zeros(slots, np.int64)  # each sentence's next position
+        self.limit = np.zeros(slots, np.int64)  # most tokens its output may have, EOS included
+        self.active = np.zeros(slots, bool)  # the slot holds a sentence
+        # per sentence: < K end before the step that completes it, <= 2K in that step
+        self.ended = _Ended.empty(slots, 3 * K, T)
+        self.grid, self.grid_ids = np.empty((slots, K, 2 * K)), np.empty((slots, K, 2 * K), np.int64)
+        self.no_bias = np.zeros_like(models[0].params["out"]["b"])
+
+    @property
+    def free(self) -> int:
+        """Slots open for more sentences."""
+        return int(len(self.active) - self.active.sum())
+
+    def add(self, src, src_len) -> np.ndarray:
+        """Start decoding the padded batch src (n, S) of lengths (n,); returns the slots they took (n,)."""
+        slots = np.flatnonzero(~self.active)[: len(src)]
+        if len(slots) < len(src) or src.shape[1] > self.states[0].cross_k[0].shape[1]:
+            raise ValueError(f"{src.shape} sentences for {len(slots)} free slots of "
+                             f"{self.states[0].cross_k[0].shape[1]} source tokens")
+        for model, state in zip(self.models, self.states):
+            attend_to(model, state, slots, src, src_len)
+        o, K = self.options, self.options.beam_size
+        self.limit[slots] = _max_len(self.models[0], src_len, o.max_decoding_length_a, o.max_decoding_length_b)
+        self.t[slots], self.active[slots] = 0, True
+        self.rows = np.concatenate([self.rows, slots * K])
+        self.tokens = np.concatenate([self.tokens, np.full(len(slots), BOS)])
+        self.scores = np.concatenate([self.scores, np.zeros(len(slots))])
+        return slots
+
+    def step(self) -> list[tuple[int, list[Hypothesis]]]:
+        """One token more for every live hypothesis. Returns the sentences now done, as (slot, its
+        num_hypotheses best, best first), and frees their slots."""
+        o, K, rows = self.options, self.options.beam_size, self.rows
+        if not len(rows):
+            return []
+        t = self.t[rows // K]  # (n,) each row's position
+        banned = _banned(self.seqs[rows, : t.max()], t, o.no_repeat_ngram_size)
+        if len(self.models) == 1:  # (the output layer's bias added in the kernel)
+            out = self.models[0].params["out"]
+            y = decoder_hidden(self.models[0], self.states[0], self.tokens, rows, t)  # (n, C)
+            values, ids = kernels.log_softmax_topk(y @ out["w"], out["b"], banned, 2 * K)  # (n, 2K)
+        else:
+            logp = _next_logprobs(self.models, self.states, self.tokens, rows, t)  # (n, V)
+            values, ids = kernels.log_softmax_topk(logp, self.no_bias, banned, 2 * K)
+        forced = t + 1 >= self.limit[rows // K]  # out of budget: EOS with log-probability 0
+        values[forced], ids[forced, 0], values[forced, 0] = -np.inf, EOS, 0.0
+        cand, cand_tok, parent = _ranked(self.grid, self.grid_ids, rows, self.scores, values, ids)  # (B, 2K)
+        live = np.isfinite(cand)
+        grows = live & (cand_tok != EOS)
+        looked = np.cumsum(grows, 1) - grows < K  # fewer than K refills before it
+        self.ended.add(live & looked & ~grows, cand, parent, self.seqs, self.t, o.length_penalty)
+        done = self.active & (self.ended.count >= K)
+        keeps = grows & looked & ~done[:, None]
+        done |= self.active & ~keeps.any(1)  # nothing left to grow: done with what ended
+        kb, kc = np.nonzero(keeps)
+        self.rows = kb * K + (np.cumsum(keeps, 1) - 1)[kb, kc]
+        from_rows = parent[kb, kc]
+        history = self.states[0].history
+        history[self.rows] = history[from_rows]
+        self.seqs[self.rows] = self.seqs[from_rows]
+        self.tokens = self.seqs[self.rows, self.t[kb]] = cand_tok[kb, kc]
+        self.scores = cand[kb, kc]
+        self.t[self.active] += 1
+        self.active[done] = False
+        return [(int(s), self.ended.pop(s, min(o.num_hypotheses, K))) for s in np.flatnonzero(done)]
 
 
 def search(model: Model | list[Model], src: np.ndarray, src_len: np.ndarray, beam: int = DEFAULTS.beam_size,
            nbest: int = DEFAULTS.num_hypotheses, alpha: float = DEFAULTS.length_penalty,
            max_len_a: float = DEFAULTS.max_decoding_length_a, max_len_b: int = DEFAULTS.max_decoding_length_b,
            ngram: int = DEFAULTS.no_repeat_ngram_size) -> list[list[Hypothesis]]:
-    """Beam search for a padded batch src (B, S) of lengths (B,); the `nbest` best per sentence.
-    `model` may be a list: an ensemble, whose log-probabilities are averaged at every step.
-
-    Candidates rank by total log-probability; the best 2 * beam of each sentence are looked at in
-    order: an EOS ends a hypothesis (scored logprob / (tokens + 1) ** alpha), the others refill the
-    beam up to `beam`. A sentence is done once `beam` hypotheses have ended (so beam 1 is greedy)."""
+    """Beam search for a padded batch src (B, S) of lengths (B,): the `nbest` best per sentence, best
+    first (see BeamSearch). `model` may be a list: an ensemble."""
     models = model if isinstance(model, list) else [model]
-    model = models[0]
-    B, K = len(src), beam
-    limit = _max_len(model, src_len, max_len_a, max_len_b)  # (B,)
-    T = int(limit.max())
-    states = [start_decoding(m, src, src_len, K, T) for m in models]
-    state = states[0]
-    w, b = model.params["out"]["w"], model.params["out"]["b"]
-    no_bias = np.zeros_like(b)
-    rows = np.arange(B) * K  # live cache rows; at first one per sentence
-    tokens = np.full(B, BOS)
-    scores = np.zeros(B)  # total log-probability of each live row
-    seqs = np.zeros((B * K, T), np.int64)  # each row's tokens so far
-    ended = _Ended.empty(B, 3 * K, T)  # per sentence: < K end before the step that completes it, <= 2K in that step
-    done = np.zeros(B, bool)
-    grid, grid_ids = np.empty((B, K, 2 * K)), np.empty((B, K, 2 * K), np.int64)
-    for t in range(T):
-        if len(models) == 1:  # (the output layer's bias added in the kernel)
-            y = decoder_hidden(model, state, tokens, rows)  # (n, C)
-            state.t += 1
-            values, ids = kernels.log_softmax_topk(y @ w, b, _banned(seqs[rows, :t], ngram), 2 * K)  # (n, 2K)
-        else:
-            logp = _next_logprobs(models, states, tokens, rows)  # (n, V)
-            values, ids = kernels.log_softmax_topk(logp, no_bias, _banned(seqs[rows, :t], ngram), 2 * K)
-        forced = t + 1 >= limit[rows // K]  # out of budget: EOS with log-probability 0
-        values[forced], ids[forced, 0], values[forced, 0] = -np.inf, EOS, 0.0
-        cand, cand_tok, parent = _ranked(grid, grid_ids, rows, scores, values, ids)
-        live = np.isfinite(cand) & ~done[:, None]
-        grows = live & (cand_tok != EOS)
-        looked = np.cumsum(grows, 1) - grows < K  # fewer than K refills before it
-        ended.add(live & looked & ~grows, cand, parent, seqs, t, alpha)
-        done |= ended.count >= K
-        keeps = grows & looked & ~done[:, None]
-        kb, kc = np.nonzero(keeps)
-        rows = kb * K + (np.cumsum(keeps, 1) - 1)[kb, kc]
-        from_rows = parent[kb, kc]
-        for st in states:
-            st.history[rows] = st.history[from_rows]
-        seqs[rows] = seqs[from_rows]
-        tokens = seqs[rows, t] = cand_tok[kb, kc]
-        scores = cand[kb, kc]
-        if not len(rows):
-            break
-    return ended.best(min(nbest, K))
+    options = replace(DEFAULTS, beam_size=beam, num_hypotheses=nbest, length_penalty=alpha, max_decoding_length_a=max_len_a,
+                      max_decoding_length_b=max_len_b, no_repeat_ngram_size=ngram)
+    decoder = BeamSearch(models, len(src), options, src.shape[1], int(_max_len(models[0], src_len, max_len_a, max_len_b).max()))
+    decoder.add(src, src_len)
+    found = [[]] * len(src)
+    while decoder.active.any():
+        for slot, hyps in decoder.step():
+            found[slot] = hyps
+    return found
 
 
 def greedy(model: Model, src: np.ndarray, src_len: np.ndarray) -> list[Hypothesis]:
@@ -380,11 +454,18 @@ class Translator:
                     found = list(pool.map(run, groups))
         for group, hyps_of_group in zip(groups, found):
             for j, hyps in zip(group, hyps_of_group):
-                texts = self.tgt_tok.decode_batch([h.tokens for h in hyps])
-                results[todo[j]] = TranslationResult(
-                    [TranslationHypothesis([self.tgt_tok.id_to_token(i) for i in h.tokens], text, h.score, h.logprob)
-                     for h, text in zip(hyps, texts)], cut[j])
+                results[todo[j]] = self.result(hyps, cut[j])
         return results
+
+    def result(self, hyps: list[Hypothesis], truncated: bool = False) -> TranslationResult:
+        """Hypotheses of ids as text."""
+        texts = self.tgt_tok.decode_batch([h.tokens for h in hyps])
+        return TranslationResult([TranslationHypothesis([self.tgt_tok.id_to_token(i) for i in h.tokens], text,
+                                                        h.score, h.logprob) for h, text in zip(hyps, texts)], truncated)
+
+    def stream(self, slots: int, options: TranslationOptions = DEFAULTS) -> TranslationStream:
+        """Lines decoded as they come, up to `slots` at once (continuous batching: a server's decoder)."""
+        return TranslationStream(self, slots, options)
 
     def translate(self, lines: list[str], beam: int = DEFAULTS.beam_size, nbest: int = DEFAULTS.num_hypotheses,
                   alpha: float = DEFAULTS.length_penalty, batch_size: int = SENTENCES_PER_BATCH) -> tuple[list[list[tuple[str, float]]], int]:
@@ -394,3 +475,28 @@ class Translator:
                           max_batch_size=batch_size, batch_type="examples")
         results = self.translate_batch(lines, options)
         return [[(h.text, h.score) for h in r.hypotheses] for r in results], sum(r.truncated for r in results)
+
+
+class TranslationStream:
+    """A Translator's BeamSearch fed lines: each joins the sentences being decoded at the next step
+    (`add`) and comes out as soon as it is done (`step`), so the batch stays full while lines come and go."""
+
+    def __init__(self, translator: Translator, slots: int, options: TranslationOptions = DEFAULTS):
+        self.translator = translator
+        self.search = BeamSearch(translator.models, slots, options)
+        self.truncated = np.zeros(slots, bool)  # each slot's source was cut to the model's length
+
+    @property
+    def free(self) -> int:
+        return self.search.free
+
+    def add(self, lines: list[str]) -> list[int]:
+        """Start translating non-empty lines (at most `free`); returns the slot each took."""
+        seqs, cut = self.translator.source_ids(lines)
+        slots = self.search.add(*_padded(seqs))
+        self.truncated[slots] = cut
+        return slots.tolist()
+
+    def step(self) -> list[tuple[int, TranslationResult]]:
+        """One token more for every line in progress: the lines now done, by slot."""
+        return [(slot, self.translator.result(hyps, bool(self.truncated[slot]))) for slot, hyps in self.search.step()]

@@ -134,10 +134,13 @@ class EmbeddingCache(NamedTuple):
 
 
 def embedding_forward(ids, w, pe, start=0):
-    """W[ids] * sqrt(d) + PE; ids (B, T) at positions start, ..., start + T - 1 -> (B, T, C)."""
+    """W[ids] * sqrt(d) + PE; ids (B, T) at positions start, ..., start + T - 1 -> (B, T, C). start may
+    be each row's own (B,) for one position each (T = 1: sentences at different steps of decoding)."""
     scale = w.dtype.type(np.sqrt(w.shape[1]))
-    if start + ids.shape[1] > pe.shape[0]:
-        raise ValueError(f"sequence of {start + ids.shape[1]} tokens exceeds the model's {pe.shape[0]} positions")
+    if np.max(start) + ids.shape[1] > pe.shape[0]:
+        raise ValueError(f"sequence of {np.max(start) + ids.shape[1]} tokens exceeds the model's {pe.shape[0]} positions")
+    if np.ndim(start):
+        return w[ids] * scale + pe[start][:, None], EmbeddingCache(ids, scale)  # (B, 1, C)
     return kernels.embedding_forward(ids, w, scale, pe[start:]), EmbeddingCache(ids, scale)
 
 

@@ -231,8 +231,8 @@ class Model:
 
     def decode(self, tgt_in, tgt_len, memory, src_len, rng=None, kv: list | None = None, start: int = 0):
         """tgt_in (B, T) attends causally to itself and to memory (B, S, C) -> (B, T, C). A decoding
-        step passes kv (per block, decoder_block's) and tgt_in (N, 1) at position `start`; memory,
-        src_len and tgt_len are then unused (the caches hold what they would give)."""
+        step passes kv (per block, decoder_block's) and tgt_in (N, 1) at position `start` (or at each
+        row's own, (N,)); memory, src_len and tgt_len are then unused (the caches hold what they would give)."""
         y, embedding, drop = self._embed(tgt_in, "tgt_emb", self.pe_tgt, rng, start)
         blocks = []
         for i in range(self.cfg.n_layers):

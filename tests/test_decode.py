@@ -79,9 +79,17 @@ def test_banned_is_repeats_for_all_rows_at_once():
     rng = np.random.default_rng(0)
     for t in range(9):
         seqs = rng.integers(4, 7, (40, t))  # three ids: many repeated n-grams
-        banned = _banned(seqs, 4)
+        banned = _banned(seqs, np.full(40, t), 4)
         for row, b in zip(seqs, banned):
             assert set(b[b >= 0]) == {PAD, BOS} | set(_repeats(list(row)))
+
+
+def test_banned_reads_each_row_to_its_own_length():
+    """Rows of sentences at different steps: what lies past a row's length is not its own."""
+    rng = np.random.default_rng(1)
+    seqs, length = rng.integers(4, 7, (60, 12)), rng.integers(0, 13, 60)
+    for row, n, b in zip(seqs, length, _banned(seqs, length, 4)):
+        assert set(b[b >= 0]) == {PAD, BOS} | set(_repeats(list(row[:n])))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -4,12 +4,14 @@ the shipped model."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from mtcli import decode
 from mtcli.checkpoint import load_ensemble
-from mtcli.config import ModelConfig
+from mtcli.config import DEFAULTS, ModelConfig
 from mtcli.model import Model
 from mtcli.tokenizer import BOS, EOS, PAD
 from tests import reference_search as ref
@@ -29,6 +31,23 @@ def search(model, src: np.ndarray, src_len: np.ndarray, beam: int, nbest: int = 
     if beam == 0:
         return [[h] for h in decode.greedy(model, src, src_len)]
     return decode.beam_search(model, src, src_len, beam, nbest, alpha)
+
+
+def stream(models: list, sentences: list[np.ndarray], beam: int, nbest: int, slots: int,
+           seed: int) -> list[list[decode.Hypothesis]]:
+    """mtcli's n-best lists for sentences that join a running decode.BeamSearch a few at a time, at
+    random steps and into whatever slots are free (as a server's requests do), in input order."""
+    rng = np.random.default_rng(seed)
+    decoder = decode.BeamSearch(models, slots, replace(DEFAULTS, beam_size=beam, num_hypotheses=nbest))
+    waiting, found, where = list(enumerate(sentences)), {}, {}
+    while waiting or decoder.active.any():
+        n = min(decoder.free, len(waiting), rng.integers(0 if decoder.active.any() else 1, 3))
+        if n:
+            joining, waiting = waiting[:n], waiting[n:]
+            where.update(zip(decoder.add(*pad([s for _, s in joining])).tolist(), [i for i, _ in joining]))
+        for slot, hyps in decoder.step():
+            found[where.pop(slot)] = hyps
+    return [found[i] for i in range(len(sentences))]
 
 
 # --- the check ---------------------------------------------------------------------------------
@@ -240,6 +259,19 @@ def test_an_ensemble_matches_the_reference(seed, beam):
     sentences = random_sentences(seed)
     check(models, sentences, beam, nbest=max(beam, 1))
     check(models + [random_model(seed + 20)], sentences, beam, batched=False)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_sentences_joining_a_running_search_get_the_reference_hypotheses(seed):
+    """Continuous batching: each sentence starts at its own step, beside others half done, in slots
+    that finished sentences left; its hypotheses are still the reference's (one model, an ensemble)."""
+    sentences = random_sentences(seed, n=12)
+    for models in ([random_model(seed)], [random_model(seed), random_model(seed + 10)]):
+        got = stream(models, sentences, beam=3, nbest=3, slots=4, seed=seed)
+        want = [ref.beam_search(models if len(models) > 1 else models[0], s, 3, 3) for s in sentences]
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert [h.tokens for h in g] == [h.tokens for h in w], f"sentence {i}: hypotheses differ"
+            assert [h.score for h in g] == pytest.approx([h.score for h in w], rel=1e-9, abs=1e-9), f"sentence {i}"
 
 
 def test_an_ensemble_of_one_model_twice_is_the_model():

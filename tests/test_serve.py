@@ -24,6 +24,7 @@ from tests.conftest import require, skip_system
 
 httpx = pytest.importorskip("httpx", reason="a test dependency: pip install -e '.[test]'")
 
+from mtcli.decode import TranslationHypothesis, TranslationResult  # noqa: E402
 from mtcli.serve.config import ServeConfig  # noqa: E402
 from mtcli.serve.server import bind, server, url  # noqa: E402
 
@@ -138,45 +139,61 @@ def test_concurrent_requests_are_batched_and_answered_in_order(client, offline):
         answers = list(pool.map(lambda s: translate(client, q=s).json()["translatedText"], SENTENCES * 2))
     assert answers == [expected[s] for s in SENTENCES * 2]
     after = client.get("/health").json()
-    sentences, batches = after["sentences"] - before["sentences"], after["batches"] - before["batches"]
-    assert sentences == 16 and batches < sentences  # sentences of different requests shared batches
+    done, steps = after["sentences"] - before["sentences"], after["steps"] - before["steps"]
+    assert done == 16 and after["step_sentences"] - before["step_sentences"] > steps  # requests shared steps
 
 
-# --- the batcher, on a stand-in decoder (no model) --------------------------------------------
+# --- the batcher, on a stand-in stream (no model) ----------------------------------------------
 
-class SlowDecoder:
-    """Takes `seconds` per batch (sleeping, as a decoder leaves the event loop free); records each
-    batch's size, thread and start and end times."""
+class SlowStream:
+    """A decoder's stream in which every line takes `steps` steps of `seconds` each (sleeping, as a
+    decoder leaves the event loop free); records each step's lines in progress, thread and times."""
 
-    def __init__(self, seconds: float):
-        self.seconds, self.batches, self.lock = seconds, [], threading.Lock()
+    def __init__(self, log: list, seconds: float, steps: int, slots: int = 64):
+        self.log, self.seconds, self.steps = log, seconds, steps
+        self.left: dict[int, tuple[str, int]] = {}  # slot -> (line, steps to go)
+        self.slots = slots
 
-    def __call__(self, lines: list[str]) -> list:
+    @property
+    def free(self) -> int:
+        return self.slots - len(self.left)
+
+    def add(self, lines: list[str]) -> list[int]:
+        slots = [s for s in range(self.slots) if s not in self.left][: len(lines)]
+        self.left.update((s, (line, self.steps)) for s, line in zip(slots, lines))
+        return slots
+
+    def step(self) -> list:
         start = time.monotonic()
         time.sleep(self.seconds)
-        with self.lock:
-            self.batches.append((len(lines), threading.current_thread().name, start, time.monotonic()))
-        return [[(line.upper(), 0.0)] for line in lines]
+        self.log.append((sorted(line for line, _ in self.left.values()), threading.current_thread().name,
+                         start, time.monotonic()))
+        self.left = {s: (line, n - 1) for s, (line, n) in self.left.items()}
+        done = [(s, line) for s, (line, n) in self.left.items() if not n]
+        for s, _ in done:
+            del self.left[s]
+        return [(s, TranslationResult([TranslationHypothesis([], line.upper(), 0.0, 0.0)])) for s, line in done]
 
 
-def batcher_run(decode: SlowDecoder, clients: int, rounds: int, pause: float, **settings) -> list[list[str]]:
-    """Closed-loop clients of a Batcher: client k sends one line, and k * pause seconds after each
-    answer the next, `rounds` lines in all. Returns each client's answers."""
+def batcher_run(streams: list, clients: int, rounds: int, pause: float, seconds: float = 0.01, steps: int = 3,
+                decoders: int = 1) -> list[list[str]]:
+    """Closed-loop clients of a Batcher on SlowStreams (each opened one appended to `streams`'s log):
+    client k sends its first line k * pause seconds after the start and, `pause` after each answer,
+    the next, `rounds` lines in all. Returns each client's answers."""
     import asyncio
 
     from mtcli.serve.batcher import Batcher
 
     async def main():
-        batcher = Batcher(decode, **{"max_batch": 64, "max_wait": 5.0, "quiet": 0.005, "hold_share": 100.0,
-                                     "decoders": 1, **settings})
+        batcher = Batcher(lambda: SlowStream(streams, seconds, steps), decoders)
         await batcher.start()
 
         async def client(k: int) -> list[str]:
             answers = []
+            await asyncio.sleep(k * pause)
             for r in range(rounds):
-                if r:
-                    await asyncio.sleep(k * pause)
-                answers.append((await batcher.translate([f"c{k} r{r}"]))[0][0][0])
+                answers.append((await batcher.translate([f"c{k} r{r}", ""]))[0][0][0])
+                await asyncio.sleep(pause)
             return answers
 
         try:
@@ -187,31 +204,63 @@ def batcher_run(decode: SlowDecoder, clients: int, rounds: int, pause: float, **
     return asyncio.run(main())
 
 
-def test_batcher_holds_a_free_decoder_for_the_clients_it_answered():
-    """Clients whose next requests come back one by one, further apart than a burst, are still
-    decoded together: the decoder waits for the chunks it answered (not for a fixed time)."""
-    decode = SlowDecoder(0.05)
-    answers = batcher_run(decode, clients=6, rounds=4, pause=0.03)  # the last comes back 150 ms after the first
+def test_a_line_joins_the_lines_in_progress():
+    """Continuous batching: a request that comes while another is being decoded is decoded beside it
+    from the next step on (not after it), and each leaves as soon as it is done."""
+    log = []
+    answers = batcher_run(log, clients=2, rounds=1, pause=0.05, seconds=0.02, steps=10)
+    assert answers == [["C0 R0"], ["C1 R0"]]
+    together = [i for i, (lines, *_) in enumerate(log) if lines == ["c0 r0", "c1 r0"]]
+    assert log[0][0] == ["c0 r0"] and together and len(log) == together[0] + 10, [lines for lines, *_ in log]
+
+
+def test_closed_loop_clients_share_steps():
+    log = []
+    answers = batcher_run(log, clients=6, rounds=4, pause=0.005)
     assert answers == [[f"C{k} R{r}" for r in range(4)] for k in range(6)]
-    sizes = [n for n, *_ in decode.batches]
-    assert sizes.count(6) >= 3, sizes  # the first burst, then every round whole (without the hold: 1 each)
-
-
-def test_batcher_hold_is_bounded():
-    """A client that never comes back costs at most max_wait, or hold_share of the last batch's time."""
-    for settings in ({"max_wait": 0.3}, {"hold_share": 1.0}):
-        decode = SlowDecoder(0.3)
-        batcher_run(decode, clients=2, rounds=2, pause=1.0, **settings)  # client 1 returns after 1 s
-        (_, _, _, first_end), (n, _, second_start, _) = decode.batches[:2]
-        assert n == 1 and 0.25 < second_start - first_end < 0.9, decode.batches  # it held, and not for client 1
+    assert sum(len(lines) for lines, *_ in log) == 6 * 4 * 3  # every line's steps, none lost or repeated
+    assert max(len(lines) for lines, *_ in log) >= 4
 
 
 def test_batcher_decoders_work_side_by_side():
-    decode = SlowDecoder(0.3)
-    answers = batcher_run(decode, clients=4, rounds=1, pause=0.0, decoders=2)
+    log = []
+    answers = batcher_run(log, clients=4, rounds=1, pause=0.0, seconds=0.1, decoders=2)
     assert answers == [[f"C{k} R0"] for k in range(4)]
-    (n1, thread1, start1, end1), (n2, thread2, start2, end2) = sorted(decode.batches, key=lambda b: b[2])
-    assert n1 == n2 == 2 and thread1 != thread2 and start2 < end1  # the 4 shared out, decoded at once
+    threads = {thread for _, thread, *_ in log}
+    assert len(threads) == 2 and max(len(lines) for lines, *_ in log) == 2  # the 4 shared out evenly
+    (_, _, start1, end1), (_, _, start2, _) = sorted({thread: step for step in log for thread in [step[1]]}.values(),
+                                                     key=lambda step: step[2])
+    assert start2 < end1  # decoded at once
+
+
+def test_a_failing_decoder_fails_its_requests_only():
+    import asyncio
+
+    from mtcli.serve.batcher import Batcher
+
+    class Broken(SlowStream):
+        def add(self, lines):
+            if "bad" in lines:
+                raise RuntimeError("decoder bug")
+            return super().add(lines)
+
+        def step(self):
+            if any(line == "boom" for line, _ in self.left.values()):
+                raise RuntimeError("decoder bug")
+            return super().step()
+
+    async def main():
+        batcher = Batcher(lambda: Broken([], 0.001, 2), 1)
+        await batcher.start()
+        try:
+            for line in ("boom", "bad"):  # failing in a step, or when the line joins
+                with pytest.raises(RuntimeError, match="decoder bug"):
+                    await batcher.translate([line])
+            return await batcher.translate(["fine"])  # a fresh stream
+        finally:
+            await batcher.close()
+
+    assert asyncio.run(main()) == [[("FINE", 0.0)]]
 
 
 def test_other_routes(client):

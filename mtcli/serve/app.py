@@ -28,7 +28,7 @@ from threadpoolctl import threadpool_limits
 from mtcli.errors import UserError
 from mtcli.serve.batcher import Batcher
 from mtcli.serve.config import ServeConfig
-from mtcli.serve.texts import FORMATS, engine, english_confidence, translate_texts
+from mtcli.serve.texts import FORMATS, engine, english_confidence, options, translate_texts
 
 LANGUAGES = [{"code": "en", "name": "English", "targets": ["es"]}, {"code": "es", "name": "Spanish", "targets": []}]
 SOURCES, TARGETS = ("en", "auto"), ("es",)
@@ -161,9 +161,8 @@ class Service:
     def __init__(self, translator, cfg: ServeConfig, name: str):
         self.cfg, self.name, self.tokenizer = cfg, name, translator.src_tok
         self.page = (files("mtcli.serve") / "index.html").read_text(encoding="utf-8")  # the page at /
-        offline = engine(translator, cfg)
-        self.batcher = Batcher(offline.decode, cfg.max_batch, cfg.max_wait, cfg.quiet, cfg.hold_share, cfg.decoders)
-        self.engine = offline  # until start(): then the same engine, decoding through the batcher
+        self.batcher = Batcher(lambda: translator.stream(cfg.max_batch, options(cfg)), cfg.decoders)
+        self.engine = engine(translator, cfg)  # decoding through the batcher once started
         self.pool = ThreadPoolExecutor(cfg.request_threads, thread_name_prefix="mtcli-request")
         self.queued = 0  # characters admitted and not yet answered
         self.closing = False
@@ -233,8 +232,9 @@ async def health(request: Request) -> JSONResponse:
     service = _service(request)
     b = service.batcher
     return JSONResponse({"status": "stopping" if service.closing else "ok", "model": service.name,
-                         "queued_characters": service.queued, "decoders": b.decoders, "batches": b.batches,
-                         "sentences": b.sentences, "decoding_seconds": round(b.busy, 3),
+                         "queued_characters": service.queued, "decoders": b.decoders, "steps": b.steps,
+                         "step_sentences": b.step_sentences, "sentences": b.sentences,
+                         "decoding_seconds": round(b.busy, 3),
                          "decoding_cpu_seconds": round(b.cpu, 3)},
                         status_code=503 if service.closing else 200)
 

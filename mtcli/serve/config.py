@@ -17,13 +17,9 @@ class ServeConfig:
     # decoding: `mtcli translate`'s defaults
     beam: int = DEFAULTS.beam_size
     alpha: float = DEFAULTS.length_penalty  # length normalisation exponent
-    max_batch: int = SENTENCES_PER_BATCH  # sentences decoded together (Translator.translate's batch size)
-    decoders: int = field(default_factory=threads_per_process)  # batches decoded at once,
-    # one thread each, one per core: each starts when it is free (one batch split over the cores waits
-    # for its slowest part)
-    max_wait: float = 0.2  # longest a free decoder waits for more sentences (see batcher)...
-    hold_share: float = 0.1  # ...and never longer than this share of the time its last batch took
-    quiet: float = 0.005  # seconds without a new request that end a burst of them
+    max_batch: int = SENTENCES_PER_BATCH  # sentences each decoder has in progress at once (see batcher)
+    decoders: int = field(default_factory=threads_per_process)  # batches decoded at once, one thread
+    # each, one per core (one batch split over the cores would wait for its slowest part at every step)
     # what one request may ask
     char_limit: int = 20_000  # characters of all texts in one request
     batch_limit: int = 128  # texts in one request (a list `q`)

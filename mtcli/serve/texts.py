@@ -9,7 +9,9 @@ batcher, so that many requests share one decoder, or a Translator for offline us
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from mtcli.config import DEFAULTS, TranslationOptions
 from mtcli.serve.config import ServeConfig
 from mtcli.text.formats import translate_document
 from mtcli.text.pipeline import Engine, translate_lines
@@ -20,11 +22,17 @@ FORMATS = ("text", "html", "markdown", "srt")  # LibreTranslate's two, and the p
 WORD = re.compile(r"[^\W\d_]+")  # a run of letters
 
 
+def options(cfg: ServeConfig) -> TranslationOptions:
+    """How the server decodes. nbest = beam: the beam's other finished hypotheses cost nothing more,
+    so every request's alternatives come from one decoding and any requests can share a batch."""
+    return replace(DEFAULTS, beam_size=cfg.beam, num_hypotheses=cfg.beam, length_penalty=cfg.alpha)
+
+
 def engine(translator, cfg: ServeConfig) -> Engine:
-    """The pipeline's engine on a loaded Translator, decoding as the server does. nbest = beam: the
-    beam's other finished hypotheses cost nothing more, so every request's alternatives come from one
-    decoding and any requests can share a batch."""
-    return Engine.from_translator(translator, beam=cfg.beam, nbest=cfg.beam, alpha=cfg.alpha, batch_size=cfg.max_batch)
+    """The pipeline's engine on a loaded Translator, decoding in batches as the server's decoders do."""
+    o = options(cfg)
+    return Engine.from_translator(translator, beam=o.beam_size, nbest=o.num_hypotheses, alpha=o.length_penalty,
+                                  batch_size=cfg.max_batch)
 
 
 def translate_texts(texts: list[str], fmt: str, nbest: int, engine: Engine) -> list[list[str]]:

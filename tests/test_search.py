@@ -127,7 +127,7 @@ def test_length_penalty_and_nbest_beyond_the_beam(alpha):
     check(model, sentences, beam=3, nbest=5, alpha=alpha)  # nbest is capped at the beam
 
 
-@pytest.mark.parametrize("a, b, ngram", [(0.5, 2, 2), (1.0, 0, 3), (2.0, 4, 0), (1.5, 10, 1)])
+@pytest.mark.parametrize("a, b, ngram", [(0.5, 2, 2), (1.0, 0, 3), (2.0, 4, 0), (1.5, 10, 1), (1.0, 30, 0)])
 def test_output_budget_and_repeat_guard_are_the_options(a, b, ngram):
     """Other budgets (a * source length + b) and n-gram sizes than the defaults, as a Python caller
     sets them in TranslationOptions: each reaches the search (no default taken instead). Budgets
@@ -272,6 +272,18 @@ def test_sentences_joining_a_running_search_get_the_reference_hypotheses(seed):
         for i, (g, w) in enumerate(zip(got, want)):
             assert [h.tokens for h in g] == [h.tokens for h in w], f"sentence {i}: hypotheses differ"
             assert [h.score for h in g] == pytest.approx([h.score for h in w], rel=1e-9, abs=1e-9), f"sentence {i}"
+
+
+def test_a_search_takes_no_more_than_it_can_hold():
+    """More sentences than free slots, or a source longer than its caches, are refused before any
+    is taken (a caller that skipped the check would otherwise overwrite sentences in progress)."""
+    model = random_model(0)
+    decoder = decode.BeamSearch([model], 2, replace(DEFAULTS, beam_size=2), max_src=6)
+    decoder.add(*pad(random_sentences(0, n=1, longest=4)))
+    for sentences in (random_sentences(1, n=2, longest=4), [np.full(7, 5)]):
+        with pytest.raises(ValueError, match="free slots"):
+            decoder.add(*pad(sentences))
+    assert decoder.free == 1 and decoder.active.sum() == 1
 
 
 def test_an_ensemble_of_one_model_twice_is_the_model():

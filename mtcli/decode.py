@@ -85,6 +85,7 @@ class DecoderState:
     rows, so reordering a beam copies indices, never caches."""
 
     self_qkv: list[dict]  # per layer: fused query/key/value projection {"wqkv": (C, 3C), "bqkv": (3C,)}
+    cross_kv: list[dict]  # per layer: fused cross-attention key/value projection {"wkv": (C, 2C), "bkv": (2C,)}
     self_k: list[np.ndarray]  # per layer (N, T, C): key of position j, written once, at step j
     self_v: list[np.ndarray]  # per layer (N, T, C)
     cross_k: list[np.ndarray]  # per layer (B, S, C): encoder-side keys, projected once per sentence
@@ -108,6 +109,7 @@ def empty_decoding(model: Model, B: int, slots_per_sentence: int, S: int, T: int
     N = B * slots_per_sentence
     return DecoderState(
         self_qkv=[_fused(model.params[f"dec.{i}.self"], "qkv") for i in range(L)],
+        cross_kv=[_fused(model.params[f"dec.{i}.cross"], "kv") for i in range(L)],
         self_k=[np.empty((N, T, C), model.dtype) for _ in range(L)],
         self_v=[np.empty((N, T, C), model.dtype) for _ in range(L)],
         cross_k=[np.zeros((B, S, C), model.dtype) for _ in range(L)],
@@ -122,8 +124,7 @@ def attend_to(model: Model, state: DecoderState, sentences, src, src_len) -> Non
     memory, _ = model.encode(src, src_len)  # (n, S', C)
     C, S = model.cfg.d_model, src.shape[1]
     for i in range(model.cfg.n_layers):
-        kv = _fused(model.params[f"dec.{i}.cross"], "kv")
-        kv = linear_forward(memory, kv["wkv"], kv["bkv"])[0]  # (n, S', 2C)
+        kv = linear_forward(memory, state.cross_kv[i]["wkv"], state.cross_kv[i]["bkv"])[0]  # (n, S', 2C)
         state.cross_k[i][sentences, :S], state.cross_v[i][sentences, :S] = kv[..., :C], kv[..., C:]
     state.src_len[sentences] = src_len
 

@@ -55,9 +55,11 @@ def sample(path: Path, n: int, seed: int) -> list[str]:
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process, all its threads."""
+    """User + system CPU time of a process, all its threads, and of its child processes (the decoders)."""
     stat = Path(f"/proc/{pid}/stat").read_text()
-    return sum(map(int, stat[stat.rindex(")") + 2 :].split()[11:13])) / TICK
+    children = [int(c) for task in Path(f"/proc/{pid}/task").iterdir()
+                for c in (task / "children").read_text().split()]
+    return sum(map(int, stat[stat.rindex(")") + 2 :].split()[11:13])) / TICK + sum(map(cpu_seconds, children))
 
 
 class Connection:
@@ -98,7 +100,16 @@ def start_server(model: str, cfg: ServeConfig) -> tuple[subprocess.Popen, str]:
         if not line and proc.poll() is not None:
             sys.exit("mtcli serve exited before it listened")
     threading.Thread(target=proc.stderr.read, daemon=True).start()  # drain its log
-    return proc, line[line.index("http://"):].split()[0]
+    url = line[line.index("http://"):].split()[0]
+    deadline = time.monotonic() + 120
+    while True:  # it listens before its decoders have started: ready once /health answers
+        try:
+            asyncio.run(health(url))
+            return proc, url
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                sys.exit("mtcli serve did not start")
+            time.sleep(0.1)
 
 
 async def health(url: str) -> dict:

@@ -1,3 +1,4 @@
 from mtcli.cli import main
 
-main()
+if __name__ == "__main__":  # (not again in a decoder process that multiprocessing spawns)
+    main()

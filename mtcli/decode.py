@@ -413,6 +413,7 @@ class Translator:
         (default: one per core). Measured on a shared 2-core machine, two threads that each run
         their own GEMMs beat one batch split over two BLAS threads that meet at every product."""
         self.inter_threads = inter_threads or len(os.sched_getaffinity(0))
+        self.model_dir = Path(model_dir)
         self.models, self.meta = load_ensemble(model_dir)  # (one model, unless an ensemble)
         self.model = self.models[0]
         check_tokenizers(model_dir, self.meta)

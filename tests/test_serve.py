@@ -143,6 +143,72 @@ def test_concurrent_requests_are_batched_and_answered_in_order(client, offline):
     assert done == 16 and after["step_sentences"] - before["step_sentences"] > steps  # requests shared steps
 
 
+# --- a decoder in its own process ---------------------------------------------------------------
+
+def stream_all(stream, lines: list[str], slots: int) -> dict[str, list[tuple[str, float]]]:
+    """Every line through a stream of `slots` slots, joining as slots free up: line -> n-best."""
+    owner, done, todo = {}, {}, list(lines)
+    while todo or stream.free < slots:
+        taken = stream.add(todo[: stream.free]) if todo and stream.free else []
+        owner.update(zip(taken, todo))
+        todo = todo[len(taken):]
+        done.update((owner.pop(slot), [(h.text, h.score) for h in r.hypotheses]) for slot, r in stream.step())
+    return done
+
+
+def test_decoder_process_decodes_as_the_stream_in_this_process(shipped_model):
+    from mtcli.decode import Translator
+    from mtcli.serve.texts import options
+    from mtcli.serve.worker import DecoderProcess
+
+    o = options(ServeConfig())
+    remote = DecoderProcess(shipped_model, 4, o)
+    try:
+        here = stream_all(Translator(shipped_model).stream(4, o), SENTENCES, 4)
+        assert stream_all(remote, SENTENCES, 4) == here and len(here) == len(SENTENCES)
+        assert remote.cpu > 0
+    finally:
+        remote.close()
+    assert remote._process.poll() is not None
+
+
+def test_a_decoder_process_that_dies_fails_its_requests_and_is_replaced(shipped_model):
+    import asyncio
+
+    from mtcli.serve.batcher import Batcher
+    from mtcli.serve.texts import options
+    from mtcli.serve.worker import DecoderProcess
+
+    opened = []
+
+    def open_stream():
+        opened.append(DecoderProcess(shipped_model, 8, options(ServeConfig())))
+        return opened[-1]
+
+    async def main():
+        batcher = Batcher(open_stream, 1)
+        await batcher.start()
+        try:
+            os.kill(opened[0]._process.pid, signal.SIGKILL)  # as the kernel's OOM killer would
+            with pytest.raises(RuntimeError, match="decoder process stopped"):
+                await batcher.translate(["The plant is green."])
+            return await batcher.translate(["The plant is green."])  # a new process
+        finally:
+            await batcher.close()
+
+    assert asyncio.run(main())[0][0][0] == "La planta es verde."
+    assert len(opened) == 2 and not any(p._process.poll() is None for p in opened)
+
+
+def test_a_decoder_that_cannot_load_its_model_is_a_clear_error(tmp_path):
+    from mtcli.errors import UserError
+    from mtcli.serve.texts import options
+    from mtcli.serve.worker import DecoderProcess
+
+    with pytest.raises(UserError, match="missing: no such model directory"):
+        DecoderProcess(tmp_path / "missing", 4, options(ServeConfig()))
+
+
 # --- the batcher, on a stand-in stream (no model) ----------------------------------------------
 
 class SlowStream:
@@ -153,6 +219,10 @@ class SlowStream:
         self.log, self.seconds, self.steps = log, seconds, steps
         self.left: dict[int, tuple[str, int]] = {}  # slot -> (line, steps to go)
         self.slots = slots
+        self.cpu, self.closed = 0.0, False
+
+    def close(self) -> None:
+        self.closed = True
 
     @property
     def free(self) -> int:
@@ -249,18 +319,28 @@ def test_a_failing_decoder_fails_its_requests_only():
                 raise RuntimeError("decoder bug")
             return super().step()
 
+    opened = []
+
+    def open_stream():
+        if len(opened) == 2:  # the third try
+            opened.append(None)
+            raise OSError("cannot start a decoder")
+        opened.append(Broken([], 0.001, 2))
+        return opened[-1]
+
     async def main():
-        batcher = Batcher(lambda: Broken([], 0.001, 2), 1)
+        batcher = Batcher(open_stream, 1)
         await batcher.start()
         try:
-            for line in ("boom", "bad"):  # failing in a step, or when the line joins
-                with pytest.raises(RuntimeError, match="decoder bug"):
+            for line, error in (("boom", "decoder bug"), ("bad", "decoder bug"), ("fine", "cannot start")):
+                with pytest.raises((RuntimeError, OSError), match=error):  # in a step, joining, reopening
                     await batcher.translate([line])
             return await batcher.translate(["fine"])  # a fresh stream
         finally:
             await batcher.close()
 
     assert asyncio.run(main()) == [[("FINE", 0.0)]]
+    assert len(opened) == 4 and all(stream.closed for stream in opened if stream)  # a failed stream is closed
 
 
 def test_other_routes(client):

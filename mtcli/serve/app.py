@@ -23,12 +23,12 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
-from threadpoolctl import threadpool_limits
 
 from mtcli.errors import UserError
 from mtcli.serve.batcher import Batcher
 from mtcli.serve.config import ServeConfig
 from mtcli.serve.texts import FORMATS, engine, english_confidence, options, translate_texts
+from mtcli.serve.worker import DecoderProcess
 
 LANGUAGES = [{"code": "en", "name": "English", "targets": ["es"]}, {"code": "es", "name": "Spanish", "targets": []}]
 SOURCES, TARGETS = ("en", "auto"), ("es",)
@@ -161,7 +161,7 @@ class Service:
     def __init__(self, translator, cfg: ServeConfig, name: str):
         self.cfg, self.name, self.tokenizer = cfg, name, translator.src_tok
         self.page = (files("mtcli.serve") / "index.html").read_text(encoding="utf-8")  # the page at /
-        self.batcher = Batcher(lambda: translator.stream(cfg.max_batch, options(cfg)), cfg.decoders)
+        self.batcher = Batcher(lambda: DecoderProcess(translator.model_dir, cfg.max_batch, options(cfg)), cfg.decoders)
         self.engine = engine(translator, cfg)  # decoding through the batcher once started
         self.pool = ThreadPoolExecutor(cfg.request_threads, thread_name_prefix="mtcli-request")
         self.queued = 0  # characters admitted and not yet answered
@@ -269,10 +269,7 @@ async def server_error(request: Request, e: Exception) -> JSONResponse:
 async def lifespan(app: Starlette):
     service = app.state.service
     await service.start()
-    # BLAS single-threaded while serving, once for all decoders: the Translator's own limit, set
-    # and restored around each batch, would race between decoders that overlap
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
+    yield
     service.closing = True  # uvicorn has let the requests in flight finish; anything left finishes here
     await service.batcher.close()
     service.pool.shutdown(wait=True)

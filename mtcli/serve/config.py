@@ -18,7 +18,7 @@ class ServeConfig:
     beam: int = DEFAULTS.beam_size
     alpha: float = DEFAULTS.length_penalty  # length normalisation exponent
     max_batch: int = SENTENCES_PER_BATCH  # sentences each decoder has in progress at once (see batcher)
-    decoders: int = field(default_factory=threads_per_process)  # batches decoded at once, one thread
+    decoders: int = field(default_factory=threads_per_process)  # batches decoded at once, one process
     # each, one per core (one batch split over the cores would wait for its slowest part at every step)
     # what one request may ask
     char_limit: int = 20_000  # characters of all texts in one request

@@ -37,10 +37,8 @@ def server(model_dir: Path, cfg: ServeConfig, sock: socket.socket):
     from mtcli.decode import Translator
     from mtcli.serve.app import create_app
 
-    # each of the batcher's decoders is one thread (single-threaded BLAS while serving: app.py), and
-    # decodes with the compiled kernels, which repay loading them (kernels.for_decoding is for one-shot runs)
+    # this process reads, formats and answers requests; each decoder is a process of its own (worker.py)
     translator = Translator(model_dir, inter_threads=1)
-    translator.translate(["Hello."], beam=cfg.beam)  # the first batch loads compiled kernels: not a client's wait
     config = uvicorn.Config(
         create_app(translator, cfg, Path(model_dir).name), log_level="info", access_log=False,
         limit_concurrency=cfg.max_connections, timeout_graceful_shutdown=cfg.shutdown_timeout,

@@ -156,20 +156,41 @@ def stream_all(stream, lines: list[str], slots: int) -> dict[str, list[tuple[str
     return done
 
 
+def decoder_all(decoder, lines: list[str]) -> dict[str, list[tuple[str, float]]]:
+    """Every line through a worker.Decoder, sent as it has room: line -> n-best."""
+    done, todo, sent = {}, list(enumerate(lines)), 0
+    while len(done) < len(lines):
+        room = decoder.slots - (sent - len(done))
+        if todo and room:
+            decoder.send([i for i, _ in todo[:room]], [line for _, line in todo[:room]])
+            sent, todo = sent + len(todo[:room]), todo[room:]
+            continue
+        results, (steps, in_progress, wall, cpu) = decoder.receive()
+        assert steps >= 1 and in_progress >= len(results) and cpu > 0
+        done.update((lines[i], [(h.text, h.score) for h in r.hypotheses]) for i, r in results)
+    return done
+
+
 def test_decoder_process_decodes_as_the_stream_in_this_process(shipped_model):
     from mtcli.decode import Translator
     from mtcli.serve.texts import options
-    from mtcli.serve.worker import DecoderProcess
+    from mtcli.serve.worker import DecoderProcess, DecoderStopped
 
     o = options(ServeConfig())
     remote = DecoderProcess(shipped_model, 4, o)
     try:
         here = stream_all(Translator(shipped_model).stream(4, o), SENTENCES, 4)
-        assert stream_all(remote, SENTENCES, 4) == here and len(here) == len(SENTENCES)
-        assert remote.cpu > 0
+        there = decoder_all(remote, SENTENCES)
+        assert len(here) == len(SENTENCES) and there.keys() == here.keys()
+        for line, nbest in here.items():  # (sentences meet in other batches: scores to float tolerance)
+            assert [t for t, _ in there[line]] == [t for t, _ in nbest], line
+            assert [s for _, s in there[line]] == pytest.approx([s for _, s in nbest], abs=1e-5), line
+        remote.stop()
+        with pytest.raises(DecoderStopped):
+            remote.receive()
     finally:
         remote.close()
-    assert remote._process.poll() is not None
+    assert remote.process.returncode == 0
 
 
 def test_a_decoder_process_that_dies_fails_its_requests_and_is_replaced(shipped_model):
@@ -181,23 +202,23 @@ def test_a_decoder_process_that_dies_fails_its_requests_and_is_replaced(shipped_
 
     opened = []
 
-    def open_stream():
+    def open_decoder():
         opened.append(DecoderProcess(shipped_model, 8, options(ServeConfig())))
         return opened[-1]
 
     async def main():
-        batcher = Batcher(open_stream, 1)
+        batcher = Batcher(open_decoder, 1)
         await batcher.start()
         try:
-            os.kill(opened[0]._process.pid, signal.SIGKILL)  # as the kernel's OOM killer would
-            with pytest.raises(RuntimeError, match="decoder process stopped"):
+            os.kill(opened[0].process.pid, signal.SIGKILL)  # as the kernel's OOM killer would
+            with pytest.raises(RuntimeError, match=r"decoder stopped \(exit code -9\)"):
                 await batcher.translate(["The plant is green."])
             return await batcher.translate(["The plant is green."])  # a new process
         finally:
             await batcher.close()
 
     assert asyncio.run(main())[0][0][0] == "La planta es verde."
-    assert len(opened) == 2 and not any(p._process.poll() is None for p in opened)
+    assert len(opened) == 2 and all(p.process.poll() is not None for p in opened)
 
 
 def test_a_decoder_that_cannot_load_its_model_is_a_clear_error(tmp_path):
@@ -219,10 +240,6 @@ class SlowStream:
         self.log, self.seconds, self.steps = log, seconds, steps
         self.left: dict[int, tuple[str, int]] = {}  # slot -> (line, steps to go)
         self.slots = slots
-        self.cpu, self.closed = 0.0, False
-
-    def close(self) -> None:
-        self.closed = True
 
     @property
     def free(self) -> int:
@@ -245,6 +262,18 @@ class SlowStream:
         return [(s, TranslationResult([TranslationHypothesis([], line.upper(), 0.0, 0.0)])) for s, line in done]
 
 
+def in_thread(stream):
+    """A stand-in stream behind worker.decode_lines in a thread of its own (the server runs it in a
+    process): the worker.Decoder the batcher feeds."""
+    import multiprocessing
+
+    from mtcli.serve.worker import Decoder, decode_lines
+
+    ours, theirs = multiprocessing.Pipe()
+    threading.Thread(target=decode_lines, args=(theirs, stream), name=f"decoder-{id(stream)}", daemon=True).start()
+    return Decoder(ours, stream.slots)
+
+
 def batcher_run(streams: list, clients: int, rounds: int, pause: float, seconds: float = 0.01, steps: int = 3,
                 decoders: int = 1) -> list[list[str]]:
     """Closed-loop clients of a Batcher on SlowStreams (each opened one appended to `streams`'s log):
@@ -255,7 +284,7 @@ def batcher_run(streams: list, clients: int, rounds: int, pause: float, seconds:
     from mtcli.serve.batcher import Batcher
 
     async def main():
-        batcher = Batcher(lambda: SlowStream(streams, seconds, steps), decoders)
+        batcher = Batcher(lambda: in_thread(SlowStream(streams, seconds, steps)), decoders)
         await batcher.start()
 
         async def client(k: int) -> list[str]:
@@ -321,15 +350,15 @@ def test_a_failing_decoder_fails_its_requests_only():
 
     opened = []
 
-    def open_stream():
+    def open_decoder():
         if len(opened) == 2:  # the third try
             opened.append(None)
             raise OSError("cannot start a decoder")
-        opened.append(Broken([], 0.001, 2))
+        opened.append(in_thread(Broken([], 0.001, 2)))
         return opened[-1]
 
     async def main():
-        batcher = Batcher(open_stream, 1)
+        batcher = Batcher(open_decoder, 1)
         await batcher.start()
         try:
             for line, error in (("boom", "decoder bug"), ("bad", "decoder bug"), ("fine", "cannot start")):
@@ -340,7 +369,7 @@ def test_a_failing_decoder_fails_its_requests_only():
             await batcher.close()
 
     assert asyncio.run(main()) == [[("FINE", 0.0)]]
-    assert len(opened) == 4 and all(stream.closed for stream in opened if stream)  # a failed stream is closed
+    assert len(opened) == 4 and all(decoder.pipe.closed for decoder in opened if decoder)  # a failed one is closed
 
 
 def test_other_routes(client):

@@ -1,22 +1,22 @@
 """Sentences from concurrent requests decoded together by a few decoders, in batches that sentences
 join and leave at every step (continuous batching).
 
-Each decoder (`decoders` of them, one per core by default: a thread here driving a process of its own,
-worker.DecoderProcess) keeps up to `max_batch` sentences in progress in its stream. Before every decoding step it takes queued
-sentences into its free slots, and after it answers every sentence that step finished. A sentence
-that arrives while others are being decoded joins them at the next step instead of waiting for the
-batch to end, and a batch never thins out to its longest sentence's tail: it holds as many sentences
-as the traffic has, and no decoder ever waits for more. Queued sentences are shared so that the
-decoders hold about as many each. The event loop never decodes: it stays free to read and answer
-requests.
+Each decoder (`decoders` of them, one per core by default: worker.DecoderProcess, a process of its
+own) has up to `slots` sentences in progress and steps on its own. A thread here feeds it queued
+sentences as it has room, and another answers each sentence as soon as the decoder sends it back. A
+sentence that arrives while others are being decoded joins them at the decoder's next step instead of
+waiting for the batch to end, and a batch never thins out to its longest sentence's tail: it holds as
+many sentences as the traffic has, and no decoder ever waits for more. Queued sentences are shared so
+that the decoders hold about as many each. The event loop never decodes: it stays free to read and
+answer requests.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,15 +25,17 @@ from typing import Protocol
 NBest = list[tuple[str, float]]  # (text, score), best first
 
 
-class Stream(Protocol):
-    """What a decoder steps (worker.DecoderProcess: a decode.TranslationStream in its own process)."""
+class Decoder(Protocol):
+    """What the batcher feeds (worker.Decoder: a decode.TranslationStream that steps on its own)."""
 
-    free: int  # slots open for more lines
-    cpu: float  # CPU seconds spent decoding so far
+    slots: int  # lines it decodes at once
+    stopping: bool  # stop() was called
 
-    def add(self, lines: list[str]) -> list[int]: ...  # the slot each line took
+    def send(self, ids: list[int], lines: list[str]) -> None: ...
 
-    def step(self) -> list[tuple[int, object]]: ...  # lines done, by slot: TranslationResult-like
+    def receive(self) -> tuple[list[tuple[int, object]], tuple[int, int, float, float]]: ...  # see worker
+
+    def stop(self) -> None: ...
 
     def close(self) -> None: ...
 
@@ -53,11 +55,13 @@ def _settle(future: asyncio.Future, value) -> None:
 
 
 class Batcher:
-    def __init__(self, open_stream: Callable[[], Stream], decoders: int = 1):
-        self._open, self.decoders = open_stream, decoders
-        self._lock = threading.Condition()  # guards the queue, what each decoder holds, requests' `left`
-        self._queue: deque[tuple[_Request, int]] = deque()  # (request, line) not yet in a stream
-        self._held = [0] * decoders  # lines in each decoder's stream
+    def __init__(self, open_decoder: Callable[[], Decoder], decoders: int = 1):
+        self._open, self.decoders = open_decoder, decoders
+        self._lock = threading.Condition()  # guards all below but the counters' readers
+        self._queue: deque[tuple[_Request, int]] = deque()  # (request, line) not yet sent to a decoder
+        self._current: list[Decoder | None] = [None] * decoders  # None: stopped, opened again when needed
+        self._owner: list[dict[int, tuple[_Request, int]]] = [{} for _ in range(decoders)]  # lines sent, by id
+        self._ids = itertools.count()
         self._closing = False
         self._threads: list[threading.Thread] = []
         # what /health reports: decoding steps, the lines they decoded (summed over steps: the mean
@@ -66,19 +70,25 @@ class Batcher:
         self.busy = self.cpu = 0.0
 
     async def start(self) -> None:
-        """Open every decoder's stream (a stream that cannot open is an error here, not at the first request)."""
+        """Open every decoder (one that cannot open is an error here, not at the first request)."""
         self._loop = asyncio.get_running_loop()
         opened = await asyncio.gather(*(asyncio.to_thread(self._open) for _ in range(self.decoders)),
                                       return_exceptions=True)
         if failed := [e for e in opened if isinstance(e, BaseException)]:
-            for stream in opened:
-                if not isinstance(stream, BaseException):
-                    stream.close()
+            for decoder in opened:
+                if not isinstance(decoder, BaseException):
+                    decoder.stop()
+                    decoder.close()
             raise failed[0]
-        self._threads = [threading.Thread(target=self._decoder, args=(d, stream), name=f"mtcli-decode-{d}", daemon=True)
-                         for d, stream in enumerate(opened)]
-        for thread in self._threads:
-            thread.start()
+        for d, decoder in enumerate(opened):
+            self._current[d] = decoder
+            self._thread(self._receive, d, decoder)
+            self._thread(self._feed, d)
+
+    def _thread(self, target, *args) -> None:
+        thread = threading.Thread(target=target, args=args, name=f"mtcli-{target.__name__[1:]}-{args[0]}", daemon=True)
+        self._threads.append(thread)
+        thread.start()
 
     async def translate(self, lines: list[str]) -> list[NBest]:
         """The n-best list of each line, in order; an empty line gets one empty translation."""
@@ -95,64 +105,78 @@ class Batcher:
             self._lock.notify_all()
         return await request.future
 
-    def _share(self, d: int, free: int) -> int:
-        """How many queued lines decoder d takes now: up to an even share of all lines in progress."""
-        fair = math.ceil((len(self._queue) + sum(self._held)) / self.decoders)
-        return min(len(self._queue), free, max(0, fair - self._held[d]))
+    def _share(self, d: int) -> int:
+        """How many queued lines decoder d takes now: up to an even share of all lines in progress,
+        within its free slots, after the decoders before it have taken theirs (so that light traffic
+        stays on the first decoder, whose weights are then warm in the caches)."""
+        held = [len(owner) for owner in self._owner]
+        queued = len(self._queue)
+        fair = math.ceil((queued + sum(held)) / self.decoders)
+        for e, decoder in enumerate(self._current[: d + 1]):
+            take = min(queued, decoder.slots - held[e], max(0, fair - held[e])) if decoder else 0
+            queued -= take
+        return take
 
-    def _decoder(self, d: int, stream: Stream | None) -> None:
-        """Decoder d's thread: take lines, step, answer, until closed with nothing left."""
-        try:
-            owner = {}  # slot -> (request, line)
-            while True:
+    def _feed(self, d: int) -> None:
+        """Decoder d's feeding thread: queued lines sent to it as its share allows, until closed with
+        nothing left; a decoder that stopped is opened again when there are lines for it."""
+        while True:
+            with self._lock:
+                while not (self._queue and (self._current[d] is None or self._share(d))):
+                    if self._closing and not self._queue and not self._owner[d]:
+                        if self._current[d] is not None:
+                            self._current[d].stop()  # its receiving thread closes it
+                        return
+                    self._lock.wait()
+                decoder = self._current[d]
+                if decoder is not None:
+                    joining = [(next(self._ids), self._queue.popleft()) for _ in range(self._share(d))]
+                    self._owner[d].update(joining)
+            if decoder is not None:
+                decoder.send([i for i, _ in joining], [r.lines[k] for _, (r, k) in joining])
+                continue
+            try:  # the last one stopped: a new one, or every queued line fails with it
+                decoder = self._open()
+            except Exception as e:
                 with self._lock:
-                    while not self._queue and not self._held[d]:
-                        if self._closing:
-                            return
-                        self._lock.wait()
-                if stream is None:  # the last one failed: a new one, or every queued line fails with it
-                    try:
-                        stream = self._open()
-                    except Exception as e:
-                        with self._lock:
-                            queued = list(self._queue)
-                            self._queue.clear()
-                        self._fail(queued, e)
-                        continue
+                    queued = list(self._queue)
+                    self._queue.clear()
+                self._fail(queued, e)
+                continue
+            with self._lock:
+                self._current[d] = decoder
+            self._thread(self._receive, d, decoder)
+
+    def _receive(self, d: int, decoder: Decoder) -> None:
+        """Decoder d's receiving thread: lines answered as the decoder finishes them. A decoder that
+        fails (a bug, its process killed) fails the lines it held, not the server."""
+        while True:
+            try:
+                done, (steps, lines, wall, cpu) = decoder.receive()
+            except Exception as e:
                 with self._lock:
-                    joining = [self._queue.popleft() for _ in range(self._share(d, stream.free))]
-                    self._held[d] += len(joining)
-                    size = self._held[d]
-                wall, cpu = time.perf_counter(), stream.cpu
-                try:
-                    if joining:
-                        owner.update(zip(stream.add([r.lines[i] for r, i in joining]), joining))
-                    done = stream.step()
-                except Exception as e:  # a decoding bug fails the requests of this stream, not the server
-                    with self._lock:
-                        self._held[d] = 0
-                    self._fail([*owner.values(), *joining], e)
-                    stream.close()
-                    stream, owner = None, {}
-                    continue
-                wall, cpu = time.perf_counter() - wall, stream.cpu - cpu
-                finished = []
-                with self._lock:
-                    self.busy, self.cpu = self.busy + wall, self.cpu + cpu
-                    self.steps, self.step_sentences = self.steps + 1, self.step_sentences + size
-                    self._held[d] -= len(done)
-                    self.sentences += len(done)
-                    for slot, result in done:
-                        request, i = owner.pop(slot)
-                        request.answers[i] = [(h.text, h.score) for h in result.hypotheses]
-                        request.left -= 1
-                        if not request.left:
-                            finished.append(request)
-                for request in finished:
-                    self._loop.call_soon_threadsafe(_settle, request.future, request.answers)
-        finally:
-            if stream is not None:
-                stream.close()
+                    held = [] if decoder.stopping else list(self._owner[d].values())
+                    if not decoder.stopping:
+                        self._owner[d].clear()
+                        self._current[d] = None
+                    self._lock.notify_all()
+                decoder.close()
+                self._fail(held, e)
+                return
+            finished = []
+            with self._lock:
+                self.busy, self.cpu = self.busy + wall, self.cpu + cpu
+                self.steps, self.step_sentences = self.steps + steps, self.step_sentences + lines
+                self.sentences += len(done)
+                for i, result in done:
+                    request, k = self._owner[d].pop(i)
+                    request.answers[k] = [(h.text, h.score) for h in result.hypotheses]
+                    request.left -= 1
+                    if not request.left:
+                        finished.append(request)
+                self._lock.notify_all()
+            for request in finished:
+                self._loop.call_soon_threadsafe(_settle, request.future, request.answers)
 
     def _fail(self, lines: list[tuple[_Request, int]], error: Exception) -> None:
         """The requests of these lines fail with the error."""
@@ -164,5 +188,5 @@ class Batcher:
         with self._lock:
             self._closing = True
             self._lock.notify_all()
-        for thread in self._threads:
-            await asyncio.to_thread(thread.join)
+        while self._threads:
+            await asyncio.to_thread(self._threads.pop(0).join)

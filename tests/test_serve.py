@@ -332,6 +332,13 @@ def test_batcher_decoders_work_side_by_side():
     assert start2 < end1  # decoded at once
 
 
+def test_light_traffic_stays_on_the_first_decoder():
+    log = []
+    answers = batcher_run(log, clients=1, rounds=6, pause=0.0, decoders=2)
+    assert answers == [[f"C0 R{r}" for r in range(6)]]
+    assert len({thread for _, thread, *_ in log}) == 1  # the second decoder's weights stay out of the caches
+
+
 def test_a_failing_decoder_fails_its_requests_only():
     import asyncio
 

@@ -118,30 +118,38 @@ def decode_lines(pipe: Connection, stream) -> None:
     meanwhile before every step (waiting for some when it has none) and sending each line back once
     done. Ends when told to (or the pipe closes); an error is sent back and ends it too."""
     owner: dict[int, int] = {}  # slot -> the line's id
-    steps = lines = 0
-    wall = cpu = 0.0
+    work = [0, 0, 0.0, 0.0]  # Stats since the last message: at work is joining (the encoder) and stepping
+
+    def timed(fn, *args):
+        start, start_cpu = time.perf_counter(), time.thread_time()
+        try:
+            return fn(*args)
+        finally:
+            work[2] += time.perf_counter() - start
+            work[3] += time.thread_time() - start_cpu
+
+    def take() -> bool:
+        """The next message's lines joined; False when it says to stop."""
+        try:
+            op, *args = pipe.recv()
+        except EOFError:
+            return False
+        if op == "add" and args[1]:
+            owner.update(zip(timed(stream.add, args[1]), args[0]))
+        return op != "close"
+
     try:
-        while True:
-            while not owner or pipe.poll():
-                try:
-                    op, *args = pipe.recv()
-                except EOFError:
+        while owner or take():
+            while pipe.poll():
+                if not take():
                     return
-                if op == "close":
-                    return
-                ids, texts = args
-                if texts:
-                    owner.update(zip(stream.add(texts), ids))
-            start, start_cpu = time.perf_counter(), time.thread_time()
-            lines, steps = lines + len(owner), steps + 1
-            done = stream.step()
-            wall, cpu = wall + time.perf_counter() - start, cpu + time.thread_time() - start_cpu
-            if done:
-                pipe.send(("done", [(owner.pop(slot), result) for slot, result in done], (steps, lines, wall, cpu)))
-                steps = lines = 0
-                wall = cpu = 0.0
+            if owner:
+                work[0], work[1] = work[0] + 1, work[1] + len(owner)
+                if done := timed(stream.step):
+                    pipe.send(("done", [(owner.pop(slot), result) for slot, result in done], tuple(work)))
+                    work = [0, 0, 0.0, 0.0]
     except Exception as e:
-        pipe.send(("error", e, (steps, lines, wall, cpu)))
+        pipe.send(("error", e, tuple(work)))
     finally:
         pipe.close()
 

@@ -212,3 +212,28 @@ def test_resume_on_mpi_ranks_performs_only_the_remaining_steps(tiny_training, un
     expected = uninterrupted(1, ranks=2)
     final = interrupt_and_resume(tiny_training, tmp_path, how, ranks=2, seed=10 + SIGNALS.index(how))
     np.testing.assert_array_equal(final, expected)
+
+
+def test_each_rank_draws_a_dropout_stream_of_its_own():
+    """Rank 0 draws the single-process stream and every other rank its own (dropout masks that repeat
+    across ranks would drop the same units of every shard); resumed, a rank continues its saved stream,
+    and a rank the saved run did not have starts one of its own that depends on the step."""
+    from mtcli.checkpoint import LoopState
+    from mtcli.train import _dropout_rng
+
+    def first(rng):
+        return rng.integers(1 << 62, size=4).tolist()
+
+    fresh = [first(_dropout_rng(7, rank, LoopState(), 0, False)) for rank in range(4)]
+    assert fresh[0] == first(np.random.default_rng(7)) and len({tuple(f) for f in fresh}) == 4
+    assert first(_dropout_rng(8, 1, LoopState(), 0, False)) != fresh[1]  # the seed counts on every rank
+
+    saved = [np.random.default_rng([3, rank]) for rank in range(3)]
+    for rng in saved:
+        rng.random(5)  # streams part-way through, as a run leaves them
+    loop = LoopState(rng=saved[0].bit_generator.state, rank_rngs=[s.bit_generator.state for s in saved[1:]])
+    resumed = [first(_dropout_rng(7, rank, loop, 40, True)) for rank in range(5)]
+    assert resumed[:3] == [first(s) for s in saved]  # each rank continues its own saved stream
+    extra = first(_dropout_rng(7, 4, loop, 41, True))
+    assert len({tuple(r) for r in resumed}) == 5 and resumed[3] != resumed[4] and extra != resumed[4]
+    assert all(r not in fresh for r in resumed[3:])  # new ranks start afresh, not where a fresh run would

@@ -193,10 +193,10 @@ def test_decoder_process_decodes_as_the_stream_in_this_process(shipped_model):
     assert remote.process.returncode == 0
 
 
-def test_a_decoder_process_that_dies_fails_its_requests_and_is_replaced(shipped_model):
+def test_a_decoder_process_that_dies_fails_its_requests_and_is_replaced(shipped_model, caplog):
     import asyncio
 
-    from mtcli.serve.batcher import Batcher
+    from mtcli.serve.batcher import Batcher, DecoderFailed
     from mtcli.serve.texts import options
     from mtcli.serve.worker import DecoderProcess
 
@@ -211,14 +211,88 @@ def test_a_decoder_process_that_dies_fails_its_requests_and_is_replaced(shipped_
         await batcher.start()
         try:
             os.kill(opened[0].process.pid, signal.SIGKILL)  # as the kernel's OOM killer would
-            with pytest.raises(RuntimeError, match=r"decoder stopped \(exit code -9\)"):
+            with pytest.raises(DecoderFailed, match=r"decoder failed \(DecoderStopped\)"):
                 await batcher.translate(["The plant is green."])
+            assert "decoder 0 failed with 1 line(s) in progress: the decoder stopped (exit code -9)" in caplog.text
             return await batcher.translate(["The plant is green."])  # a new process
         finally:
-            await batcher.close()
+            await batcher.close(10)
 
     assert asyncio.run(main())[0][0][0] == "La planta es verde."
     assert len(opened) == 2 and all(p.process.poll() is not None for p in opened)
+
+
+def test_a_dead_decoder_is_a_503_and_the_connection_serves_on(shipped_model):
+    """A request whose decoder dies gets LibreTranslate's JSON error, 503 with Retry-After (a
+    moment of trouble, as overload is), on a connection that stays open for the next request."""
+    def decoders() -> set[int]:
+        return {int(pid) for pid in subprocess.run(["pgrep", "-P", str(os.getpid()), "-f", "mtcli.serve.worker"],
+                                                   capture_output=True, text=True).stdout.split()}
+
+    others = decoders()  # (other tests' servers)
+    with running(shipped_model, decoders=1) as base, httpx.Client(base_url=base, timeout=60) as c:
+        mine = list(decoders() - others)
+        assert len(mine) == 1
+        os.kill(mine[0], signal.SIGSTOP)  # the request waits in it ...
+        with ThreadPoolExecutor(1) as pool:
+            pending = pool.submit(translate, c, q="The plant is green.")
+            time.sleep(0.5)
+            os.kill(mine[0], signal.SIGKILL)  # ... until it dies
+            r = pending.result()
+        assert r.status_code == 503 and r.headers["retry-after"] == "1"
+        assert r.json() == {"error": "Cannot translate text: the decoder failed (DecoderStopped); retry in a moment"}
+        assert translate(c, q="The plant is green.").json() == {"translatedText": "La planta es verde."}
+        assert c.get("/health").json()["decoder_failures"] == 1
+
+
+def test_a_stuck_decoder_does_not_hold_the_shutdown():
+    """At shutdown the decoders get `timeout` seconds for what is left; one stuck in a step is then
+    ended and its lines fail (the server stops instead of waiting forever)."""
+    import asyncio
+
+    from mtcli.serve.batcher import Batcher, DecoderFailed
+
+    release = threading.Event()
+
+    class Stuck(SlowStream):
+        def step(self):
+            release.wait()
+            return super().step()
+
+    async def main():
+        batcher = Batcher(lambda: in_thread(Stuck([], 0.001, 1)), 1)
+        await batcher.start()
+        pending = asyncio.ensure_future(batcher.translate(["stuck"]))
+        await asyncio.sleep(0.1)
+        start = time.monotonic()
+        await batcher.close(0.5)
+        with pytest.raises(DecoderFailed):
+            await pending
+        return time.monotonic() - start
+
+    try:
+        assert 0.5 <= asyncio.run(main()) < 5
+    finally:
+        release.set()
+
+
+def test_a_decoder_ignores_python_files_in_the_current_directory(shipped_model, tmp_path, monkeypatch):
+    """The child finds modules as the server does: a random.py where the server was started from is
+    neither run nor imported (`python -m` would put the current directory first)."""
+    from mtcli.serve.texts import options
+    from mtcli.serve.worker import DecoderProcess
+
+    (tmp_path / "random.py").write_text(f"open({str(tmp_path / 'ran')!r}, 'w').close()\n")
+    monkeypatch.chdir(tmp_path)
+    decoder = DecoderProcess(shipped_model, 2, options(ServeConfig()))
+    try:
+        assert decoder_all(decoder, ["The plant is green."])["The plant is green."][0][0] == "La planta es verde."
+    finally:
+        decoder.stop()
+        with pytest.raises(RuntimeError):
+            decoder.receive()
+        decoder.close()
+    assert not (tmp_path / "ran").exists()
 
 
 def test_a_decoder_that_cannot_load_its_model_is_a_clear_error(tmp_path):
@@ -298,7 +372,7 @@ def batcher_run(streams: list, clients: int, rounds: int, pause: float, seconds:
         try:
             return await asyncio.gather(*(client(k) for k in range(clients)))
         finally:
-            await batcher.close()
+            await batcher.close(10)
 
     return asyncio.run(main())
 
@@ -342,7 +416,7 @@ def test_light_traffic_stays_on_the_first_decoder():
 def test_a_failing_decoder_fails_its_requests_only():
     import asyncio
 
-    from mtcli.serve.batcher import Batcher
+    from mtcli.serve.batcher import Batcher, DecoderFailed
 
     class Broken(SlowStream):
         def add(self, lines):
@@ -368,12 +442,13 @@ def test_a_failing_decoder_fails_its_requests_only():
         batcher = Batcher(open_decoder, 1)
         await batcher.start()
         try:
-            for line, error in (("boom", "decoder bug"), ("bad", "decoder bug"), ("fine", "cannot start")):
-                with pytest.raises((RuntimeError, OSError), match=error):  # in a step, joining, reopening
+            for line, error in (("boom", r"failed \(RuntimeError\)"), ("bad", r"failed \(RuntimeError\)"),
+                                ("fine", "could not start")):
+                with pytest.raises(DecoderFailed, match=error):  # in a step, joining, reopening
                     await batcher.translate([line])
             return await batcher.translate(["fine"])  # a fresh stream
         finally:
-            await batcher.close()
+            await batcher.close(10)
 
     assert asyncio.run(main()) == [[("FINE", 0.0)]]
     assert len(opened) == 4 and all(decoder.pipe.closed for decoder in opened if decoder)  # a failed one is closed

@@ -25,7 +25,7 @@ from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
 
 from mtcli.errors import UserError
-from mtcli.serve.batcher import Batcher
+from mtcli.serve.batcher import Batcher, DecoderFailed
 from mtcli.serve.config import ServeConfig
 from mtcli.serve.texts import FORMATS, engine, english_confidence, options, translate_texts
 from mtcli.serve.worker import DecoderProcess
@@ -186,6 +186,8 @@ class Service:
             return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
         except UserError as e:  # the text itself is refused (e.g. a document with too much markup)
             raise ApiError(400, str(e)) from None
+        except DecoderFailed as e:  # (the server's log says why)
+            raise ApiError(503, f"Cannot translate text: {e}; retry in a moment", {"Retry-After": "1"}) from None
         finally:
             self.queued -= chars
 
@@ -232,7 +234,8 @@ async def health(request: Request) -> JSONResponse:
     service = _service(request)
     b = service.batcher
     return JSONResponse({"status": "stopping" if service.closing else "ok", "model": service.name,
-                         "queued_characters": service.queued, "decoders": b.decoders, "steps": b.steps,
+                         "queued_characters": service.queued, "decoders": b.decoders,
+                         "decoder_failures": b.failures, "steps": b.steps,
                          "step_sentences": b.step_sentences, "sentences": b.sentences,
                          "decoding_seconds": round(b.busy, 3),
                          "decoding_cpu_seconds": round(b.cpu, 3)},
@@ -271,7 +274,7 @@ async def lifespan(app: Starlette):
     await service.start()
     yield
     service.closing = True  # uvicorn has let the requests in flight finish; anything left finishes here
-    await service.batcher.close()
+    await service.batcher.close(service.cfg.shutdown_timeout)
     service.pool.shutdown(wait=True)
 
 

@@ -15,14 +15,18 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import math
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 NBest = list[tuple[str, float]]  # (text, score), best first
+RETRY_SECONDS = 1.0  # between tries to start a decoder that could not start
+log = logging.getLogger(__name__)
 
 
 class Decoder(Protocol):
@@ -37,7 +41,14 @@ class Decoder(Protocol):
 
     def stop(self) -> None: ...
 
+    def kill(self) -> None: ...
+
     def close(self) -> None: ...
+
+
+class DecoderFailed(RuntimeError):
+    """A line's decoder failed (a bug, its process killed, a stuck one ended at shutdown): the
+    server answers 503, as for a moment of overload; the details are in the server's log."""
 
 
 @dataclass
@@ -68,6 +79,7 @@ class Batcher:
         # batch is step_sentences / steps), lines answered, decoder-seconds (wall) and CPU seconds
         self.steps = self.step_sentences = self.sentences = 0
         self.busy = self.cpu = 0.0
+        self.failures = 0  # decoders that failed or could not start
 
     async def start(self) -> None:
         """Open every decoder (one that cannot open is an error here, not at the first request)."""
@@ -135,13 +147,17 @@ class Batcher:
             if decoder is not None:
                 decoder.send([i for i, _ in joining], [r.lines[k] for _, (r, k) in joining])
                 continue
-            try:  # the last one stopped: a new one, or every queued line fails with it
+            try:  # the last one stopped: a new one
                 decoder = self._open()
-            except Exception as e:
+            except Exception as e:  # the queued lines fail with it, unless another decoder takes them
+                log.error("decoder %d could not start: %s", d, e)
                 with self._lock:
-                    queued = list(self._queue)
-                    self._queue.clear()
-                self._fail(queued, e)
+                    self.failures += 1
+                    queued = [] if any(self._current) else list(self._queue)
+                    if queued:
+                        self._queue.clear()
+                self._fail(queued, DecoderFailed("the decoder could not start"))
+                time.sleep(RETRY_SECONDS)
                 continue
             with self._lock:
                 self._current[d] = decoder
@@ -155,13 +171,16 @@ class Batcher:
                 done, (steps, lines, wall, cpu) = decoder.receive()
             except Exception as e:
                 with self._lock:
-                    held = [] if decoder.stopping else list(self._owner[d].values())
-                    if not decoder.stopping:
-                        self._owner[d].clear()
-                        self._current[d] = None
+                    held = list(self._owner[d].values())
+                    self._owner[d].clear()
+                    self._current[d] = None
+                    failed = held or not decoder.stopping  # (not: stopped when asked, with nothing left)
+                    self.failures += bool(failed)
                     self._lock.notify_all()
                 decoder.close()
-                self._fail(held, e)
+                if failed:
+                    log.error("decoder %d failed with %d line(s) in progress: %s", d, len(held), e)
+                self._fail(held, DecoderFailed(f"the decoder failed ({type(e).__name__})"))
                 return
             finished = []
             with self._lock:
@@ -183,10 +202,27 @@ class Batcher:
         for request in {id(r): r for r, _ in lines}.values():
             self._loop.call_soon_threadsafe(_settle, request.future, error)
 
-    async def close(self) -> None:
-        """Finish every queued line, then stop the decoders."""
+    async def close(self, timeout: float) -> None:
+        """Finish every queued line, then stop the decoders; after `timeout` seconds, whatever is
+        left fails and the decoders are ended (one may be stuck)."""
         with self._lock:
             self._closing = True
             self._lock.notify_all()
+        try:
+            await asyncio.wait_for(self._join(), timeout)
+        except asyncio.TimeoutError:  # (not the builtin one before Python 3.11)
+            with self._lock:
+                queued = list(self._queue)
+                self._queue.clear()
+                decoders = [decoder for decoder in self._current if decoder]
+                self._lock.notify_all()
+            log.error("%d decoder(s) still busy after %g s: ended", len(decoders), timeout)
+            self._fail(queued, DecoderFailed("the server stopped before translating it"))
+            for decoder in decoders:
+                decoder.kill()
+            await self._join()
+
+    async def _join(self) -> None:
         while self._threads:
-            await asyncio.to_thread(self._threads.pop(0).join)
+            await asyncio.to_thread(self._threads[0].join)
+            self._threads.pop(0)

@@ -11,6 +11,7 @@ once it is done, so a step costs no round trip (~80 us each on this machine, ~15
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -20,7 +21,6 @@ import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-import mtcli
 from mtcli.config import TranslationOptions
 
 Stats = tuple[int, int, float, float]  # steps, lines in progress summed over them, wall and CPU seconds
@@ -65,6 +65,12 @@ class Decoder:
         except OSError:
             pass
 
+    def kill(self) -> None:
+        """End it now (a stuck decoder, at shutdown): receive() raises DecoderStopped at once."""
+        self.stopping = True
+        with socket.socket(fileno=os.dup(self.pipe.fileno())) as end:
+            end.shutdown(socket.SHUT_RDWR)  # (wakes a receive() blocked on it, as close() would not)
+
     def close(self) -> None:
         """Once it has ended (receive() raised): release the pipe."""
         self.pipe.close()
@@ -74,20 +80,26 @@ class DecoderStopped(RuntimeError):
     pass
 
 
+# The child finds modules as this process does, on its sys.path (sent first). Not `python -m`, which
+# puts the current directory first (a random.py there would run in the child), nor multiprocessing's
+# spawn, which imports the embedding program's main module again in the child.
+_CHILD = ("import sys; del sys.path[0]; from multiprocessing.connection import Connection; "
+          "pipe = Connection(int(sys.argv[1])); sys.path[:] = pipe.recv(); "
+          "from mtcli.serve.worker import main; main(pipe)")
+
+
 class DecoderProcess(Decoder):
-    """A Decoder in a child process that loads the model itself (`python -m mtcli.serve.worker`: a new
-    interpreter, not multiprocessing's spawn, which would import the embedding program's main module
-    again in the child)."""
+    """A Decoder in a child process (a new interpreter) that loads the model itself."""
 
     def __init__(self, model_dir: Path, slots: int, options: TranslationOptions):
         ours, theirs = socket.socketpair()
-        root = str(Path(mtcli.__file__).parent.parent)  # this mtcli, wherever the child's path would look
-        env = os.environ | {"PYTHONPATH": os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])}
         with theirs:
-            self.process = subprocess.Popen([sys.executable, "-m", "mtcli.serve.worker", str(theirs.fileno())],
-                                            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=env)
+            self.process = subprocess.Popen([sys.executable, "-c", _CHILD, str(theirs.fileno())],
+                                            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+                                            start_new_session=True)  # (a terminal's Ctrl-C is not for it)
         super().__init__(Connection(ours.detach()), slots)
         try:
+            self.pipe.send(sys.path)
             self.pipe.send((str(model_dir), slots, options))
             kind, value, _ = self._recv()  # ("ready", ...) once the model is loaded
             if kind == "error":
@@ -102,6 +114,10 @@ class DecoderProcess(Decoder):
         except subprocess.TimeoutExpired:
             pass
         return f" (exit code {self.process.returncode})" if self.process.returncode is not None else ""
+
+    def kill(self) -> None:
+        self.process.kill()
+        super().kill()
 
     def close(self) -> None:
         """Release the pipe and wait for the child (it leaves when the pipe closes; killed if stuck)."""
@@ -149,7 +165,8 @@ def decode_lines(pipe: Connection, stream) -> None:
                     pipe.send(("done", [(owner.pop(slot), result) for slot, result in done], tuple(work)))
                     work = [0, 0, 0.0, 0.0]
     except Exception as e:
-        pipe.send(("error", e, tuple(work)))
+        with contextlib.suppress(OSError):  # (the server's end is gone: killed, or it ended this decoder)
+            pipe.send(("error", e, tuple(work)))
     finally:
         pipe.close()
 
@@ -163,9 +180,9 @@ def _open(model_dir: str, slots: int, options: TranslationOptions):
     return translator.stream(slots, options)
 
 
-def _main(pipe: Connection) -> None:
-    """The child process. Ctrl-C and SIGTERM are the server's to handle (it finishes the requests in
-    flight, then stops its decoders)."""
+def main(pipe: Connection) -> None:
+    """The child process (see _CHILD), its model directory, slots and options sent next. Ctrl-C and
+    SIGTERM are the server's to handle: it finishes the requests in flight, then stops its decoders."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     import numba
@@ -188,5 +205,3 @@ def _main(pipe: Connection) -> None:
         decode_lines(pipe, stream)
 
 
-if __name__ == "__main__":
-    _main(Connection(int(sys.argv[1])))

@@ -235,5 +235,6 @@ def test_each_rank_draws_a_dropout_stream_of_its_own():
     resumed = [first(_dropout_rng(7, rank, loop, 40, True)) for rank in range(5)]
     assert resumed[:3] == [first(s) for s in saved]  # each rank continues its own saved stream
     extra = first(_dropout_rng(7, 4, loop, 41, True))
+    assert first(_dropout_rng(7, 4, loop, 40, True)) == resumed[4]  # (seeded: a rerun draws the same)
     assert len({tuple(r) for r in resumed}) == 5 and resumed[3] != resumed[4] and extra != resumed[4]
     assert all(r not in fresh for r in resumed[3:])  # new ranks start afresh, not where a fresh run would

@@ -216,7 +216,7 @@ def test_a_decoder_process_that_dies_fails_its_requests_and_is_replaced(shipped_
             assert "decoder 0 failed with 1 line(s) in progress: the decoder stopped (exit code -9)" in caplog.text
             return await batcher.translate(["The plant is green."])  # a new process
         finally:
-            await batcher.close(10)
+            await batcher.close()
 
     assert asyncio.run(main())[0][0][0] == "La planta es verde."
     assert len(opened) == 2 and all(p.process.poll() is not None for p in opened)
@@ -242,7 +242,8 @@ def test_a_dead_decoder_is_a_503_and_the_connection_serves_on(shipped_model):
         assert r.status_code == 503 and r.headers["retry-after"] == "1"
         assert r.json() == {"error": "Cannot translate text: the decoder failed (DecoderStopped); retry in a moment"}
         assert translate(c, q="The plant is green.").json() == {"translatedText": "La planta es verde."}
-        assert c.get("/health").json()["decoder_failures"] == 1
+        health = c.get("/health").json()
+        assert health["decoder_failures"] == 1 and health["decoders_running"] == 1
 
 
 def test_a_stuck_decoder_does_not_hold_the_shutdown():
@@ -372,7 +373,7 @@ def batcher_run(streams: list, clients: int, rounds: int, pause: float, seconds:
         try:
             return await asyncio.gather(*(client(k) for k in range(clients)))
         finally:
-            await batcher.close(10)
+            await batcher.close()
 
     return asyncio.run(main())
 
@@ -448,7 +449,7 @@ def test_a_failing_decoder_fails_its_requests_only():
                     await batcher.translate([line])
             return await batcher.translate(["fine"])  # a fresh stream
         finally:
-            await batcher.close(10)
+            await batcher.close()
 
     assert asyncio.run(main()) == [[("FINE", 0.0)]]
     assert len(opened) == 4 and all(decoder.pipe.closed for decoder in opened if decoder)  # a failed one is closed

@@ -91,3 +91,27 @@ def test_damaged_checkpoint_is_a_clear_error(tiny, tmp_path, damage, reason, run
     code, _, err = run_cli("translate", "-m", tmp_path / "run", "Hello.")
     last = err.strip().splitlines()[-1]  # (earlier lines are the training's own output)
     assert code == 2 and last.startswith("error:") and WEIGHTS in last and reason in last, err
+
+
+@pytest.mark.parametrize("damage, reason", [
+    (lambda meta, tensors: meta["model"].update(d_model="wide"), "d_model"),
+    (lambda meta, tensors: meta["train"].update(batch_size="many"), "batch_size"),
+    (lambda meta, tensors: meta["loop"].update(epoch=[]), "epoch"),
+    (lambda meta, tensors: meta.update(step=-1), "step: expected a whole number"),
+    (lambda meta, tensors: meta["loop"].update(history=[{"epoch": "first"}]), "history row 1"),
+    (lambda meta, tensors: meta["loop"].update(rng={"bit_generator": "PCG64", "state": 7}),
+     r"a random generator state is invalid \((TypeError|KeyError|ValueError)"),
+    (lambda meta, tensors: tensors.update(average=np.zeros(3, np.float32)), "average does not match the parameters"),
+])
+def test_a_state_damaged_behind_its_checksum_is_named(tiny, tmp_path, damage, reason):
+    """A training state that another tool rewrote (checksum recomputed, so only the fields can tell):
+    every field is checked and the error names the file and what is wrong, in one line."""
+    from mtcli.checkpoint import load_tensors, save_tensors
+
+    train(tiny, tmp_path / "run", cfg(), TrainConfig(batch_size=16, max_epochs=1))
+    path = tmp_path / "run" / STATE
+    tensors, meta = load_tensors(path)
+    damage(meta, tensors)
+    save_tensors(path, tensors, meta)
+    with pytest.raises(UserError, match=f"^{path}: invalid training state.*{reason}"):
+        load_state(tmp_path / "run")

@@ -235,7 +235,7 @@ async def health(request: Request) -> JSONResponse:
     b = service.batcher
     return JSONResponse({"status": "stopping" if service.closing else "ok", "model": service.name,
                          "queued_characters": service.queued, "decoders": b.decoders,
-                         "decoder_failures": b.failures, "steps": b.steps,
+                         "decoders_running": b.running, "decoder_failures": b.failures, "steps": b.steps,
                          "step_sentences": b.step_sentences, "sentences": b.sentences,
                          "decoding_seconds": round(b.busy, 3),
                          "decoding_cpu_seconds": round(b.cpu, 3)},
@@ -274,7 +274,7 @@ async def lifespan(app: Starlette):
     await service.start()
     yield
     service.closing = True  # uvicorn has let the requests in flight finish; anything left finishes here
-    await service.batcher.close(service.cfg.shutdown_timeout)
+    await service.batcher.close()
     service.pool.shutdown(wait=True)
 
 

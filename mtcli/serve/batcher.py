@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 NBest = list[tuple[str, float]]  # (text, score), best first
-RETRY_SECONDS = 1.0  # between tries to start a decoder that could not start
+RETRY_SECONDS = (1.0, 30.0)  # between tries to start a decoder that could not start: doubling, up to
+DRAIN_SECONDS = 2.0  # at shutdown the server has let its requests finish: what the decoders still hold
+# then has no one waiting (uvicorn gave up on it), so stuck decoders are ended soon after
 log = logging.getLogger(__name__)
 
 
@@ -117,6 +119,11 @@ class Batcher:
             self._lock.notify_all()
         return await request.future
 
+    @property
+    def running(self) -> int:
+        """Decoders started and not failed."""
+        return sum(decoder is not None for decoder in self._current)
+
     def _share(self, d: int) -> int:
         """How many queued lines decoder d takes now: up to an even share of all lines in progress,
         within its free slots, after the decoders before it have taken theirs (so that light traffic
@@ -132,6 +139,7 @@ class Batcher:
     def _feed(self, d: int) -> None:
         """Decoder d's feeding thread: queued lines sent to it as its share allows, until closed with
         nothing left; a decoder that stopped is opened again when there are lines for it."""
+        retry = RETRY_SECONDS[0]
         while True:
             with self._lock:
                 while not (self._queue and (self._current[d] is None or self._share(d))):
@@ -157,8 +165,10 @@ class Batcher:
                     if queued:
                         self._queue.clear()
                 self._fail(queued, DecoderFailed("the decoder could not start"))
-                time.sleep(RETRY_SECONDS)
+                time.sleep(retry)
+                retry = min(2 * retry, RETRY_SECONDS[1])
                 continue
+            retry = RETRY_SECONDS[0]
             with self._lock:
                 self._current[d] = decoder
             self._thread(self._receive, d, decoder)
@@ -202,7 +212,7 @@ class Batcher:
         for request in {id(r): r for r, _ in lines}.values():
             self._loop.call_soon_threadsafe(_settle, request.future, error)
 
-    async def close(self, timeout: float) -> None:
+    async def close(self, timeout: float = DRAIN_SECONDS) -> None:
         """Finish every queued line, then stop the decoders; after `timeout` seconds, whatever is
         left fails and the decoders are ended (one may be stuck)."""
         with self._lock:
@@ -220,7 +230,10 @@ class Batcher:
             self._fail(queued, DecoderFailed("the server stopped before translating it"))
             for decoder in decoders:
                 decoder.kill()
-            await self._join()
+            try:  # (a feeding thread may be starting a decoder: daemon threads, left to the exit)
+                await asyncio.wait_for(self._join(), DRAIN_SECONDS)
+            except asyncio.TimeoutError:
+                log.error("%d decoding thread(s) left running", len(self._threads))
 
     async def _join(self) -> None:
         while self._threads:

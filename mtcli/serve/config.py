@@ -30,8 +30,7 @@ class ServeConfig:
     request_threads: int = 64  # requests formatted at once; more than the clients expected together, so
     # that all their sentences can wait in the batcher's queue and be decoded in one batch
     max_connections: int = 512  # open connections and requests (uvicorn answers 503 beyond)
-    shutdown_timeout: float = 30.0  # seconds that requests in flight get to finish on Ctrl-C / SIGTERM (then
-    # the decoders get as long again for what is left, and one still busy is ended)
+    shutdown_timeout: float = 30.0  # seconds that requests in flight get to finish on Ctrl-C / SIGTERM
 
     def __post_init__(self):
         for f in fields(self):

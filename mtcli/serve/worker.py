@@ -23,6 +23,7 @@ from pathlib import Path
 
 from mtcli.config import TranslationOptions
 
+START_SECONDS = 120.0  # for a decoder to load its model (seconds on an idle machine; a stuck one is ended)
 Stats = tuple[int, int, float, float]  # steps, lines in progress summed over them, wall and CPU seconds
 
 
@@ -68,8 +69,9 @@ class Decoder:
     def kill(self) -> None:
         """End it now (a stuck decoder, at shutdown): receive() raises DecoderStopped at once."""
         self.stopping = True
-        with socket.socket(fileno=os.dup(self.pipe.fileno())) as end:
-            end.shutdown(socket.SHUT_RDWR)  # (wakes a receive() blocked on it, as close() would not)
+        with contextlib.suppress(OSError):  # (closed already: it has ended)
+            with socket.socket(fileno=os.dup(self.pipe.fileno())) as end:
+                end.shutdown(socket.SHUT_RDWR)  # (wakes a receive() blocked on it, as close() would not)
 
     def close(self) -> None:
         """Once it has ended (receive() raised): release the pipe."""
@@ -101,6 +103,9 @@ class DecoderProcess(Decoder):
         try:
             self.pipe.send(sys.path)
             self.pipe.send((str(model_dir), slots, options))
+            if not self.pipe.poll(START_SECONDS):
+                self.process.kill()
+                raise DecoderStopped(f"the decoder did not start within {START_SECONDS:g} s")
             kind, value, _ = self._recv()  # ("ready", ...) once the model is loaded
             if kind == "error":
                 raise value
@@ -196,12 +201,14 @@ def main(pipe: Connection) -> None:
     with threadpool_limits(limits=1, user_api="blas"):
         try:
             stream = _open(*pipe.recv())
+            reply = "ready", None, None
         except EOFError:
             return
         except Exception as e:
-            pipe.send(("error", e, None))
-            return
-        pipe.send(("ready", None, None))
-        decode_lines(pipe, stream)
+            stream, reply = None, ("error", e, None)
+        with contextlib.suppress(OSError):  # (the server is gone)
+            pipe.send(reply)
+        if stream is not None:
+            decode_lines(pipe, stream)
 
 

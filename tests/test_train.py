@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from mtcli.checkpoint import METRICS, STATE, WEIGHTS, load_model
+from mtcli.checkpoint import METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, load_model
 from mtcli.config import ModelConfig, TrainConfig
 from mtcli.data import make_batches, prepare
 from mtcli.distributed import Replicas
@@ -115,3 +115,43 @@ def test_a_state_damaged_behind_its_checksum_is_named(tiny, tmp_path, damage, re
     save_tensors(path, tensors, meta)
     with pytest.raises(UserError, match=f"^{path}: invalid training state.*{reason}"):
         load_state(tmp_path / "run")
+
+
+def test_resume_keeps_the_saved_model_and_says_what_changed(tiny, tmp_path):
+    """--resume refuses another model shape given on the command line (naming each field, saved and
+    asked), and names each training setting it overrides, saved -> new."""
+    from rich.console import Console
+
+    train(tiny, tmp_path / "run", cfg(), TrainConfig(batch_size=16, max_epochs=1))
+    with pytest.raises(UserError, match=r"with its saved model: d_ff 64 \(not 48\), d_model 32 \(not 16\); drop"):
+        train(tiny, tmp_path / "run", cfg(d_model=16, d_ff=48), TrainConfig(max_epochs=2), resume=True,
+              fixed=("d_model", "d_ff", "n_layers"))
+    console = Console(record=True, width=400)
+    train(tiny, tmp_path / "run", cfg(d_model=16), TrainConfig(batch_size=8, max_epochs=2), resume=True,
+          console=console, overrides=("batch_size", "max_epochs"))  # (d_model not given: the saved one)
+    text = console.export_text()
+    assert "with batch_size 16 -> 8, max_epochs 1 -> 2; the other settings are the saved run's" in text, text
+
+
+def test_a_directory_holding_a_model_is_never_trained_over(tiny, tmp_path):
+    """Without --resume, a directory with a training state or with weights alone (a finished run whose
+    state was removed, a downloaded model) is refused, naming --resume; nothing in it changes."""
+    train(tiny, tmp_path / "run", cfg(), TrainConfig(batch_size=16, max_epochs=1))
+    (tmp_path / "run" / STATE).unlink()
+    before = (tmp_path / "run" / WEIGHTS).read_bytes()
+    with pytest.raises(UserError, match="already holds a model: continue it with --resume"):
+        train(tiny, tmp_path / "run", cfg(), TrainConfig(batch_size=16, max_epochs=1))
+    assert (tmp_path / "run" / WEIGHTS).read_bytes() == before
+
+
+def test_the_seed_decides_the_initial_weights_and_out_may_be_nested(tiny, tmp_path):
+    from rich.console import Console
+
+    from mtcli.model import Model
+    from mtcli.train import _start
+
+    out = tmp_path / "a" / "nested" / "run"  # parents made as needed
+    model, *_ = _start(tiny, out, cfg(), TrainConfig(seed=3), False, Console(quiet=True), ())
+    assert np.array_equal(model.flat, Model(cfg(), seed=3).flat)
+    assert not np.array_equal(model.flat, Model(cfg(), seed=0).flat)
+    assert sorted(p.name for p in out.iterdir()) == sorted([SRC_TOK, TGT_TOK])

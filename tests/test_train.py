@@ -155,3 +155,32 @@ def test_the_seed_decides_the_initial_weights_and_out_may_be_nested(tiny, tmp_pa
     assert np.array_equal(model.flat, Model(cfg(), seed=3).flat)
     assert not np.array_equal(model.flat, Model(cfg(), seed=0).flat)
     assert sorted(p.name for p in out.iterdir()) == sorted([SRC_TOK, TGT_TOK])
+
+
+def test_a_resumed_run_that_dies_resumes_again(tiny, tmp_path, monkeypatch):
+    """A resumed run's own checkpoints are states a later --resume accepts (one that dies without a
+    word, as on a power cut, leaves its last periodic checkpoint behind)."""
+    import mtcli.train as train_module
+
+    monkeypatch.setattr(train_module, "CHECKPOINT_SECONDS", 0.0)  # a checkpoint after every step
+    tcfg, out = TrainConfig(batch_size=8, max_epochs=2), tmp_path / "run"
+    real, calls = Replicas.forward_backward, {"n": 0}
+
+    def failing_at(n: int, error: BaseException):
+        def forward_backward(self, *a, **k):
+            calls["n"] += 1
+            if calls["n"] == n:
+                raise error
+            return real(self, *a, **k)
+        return forward_backward
+
+    monkeypatch.setattr(Replicas, "forward_backward", failing_at(3, KeyboardInterrupt()))
+    assert train(tiny, out, cfg(), tcfg).done == "interrupted"
+    calls["n"] = 0
+    monkeypatch.setattr(Replicas, "forward_backward", failing_at(3, RuntimeError("power cut")))
+    with pytest.raises(RuntimeError, match="power cut"):
+        train(tiny, out, cfg(), tcfg, resume=True)
+    _, adam, loop, _, _ = load_state(out)  # the resumed run's last periodic checkpoint
+    assert loop.done == "" and adam.t == 4
+    monkeypatch.setattr(Replicas, "forward_backward", real)
+    assert train(tiny, out, cfg(), tcfg, resume=True).done.startswith("--max-epochs")

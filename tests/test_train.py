@@ -184,3 +184,15 @@ def test_a_resumed_run_that_dies_resumes_again(tiny, tmp_path, monkeypatch):
     assert loop.done == "" and adam.t == 4
     monkeypatch.setattr(Replicas, "forward_backward", real)
     assert train(tiny, out, cfg(), tcfg, resume=True).done.startswith("--max-epochs")
+
+
+def test_resume_can_start_the_moving_average(tiny, tmp_path):
+    """--ema-decay given on resuming a run that kept no average: the average starts from the resumed
+    weights and is saved with the state (not silently left out)."""
+    out = tmp_path / "run"
+    train(tiny, out, cfg(), TrainConfig(batch_size=16, max_epochs=1))
+    assert load_state(out)[4] is None
+    train(tiny, out, cfg(), TrainConfig(batch_size=16, max_epochs=2, ema_decay=0.9), resume=True,
+          overrides=("max_epochs", "ema_decay"))
+    model, _, _, _, average = load_state(out)
+    assert average is not None and average.shape == model.flat.shape and not np.array_equal(average, model.flat)

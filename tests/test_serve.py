@@ -414,6 +414,32 @@ def test_light_traffic_stays_on_the_first_decoder():
     assert len({thread for _, thread, *_ in log}) == 1  # the second decoder's weights stay out of the caches
 
 
+def test_a_long_request_does_not_hold_up_a_short_one():
+    """Queued lines are taken from the waiting requests in turn: a one-line request that comes after
+    a 40-line one is answered within a few steps, long before it."""
+    import asyncio
+
+    from mtcli.serve.batcher import Batcher
+
+    log = []
+
+    async def main():
+        batcher = Batcher(lambda: in_thread(SlowStream(log, 0.01, 1, slots=2)), 1)
+        await batcher.start()
+        try:
+            long = asyncio.ensure_future(batcher.translate([f"long {k}" for k in range(40)]))
+            await asyncio.sleep(0.03)
+            assert (await batcher.translate(["short"])) == [[("SHORT", 0.0)]]
+            assert not long.done()
+            return await long
+        finally:
+            await batcher.close()
+
+    assert asyncio.run(main()) == [[(f"LONG {k}", 0.0)] for k in range(40)]
+    steps = [lines for lines, *_ in log]
+    assert next(i for i, lines in enumerate(steps) if "short" in lines) <= 4 and len(steps) >= 20
+
+
 def test_a_failing_decoder_fails_its_requests_only():
     import asyncio
 

@@ -61,6 +61,39 @@ class _Request:
     future: asyncio.Future  # of answers, set on the event loop
 
 
+class _Queue:
+    """Lines not yet sent to a decoder, taken from the waiting requests in turn (a line of each per
+    round), so that a request of thousands of lines does not hold up the one-line requests behind it."""
+
+    def __init__(self):
+        self._requests: deque[tuple[_Request, deque[int]]] = deque()  # each with its lines left
+        self._lines = 0
+
+    def __len__(self) -> int:
+        return self._lines
+
+    def __iter__(self):
+        return ((request, line) for request, lines in self._requests for line in lines)
+
+    def extend(self, request: _Request, lines: list[int]) -> None:
+        self._requests.append((request, deque(lines)))
+        self._lines += len(lines)
+
+    def popleft(self) -> tuple[_Request, int]:
+        request, lines = self._requests[0]
+        line = lines.popleft()
+        self._lines -= 1
+        if lines:
+            self._requests.rotate(-1)  # its next line after the other requests' next
+        else:
+            self._requests.popleft()
+        return request, line
+
+    def clear(self) -> None:
+        self._requests.clear()
+        self._lines = 0
+
+
 def _settle(future: asyncio.Future, value) -> None:
     """On the event loop: a request that gave up (cancelled) is skipped."""
     if not future.done():
@@ -71,7 +104,7 @@ class Batcher:
     def __init__(self, open_decoder: Callable[[], Decoder], decoders: int = 1):
         self._open, self.decoders = open_decoder, decoders
         self._lock = threading.Condition()  # guards all below but the counters' readers
-        self._queue: deque[tuple[_Request, int]] = deque()  # (request, line) not yet sent to a decoder
+        self._queue = _Queue()  # (request, line) not yet sent to a decoder
         self._current: list[Decoder | None] = [None] * decoders  # None: stopped, opened again when needed
         self._owner: list[dict[int, tuple[_Request, int]]] = [{} for _ in range(decoders)]  # lines sent, by id
         self._ids = itertools.count()
@@ -115,7 +148,7 @@ class Batcher:
             return request.answers
         request.left = len(todo)
         with self._lock:
-            self._queue.extend((request, i) for i in todo)
+            self._queue.extend(request, todo)
             self._lock.notify_all()
         return await request.future
 

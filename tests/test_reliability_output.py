@@ -3,6 +3,7 @@ modes, directories), and a standard output that is full, closed or a closed pipe
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import socket
@@ -244,3 +245,27 @@ def test_paths_the_system_refuses_are_one_line_everywhere(world, tmp_path, run_c
                      ["evaluate", "-m", world.model, "--data", bad], ["info", bad], ["models", "add", bad]):
             one_error_line(run_cli(*args))
             tally["input: odd paths (devices, FIFOs, links, directories, long names, loops)"] += 1
+
+
+@pytest.mark.parametrize("refusal, written", [(errno.EOPNOTSUPP, True), (errno.EINVAL, True), (errno.ENOSPC, False)])
+def test_a_hard_linked_file_where_space_cannot_be_reserved(tmp_path, monkeypatch, refusal, written):
+    """A file with several names is rewritten in place, space reserved first: a file system that cannot
+    reserve (EOPNOTSUPP, EINVAL) is simply written; a full disk (ENOSPC) is a one-line error and both
+    names keep the old text, byte for byte."""
+    from mtcli.errors import UserError
+
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_bytes(b"old\n")
+    os.link(first, second)
+
+    def cannot(fd, offset, length):
+        raise OSError(refusal, os.strerror(refusal))
+
+    monkeypatch.setattr(os, "posix_fallocate", cannot)
+    if written:
+        write_output(first, b"a longer new text\n")
+    else:
+        with pytest.raises(UserError, match=f"{first}.*{os.strerror(errno.ENOSPC)}"):
+            write_output(first, b"a longer new text\n")
+    expected = b"a longer new text\n" if written else b"old\n"
+    assert first.read_bytes() == expected and second.read_bytes() == expected

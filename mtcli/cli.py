@@ -258,6 +258,11 @@ class StopOn(str, Enum):
     bleu = "bleu"
 
 
+class TrainOn(str, Enum):
+    train = "train"
+    train_selection = "train+selection"
+
+
 class LrSchedule(str, Enum):
     noam = "noam"
     thesis = "thesis"
@@ -353,6 +358,8 @@ def train(
     bleu_sample: int | None = typer.Option(None, **limits("bleu_sample"),
                                            help="Selection sentences translated for a BLEU each epoch (0 = off)."),
     early_stop_on: StopOn | None = typer.Option(None, help="Selection figure that picks the best epoch (bleu needs --bleu-sample)."),
+    train_on: TrainOn | None = typer.Option(None, help="train+selection: a recipe's final model, its epoch count "
+                                                       "fixed on the selection split first; every epoch is saved."),
     ranks: int = typer.Option(0, "--ranks", **limits("ranks"), show_default=False,
                               help="Data-parallel processes on this machine: reruns itself under mpiexec -n RANKS "
                                    "(needs mtcli[distributed]). Under mpiexec/mpirun the launch sets the ranks."),
@@ -373,6 +380,8 @@ def train(
       mtcli train -c small --max-time 900 --out runs/quick --register quick
 
       mtcli train --out runs/medium --resume
+
+      mtcli train -c large --train-on train+selection --max-epochs 29 --out runs/large-final
 
       mtcli tokenize --split random --out data/prepared-random && mtcli train --prepared data/prepared-random
 

@@ -66,6 +66,9 @@ class TrainConfig:
     ema_decay: float = 0.0  # exponential moving average of the weights, evaluated and saved; 0 = off
     bleu_sample: int = 0  # selection sentences translated (greedy) for a BLEU each epoch; 0 = off
     early_stop_on: str = "error"  # "error" (the thesis's selection error) or "bleu" (needs bleu_sample)
+    # "train+selection": the final model of a recipe whose epoch count the selection split has fixed
+    # (issue 17): more data, no early stopping, every epoch saved; the test split stays held out
+    train_on: str = "train"
 
     def augment_probs(self) -> dict[str, float]:
         return {f.name.removeprefix("augment_"): getattr(self, f.name) for f in dataclasses.fields(self)

@@ -231,6 +231,21 @@ class EncodedSplit:
     def tgt_lens(self) -> np.ndarray:
         return np.diff(self.tgt_offsets)
 
+    @classmethod
+    def concat(cls, *splits: EncodedSplit) -> EncodedSplit:
+        def join(ids, offsets):
+            starts = np.cumsum([0] + [len(s) for s in ids[:-1]])
+            return np.concatenate(ids), np.concatenate([offsets[0][:1]] + [o[1:] + a for o, a in zip(offsets, starts)])
+
+        src = join([s.src for s in splits], [s.src_offsets for s in splits])
+        tgt = join([s.tgt for s in splits], [s.tgt_offsets for s in splits])
+        return cls(*src, *tgt, np.concatenate([s.index for s in splits]))
+
+    def subset(self, keep: np.ndarray) -> EncodedSplit:
+        rows = np.flatnonzero(keep)
+        return EncodedSplit.from_sequences(self.index[rows].tolist(), [self.src_seq(i) for i in rows],
+                                           [self.tgt_seq(i) for i in rows])
+
     def save(self, path: Path) -> None:
         buf = io.BytesIO()
         np.savez(buf, **{k: getattr(self, k) for k in self.ARRAYS})
@@ -372,6 +387,18 @@ def _encoded(rows: list[int], en_ids, es_ids, max_src_len: int, max_tgt_len: int
     return EncodedSplit.from_sequences(
         rows, [fit(en_ids[i], max_src_len) for i in rows], [fit(es_ids[i], max_tgt_len + 1) for i in rows]
     )
+
+
+def training_pairs(prepared: Prepared, splits: str, max_src_len: int, max_tgt_len: int) -> EncodedSplit:
+    """The pairs to train on: the train split, or ("train+selection") the selection split's pairs
+    too, except those at a length limit (they may have been cut there: see prepare)."""
+    if splits == "train":
+        return prepared.splits["train"]
+    if splits != "train+selection":
+        raise UserError(f"train_on must be train or train+selection, not {splits!r}")
+    sel = prepared.splits["selection"]
+    uncut = (sel.src_lens < max_src_len) & (sel.tgt_lens < max_tgt_len + 1)
+    return EncodedSplit.concat(prepared.splits["train"], sel.subset(uncut))
 
 
 def _is_prepared_dir(out_dir: Path) -> bool:

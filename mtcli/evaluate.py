@@ -15,6 +15,7 @@ from mtcli.atomic import atomic_write_text
 from mtcli.checkpoint import SCORES
 from mtcli.data import encode_pairs, held_out_pairs, make_batches, read_corpus
 from mtcli.decode import Translator
+from mtcli.errors import UserError
 from mtcli.metrics import EVAL_BATCH, percent, teacher_forced
 from mtcli.schema import read_scores
 
@@ -38,6 +39,8 @@ def evaluation_set(meta: dict, model: str, data: Path | None, corpus: Path | Non
         read = read_corpus(data)
         found = EvaluationSet(read.pairs, str(data), data.name, read.skipped, read.skipped_lines)
     else:
+        if split in meta.get("train", {}).get("train_on", "train").split("+"):
+            raise UserError(f"{model} was trained on the {split} split; score it on the test split or --data")
         found = EvaluationSet(held_out_pairs(corpus, meta.get("data", {}), split, model),
                               f"{split} split of {corpus}", f"{split} split")
     return found._replace(pairs=found.pairs[:limit]) if limit > 0 else found

@@ -24,7 +24,7 @@ from mtcli.checkpoint import (METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, LoopSta
 from mtcli.config import ModelConfig, TrainConfig, from_dict, model_config, to_dict
 from mtcli.augment import augment_split
 from mtcli.data import (Batch, EncodedSplit, NoPreparedData, Prepared, load_prepared, make_batches, prepare, read_corpus,
-                        resolve_data_path)
+                        resolve_data_path, training_pairs)
 from mtcli.decode import greedy
 from mtcli.errors import UserError
 from mtcli.metrics import EVAL_BATCH, percent, summarize
@@ -186,6 +186,9 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
         raise UserError(f"early_stop_on must be error or bleu, not {tcfg.early_stop_on!r}")
     if tcfg.early_stop_on == "bleu" and not tcfg.bleu_sample:
         raise UserError("--early-stop-on bleu needs --bleu-sample N (selection sentences to translate each epoch)")
+    if tcfg.train_on != "train" and (tcfg.bleu_sample or tcfg.early_stop_on != "error"):
+        raise UserError(f"--train-on {tcfg.train_on} trains on the selection split, so it cannot pick epochs: "
+                        "drop --bleu-sample and --early-stop-on (every epoch is saved; give --max-epochs)")
     comm = comm or distributed.world()
     out = Path(out)
     comm.on_root(lambda: _claim(out, force))
@@ -362,12 +365,13 @@ def _start(prepared, out, mcfg, tcfg, resume, console, overrides, fixed=frozense
 
 
 def _train_split(prepared: Prepared, tcfg: TrainConfig, mcfg: ModelConfig):
-    """epoch -> that epoch's training split: the tokenized one, augmented when tcfg asks for it."""
+    """epoch -> that epoch's training pairs (tcfg.train_on), augmented when tcfg asks for it."""
+    split = training_pairs(prepared, tcfg.train_on, mcfg.max_src_len, mcfg.max_tgt_len)
     probs = tcfg.augment_probs()
     if not any(probs.values()):
-        return lambda epoch: prepared.splits["train"]
+        return lambda epoch: split
     pairs = _corpus_pairs(prepared)
-    return lambda epoch: augment_split(prepared.splits["train"], pairs, prepared.src_tok, prepared.tgt_tok, probs,
+    return lambda epoch: augment_split(split, pairs, prepared.src_tok, prepared.tgt_tok, probs,
                                        tcfg.seed, epoch, mcfg.max_src_len, mcfg.max_tgt_len)
 
 
@@ -411,7 +415,10 @@ def _end_epoch(run: Run, replicas: distributed.Replicas, progress: Progress, sum
     if bleu is not None:
         row["selection_bleu"] = round(bleu, 2)
     loop.history.append(row)
-    improved = bleu > loop.best_bleu if tcfg.early_stop_on == "bleu" else sel["error"] < loop.best_error
+    if tcfg.train_on != "train":  # the selection split is training data: the latest epoch is the model
+        improved = True
+    else:
+        improved = bleu > loop.best_bleu if tcfg.early_stop_on == "bleu" else sel["error"] < loop.best_error
     if improved:
         loop.best_error, loop.best_epoch, loop.bad_epochs = sel["error"], loop.epoch + 1, 0
         loop.best_bleu = bleu if bleu is not None else loop.best_bleu

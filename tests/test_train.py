@@ -196,3 +196,47 @@ def test_resume_can_start_the_moving_average(tiny, tmp_path):
           overrides=("max_epochs", "ema_decay"))
     model, _, _, _, average = load_state(out)
     assert average is not None and average.shape == model.flat.shape and not np.array_equal(average, model.flat)
+
+
+def test_train_on_selection_trains_on_both_splits_and_keeps_every_epoch(tiny, tmp_path, run_cli):
+    """--train-on train+selection: the selection split's pairs join the training batches (steps count
+    them), no early stopping (each epoch's weights are the model), and the model then refuses to be
+    scored on the selection split it learned."""
+    def steps(split):
+        return len(make_batches(split, 8, 0, 0))
+
+    tcfg = TrainConfig(batch_size=8, max_epochs=3, patience=1, train_on="train+selection")
+    done = train(tiny, tmp_path / "both", cfg(), tcfg)
+    assert done.done.startswith("--max-epochs") and done.best_epoch == 3  # patience 1 never stopped it
+    from mtcli.data import EncodedSplit, training_pairs
+    both = training_pairs(tiny, "train+selection", 56, 54)
+    train_only, sel = tiny.splits["train"], tiny.splits["selection"]
+    assert len(both) == len(train_only) + len(sel) and sorted(both.index) == sorted([*train_only.index, *sel.index])
+    for i, row in enumerate(sel.index):  # each selection pair's ids, unchanged
+        j = list(both.index).index(row)
+        np.testing.assert_array_equal(both.src_seq(j), sel.src_seq(i))
+        np.testing.assert_array_equal(both.tgt_seq(j), sel.tgt_seq(i))
+    _, _, loop, _, _ = load_state(tmp_path / "both")
+    assert [r["step"] for r in loop.history] == [steps(both) * k for k in (1, 2, 3)]
+    assert steps(both) > steps(train_only)
+    model, meta = load_model(tmp_path / "both")
+    np.testing.assert_array_equal(model.flat, load_state(tmp_path / "both")[0].flat)  # the last epoch, saved
+    assert meta["train"]["train_on"] == "train+selection"
+
+    code, _, err = run_cli("evaluate", "-m", tmp_path / "both", "--split", "selection", "--corpus", tiny.manifest["data"]["path"])
+    assert code == 2 and "trained on the selection split" in err
+    with pytest.raises(UserError, match="cannot pick epochs"):
+        train(tiny, tmp_path / "bleu", cfg(), TrainConfig(train_on="train+selection", bleu_sample=4))
+    with pytest.raises(UserError, match="train or train\\+selection"):
+        train(tiny, tmp_path / "bad", cfg(), TrainConfig(train_on="selection"))
+    assert EncodedSplit.concat(sel).src.tolist() == sel.src.tolist()
+
+
+def test_train_on_selection_leaves_out_pairs_cut_at_the_length_limit(tiny):
+    """Selection pairs over the limits were cut (EOS kept) to score them; trained on, a cut Spanish side
+    would teach stopping mid-sentence, so pairs at a limit stay out."""
+    from mtcli.data import training_pairs
+    sel = tiny.splits["selection"]
+    longest = int(sel.tgt_lens.max())
+    kept = training_pairs(tiny, "train+selection", 56, longest - 1)  # the longest Spanish sides are at the limit
+    assert len(kept) == len(tiny.splits["train"]) + int((sel.tgt_lens < longest).sum())

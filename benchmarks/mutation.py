@@ -54,6 +54,13 @@ TARGETS = {
     # only the resume path of train.py (saving and loading the state live in checkpoint.py): starting
     # from the state, the dropout stream, the checkpoint and the interrupted run's save
     "train": (["tests/test_resume.py", "tests/test_train.py"], ["_start", "_dropout_rng", "Run.checkpoint", "_train"]),
+    # the model's forward/backward glue (the kernels have their NumPy references and tests of their own)
+    "model": (["tests/test_model.py", "tests/test_architecture.py"], None),
+    "layers": (["tests/test_model.py", "tests/test_architecture.py"], None),
+    "attention": (["tests/test_model.py", "tests/test_architecture.py"], None),
+    # the text pipeline (mtcli/text/): each stage with its own tests and the pipeline's
+    **{f"text.{stage}": ([f"tests/test_text_{stage}.py", "tests/test_text_pipeline.py", "tests/test_text_cli.py"], None)
+       for stage in ("normalize", "segment", "case", "protect", "read", "formats", "pipeline")},
 }
 # Tests that need the real corpus (a 3-minute tokenizer run per mutant) or that break the code on
 # purpose (tests/test_broken_versions.py patches the same functions) are left out.
@@ -77,7 +84,7 @@ def copy_repository(dest: Path, working_tree: bool) -> None:
 def write_config(dest: Path, modules: list[str], tests: list[str] | None = None) -> None:
     tests = sorted({t for m in modules for t in tests or TARGETS[m][0] if (dest / t).exists()})
     lines = ["[mutmut]", "source_paths = mtcli/", "only_mutate ="]
-    lines += [f"    mtcli/{m}.py" for m in modules]
+    lines += [f"    mtcli/{m.replace('.', '/')}.py" for m in modules]
     lines += ["pytest_add_cli_args_test_selection ="] + [f"    {t}" for t in tests]
     lines += ["pytest_add_cli_args =", "    -p", "    no:cacheprovider", "    -k", f"    {DESELECT}"]
     # timeout_constant: seconds added to a mutant's tests' measured time before the limits (wall: x5, CPU:
@@ -128,7 +135,8 @@ def report(work: Path, env: dict, status: dict[str, str], finished: bool, second
     # test process ended by another signal: not known, so neither caught nor tested
     caught = counts["killed"] + counts["timeout"] + counts["segfault"]
     tested = caught + counts["survived"]
-    lines = [f"# mutmut: {', '.join(sorted({k.split('.')[1] for k in status}))}", "",
+    modules = sorted({re.sub(r"^mtcli[.](.+?)[.]x[_ǁ].*", r"\1", k) for k in status})  # mtcli.text.case.x_f__mutmut_1
+    lines = [f"# mutmut: {', '.join(modules)}", "",
              f"{len(status)} mutants, {tested} tested" + (f" in {seconds / 60:.1f} min" if seconds else "")
              + ("" if finished else " (stopped at the time limit)") + ": "
              + ", ".join(f"{n} {s}" for s, n in counts.most_common()), ""]

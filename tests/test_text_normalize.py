@@ -26,6 +26,8 @@ def test_invisible_controls_are_dropped_not_translated():
     assert normalize("\x1b[1;31mError:\x1b[0m disk full\x1b]0;title\x07.") == "Error: disk full."
     assert normalize("Pay \u202eten\u202c dollars\u200e \u2066now\u2069.") == "Pay ten dollars now."
     assert normalize("zero\u200djoiner \u200c here\u200d") == "zerojoiner here"
+    # each kind alone in a line (mutation run: one joiner's check could go unnoticed beside the other)
+    assert normalize("non\u200cjoiner") == "nonjoiner" and normalize("zero\u200d width") == "zero width"
     # ... but a joiner between two non-ASCII characters joins an emoji sequence or a script's letters
     assert normalize("Family: 👨\u200d👩\u200d👧 and मा\u200dक") == "Family: 👨\u200d👩\u200d👧 and मा\u200dक"
 

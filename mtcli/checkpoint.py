@@ -153,17 +153,25 @@ def member_files(model_dir: Path) -> list[Path]:
 def load_ensemble(model_dir: Path, dtype=np.float32) -> tuple[list[Model], dict]:
     """Every model of a directory (one unless it is an ensemble) and the first one's metadata."""
     first, meta = load_model(model_dir, dtype)
-    models = [first]
+    models, trained_on = [first], set(_trained_on(meta))
     for path in member_files(model_dir)[1:]:
         model, member_meta = _load_weights(path, dtype)
         _check_member(path, model.cfg, member_meta, first.cfg, meta)
         models.append(model)
+        trained_on |= _trained_on(member_meta)
     recorded = meta.get(ENSEMBLE_MEMBER)  # "1 of 2: NAME", written by save_ensemble
     expected = int(recorded.split(" of ")[1].split(":")[0]) if isinstance(recorded, str) and " of " in recorded else 1
     if expected != len(models):
         raise UserError(f"{model_dir}: an ensemble of {expected} models, but {len(models)} found "
                         f"(missing {', '.join(MEMBER.format(k) for k in range(len(models), expected))})")
-    return models, meta
+    return models, {**meta, TRAINED_ON: sorted(trained_on)}
+
+
+TRAINED_ON = "trained_on"  # load_ensemble's record: the splits any of the models learned from
+
+
+def _trained_on(meta: dict) -> set[str]:
+    return set(str(meta.get("train", {}).get("train_on", "train")).split("+"))
 
 
 def _check_member(path: Path, cfg: ModelConfig, meta: dict, first_cfg: ModelConfig, first_meta: dict) -> None:

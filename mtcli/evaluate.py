@@ -12,7 +12,7 @@ from typing import NamedTuple
 import sacrebleu
 
 from mtcli.atomic import atomic_write_text
-from mtcli.checkpoint import SCORES
+from mtcli.checkpoint import SCORES, TRAINED_ON
 from mtcli.data import encode_pairs, held_out_pairs, make_batches, read_corpus
 from mtcli.decode import Translator
 from mtcli.errors import UserError
@@ -39,7 +39,7 @@ def evaluation_set(meta: dict, model: str, data: Path | None, corpus: Path | Non
         read = read_corpus(data)
         found = EvaluationSet(read.pairs, str(data), data.name, read.skipped, read.skipped_lines)
     else:
-        if split in meta.get("train", {}).get("train_on", "train").split("+"):
+        if split in meta.get(TRAINED_ON, ()):
             raise UserError(f"{model} was trained on the {split} split; score it on the test split or --data")
         found = EvaluationSet(held_out_pairs(corpus, meta.get("data", {}), split, model),
                               f"{split} split of {corpus}", f"{split} split")

@@ -223,8 +223,16 @@ def test_train_on_selection_trains_on_both_splits_and_keeps_every_epoch(tiny, tm
     np.testing.assert_array_equal(model.flat, load_state(tmp_path / "both")[0].flat)  # the last epoch, saved
     assert meta["train"]["train_on"] == "train+selection"
 
-    code, _, err = run_cli("evaluate", "-m", tmp_path / "both", "--split", "selection", "--corpus", tiny.manifest["data"]["path"])
+    corpus = tiny.manifest["data"]["path"]
+    code, _, err = run_cli("evaluate", "-m", tmp_path / "both", "--split", "selection", "--corpus", corpus)
     assert code == 2 and "trained on the selection split" in err
+    # so is an ensemble of which any model (here the second) learned the selection split
+    train(tiny, tmp_path / "plain", cfg(), TrainConfig(batch_size=8, max_epochs=1))
+    assert run_cli("ensemble", tmp_path / "plain", tmp_path / "both", "-o", tmp_path / "pair")[0] == 0
+    code, _, err = run_cli("evaluate", "-m", tmp_path / "pair", "--split", "selection", "--corpus", corpus)
+    assert code == 2 and "trained on the selection split" in err
+    assert run_cli("evaluate", "-m", tmp_path / "plain", "--split", "selection", "--corpus", corpus,
+                   "--limit", "3")[0] == 0
     with pytest.raises(UserError, match="cannot pick epochs"):
         train(tiny, tmp_path / "bleu", cfg(), TrainConfig(train_on="train+selection", bleu_sample=4))
     with pytest.raises(UserError, match="train or train\\+selection"):

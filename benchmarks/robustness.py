@@ -5,7 +5,9 @@ For the first --limit pairs of an external test set, seven variants of the Engli
 without final punctuation; runs of 1-3 spaces plus leading/trailing blanks; ALL CAPS (references in caps
 too); typographic quotes and apostrophes; apostrophes left out; three consecutive sentences per line
 (references joined).
-Scores are case-insensitive sacrebleu BLEU and chrF. Then the numbers criterion: of all pairs whose
+Three sides: "off" the raw model on each line, "on" the pipeline, "no case" the pipeline with its case
+treatment switched off (TextOptions(case=False): what the model itself makes of lowercase and ALL CAPS,
+issue 17's figure). Scores are case-insensitive sacrebleu BLEU and chrF. Then the numbers criterion: of all pairs whose
 reference holds every digit sequence of the source, the share whose translation holds them too.
 
     nice -n 10 python benchmarks/robustness.py                  # greedy, first 1,000 pairs
@@ -84,7 +86,7 @@ def main() -> None:
     from mtcli import kernels, registry
     from mtcli.data import read_corpus
     from mtcli.decode import Translator
-    from mtcli.text.pipeline import Engine, translate_lines
+    from mtcli.text.pipeline import Engine, TextOptions, translate_lines
 
     threadpool_limits(args.threads)
     model = registry.resolve(args.model or registry.SHIPPED)
@@ -110,26 +112,32 @@ def main() -> None:
     def on(lines: list[str]) -> list[str]:
         return [r.text for r in translate_lines(lines, engine)]
 
+    def no_case(lines: list[str]) -> list[str]:
+        return [r.text for r in translate_lines(lines, engine, TextOptions(case=False))]
+
     rows, figures = [], {"model": str(model), "data": str(args.data), "pairs": len(pairs), "decoding": decoding}
     with kernels.references():
         for name, (src, ref) in variants(pairs).items():
             row = {}
-            for side, fn in (("off", off), ("on", on)):
+            for side, fn in (("off", off), ("on", on), ("nocase", no_case)):
                 t = time.perf_counter()
                 hyp = fn(src)
                 row[f"bleu_{side}"] = BLEU(lowercase=True).corpus_score(hyp, [ref]).score
                 row[f"chrf_{side}"] = CHRF(lowercase=True).corpus_score(hyp, [ref]).score
                 row[f"seconds_{side}"] = time.perf_counter() - t
             rows.append((name, row))
-            print(f"  {name}: BLEU {row['bleu_off']:.1f} -> {row['bleu_on']:.1f}", flush=True)
+            print(f"  {name}: BLEU {row['bleu_off']:.1f} -> {row['bleu_on']:.1f} (no case {row['bleu_nocase']:.1f})",
+                  flush=True)
         digit_pairs = [(en, es) for en, es in all_pairs
                        if DIGITS.search(en) and all(d in DIGITS.findall(es) for d in DIGITS.findall(en))]
         src = [en for en, _ in digit_pairs]
         numbers = {"pairs": len(digit_pairs), "off": numbers_kept(src, off(src)), "on": numbers_kept(src, on(src))}
     clean = dict(rows)["clean"]
-    print("\n| variant | BLEU off | BLEU on | on - clean | chrF off | chrF on |\n|---|---:|---:|---:|---:|---:|")
+    print("\n| variant | BLEU off | BLEU on | on - clean | BLEU no case | no case - clean | chrF off | chrF on |"
+          "\n|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in rows:
         print(f"| {name} | {r['bleu_off']:.1f} | {r['bleu_on']:.1f} | {r['bleu_on'] - clean['bleu_on']:+.1f} "
+              f"| {r['bleu_nocase']:.1f} | {r['bleu_nocase'] - clean['bleu_nocase']:+.1f} "
               f"| {r['chrf_off']:.1f} | {r['chrf_on']:.1f} |")
     print(f"\nnumbers: {numbers['pairs']} pairs (all of {args.data.name}) whose reference holds the source's digit "
           f"sequences; output holds them too: {numbers['off']:.1%} off, {numbers['on']:.1%} on")

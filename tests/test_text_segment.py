@@ -79,3 +79,34 @@ def test_fit_never_drops_text(tokens, limit):
     pieces = fit(text, words, limit) if text else []
     assert " ".join(pieces) == text
     assert all(words(p) <= limit or words(p) == 1 for p in pieces)
+
+
+def test_fit_keeps_a_sentence_exactly_at_the_limit_whole():
+    text = "one two, three four five six seven eight"  # (a comma it could be cut at)
+    assert fit(text, words, 8) == [text]
+    assert fit(text, words, 7) == ["one two,", "three four five six seven eight"]
+
+
+def test_fit_cuts_at_the_clause_boundary_nearest_the_middle():
+    """Balanced halves: of the commas, the one nearest the middle of the text (not the first or the last)."""
+    text = "a b, c d e f, g h i j k l m n, o p"
+    assert fit(text, words, 12) == ["a b, c d e f,", "g h i j k l m n, o p"]
+    text = "one two three four, five six, seven eight nine ten eleven twelve"
+    assert fit(text, words, 10) == ["one two three four, five six,", "seven eight nine ten eleven twelve"]
+
+
+def test_fit_packs_words_up_to_the_limit_exactly():
+    text = " ".join(f"w{i}" for i in range(50))
+    assert [words(p) for p in fit(text, words, 7)] == [7] * 7 + [1]
+
+
+def test_fit_measures_each_word_by_its_own_size():
+    """Sizes by characters (a text's size is its words' sum): each word is measured (and cached) as
+    itself, a word over the limit is a piece of its own and no piece is ever empty."""
+    assert fit("abcdefghijklmno pq rs tuvwxy z", len, 10) == ["abcdefghijklmno", "pq rs tuvwxy", "z"]
+    assert fit("ab cdefgh ij klmnop", len, 9) == ["ab cdefgh", "ij klmnop"]
+
+
+def test_fit_gives_back_every_space_between_words():
+    text = "w1  w2 w3   w4 w5"  # (normalised text has single spaces; fit keeps whatever it is given)
+    assert " ".join(fit(text, words, 2)) == text

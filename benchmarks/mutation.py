@@ -50,7 +50,8 @@ TARGETS = {
     "decode": (["tests/test_search.py", "tests/test_decode.py", "tests/test_model.py"], None),
     "tokenizer": (["tests/test_tokenizer.py", "tests/test_data.py"], None),
     "checkpoint": (["tests/test_train.py", "tests/test_reliability.py", "tests/test_resume.py"], None),
-    "atomic": (["tests/test_reliability.py", "tests/test_reliability_output.py", "tests/test_reliability_dirs.py"], None),
+    "atomic": (["tests/test_reliability.py", "tests/test_reliability_output.py", "tests/test_reliability_dirs.py",
+                "tests/test_reliability_atomic.py"], None),
     # only the resume path of train.py (saving and loading the state live in checkpoint.py): starting
     # from the state, the dropout stream, the checkpoint and the interrupted run's save
     "train": (["tests/test_resume.py", "tests/test_train.py"], ["_start", "_dropout_rng", "Run.checkpoint", "_train"]),

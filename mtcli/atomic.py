@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import glob
+import hashlib
 import json
 import os
 import re
@@ -34,6 +35,18 @@ from pathlib import Path
 from mtcli.errors import OutputError, UserError
 
 _TMP_ID = re.compile("[0-9a-f]{32}")  # uuid4().hex in the temporary file names
+NAME_MAX = 255  # bytes in a file name (ext4, XFS, btrfs, APFS, NTFS in UTF-16 units)
+
+
+def _tmp_prefix(path: Path) -> str:
+    """".NAME." before a temporary file's id and ".tmp"; a name too long to take them is cut (with a
+    digest of the whole name, so that two long names never share their temporary files)."""
+    room = NAME_MAX - len(".") - len(".") - 32 - len(".tmp")
+    name = path.name.encode("utf-8", "surrogateescape")
+    if len(name) <= room:
+        return f".{path.name}."
+    digest = hashlib.sha256(name).hexdigest()[:8]
+    return f".{name[: room - 9].decode('utf-8', 'ignore')}~{digest}."
 STDOUT = "-"
 _FD_PATHS = ("/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/self/fd/")  # the process's own streams
 
@@ -47,7 +60,7 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Path], object], mode:
     resolve it first). mode: the stat of the file replaced, whose permissions and owner are kept."""
     path = Path(path)
     # not mkstemp: its files are private (0600); open() gives the usual umask permissions
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    tmp = path.with_name(f"{_tmp_prefix(path)}{uuid.uuid4().hex}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write(tmp)
@@ -88,7 +101,7 @@ def _fsync_dir(directory: Path) -> None:
 
 def _remove_debris(path: Path) -> None:
     """Temporary files of earlier writes to `path` whose process was killed before the rename."""
-    prefix = f".{path.name}."
+    prefix = _tmp_prefix(path)
     for stale in path.parent.glob(glob.escape(prefix) + "*.tmp"):
         if _TMP_ID.fullmatch(stale.name[len(prefix) : -len(".tmp")]):
             try:
@@ -270,6 +283,8 @@ class _Guarded:
         return self._call("writelines", lines)
 
     def flush(self):
+        if self._raw is None:  # a closed stream holds nothing to lose (`mtcli train >&-` ran fine)
+            return None
         return self._call("flush")
 
     @property

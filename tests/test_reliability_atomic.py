@@ -35,6 +35,29 @@ def _refused(path, data, write=atomic_write_bytes) -> str:
 # --- files: where they go, what they hold ---------------------------------------------------------------
 
 
+@pytest.mark.parametrize("name", ["a" * 255, "é" * 125 + ".txt", "x" * 217, "x" * 218])
+def test_a_file_name_as_long_as_the_system_allows_is_written(tmp_path, name):
+    """The temporary file's name adds an id to the output's name: for the longest names the system
+    allows (255 bytes, UTF-8) it is cut, and the earlier write's leftovers are still found and removed."""
+    out = tmp_path / name
+    atomic_write_bytes(out, b"first")
+    assert [p.name for p in tmp_path.iterdir()] == [name] and out.read_bytes() == b"first"
+    from mtcli.atomic import _tmp_prefix
+    debris = tmp_path / f"{_tmp_prefix(out)}{'0' * 32}.tmp"  # a killed write's temporary file
+    debris.write_bytes(b"half")
+    atomic_write_bytes(out, b"second")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name] and out.read_bytes() == b"second"
+    write_output(out, "third\n")  # what -o writes with
+    assert out.read_text() == "third\n"
+
+
+def test_two_long_names_alike_up_to_the_cut_keep_their_own_temporary_files(tmp_path):
+    from mtcli.atomic import _tmp_prefix
+    a, b = tmp_path / ("n" * 240 + "a"), tmp_path / ("n" * 240 + "b")
+    assert _tmp_prefix(a) != _tmp_prefix(b)
+    assert all(len((_tmp_prefix(p) + "0" * 32 + ".tmp").encode()) <= 255 for p in (a, b))
+
+
 def test_missing_parent_directories_are_created(tmp_path):
     """`-o new/deeper/out.txt` and `--out runs/2025/first` need no mkdir -p first."""
     out = tmp_path / "new" / "deeper" / "out.txt"

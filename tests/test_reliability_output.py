@@ -196,7 +196,7 @@ def _mtcli(args, **kw) -> subprocess.CompletedProcess:
                           timeout=120, **kw)
 
 
-def test_full_closed_and_broken_stdout_for_real(world, tmp_path, tally):
+def test_full_closed_and_gone_stdout_for_real(world, tmp_path, tally):
     """The shell's cases: `>/dev/full`, `>&-`, `| head -0`, and a stderr that cannot be written."""
     args = ["translate", "-m", world.model, "--greedy", "Hello.", "Where is the cat?"]
     with open("/dev/full", "wb") as full:
@@ -204,6 +204,9 @@ def test_full_closed_and_broken_stdout_for_real(world, tmp_path, tally):
     assert r.returncode == 2 and r.stderr.decode() == "error: cannot write to standard output: No space left on device\n"
     r = _mtcli(args, stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
     assert r.returncode == 2 and r.stderr.decode().count("\n") == 1 and "standard output" in r.stderr.decode()
+    # nothing for stdout (-o): a closed stdout loses nothing, so no error (a training run's exit code)
+    r = _mtcli([*args, "-o", tmp_path / "out.txt"], stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
+    assert (r.returncode, r.stderr) == (0, b"") and len((tmp_path / "out.txt").read_text().splitlines()) == 2
     read, write = os.pipe()
     os.close(read)  # `| head -0`: the reader is gone before anything is written
     try:

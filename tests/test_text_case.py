@@ -1,8 +1,11 @@
 """mtcli.text.case: truecasing table, ALL CAPS, contractions, questions without "?"."""
 
+import re
+
 import pytest
 
 from mtcli.text.case import end_punctuation, is_question, is_shouting, repair_contractions, truecase, truecase_table
+from mtcli.text.pipeline import Engine, translate_lines
 
 VOCAB = ["[PAD]", "[UNK]", "▁Tom", "▁tom", "▁Boston", "▁English", "▁the", "▁The", "▁She", "▁she", "▁I", "▁OK", "##ato"]
 TARGET = ["▁Tom", "▁Boston", "▁Ella"]
@@ -51,3 +54,59 @@ def test_questions_without_question_mark(text, question):
 def test_shouting():
     assert is_shouting("WHERE IS THE BATHROOM?") and is_shouting("HELP!")
     assert not is_shouting("I love the USA.") and not is_shouting("I") and not is_shouting("50 50")
+
+
+# From the mutation run over mtcli/text/case.py (issue 21): the survivors that change what a user sees.
+@pytest.mark.parametrize("text,expected", [
+    ("Is it", "Is it?"), ("Do you", "Do you?"),  # a question of two words
+    ("Will", "Will."), ("Can", "Can."),  # an auxiliary alone is no question (the name, "can" the noun)
+    ("Ø", "Ø."),  # no English word at all
+    ("Do Americans", "Do Americans?"),  # a name after "do", and nothing more
+    ("How you doing", "How you doing?"),  # "how" before a subject still asks; not "when I was young"
+    ("What an idea", "What an idea."), ("What such people do is wrong", "What such people do is wrong."),
+    ("Do Tom and Mary know", "Do Tom and Mary know?"),
+    ("Have there been any calls for me", "Have there been any calls for me?"),
+    ("Do anyone know where Tom is", "Do anyone know where Tom is?"),
+    ("Have anybody seen my keys", "Have anybody seen my keys?"),
+    # "do"/"have" + someone/everyone is an imperative (the question is "has someone", "does everyone")
+    ("Have someone call me", "Have someone call me."), ("Do everyone a favour and leave", "Do everyone a favour and leave."),
+    # a number is a word: it opens a statement, and it is what the auxiliary asks about
+    ("5 is less than 8", "5 is less than 8."), ("2539 is a prime number", "2539 is a prime number."),
+    ("Is 2+2=4", "Is 2+2=4?"),
+])
+def test_end_punctuation_more_questions(text, expected):
+    assert end_punctuation(text) == expected
+
+
+def test_shouting_from_two_letters_within_the_first_1000_characters():
+    assert is_shouting("NO") and is_shouting("OK!") and not is_shouting("NO way")
+    assert is_shouting("A" + "." * 998 + "B") and not is_shouting("A" + "." * 999 + "B")  # B is the 1,001st
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Its raining in Boston", "It's raining in Boston"),  # capital kept (and the sentence is not lowercase:
+    # truecasing does not give it back)
+    ("its", "its"), ("the price and its 20%", "the price and its 20%"),  # "its" last: no word after it
+])
+def test_contractions_more(text, expected):
+    assert repair_contractions(text) == expected
+
+
+def test_truecase_more():
+    assert truecase("yes i'm here and i've seen it", {}) == "Yes I'm here and I've seen it"
+    assert truecase("ⅳ the end", {}) == "ⅳ the end"  # a number first (a Roman numeral: Nl, not a letter)
+    assert truecase("...", {}) == "..."  # nothing to capitalise
+
+
+def test_pipeline_two_letter_shouting_and_a_statement_opening_with_a_number():
+    seen = []
+
+    def decode(lines):  # a "model" that gives its input back
+        seen.extend(lines)
+        return [[(line, -1.0)] for line in lines]
+
+    words = re.compile(r"\w+|[^\w\s]")
+    engine = Engine(decode, lambda text: [5] * len(words.findall(text)), 54, {})
+    out = translate_lines(["NO", "OK", "5 is less than 8", "Have someone call me"], engine)
+    assert seen == ["No.", "Ok.", "50 is less than 50.", "Have someone call me."]
+    assert [r.text for r in out] == ["NO.", "OK.", "5 is less than 8.", "Have someone call me."]

@@ -35,6 +35,7 @@ AUXILIARIES = frozenset("am is are was were do does did have has had can could w
 WH_WORDS = frozenset("what where when why who whom whose which how".split())
 SUBJECTS = frozenset("i you he she it we they".split())
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+_WORD_OR_NUMBER = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\d+")
 _FINAL = re.compile(r"[.!?…:;][\"')\]]*$")
 
 
@@ -100,7 +101,7 @@ def truecase(text: str, table: dict[str, str], first: bool = True) -> str:
 def is_question(text: str) -> bool:
     """Opens like a question: an auxiliary ("do you", "is it", "can we"), or a wh-word not opening a
     clause ("where is", "what happened"; not "when I was young" nor "what a day")."""
-    cased = _WORD.findall(text)
+    cased = _WORD_OR_NUMBER.findall(text)  # a number is a word here: "5 is less than 8", "is 2+2=4"
     words = [w.lower() for w in cased]
     if not words:
         return False
@@ -109,7 +110,8 @@ def is_question(text: str) -> bool:
     if first in WH_WORDS:
         return not (second in SUBJECTS and first != "how" or first == "what" and second in ("a", "an", "such"))
     if first in ("do", "have"):  # also imperatives: "do it now", "have a seat"
-        return second in SUBJECTS - {"it"} or second in ("there", "anyone", "anybody", "someone", "everyone") or name
+        # (not "someone", "everyone": "have someone call me", "do everyone a favour")
+        return second in SUBJECTS - {"it"} or second in ("there", "anyone", "anybody") or name
     return first in AUXILIARIES and bool(second)
 
 

@@ -48,7 +48,7 @@ _TRAILING = ".,;:!?)]}'\""  # sentence punctuation after a span belongs to the s
 _OPENING = {")": "(", "]": "[", "}": "{"}  # ... but not the bracket that closes one of the span's own
 SPAN = re.compile(rf"{_URL}|{_EMAIL}|{_CODE}|{_TAG}|{_HANDLE}|{_PATH}|{_NAME}|{_TIME}|{_NUMBER}", re.IGNORECASE)
 # in every SPAN match (most sentences have none)
-_MAYBE_SPAN = re.compile(r"\d|@|://|www\.|[`<#/\\]|\w\.[a-z]", re.IGNORECASE)
+_MAYBE_SPAN = re.compile(r"\d|@|://|www\.|[`<#/\\]|[\w-]\.[a-z]", re.IGNORECASE)
 _NONSPACE = re.compile(r"\S+")
 _LONG = re.compile(rf"\S{{{LONG_WORD}}}")
 # how the tokenizer cuts a word: letter/digit runs, other characters; each with the combining marks on it
@@ -121,7 +121,7 @@ def mask(text: str, spans: Sequence[tuple[int, int]], seq: tuple[str, ...]) -> M
         out.append(text[last : s - len(sign)])
         at = s - len(sign)
         before = " " if at and not text[at - 1].isspace() and text[at - 1] not in "([{\"'¿¡" else ""
-        after = " " if e < len(text) and text[e].isalnum() else ""
+        after = " " if e < len(text) and (text[e].isalnum() or text[e] == "_") else ""
         out.append(before + seq[i % len(seq)] + (" " + CURRENCIES[sign] if sign else "") + after)
         last = e
     out.append(text[last:])
@@ -148,12 +148,11 @@ def restore(output: str, masked: Masked) -> str | None:
 
     def put(m: re.Match) -> str:
         order.append(queues[m.group()].pop(0))
-        return order[-1][0]
+        span = order[-1][0]
+        # "a las 5 p.m.." -> "a las 5 p.m." (only after the span itself: another span may hold "5 p.m..")
+        return span[:-1] if span.endswith(".") and output.startswith(".", m.end()) else span
 
     restored = _pattern(masked.seq).sub(put, output)
-    for span in set(masked.spans):
-        if span.endswith("."):  # "a las 5 p.m.." -> "a las 5 p.m."
-            restored = restored.replace(span + ".", span)
     return resign(restored, replace(masked, spans=tuple(sp for sp, _ in order), signs=tuple(g for _, g in order)))
 
 

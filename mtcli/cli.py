@@ -65,6 +65,36 @@ def _output_file(value: str | None) -> Path | None:
     return Path(value)
 
 
+def _output_dir(value: Path | None, option: str) -> Path | None:
+    """A directory option (--out, -o of a directory): "-" is standard output, which no directory can be."""
+    if value is not None and str(value) == "-":
+        fail(f"{option} -: standard output cannot take a directory; give a directory")
+    return value
+
+
+def _not_an_input(output: Path | None, inputs) -> None:
+    """-o naming a file the command reads (the data, a model's files), under any name (a link): refused
+    before any work, as writing it would destroy it."""
+    if output is None or str(output) == "-":
+        return
+    for path in inputs:
+        try:
+            same = path is not None and output.exists() and path.exists() and output.samefile(path)
+        except OSError:
+            continue
+        if same:
+            alias = "" if output == path else f" (that is {path})"
+            fail(f"-o {output}{alias} is this command's input or one of the model's files: writing it would "
+                 "destroy it; give another output")
+
+
+def _model_files(model_dir: Path) -> list[Path]:
+    """Every file of a model directory that an -o must not replace."""
+    from mtcli.checkpoint import STATE
+
+    return [model_dir / f for f in (*registry.model_files(model_dir), STATE)]
+
+
 def fail(message: str, code: int = 2) -> None:
     _error_line(message)
     raise typer.Exit(code)
@@ -210,6 +240,7 @@ def tokenize(
     """
     from mtcli.data import prepare
 
+    _output_dir(out, "--out")
     with _out.status("Splitting, training tokenizers, encoding…"):
         prepared = prepare(data, out, seed=seed, split=split.value, src_vocab=src_vocab, tgt_vocab=tgt_vocab, force=force)
     _print_prepared(prepared)
@@ -398,7 +429,7 @@ def train(
         raise typer.Exit(distributed.relaunch(ranks, sys.argv[1:]))
     comm = distributed.world(ranks)
     console = err if comm.rank == 0 else Console(stderr=True, quiet=True)  # rank 0 speaks for all
-    out = out or DEFAULT_RUNS / config.value
+    out = _output_dir(out, "--out") or DEFAULT_RUNS / config.value
     tcfg_given, model_given = _given_fields(ctx, TrainConfig), _given_fields(ctx, ModelConfig)
     shape = model_shape(config.value, model_given)  # refused now, not after tokenizing
     # with --resume the saved model is kept: a model option given now must agree with it
@@ -434,7 +465,8 @@ def plot(
                                      help="Model directory (or name) with metrics.jsonl, as with -m."),
     model: str | None = _model_option(None),
     output: str | None = typer.Option(None, "--output", "-o", show_default=False,
-                                      help="PNG file [default: RUN/curves.png]."),
+                                      help="PNG file [default: RUN/curves.png] (a model given by name: "
+                                           "NAME-curves.png here, not in mtcli's package)."),
 ) -> None:
     """Draw training and selection error and accuracy per epoch to a PNG.
 
@@ -448,11 +480,13 @@ def plot(
     from mtcli.metrics import plot_history
     from mtcli.schema import metrics_rows
 
-    run_dir = _model_dir(ctx, run, model)
+    name, run_dir = _model(ctx, run, model)
     path = run_dir / METRICS
     if not path.is_file():
         fail(f"{path}: no metrics yet (a run writes them after its first epoch)")
-    output = _output_file(output) or run_dir / "curves.png"
+    by_name = registry.models().get(name) == run_dir  # the shipped model's directory is the installed package
+    output = _output_file(output) or (Path(f"{name}-curves.png") if by_name else run_dir / "curves.png")
+    _not_an_input(output, [path, *_model_files(run_dir)])
     plot_history(metrics_rows(path), output)
     if str(output) != "-":  # with -o - the PNG itself is on stdout
         _out.print(f"wrote {output}")
@@ -735,7 +769,7 @@ def evaluate(
     model: str = _model_option(),
     split: str = typer.Option("test", "--split", help="test or selection: the model's own held-out split."),
     data: Path | None = typer.Option(None, "--data", show_default=False,
-                                     help="Evaluate on this TSV/CSV instead (all its pairs), e.g. an external test set."),
+                                     help="Evaluate on this TSV/CSV instead (all its pairs; '-': stdin), e.g. an external test set."),
     corpus: Path | None = typer.Option(None, "--corpus", envvar="MTCLI_DATA", show_default=False,
                                        help=f"The training corpus, to rebuild --split (default: {DEFAULT_DATA})."),
     beam: int = typer.Option(DEFAULTS.beam_size, "--beam", "-b", **limits("beam"), help="Beam size for BLEU/chrF (1 = greedy)."),
@@ -762,7 +796,7 @@ def evaluate(
 
     from mtcli.atomic import write_output
     from mtcli.data import resolve_data_path
-    from mtcli.evaluate import evaluate_pairs, evaluation_set, save_scores
+    from mtcli.evaluate import check_scores, evaluate_pairs, evaluation_set, save_scores
 
     output = _output_file(output)
     if data is not None and (_given(ctx, "split") or _given(ctx, "corpus")):
@@ -774,9 +808,12 @@ def evaluate(
         fail("--beam must be at least 1")
     name, model_dir = _model(ctx, model_arg, model)
     corpus = None if data is not None else resolve_data_path(corpus)
-    if corpus is not None and not corpus.exists():
+    if corpus is not None and str(corpus) != "-" and not corpus.exists():
         fail(f"corpus not found: {corpus} (to rebuild the {split} split: pass --corpus or set MTCLI_DATA, "
              "or run `mtcli download`)")
+    _not_an_input(output, [data or corpus, *_model_files(model_dir)])
+    if save:
+        check_scores(model_dir)
     tr = _load_translator(model_dir)
     pairs, source, key, skipped, skipped_lines = evaluation_set(tr.meta, name, data, corpus, split, limit)
     for line in skipped_lines:
@@ -787,25 +824,26 @@ def evaluate(
         task = bar.add_task("translating", total=len(set(en for en, _ in pairs)))
         report, hyps = evaluate_pairs(tr, pairs, beam=beam, alpha=alpha, on_progress=lambda n: bar.advance(task, n))
     report = {"model": name, "data": source, **report, "skipped": skipped}
+    if output is not None:  # (first: a --save that fails keeps the translations)
+        write_output(output, "".join(_one_line(h) + "\n" for h in hyps))
     if save:
         save_scores(model_dir, key, report)
-    if output is not None:
-        write_output(output, "".join(_one_line(h) + "\n" for h in hyps))
+    to_stderr = str(output) == "-"  # with -o - the translations alone are on stdout, the report on stderr
     if as_json:
-        print(json.dumps(report, indent=2))
+        print(json.dumps(report, indent=2), file=sys.stderr if to_stderr else sys.stdout)
     else:
-        _print_report(report, source)
+        _print_report(report, source, err if to_stderr else _out)
 
 
-def _print_report(report: dict, source: str) -> None:
+def _print_report(report: dict, source: str, console: Console) -> None:
     from rich.table import Table
 
     table = Table(title=f"mtcli evaluate: {source}", show_header=False)
     for key in ("pairs", "tokens", "error", "accuracy", "perplexity", "bleu", "chrf", "decoding"):
         value = report[key]
         table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
-    _out.print(table)
-    _out.print(f"BLEU: {report['bleu_signature']}\nchrF: {report['chrf_signature']}", highlight=False)
+    console.print(table)
+    console.print(f"BLEU: {report['bleu_signature']}\nchrF: {report['chrf_signature']}", highlight=False)
 
 
 @app.command()
@@ -843,8 +881,8 @@ def export(
     ctx: typer.Context,
     model_arg: str | None = _model_argument(),
     model: str = _model_option(),
-    output: Path = typer.Option(..., "--output", "-o", show_default=False,
-                                help="A new directory (ctranslate2) or an .argosmodel file (argos)."),
+    output: str = typer.Option(..., "--output", "-o", show_default=False, metavar="<path>",
+                               help="A new directory (ctranslate2) or an .argosmodel file (argos)."),
     fmt: str = typer.Option("ctranslate2", "--format", "-f", help="ctranslate2 or argos."),
     quantization: str = typer.Option("float32", "--quantization", "-q",
                                      help="Weights in the export: float32, int8 or int8_float32."),
@@ -859,9 +897,16 @@ def export(
     """
     from mtcli.export import export as write
 
-    models = write(_model_dir(ctx, model_arg, model), output, fmt, quantization)
-    _out.print(f"wrote {output}" + (f" (the first of the ensemble's {models} models: CTranslate2 decodes one)"
-                                    if models > 1 else ""), highlight=False, soft_wrap=True)
+    model_dir = _model_dir(ctx, model_arg, model)
+    if fmt == "argos":  # a file (or -): a trailing slash or a directory is refused, as is one of the model's files
+        output = _output_file(output)
+        _not_an_input(output, _model_files(model_dir))
+    else:
+        output = _output_dir(Path(output), "-o")
+    models = write(model_dir, output, fmt, quantization)
+    (err if str(output) == "-" else _out).print(  # with -o - the package itself is on stdout
+        f"wrote {output}" + (f" (the first of the ensemble's {models} models: CTranslate2 decodes one)"
+                             if models > 1 else ""), highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -878,7 +923,7 @@ def ensemble(
 
       mtcli ensemble runs/large-a runs/large-b -o runs/large-ab
 
-      mtcli ensemble en-es runs/large -o runs/both && mtcli evaluate -m runs/both
+      mtcli ensemble runs/large-a runs/large-b runs/large-c -o runs/abc && mtcli evaluate -m runs/abc
     """
     with err.status("Checking and joining the models…"):
         written = registry.ensemble(models, output, dtype)

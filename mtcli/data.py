@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import io
@@ -10,6 +11,7 @@ import json
 import os
 import re
 import shlex
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +31,8 @@ FRACTIONS = (0.6, 0.2, 0.2)  # thesis: 60% training, 20% selection, 20% test
 REPORTED_LINES = 5  # how many malformed line numbers a report names
 MAX_CORPUS_BYTES = 2 << 30  # spa.txt is 8 MB; a corpus is read whole, and text takes ~4x its bytes in memory
 FORMAT_VERSION = 1  # bump when the prepared files change meaning; invalidates caches
-_UNDECODABLE = re.compile("[\udc80-\udcff]")  # what surrogateescape makes of invalid UTF-8
+_UNDECODABLE = re.compile("[\x00\udc80-\udcff]")  # what surrogateescape makes of invalid bytes; NUL: binary, UTF-16 without a BOM
+STDIN = "-"
 
 
 # --- reading -------------------------------------------------------------------------
@@ -56,7 +59,16 @@ def resolve_prepared_dir(path: str | os.PathLike | None) -> Path:
 
 
 def _read_bytes(path: Path) -> bytes:
-    """A file's bytes, at most MAX_CORPUS_BYTES: /dev/zero or a runaway pipe must not fill the memory."""
+    """A file's bytes ("-": standard input's), at most MAX_CORPUS_BYTES: /dev/zero or a runaway pipe must
+    not fill the memory."""
+    if str(path) == STDIN:
+        try:
+            raw = sys.stdin.buffer.read(MAX_CORPUS_BYTES + 1)
+        except OSError as e:
+            raise UserError(f"cannot read standard input: {e.strerror or e}") from None
+        if len(raw) > MAX_CORPUS_BYTES:
+            raise UserError(f"standard input is over {MAX_CORPUS_BYTES:,} bytes: too large for a corpus read into memory")
+        return raw
     if path.is_dir():
         raise UserError(f"{path} is a directory; give the corpus file itself (e.g. {path / 'spa.txt'})")
     if not path.exists():
@@ -77,10 +89,13 @@ def file_sha256(path: str | os.PathLike) -> str:
     return hashlib.sha256(_read_bytes(Path(path))).hexdigest()
 
 
+_LINE_END = re.compile("\r\n|\r|\n")  # LF, CRLF or CR (an old Mac file) as text/read.py reads them
+
+
 def _tsv_records(text: str) -> Iterator[tuple[int, list[str]]]:
-    # split("\n") rather than splitlines(): the latter also breaks at U+2028, \x1c etc.
-    for lineno, line in enumerate(text.split("\n"), 1):
-        yield lineno, line.rstrip("\r").split("\t")
+    # these line ends only, not splitlines()'s: it also breaks at U+2028, \x1c etc.
+    for lineno, line in enumerate(_LINE_END.split(text), 1):
+        yield lineno, line.split("\t")
 
 
 def _csv_records(text: str, path: Path) -> Iterator[tuple[int, list[str]]]:
@@ -118,11 +133,19 @@ def _is_csv(path: Path, text: str) -> bool:
 def read_corpus(path: str | os.PathLike) -> Corpus:
     """Read English-Spanish pairs from a tab-separated spa.txt or an english,spanish CSV.
 
-    Lines with a missing column, an empty side or invalid UTF-8 are skipped and counted.
+    UTF-8, or UTF-16 with a BOM; "-" reads standard input. Lines with a missing column, an empty side,
+    invalid UTF-8 or a NUL byte are skipped and counted.
     """
     path = Path(path)
     raw = _read_bytes(path)
-    text = raw.decode("utf-8-sig", errors="surrogateescape")
+    text = None
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # (a Windows "Unicode" file)
+        try:
+            text = raw.decode("utf-16")
+        except UnicodeDecodeError:
+            pass  # no UTF-16 after all (binary data): read as UTF-8, its undecodable lines skipped
+    if text is None:
+        text = raw.decode("utf-8-sig", errors="surrogateescape")
     fmt = "csv" if _is_csv(path, text) else "tsv"
     records = _csv_records(text, path) if fmt == "csv" else _tsv_records(text)
     pairs, bad = [], []
@@ -444,6 +467,9 @@ def prepare(
     manifest counts both. Results are reused while the corpus bytes and options match.
     """
     data_path, out_dir = resolve_data_path(data_path), resolve_prepared_dir(out_dir)
+    if str(data_path) == STDIN:
+        raise UserError("--data -: the tokenized data records its corpus file, which training reads again "
+                        "(augmentation); give the corpus as a file")
     options = _options(data_path, out_dir, seed, split, fractions, src_vocab, tgt_vocab, max_src_len, max_tgt_len)
     cache_key = hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()
     cached = None if force else _reusable(out_dir, cache_key)
@@ -456,13 +482,13 @@ def prepare(
     claim_dir(out_dir, _is_prepared_dir, force, "--out directory", reading=corpus.path)
     # no stale manifest over half-written files: an incomplete one, which still says how to rebuild
     atomic_write_json(out_dir / "manifest.json", {"format_version": FORMAT_VERSION, "incomplete": True, **options,
-                                                  "data": {"path": str(corpus.path)}})
+                                                  "data": {"path": str(corpus.path.absolute())}})
     src_tok, tgt_tok, splits, report = _tokenize(corpus, parts, src_vocab, tgt_vocab, max_src_len, max_tgt_len)
     manifest = {
         **options,
         "cache_key": cache_key,
         "data": {
-            "path": str(corpus.path),
+            "path": str(corpus.path.absolute()),  # training's augmentation reads it again, from any directory
             "format": corpus.format,
             "pairs": len(corpus.pairs),
             "skipped": corpus.skipped,

@@ -37,13 +37,18 @@ def evaluation_set(meta: dict, model: str, data: Path | None, corpus: Path | Non
     gave it, records in meta); the first `limit` of them (0: all)."""
     if data is not None:
         read = read_corpus(data)
-        found = EvaluationSet(read.pairs, str(data), data.name, read.skipped, read.skipped_lines)
+        stdin = str(data) == "-"
+        found = EvaluationSet(read.pairs, "<stdin>" if stdin else str(data), "stdin" if stdin else data.name,
+                              read.skipped, read.skipped_lines)
     else:
         if split in meta.get(TRAINED_ON, ()):
             raise UserError(f"{model} was trained on the {split} split; score it on the test split or --data")
         found = EvaluationSet(held_out_pairs(corpus, meta.get("data", {}), split, model),
                               f"{split} split of {corpus}", f"{split} split")
-    return found._replace(pairs=found.pairs[:limit]) if limit > 0 else found
+    if 0 < limit < len(found.pairs):  # a score of the first pairs is named so, never taken for all of them
+        return found._replace(pairs=found.pairs[:limit], source=f"{found.source} (first {limit:,} pairs)",
+                              key=f"{found.key} (first {limit:,})")
+    return found
 
 
 def evaluate_pairs(translator: Translator, pairs: list[tuple[str, str]], beam: int, alpha: float,
@@ -73,6 +78,11 @@ def evaluate_pairs(translator: Translator, pairs: list[tuple[str, str]], beam: i
         "decoding": "greedy" if beam <= 1 else f"beam {beam}, alpha {alpha}",
     }
     return report, hyps
+
+
+def check_scores(model_dir: Path) -> None:
+    """Before an evaluation that --save will record: a damaged scores.json is refused now, not after it."""
+    read_scores(model_dir / SCORES)
 
 
 def save_scores(model_dir: Path, data: str, report: dict) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import struct
 import tempfile
 import zipfile
@@ -221,10 +222,29 @@ def export(model_dir: Path, out: Path, fmt: str = "ctranslate2", quantization: s
     model, meta = load_model(model_dir)
     check_tokenizers(model_dir, meta)
     src_tok, tgt_tok = Tokenizer.load(Path(model_dir) / SRC_TOK), Tokenizer.load(Path(model_dir) / TGT_TOK)
-    if fmt == "ctranslate2":
-        if out.is_file() or (out.is_dir() and any(out.iterdir())):
-            raise UserError(f"{out} exists and is not an empty directory")
-        export_ctranslate2(model, src_tok, tgt_tok, out, quantization)
-    else:
-        export_argos(model, src_tok, tgt_tok, out, quantization)
+    try:
+        if fmt == "ctranslate2":
+            if out.is_file() or (out.is_dir() and any(out.iterdir())):
+                raise UserError(f"{out} exists and is not an empty directory")
+            _write_directory(out, lambda tmp: export_ctranslate2(model, src_tok, tgt_tok, tmp, quantization))
+        else:
+            export_argos(model, src_tok, tgt_tok, out, quantization)
+    except OSError as e:  # a full disk, a file size limit: CTranslate2's writes name no file
+        raise UserError(f"cannot write {out}: {e.strerror or e}") from None
     return len(member_files(model_dir))
+
+
+def _write_directory(out: Path, write) -> None:
+    """write(tmp) fills a directory beside `out` that is then renamed into its place (`out` is new or
+    empty): an export that fails or is interrupted leaves no half model behind."""
+    from mtcli.registry import new_directory
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = new_directory(out.parent, out.name)
+    try:
+        write(tmp)
+        if out.is_dir():
+            out.rmdir()  # (empty: checked before)
+        tmp.rename(out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -133,6 +133,17 @@ def check_free(name: str, force: bool = False) -> Path:
     return dest
 
 
+def new_directory(parent: Path, name: str) -> Path:
+    """A temporary directory in `parent` to fill and rename into place as `name`, with the permissions
+    of any directory the user makes (mkdtemp's are private: an ensemble or a model added there would be
+    unreadable to the group, unlike the run directories beside it)."""
+    tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    tmp.chmod(0o777 & ~umask)
+    return tmp
+
+
 def add(src: Path, name: str | None = None, force: bool = False) -> Path:
     """Copy the model directory `src` into the user's models directory as `name` (default: its
     directory name), after loading it: weights, tokenizers and their checksums must be sound."""
@@ -149,7 +160,7 @@ def add(src: Path, name: str | None = None, force: bool = False) -> Path:
     try:
         user_models().mkdir(parents=True, exist_ok=True)
         # copied beside its place, then renamed into it: an interrupted add leaves no half model
-        tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=user_models()))
+        tmp = new_directory(user_models(), name)
         try:
             for f in model_files(src):
                 if (src / f).is_file():
@@ -157,7 +168,7 @@ def add(src: Path, name: str | None = None, force: bool = False) -> Path:
             if dest.exists():
                 old = dest.rename(tmp.with_name(tmp.name + ".old"))
                 tmp.rename(dest)
-                shutil.rmtree(old)
+                _delete(old)
             else:
                 tmp.rename(dest)
         finally:
@@ -190,7 +201,7 @@ def ensemble(specs: list[str], out: Path, dtype: str = "float16") -> list[Path]:
     done = False
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+        tmp = new_directory(out.parent, out.name)
         try:
             written = save_ensemble(tmp, dirs, np.dtype(dtype))
             if out.exists():
@@ -207,6 +218,15 @@ def ensemble(specs: list[str], out: Path, dtype: str = "float16") -> list[Path]:
     return [out / f.name for f in written]
 
 
+def _delete(path: Path) -> None:
+    """What stands under a model's name: a directory with its files; a symlink (or a file) only
+    itself, never what it points to."""
+    if path.is_symlink() or not path.is_dir():
+        path.unlink()
+    else:
+        shutil.rmtree(path)
+
+
 def remove(name: str) -> Path:
     if name == SHIPPED:
         raise UserError(f"{SHIPPED} is the model shipped with mtcli; it cannot be removed")
@@ -214,7 +234,7 @@ def remove(name: str) -> Path:
     if name not in known:
         raise UserError(f"no model named {name!r}; {_hint(known)}")
     try:
-        shutil.rmtree(known[name])
+        _delete(known[name])
     except OSError as e:
         raise UserError(f"cannot remove {known[name]}: {e.strerror or e}") from None
     return known[name]

@@ -191,7 +191,7 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
                         "drop --bleu-sample and --early-stop-on (every epoch is saved; give --max-epochs)")
     comm = comm or distributed.world()
     out = Path(out)
-    comm.on_root(lambda: _claim(out, force))
+    comm.on_root(lambda: _claim(out, force, resume))
     try:
         return _train(prepared, out, mcfg, tcfg, resume, console, comm, overrides, threads, frozenset(fixed))
     finally:
@@ -199,7 +199,10 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
             unlock_dir(out)
 
 
-def _claim(out: Path, force: bool) -> None:
+def _claim(out: Path, force: bool, resume: bool = False) -> None:
+    if resume and not (out / STATE).is_file():  # refused before anything is created or locked there
+        raise UserError(f"--resume: {out / STATE}: no such file, so {out} holds no saved run; train without "
+                        "--resume to start one, or give the --out of the run to continue")
     claim_dir(out, lambda d: any((d / name).exists() for name in (LOCK, STATE, WEIGHTS)), force, "--out directory")
     lock_dir(out, "train")
 
@@ -345,6 +348,8 @@ def _start(prepared, out, mcfg, tcfg, resume, console, overrides, fixed=frozense
             raise UserError(f"{out} was trained on other tokenized data (corpus, split, seed or vocabulary "
                             "differ); resume with the same data and `mtcli tokenize` options")
         loop.done = ""
+        if loop.epoch >= tcfg.max_epochs:  # a finished run resumed as it was: no epoch beyond the limit
+            loop.done = f"--max-epochs {tcfg.max_epochs} reached"
         if not tcfg.ema_decay:
             average = None
         elif average is None:  # the average starts now

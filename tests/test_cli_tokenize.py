@@ -53,6 +53,12 @@ def test_bad_options_exit_2(run_cli, tmp_path):
     assert code == 2 and "--split" in err and "stratified" in err and err.count("\n") == 1, err
 
 
+def test_out_dash_is_refused_not_a_directory_named_dash(run_cli, tiny_corpus, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli("tokenize", "--data", tiny_corpus, "--out", "-", *SMALL)
+    assert code == 2 and "standard output" in err and err.count("\n") == 1 and not (tmp_path / "-").exists()
+
+
 def test_missing_corpus_from_the_console_is_one_line_without_traceback(tmp_path):
     env = {**os.environ, "COLUMNS": "400", "MTCLI_DATA": str(tmp_path / "nowhere" / "spa.txt")}
     result = subprocess.run(

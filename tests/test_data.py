@@ -80,6 +80,32 @@ def test_kaggle_csv_with_quotes_commas_bom_crlf_and_malformed_rows(tmp_path):
     assert (corpus.skipped, corpus.skipped_lines, corpus.format) == (3, [5, 6, 9], "csv")
 
 
+def test_utf16_with_a_bom_is_read_and_nul_bytes_are_skipped_lines(tmp_path):
+    """A Windows "Unicode" (UTF-16) test set is read as text, not scored as NUL-riddled noise; a line
+    with a NUL byte (binary data, UTF-16 without a BOM) is skipped and named like invalid UTF-8."""
+    text = "Good morning.\tBuenos días.\r\nBye.\tAdiós.\r\n"
+    for encoding, bom in (("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff")):
+        corpus = _read(tmp_path, "test.tsv", bom + text.encode(encoding))
+        assert corpus.pairs == [("Good morning.", "Buenos días."), ("Bye.", "Adiós.")] and corpus.skipped == 0
+    corpus = _read(tmp_path, "spa.txt", b"Hi.\tHola.\nH\x00i.\tHola.\n" + text.replace("\r", "").encode("utf-16-le"))
+    assert corpus.pairs == [("Hi.", "Hola.")] and corpus.skipped_lines == [2, 3, 4, 5]  # 3-5: UTF-16 text without its BOM
+
+
+def test_cr_line_ends_are_line_ends(tmp_path):
+    """A file with CR line ends (old Mac) is three pairs, not one line whose Spanish side swallows the
+    next English sentence."""
+    corpus = _read(tmp_path, "test.tsv", b"Hi.\tHola.\rBye.\tAdi\xc3\xb3s.\rno tab\rYes.\tS\xc3\xad.\r")
+    assert corpus.pairs == [("Hi.", "Hola."), ("Bye.", "Adiós."), ("Yes.", "Sí.")] and corpus.skipped_lines == [3]
+
+
+def test_dash_reads_the_corpus_from_stdin(monkeypatch):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO("Hi.\tHola.\nBye.\tAdiós.\n".encode())))
+    assert read_corpus("-").pairs == [("Hi.", "Hola."), ("Bye.", "Adiós.")]
+
+
 def test_csv_recognised_by_header_and_column_order(tmp_path):
     corpus = _read(tmp_path, "pairs.txt", 'spanish,english\n"Hola, Ana.","Hi, Ana."\n'.encode())
     assert corpus.pairs == [("Hi, Ana.", "Hola, Ana.")]
@@ -227,6 +253,22 @@ def test_prepare_reuses_cache_and_rebuilds_on_change(tiny_corpus, tmp_path):
         load_prepared(out)
     assert not prepare(tiny_corpus, out, seed=1, **SMALL).reused
     assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary files left
+
+
+def test_the_corpus_recorded_by_a_relative_path_is_found_from_elsewhere(tiny_corpus, tmp_path, monkeypatch):
+    """Training's augmentation reads the corpus again by the manifest's path: tokenized as `--data
+    spa.txt`, it is found from any directory (and `tokenize --data -` is refused: stdin is read once)."""
+    from mtcli.train import _corpus_pairs
+
+    monkeypatch.chdir(tiny_corpus.parent)
+    p = prepare(tiny_corpus.name, tmp_path / "prepared", **SMALL)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert _corpus_pairs(load_prepared(tmp_path / "prepared")) == read_corpus(tiny_corpus).pairs == _corpus_pairs(p)
+    with pytest.raises(UserError, match="give the corpus as a file"):
+        prepare("-", tmp_path / "from-stdin", **SMALL)
+    assert not (tmp_path / "from-stdin").exists()
 
 
 def test_load_prepared_without_data(tmp_path):

@@ -58,8 +58,51 @@ def test_evaluation_set_takes_the_first_limit_pairs(tmp_path):
 
     data = write_tsv(tmp_path / "pairs.tsv", PAIRS)
     pairs, source, key, *_ = evaluation_set({}, "m", data, None, "test", limit=2)
-    assert pairs == PAIRS[:2] and source == str(data) and key == "pairs.tsv"
-    assert evaluation_set({}, "m", data, None, "test")[0] == PAIRS
+    assert pairs == PAIRS[:2] and source == f"{data} (first 2 pairs)" and key == "pairs.tsv (first 2)"
+    assert evaluation_set({}, "m", data, None, "test")[:3] == (PAIRS, str(data), "pairs.tsv")
+    assert evaluation_set({}, "m", data, None, "test", limit=3)[:3] == (PAIRS, str(data), "pairs.tsv")
+
+
+def test_a_limited_score_is_saved_beside_the_full_one_not_over_it(shipped_model, tmp_path, run_cli):
+    """--save with --limit N: scores.json keeps the score of all pairs and names the other one's N
+    (`mtcli info` and `mtcli models` would show a 3-pair BLEU as the file's)."""
+    import shutil
+
+    model, data = tmp_path / "model", write_tsv(tmp_path / "pairs.tsv", PAIRS)
+    shutil.copytree(shipped_model, model)
+    (model / SCORES).unlink(missing_ok=True)
+    for limit in ("0", "1"):
+        code, _, err = run_cli("evaluate", "-m", model, "--data", data, "--beam", "1", "--limit", limit, "--save")
+        assert code == 0, err
+    assert {k: r["pairs"] for k, r in read_scores(model / SCORES).items()} == {
+        "pairs.tsv, greedy": 3, "pairs.tsv (first 1), greedy": 1}
+
+
+def test_save_refuses_a_damaged_scores_json_before_evaluating(shipped_model, tmp_path, run_cli, monkeypatch):
+    import shutil
+
+    import mtcli.evaluate
+
+    model = tmp_path / "model"
+    shutil.copytree(shipped_model, model)
+    (model / SCORES).write_text("[1, 2]\n")
+    monkeypatch.setattr(mtcli.evaluate, "evaluate_pairs", lambda *a, **k: pytest.fail("evaluated first"))
+    code, out, err = run_cli("evaluate", "-m", model, "--data", write_tsv(tmp_path / "p.tsv", PAIRS), "--save")
+    assert code == 2 and "move it away" in err and err.count("\n") == 1 and out == ""
+    assert (model / SCORES).read_text() == "[1, 2]\n"
+
+
+def test_data_dash_is_stdin(shipped_model, run_cli, monkeypatch):
+    import io
+    import json
+    import sys
+
+    tsv = "".join(f"{en}\t{es}\n" for en, es in PAIRS)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(tsv.encode())))
+    code, out, err = run_cli("evaluate", "-m", shipped_model, "--data", "-", "--beam", "1", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["pairs"] == 3 and report["data"] == "<stdin>"
 
 
 def test_malformed_lines_of_data_are_named_not_silently_skipped(shipped_model, tmp_path, run_cli):
@@ -77,3 +120,16 @@ def test_malformed_lines_of_data_are_named_not_silently_skipped(shipped_model, t
     assert named == [3, 4, 5, 6, 7] and f"{data}: 5 more malformed lines not scored" in " ".join(err.split()), err
     report = json.loads(out)
     assert report["pairs"] == 3 and report["skipped"] == 10
+
+
+def test_o_dash_puts_the_translations_alone_on_stdout(shipped_model, tmp_path, run_cli):
+    """-o -: stdout is the translations, one a line, and the report (JSON or table) goes to stderr."""
+    import json
+
+    data = write_tsv(tmp_path / "pairs.tsv", PAIRS)
+    code, out, err = run_cli("evaluate", "-m", shipped_model, "--data", data, "--beam", "1", "--json", "-o", "-")
+    assert code == 0, err
+    assert len(out.splitlines()) == len(PAIRS) and "{" not in out
+    assert json.loads(err[err.index("{"):])["pairs"] == len(PAIRS)
+    code, out, err = run_cli("evaluate", "-m", shipped_model, "--data", data, "--beam", "1", "-o", "-")
+    assert code == 0 and len(out.splitlines()) == len(PAIRS) and "BLEU" in err and "BLEU" not in out, err

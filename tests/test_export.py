@@ -106,3 +106,61 @@ def test_export_refuses_bad_requests(model_dir, tmp_path):
     with pytest.raises(UserError):
         export(model_dir, tmp_path / "q", "ctranslate2", quantization="int3")
     assert np.array_equal(sorted(p.name for p in (tmp_path / "full").iterdir()), ["keep.txt"])
+
+
+def test_a_failed_export_leaves_nothing_behind_and_is_a_user_error(model_dir, tmp_path, monkeypatch):
+    """A full disk or a file size limit mid-export (CTranslate2's OSError names no file): one error,
+    no half-written model directory and no temporary one."""
+    import errno
+    import os
+    from pathlib import Path
+
+    import mtcli.export
+
+    require("ctranslate2", "pip install 'mtcli[export]'")
+
+    def half(model, src_tok, tgt_tok, out_dir, quantization="float32", aliases=None):
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        (Path(out_dir) / "model.bin").write_bytes(b"half a model")
+        raise OSError(errno.EFBIG, "File too large")
+
+    umask = os.umask(0o022)
+    try:
+        export(model_dir, tmp_path / "whole", "ctranslate2")  # (a directory anyone may read, as mkdir makes it)
+    finally:
+        os.umask(umask)
+    assert oct((tmp_path / "whole").stat().st_mode & 0o777) == oct(0o755)
+    assert {p.name for p in (tmp_path / "whole").iterdir()} >= {"model.bin", "config.json"}
+    monkeypatch.setattr(mtcli.export, "export_ctranslate2", half)
+    for fmt, out in (("ctranslate2", tmp_path / "out" / "ct2"), ("argos", tmp_path / "out" / "m.argosmodel")):
+        with pytest.raises(UserError, match="File too large"):
+            export(model_dir, out, fmt)
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_export_refuses_outputs_it_cannot_write(model_dir, tmp_path, run_cli, monkeypatch):
+    """-o - of a directory, an .argosmodel named with a trailing slash, and a file of the model itself."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli("export", model_dir, "-o", "-")
+    assert code == 2 and "standard output" in err and not (tmp_path / "-").exists()
+    code, _, err = run_cli("export", model_dir, "-f", "argos", "-o", "pkg/")
+    assert code == 2 and "directory" in err and not (tmp_path / "pkg").exists()
+    weights = (model_dir / "model.safetensors").read_bytes()
+    code, _, err = run_cli("export", model_dir, "-f", "argos", "-o", model_dir / "model.safetensors")
+    assert code == 2 and "destroy" in err and (model_dir / "model.safetensors").read_bytes() == weights
+
+
+def test_argos_to_stdout_is_the_package_alone(model_dir, monkeypatch, capsysbinary):
+    import io
+    import sys
+
+    from mtcli.cli import main
+
+    require("ctranslate2", "pip install 'mtcli[export]'")
+    monkeypatch.setattr(sys, "argv", ["mtcli", "export", str(model_dir), "-f", "argos", "-o", "-"])
+    with pytest.raises(SystemExit) as e:
+        main()
+    captured = capsysbinary.readouterr()
+    assert e.value.code == 0 and b"wrote -" in captured.err
+    assert captured.out[-22:-18] == b"PK\x05\x06"  # the zip's end record last: nothing printed after it
+    assert zipfile.ZipFile(io.BytesIO(captured.out)).testzip() is None

@@ -155,6 +155,29 @@ def test_a_damaged_model_is_not_added(world, run_cli, user_home, tmp_path):
     assert [p.name for p in (user_home / "models").glob("*")] == []  # no half-copied debris either
 
 
+def test_a_model_linked_in_by_hand_is_replaced_and_removed_as_a_link(world, run_cli, user_home, tmp_path):
+    """A symlink (or a stray file) under a model's name: `models add --force` replaces it and `models
+    remove` deletes it, the link only, never the directory it points to, and no debris stays."""
+    target = tmp_path / "my-run"
+    shutil.copytree(world.model, target)
+    models = user_home / "models"
+    models.mkdir(parents=True)
+    (models / "linked").symlink_to(target, target_is_directory=True)
+    assert [m["name"] for m in json.loads(run_cli("models", "--json")[1])] == ["en-es", "linked"]
+    code, _, err = run_cli("models", "remove", "linked")
+    assert code == 0, err
+    assert not (models / "linked").is_symlink() and (target / checkpoint.WEIGHTS).is_file()
+
+    (models / "linked").symlink_to(target, target_is_directory=True)
+    (models / "stray").write_text("not a model")
+    for name in ("linked", "stray"):
+        code, _, err = run_cli("models", "add", world.other, "--name", name, "--force")
+        assert code == 0, err
+        assert (models / name).is_dir() and not (models / name).is_symlink()
+    assert sorted(p.name for p in models.iterdir()) == ["linked", "stray"]  # no .NAME.*.old left behind
+    assert sorted(p.name for p in target.iterdir()) == sorted(p.name for p in world.model.iterdir())
+
+
 def test_a_name_wins_over_a_directory_of_that_name_and_dot_slash_picks_the_directory(world, run_cli, tmp_path,
                                                                                       monkeypatch):
     assert run_cli("models", "add", world.model, "--name", "tiny")[0] == 0
@@ -162,6 +185,32 @@ def test_a_name_wins_over_a_directory_of_that_name_and_dot_slash_picks_the_direc
     monkeypatch.chdir(tmp_path)
     assert json.loads(run_cli("info", "-m", "tiny")[1])["path"] == str(registry.user_models() / "tiny")
     assert json.loads(run_cli("info", "-m", "./tiny")[1])["path"] == "tiny"
+
+
+def test_plot_of_a_model_by_name_writes_here_never_into_the_package(world, run_cli, user_home, tmp_path,
+                                                                    monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert run_cli("models", "add", world.model, "--name", "tiny")[0] == 0
+    for name, model_dir in (("en-es", registry.SHIPPED_DIR / registry.SHIPPED), ("tiny", user_home / "models" / "tiny")):
+        code, out, err = run_cli("plot", name)
+        assert code == 0 and f"wrote {name}-curves.png" in out, err
+        assert (tmp_path / f"{name}-curves.png").read_bytes().startswith(b"\x89PNG")
+        assert not (model_dir / "curves.png").exists()
+    code, out, err = run_cli("plot", world.model, "-o", tmp_path / "by-path.png")  # a directory: as before
+    assert code == 0 and (tmp_path / "by-path.png").is_file(), err
+
+
+def test_added_models_are_as_readable_as_the_directories_beside_them(world, run_cli, user_home, tmp_path):
+    """mkdtemp's private mode (0700) is not what `models add` and `ensemble` leave: a shared runs
+    directory's ensemble is readable by the group like its runs."""
+    umask = os.umask(0o022)
+    try:
+        assert run_cli("models", "add", world.model, "--name", "tiny")[0] == 0
+        assert run_cli("ensemble", world.model, world.model, "-o", tmp_path / "pair")[0] == 0
+    finally:
+        os.umask(umask)
+    for made in (user_home / "models" / "tiny", tmp_path / "pair"):
+        assert oct(made.stat().st_mode & 0o777) == oct(0o755), made
 
 
 def test_registry_knows_the_weights_file_by_the_checkpoint_name():

@@ -457,7 +457,7 @@ def _check_corpus(path: Path, raw: bytes):
     except UserError as e:
         assert "\n" not in str(e)
         return None
-    assert corpus.pairs and len(corpus.pairs) + corpus.skipped <= raw.count(b"\n") + 1
+    assert corpus.pairs and len(corpus.pairs) + corpus.skipped <= raw.count(b"\n") + raw.count(b"\r") + 1  # (CR ends lines too)
     for en, es in corpus.pairs:
         assert en and es and en == en.strip() and es == es.strip() and _strict_utf8(en + es)
     return corpus
@@ -475,15 +475,15 @@ def test_corpus_reader_on_arbitrary_bytes(scratch, raw, name, tally):
 @FAST
 @given(lines=st.lists(st.tuples(HOSTILE_TEXT, HOSTILE_TEXT, st.sampled_from(ENCODINGS)), max_size=12))
 def test_corpus_reader_on_mixed_encodings_and_odd_text(scratch, lines, tally):
-    """Each line in its own encoding: the UTF-8 ones with two clean sides are all read, the rest are
-    skipped or read as whatever valid UTF-8 they happen to be, never a crash."""
+    """Each line in its own encoding: the UTF-8 ones with two clean sides (no NUL) are all read, the rest
+    are skipped or read as whatever valid UTF-8 they happen to be, never a crash."""
     raw = b"Hello.\tHola.\n" + b"".join((en + "\t" + es).encode(enc, "surrogatepass" if "utf-8" == enc else "replace")
                                          + b"\n" for en, es, enc in lines)
     path = scratch / "mixed.txt"
     path.write_bytes(raw)
     corpus = _check_corpus(path, raw)
     clean = {(en.strip(), es.strip()) for en, es, enc in lines
-             if enc == "utf-8" and en.strip() and es.strip() and not re.search("[\t\n\r\ud800-\udfff]", en + es)}
+             if enc == "utf-8" and en.strip() and es.strip() and not re.search("[\x00\t\n\r\ud800-\udfff]", en + es)}  # (a NUL: binary, skipped)
     assert corpus is not None and clean <= set(corpus.pairs)
     tally["input: corpus files of mixed encodings and odd text (hypothesis)"] += 1
 

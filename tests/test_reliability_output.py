@@ -156,6 +156,27 @@ def test_every_o_option_goes_through_the_safe_writer(world, tmp_path, run_cli, t
     assert code == 0 and len(out.splitlines()) == 2, err
 
 
+def test_an_output_that_is_an_input_is_refused_before_any_work(world, tmp_path, run_cli, tally):
+    """evaluate -o its --data (by its name, a symlink or a hard link) or a model file, plot -o the
+    metrics it draws, export -o the model's weights: refused in one line, every input unchanged."""
+    import shutil
+
+    model, data = tmp_path / "model", tmp_path / "pairs.tsv"
+    shutil.copytree(world.model, model)
+    shutil.copyfile(world.corpus, data)
+    (tmp_path / "link.tsv").symlink_to(data)
+    os.link(data, tmp_path / "hard.tsv")
+    inputs = [data, model / METRICS, model / "model.safetensors", model / "src.json"]
+    before = [p.read_bytes() for p in inputs]
+    evaluate = ["evaluate", "-m", model, "--data", data, "--beam", "1", "--limit", "2", "-o"]
+    for args in ([*evaluate, data], [*evaluate, tmp_path / "link.tsv"], [*evaluate, tmp_path / "hard.tsv"],
+                 [*evaluate, model / "src.json"], ["plot", model, "-o", model / METRICS],
+                 ["export", model, "-f", "argos", "-o", model / "model.safetensors"]):
+        assert "would destroy it" in one_error_line(run_cli(*args)), args
+        tally["input: odd paths (devices, FIFOs, links, directories, long names, loops)"] += 1
+    assert [p.read_bytes() for p in inputs] == before
+
+
 def test_plot_to_stdout_is_the_png_alone(world, monkeypatch, capsysbinary):
     from mtcli.cli import main
 

@@ -186,6 +186,26 @@ def test_a_resumed_run_that_dies_resumes_again(tiny, tmp_path, monkeypatch):
     assert train(tiny, out, cfg(), tcfg, resume=True).done.startswith("--max-epochs")
 
 
+def test_resuming_a_finished_run_trains_no_epoch_past_max_epochs(tiny, tmp_path):
+    """A run that reached --max-epochs, resumed as it was (the command run again), stops at once: no
+    epoch beyond the limit, the model unchanged."""
+    out, tcfg = tmp_path / "run", TrainConfig(batch_size=16, max_epochs=2)
+    train(tiny, out, cfg(), tcfg)
+    weights = (out / WEIGHTS).read_bytes()
+    done = train(tiny, out, cfg(), tcfg, resume=True)
+    assert done.done == "--max-epochs 2 reached" and done.epoch == 2 and len(done.history) == 2
+    assert (out / WEIGHTS).read_bytes() == weights and len((out / METRICS).read_text().splitlines()) == 2
+    assert train(tiny, out, cfg(), TrainConfig(max_epochs=3), resume=True, overrides=("max_epochs",)).epoch == 3
+
+
+def test_resume_of_a_directory_that_holds_no_run_creates_nothing(tiny, tmp_path, run_cli):
+    with pytest.raises(UserError, match="holds no saved run"):
+        train(tiny, tmp_path / "none", cfg(), TrainConfig(max_epochs=1), resume=True)
+    assert not (tmp_path / "none").exists()
+    code, _, err = run_cli("train", "--out", "-", "--prepared", tiny.out_dir, "--max-epochs", "1")
+    assert code == 2 and "standard output" in err and err.count("\n") == 1
+
+
 def test_resume_can_start_the_moving_average(tiny, tmp_path):
     """--ema-decay given on resuming a run that kept no average: the average starts from the resumed
     weights and is saved with the state (not silently left out)."""

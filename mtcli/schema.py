@@ -54,7 +54,7 @@ RANGES: dict[str, tuple[float, float]] = {
 MAX_PARAMETERS = 200_000_000  # 4 GB of float32 weights; training holds 5 copies (weights, gradient, Adam's 2, average)
 CHOICES: dict[str, tuple[str, ...]] = {
     "lr_schedule": ("noam", "thesis"), "early_stop_on": ("error", "bleu"), "dtype": ("float32",),
-    "split": ("grouped", "random"),
+    "split": ("grouped", "random"), "train_on": ("train", "train+selection"),
 }
 MAX_LINE_CHARS = 10_000  # translate: a longer input line is cut (the model reads 54 tokens of it)
 

@@ -87,6 +87,8 @@ class LineReader:
         except UnicodeDecodeError as e:
             valid = self._pending + e.object[: e.start].decode(self.encoding, "replace")
             hint = "UTF-16 without a BOM, or binary data" if b"\x00" in e.object else "not UTF-8 text"
+            if self.encoding != "utf-8":  # it began with a UTF-16 BOM: neither hint above fits
+                hint = "damaged UTF-16, or binary data"
             raise UserError(f"{self.name}: {self._where(valid, len(valid), start)}: invalid "
                             f"{self.encoding.upper()[:6]} (byte 0x{e.object[e.start]:02x}): {hint}; "
                             "give UTF-8 or UTF-16 with a BOM") from None

@@ -18,7 +18,8 @@ from mtcli.layers import (
     linear_forward,
     positional_encoding,
 )
-from mtcli.model import Model, count_params, param_shapes
+from mtcli.model import Model, count_params, init_params, param_shapes, views
+from mtcli.stats import Stats
 from tests.gradcheck import FLOOR, check, check_layer
 
 TOL = 1e-5  # gradient checks: largest relative error of a hand-written backward pass against float64 central differences
@@ -144,3 +145,144 @@ def test_dropout_is_off_at_inference_and_on_in_training():
     a = model.forward_backward(batch, np.random.default_rng(1)).nll
     b = model.forward_backward(batch, np.random.default_rng(2)).nll
     assert a != b
+
+
+# --- from the mutation run over mtcli/model.py (issue 21): what its surviving mutants changed ---------
+
+
+def test_initialisation_a_seed_gives():
+    """Drawn in buffer order from the seed: N(0, d^-1/2) embeddings, Glorot-uniform matrices (limit
+    sqrt(6 / (fan_in + fan_out))), unit layer-norm gains, zero biases; float32 (the default) is the
+    same draws rounded."""
+    cfg = tiny_model().cfg
+    rng, expected = np.random.default_rng(5), []
+    for name, shape in param_shapes(cfg).items():
+        group, short = name.rsplit(".", 1)
+        if group.endswith("_emb"):
+            t = rng.normal(0.0, 8**-0.5, shape)
+        elif short == "g":
+            t = np.ones(shape)
+        elif len(shape) == 2:
+            limit = np.sqrt(6.0 / (shape[0] + shape[1]))
+            t = rng.uniform(-limit, limit, shape)
+        else:
+            t = np.zeros(shape)
+        expected.append(t.ravel())
+    expected = np.concatenate(expected)
+    np.testing.assert_array_equal(init_params(cfg, 5, np.float64), expected)
+    model = Model(cfg, seed=5)
+    assert model.flat.dtype == np.float32
+    np.testing.assert_array_equal(model.flat, expected.astype(np.float32))
+    assert model.params["dec.1.ln3"]["g"].tolist() == [1.0] * 8
+
+
+def test_views_lay_the_tensors_end_to_end_in_buffer_order():
+    """The model file's layout: each tensor right after the one before it, none overlapping."""
+    cfg = tiny_model().cfg
+    n = count_params(cfg)
+    groups = views(np.arange(n), cfg)
+    np.testing.assert_array_equal(np.concatenate([t.ravel() for ts in groups.values() for t in ts.values()]),
+                                  np.arange(n))
+    assert groups["tgt_emb"]["w"][0, 0] == 11 * 8 and groups["out"]["b"].tolist() == list(range(n - 13, n))
+
+
+def test_a_model_built_from_weights_uses_them():
+    """Loaded weights (checkpoint.py passes them in) are what the model scores with, not a fresh init."""
+    trained, batch = tiny_model(), tiny_batch()
+    loaded = Model(trained.cfg, trained.flat.copy())
+    assert loaded.evaluate(batch) == trained.evaluate(batch)
+
+
+def test_weights_of_another_size_are_refused_with_both_counts():
+    cfg = tiny_model().cfg
+    with pytest.raises(ValueError, match=rf"^weights hold 5 values, config needs {count_params(cfg)}$"):
+        Model(cfg, np.zeros(5))
+
+
+def test_the_gradient_goes_into_the_given_buffer():
+    """distributed.Replicas gives each thread's model its own row of one gradient array."""
+    model, batch = tiny_model(), tiny_batch()
+    model.forward_backward(batch, None, 0.1)
+    g = np.zeros_like(model.flat)
+    Model(model.cfg, model.flat, grad=g).forward_backward(batch, None, 0.1)
+    assert np.count_nonzero(g) > 0
+    np.testing.assert_array_equal(g, model.grad)
+
+
+def test_shards_with_n_total_add_up_to_the_whole_batch_gradient():
+    """train_step's shards (threads, MPI ranks) each add their part of the whole batch's mean loss."""
+    whole, parts, batch = tiny_model(), tiny_model(), tiny_batch()
+    expected = whole.forward_backward(batch, None, 0.1)
+    total = Stats.zero()
+    for rows in (slice(0, 2), slice(2, 3)):
+        shard = Batch(src=batch.src[rows], src_len=batch.src_len[rows], tgt_in=batch.tgt_in[rows],
+                      tgt_out=batch.tgt_out[rows], tgt_len=batch.tgt_len[rows])
+        total += parts.forward_backward(shard, None, 0.1, n_total=batch.n_tokens)
+    assert total.n_tokens == expected.n_tokens == 11
+    assert total.loss == pytest.approx(expected.loss, rel=1e-12)
+    for name, g in whole.grads.items():
+        for short, t in g.items():
+            np.testing.assert_allclose(parts.grads[name][short], t, rtol=1e-10, atol=1e-14, err_msg=f"{name}.{short}")
+
+
+def test_evaluate_scores_plain_cross_entropy_and_leaves_the_gradient_alone():
+    """Its loss is scores.json's "loss" (no label smoothing); and Replicas' threads keep their gradient
+    buffers across an evaluation, so it must add nothing to them."""
+    model, batch = tiny_model(), tiny_batch()
+    s = model.evaluate(batch)
+    assert s.loss == s.nll and s.n_tokens == 11
+    assert np.count_nonzero(model.grad) == 0
+
+
+def test_evaluate_counts_the_tokens_whose_argmax_is_the_target():
+    model, batch = tiny_model(), tiny_batch()
+    memory, _ = model.encode(batch.src, batch.src_len)
+    y, _ = model.decode(batch.tgt_in, batch.tgt_len, memory, batch.src_len)
+    pred = (y @ model.params["out"]["w"] + model.params["out"]["b"]).argmax(-1)  # (B, T)
+    valid = batch.tgt_out != 0
+    # every other target token replaced by the model's own choice, so some are right and some wrong
+    tgt_out = np.where(valid & (np.arange(5) % 2 == 0) & (pred != 0), pred, batch.tgt_out)
+    expected = int(((pred == tgt_out) & valid).sum())
+    assert 0 < expected < 11
+    scored = Batch(src=batch.src, src_len=batch.src_len, tgt_in=batch.tgt_in, tgt_out=tgt_out, tgt_len=batch.tgt_len)
+    assert model.evaluate(scored).correct == expected
+
+
+class _CountingRng:
+    """A generator that counts the seeds drawn from it: one per dropout mask (layers._seed)."""
+
+    def __init__(self, seed):
+        self.rng, self.draws = np.random.default_rng(seed), 0
+
+    def integers(self, *args, **kw):
+        self.draws += 1
+        return self.rng.integers(*args, **kw)
+
+
+@pytest.mark.parametrize("dropout,attn_dropout,masks", [(0.3, 0.0, 12), (0.0, 0.3, 6), (0.3, 0.3, 18)])
+def test_training_drops_out_at_every_place(dropout, attn_dropout, masks):
+    """Two blocks each side: residual dropout on both embeddings and after each sub-layer (2 + 2 * 2 +
+    2 * 3 = 12 masks), attention dropout in each attention (2 * 1 + 2 * 2 = 6)."""
+    model, batch = tiny_model(dropout=dropout, attn_dropout=attn_dropout), tiny_batch()
+    rng = _CountingRng(1)
+    model.forward_backward(batch, rng, 0.1)
+    assert rng.draws == masks
+    if not dropout:  # attention dropout alone changes the training loss too
+        assert model.forward_backward(batch, np.random.default_rng(2)).nll != model.evaluate(batch).nll
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_embeddings_add_the_positional_table_in_the_models_dtype(dtype):
+    """W[ids] * sqrt(d) + PE, both in the model's dtype: whole sequences (training, encoding) and one
+    position per row (decoding steps)."""
+    model = tiny_model(dtype)
+    ids, start, scale = np.array([[2, 5, 6, 7, 3], [2, 8, 3, 0, 0]]), np.array([0, 3]), dtype(np.sqrt(8))
+    pe = positional_encoding(8, 8, dtype)
+    for table, model_pe in (("src_emb", model.pe_src), ("tgt_emb", model.pe_tgt)):
+        w = model.params[table]["w"]
+        x, _, _ = model._embed(ids, table, model_pe, None)
+        assert x.dtype == dtype
+        np.testing.assert_array_equal(x, w[ids] * scale + pe[None, :5], err_msg=table)
+        x, _, _ = model._embed(ids[:, :1], table, model_pe, None, start)
+        assert x.dtype == dtype
+        np.testing.assert_array_equal(x, w[ids[:, :1]] * scale + pe[start][:, None], err_msg=table)

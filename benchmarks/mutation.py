@@ -57,8 +57,8 @@ TARGETS = {
     "train": (["tests/test_resume.py", "tests/test_train.py"], ["_start", "_dropout_rng", "Run.checkpoint", "_train"]),
     # the model's forward/backward glue (the kernels have their NumPy references and tests of their own)
     "model": (["tests/test_model.py", "tests/test_architecture.py"], None),
-    "layers": (["tests/test_model.py", "tests/test_architecture.py"], None),
-    "attention": (["tests/test_model.py", "tests/test_architecture.py"], None),
+    "layers": (["tests/test_model.py", "tests/test_layers.py"], None),
+    "attention": (["tests/test_model.py", "tests/test_layers.py"], None),
     # the text pipeline (mtcli/text/): each stage with its own tests and the pipeline's
     **{f"text.{stage}": ([f"tests/test_text_{stage}.py", "tests/test_text_pipeline.py", "tests/test_text_cli.py"], None)
        for stage in ("normalize", "segment", "case", "protect", "read", "formats", "pipeline")},

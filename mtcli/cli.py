@@ -1056,3 +1056,23 @@ def serve(
                                                   highlight=False, soft_wrap=True))
     except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it handled, once everything has finished
         raise typer.Exit(130) from None
+
+
+def _examples_verbatim(doc: str | None) -> str | None:
+    """Each example after "Examples:" marked for click as a paragraph not to rewrap ("\\b"): a command
+    wrapped at the terminal's width cannot be copied and pasted."""
+    if not doc or "Examples:" not in doc:
+        return doc
+    head, examples = doc.split("Examples:", 1)
+
+    def verbatim(paragraph: str) -> str:
+        lines = paragraph.strip("\n").rstrip().split("\n")
+        indent = lines[0][: len(lines[0]) - len(lines[0].lstrip())]  # cleandoc dedents "\b" with the rest
+        return "\n".join([indent + "\b", *lines])
+
+    paragraphs = [verbatim(p) for p in examples.split("\n\n") if p.strip()]
+    return head + "Examples:\n\n" + "\n\n".join(paragraphs) + "\n"
+
+
+for _command in (*app.registered_commands, *models_app.registered_commands):
+    _command.callback.__doc__ = _examples_verbatim(_command.callback.__doc__)

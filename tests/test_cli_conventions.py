@@ -3,6 +3,7 @@ that prints every option's text as written, -m/--model wherever a model is used 
 errors that name flags the command has, usage errors in one line, contradictory options refused."""
 
 import re
+import sys
 from importlib.metadata import version
 
 import pytest
@@ -81,6 +82,21 @@ def test_help_prints_every_option_text_as_written(path, run_cli):
             assert _squeeze(par.help) in _squeeze(out), (path, par.name)
     if not hasattr(cmd, "commands"):
         assert "Examples:" in out
+
+
+@pytest.mark.parametrize("path", sorted(p for p, c in COMMANDS.items() if not hasattr(c, "commands")), ids=" ".join)
+def test_help_examples_print_each_on_one_line_to_copy(path, monkeypatch, capsys):
+    """Wrapped at a narrow terminal's width, an example could no longer be copied and pasted."""
+    from mtcli.cli import main
+
+    monkeypatch.setenv("COLUMNS", "40")
+    monkeypatch.setattr(sys, "argv", ["mtcli", *path, "-h"])
+    with pytest.raises(SystemExit):
+        main()
+    out = capsys.readouterr().out
+    examples = COMMANDS[path].help.split("Examples:", 1)[1]
+    for example in filter(None, (line.strip() for line in examples.splitlines())):
+        assert example == "\b" or any(line.strip() == example for line in out.splitlines()), (path, example)
 
 
 def test_help_keeps_the_bracketed_texts_rich_markup_used_to_swallow(run_cli):

@@ -864,7 +864,12 @@ def info(ctx: typer.Context, model_arg: str | None = _model_argument(), model: s
 
     name, model_dir = _model(ctx, model_arg, model)
     tr = _load_translator(model_dir)
-    meta, scores = tr.meta, read_scores(model_dir / SCORES)
+    meta = tr.meta
+    try:
+        scores = read_scores(model_dir / SCORES)
+    except UserError as e:  # only read here: the model itself is sound, so say so and show the rest
+        _warning(f"{e}; its scores are not shown")
+        scores = {}
     _out.print_json(json.dumps({
         "model": name, "path": str(model_dir), "parameters": sum(count_params(m.cfg) for m in tr.models),
         **({"ensemble": [count_params(m.cfg) for m in tr.models]} if len(tr.models) > 1 else {}),

@@ -79,6 +79,17 @@ def test_info(model_dir, run_cli):
     assert code == 0 and json.loads(out)["parameters"] > 0
 
 
+def test_info_of_a_model_whose_scores_file_is_damaged_warns_and_shows_the_rest(model_dir, run_cli, tmp_path):
+    import shutil
+
+    copy = tmp_path / "model"
+    shutil.copytree(model_dir, copy)
+    (copy / "scores.json").write_text("{not json")
+    code, out, err = run_cli("info", copy)
+    assert code == 0 and json.loads(out)["parameters"] > 0 and json.loads(out)["scores"] is None
+    assert err.startswith("warning:") and "scores.json" in err and err.count("\n") == 1
+
+
 @pytest.mark.parametrize("args, message", [
     (["translate", "-m", "/nonexistent", "Hi."], "/nonexistent: no such model directory"),
     (["evaluate", "/nonexistent", "--data", "{tsv}"], "/nonexistent: no such model directory"),

@@ -397,3 +397,135 @@ def test_nested_markup_keeps_its_structure(source):
 
     out, _ = translate_document([source], "markdown", engine(word_by_word))
     assert structure(out[0]) == structure(source), out
+
+
+# --- from the mutation run (issue 21): each test kills surviving mutants of mtcli.text.formats ---
+
+SRT_EXPECTED = "expected a cue (number, 'HH:MM:SS,mmm --> HH:MM:SS,mmm', text), found "
+
+
+@pytest.mark.parametrize("lines,message", [
+    (["", "", "Bad cue", "", "1", "00:00:01,000 --> 00:00:02,000", "Hi."], "line 3: " + SRT_EXPECTED + "'Bad cue /  / 1'"),
+    (["", "1", "00:00:01,000 --> 00:00:02,000", "Hi.", "", "2", "00:00:04,000 -> 00:00:06,000", "Bad arrow.", "x"],
+     "line 6: " + SRT_EXPECTED + "'2 / 00:00:04,000 -> 00:00:06,000 / Bad arrow.'"),
+    (["Bad " * 40], "line 1: " + SRT_EXPECTED + repr(("Bad " * 40)[:120])),
+])
+def test_a_broken_srt_names_the_line_after_blank_lines_and_three_lines_of_it(lines, message):
+    from mtcli.errors import UserError
+
+    with pytest.raises(UserError) as e:
+        translate_document(lines, "srt", engine(spanish))
+    assert str(e.value) == "not an SRT file: " + message
+
+
+def test_srt_cues_without_numbers_are_translated_from_the_first_line():
+    lines = ["00:00:01,000 --> 00:00:02,000", "Hi there.", "", "00:00:03,000 --> 00:00:04,000", "Bye now.", ""]
+    out, _ = translate_document(lines, "srt", engine(spanish))
+    assert out == ["00:00:01,000 --> 00:00:02,000", "IH .EREHT", "", "00:00:03,000 --> 00:00:04,000", "EYB .WON", ""]
+
+
+def test_srt_timings_the_srt_parser_reads_loosely_are_translated_too():
+    """srt reads "0:0:1,000 --> 0:0:2,000" and "- >": their cue's text was left in English."""
+    lines = ["1", "0:0:1,000 --> 0:0:2,000", "Hello there.", "", "2", "00:00:03.000 - > 00:00:04.000", "Bye now."]
+    out, _ = translate_document(lines, "srt", engine(spanish))
+    assert out == ["1", "0:0:1,000 --> 0:0:2,000", "OLLEH .EREHT", "", "2", "00:00:03.000 - > 00:00:04.000", "EYB .WON"]
+
+
+def reverse_line(lines):
+    """A fake model that reverses each line as a whole (so words move between a block's lines)."""
+    return [[(line[::-1], -1.0)] for line in lines]
+
+
+@pytest.mark.parametrize("source,expected", [
+    ('+++\ntitle = "My post"\n+++\nHello world.', ['+++', 'title = "My post"', '+++', '.dlrow olleH']),  # TOML
+    ("---\ntitle: My post\n...\nHello world.", ["---", "title: My post", "...", ".dlrow olleH"]),  # YAML's "..."
+    ("--- \ntitle: x\n---  \nHello world.", ["--- ", "title: x", "---  ", ".dlrow olleH"]),  # spaces after a fence
+    ("---\ntitle: x\n---\nHello world.", ["---", "title: x", "---", ".dlrow olleH"]),  # text right after it
+    ("---\n---\nHello world\n---", ["---", "---", ".dlrow olleH", "---"]),  # an empty one: the heading is text
+    ("---\nHello world.", ["---", ".dlrow olleH"]),  # never closed: no front matter
+    ("+++\nHello world.", [".dlrow", "olleH +++"]),  # never closed: "+++" is the paragraph's text
+])
+def test_markdown_front_matter_is_kept_and_what_follows_translated(source, expected):
+    out, _ = translate_document(source.split("\n"), "markdown", engine(reverse_line))
+    assert out == expected
+
+
+@pytest.mark.parametrize("fmt", ["srt", "markdown", "html"])
+def test_an_empty_document_is_an_empty_document(fmt):
+    assert translate_document([], fmt, engine(spanish)) == ([], [])
+
+
+@pytest.mark.parametrize("source,expected", [
+    ("| Name | Age |\n|------|----:|\n| Tom **big** | 30 |\n| red | red |\n| a \\| b | c |\n\nHello world.",
+     ["| .emaN | .egA |", "|------|----:|", "| .**gib** moT | 30 |", "| .deR | .deR |", "| .b \\| A | .C |", "",
+      ".dlrow olleH"]),  # each cell a text, markup in a cell, escaped pipes, the paragraph after the table
+    ("---\ntitle: x\n---\n    code stays", ["---", "title: x", "---", "    code stays"]),  # code after front matter
+    ("Buy milk\n[x] and eggs.", [".sgge dna", "[x] klim yuB"]),  # a task box only opens a paragraph
+    ("Hello there,\nmy friend.", [".dneirf ym ,ereht", "olleH"]),  # a wrapped paragraph is one text
+    ("Ends here\\", [". sdnE here\\"]),  # a backslash ending a paragraph is no line break
+    ("Ends here\\\nnext line.", [".enil txen\\", "ereh sdnE"]),  # a backslash line break stays at the end
+    ("Ends C:\\\\\nnext line.", [".enil txen", "\\\\ :C sdnE"]),  # an escaped backslash is text, no line break
+    ("- [ ] Buy milk\n- [x] Call mom", ["- [ ] .klim yuB", "- [x] .mom llaC"]),
+    ("See the note\n[^1]: here.", [".ereh :[^1] eton", "eht eeS"]),  # a footnote mark inside a paragraph is text
+    ("| a |\n|---|\n| - |\n| Hello there |", ["| .A |", "|---|", "| - |", "| .ereht olleH |"]),  # a row of dashes
+])
+def test_markdown_blocks_are_translated_in_their_exact_place(source, expected):
+    out, _ = translate_document(source.split("\n"), "markdown", engine(reverse_line))
+    assert out == expected
+
+
+@pytest.mark.parametrize("fmt,source,model,expected", [
+    ("markdown", "# The plant is green\n\nThe car is red", word_by_word,
+     ["# El planta es verde", "", "El coche es rojo"]),  # no final stop added where the source has none
+    ("srt", '1\n00:00:01,000 --> 00:00:02,000\n<font color="red">Two lines\nin italics.</font>', spanish,
+     ["1", "00:00:01,000 --> 00:00:02,000", '<font color="red">OWT SENIL', "NI .SCILATI</font>"]),  # never cut in a tag
+    ("srt", "1\n00:00:01,000 --> 00:00:02,000\n<i>Hello there</i> my\nfriend <b>and you</b>.", reverse_line,
+     ["1", "00:00:01,000 --> 00:00:02,000", ".<b>uoy dna</b> dneirf", "ym <i>ereht olleH</i>"]),
+    ("html", "<div><p>one two three four\nfive six</p></div>", reverse_line,
+     ["<div><p>.xis evif ruof eerht", "owt enO</p></div>"]),  # lines weighted by their text, not by where it starts
+    ("srt", '1\n00:00:01,000 --> 00:00:02,000\n<font color="red" face="Arial">Hi\n'
+     "there my dear old friend, how are you doing on this fine day?</font>", lambda lines: [[("Hola amigo.", -1.0)]] * len(lines),
+     ["1", "00:00:01,000 --> 00:00:02,000", '<font color="red" face="Arial">Hola', "amigo</font>."]),  # a short answer
+])
+def test_blocks_over_lines_come_out_spread_exactly(fmt, source, model, expected):
+    out, _ = translate_document(source.split("\n"), fmt, engine(model))
+    assert out == expected
+
+
+def test_results_are_numbered_by_the_line_their_block_starts_on():
+    _, results = translate_document(["Title", "", "   Hello", "   world."], "markdown", engine(spanish))
+    assert [r.line for r in results] == [1, 3]
+
+
+def test_spread_follows_the_weights():
+    from mtcli.text.formats import _MARKUP_WORD
+
+    assert spread("a a a bb", [4, 6, 6]) == ["a", "a a", "bb"]
+    assert spread("a a a", [9, 8]) == ["a a", "a"]
+    assert spread("a a", [7, 3]) == ["a", "a"]
+    assert spread("a bb bb", [2, 5]) == ["a", "bb bb"]
+    assert spread("Hola,  amigo mío", [6, 10]) == ["Hola,", " amigo mío"]  # cut at one space: the other stays
+    assert spread('<b class="x">one two</b> three', [3, 30], _MARKUP_WORD) == ['<b class="x">one', "two</b> three"]
+
+
+def all_private_use_but(*missing: str) -> str:
+    from mtcli.text.formats import ITEM_RANGES
+
+    return "".join(c for r in ITEM_RANGES for c in map(chr, r) if c not in missing)
+
+
+@pytest.mark.parametrize("free", ["\ue000", "\ue001", "\U000f0000", "\U0010fffd"])
+def test_markup_takes_a_private_use_character_the_document_leaves_free(free):
+    """A document holding every private-use character but one (in a code block): its markup uses that one."""
+    lines = ["```", all_private_use_but(free), "```", "", "Hello **big** world."]
+    out, _ = translate_document(lines, "markdown", engine(spanish))
+    assert out == lines[:4] + ["OLLEH **GIB** .DLROW"]
+
+
+def test_a_document_with_no_private_use_character_left_for_markup_is_a_one_line_error():
+    from mtcli.errors import UserError
+    from mtcli.text.formats import MAX_ITEMS
+
+    with pytest.raises(UserError) as e:
+        translate_document(["```", all_private_use_but(), "```", "", "Hello **big** world."], "markdown", engine(spanish))
+    assert str(e.value) == f"too much markup in one document (over {MAX_ITEMS:,} tags, links and marks)"

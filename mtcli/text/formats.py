@@ -138,7 +138,9 @@ def spread(text: str, weights: list[int], word: re.Pattern | None = None) -> lis
 
 # --- SRT ----------------------------------------------------------------------------------------
 
-_TIMECODE = re.compile(r"^\s*\d+:\d\d:\d\d[,.]\d+\s*-->\s*\d+:\d\d:\d\d[,.]\d+")
+# a cue's timing, as the srt parser reads it ("0:0:1,000 --> 0:0:2,000", "00:00:01.000 - > ..." too)
+_TIMESTAMP = r"[0-9]+[,.:，．。：][0-9]+[,.:，．。：][0-9]+[,.:，．。：]?[0-9]*"
+_TIMECODE = re.compile(rf"^\s*{_TIMESTAMP} *-[ -] *> *{_TIMESTAMP}")
 _SRT_PAIR = re.compile(r"(<(i|b|u|font)\b[^>]*>)(.*?)(</\2>)", re.IGNORECASE)  # <i>text</i>: text translated
 _SRT_TAG = re.compile(r"<[^>]*>|\{[^}]*\}")  # any other tag, {\an8}
 # a speaker's line: "- Hello.", "<i>- Hi!", "TOM: Where were you?", "MARY JANE: ..."

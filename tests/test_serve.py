@@ -210,9 +210,15 @@ def test_a_decoder_process_that_dies_fails_its_requests_and_is_replaced(shipped_
         batcher = Batcher(open_decoder, 1)
         await batcher.start()
         try:
-            os.kill(opened[0].process.pid, signal.SIGKILL)  # as the kernel's OOM killer would
+            # the line in progress when the process dies (stopped first, so it cannot answer before),
+            # killed as the kernel's OOM killer would
+            os.kill(opened[0].process.pid, signal.SIGSTOP)
+            request = asyncio.ensure_future(batcher.translate(["The plant is green."]))
+            while not batcher._owner[0]:
+                await asyncio.sleep(0.01)
+            os.kill(opened[0].process.pid, signal.SIGKILL)
             with pytest.raises(DecoderFailed, match=r"decoder failed \(DecoderStopped\)"):
-                await batcher.translate(["The plant is green."])
+                await request
             assert "decoder 0 failed with 1 line(s) in progress: the decoder stopped (exit code -9)" in caplog.text
             return await batcher.translate(["The plant is green."])  # a new process
         finally:

@@ -196,10 +196,12 @@ LOCK = ".mtcli.lock"  # in a run directory: locked by the `mtcli train` writing 
 _held: dict[Path, int] = {}  # directory -> descriptor of its lock file, while this process holds it
 
 
-def claim_dir(directory: Path, is_ours: Callable[[Path], bool], force: bool, what: str, reading: Path | None = None) -> None:
+def claim_dir(directory: Path, is_ours: Callable[[Path], bool], force: bool, what: str, reading: Path | None = None,
+              forcing: str = "add --force") -> None:
     """Make `directory` one mtcli may write its files into: new, empty (but for the file it is
     `reading`), one mtcli wrote (is_ours: a mark or a manifest tells), or any with force. Otherwise
-    refused: the user's files could share the names mtcli writes and be replaced."""
+    refused: the user's files could share the names mtcli writes and be replaced. `forcing` says
+    how the user forces it from the command at hand."""
     try:
         if directory.exists() and not directory.is_dir():
             raise UserError(f"{directory} is a file, not a directory; give a {what}")
@@ -212,7 +214,7 @@ def claim_dir(directory: Path, is_ours: Callable[[Path], bool], force: bool, wha
         return
     shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
     raise UserError(f"{directory} holds files mtcli did not write ({shown}); give a new or empty {what}, "
-                    "or add --force to write mtcli's files among them (files of the same names are replaced)")
+                    f"or {forcing} to write mtcli's files among them (files of the same names are replaced)")
 
 
 def lock_dir(directory: Path, command: str) -> None:

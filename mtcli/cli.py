@@ -46,11 +46,20 @@ def _options(
     pass
 
 
+# line breaks and other control characters a user typed (a model name, a path) shown escaped, as
+# repr shows them: a message stays one line and cannot move the terminal's cursor
+_ESCAPED = {c: repr(chr(c))[1:-1] for c in (*range(32), *range(127, 160), 0x2028, 0x2029)}
+
+
+def _escaped(message: str) -> str:
+    return message.translate(_ESCAPED)
+
+
 def _error_line(message: str) -> None:
     # soft_wrap: one line however narrow the terminal (or 80 columns when piped); a stderr that
     # cannot be written (guarded_stdio) drops it, and the exit code still tells
     try:
-        err.print(Text.assemble(("error: ", "bold red"), message), soft_wrap=True)
+        err.print(Text.assemble(("error: ", "bold red"), _escaped(message)), soft_wrap=True)
     except OSError:
         pass
 
@@ -520,7 +529,7 @@ def _format(r, n: int, scores: bool, as_json: bool) -> str:
 
 
 def _warning(message: str) -> None:
-    err.print(Text.assemble(("warning: ", "yellow"), message), soft_wrap=True)
+    err.print(Text.assemble(("warning: ", "yellow"), _escaped(message)), soft_wrap=True)
 
 
 def _warn(results, where: str = "line") -> None:
@@ -964,6 +973,8 @@ def models(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", hel
     from rich.table import Table
 
     if ctx.invoked_subcommand is not None:
+        if as_json:
+            fail(f"--json lists the models; `mtcli models {ctx.invoked_subcommand}` has no JSON output")
         return
     entries = [registry.describe(name, path) for name, path in registry.models().items()]
     if as_json:

@@ -456,6 +456,8 @@ def prepare(
     max_src_len: int = ModelConfig.max_src_len,
     max_tgt_len: int = ModelConfig.max_tgt_len,
     force: bool = False,
+    what: str = "--out directory",
+    forcing: str = "add --force",
 ) -> Prepared:
     """Split the corpus, train both tokenizers on the training split, encode every pair.
 
@@ -465,6 +467,8 @@ def prepare(
     split (a truncated target would teach the model to stop mid-sentence) and cut to the
     limit, keeping EOS, in selection and test, so those splits stay complete; the
     manifest counts both. Results are reused while the corpus bytes and options match.
+    `what` and `forcing` name out_dir's option and how to force it in messages (training
+    tokenizes into its --prepared directory, where --force means another thing).
     """
     data_path, out_dir = resolve_data_path(data_path), resolve_prepared_dir(out_dir)
     if str(data_path) == STDIN:
@@ -479,7 +483,7 @@ def prepare(
     started = time.perf_counter()
     corpus = read_corpus(data_path)
     parts = _split(corpus, seed, split, fractions)
-    claim_dir(out_dir, _is_prepared_dir, force, "--out directory", reading=corpus.path)
+    claim_dir(out_dir, _is_prepared_dir, force, what, reading=corpus.path, forcing=forcing)
     # no stale manifest over half-written files: an incomplete one, which still says how to rebuild
     atomic_write_json(out_dir / "manifest.json", {"format_version": FORMAT_VERSION, "incomplete": True, **options,
                                                   "data": {"path": str(corpus.path.absolute())}})

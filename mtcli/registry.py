@@ -152,7 +152,8 @@ def add(src: Path, name: str | None = None, force: bool = False) -> Path:
     src = Path(src).expanduser()
     if not src.is_dir():
         raise UserError(f"{src}: no such model directory")
-    name = src.resolve().name if name is None else name
+    # the name the user sees (a link's own, not its target's); abspath makes "." a name too
+    name = Path(os.path.abspath(src)).name if name is None else name
     dest = check_free(name, force)
     if dest.exists() and dest.resolve() == src.resolve():
         raise UserError(f"{src} is the registered model {name} itself")

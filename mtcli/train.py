@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 import signal
 import time
 from collections.abc import Callable, Iterable
@@ -173,7 +174,8 @@ def load_or_prepare(prepared_dir: Path, data: Path | None, console: Console) -> 
         return load_prepared(prepared_dir)
     except NoPreparedData:
         with console.status("Tokenizing the corpus (mtcli tokenize)…"):
-            return prepare(resolve_data_path(data), prepared_dir)
+            return prepare(resolve_data_path(data), prepared_dir, what="--prepared directory",
+                           forcing=f"run `mtcli tokenize --out {shlex.quote(str(prepared_dir))} --force`")
 
 
 def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, resume: bool = False,
@@ -189,6 +191,11 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
     if tcfg.train_on != "train" and (tcfg.bleu_sample or tcfg.early_stop_on != "error"):
         raise UserError(f"--train-on {tcfg.train_on} trains on the selection split, so it cannot pick epochs: "
                         "drop --bleu-sample and --early-stop-on (every epoch is saved; give --max-epochs)")
+    limits = prepared.manifest.get("max_len", {})
+    if limits.get("en", 0) > mcfg.max_src_len or limits.get("es", 0) > mcfg.max_tgt_len + 1:
+        raise UserError(f"the tokenized data in {prepared.out_dir} keeps sequences of up to {limits['en']} English and "
+                        f"{limits['es']} Spanish ids, longer than the model's {mcfg.max_src_len} and "
+                        f"{mcfg.max_tgt_len + 1}: tokenize with the model's limits")
     comm = comm or distributed.world()
     out = Path(out)
     comm.on_root(lambda: _claim(out, force, resume))

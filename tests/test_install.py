@@ -215,3 +215,20 @@ def test_added_models_are_as_readable_as_the_directories_beside_them(world, run_
 
 def test_registry_knows_the_weights_file_by_the_checkpoint_name():
     assert registry.WEIGHTS == checkpoint.WEIGHTS  # registry's copy spares -h and completion NumPy and Numba
+
+
+def test_a_linked_model_is_added_under_the_links_name_and_json_is_for_the_list(world, run_cli, user_home, tmp_path):
+    (tmp_path / "mine").symlink_to(world.model)
+    code, out, err = run_cli("models", "add", tmp_path / "mine")
+    assert code == 0, err
+    assert (user_home / "models" / "mine" / checkpoint.WEIGHTS).is_file() and "-m mine" in out
+    code, out, err = run_cli("models", "--json", "add", world.other, "--name", "other")
+    assert code == 2 and "--json lists the models" in err and out == ""
+    assert not (user_home / "models" / "other").exists()
+
+
+@pytest.mark.parametrize("name", ["two\nlines", "a\rb", "esc\x1b[2Jape", "sep\u2028arator"])
+def test_control_characters_in_a_name_stay_on_the_errors_one_line(name, run_cli):
+    code, out, err = run_cli("translate", "-m", name, "Hi.")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "\x1b" not in err and "\r" not in err
+    assert "no model named" in err and repr(name)[1:-1] in err

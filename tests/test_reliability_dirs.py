@@ -130,6 +130,17 @@ def test_damaged_custom_prepared_data_is_refused_with_its_own_rerun_command(worl
     tally["fault: damaged custom tokenized data"] += 2
 
 
+def test_train_into_a_foreign_prepared_directory_names_its_own_option_and_remedy(world, tmp_path, run_cli):
+    """--prepared DIR holding the user's files: training's own --force would replace the run, not this
+    directory, so the message names --prepared and the tokenize command that forces it."""
+    d = tmp_path / "notes"
+    d.mkdir()
+    (d / "todo.txt").write_text("mine")
+    line = error_line(run_cli("train", "--prepared", d, "--data", world.corpus, "--out", tmp_path / "run", *TINY))
+    assert "give a new or empty --prepared directory" in line and f"run `mtcli tokenize --out {d} --force`" in line
+    assert "--out directory" not in line and (d / "todo.txt").read_text() == "mine" and sorted(os.listdir(d)) == ["todo.txt"]
+
+
 # --- --resume with options that conflict -------------------------------------------------------------
 
 

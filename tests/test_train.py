@@ -268,3 +268,12 @@ def test_train_on_selection_leaves_out_pairs_cut_at_the_length_limit(tiny):
     longest = int(sel.tgt_lens.max())
     kept = training_pairs(tiny, "train+selection", 56, longest - 1)  # the longest Spanish sides are at the limit
     assert len(kept) == len(tiny.splits["train"]) + int((sel.tgt_lens < longest).sum())
+
+
+def test_data_tokenized_with_longer_limits_than_the_models_is_refused_before_any_work(tiny_corpus, tmp_path):
+    """Only the Python API can pair them (the CLI tokenizes with the model's limits): a clear error, no
+    traceback from deep in the batching, and no run directory."""
+    prepared = prepare(tiny_corpus, tmp_path / "long", **VOCAB, max_src_len=80, max_tgt_len=80)
+    with pytest.raises(UserError, match="up to 80 English and 81 Spanish ids, longer than the model's 56 and"):
+        train(prepared, tmp_path / "run", cfg(), TrainConfig(batch_size=16, max_epochs=1))
+    assert not (tmp_path / "run").exists()

@@ -529,3 +529,144 @@ def test_a_document_with_no_private_use_character_left_for_markup_is_a_one_line_
     with pytest.raises(UserError) as e:
         translate_document(["```", all_private_use_but(), "```", "", "Hello **big** world."], "markdown", engine(spanish))
     assert str(e.value) == f"too much markup in one document (over {MAX_ITEMS:,} tags, links and marks)"
+
+
+# --- from the mutation run (issue 21), the HTML part (_html, _html_run, _html_blocks, _translate_attributes,
+# _Parser): each test kills surviving mutants of mtcli.text.formats ---
+
+def html_out(source: str, model=None) -> str:
+    out, _ = translate_document(source.split("\n"), "html", engine(model or spanish))
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("source,expected", [
+    ("<p>Hi <!-- a > b --> there.</p>", "<p>IH <!-- a > b --> .EREHT</p>"),  # a ">" inside a comment
+    ("<p>Hi <!-- c --> there.</p><p>Next one.</p>", "<p>IH <!-- c --> .EREHT</p><p>TXEN .ENO</p>"),
+    # the parser ends a comment at "-- >" too: the page after it was written twice
+    ("<p>Hi <!-- x -- > there.</p>", "<p>IH <!-- x -- > .EREHT</p>"),
+    ("<p>A <!-- x -- > b.</p><p>C <!-- y --> d.</p>", "<p>A <!-- x -- > .B</p><p>C <!-- y --> .D</p>"),
+    ("<?xml version='1.0'?><p>Hello world.</p>", "<?xml version='1.0'?><p>OLLEH .DLROW</p>"),  # a processing instruction
+    ("<p>Hello <?php echo 1 ?> world.</p>", "<p>.OLLEH <?php echo 1 ?> .DLROW</p>"),
+    ("<![CDATA[x]]><p>Hello world.</p>", "<![CDATA[x]]><p>OLLEH .DLROW</p>"),
+    ("<p>Hello <![CDATA[x > y]]> world.</p>", "<p>.OLLEH <![CDATA[x > y]]> .DLROW</p>"),
+    ("<p>A <![if !IE]> b <![endif]> c.</p>", "<p>.A <![if !IE]> .B <![endif]> .C</p>"),
+])
+def test_html_comments_declarations_and_sections_stay_exactly_where_they_are(source, expected):
+    assert html_out(source) == expected
+
+
+@pytest.mark.parametrize("source,expected", [
+    ("<p>Hi &amp; there &eacute;t&eacute; &#233; &#xE9; &#233 x &copy y.</p>", "<p>IH &amp; EREHT ÉTÉ É É É X © .Y</p>"),
+    ("<p>Tom &amp Jerry &lt;3 &gt; ok.</p>", "<p>MOT &amp YRREJ &lt;3 &gt; .KO</p>"),  # &amp; &lt; &gt; stay
+    ("<p>Hello caf&#233;</p><p>Hi caf&#xE9;</p>", "<p>OLLEH .ÉFAC</p><p>IH .ÉFAC</p>"),  # no ";" left behind
+    ("Caf&#233;", ".ÉFAC"),
+    ("<p>&eacute;</p>", "<p>.É</p>"),  # a text that is one entity is a text
+    ("&#233;", ".É"),
+])
+def test_html_entities_are_decoded_into_their_sentence(source, expected):
+    assert html_out(source) == expected
+
+
+def test_html_a_stray_character_reference_start_leaves_the_rest_of_the_page_html():
+    """"&#" that starts no reference, with no ";" after it: the parser took the rest of the page for text,
+    so the <pre> was translated, markup moved between lines and the image's alt text stayed English."""
+    source = '<p>Use &# here.</p>\n<pre>keep this code</pre>\n<p>Hello <b>big</b> world.</p><img alt="A cat">'
+    assert html_out(source) == '<p>ESU #& .EREH</p>\n<pre>keep this code</pre>\n<p>OLLEH <b>GIB</b> .DLROW</p><img alt="A .TAC">'
+    assert html_out("<p>A &#xyz b.</p><p>Hi there.</p>") == "<p>A ZYX#& .B</p><p>IH .EREHT</p>"
+
+
+@pytest.mark.parametrize("source,expected", [
+    ("<p>Use <code>ls <b>x</b></code> here.</p>", "<p>ESU <code>ls <b>x</b></code> .EREH</p>"),  # inline code: one item
+    ("<p>Use <code>a<code>b</code>c</code> here.</p>", "<p>ESU <code>a<code>b</code>c</code> .EREH</p>"),
+    ("<p>Use <code>ls</code></p><p>Next.</p>", "<p>.ESU <code>ls</code></p><p>.TXEN</p>"),
+    ("<pre><code>x</code> stays</pre> Hi all.", "<pre><code>x</code> stays</pre> IH .LLA"),  # nested raw elements
+])
+def test_html_raw_elements_and_inline_code_are_kept_whole(source, expected):
+    assert html_out(source) == expected
+
+
+@pytest.mark.parametrize("source,expected", [
+    ('Hi <img src="a"/> there.', 'IH <img src="a"/> .EREHT'),
+    ('<p>See <img src="a.png"> the red <img src="b.png"/> car.</p>', '<p>EES <img src="a.png"> EHT DER <img src="b.png"/> .RAC</p>'),
+    # an element left open inside another closes with it, in the order they were opened
+    ("<p>Big <b>red <i> car</b> here.</p>", "<p>GIB <b>DER <i> RAC</b> .EREH</p>"),
+    ("<p>Big <b>one <i> two <u> three</b> five.</p>", "<p>GIB <b>ENO <i> OWT <u> EERHT</b> .EVIF</p>"),
+    ("<p>Big <b>one <i> two <b>three</b> four</b> five.</p>", "<p>GIB <b>ENO <i> OWT <b>EERHT</b> RUOF</b> .EVIF</p>"),
+])
+def test_html_inline_elements_travel_inside_their_sentence(source, expected):
+    assert html_out(source) == expected
+
+
+@pytest.mark.parametrize("source,expected", [
+    ("line one\nline two\nline three", "ENIL ENO\nENIL OWT\nENIL .EERHT"),  # each line its share of the words
+    ("<p>Hi </ x> there.</p>", "<p>.IH </ x> .EREHT</p>"),
+    # the spaces around a text stay as they were (they were written twice before it)
+    ("<div>  Hello world.  </div>", "<div>  OLLEH .DLROW  </div>"),
+    ("<td> A cell </td>", "<td> A .LLEC </td>"),
+    ("<p>Hello<br> world.</p>", "<p>.OLLEH<br> .DLROW</p>"),
+    ("<p> <b></b> </p>", "<p> <b></b> </p>"),  # markup alone is no text
+    ("<p><img src=x></p><p>Hi.</p>", "<p><img src=x></p><p>.IH</p>"),
+])
+def test_html_text_keeps_its_lines_and_the_spaces_around_it(source, expected):
+    assert html_out(source) == expected
+
+
+@pytest.mark.parametrize("source,expected", [
+    ('<pre><img alt="no"></pre><img alt="Yes sir">', '<pre><img alt="no"></pre><img alt="SEY .RIS">'),
+    ('<pre><b>x</b><img alt="no"></pre><img alt="Yes sir">', '<pre><b>x</b><img alt="no"></pre><img alt="SEY .RIS">'),
+    ('<pre><br/><img alt="no"></pre><img alt="Yes sir">', '<pre><br/><img alt="no"></pre><img alt="SEY .RIS">'),
+    ('<pre><svg/><img alt="no"></pre><img alt="Yes sir">', '<pre><svg/><img alt="no"></pre><img alt="SEY .RIS">'),
+    ('<code><pre>x</pre><img alt="no"></code><img alt="Yes sir">',
+     '<code><pre>x</pre><img alt="no"></code><img alt="SEY .RIS">'),
+    ('</pre><img alt="Yes sir">', '</pre><img alt="SEY .RIS">'),  # a stray end tag opens nothing
+    ('<script title="Main script"/><script title="Main script"></script><img alt="Yes sir">',
+     '<script title="Main script"/><script title="Main script"></script><img alt="SEY .RIS">'),
+])
+def test_html_text_attributes_inside_raw_elements_stay_and_after_them_are_translated(source, expected):
+    assert html_out(source) == expected
+
+
+def test_html_text_attribute_values_keep_their_letters_quotes_and_lines():
+    assert html_out('<img alt="Xmas tree X"> <img alt=Xmas>') == '<img alt="SAMX EERT .X"> <img alt=".SAMX">'
+    # a tag over several lines (as formatters write them): each value on its own line, translated there
+    assert html_out('<img\n alt="A cat">') == '<img\n alt="A .TAC">'
+    assert html_out('<img src=x\n  alt="A cat" title="A dog"\n  title="x y"/>') == \
+        '<img src=x\n  alt="A .TAC" title="A .GOD"\n  title="X .Y"/>'
+
+
+def test_html_text_attributes_get_no_final_stop_their_source_has_not():
+    assert html_out('<img alt="The red car"> <img alt="The red car.">', word_by_word) == \
+        '<img alt="El coche rojo"> <img alt="El coche rojo.">'
+
+
+def test_html_text_attribute_warnings_name_the_line_of_their_value():
+    lines = ["<p>x</p>", '<img src="a.png"', '  alt="Hola amigo, gracias por todo">', '<p title="Es muy grande">y</p>']
+    _, results = translate_document(lines, "html", engine(spanish))
+    assert [r.line for r in results if r.warnings] == [3, 4]
+
+
+def test_html_markup_over_lines_with_no_text_around_it_is_no_warning():
+    """Only a sentence with markup broken over lines is kept and warned about: markup alone is no text."""
+    lines = ["<p>", '<img src="a.png"', '  alt="A cat">', "</p>", "<p><a", 'href="x"></a></p>']
+    out, results = translate_document(lines, "html", engine(spanish))
+    assert out == ["<p>", '<img src="a.png"', '  alt="A .TAC">', "</p>", "<p><a", 'href="x"></a></p>']
+    assert [(r.line, r.warnings) for r in results] == [(3, [])]
+
+
+def test_html_a_long_page_is_translated_in_linear_time():
+    """A text's slots are looked for on its own lines: looked for from the page's first line, a page of
+    many lines and texts took minutes (200,000 lines and 1,000 texts: 2 * 10^8 lines looked at)."""
+    import signal
+
+    def too_slow(*_):
+        raise TimeoutError("a 201,000-line page took over 20 s")
+
+    lines = [""] * 200_000 + ["<p>Hi.</p>"] * 1000
+    previous = signal.signal(signal.SIGALRM, too_slow)
+    signal.setitimer(signal.ITIMER_REAL, 20)
+    try:
+        out, _ = translate_document(lines, "html", engine(spanish))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert out[:3] == ["", "", ""] and out[-1] == "<p>.IH</p>" and len(out) == len(lines)

@@ -284,6 +284,11 @@ _TAG_LIKE = re.compile(r"</?[A-Za-z][^<>\n]*>?")  # text the parser could not re
 _KEEP_ENTITIES = frozenset("amp lt gt".split())  # stay as they are (an item); others become their character
 
 
+# "&#" that starts no character reference: with no ";" after it, the parser took the rest of the page for
+# text (its tags, <pre>, <script> then translated); fed as "&_" (as long), it is the text "&" it is
+_STRAY_CHARREF = re.compile(r"&#(?!(?:[0-9]+|[xX][0-9a-fA-F]+)[^0-9a-fA-F])")
+
+
 class _Parser(HTMLParser):
     def parse_marked_section(self, i, report=1):
         where = self.getpos()
@@ -317,9 +322,10 @@ def _translate_attributes(lines: list[str], engine: Engine, options: TextOptions
             for m in _ATTRIBUTE.finditer(self.get_starttag_text()):
                 value = m.group(3).strip("\"'") if m.group(3)[0] in "\"'" else m.group(3)
                 if "\n" not in m.group() and value.strip():  # (a value over several lines stays)
-                    offset = col + m.start(3) if "\n" not in self.get_starttag_text()[: m.start(3)] else None
-                    if offset is not None:
-                        values.append((line - 1, offset, offset + len(m.group(3)), html.unescape(value)))
+                    before = self.get_starttag_text()[: m.start(3)]  # (a tag over lines: the value's own line)
+                    row = line - 1 + before.count("\n")
+                    offset = len(before) - 1 - before.rfind("\n") if "\n" in before else col + len(before)
+                    values.append((row, offset, offset + len(m.group(3)), html.unescape(value)))
 
         def handle_startendtag(self, tag, attrs):
             self.handle_starttag(tag, attrs, void=True)
@@ -327,7 +333,7 @@ def _translate_attributes(lines: list[str], engine: Engine, options: TextOptions
         def handle_endtag(self, tag):
             self.raw -= bool(self.raw) and tag in RAW_ELEMENTS
 
-    tags = Tags(convert_charrefs=False)
+    tags = Tags(convert_charrefs=True)  # (text is not read: "&#" cannot stop it)
     tags.feed("\n".join(lines))
     tags.close()
     if not values:
@@ -384,7 +390,8 @@ def _html(doc: _Doc) -> None:
 
         def handle_comment(self, data):
             at = self._at()  # <!-- a comment -->, or a bogus one the parser reads like it: <!x>, </ x>, <![y]>
-            events.append(("item", at, closing(at, "-->" if source.startswith("<!--", at) else ">"), ""))
+            # it ends at the first ">" after its text, where the parser ended it ("<!-- a -- >" too)
+            events.append(("item", at, closing(at + (4 if source.startswith("<!--", at) else 2) + len(data), ">"), ""))
 
         def handle_decl(self, decl):
             at = self._at()
@@ -397,7 +404,7 @@ def _html(doc: _Doc) -> None:
             events.append(("block", at, closing(at, "]]>"), ""))
 
     scan = Scan(convert_charrefs=False)
-    scan.feed(source)
+    scan.feed(_STRAY_CHARREF.sub("&_", source))
     scan.close()
     _html_blocks(doc, source, starts, events)
 
@@ -470,7 +477,7 @@ def _html_run(doc: _Doc, source: str, starts: list[int], run: list) -> None:
             a += len(piece) - len(piece.lstrip())
             b -= len(piece) - len(piece.rstrip())
             slots.append((line, a - starts[line], b - starts[line]))
-    doc.add(slots, frames[0][1])
+    doc.add(slots, frames[0][1].lstrip())  # (the whitespace before it stays where it is, outside the slots)
 
 
 def _line_of(starts: list[int], offset: int) -> int:

@@ -228,3 +228,595 @@ def test_emoji_inside_a_sentence_are_never_lost(words, answer):
     (r,) = translate_lines([line], engine(model))
     for emoji in ("🐱", "❤️", "🎉"):
         assert r.text.count(emoji) == line.count(emoji), (line, r.text)
+
+
+# --- from the mutation run of _cut_long, _phrases_joined, _unwrap and _rewrap (issue 21) ---
+
+
+def test_a_long_line_is_cut_at_its_last_sentence_end_else_its_last_space_in_the_second_half():
+    """Where a line over MAX_LINE_CHARS is cut decides what is translated and what is kept as it came:
+    the warning tells both lengths, and the kept rest follows the translation with its space."""
+    lines = ["Tom is here. " * 500 + "and so on " * 500,  # sentence ends in the second half: the last one
+             "Tom is here. " * 300 + "and so on " * 800,  # ends only in the first half: the last space
+             "and so on. " * 400 + "x" * 7000,  # no space in the second half: cut at the limit, one word
+             "Yes, so " + "and so on " * 1200]  # the last space before the limit, not one after it
+    out = translate_lines(lines, engine(upper))
+    assert [r.warnings for r in out] == [
+        [f"longer than 10,000 characters: its first {head} were translated, the other {rest} are kept as they came"]
+        for head, rest in [("6,499", "5,001"), ("9,999", "1,901"), ("10,000", "1,400"), ("9,997", "2,011")]]
+    assert out[0].text == "TOM IS HERE. " * 500 + ("and so on " * 500).rstrip()
+    assert out[1].text == "TOM IS HERE. " * 300 + "AND SO ON " * 609 + "AND SO ON." + " and so on" * 190
+    assert out[2].text == "AND SO ON. " * 400 + "x" * 7000
+    assert out[3].text == "YES, SO " + "AND SO ON " * 998 + "AND SO ON." + " and so on" * 201
+
+
+def _loses_numbers_when_two(lines):
+    """A model that loses numbers in a line holding two or more (as the shipped one does), ends what
+    starts with a capital with a stop (a question in ¿...?), and scores -0.25 a word."""
+    out = []
+    for line in lines:
+        text = re.sub(r"\d+", "9", line) if len(re.findall(r"\d+", line)) >= 2 else line
+        if line.lower().startswith(("does", "or ")):
+            text = "¿" + text.rstrip("?") + "?"
+        elif line[:1].isupper() and not text.endswith("."):
+            text += "."
+        out.append([(text, -0.25 * len(line.split()))])
+    return out
+
+
+def test_phrases_of_one_span_each_are_joined_without_their_inner_stops():
+    lines = ["It costs 7:15 and 8.", "Does it cost 7:15 or 8?", "IT COSTS 7:15 AND 8."]
+    out = translate_lines(lines, engine(_loses_numbers_when_two))
+    assert [r.nbest for r in out] == [[("It costs 7:15 and 8.", -0.625)], [("¿Does it cost 7:15 or 8?", -0.75)],
+                                      [("IT COSTS 7:15 AND 8.", -0.625)]]  # (scores: the mean of the pieces')
+    assert all("in phrases of one each" in r.warnings[0] for r in out)
+    # a phrase too long for the model is decoded in pieces, joined with a space
+    (r,) = translate_lines(["It costs 7:15 minus 8 at the old shop near the big red house on the hill."],
+                           engine(_loses_numbers_when_two, limit=10))
+    assert r.text == "It costs 7:15 minus 8 at the old shop near the big red house on the hill."
+    # one phrase of one piece: its score as it is
+    (r,) = translate_lines(["I have 3 cats."], engine(lambda ls: [[(re.sub(r"\d", "9", t), -1.0)] for t in ls]))
+    assert [score for _, score in r.nbest] == [-1.0] and "3" in r.text
+
+
+_SPANISH_WORDS = dict(zip(
+    "the plant is green red big dog house i like apples very much and cats we see a car today read guide now old "
+    "small blue book".split(),
+    "el planta es verde rojo grande perro casa yo gusta las~manzanas muy mucho y gatos nosotros vemos un coche hoy "
+    "lee guía ahora viejo pequeño azul libro".split()))
+_ADJECTIVES = {"green", "red", "big", "old", "small", "blue"}
+
+
+def _word_for_word(lines):
+    """A word-for-word "translation" that puts an adjective after its noun ("red cats" -> "gatos rojo")."""
+    def one(line: str) -> str:
+        toks, out, k = re.findall(r"\w+|[^\w\s]+", line), [], 0
+        while k < len(toks):
+            t = toks[k].lower()
+            if t in _ADJECTIVES and k + 1 < len(toks) and toks[k + 1].lower() in _SPANISH_WORDS.keys() - _ADJECTIVES:
+                out += [_SPANISH_WORDS[toks[k + 1].lower()], _SPANISH_WORDS[t]]
+                k += 2
+                continue
+            out.append(_SPANISH_WORDS.get(t, toks[k]))
+            k += 1
+        text = re.sub(r" ([.,!?])", r"\1", " ".join(out)).replace("~", " ")
+        return text[:1].upper() + text[1:] if line[:1].isupper() else text
+
+    return [[(one(line), -1.0)] for line in lines]
+
+
+_MARKUP = re.compile(r"(<[bi]>)(.*?)(</[bi]>)|(\*\*)(.*?)(\*\*)|(\[)(.*?)(\]\(http://x\.org\))|(`[^`]*`)", re.S)
+
+
+def _marked_line(source):
+    """The line as formats.py gives it to the pipeline: each markup a private-use character standing
+    for its parts, (open, words, close) or (code,)."""
+    items = {}
+
+    def item(m):
+        c = chr(0xE000 + len(items))
+        items[c] = tuple(g for g in m.groups() if g is not None)
+        return c
+
+    return _MARKUP.sub(item, source), items
+
+
+def _shown_in_document(lines, model):
+    """What a document shows: each line translated with its markup put back and written out."""
+    out = []
+    for line, items in lines:
+        rendered = {}
+        (r,) = translate_lines([line], engine(model), items=items, rendered=rendered)
+        out.append(re.sub("[\ue000-\uf8ff]", lambda m: rendered.get(m.group(), m.group()), r.text))
+    return out
+
+
+def test_markup_around_words_comes_back_around_their_translation():
+    lines = [_marked_line(x) for x in [
+        "The plant is <b>green</b>.",
+        "I like <i>big apples</i> and <b>red cats</b>.",
+        "Read [the guide](http://x.org) now.",
+        "<i>Apples</i> and <i>the guide</i>.",
+        "We see <b>the big dog</b> and <i>a small car</i> today.",
+        "The `x` plant is <b>green</b> and <i>old</i>.",
+        "I see a \uf8f0 <b>dog</b>.",  # (a document's own private-use character: no markup)
+        "**Apples** and [cats](http://x.org) are <i>very</i> big.",
+        "The old dog is <b>big</b>, the small dog is <i>big</i> too.",
+        "I see <b>red</b> cats and <i>blue</i> cars.",
+        "We see the old dog and <b>the big red house near the small blue car</b> today."]]
+    assert _shown_in_document(lines, _word_for_word) == [
+        "El planta es <b>verde</b>.",
+        "Yo gusta las <i>manzanas grande</i> y <b>gatos rojo</b>.",
+        "Lee [el guía](http://x.org) ahora.",
+        "Las <i>manzanas</i> y <i>el guía</i>.",
+        "Nosotros vemos <b>el perro grande</b> y <i>un coche pequeño</i> hoy.",
+        "El `x` planta es y <b>verde</b> <i>viejo</i>.",
+        "Yo vemos un \uf8f0 <b>perro</b>.",
+        "Las **manzanas** y [gatos](http://x.org) are <i>muy</i> grande.",
+        "El perro viejo es <b>grande</b>, el perro pequeño es <i>grande</i> too.",
+        "Yo vemos gatos <b>rojo</b> y <i>azul</i> cars.",
+        "Nosotros vemos el perro viejo y <b>el grande casa rojo near el pequeño coche azul</b> hoy."]
+
+
+def test_markup_comes_back_in_place_when_the_model_keeps_the_order():
+    lines = [_marked_line(x) for x in [
+        "See **house** cats [I](http://x.org) I see.",
+        "**Guide the green** **I** now.",
+        "[Small](http://x.org) **blue small**.",
+        "**Old** **old** red.",
+        "It is <b>very\ngood</b>.",  # (markup over two lines: its words on one)
+        # more markup than is aligned (MAX_WRAPS_ALIGNED): no line translated without each
+        " and ".join(f"<b>{w}</b>" for w in "dog cat car book house plant guide apples cats".split()) + "."]]
+    assert _shown_in_document(lines, lambda ls: [[(t.upper(), -1.0)] for t in ls]) == [
+        "SEE **HOUSE** CATS [I](http://x.org) I SEE.",
+        "**GUIDE THE GREEN** **I** NOW.",
+        "[SMALL](http://x.org) **BLUE SMALL**.",
+        "**OLD** **OLD** RED.",
+        "IT IS <b>VERY GOOD</b>.",
+        " AND ".join(f"<b>{w}</b>" for w in "DOG CAT CAR BOOK HOUSE PLANT GUIDE APPLES CATS".split()) + "."]
+
+
+def test_markup_that_is_not_around_plain_words_stays_a_placeholder():
+    """Nested markup, markup around blanks, code and a document's own private-use characters are not
+    unwrapped (the model never sees their words apart)."""
+    lines = [("I like \ue000 cats.", {"\ue000": ("**", "big \ue001", "**"), "\ue001": ("`x`",)}),
+             _marked_line("I like <b> </b> cats."),
+             _marked_line("Run `ls` and <b>read</b> \uf8f0 now.")]
+    assert _shown_in_document(lines, _word_for_word) == [
+        "Yo gusta **grande `x`** gatos.", "Yo gusta <b> </b> gatos.", "Run `ls` y <b>lee</b> \uf8f0 ahora."]
+
+
+def _rewrapped(text, *wraps, written_out=True):
+    """mtcli.text.pipeline._rewrap on a translation, for markup given as (open, source words, close,
+    the words' translations alone, the words of the line translated without them or None, where the
+    words began in the source line as a fraction of it)."""
+    from mtcli.text.pipeline import _Clues, _rewrap, _Wrap
+
+    items, marks, clues = {}, [], {}
+    for k, (open_, words, close, alone, without, at) in enumerate(wraps):
+        c = chr(0xE001 + k)
+        items[c], clues[c] = (open_, words, close), _Clues([*alone, words], without, at)
+        marks.append(_Wrap(c, 0, len(words)))
+    rendered = None if written_out else {}
+    out = _rewrap(text, marks, clues, items, rendered)
+    return out if written_out else re.sub("[\ue001-\ue0ff]", lambda m: rendered[m.group()], out)
+
+
+def test_markup_goes_around_the_words_most_like_its_own_translation():
+    big = ("<b>", "big", "</b>", ["grande"])
+    text = "El perro es grande y el gato es grande."
+    # equally alike: the one nearer where the words were in the source
+    assert _rewrapped(text, (*big, None, 0.9)) == "El perro es grande y el gato es <b>grande</b>."
+    assert _rewrapped(text, (*big, None, 0.6)) == "El perro es <b>grande</b> y el gato es grande."
+    assert _rewrapped(text, (*big, None, 0.7)) == "El perro es grande y el gato es <b>grande</b>."
+    assert _rewrapped("Grande, no muy grande.", (*big, None, 0.5)) == "<b>Grande</b>, no muy grande."  # a tie
+    # a translation alone of up to twice as many words as the source, plus one, tells
+    assert _rewrapped("Vi el coche rojo ayer.", ("<b>", "red", "</b>", ["de color rojo"], None, 0.1)) == \
+        "Vi el coche <b>rojo</b> ayer."
+    assert _rewrapped("Vi las manzanas rojas ayer.", ("<b>", "red apples", "</b>", ["las manzanas rojas"], None, 0.1)) \
+        == "Vi <b>las manzanas rojas</b> ayer."
+    # ... a longer one has gone astray ("el verde es verde"): it tells nothing
+    assert _rewrapped("La planta es verde.", ("<b>", "green", "</b>", ["planta planta es planta"], None, 0.8)) == \
+        "La planta es <b>verde</b>."
+    # the words the line lacks without them: a long word tells more, "es" nothing
+    assert _rewrapped("La planta es verde.", ("<b>", "green", "</b>", ["zzz"], ["la", "planta", "está"], 0.8)) == \
+        "La planta es <b>verde</b>."
+    # ... in at most two words more than the source had
+    assert _rewrapped("Vimos el castillo antiguo grande precioso ayer.",
+                      ("<b>", "castle", "</b>", ["zzz"], ["vimos", "el", "ayer"], 0.5)) == \
+        "Vimos el castillo <b>antiguo grande precioso</b> ayer."
+    # two markups: each its own words, the first found first, none inside another
+    assert _rewrapped("Uno dos tres.", ("<b>", "one", "</b>", ["uno"], None, 0.1),
+                      ("<i>", "two three", "</i>", ["dos tres"], None, 0.9)) == "<b>Uno</b> <i>dos tres</i>."
+    assert _rewrapped("El coche rojo y el gato rojo.", ("<b>", "red", "</b>", ["rojo"], None, 0.3),
+                      ("<i>", "red", "</i>", ["rojo"], None, 0.35)) == "El coche <i>rojo</i> y el gato <b>rojo</b>."
+
+
+def test_markup_with_nothing_alike_goes_where_its_words_were_with_as_many_words():
+    def zzz(words, at, open_="<b>", close="</b>"):
+        return (open_, words, close, ["zzz"], None, at)
+
+    five = "Uno dos tres cuatro cinco."
+    assert _rewrapped("Uno dos tres cuatro.", zzz("four", 0.45)) == "Uno dos <b>tres</b> cuatro."
+    assert _rewrapped(five, zzz("green light", 1.0)) == "Uno dos tres cuatro <b>cinco</b>."
+    assert _rewrapped(five, zzz("green light", 0.2)) == "Uno <b>dos tres</b> cuatro cinco."
+    assert _rewrapped(five, ("<b>", "two", "</b>", ["dos"], None, 0.2), zzz("five", 0.8, "<i>", "</i>")) == \
+        "Uno <b>dos</b> tres cuatro <i>cinco</i>."
+    assert _rewrapped("Pulsa \ue0ff ahora.", zzz("now", 0.4)) == "Pulsa \ue0ff <b>ahora</b>."  # (other markup: no word)
+    assert _rewrapped("« Hola », dijo él.", zzz("hello", 0.0)) == "« <b>Hola</b> », dijo él."  # («: no word)
+    # markup around punctuation alone ("Really<b>?!</b>"): around one word
+    assert _rewrapped("Uno dos tres cuatro.", ("<b>", "?!", "</b>", ["?!"], None, 0.2)) == "Uno <b>dos</b> tres cuatro."
+    # no word left for it: at the end, before the final stop, in the order they came
+    yes = ("[", "yes", "](http://x.org)", ["sí"], None, 0.0)
+    assert _rewrapped("Sí.", yes, zzz("indeed", 0.5, "<i>", "</i>"), zzz("really", 0.9, "<u>", "</u>")) == \
+        "[Sí](http://x.org)<i></i><u></u>."
+    assert _rewrapped("Sí.", yes, zzz("indeed", 0.5, "<i>", "</i>"), zzz("really", 0.9, "<u>", "</u>"),
+                      written_out=False) == "[Sí](http://x.org)<i></i><u></u>."
+
+
+def test_markup_is_put_around_words_alike_enough():
+    """Alike enough: a likeness of 0.35 or more, a thousandth added for being near where the words were.
+    The line without "fortress" lacks six words here; "castillo viejo antiguo" has 14/51 of their weight
+    (0.549), less 0.2 for two words more than the source: 0.349 and the nearness."""
+    text = "Increíble: vimos el castillo viejo antiguo con un caballero alto y una sirvienta."
+    without = ["vimos", "el", "con", "un", "y", "una"]
+
+    def fortress(at):
+        return _rewrapped(text, ("<b>", "fortress", "</b>", ["zzz"], without, at))
+
+    assert fortress(3.5 / 13) == text.replace("castillo viejo antiguo", "<b>castillo viejo antiguo</b>")
+    assert fortress(0.24962292609342757) == fortress(3.5 / 13)  # 0.35 exactly
+    assert fortress(0.2) == text.replace("castillo", "<b>castillo</b>")  # not alike enough: where the words were
+
+
+# --- From the mutation run over mtcli/text/pipeline.py (issue 21), part B: tests for the survivors that
+# change what a user sees (judged in the mutation report's review)
+
+
+def _answers(table: dict[str, str | list[str]], seen: list | None = None, default=None):
+    """A model that answers each sentence from a table (a list: its n best), else `default(sentence)`
+    (else the sentence as it is); `seen` receives what it was asked."""
+    def decode(lines):
+        if seen is not None:
+            seen.extend(lines)
+        out = []
+        for line in lines:
+            got = table.get(line, default(line) if default else line)
+            out.append([(t, -1.0 - k) for k, t in enumerate([got] if isinstance(got, str) else got)])
+        return out
+    return decode
+
+
+def _bracketless(lines):  # a model that drops brackets, as the shipped one garbled them
+    return [[(re.sub(r"[()\[\]]", "", line).upper(), -1.0)] for line in lines]
+
+
+def test_an_aside_comes_back_as_a_fragment_without_the_marks_and_capital_of_a_sentence():
+    def questioning(lines):
+        return [[("¿" + line[:1].upper() + line[1:].rstrip(".") + "?", -1.0)] for line in lines]
+
+    def exclaiming(lines):
+        return [[("¡" + line[:1].upper() + line[1:].rstrip(".!") + "!", -1.0)] for line in lines]
+
+    lines = ["The meeting (on Monday) was long.", "I won (really!) today."]
+    assert [r.text for r in translate_lines(lines, engine(questioning))] == [
+        "¿The meeting (on Monday) was long?", "¿I won (really!) today?"]
+    # the aside's own "!" keeps the model's ¡...! (and so its capital)
+    assert [r.text for r in translate_lines(lines, engine(exclaiming))] == [
+        "¡The meeting (on Monday) was long!", "¡I won (¡Really!) today!"]
+
+
+def test_an_aside_s_translation_loses_the_capital_of_its_first_word_only_when_that_is_a_sentence_s():
+    """Bug fixed (found through the survivors of _as_fragment): a first word of one letter ("A la
+    casa", "O no") kept its capital, and so did a hole with a space first (HTML "<a> the ..."); a
+    name with a capital inside ("MacBook") is not lowered."""
+    table = {"to the house": "A la casa", "or not": "O no", "macbook pro": "MacBook Pro", "iPhone case": "Funda de iPhone",
+             "EU rules": "Normas de la UE", "the un": "La ONU"}
+    lines = ["We go (to the house) now.", "Is it (or not) fine?", "I got it (macbook pro) today.",
+             "I got it (iPhone case) today.", "See it (EU rules) here.", "See it (the un) here."]
+    assert [r.text for r in translate_lines(lines, engine(_answers(table)))] == [
+        "We go (a la casa) now.", "Is it (o no) fine?", "I got it (MacBook Pro) today.",
+        "I got it (funda de iPhone) today.", "See it (Normas de la UE) here.", "See it (la ONU) here."]
+    from mtcli.text.formats import translate_document
+
+    capital = _answers({}, default=lambda line: line[:1].upper() + line[1:])
+    out, _ = translate_document(['<p>Read <a href="x"> the <b>best</b> guide</a> now.</p>'], "html", engine(capital))
+    assert out == ['<p>Read <a href="x"> the <b>best</b> guide</a> now.</p>']
+
+
+def test_asides_at_either_end_of_a_sentence_are_kept_from_the_model_a_whole_one_is_not():
+    seen = []
+    lines = ["I like tea [but not coffee].", "(On Monday) we met.", "(Pick one), X.", "(Really?)", "(see below)."]
+    out = translate_lines(lines, engine(lambda ls: seen.extend(ls) or _bracketless(ls)))
+    assert [r.text for r in out] == ["I LIKE TEA [BUT NOT COFFEE].", "(ON MONDAY) WE MET.", "(PICK ONE), X.",
+                                     "REALLY?", "SEE BELOW."]
+    assert "(Really?)" in seen and "(See below)." in seen  # a sentence that is all one aside: as it is
+
+
+def test_a_markup_hole_keeps_its_verbatim_parts_its_space_on_one_line_and_is_never_left_out():
+    items = {"\ue000": ("[", "the \ue001 guide", "][ref]"), "\ue001": ("**", "best", "**"),
+             "\ue002": ("<a>", "\n\ue003 more", "</a>"), "\ue003": ("<b>", "read", "</b>"),
+             "\ue004": ("<a>", " ", "</a>")}
+    rendered = {}
+    out = translate_lines(["Read \ue000 now.", "Then \ue002 here.", "Click \ue004 here."], engine(upper), items=items,
+                          rendered=rendered)
+    assert [r.text for r in out] == ["READ \ue000 NOW.", "THEN \ue002 HERE.", "CLICK \ue004 HERE."]
+    assert rendered == {"\ue000": "[THE **BEST** GUIDE][ref]", "\ue002": "<a> <b>READ</b> MORE</a>", "\ue004": "<a> </a>"}
+
+
+def test_markup_inside_an_aside_is_written_out():
+    items = {"\ue000": ("`Ctrl`",)}
+    (r,) = translate_lines(["Then press (press \ue000 twice) now."], engine(upper), items=items)
+    assert r.text == "THEN PRESS (PRESS `Ctrl` TWICE) NOW."
+
+
+def test_an_aside_s_warnings_and_kept_spans_join_its_line_s():
+    stop = _answers({}, default=lambda line: line.upper().rstrip(".") + ".")
+    out = translate_lines(["We met (on Monday) here.", "El perro (the dog) es grande y está aquí.",
+                           "We met (at 5 pm) and left (at 7 pm).", "We met (on Monday). 42."], engine(stop))
+    assert [r.text for r in out] == ["WE MET (ON MONDAY) HERE.", "EL PERRO (THE DOG) ES GRANDE Y ESTÁ AQUÍ.",
+                                     "WE MET (AT 5 pm) AND LEFT (AT 7 pm).", "WE MET (ON MONDAY). 42."]
+    assert out[1].warnings == ["this looks like Spanish already; it was translated as if it were English"]
+    assert out[2].kept[:2] == ["5 pm", "7 pm"]
+
+
+def test_a_lost_span_is_named_in_the_warning_as_the_text_had_it():
+    def no_digits(lines):
+        return [[(re.sub(r"\d", "", line).upper(), -1.0)] for line in lines]
+
+    (r,) = translate_lines(["Press \uf8ff today (or so) and pay 7:15."], engine(no_digits))
+    assert r.warnings == ["the model lost '\\uf8ff', '(or so)', '7:15' in translation; translated the sentence in "
+                          "phrases of one each instead"]
+    assert r.text == "PRESS \uf8ff TODAY (OR SO) AND PAY . 7:15" and r.split == 0
+    items = {"\ue000": ("**", "\ue001", "**"), "\ue001": ("[", "link", "](u)")}
+    (r,) = translate_lines(["It costs 7:15 at \ue000 now."], engine(no_digits), items=items)
+    assert r.warnings == ["the model lost '7:15', '**[link](u)**' in translation; translated the sentence in phrases "
+                          "of one each instead"]
+    # markup holding a private-use character that an aside of the line stands for too: shown as it is
+    items = {"\ue000": ("<i>", "*x", "\U0010fffd</i>")}
+    (r,) = translate_lines(["It costs 7:15 at \ue000 now (or so)."], engine(no_digits), items=items)
+    assert r.warnings == ["the model lost '7:15', '<i>*x\\U0010fffd</i>', '(or so)' in translation; translated the "
+                          "sentence in phrases of one each instead"]
+
+
+def test_the_nbest_of_a_line_join_each_sentence_s_kth_with_the_mean_score():
+    out = translate_lines(["Tom is here. 42.", "Tom is here. He is tired."], engine(upper))
+    assert out[0].nbest == [("TOM IS HERE. 42.", -0.25), ("TOM IS HERE. (2) 42.", -0.45)]
+    assert out[1].nbest == [("TOM IS HERE. HE IS TIRED.", -0.5), ("TOM IS HERE. (2) HE IS TIRED. (2)", -0.9)]
+
+
+def test_without_keep_stop_a_source_without_a_final_mark_gets_none():
+    out = translate_lines(["The plant is green", "It is green."], engine(upper), TextOptions(keep_stop=False))
+    assert [r.text for r in out] == ["THE PLANT IS GREEN", "IT IS GREEN."]
+
+
+def test_split_counts_the_sentences_cut_in_pieces():
+    words = " ".join("w" + chr(97 + i % 26) + chr(97 + i // 26) for i in range(14))
+    out = translate_lines([f"{words}. {words}.", "Tom is here. He is tired."], engine(upper, limit=10))
+    assert [r.split for r in out] == [2, 0] and out[0].sentences == 2
+
+
+def test_other_placeholders_are_tried_on_a_sentence_cut_in_pieces():
+    def no_fifty_no_colon(lines):  # loses "50" and breaks "7:15" as it is, keeps "12"
+        return [[(line.replace("50", "cincuenta").replace(":", ""), -1.0)] for line in lines]
+
+    (r,) = translate_lines(["It costs 7:15."], engine(no_fifty_no_colon))
+    assert r.text == "It costs 7:15." and not r.warnings
+    line = "Tom and Mary and Sue went to the old house at 7:15 with the dog and the cat."
+    (r,) = translate_lines([line], engine(no_fifty_no_colon, limit=8))
+    assert r.text == line and not r.warnings and r.split == 1
+
+
+def test_emoji_and_markup_at_the_edges_are_set_aside_only_when_they_hold_no_letter_or_digit():
+    out = translate_lines(["👍Great work!", "The code is 42", "Great day #TBT", "See http://x.org", "I🙂 love you.",
+                           "Wow🎉!", "I found a fox 🦊.", "We are done🐱."], engine(upper))
+    assert [r.text for r in out] == ["👍GREAT WORK!", "THE CODE IS 42.", "GREAT DAY #TBT.", "SEE http://x.org.",
+                                     "I🙂 LOVE YOU.", "WOW🎉!", "I FOUND A FOX 🦊.", "WE ARE DONE🐱."]
+
+
+def _two_words(lines):  # a model whose translations are shorter: the first two words
+    return [[(" ".join(line.split()[:2]).upper(), -1.0)] for line in lines]
+
+
+def test_emoji_put_back_before_the_first_word_in_a_shorter_translation():
+    out = translate_lines(["Tom 🐱 likes cats and dogs a lot.", "Tom 🐱 likes 🐶 cats and dogs and birds a lot."],
+                          engine(_two_words))
+    assert [r.text for r in out] == ["🐱 TOM LIKES", "🐱 🐶 TOM LIKES"]
+    (r,) = translate_lines(["I 🐱 love cats very much."], engine(lambda ls: [[("? !", -1.0)] for _ in ls]))
+    assert r.text == "? 🐱 !"  # (no word in the translation: its last mark stands for one)
+
+
+def test_emoji_put_back_in_their_order_after_a_word_of_a_shorter_translation():
+    """Bug fixed (found through the survivors of _put_back): two emoji put back after the same word
+    came in reverse order ("TOM LIKES 🐶 🐱")."""
+    out = translate_lines(["Tom likes cats and dogs a lot 🐱 and 🐶 birds.", "I like 🐱 and 🐶 and 🐭 too."],
+                          engine(_two_words))
+    assert [r.text for r in out] == ["TOM LIKES 🐱 🐶", "I 🐱 🐶 LIKE 🐭"]
+
+
+def test_the_model_gets_i_capitalised_and_names_only_in_lowercase_text():
+    seen = []
+    out = translate_lines(["Tom and i went home", "visit boston with Tom", "Wait ,please."],
+                          engine(lambda ls: seen.extend(ls) or [[(line, -1.0)] for line in ls]))
+    assert seen == ["Tom and I went home.", "visit boston with Tom.", "Wait ,please."]
+    assert [r.text for r in out] == seen
+
+
+def test_other_placeholders_get_the_repaired_sentence():
+    (r,) = translate_lines(["i paid 25 dollars"], engine(lambda ls: [[(t.replace("50", "cincuenta"), -1.0)] for t in ls]))
+    assert r.text == "I paid 25 dollars."
+
+
+def test_raw_options_change_nothing_in_the_line():
+    seen = []
+    out = translate_lines(["- buy 25 apples (or so)", ""], engine(lambda ls: seen.extend(ls) or upper(ls)), RAW)
+    assert seen == ["- buy 25 apples (or so)"]
+    assert [r.text for r in out] == ["- BUY 25 APPLES (OR SO)", ""] and [r.sentences for r in out] == [1, 0]
+
+
+def test_a_word_too_long_for_a_small_model_is_kept():
+    seen = []
+    (r,) = translate_lines(["See abcdefghijklmnopqr and abcdefghijklmnopqrs now."],
+                           engine(lambda ls: seen.extend(ls) or upper(ls), limit=20))
+    assert seen == ["See abcdefghijklmnopqr and 50 now."]
+    assert r.text == "SEE ABCDEFGHIJKLMNOPQR AND abcdefghijklmnopqrs NOW." and r.kept == ["abcdefghijklmnopqrs"]
+
+
+def test_unknown_pieces_are_kept_in_long_sentences_and_not_when_known_after_a_word():
+    def xq_unknown_alone(text):  # "xq" is unknown as a word of its own, known glued to one
+        return [1 if w == "xq" else 5 for w in WORD.findall(text)]
+
+    seen = []
+    translate_lines(["I saw a xq today."], Engine(lambda ls: seen.extend(ls) or upper(ls), xq_unknown_alone, 54))
+    assert seen == ["I saw a xq today."]
+    long = "We walked along the river to the old market in 東京 and then we went back home for dinner."
+    (r,) = translate_lines([long], engine(upper))
+    assert r.kept == ["東京"] and "東京" in r.text
+
+
+def test_spanish_is_told_by_its_accents_and_its_own_words_from_three_words_on():
+    lines = ["Mañana comeré arroz.", "The X-Men met José.", "Hola, gracias my good friend.",
+             "My friend Juan de la Cruz lives in Boston with his wife and kids.", "¿Dónde está Juan?",
+             "el " * 666 + "xtú"]  # (only the first 2,000 characters are read: "xt" there)
+    out = translate_lines(lines, engine(upper))
+    assert [r.warnings for r in out] == [["this looks like Spanish already; it was translated as if it were English"],
+                                         [], ["this looks like Spanish already; it was translated as if it were English"],
+                                         [], ["this looks like Spanish already; it was translated as if it were English"],
+                                         []]
+
+
+def test_scores_of_lines_without_a_translation_and_lines_at_the_limit():
+    from mtcli.schema import MAX_LINE_CHARS
+
+    out = translate_lines(["", "- \u200b", "x" * MAX_LINE_CHARS], engine(upper))
+    assert [r.nbest for r in out[:2]] == [[("", 0.0)], [("-", 0.0)]]
+    assert out[2].text == "x" * MAX_LINE_CHARS and not out[2].warnings
+    (r,) = translate_lines([" " * MAX_LINE_CHARS + "word."], engine(upper))  # nothing but spaces before the cut
+    assert r.text == " " * (MAX_LINE_CHARS - 1) + "word."
+    assert r.warnings == [f"longer than {MAX_LINE_CHARS:,} characters: its first {MAX_LINE_CHARS - 1:,} were translated, "
+                          "the other 6 are kept as they came"]
+    line = "word " * (MAX_LINE_CHARS // 5 + 20)  # the model answers nothing: the rest, without a space first
+    (r,) = translate_lines([line], engine(lambda ls: [[("", -1.0)] for _ in ls]))
+    assert r.text == " ".join(["word"] * 20)
+
+
+def test_a_private_use_character_of_the_text_stays_beside_an_aside():
+    (r,) = translate_lines(["Press \uf8ff (the apple key) now."], engine(upper))
+    assert r.text == "PRESS \uf8ff (THE APPLE KEY) NOW."
+
+
+def test_the_best_translation_s_markup_is_the_one_rendered():
+    items = {"\ue000": ("[", "the guide", "](x)")}
+    table = {"Read the guide now.": ["Lee la guía ahora.", "Lee el manual ahora."], "the guide": "La guía",
+             "Read now.": "Lee ahora."}
+    rendered = {}
+    (r,) = translate_lines(["Read \ue000 now."], engine(_answers(table)), items=items, rendered=rendered)
+    assert r.nbest == [("Lee \ue000 ahora.", -1.0), ("Lee [el manual](x) ahora.", -2.0)]
+    assert rendered == {"\ue000": "[la guía](x)"}
+
+
+def _reversing(words: dict[str, str], fragment: str = "zzz"):
+    """A model translating word by word in reverse order; a word alone it answers with `fragment`."""
+    def decode(lines):
+        out = []
+        for line in lines:
+            found = re.findall(r"\w+", line.lower())
+            text = " ".join(words.get(w, w) for w in reversed(found))
+            out.append([(fragment if len(found) == 1 else text[:1].upper() + text[1:] + ".", -1.0)])
+        return out
+    return decode
+
+
+COLOURS = {"red": "rojo", "green": "verde", "blue": "azul", "pink": "rosa", "white": "blanco", "yellow": "amarillo",
+           "brown": "marrón", "orange": "naranja", "the": "la", "plant": "planta", "is": "es", "plants": "plantas",
+           "are": "son"}
+
+
+def test_markup_goes_to_the_words_its_text_became_told_by_the_line_translated_without_them():
+    def linked(*words):
+        return {chr(0xE000 + k): (f'<a id="{w}">', w, "</a>") for k, w in enumerate(words)}
+
+    colours = ["red", "green", "blue", "pink", "white", "yellow", "brown", "orange"]  # as many as are aligned
+    lines = ["The plant is \ue000.", "Plants are \ue000.", " ".join(chr(0xE000 + k) for k in range(8)) + "."]
+    got = [translate_lines([line], engine(_reversing(COLOURS)), items=items)[0].text
+           for line, items in zip(lines, [linked("green"), linked("green"), linked(*colours)])]
+    assert got[:2] == ['<a id="green">Verde</a> es planta la.', '<a id="green">Verde</a> son plantas.']
+    assert got[2] == " ".join(f'<a id="{c}">{COLOURS[c]}</a>' for c in reversed(colours)).replace(">naranja<", ">Naranja<") + "."
+
+
+def test_markup_goes_to_the_words_like_its_text_s_translation_alone():
+    items = {"\ue000": ("<b>", "green", "</b>")}
+    (r,) = translate_lines(["The plant is \ue000."], engine(_reversing(COLOURS, "Verde")), items=items)
+    assert r.text == "<b>Verde</b> es planta la."
+    table = {"The plant is green.": "Verde es la planta.", "green": "Verdes", "The plant is.": "Verde es la planta."}
+    (r,) = translate_lines(["The plant is \ue000."], engine(_answers(table)), items=items)
+    assert r.text == "<b>Verde</b> es la planta."  # (a plural for the word alone: alike enough)
+    table = {"He is in the car.": "Él va en el coche.", "in": "En", "He is the car.": "Él va el coche."}
+    (r,) = translate_lines(["He is \ue000 the car."], engine(_answers(table)), items={"\ue000": ("<b>", "in", "</b>")})
+    assert r.text == "Él va <b>en</b> el coche."  # (short words weigh nothing, their letters do)
+    # a word three letters like it (trigrams) is like it; fewer are not (the markup then goes where its text was)
+    table = {"The dress is pink.": "Es roja la tela del vestido.", "pink": "Rosa", "The dress is.": "Es roja la tela del vestido.",
+             "The cat is big.": "Es gris el gato.", "big": "Grande", "The cat is.": "Es gris el gato."}
+    out = [translate_lines([line], engine(_answers(table)), items={"\ue000": ("<b>", word, "</b>")})[0].text
+           for line, word in [("The dress is \ue000.", "pink"), ("The cat is \ue000.", "big")]]
+    assert out == ["Es <b>roja</b> la tela del vestido.", "Es gris el <b>gato</b>."]
+
+
+def test_markup_nothing_tells_about_goes_where_its_text_was_with_as_many_words():
+    table = {"The big green plant is here.": "Uno dos tres cuatro cinco seis.", "big": "Zzz",
+             "The green plant is here.": "Uno dos tres cuatro cinco seis.",
+             "Well , I am here.": "Uno dos tres cuatro.", "Well,": "Zzz", "I am here.": "Uno dos tres cuatro.",
+             "I met Tom Smith today.": "Hoy conocí a Tom Smith.", "Tom Smith": "Zzz", "I met today.": "Hoy conocí a Tom Smith."}
+    cases = [("The \ue000 green plant is here.", "big"), ("\ue000 I am here.", "Well ,"), ("I met \ue000 today.", "Tom Smith")]
+    out = [translate_lines([line], engine(_answers(table)), items={"\ue000": ("<i>", words, "</i>")})[0].text
+           for line, words in cases]
+    assert out == ["Uno <i>dos</i> tres cuatro cinco seis.", "<i>Uno</i> dos tres cuatro.", "Hoy conocí a <i>Tom Smith</i>."]
+
+
+def test_the_line_without_the_marked_words_is_asked_as_it_reads():
+    seen = []
+    items = {"\ue000": ("<b>", "the guide", "</b>"), "\ue001": ("<b>", "green", "</b>")}
+    translate_lines(["Read \ue000 now.", "The plant is \ue001.", "It is \ue001,tall."], engine(_answers({}, seen)),
+                    items=items)
+    assert seen == ["Read the guide now.", "The plant is green.", "It is green,tall.", "the guide", "green", "green",
+                    "Read now.", "The plant is.", "It is,tall."]
+
+
+def test_engine_from_a_translator_passes_the_options_the_length_and_the_names():
+    from types import SimpleNamespace
+
+    class Tok:
+        def __init__(self, tokens):
+            self.tokens, self.vocab_size = tokens, len(tokens)
+
+        def id_to_token(self, i):
+            return self.tokens[i]
+
+        def encode(self, text):
+            return [5] * len(text.split())
+
+    got = []
+
+    def translate_batch(lines, options):
+        got.append(options)
+        return [SimpleNamespace(hypotheses=[SimpleNamespace(text=line, score=-1.0)]) for line in lines]
+
+    tr = SimpleNamespace(src_tok=Tok(["[UNK]", "▁Tom", "▁Boston", "▁where", "▁tom"]), tgt_tok=Tok(["▁Tom"]),
+                         model=SimpleNamespace(cfg=SimpleNamespace(max_src_len=20)), translate_batch=translate_batch)
+    for batch_size in (None, 8):
+        eng = Engine.from_translator(tr, beam=3, nbest=2, alpha=0.7, batch_size=batch_size)
+        assert eng.limit == 18 and eng.names == {"tom": "Tom", "boston": "Boston"}
+        (r,) = translate_lines(["where does tom live in boston"], eng)
+        assert r.text == "Where does Tom live in Boston?"
+    (none, eight) = got
+    assert (none.beam_size, none.num_hypotheses, none.length_penalty) == (3, 2, 0.7)
+    assert (none.max_batch_size, none.batch_type) == (2048, "tokens")
+    assert (eight.beam_size, eight.num_hypotheses, eight.length_penalty) == (3, 2, 0.7)
+    assert (eight.max_batch_size, eight.batch_type) == (8, "examples")
+
+
+# (from the mutation run of _rewrap, issue 21: the same case as in the test above, first, so that a fault
+# that loops on the others fails here instead of hanging)
+def test_markup_placed_where_its_words_were_stops_at_a_word_other_markup_took():
+    assert _rewrapped("Uno dos tres cuatro cinco.", ("<b>", "two", "</b>", ["dos"], None, 0.2),
+                      ("<i>", "five", "</i>", ["zzz"], None, 0.8)) == "Uno <b>dos</b> tres cuatro <i>cinco</i>."

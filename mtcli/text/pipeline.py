@@ -322,16 +322,19 @@ def _put_back(text: str, places: list[tuple[float, str, bool]]) -> str:
     to a word as it was, before a final punctuation mark rather than after it."""
     words = text.split(" ")  # (as _set_aside counted them: marks alone are no word)
     at = [i for i, w in enumerate(words) if _WORD.fullmatch(w)] or [len(words) - 1]
-    for share, span, glued in sorted(places, reverse=True):
+    before = []  # the emoji put before the first word
+    for share, span, glued in places:  # in the sentence's order: each after the one before it
         k = round(share * len(at))
         if k >= len(at):  # after the last word: before its final mark ("perros 🐶.")
             last = words[at[-1]]
             body = last.rstrip(".!?…")
             words[at[-1]] = body + ("" if glued else " ") + span + last[len(body):]
         elif k == 0:
-            words[at[0]] = span + " " + words[at[0]]
+            before.append(span)
         else:
             words[at[k - 1]] += ("" if glued else " ") + span
+    if before:
+        words[at[0]] = " ".join(before) + " " + words[at[0]]
     return " ".join(words)
 
 
@@ -637,7 +640,8 @@ def _as_fragment(text: str, source: str) -> str:
     for opening, closing in (("¿", "?"), ("¡", "!")):
         if closing not in source and text.startswith(opening) and text.endswith(closing):
             text = text[1:-1].strip()
-    if source[:1].islower() and text[:1].isupper() and text[1:2].islower():
+    word = text.split(" ", 1)[0]  # a sentence's capital ("La", "A"), not a name's or an acronym's ("MacBook", "ONU")
+    if source.lstrip()[:1].islower() and text[:1].isupper() and (len(word) == 1 or word[1:].islower()):
         text = text[0].lower() + text[1:]
     return text
 

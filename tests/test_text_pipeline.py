@@ -245,9 +245,9 @@ def test_a_long_line_is_cut_at_its_last_sentence_end_else_its_last_space_in_the_
         [f"longer than 10,000 characters: its first {head} were translated, the other {rest} are kept as they came"]
         for head, rest in [("6,499", "5,001"), ("9,999", "1,901"), ("10,000", "1,400"), ("9,997", "2,011")]]
     assert out[0].text == "TOM IS HERE. " * 500 + ("and so on " * 500).rstrip()
-    assert out[1].text == "TOM IS HERE. " * 300 + "AND SO ON " * 609 + "AND SO ON." + " and so on" * 190
+    assert out[1].text == "TOM IS HERE. " * 300 + "AND SO ON " * 609 + "AND SO ON" + " and so on" * 190
     assert out[2].text == "AND SO ON. " * 400 + "x" * 7000
-    assert out[3].text == "YES, SO " + "AND SO ON " * 998 + "AND SO ON." + " and so on" * 201
+    assert out[3].text == "YES, SO " + "AND SO ON " * 998 + "AND SO ON" + " and so on" * 201
 
 
 def _loses_numbers_when_two(lines):
@@ -820,3 +820,88 @@ def test_engine_from_a_translator_passes_the_options_the_length_and_the_names():
 def test_markup_placed_where_its_words_were_stops_at_a_word_other_markup_took():
     assert _rewrapped("Uno dos tres cuatro cinco.", ("<b>", "two", "</b>", ["dos"], None, 0.2),
                       ("<i>", "five", "</i>", ["zzz"], None, 0.8)) == "Uno <b>dos</b> tres cuatro <i>cinco</i>."
+
+
+# --- from the mutation-testing review: a line cut inside a word, and ALL CAPS with a masked currency ---
+
+
+def test_a_line_cut_inside_a_word_gets_no_stop_where_it_was_cut():
+    """Cut at the limit where its second half has no space, the translated part is glued back to the rest
+    kept as it came: no "." (nor "?") added at the cut, none the model adds kept, the blob left whole."""
+    blob = "x" * 7000
+    (r,) = translate_lines(["and so on " * 400 + blob], engine(upper))
+    assert r.text == "AND SO ON " * 400 + blob  # (was "... AND SO ON xxx...x.xxx...x")
+    (r,) = translate_lines(["do you see " * 300 + blob], engine(upper))  # would open like a question
+    assert r.text == "DO YOU SEE " * 300 + blob
+
+    def stops(lines):  # a model that ends what it translates with a stop of its own
+        return [[(line.upper().rstrip(".") + ".", -1.0)] for line in lines]
+
+    url = "https://example.com/" + "a" * 12000
+    (r,) = translate_lines(["Tom is here. Open " + url], engine(stops))
+    assert r.text == "TOM IS HERE. OPEN " + url
+    (r,) = translate_lines(["Tom is here. Open " + url + " now"], engine(stops), TextOptions(keep_stop=False))
+    assert r.text == "TOM IS HERE. OPEN " + url + " now"
+    # cut at a space, at a sentence end: as before
+    (r,) = translate_lines(["Tom is here. " * 800], engine(stops))
+    assert r.text == ("TOM IS HERE. " * 769).rstrip() + " Tom is here." * 31
+
+
+def test_a_masked_span_neither_makes_nor_breaks_all_caps():
+    """"$25.50" is masked as "50 dollars": the currency word must not make an ALL CAPS line look typed in
+    sentence case (it reached the model in capitals); the amount comes back exactly, its sign too."""
+    seen = []
+    table = {"I paid 50 dollars for 50 books.": "Pagué 50 por 50 libros.", "I paid 50 for 50 books.": "Pagué 50 por 50 libros."}
+
+    def cased(lines):  # a model trained on cased text: what it does not know comes out lowercase
+        seen.extend(lines)
+        return [[(table.get(line, line.lower()), -1.0)] for line in lines]
+
+    out = translate_lines(["I PAID $25.50 FOR 3 BOOKS.", "I PAID 25.50 FOR 3 BOOKS."], engine(cased))
+    assert seen == ["I paid 50 dollars for 50 books.", "I paid 50 for 50 books."]
+    assert [r.text for r in out] == ["PAGUÉ $25.50 POR 3 LIBROS.", "PAGUÉ 25.50 POR 3 LIBROS."]
+    # (was "i paid $25.50 dollars for 3 books.", the model given "I PAID 50 dollars FOR 50 BOOKS.")
+    seen.clear()
+    out = translate_lines(["PAY $5 OR £3 NOW", "call ME at HTTP://X.ORG/AB", "CALL ME AT http://x.org/ab"], engine(cased))
+    assert seen == ["Pay 50 dollars or 50 pounds now.", "call ME at 50.", "Call me at 50."]
+    assert [r.text for r in out] == ["PAY $5 DOLLARS OR £3 POUNDS NOW.", "call me at HTTP://X.ORG/AB.",
+                                     "CALL ME AT http://x.org/ab."]
+
+
+# --- kept spans, emoji after an opening mark, markup glued to a word
+
+
+def test_kept_lists_only_the_text_s_own_spans_never_a_placeholder_character():
+    """Bug fixed: an aside's or a markup item's private-use character was listed in `kept` ("We met (at 5
+    pm) and left (at 7 pm)." gave ["5 pm", "7 pm", "\U0010fffd", "\U0010fffc"]). Markup kept whole is
+    listed as the text had it; a document's own private-use character (an icon's glyph) is its text."""
+    stop = _answers({}, default=lambda line: line.upper().rstrip(".") + ".")
+    items = {"\ue000": ("<img src=x>",), "\ue002": ("[", "the guide", "](x)")}
+    out = translate_lines(["We met (at 5 pm) and left (at 7 pm).", "Press \uf8ff (the apple key) now.",
+                           "I like the car\ue000 and \ue002 at 5 pm a lot."], engine(stop), items=items)
+    assert [r.kept for r in out] == [["5 pm", "7 pm"], ["\uf8ff"], ["<img src=x>", "5 pm"]]
+
+
+def test_an_emoji_after_an_opening_quote_leaves_no_space_for_the_model_and_comes_back_after_it():
+    seen = []
+    out = translate_lines(['"🐱 I love cats."', "(🐱 we met.) Then."], engine(lambda ls: seen.extend(ls) or upper(ls)))
+    assert seen == ['"I love cats."', "(We met.)", "Then."]
+    assert [r.text for r in out] == ['"🐱 I LOVE CATS."', "(🐱 WE MET.) THEN."]
+
+
+def test_markup_glued_to_a_word_stays_glued_where_it_stays():
+    """Bug fixed: a placeholder is set apart from the word it is glued to, and the space stayed
+    ("I like <i>car a lot." -> "<i> RAC"); glued again when the markup keeps its place among the words
+    (first, inside, last), not when the model moved it."""
+    def reversing(lines):
+        return [[(" ".join(w[::-1].upper() if w.isalpha() else w for w in t.split(" ")), -1.0)] for t in lines]
+
+    def to_the_front(lines):
+        return [[("50 " + " ".join(w for w in t.split(" ") if w != "50").upper(), -1.0)] for t in lines]
+
+    items = {"\ue000": ("<img src=x>",), "\ue001": ("<i>",)}
+    lines = ["I like \ue001car a lot.", "I like the car\ue000.", "My car\ue000 is red.", "\ue001car is here."]
+    assert [r.text for r in translate_lines(lines, engine(reversing), items=dict(items))] == [
+        "I EKIL <i>RAC A lot.", "I EKIL EHT RAC<img src=x>.", "YM RAC<img src=x> SI red.", "<i>RAC SI here."]
+    assert [r.text for r in translate_lines(lines[:1], engine(to_the_front), items=dict(items))] == [
+        "<i> I LIKE CAR A LOT."]

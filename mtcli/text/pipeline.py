@@ -140,8 +140,10 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             unwrapped[i] = text
         if options.case and _looks_spanish(text):
             results[i].warnings.append("this looks like Spanish already; it was translated as if it were English")
-        for s in sentences(text) if options.segment else [text] if text else []:
-            todo.append(_prepare(_asides(s, items, text) if options.protect else s, i, engine, options, unknown))
+        parts = sentences(text) if options.segment else [text] if text else []
+        for k, s in enumerate(parts):  # a line cut by _cut_long: its last sentence goes on in the rest kept
+            todo.append(_prepare(_asides(s, items, text) if options.protect else s, i, engine, options, unknown,
+                                 cut=i in tails and k == len(parts) - 1))
             results[i].sentences += 1
     done = _render_items(todo, items, engine, options, results)
     if rendered is not None:
@@ -150,7 +152,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     _decode_all([s for s in todo if s.verbatim is None], engine, results, lambda t: _source(t, items))
     by_line: list[list[NBest]] = [[] for _ in lines]
     for s in todo:
-        by_line[s.line].append(_finish(s, results[s.line]))
+        by_line[s.line].append(_finish(s, results[s.line], items))
     clues = _clues(unwrapped, wraps, items, engine, options)
     for i, outs in enumerate(by_line):
         tail = tails.get(i, "")
@@ -261,7 +263,9 @@ def _unknown(engine: Engine) -> Callable[[str], bool]:
     return unknown
 
 
-def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown) -> _Sentence:
+def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown, cut: bool = False) -> _Sentence:
+    """`cut`: the sentence goes on in the rest of a line cut by _cut_long, kept as it came: it gets no
+    final mark, nor keeps one the model adds (a "." mid-sentence, or inside a kept blob or URL)."""
     s = _Sentence(line)
     long_word = min(protect.LONG_WORD, engine.limit - 1)  # a word that long may not fit the model
 
@@ -290,12 +294,14 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
         return s
     t = masked.text
     if options.case:
-        s.shout = case.is_shouting(t)
+        # decided on the words outside the spans: a span, or the currency word its mask adds ("$25.50" ->
+        # "50 dollars"), neither makes nor breaks ALL CAPS
+        s.shout = case.is_shouting(_drop_spans(text, spans))
         t = t.lower() if s.shout else t
         t = case.repair_contractions(t)
         t = case.truecase(t, engine.names, options.punctuate) if not any(c.isupper() for c in t) else _fix_i(t)
-    s.strip_stop = not options.keep_stop and not case.has_end_punctuation(t)
-    if options.punctuate:
+    s.strip_stop = (cut or not options.keep_stop) and not case.has_end_punctuation(t)
+    if options.punctuate and not cut:
         t = case.end_punctuation(t)
     s.masked = replace(masked, text=t)
     s.pieces = _fit(t, engine)
@@ -307,7 +313,9 @@ def _set_aside(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[tuple
     def words(t: str) -> int:  # (a mark left on its own, "job !", is no word)
         return len(_WORD.findall(t))
 
-    rest = _drop_spans(text, spans)
+    # the space after one that follows a mark goes with it ('"🐱 I love' -> '"I love', not '" I love')
+    rest = _drop_spans(text, [(a, b + len(text[b:]) - len(text[b:].lstrip())
+                               if a == 0 or not (text[a - 1].isspace() or text[a - 1].isalnum()) else b) for a, b in spans])
     n_words = max(words(rest), 1)
     places = [(words(_drop_spans(text[:a], [x for x in spans if x[1] <= a])) / n_words, text[a:b],
                a > 0 and not text[a - 1].isspace()) for a, b in spans]
@@ -330,12 +338,17 @@ def _put_back(text: str, places: list[tuple[float, str, bool]]) -> str:
             body = last.rstrip(".!?…")
             words[at[-1]] = body + ("" if glued else " ") + span + last[len(body):]
         elif k == 0:
-            before.append(span)
+            before.append((span, glued))
         else:
             words[at[k - 1]] += ("" if glued else " ") + span
-    if before:
-        words[at[0]] = " ".join(before) + " " + words[at[0]]
+    if before:  # (after the marks opening the first word if the first was glued to a mark: '"🐱 Amo')
+        first = words[at[0]]
+        opening = len(first) - len(first.lstrip(_OPENING_MARKS)) if before[0][1] else 0
+        words[at[0]] = first[:opening] + " ".join(span for span, _ in before) + " " + first[opening:]
     return " ".join(words)
+
+
+_OPENING_MARKS = "\"'([{¿¡«“‘"
 
 
 def _symbols(span: str) -> bool:
@@ -440,10 +453,10 @@ def _phrases_joined(s: _Sentence, got: list[NBest]) -> NBest:
     return [(" ".join(t for t in texts if t), sum(scores) / max(len(scores), 1))]
 
 
-def _finish(s: _Sentence, result: LineResult) -> NBest:
+def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]] | None = None) -> NBest:
     if s.verbatim is not None:
         return [(_join(s.lead, s.verbatim, s.trail), 0.0)]
-    result.kept.extend(s.masked.spans)
+    result.kept.extend(k for span in s.masked.spans for k in _as_kept(span, items or {}))
     if len(s.pieces) > 1 and s.attempt < AROUND:
         result.split += 1
     out = [(t[:-1] if s.strip_stop and t.endswith(".") else t, score) for t, score in s.out]
@@ -451,6 +464,21 @@ def _finish(s: _Sentence, result: LineResult) -> NBest:
         result.kept.extend(span for _, span, _ in s.floating)
         out = [(_put_back(t, s.floating), score) for t, score in out]
     return [(_join(s.lead, t, s.trail), score) for t, score in out]
+
+
+def _as_kept(span: str, items: dict[str, tuple[str, ...]]) -> list[str]:
+    """A kept span as the text had it: markup kept whole written out ("<img src=x>"), markup whose text
+    was translated (an aside, a link) left out, the span cut there; no placeholder character, ever (a
+    document's own private-use character, an icon font's glyph, is its text and stays)."""
+    def kept(m: re.Match) -> str:
+        parts = items.get(m.group())
+        if parts is None:
+            return m.group()
+        return "\0" if len(parts) > 1 else parts[0]  # (an item's verbatim parts are the document's own text)
+
+    if not protect.PRIVATE.search(span):
+        return [span]
+    return [k.strip() for k in protect.PRIVATE.sub(kept, span).split("\0") if k.strip()]
 
 
 def _join(lead: str, text: str, trail: str) -> str:

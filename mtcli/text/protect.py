@@ -74,6 +74,9 @@ class Masked:
     spans: tuple[str, ...]  # the original spans, in order
     seq: tuple[str, ...]  # the placeholder sequence used
     signs: tuple[str, ...] = ()  # each span's currency sign made a word after it ("$25" -> "50 dollars"), or ""
+    # each span's attachment to a word ("<i>car", "car<img>": no space between): "<" glued to the word
+    # before it, ">" to the word after it, "" neither; its placeholder was set apart by a space all the same
+    glued: tuple[str, ...] = ()
 
 
 _JOINING = " +-=*/&|^~×÷→·"  # spans apart by these only are one: "Ctrl+C", "x² + y² = z²", "9 - 5"
@@ -114,7 +117,7 @@ def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_
 def mask(text: str, spans: Sequence[tuple[int, int]], seq: tuple[str, ...]) -> Masked:
     """Each span replaced by its placeholder, set apart by a space from what it was glued to; a currency
     sign before it becomes a word after it ("$25.50" -> "50 dollars"), which the model translates."""
-    out, last, signs = [], 0, []
+    out, last, signs, glued = [], 0, [], []
     for i, (s, e) in enumerate(spans):
         sign = text[s - 1] if s > last and text[s - 1] in CURRENCIES else ""
         signs.append(sign)
@@ -122,10 +125,11 @@ def mask(text: str, spans: Sequence[tuple[int, int]], seq: tuple[str, ...]) -> M
         at = s - len(sign)
         before = " " if at and not text[at - 1].isspace() and text[at - 1] not in "([{\"'¿¡" else ""
         after = " " if e < len(text) and (text[e].isalnum() or text[e] == "_") else ""
+        glued.append(("<" if before and (text[at - 1].isalnum() or text[at - 1] == "_") else "") + (">" if after else ""))
         out.append(before + seq[i % len(seq)] + (" " + CURRENCIES[sign] if sign else "") + after)
         last = e
     out.append(text[last:])
-    return Masked("".join(out), tuple(text[s:e] for s, e in spans), seq, tuple(signs))
+    return Masked("".join(out), tuple(text[s:e] for s, e in spans), seq, tuple(signs), tuple(glued))
 
 
 def _pattern(seq: tuple[str, ...]) -> re.Pattern:
@@ -143,17 +147,43 @@ def restore(output: str, masked: Masked) -> str | None:
     found = _pattern(masked.seq).findall(output)
     if sorted(found) != sorted(want) or _made_up_digits(output, masked):
         return None
-    queues = {p: [(sp, sign) for sp, w, sign in zip(masked.spans, want, _signs(masked)) if w == p] for p in set(want)}
-    order = []  # the spans in the order they come in the output, for resign
+    glued = masked.glued or ("",) * len(masked.spans)
+    queues = {p: [(sp, sign, g, at) for sp, w, sign, g, at in zip(masked.spans, want, _signs(masked), glued,
+                                                                  _places(masked)) if w == p] for p in set(want)}
+    order, pieces, last = [], [], 0  # the spans in the order they come in the output, for resign
 
-    def put(m: re.Match) -> str:
-        order.append(queues[m.group()].pop(0))
-        span = order[-1][0]
+    for m in _pattern(masked.seq).finditer(output):
+        span, sign, glue, place = queues[m.group()].pop(0)
+        order.append((span, sign))
+        start, end = m.start(), m.end()
         # "a las 5 p.m.." -> "a las 5 p.m." (only after the span itself: another span may hold "5 p.m..")
-        return span[:-1] if span.endswith(".") and output.startswith(".", m.end()) else span
-
-    restored = _pattern(masked.seq).sub(put, output)
+        span = span[:-1] if span.endswith(".") and output.startswith(".", end) else span
+        # glued to a word as it was ("<i>car" -> "<i>coche"), when it keeps its place among the words
+        # (first, inside or last): the space before the placeholder was only the model's
+        if glue and _place(output, start, end) == place:
+            if "<" in glue and start - 1 > last and output[start - 1] == " " and output[start - 2].isalnum():
+                start -= 1
+            if ">" in glue and output[end : end + 1] == " " and output[end + 1 : end + 2].isalnum():
+                end += 1
+        pieces += [output[last:start], span]
+        last = end
+    restored = "".join(pieces) + output[last:]
     return resign(restored, replace(masked, spans=tuple(sp for sp, _ in order), signs=tuple(g for _, g in order)))
+
+
+_LETTERS = re.compile(r"[^\W\d_]")
+
+
+def _place(text: str, start: int, end: int) -> str:
+    """Where text[start:end] is among the words: "first" (no letter before it), "last", "inside", "alone"."""
+    before, after = _LETTERS.search(text, 0, start), _LETTERS.search(text, end)
+    return "inside" if before and after else "last" if before else "first" if after else "alone"
+
+
+def _places(masked: Masked) -> list[str]:
+    """Where each span's placeholder is among the words of the masked text."""
+    places = [_place(masked.text, m.start(), m.end()) for m in _pattern(masked.seq).finditer(masked.text)]
+    return places if len(places) == len(masked.spans) else [""] * len(masked.spans)
 
 
 def _signs(masked: Masked) -> tuple[str, ...]:
@@ -223,7 +253,8 @@ def one_span_phrases(masked: Masked) -> list[Masked]:
     phrases = []
     for k, (s, e) in enumerate(zip(cuts, cuts[1:])):
         text = _pattern(masked.seq).sub(PLACEHOLDERS[0][0], masked.text[s:e]).strip()
-        phrases.append(Masked(text, masked.spans[k : k + 1], PLACEHOLDERS[0], _signs(masked)[k : k + 1]))
+        phrases.append(Masked(text, masked.spans[k : k + 1], PLACEHOLDERS[0], _signs(masked)[k : k + 1],
+                              masked.glued[k : k + 1]))
     return phrases
 
 

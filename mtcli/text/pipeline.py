@@ -453,10 +453,10 @@ def _phrases_joined(s: _Sentence, got: list[NBest]) -> NBest:
     return [(" ".join(t for t in texts if t), sum(scores) / max(len(scores), 1))]
 
 
-def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]] | None = None) -> NBest:
+def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]]) -> NBest:
     if s.verbatim is not None:
         return [(_join(s.lead, s.verbatim, s.trail), 0.0)]
-    result.kept.extend(k for span in s.masked.spans for k in _as_kept(span, items or {}))
+    result.kept.extend(k for span in s.masked.spans for k in _as_kept(span, items))
     if len(s.pieces) > 1 and s.attempt < AROUND:
         result.split += 1
     out = [(t[:-1] if s.strip_stop and t.endswith(".") else t, score) for t, score in s.out]

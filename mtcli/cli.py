@@ -228,6 +228,11 @@ def tokenize(
     ),
     src_vocab: int = typer.Option(ModelConfig.src_vocab, "--src-vocab", **limits("src_vocab"), help="English WordPiece vocabulary size."),
     tgt_vocab: int = typer.Option(ModelConfig.tgt_vocab, "--tgt-vocab", **limits("tgt_vocab"), help="Spanish WordPiece vocabulary size."),
+    lowercase_en: bool = typer.Option(
+        False, "--lowercase-en",
+        help="The English tokenizer lowercases: a model trained on it sees no case, so ALL CAPS and lowercase "
+             "English translate like normal text (not the thesis's; no --augment-lowercase/-uppercase/-titlecase).",
+    ),
     force: bool = typer.Option(False, "--force", help="Rebuild even if the result for this corpus and options exists, "
                                                       "and write into an --out that holds files mtcli did not write."),
 ) -> None:
@@ -246,12 +251,15 @@ def tokenize(
       mtcli tokenize --data ~/Downloads/data.csv --out data/prepared-kaggle
 
       mtcli tokenize --split random --seed 1 --src-vocab 8000 --tgt-vocab 8000
+
+      mtcli tokenize --lowercase-en --out data/prepared-lc
     """
     from mtcli.data import prepare
 
     _output_dir(out, "--out")
     with _out.status("Splitting, training tokenizers, encoding…"):
-        prepared = prepare(data, out, seed=seed, split=split.value, src_vocab=src_vocab, tgt_vocab=tgt_vocab, force=force)
+        prepared = prepare(data, out, seed=seed, split=split.value, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
+                           lowercase_en=lowercase_en, force=force)
     _print_prepared(prepared)
 
 
@@ -281,7 +289,9 @@ def _print_prepared(prepared) -> None:
     for col in ("", "English", "Spanish"):
         sides.add_column(col, justify="right" if col else "left", style="bold" if not col else None)
     sides.add_row("vocabulary", *(f"{m['vocab'][s]:,}" for s in ("en", "es")))
-    sides.add_row("round trip decode(encode(s)) == s", *(f"{m['roundtrip'][s]:.3%}" for s in ("en", "es")))
+    lowered = "lowercase(s)" if "lowercase" in m else "s"
+    sides.add_row(f"round trip decode(encode(s)) == s (English: {lowered})",
+                  *(f"{m['roundtrip'][s]:.3%}" for s in ("en", "es")))
     lengths = (f"{n['mean']:.1f} / {n['p95']:.0f} / {n['max']}" for n in (m["lengths"]["en"], m["lengths"]["es"]))
     sides.add_row("length mean / p95 / max (with start, end)", *lengths)
     sides.add_row("over the length limit", *(f"{over[s]:,} > {m['max_len'][s]}" for s in ("en", "es")))

@@ -347,7 +347,7 @@ def rerun_command(out_dir: Path, manifest) -> str:
         return f"`mtcli tokenize --out {shlex.quote(str(out_dir))} --force` with the options it was first made with"
     return "`" + shlex.join(["mtcli", "tokenize", "--data", m["path"], "--out", str(out_dir), "--seed", str(m["seed"]),
                              "--split", m["split"], "--src-vocab", str(m["en"]), "--tgt-vocab", str(m["es"]),
-                             "--force"]) + "`"
+                             *(["--lowercase-en"] if m["lowercase_en"] else []), "--force"]) + "`"
 
 
 def load_prepared(out_dir: str | os.PathLike | None = None) -> Prepared:
@@ -397,7 +397,8 @@ def _length_stats(lens: np.ndarray) -> dict:
 
 
 def _roundtrip(tok: Tokenizer, texts: list[str], ids: list[list[int]]) -> float:
-    return sum(a == b for a, b in zip(texts, tok.decode_batch(ids))) / len(texts)
+    """The share of texts decoded back as they were (lowercased by a lowercasing tokenizer)."""
+    return sum((a.lower() if tok.lowercase else a) == b for a, b in zip(texts, tok.decode_batch(ids))) / len(texts)
 
 
 def _encoded(rows: list[int], en_ids, es_ids, max_src_len: int, max_tgt_len: int) -> EncodedSplit:
@@ -455,6 +456,7 @@ def prepare(
     fractions: Sequence[float] = FRACTIONS,
     max_src_len: int = ModelConfig.max_src_len,
     max_tgt_len: int = ModelConfig.max_tgt_len,
+    lowercase_en: bool = False,
     force: bool = False,
     what: str = "--out directory",
     forcing: str = "add --force",
@@ -466,7 +468,8 @@ def prepare(
     (words + EOS) each fit `max_tgt_len`. Longer pairs are dropped from the training
     split (a truncated target would teach the model to stop mid-sentence) and cut to the
     limit, keeping EOS, in selection and test, so those splits stay complete; the
-    manifest counts both. Results are reused while the corpus bytes and options match.
+    manifest counts both. `lowercase_en`: the English tokenizer lowercases (a model that sees no
+case). Results are reused while the corpus bytes and options match.
     `what` and `forcing` name out_dir's option and how to force it in messages (training
     tokenizes into its --prepared directory, where --force means another thing).
     """
@@ -474,7 +477,8 @@ def prepare(
     if str(data_path) == STDIN:
         raise UserError("--data -: the tokenized data records its corpus file, which training reads again "
                         "(augmentation); give the corpus as a file")
-    options = _options(data_path, out_dir, seed, split, fractions, src_vocab, tgt_vocab, max_src_len, max_tgt_len)
+    options = _options(data_path, out_dir, seed, split, fractions, src_vocab, tgt_vocab, max_src_len, max_tgt_len,
+                       lowercase_en)
     cache_key = hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()
     cached = None if force else _reusable(out_dir, cache_key)
     if cached:
@@ -487,7 +491,8 @@ def prepare(
     # no stale manifest over half-written files: an incomplete one, which still says how to rebuild
     atomic_write_json(out_dir / "manifest.json", {"format_version": FORMAT_VERSION, "incomplete": True, **options,
                                                   "data": {"path": str(corpus.path.absolute())}})
-    src_tok, tgt_tok, splits, report = _tokenize(corpus, parts, src_vocab, tgt_vocab, max_src_len, max_tgt_len)
+    src_tok, tgt_tok, splits, report = _tokenize(corpus, parts, src_vocab, tgt_vocab, max_src_len, max_tgt_len,
+                                                 lowercase_en)
     manifest = {
         **options,
         "cache_key": cache_key,
@@ -504,7 +509,7 @@ def prepare(
 
 
 def _options(data_path: Path, out_dir: Path, seed: int, split: str, fractions: Sequence[float], src_vocab: int,
-             tgt_vocab: int, max_src_len: int, max_tgt_len: int) -> dict:
+             tgt_vocab: int, max_src_len: int, max_tgt_len: int, lowercase_en: bool) -> dict:
     """What a prepared set is made from (the manifest's first fields; their hash is the cache key),
     after checking the output directory and the vocabulary sizes."""
     if out_dir.exists() and not out_dir.is_dir():
@@ -521,6 +526,8 @@ def _options(data_path: Path, out_dir: Path, seed: int, split: str, fractions: S
         "fractions": list(fractions),
         "vocab": {"en": src_vocab, "es": tgt_vocab},
         "max_len": {"en": max_src_len, "es": max_tgt_len + 1},
+        # only when set, so that data tokenized before the option keeps its cache key
+        **({"lowercase": {"en": True}} if lowercase_en else {}),
     }
 
 
@@ -550,12 +557,12 @@ def _write_prepared(p: Prepared, started: float) -> Prepared:
 
 
 def _tokenize(corpus: Corpus, parts: dict[str, list[int]], src_vocab: int, tgt_vocab: int, max_src_len: int,
-              max_tgt_len: int) -> tuple[Tokenizer, Tokenizer, dict[str, EncodedSplit], dict]:
+              max_tgt_len: int, lowercase_en: bool) -> tuple[Tokenizer, Tokenizer, dict[str, EncodedSplit], dict]:
     """prepare's tokenizers (trained on the train split), encoded splits, and the manifest's report on
     them: split sizes, round trips, lengths, the pairs over the limits (see prepare)."""
     en = [p[0] for p in corpus.pairs]
     es = [p[1] for p in corpus.pairs]
-    src_tok = train_tokenizer((en[i] for i in parts["train"]), src_vocab)
+    src_tok = train_tokenizer((en[i] for i in parts["train"]), src_vocab, lowercase_en)
     tgt_tok = train_tokenizer((es[i] for i in parts["train"]), tgt_vocab)
     en_ids = src_tok.encode_batch(en)
     es_ids = tgt_tok.encode_batch(es)

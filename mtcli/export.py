@@ -222,6 +222,9 @@ def export(model_dir: Path, out: Path, fmt: str = "ctranslate2", quantization: s
     model, meta = load_model(model_dir)
     check_tokenizers(model_dir, meta)
     src_tok, tgt_tok = Tokenizer.load(Path(model_dir) / SRC_TOK), Tokenizer.load(Path(model_dir) / TGT_TOK)
+    if fmt == "argos" and src_tok.lowercase:
+        raise UserError(f"{model_dir} lowercases its English (--lowercase-en) and the SentencePiece model of an Argos "
+                        "package cannot: export --format ctranslate2 and lowercase the English before it")
     try:
         if fmt == "ctranslate2":
             if out.is_file() or (out.is_dir() and any(out.iterdir())):

@@ -5,7 +5,9 @@ re-inserts a space between every word, so "¿Dónde está?" would come back as
 "¿ Dónde está ?". Here a space is instead part of the token that follows it
 (SentencePiece's "▁" marker): the pre-tokenizer turns each space into "▁" glued to
 the next word or punctuation mark, so decoding is plain concatenation with "▁" read
-back as a space. Case and accents are kept; text is NFC-normalised only.
+back as a space. Accents are kept; text is NFC-normalised, and lowercased too by a tokenizer made
+with `lowercase=True` (an English one whose model should see no case: ALL CAPS, lowercase and normal
+English then reach it as the same ids, Marian's case-insensitive source without its case factors).
 """
 
 from __future__ import annotations
@@ -37,9 +39,9 @@ def _valid(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-def _pipeline(vocab: dict[str, int]) -> HFTokenizer:
+def _pipeline(vocab: dict[str, int], lowercase: bool = False) -> HFTokenizer:
     hf = HFTokenizer(models.WordPiece(vocab, unk_token=SPECIALS[UNK], continuing_subword_prefix=CONTINUE))
-    hf.normalizer = normalizers.NFC()
+    hf.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Lowercase()]) if lowercase else normalizers.NFC()
     hf.pre_tokenizer = pre_tokenizers.Sequence(
         [
             pre_tokenizers.Metaspace(replacement=SPACE, prepend_scheme="always", split=True),
@@ -61,8 +63,9 @@ def _pipeline(vocab: dict[str, int]) -> HFTokenizer:
 class Tokenizer:
     """One language's subword vocabulary. Ids 0-3 are PAD, UNK, BOS, EOS."""
 
-    def __init__(self, hf: HFTokenizer):
+    def __init__(self, hf: HFTokenizer, lowercase: bool = False):
         self._hf = hf
+        self.lowercase = lowercase  # the text is lowercased before it is split (decoding gives it lowercased)
 
     @property
     def vocab_size(self) -> int:
@@ -95,7 +98,8 @@ class Tokenizer:
         if not path.is_file():
             raise UserError(f"tokenizer file not found: {path}")
         try:
-            model = json.loads(path.read_bytes())["model"]
+            saved = json.loads(path.read_bytes())
+            model = saved["model"]
             vocab = model["vocab"]
             if (model.get("type"), model.get("unk_token"), model.get("continuing_subword_prefix")) != (
                     "WordPiece", SPECIALS[UNK], CONTINUE):
@@ -103,19 +107,25 @@ class Tokenizer:
             if not (isinstance(vocab, dict) and all(type(i) is int for i in vocab.values())
                     and sorted(vocab.values()) == list(range(len(vocab)))):
                 raise ValueError("the vocabulary ids are not 0, 1, 2, ... each once")
-            hf = _pipeline(vocab)
+            lowercase = _LOWERCASING == json.dumps(saved.get("normalizer"), sort_keys=True)
+            hf = _pipeline(vocab, lowercase)
         except Exception as e:  # JSON, key, type and the Rust side's plain Exception
             message = (str(e).splitlines() or [type(e).__name__])[0]
             raise UserError(f"tokenizer file {path} is damaged: {message}") from None
         if [hf.id_to_token(i) for i in range(len(SPECIALS))] != SPECIALS:
             raise UserError(f"tokenizer file {path} is not an mtcli tokenizer (special ids differ)")
-        return cls(hf)
+        return cls(hf, lowercase)
 
 
-def train_tokenizer(texts: Iterable[str], vocab_size: int) -> Tokenizer:
-    """Train WordPiece on `texts`; the result has exactly `vocab_size` entries."""
+# A file's normalizer section is read for one fact only: whether it is the lowercasing one mtcli writes.
+_LOWERCASING = json.dumps(json.loads(_pipeline(dict(zip(SPECIALS, range(len(SPECIALS)))), True).to_str())["normalizer"],
+                          sort_keys=True)
+
+
+def train_tokenizer(texts: Iterable[str], vocab_size: int, lowercase: bool = False) -> Tokenizer:
+    """Train WordPiece on `texts` (lowercased first if `lowercase`); the result has exactly `vocab_size` entries."""
     texts = list(texts)
-    probe = _pipeline({s: i for i, s in enumerate(SPECIALS)})
+    probe = _pipeline({s: i for i, s in enumerate(SPECIALS)}, lowercase)
     # The trainer numbers "##c" pieces in hash-map order and breaks ties between equally
     # frequent merges by those numbers, so two runs give different vocabularies
     # (huggingface/tokenizers#1794). Listing every "##c" up front, sorted, fixes the numbers.
@@ -138,4 +148,4 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int) -> Tokenizer:
     # filler entries keep the size (and so the model's embedding shapes) as asked.
     vocab.update({f"[unused{k}]": len(vocab) + k for k in range(vocab_size - len(vocab))})
     # Rebuilt without "added tokens" so that a literal "[END]" in user text is just text.
-    return Tokenizer(_pipeline(vocab))
+    return Tokenizer(_pipeline(vocab, lowercase), lowercase)

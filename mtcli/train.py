@@ -191,6 +191,10 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
     if tcfg.train_on != "train" and (tcfg.bleu_sample or tcfg.early_stop_on != "error"):
         raise UserError(f"--train-on {tcfg.train_on} trains on the selection split, so it cannot pick epochs: "
                         "drop --bleu-sample and --early-stop-on (every epoch is saved; give --max-epochs)")
+    cased = [f"--augment-{name}" for name in ("lowercase", "uppercase", "titlecase") if getattr(tcfg, f"augment_{name}")]
+    if prepared.src_tok.lowercase and cased:
+        raise UserError(f"the English tokenizer in {prepared.out_dir} lowercases (--lowercase-en), so {cased[0]} would "
+                        "change only the Spanish and teach the model to guess its case: drop it")
     limits = prepared.manifest.get("max_len", {})  # (mcfg None: resume with the saved model, on the same data)
     if mcfg is not None and (limits.get("en", 0) > mcfg.max_src_len or limits.get("es", 0) > mcfg.max_tgt_len + 1):
         raise UserError(f"the tokenized data in {prepared.out_dir} keeps sequences of up to {limits['en']} English and "

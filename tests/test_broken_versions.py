@@ -65,8 +65,8 @@ def beam_keeps_its_own_cache(monkeypatch) -> None:
 def normaliser_is_a_no_op(monkeypatch) -> None:
     real = tokenizer_module._pipeline
 
-    def pipeline(vocab):
-        hf = real(vocab)
+    def pipeline(vocab, lowercase=False):
+        hf = real(vocab, lowercase)
         hf.normalizer = normalizers.Sequence([])
         return hf
 

@@ -85,3 +85,13 @@ def test_real_corpus_summary(run_cli, prepared, corpus_path):
     assert "4,562" in out and "6,134" in out
     m = prepared.manifest
     assert f"selection {m['split_sizes']['selection']:,} / test {m['split_sizes']['test']:,}" in out
+
+
+def test_lowercase_en_tokenizes_the_english_lowercased_and_says_so(run_cli, tiny_corpus, tmp_path):
+    code, out, err = run_cli("tokenize", "--data", tiny_corpus, "--out", tmp_path / "lc", "--lowercase-en", *SMALL)
+    assert code == 0, err
+    prep = load_prepared(tmp_path / "lc")
+    assert prep.src_tok.lowercase and not prep.tgt_tok.lowercase and prep.manifest["lowercase"] == {"en": True}
+    assert "English: lowercase(s)" in re.sub(r"[│\s]+", " ", out)
+    code, out, _ = run_cli("tokenize", "--data", tiny_corpus, "--out", tmp_path / "lc", "--lowercase-en", *SMALL)
+    assert code == 0 and "reused" in out

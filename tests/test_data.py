@@ -362,3 +362,26 @@ def test_real_prepared_manifest(prepared):
     assert sum(m["split_sizes"].values()) + m["overlong"]["dropped_from_train"] == 118_964
     assert m["vocab"] == {"en": 4562, "es": 6134}
     assert (prepared.src_tok.vocab_size, prepared.tgt_tok.vocab_size) == (4562, 6134)
+
+
+def test_lowercase_en_is_an_option_of_the_data_its_rerun_command_and_cache_key(tiny_corpus, tmp_path):
+    """--lowercase-en: the English tokenizer lowercases, the manifest records it (and data made without it
+    keeps the cache key it had before the option existed), the round trip is counted against the
+    lowercased English, and the command that rebuilds damaged data repeats the option."""
+    from mtcli.data import rerun_command
+
+    cased = prepare(tiny_corpus, tmp_path / "cased", **SMALL)
+    lower = prepare(tiny_corpus, tmp_path / "lower", lowercase_en=True, **SMALL)
+    assert lower.src_tok.lowercase and not lower.tgt_tok.lowercase and not cased.src_tok.lowercase
+    assert lower.manifest["lowercase"] == {"en": True} and "lowercase" not in cased.manifest
+    assert lower.manifest["cache_key"] != cased.manifest["cache_key"]
+    assert lower.manifest["roundtrip"] == cased.manifest["roundtrip"]  # (characters only selection/test have: [UNK])
+    assert load_prepared(tmp_path / "lower").src_tok.lowercase
+    assert prepare(tiny_corpus, tmp_path / "lower", lowercase_en=True, **SMALL).reused
+    assert not prepare(tiny_corpus, tmp_path / "lower", **SMALL).reused  # the option changed: rebuilt cased
+    assert not load_prepared(tmp_path / "lower").src_tok.lowercase
+    assert "--lowercase-en" in rerun_command(tmp_path / "x", lower.manifest)
+    assert "--lowercase-en" not in rerun_command(tmp_path / "x", cased.manifest)
+    pairs = read_corpus(tiny_corpus).pairs
+    train = lower.splits["train"]
+    assert all(lower.src_tok.decode(train.src_seq(i)) == pairs[train.index[i]][0].lower() for i in range(len(train)))

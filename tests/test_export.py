@@ -164,3 +164,21 @@ def test_argos_to_stdout_is_the_package_alone(model_dir, monkeypatch, capsysbina
     assert e.value.code == 0 and b"wrote -" in captured.err
     assert captured.out[-22:-18] == b"PK\x05\x06"  # the zip's end record last: nothing printed after it
     assert zipfile.ZipFile(io.BytesIO(captured.out)).testzip() is None
+
+
+def test_a_model_that_lowercases_its_english_is_not_packed_for_argos(model_dir, tmp_path, monkeypatch):
+    """Argos tokenizes with the package's SentencePiece model, which cannot lowercase: a model trained on
+    --lowercase-en data would get capitals it never saw, so the package is refused in one line."""
+    import mtcli.export
+
+    load = mtcli.export.Tokenizer.load
+
+    def lowercasing(path):
+        tok = load(path)
+        tok.lowercase = path.name == "src.json"
+        return tok
+
+    monkeypatch.setattr(mtcli.export.Tokenizer, "load", staticmethod(lowercasing))
+    with pytest.raises(UserError, match="export --format ctranslate2 and lowercase"):
+        export(model_dir, tmp_path / "x.argosmodel", "argos")
+    assert not (tmp_path / "x.argosmodel").exists()

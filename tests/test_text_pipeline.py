@@ -2,6 +2,7 @@
 long sentences cut, case handled, warnings on the right line."""
 
 import re
+import pytest
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -567,7 +568,7 @@ def test_a_lost_span_is_named_in_the_warning_as_the_text_had_it():
     (r,) = translate_lines(["Press \uf8ff today (or so) and pay 7:15."], engine(no_digits))
     assert r.warnings == ["the model lost '\\uf8ff', '(or so)', '7:15' in translation; translated the sentence in "
                           "phrases of one each instead"]
-    assert r.text == "PRESS \uf8ff TODAY (OR SO) AND PAY . 7:15" and r.split == 0
+    assert r.text == "PRESS \uf8ff TODAY (OR SO) AND PAY 7:15." and r.split == 0
     items = {"\ue000": ("**", "\ue001", "**"), "\ue001": ("[", "link", "](u)")}
     (r,) = translate_lines(["It costs 7:15 at \ue000 now."], engine(no_digits), items=items)
     assert r.warnings == ["the model lost '7:15', '**[link](u)**' in translation; translated the sentence in phrases "
@@ -884,9 +885,10 @@ def test_kept_lists_only_the_text_s_own_spans_never_a_placeholder_character():
 
 def test_an_emoji_after_an_opening_quote_leaves_no_space_for_the_model_and_comes_back_after_it():
     seen = []
-    out = translate_lines(['"🐱 I love cats."', "(🐱 we met.) Then."], engine(lambda ls: seen.extend(ls) or upper(ls)))
-    assert seen == ['"I love cats."', "(We met.)", "Then."]
-    assert [r.text for r in out] == ['"🐱 I LOVE CATS."', "(🐱 WE MET.) THEN."]
+    out = translate_lines(['"🐱 I love cats.', "(🐱 we met.) Then.", '"🐱 I love cats."'],
+                          engine(lambda ls: seen.extend(ls) or upper(ls)))
+    assert sorted(seen) == sorted(['"I love cats.', "(We met.)", "Then.", "I love cats."])  # (a quotation: alone)
+    assert [r.text for r in out] == ['"🐱 I LOVE CATS.', "(🐱 WE MET.) THEN.", '"🐱 I LOVE CATS."']
 
 
 def test_markup_glued_to_a_word_stays_glued_where_it_stays():
@@ -905,3 +907,49 @@ def test_markup_glued_to_a_word_stays_glued_where_it_stays():
         "I EKIL <i>RAC A lot.", "I EKIL EHT RAC<img src=x>.", "YM RAC<img src=x> SI red.", "<i>RAC SI here."]
     assert [r.text for r in translate_lines(lines[:1], engine(to_the_front), items=dict(items))] == [
         "<i> I LIKE CAR A LOT."]
+
+
+def _quoteless(lines):  # a model that drops quotes, as the shipped one dropped a closing one
+    return [[(re.sub("[\"'«»]", "", line).upper().replace("'", ""), -1.0)] for line in lines]
+
+
+def test_a_quotation_is_translated_on_its_own_inside_its_marks():
+    """The shipped model dropped a closing quote ('"I love cats."' -> '"Me encantan los gatos.'), a reply in a
+    dialogue or a quoted word; each quotation is now translated alone and put back inside its marks, which
+    the model never sees: straight, single (apostrophes inside its words) and angle quotes."""
+    seen = []
+    lines = ['"I love cats."', '"Tom likes Mary." "Yeah, I know."', "'I don't know.'", "«Come here.»",
+             'He answered with a "no" today.', '"Is it late?" "No."']
+    out = translate_lines(lines, engine(_answers({}, seen, default=lambda line: _quoteless([line])[0][0][0])))
+    assert [r.text for r in out] == ['"I LOVE CATS."', '"TOM LIKES MARY." "YEAH, I KNOW."', "'I DONT KNOW.'",
+                                     "«COME HERE.»", 'HE ANSWERED WITH A "NO" TODAY.', '"IS IT LATE?" "NO."']
+    assert {"I love cats.", "Tom likes Mary.", "Yeah, I know.", "I don't know.", "Come here.", "no"} <= set(seen)
+    assert not [line for line in seen if re.search("[\"«»]|^'|'$", line)]
+
+
+def test_a_sentence_that_ends_in_a_quotation_gets_no_stop_before_it_and_one_after_it_goes_on_in_lowercase():
+    """'It means "don't walk."': the sentence's end is inside the quotation, so the model gets no "." it would
+    put before it (was 'Esta señal significa. "no camines."'), nor the comma before it (on 'Father always
+    says,' the model went on: 'dice, ¿verdad?'); after '"I love cats," she said.' the translation goes on
+    without a capital (the model wrote "Ella dijo.")."""
+    seen = []
+    table = {"This signal means.": "ESTA SEÑAL SIGNIFICA.", "This signal means": "ESTA SEÑAL SIGNIFICA.",
+             "Father always says": "PAPÁ SIEMPRE DICE.", "She said.": "Ella dijo.", "Tom said.": "Tom dijo.",
+             "don't walk.": "no camines.", "Do your best.": "Haz lo mejor.", "I love cats": "Amo los gatos."}
+    lines = ['This signal means "don\'t walk."', 'Father always says, "Do your best."', '"I love cats," she said.',
+             '"I love cats," Tom said.']
+    out = translate_lines(lines, engine(_answers(table, seen)))
+    assert [r.text for r in out] == ['ESTA SEÑAL SIGNIFICA "no camines."', 'PAPÁ SIEMPRE DICE, "Haz lo mejor."',
+                                     '"Amo los gatos," ella dijo.', '"Amo los gatos," Tom dijo.']
+    assert "This signal means" in seen and "Father always says" in seen and "I love cats" in seen
+
+
+@pytest.mark.parametrize("line", [
+    "I don't like the dogs' food.", "I like rock 'n' roll.", "Music of the '80s and the '90s.",
+    'It has a 5" screen and a 3" drive.', "He is 6' 2\" tall.", 'She said "quietly ', '" spaced " quotes.',
+    'The word "I" is short.', "x'y'z is a name.",
+])
+def test_what_only_looks_like_a_quotation_goes_to_the_model_with_its_marks(line):
+    seen = []
+    translate_lines([line], engine(_answers({}, seen)))
+    assert len(seen) == 1 and re.findall("[\"'«»]", seen[0]) == re.findall("[\"'«»]", line), seen

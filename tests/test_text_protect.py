@@ -96,7 +96,7 @@ def test_numbers_the_model_made_up_are_not_taken():
     m = mask("He is 6 tall.", find_spans("He is 6 tall.", unknown), PLACEHOLDERS[0])
     assert restore("Él mide 50 y 500.", m) is None  # a half-copied placeholder, a number of its own
     (phrase,) = one_span_phrases(m)
-    assert placed("Él mide Bla0 alto.", phrase) == "Él mide Bla alto. 6"
+    assert placed("Él mide Bla0 alto.", phrase) == "Él mide Bla alto 6."  # (before the final stop)
 
 
 def test_a_time_keeps_its_own_stop_once():
@@ -175,3 +175,15 @@ def test_a_time_gives_up_a_doubled_stop_only_right_after_it():
     assert m.spans == ("5 p.m.", "`5 p.m..`")
     # (the stop was taken off the code span too: `5 p.m.`)
     assert restore("A las 50. Ejecuta 50 ahora.", m) == "A las 5 p.m. Ejecuta `5 p.m..` ahora."
+
+
+def test_a_lost_span_goes_before_the_final_stop_and_after_an_opening_mark():
+    """Bug fixed: a number the model lost came after the sentence's end ("Tengo gatos. 3")."""
+    m = mask("I have 3 cats.", find_spans("I have 3 cats.", unknown), PLACEHOLDERS[0])
+    (phrase,) = one_span_phrases(m)
+    assert placed("Tengo gatos.", phrase) == "Tengo gatos 3."
+    assert placed("¿Tengo gatos?!", phrase) == "¿Tengo gatos 3?!"
+    assert placed("Tengo gatos", phrase) == "Tengo gatos 3"
+    m = mask("3 cats came?", find_spans("3 cats came?", unknown), PLACEHOLDERS[0])
+    (phrase,) = one_span_phrases(m)
+    assert placed("¿Vinieron gatos?", phrase) == "¿3 Vinieron gatos?"

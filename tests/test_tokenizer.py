@@ -244,3 +244,29 @@ def test_shipped_tokenizers_and_translations_ignore_the_normalisation_form(shipp
     decomposed = [unicodedata.normalize("NFD", line) for line in lines]
     assert all(d != line for d, line in zip(decomposed, SHIPPED_EN))
     assert tr.translate(decomposed, beam=1)[0] == tr.translate(lines, beam=1)[0]
+
+
+def test_a_lowercasing_tokenizer_gives_every_case_the_same_ids_and_says_so_in_its_file(tmp_path):
+    """--lowercase-en: ALL CAPS, Title Case and lowercase English reach the model as the same ids; the
+    saved file carries the lowercasing normalizer and loads back lowercasing; a cased one stays cased."""
+    texts = [en for en, _ in tiny_pairs()]
+    lower = train_tokenizer(texts, 200, lowercase=True)
+    cased = train_tokenizer(texts, 200)
+    assert lower.lowercase and not cased.lowercase
+    for text in ("Tom is here.", "TOM IS HERE.", "tom is here.", "Tom Is Here."):
+        assert lower.encode(text) == lower.encode("tom is here.") and UNK not in lower.encode(text)
+    assert lower.decode(lower.encode("Where IS Tom?")) == "where is tom?"
+    assert cased.encode("TOM") != cased.encode("tom")
+    assert not any(c.isupper() for piece in lower._hf.get_vocab() if not piece.startswith("[") for c in piece)
+    lower.save(tmp_path / "lower.json")
+    cased.save(tmp_path / "cased.json")
+    assert json.loads((tmp_path / "lower.json").read_text())["normalizer"] != json.loads(
+        (tmp_path / "cased.json").read_text())["normalizer"]
+    again, cased_again = Tokenizer.load(tmp_path / "lower.json"), Tokenizer.load(tmp_path / "cased.json")
+    assert again.lowercase and again.encode("TOM IS HERE.") == lower.encode("tom is here.")
+    assert not cased_again.lowercase and cased_again.encode("TOM") == cased.encode("TOM")
+    # a normalizer section that only resembles mtcli's is not taken for it (only the vocabulary is read)
+    saved = json.loads((tmp_path / "lower.json").read_text())
+    saved["normalizer"] = {"type": "Lowercase"}
+    (tmp_path / "other.json").write_text(json.dumps(saved))
+    assert not Tokenizer.load(tmp_path / "other.json").lowercase

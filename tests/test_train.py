@@ -277,3 +277,19 @@ def test_data_tokenized_with_longer_limits_than_the_models_is_refused_before_any
     with pytest.raises(UserError, match="up to 80 English and 81 Spanish ids, longer than the model's 56 and"):
         train(prepared, tmp_path / "run", cfg(), TrainConfig(batch_size=16, max_epochs=1))
     assert not (tmp_path / "run").exists()
+
+
+def test_a_lowercasing_english_tokenizer_trains_a_model_blind_to_case(tiny_corpus, tmp_path):
+    """Data tokenized with --lowercase-en: the model translates ALL CAPS and lowercase English exactly as
+    the normal text; augmentations of case, which would change only the Spanish side, are refused."""
+    from mtcli.decode import Translator
+
+    p = prepare(tiny_corpus, tmp_path / "prepared", lowercase_en=True, **VOCAB)
+    for name in ("lowercase", "uppercase", "titlecase"):
+        with pytest.raises(UserError, match=f"--augment-{name} would change only the Spanish"):
+            train(p, tmp_path / name, cfg(), TrainConfig(batch_size=8, max_epochs=1, **{f"augment_{name}": 0.1}))
+        assert not (tmp_path / name).exists()
+    train(p, tmp_path / "run", cfg(), TrainConfig(batch_size=8, max_epochs=1, augment_strip_punct=0.5))
+    en = tiny_pairs()[0][0]
+    results = Translator(tmp_path / "run").translate_batch([en, en.upper(), en.lower()])
+    assert len({(r.hypotheses[0].text, r.hypotheses[0].score) for r in results}) == 1

@@ -260,7 +260,8 @@ def one_span_phrases(masked: Masked) -> list[Masked]:
 
 def placed(output: str, phrase: Masked) -> str:
     """A phrase's translation with its span: restored in place, or if the model lost the placeholder, put
-    at the end of the translation (or at the start, if it opened the phrase)."""
+    at the end of the translation, before its final stop (or at the start, if it opened the phrase, after
+    an opening ¿ or ¡): "Tengo gatos 3.", not "Tengo gatos. 3"."""
     restored = restore(output, phrase)
     if restored is not None:
         return restored
@@ -270,4 +271,8 @@ def placed(output: str, phrase: Masked) -> str:
     bare = " ".join(bare.split())
     span = phrase.spans[0]
     first = phrase.text.startswith(phrase.seq[0])
-    return resign(f"{span} {bare}" if first else f"{bare} {span}", phrase).strip()
+    if first:
+        opening = len(bare) - len(bare.lstrip("¿¡"))
+        return resign(f"{bare[:opening]}{span} {bare[opening:]}", phrase).strip()
+    end = len(bare.rstrip(".!?…"))
+    return resign(f"{bare[:end].rstrip()} {span}{bare[end:]}", phrase).strip()

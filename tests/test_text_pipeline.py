@@ -935,21 +935,62 @@ def test_a_sentence_that_ends_in_a_quotation_gets_no_stop_before_it_and_one_afte
     seen = []
     table = {"This signal means.": "ESTA SEÑAL SIGNIFICA.", "This signal means": "ESTA SEÑAL SIGNIFICA.",
              "Father always says": "PAPÁ SIEMPRE DICE.", "She said.": "Ella dijo.", "Tom said.": "Tom dijo.",
-             "don't walk.": "no camines.", "Do your best.": "Haz lo mejor.", "I love cats": "Amo los gatos."}
+             "Don't walk.": "No camines.", "Do your best.": "Haz lo mejor.", "I love cats": "Amo los gatos."}
     lines = ['This signal means "don\'t walk."', 'Father always says, "Do your best."', '"I love cats," she said.',
              '"I love cats," Tom said.']
     out = translate_lines(lines, engine(_answers(table, seen)))
-    assert [r.text for r in out] == ['ESTA SEÑAL SIGNIFICA "no camines."', 'PAPÁ SIEMPRE DICE, "Haz lo mejor."',
-                                     '"Amo los gatos," ella dijo.', '"Amo los gatos," Tom dijo.']
+    assert [r.text for r in out] == ['ESTA SEÑAL SIGNIFICA "No camines."', 'PAPÁ SIEMPRE DICE, "Haz lo mejor."',
+                                     '"Amo los gatos", ella dijo.', '"Amo los gatos", Tom dijo.']  # (Spanish: ",)
     assert "This signal means" in seen and "Father always says" in seen and "I love cats" in seen
 
 
 @pytest.mark.parametrize("line", [
     "I don't like the dogs' food.", "I like rock 'n' roll.", "Music of the '80s and the '90s.",
     'It has a 5" screen and a 3" drive.', "He is 6' 2\" tall.", 'She said "quietly ', '" spaced " quotes.',
-    'The word "I" is short.', "x'y'z is a name.",
+    'The word "I" is short.', "x'y'z is a name.", "Let 'em play in the kids' room.",
+    "In the '90s, the Smiths' music was popular.", "'Cause I love the dogs' toys.",
 ])
 def test_what_only_looks_like_a_quotation_goes_to_the_model_with_its_marks(line):
     seen = []
     translate_lines([line], engine(_answers({}, seen)))
     assert len(seen) == 1 and re.findall("[\"'«»]", seen[0]) == re.findall("[\"'«»]", line), seen
+
+
+def test_around_a_quotation_a_question_closes_after_it_names_keep_capitals_and_kept_spans_are_listed():
+    """Found by attacking the quotations: 'Did you say "yes"' came out '¿Dijiste? "sí"', '"No," Tom's mother
+    said.' kept the model's capital ("La madre"), a URL inside quotes was missing from `kept`, and a
+    lowercase quoted sentence came out lowercase ('"i love cats."')."""
+    seen = []
+    table = {"Did you say": "¿Dijiste?", "yes": "sí", "Tom's mother said.": "La madre de Tom dijo.",
+             "Tom said.": "Tom dijo.", "No": "No", "I love cats.": "Amo los gatos.", "Visit today.": "Visita hoy."}
+    lines = ['Did you say "yes"', '"No," Tom\'s mother said.', '"No," Tom said.', '"i love cats."',
+             'Visit "https://example.com/a" today.']
+    out = translate_lines(lines, engine(_answers(table, seen)))
+    assert [r.text for r in out][:4] == ['¿Dijiste "sí"?', '"No", la madre de Tom dijo.', '"No", Tom dijo.',
+                                         '"Amo los gatos."']
+    assert "I love cats." in seen  # (a quoted sentence is translated as a sentence: its capital)
+    assert out[4].kept == ["https://example.com/a"] and '"https://example.com/a"' in out[4].text
+
+
+def test_quotations_take_characters_no_line_has_and_stay_as_they_are_when_none_is_left():
+    """A user's own private-use character in another line was taken for a quotation's ('My icon \U0010fffd'
+    came out as line 1's quoted words); past the ranges a quotation stays as it is, and the two
+    non-characters between planes 15 and 16 are never used."""
+    from mtcli.text.pipeline import _Items
+
+    out = translate_lines(['He said "hello there" to me.', "My icon \U0010fffd is here."], engine(upper))
+    assert out[1].text == "MY ICON \U0010fffd IS HERE." and "HELLO" in out[0].text
+    items = _Items({}, [])
+    items.next = 0x100000
+    assert items.new(("(", "a", ")")) == "\U00100000" and items.new(("(", "b", ")")) == "\U000ffffd"
+    items.next = 0xEFFFF  # (every character taken)
+    seen = []
+    (r,) = translate_lines(['He said "hello there" to me.'], engine(_answers({}, seen)), items=items)
+    assert seen == ['He said "hello there" to me.'] and r.text == seen[0]
+
+
+def test_markup_inside_a_quotation_stays_on_its_words():
+    from mtcli.text.formats import translate_document
+
+    out, _ = translate_document(['<p>He said "I love <b>cats</b>" to me.</p>'], "html", engine(upper))
+    assert out == ['<p>HE SAID "I LOVE <b>CATS</b>" TO ME.</p>']

@@ -111,6 +111,7 @@ class _Sentence:
     shout: bool = False
     strip_stop: bool = False  # the source has no final punctuation: nor will the translation (documents)
     lower_first: bool = False  # the translation goes on after a quotation set aside in `lead`: no capital
+    trail_item: bool = False  # it ends in a quotation or aside set aside in `trail`: its ? or ! go after it
     attempt: int = 0  # index into protect.PLACEHOLDERS, or VERIFY, or AROUND
     pieces: list[str] = field(default_factory=list)  # what is decoded
     phrases: list[protect.Masked] = field(default_factory=list)  # AROUND: phrases of one span each
@@ -125,7 +126,8 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     maps a private-use character standing in the text for markup (formats.py) to its parts: verbatim
     text and, at odd positions, text to translate ("**", "very", "**"). Given a `rendered` dict, the
     translations keep those characters and the dict receives what each stands for."""
-    items = {} if items is None else items  # (asides in brackets are added to it)
+    # (quotations and asides are added to it, in characters none of these lines has)
+    items = items if isinstance(items, _Items) else _Items(items or {}, lines)
     engine = replace(engine, encode=_remembering(engine.encode))
     results = [LineResult(first + i, [("", 0.0)]) for i in range(len(lines))]
     unknown = _unknown(engine)
@@ -144,7 +146,8 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             results[i].warnings.append("this looks like Spanish already; it was translated as if it were English")
         parts = sentences(text) if options.segment else [text] if text else []
         for k, s in enumerate(parts):  # a line cut by _cut_long: its last sentence goes on in the rest kept
-            todo.append(_prepare(_asides(s, items, text) if options.protect else s, i, engine, options, unknown,
+            todo.append(_prepare(_asides(s, items, quotes=not wraps.get(i)) if options.protect else s, i, engine,
+                                 options, unknown, items,
                                  cut=i in tails and k == len(parts) - 1))
             results[i].sentences += 1
     done = _render_items(todo, items, engine, options, results)
@@ -194,30 +197,56 @@ _ASIDE = re.compile(r"(?<![^\s\"'])(?:\(([^()]*[^\W\d_][^()]*)\)|\[([^\[\]]*[^\W
 # inside either mark; a single quote's words may hold apostrophes ('I don't know.'), not its edges ("dogs'")
 _QUOTE = re.compile(r"(?<![^\s(\[])(?:\"(?=\S)([^\"]+)(?<=\S)\"|«(?=\S)([^«»]+)(?<=\S)»"
                     r"|'(?=\S)((?:[^']|(?<=\w)'(?=\w))+)(?<=\S)')(?=[\s.,;:!?…)\]]|$)")
+_QUOTE_MARKS = "\"'«"
 _TWO_LETTERS = re.compile(r"[^\W\d_]{2}")
+# single quotes that are apostrophes: a word's ("'em", "'cause", "'90s") or a plural's ("the kids' room")
+_ELIDED = re.compile(r"'(?:em|cause|cos|coz|til|tis|twas|n|bout|round|\d)\b", re.IGNORECASE)
+_POSSESSIVE = re.compile(r" [^\W\d_]")  # after "s'"
 
 
-def _asides(sentence: str, items: dict[str, tuple[str, ...]], line: str) -> str:
+class _Items(dict):
+    """Markup characters -> their parts (formats.py's, taken from the bottom of the private-use ranges up),
+    and the quotations and asides made here, from the top of plane 16 down: never a character the text
+    has itself (an icon font's glyph), nor one past the ranges (then the quotation stays as it is)."""
+
+    def __init__(self, items: dict[str, tuple[str, ...]], lines: Sequence[str]):
+        super().__init__(items)
+        self.own = set(protect.PRIVATE.findall("".join(lines))) - set(items)
+        self.next = 0x10FFFD
+
+    def new(self, parts: tuple[str, ...]) -> str | None:
+        while self.next >= 0xF0000:
+            c, self.next = chr(self.next), self.next - (3 if self.next == 0x100000 else 1)  # (U+FFFFE, U+FFFFF: no)
+            if c not in self and c not in self.own:
+                self[c] = parts
+                return c
+        return None
+
+
+def _asides(sentence: str, items: _Items, quotes: bool = True) -> str:
     """Each quotation and each aside in brackets made an item (its text translated on its own, inside its
     marks). The vocabulary has no brackets, and the model garbled the sentence around them ("The meeting
     (on Monday) was long." -> "La reunión se asha de ( El lunes no fue largo de ) años."). Quotes it has
     seen in 290 pairs of 118,964: it dropped a closing one ('"I love cats."' -> '"Me encantan los
     gatos.'), a reply ('"Tom likes Mary." "Yeah, I know."' -> '"¿A quién le gusta Mary?" "Sí."') or a
     quoted word ('He answered with a "no."' -> '... con "hay".'). A sentence that is all one aside in
-    brackets ("(Really?)") stays as it is; a quotation is an item even then."""
-    def item(m: re.Match) -> str:
-        c = next(chr(k) for k in range(0x10FFFD, 0xF0000, -1) if chr(k) not in items and chr(k) not in line)
-        words = m.group()[1:-1].rstrip(",;:")  # a clause's comma inside the quote ('"I love cats," she said')
-        items[c] = (m.group()[0], words, m.group()[1 + len(words):])  # stays out of its translation
-        return c
+    brackets ("(Really?)") stays as it is; a quotation is an item even then. Not `quotes` in a line with
+    markup around words: the markup is put back on the words of the line's translation."""
+    def quotation(m: re.Match) -> str:
+        words = m.group()[1:-1].rstrip(",;:")  # a clause's comma stays out of the translation, and goes after
+        if (not _TWO_LETTERS.search(words) or protect.PRIVATE.search(words)  # (markup inside stays with its words)
+                or m.group()[0] == "'" and (_ELIDED.match(m.group()) or m.group().endswith("s'")
+                                            and _POSSESSIVE.match(sentence, m.end()))):
+            return m.group()
+        return items.new((m.group()[0], words, m.group()[-1] + m.group()[1 + len(words) : -1])) or m.group()
 
     def aside(m: re.Match) -> str:
         if m.start() == 0 and not sentence[m.end():].strip(".,;:!?\"' "):
             return m.group()
-        return item(m)
+        return items.new((m.group()[0], m.group()[1:-1], m.group()[-1])) or m.group()
 
-    if '"' in sentence or "'" in sentence or "«" in sentence:
-        sentence = _QUOTE.sub(lambda m: item(m) if _TWO_LETTERS.search(m.group()) else m.group(), sentence)
+    if quotes and ('"' in sentence or "'" in sentence or "«" in sentence):
+        sentence = _QUOTE.sub(quotation, sentence)
     return _ASIDE.sub(aside, sentence) if "(" in sentence or "[" in sentence else sentence
 
 
@@ -279,7 +308,8 @@ def _unknown(engine: Engine) -> Callable[[str], bool]:
     return unknown
 
 
-def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown, cut: bool = False) -> _Sentence:
+def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown, items: _Items,
+             cut: bool = False) -> _Sentence:
     """`cut`: the sentence goes on in the rest of a line cut by _cut_long, kept as it came: it gets no
     final mark, nor keeps one the model adds (a "." mid-sentence, or inside a kept blob or URL); so does a
     sentence that ends in a quotation or an aside."""
@@ -295,7 +325,9 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
         end = spans[0][1]
         s.lead, text = text[:end] + text[end : len(text) - len(text[end:].lstrip())], text[end:].lstrip()
         # after a quotation the sentence goes on in lowercase ('"I love cats," she said.'): so will its translation
-        s.lower_first = bool(protect.PRIVATE.search(s.lead)) and text[:1].islower()
+        # ('"No," Tom's mother said.' too: after a comma)
+        quoted = [items[c] for c in protect.PRIVATE.findall(s.lead) if c in items]
+        s.lower_first = bool(quoted) and (text[:1].islower() or quoted[-1][-1].endswith((",", ";", ":")))
         spans = spans_of(text)
     if spans and spans[-1][1] == len(text) and _symbols(text[spans[-1][0] :]):
         start = spans[-1][0]
@@ -304,6 +336,7 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
             # a quotation or an aside ends it: the sentence's end, if any, is in there ('It means "don't walk."'),
             # and the mark before it stays out of the model's way ('says, "Do your best."': "dice, ¿verdad?")
             cut, s.trail, text = True, text[len(text.rstrip(",;:")) :] + s.trail, text.rstrip(",;:")
+            s.trail_item = True
         spans = spans_of(text)
     # ... and emoji inside it too, put back at the same place among the words after: as a placeholder,
     # "The pizza 🍕 was great." came out "La pizza tenía 🍕 años.", "I love you ❤️ so much." lost "so much"
@@ -313,7 +346,7 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
         spans = spans_of(text)
     masked = protect.mask(text, spans, protect.PLACEHOLDERS[0])
     if not _LETTER.search(_drop_spans(text, spans)):
-        s.verbatim = text  # numbers, symbols, punctuation: nothing for the model
+        s.verbatim, s.masked = text, masked  # numbers, symbols, punctuation: nothing for the model
         return s
     t = masked.text
     if options.case:
@@ -477,18 +510,21 @@ def _phrases_joined(s: _Sentence, got: list[NBest]) -> NBest:
 
 
 def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]]) -> NBest:
+    result.kept.extend(k for span in (s.masked.spans if s.masked else ()) for k in _as_kept(span, items))
     if s.verbatim is not None:
         return [(_join(s.lead, s.verbatim, s.trail), 0.0)]
-    result.kept.extend(k for span in s.masked.spans for k in _as_kept(span, items))
     if len(s.pieces) > 1 and s.attempt < AROUND:
         result.split += 1
     out = [(t[:-1] if s.strip_stop and t.endswith(".") else t, score) for t, score in s.out]
-    if s.lower_first:  # (the first word's capital, not an acronym's: "ONU")
-        out = [(_FIRST_WORD.sub(lambda m: m.group().lower() if m.group()[1:].islower() or len(m.group()) == 1
-                                else m.group(), t, count=1), score) for t, score in out]
+    if s.lower_first:  # the first word's capital, not an acronym's ("ONU") nor a name's the English has ("Tom")
+        names = set(_FIRST_WORD.findall(s.masked.text))
+        out = [(_FIRST_WORD.sub(lambda m: m.group().lower() if (m.group()[1:].islower() or len(m.group()) == 1)
+                                and m.group() not in names else m.group(), t, count=1), score) for t, score in out]
     if s.floating:
         result.kept.extend(span for _, span, _ in s.floating)
         out = [(_put_back(t, s.floating), score) for t, score in out]
+    if s.trail_item:  # a question's marks close the sentence, after the quotation: '¿Dijiste "sí"?'
+        return [(s.lead + t.rstrip("?!") + s.trail + t[len(t.rstrip("?!")):], score) for t, score in out]
     return [(_join(s.lead, t, s.trail), score) for t, score in out]
 
 
@@ -536,15 +572,23 @@ def _render_items(todo: list[_Sentence], items: dict[str, tuple[str, ...]], engi
             used.setdefault(c, s.line)
     used = {c: line for c, line in used.items() if c in items}
     holes = [(c, k) for c in used for k in range(1, len(items[c]), 2)]
-    inner = replace(options, punctuate=False, keep_stop=False)  # a link's text is part of a sentence
-    done = translate_lines([items[c][k] for c, k in holes], engine, inner, items=items) if holes else []
+    # a link's text is part of a sentence; a quotation that ends as a sentence does ('"i love cats."') is one
+    whole = [items[c][0] in _QUOTE_MARKS and items[c][k].rstrip().endswith((".", "!", "?", "…")) for c, k in holes]
+    done: list = [None] * len(holes)
+    for sentence, opts in ((False, replace(options, punctuate=False, keep_stop=False)), (True, options)):
+        these = [j for j, w in enumerate(whole) if w == sentence]
+        if these:
+            for j, r in zip(these, translate_lines([items[holes[j][0]][holes[j][1]] for j in these], engine, opts,
+                                                   items=items)):
+                done[j] = r
     parts = {c: list(items[c]) for c in used}
-    for (c, k), r in zip(holes, done):
+    for (c, k), r, sentence in zip(holes, done, whole):
         hole = items[c][k]
         # the spaces around the text kept, but on one line: "<b>\n</b>" spread over two lines would make three
         flat = hole.replace("\n", " ")
         lead, trail = flat[: len(flat) - len(flat.lstrip())], flat[len(flat.rstrip()) :]
-        parts[c][k] = lead + _as_fragment(r.text.strip(), hole) + trail if hole.strip() else flat
+        text = r.text.strip() if sentence else _as_fragment(r.text.strip(), hole)
+        parts[c][k] = lead + text + trail if hole.strip() else flat
         results[used[c]].warnings += r.warnings
         results[used[c]].kept += r.kept
     return {c: "".join(p) for c, p in parts.items()}

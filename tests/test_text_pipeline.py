@@ -994,3 +994,15 @@ def test_markup_inside_a_quotation_stays_on_its_words():
 
     out, _ = translate_document(['<p>He said "I love <b>cats</b>" to me.</p>'], "html", engine(upper))
     assert out == ['<p>HE SAID "I LOVE <b>CATS</b>" TO ME.</p>']
+
+
+def test_a_footnote_mark_glued_to_a_word_stays_glued_and_out_of_the_word():
+    """Bug fixed: "car<sup>1</sup>" reached the model as "car1" (a code, kept untranslated, the markup put
+    around it: "<sup>car1</sup>"); it is now a mark glued to the word's translation."""
+    from mtcli.text.formats import translate_document
+
+    seen = []
+    out, _ = translate_document(["<p>I like the car<sup>1</sup> a lot.</p>", "<p>My car<sup>note</sup> is red.</p>"],
+                                "html", engine(lambda ls: seen.extend(ls) or upper(ls)))
+    assert out == ["<p>I LIKE THE CAR<sup>1</sup> A LOT.</p>", "<p>MY CAR<sup>NOTE</sup> IS RED.</p>"]
+    assert "I like the car 50 a lot." in seen and "My car 50 is red." in seen

@@ -616,12 +616,13 @@ _RAW_MARKUP = re.compile(r"[*_~`\[\]<>]")
 
 def _unwrap(text: str, items: dict[str, tuple[str, ...]]) -> tuple[str, list[_Wrap]]:
     """text with each item that wraps plain words (an emphasis, a link: three parts, no markup
-    inside) replaced by its words; the items, in order."""
+    inside) replaced by its words; the items, in order. Not one glued to the end of a word, a footnote
+    mark ("car<sup>1</sup>"): its words would join that word ("car1", kept as a code)."""
     wraps, out, last, at = [], [], 0, 0
     for m in protect.PRIVATE.finditer(text):
         parts = items.get(m.group(), ())
         if len(parts) == 3 and parts[1].strip() and not protect.PRIVATE.search(parts[1]) \
-                and not _RAW_MARKUP.search(parts[1]):
+                and not _RAW_MARKUP.search(parts[1]) and not text[m.start() - 1 : m.start()].isalnum():
             out += [text[last : m.start()], parts[1].replace("\n", " ")]  # (a line of its own: "<b>\nx</b>")
             at += m.start() - last
             wraps.append(_Wrap(m.group(), at, at + len(parts[1])))

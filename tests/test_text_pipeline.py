@@ -1006,3 +1006,15 @@ def test_a_footnote_mark_glued_to_a_word_stays_glued_and_out_of_the_word():
                                 "html", engine(lambda ls: seen.extend(ls) or upper(ls)))
     assert out == ["<p>I LIKE THE CAR<sup>1</sup> A LOT.</p>", "<p>MY CAR<sup>NOTE</sup> IS RED.</p>"]
     assert "I like the car 50 a lot." in seen and "My car 50 is red." in seen
+
+
+def test_a_dialogue_tag_after_a_quotation_reaches_the_model_in_plain_order():
+    """'"Good morning," said the teacher.': the tag alone, "Said the teacher.", came out "Le paga al profesor."
+    and "asked Tom." as "le preguntó a Tom" (Tom asked); "The teacher said." the model knows. A tag with a
+    preposition ("said Tom to Mary") or a clause ("said that ...") stays as it is."""
+    seen = []
+    lines = ['"Good morning," said the teacher.', '"Where?" asked Tom.', '"Yes," said Tom to Mary.',
+             '"No," said that man over there quietly today.', 'He said the word.']
+    translate_lines(lines, engine(_answers({}, seen)))
+    assert {"The teacher said.", "Tom asked.", "said Tom to Mary.", "He said the word."} <= set(seen), seen
+    assert not any(line.endswith("said.") and "man" in line for line in seen)

@@ -198,6 +198,11 @@ _ASIDE = re.compile(r"(?<![^\s\"'])(?:\(([^()]*[^\W\d_][^()]*)\)|\[([^\[\]]*[^\W
 _QUOTE = re.compile(r"(?<![^\s(\[])(?:\"(?=\S)([^\"]+)(?<=\S)\"|«(?=\S)([^«»]+)(?<=\S)»"
                     r"|'(?=\S)((?:[^']|(?<=\w)'(?=\w))+)(?<=\S)')(?=[\s.,;:!?…)\]]|$)")
 _QUOTE_MARKS = "\"'«"
+# "said the teacher." after a quotation: a speech verb, then a subject of up to four words (no preposition)
+_INVERTED_TAG = re.compile(
+    r"^(said|asked|replied|answered|whispered|shouted|cried|added|continued|explained|exclaimed|muttered|yelled|"
+    r"called|screamed|sighed|insisted|repeated|remarked|murmured|declared|announced|wondered)"
+    r" ((?:(?!(?:to|at|with|in|on|from|for|as|and|but|that|if)\b)[^\W\d_][\w'’-]* ?){1,4}?)([.!?…]*)$", re.IGNORECASE)
 _TWO_LETTERS = re.compile(r"[^\W\d_]{2}")
 # single quotes that are apostrophes: a word's ("'em", "'cause", "'90s") or a plural's ("the kids' room")
 _ELIDED = re.compile(r"'(?:em|cause|cos|coz|til|tis|twas|n|bout|round|\d)\b", re.IGNORECASE)
@@ -328,6 +333,9 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
         # ('"No," Tom's mother said.' too: after a comma)
         quoted = [items[c] for c in protect.PRIVATE.findall(s.lead) if c in items]
         s.lower_first = bool(quoted) and (text[:1].islower() or quoted[-1][-1].endswith((",", ";", ":")))
+        if quoted:  # a dialogue tag in a novel's order, alone, the model garbled: "said the teacher." ->
+            text = _INVERTED_TAG.sub(lambda m: f"{m[2]} {m[1].lower()}{m[3]}", text)  # "Le paga al profesor.";
+            # "the teacher said." it knows
         spans = spans_of(text)
     if spans and spans[-1][1] == len(text) and _symbols(text[spans[-1][0] :]):
         start = spans[-1][0]

@@ -996,25 +996,15 @@ def test_markup_inside_a_quotation_stays_on_its_words():
     assert out == ['<p>HE SAID "I LOVE <b>CATS</b>" TO ME.</p>']
 
 
-def test_a_footnote_mark_glued_to_a_word_stays_glued_and_out_of_the_word():
-    """Bug fixed: "car<sup>1</sup>" reached the model as "car1" (a code, kept untranslated, the markup put
-    around it: "<sup>car1</sup>"); it is now a mark glued to the word's translation."""
-    from mtcli.text.formats import translate_document
-
-    seen = []
-    out, _ = translate_document(["<p>I like the car<sup>1</sup> a lot.</p>", "<p>My car<sup>note</sup> is red.</p>"],
-                                "html", engine(lambda ls: seen.extend(ls) or upper(ls)))
-    assert out == ["<p>I LIKE THE CAR<sup>1</sup> A LOT.</p>", "<p>MY CAR<sup>NOTE</sup> IS RED.</p>"]
-    assert "I like the car 50 a lot." in seen and "My car 50 is red." in seen
-
-
 def test_a_dialogue_tag_after_a_quotation_reaches_the_model_in_plain_order():
     """'"Good morning," said the teacher.': the tag alone, "Said the teacher.", came out "Le paga al profesor."
     and "asked Tom." as "le preguntó a Tom" (Tom asked); "The teacher said." the model knows. A tag with a
     preposition ("said Tom to Mary") or a clause ("said that ...") stays as it is."""
     seen = []
     lines = ['"Good morning," said the teacher.', '"Where?" asked Tom.', '"Yes," said Tom to Mary.',
-             '"No," said that man over there quietly today.', 'He said the word.']
+             '"No," said that man over there quietly today.', 'He said the word.', '"Hello," answered the phone.',
+             '"Fine," said nothing.', '"Go," whispered his mother.', '"Yes," said he.', '(Really) said nothing.']
     translate_lines(lines, engine(_answers({}, seen)))
-    assert {"The teacher said.", "Tom asked.", "said Tom to Mary.", "He said the word."} <= set(seen), seen
-    assert not any(line.endswith("said.") and "man" in line for line in seen)
+    assert {"The teacher said.", "Tom asked.", "said Tom to Mary.", "He said the word.", "Answered the phone.",
+            "Said nothing.", "His mother whispered.", "He said."} <= set(seen), seen
+    assert not any(line.endswith("said.") and "man" in line for line in seen) and "Nothing said." not in seen

@@ -198,11 +198,12 @@ _ASIDE = re.compile(r"(?<![^\s\"'])(?:\(([^()]*[^\W\d_][^()]*)\)|\[([^\[\]]*[^\W
 _QUOTE = re.compile(r"(?<![^\s(\[])(?:\"(?=\S)([^\"]+)(?<=\S)\"|«(?=\S)([^«»]+)(?<=\S)»"
                     r"|'(?=\S)((?:[^']|(?<=\w)'(?=\w))+)(?<=\S)')(?=[\s.,;:!?…)\]]|$)")
 _QUOTE_MARKS = "\"'«"
-# "said the teacher." after a quotation: a speech verb, then a subject of up to four words (no preposition)
+# "said the teacher." after a quotation: a speech verb that rarely takes an object, then its subject: a
+# pronoun, a name (capitalised words) or a determiner and up to two words; never an object ("said nothing")
 _INVERTED_TAG = re.compile(
-    r"^(said|asked|replied|answered|whispered|shouted|cried|added|continued|explained|exclaimed|muttered|yelled|"
-    r"called|screamed|sighed|insisted|repeated|remarked|murmured|declared|announced|wondered)"
-    r" ((?:(?!(?:to|at|with|in|on|from|for|as|and|but|that|if)\b)[^\W\d_][\w'’-]* ?){1,4}?)([.!?…]*)$", re.IGNORECASE)
+    r"^(said|asked|replied|whispered|shouted|cried|exclaimed|muttered|yelled|screamed|sighed|murmured) "
+    r"(he|she|they|we|I|you|(?:(?:Mr|Mrs|Ms|Dr)\. )?[A-Z][\w'’-]*(?: [A-Z][\w'’-]*){0,2}"
+    r"|(?:the|his|her|my|your|our|their) (?!word\b|phone\b)[^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*)?)([.!?…]*)$")
 _TWO_LETTERS = re.compile(r"[^\W\d_]{2}")
 # single quotes that are apostrophes: a word's ("'em", "'cause", "'90s") or a plural's ("the kids' room")
 _ELIDED = re.compile(r"'(?:em|cause|cos|coz|til|tis|twas|n|bout|round|\d)\b", re.IGNORECASE)
@@ -333,9 +334,9 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
         # ('"No," Tom's mother said.' too: after a comma)
         quoted = [items[c] for c in protect.PRIVATE.findall(s.lead) if c in items]
         s.lower_first = bool(quoted) and (text[:1].islower() or quoted[-1][-1].endswith((",", ";", ":")))
-        if quoted:  # a dialogue tag in a novel's order, alone, the model garbled: "said the teacher." ->
-            text = _INVERTED_TAG.sub(lambda m: f"{m[2]} {m[1].lower()}{m[3]}", text)  # "Le paga al profesor.";
-            # "the teacher said." it knows
+        if quoted and quoted[-1][0] in _QUOTE_MARKS:  # a dialogue tag in a novel's order, alone, the model
+            # garbled: "said the teacher." -> "Le paga al profesor."; "the teacher said." it knows
+            text = _INVERTED_TAG.sub(lambda m: f"{m[2]} {m[1]}{m[3]}", text)
         spans = spans_of(text)
     if spans and spans[-1][1] == len(text) and _symbols(text[spans[-1][0] :]):
         start = spans[-1][0]
@@ -624,13 +625,12 @@ _RAW_MARKUP = re.compile(r"[*_~`\[\]<>]")
 
 def _unwrap(text: str, items: dict[str, tuple[str, ...]]) -> tuple[str, list[_Wrap]]:
     """text with each item that wraps plain words (an emphasis, a link: three parts, no markup
-    inside) replaced by its words; the items, in order. Not one glued to the end of a word, a footnote
-    mark ("car<sup>1</sup>"): its words would join that word ("car1", kept as a code)."""
+    inside) replaced by its words; the items, in order."""
     wraps, out, last, at = [], [], 0, 0
     for m in protect.PRIVATE.finditer(text):
         parts = items.get(m.group(), ())
         if len(parts) == 3 and parts[1].strip() and not protect.PRIVATE.search(parts[1]) \
-                and not _RAW_MARKUP.search(parts[1]) and not text[m.start() - 1 : m.start()].isalnum():
+                and not _RAW_MARKUP.search(parts[1]):
             out += [text[last : m.start()], parts[1].replace("\n", " ")]  # (a line of its own: "<b>\nx</b>")
             at += m.start() - last
             wraps.append(_Wrap(m.group(), at, at + len(parts[1])))

@@ -194,7 +194,8 @@ def test_html_text_attributes_are_translated_escaped_and_quoted():
     out, results = translate_document(lines, "html", engine(spanish))
     # (the fake model reverses each word, its final stop included)
     assert out[0] == '<p title="A .TNALP">.IH <img alt="A DER .RAC" src="car.png"></p>'
-    assert out[1] == '<img src=y.png alt=".GOD" TITLE=\'YAS &quot;IH&quot; &amp; .OG\'>'  # its own quotes kept
+    # its own quotes kept (the quotation is given the model as a sentence, "Hi.": this model writes its stop first)
+    assert out[1] == '<img src=y.png alt=".GOD" TITLE=\'YAS &quot;.IH&quot; &amp; .OG\'>'
     assert out[2] == '<input placeholder="RUOY .EMAN" value="not text">.<b aria-label=".DLOB">X</b>'
     assert out[3] == lines[3]
     assert out[4] == lines[4] and 'title="over' in out[4] and '<img alt="" src="e.png">' in out[5]

@@ -923,7 +923,7 @@ def test_a_quotation_is_translated_on_its_own_inside_its_marks():
     out = translate_lines(lines, engine(_answers({}, seen, default=lambda line: _quoteless([line])[0][0][0])))
     assert [r.text for r in out] == ['"I LOVE CATS."', '"TOM LIKES MARY." "YEAH, I KNOW."', "'I DONT KNOW.'",
                                      "«COME HERE.»", 'HE ANSWERED WITH A "NO" TODAY.', '"IS IT LATE?" "NO."']
-    assert {"I love cats.", "Tom likes Mary.", "Yeah, I know.", "I don't know.", "Come here.", "no"} <= set(seen)
+    assert {"I love cats.", "Tom likes Mary.", "Yeah, I know.", "I don't know.", "Come here.", "No."} <= set(seen)
     assert not [line for line in seen if re.search("[\"«»]|^'|'$", line)]
 
 
@@ -935,13 +935,13 @@ def test_a_sentence_that_ends_in_a_quotation_gets_no_stop_before_it_and_one_afte
     seen = []
     table = {"This signal means.": "ESTA SEÑAL SIGNIFICA.", "This signal means": "ESTA SEÑAL SIGNIFICA.",
              "Father always says": "PAPÁ SIEMPRE DICE.", "She said.": "Ella dijo.", "Tom said.": "Tom dijo.",
-             "Don't walk.": "No camines.", "Do your best.": "Haz lo mejor.", "I love cats": "Amo los gatos."}
+             "Don't walk.": "No camines.", "Do your best.": "Haz lo mejor.", "I love cats.": "Amo los gatos."}
     lines = ['This signal means "don\'t walk."', 'Father always says, "Do your best."', '"I love cats," she said.',
              '"I love cats," Tom said.']
     out = translate_lines(lines, engine(_answers(table, seen)))
     assert [r.text for r in out] == ['ESTA SEÑAL SIGNIFICA "No camines."', 'PAPÁ SIEMPRE DICE, "Haz lo mejor."',
                                      '"Amo los gatos", ella dijo.', '"Amo los gatos", Tom dijo.']  # (Spanish: ",)
-    assert "This signal means" in seen and "Father always says" in seen and "I love cats" in seen
+    assert "This signal means" in seen and "Father always says" in seen and "I love cats." in seen
 
 
 @pytest.mark.parametrize("line", [
@@ -961,8 +961,8 @@ def test_around_a_quotation_a_question_closes_after_it_names_keep_capitals_and_k
     said.' kept the model's capital ("La madre"), a URL inside quotes was missing from `kept`, and a
     lowercase quoted sentence came out lowercase ('"i love cats."')."""
     seen = []
-    table = {"Did you say": "¿Dijiste?", "yes": "sí", "Tom's mother said.": "La madre de Tom dijo.",
-             "Tom said.": "Tom dijo.", "No": "No", "I love cats.": "Amo los gatos.", "Visit today.": "Visita hoy."}
+    table = {"Did you say": "¿Dijiste?", "Yes.": "Sí.", "Tom's mother said.": "La madre de Tom dijo.",
+             "Tom said.": "Tom dijo.", "No.": "No.", "I love cats.": "Amo los gatos.", "Visit today.": "Visita hoy."}
     lines = ['Did you say "yes"', '"No," Tom\'s mother said.', '"No," Tom said.', '"i love cats."',
              'Visit "https://example.com/a" today.']
     out = translate_lines(lines, engine(_answers(table, seen)))

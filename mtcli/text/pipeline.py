@@ -581,11 +581,15 @@ def _render_items(todo: list[_Sentence], items: dict[str, tuple[str, ...]], engi
             used.setdefault(c, s.line)
     used = {c: line for c, line in used.items() if c in items}
     holes = [(c, k) for c in used for k in range(1, len(items[c]), 2)]
-    # a link's text is part of a sentence; a quotation that ends as a sentence does ('"i love cats."') is one
-    whole = [items[c][0] in _QUOTE_MARKS and items[c][k].rstrip().endswith((".", "!", "?", "…")) for c, k in holes]
+    # a link's text is part of a sentence; a quotation that ends as a sentence does ('"i love cats."') is one;
+    # one that does not ('"Yes," he said.') is given the model as one ("Yes." -> "Sí."), without its stop
+    kinds = [0 if items[c][0] not in _QUOTE_MARKS else 2 if items[c][k].rstrip().endswith((".", "!", "?", "…"))
+             else 1 for c, k in holes]
+    whole = [kind == 2 for kind in kinds]
     done: list = [None] * len(holes)
-    for sentence, opts in ((False, replace(options, punctuate=False, keep_stop=False)), (True, options)):
-        these = [j for j, w in enumerate(whole) if w == sentence]
+    for kind, opts in enumerate((replace(options, punctuate=False, keep_stop=False), replace(options, keep_stop=False),
+                                 options)):
+        these = [j for j, w in enumerate(kinds) if w == kind]
         if these:
             for j, r in zip(these, translate_lines([items[holes[j][0]][holes[j][1]] for j in these], engine, opts,
                                                    items=items)):

@@ -469,7 +469,7 @@ def prepare(
     split (a truncated target would teach the model to stop mid-sentence) and cut to the
     limit, keeping EOS, in selection and test, so those splits stay complete; the
     manifest counts both. `lowercase_en`: the English tokenizer lowercases (a model that sees no
-case). Results are reused while the corpus bytes and options match.
+    case). Results are reused while the corpus bytes and options match.
     `what` and `forcing` name out_dir's option and how to force it in messages (training
     tokenizes into its --prepared directory, where --force means another thing).
     """

@@ -533,7 +533,7 @@ def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]])
         result.kept.extend(span for _, span, _ in s.floating)
         out = [(_put_back(t, s.floating), score) for t, score in out]
     if s.trail_item:  # a question's marks close the sentence, after the quotation: '¿Dijiste "sí"?'
-        return [(s.lead + t.rstrip("?!") + s.trail + t[len(t.rstrip("?!")):], score) for t, score in out]
+        return [(_join(s.lead, t.rstrip("?!"), s.trail) + t[len(t.rstrip("?!")):], score) for t, score in out]
     return [(_join(s.lead, t, s.trail), score) for t, score in out]
 
 
@@ -585,7 +585,6 @@ def _render_items(todo: list[_Sentence], items: dict[str, tuple[str, ...]], engi
     # one that does not ('"Yes," he said.') is given the model as one ("Yes." -> "Sí."), without its stop
     kinds = [0 if items[c][0] not in _QUOTE_MARKS else 2 if items[c][k].rstrip().endswith((".", "!", "?", "…"))
              else 1 for c, k in holes]
-    whole = [kind == 2 for kind in kinds]
     done: list = [None] * len(holes)
     for kind, opts in enumerate((replace(options, punctuate=False, keep_stop=False), replace(options, keep_stop=False),
                                  options)):
@@ -595,12 +594,12 @@ def _render_items(todo: list[_Sentence], items: dict[str, tuple[str, ...]], engi
                                                    items=items)):
                 done[j] = r
     parts = {c: list(items[c]) for c in used}
-    for (c, k), r, sentence in zip(holes, done, whole):
+    for (c, k), r, kind in zip(holes, done, kinds):
         hole = items[c][k]
         # the spaces around the text kept, but on one line: "<b>\n</b>" spread over two lines would make three
         flat = hole.replace("\n", " ")
         lead, trail = flat[: len(flat) - len(flat.lstrip())], flat[len(flat.rstrip()) :]
-        text = r.text.strip() if sentence else _as_fragment(r.text.strip(), hole)
+        text = r.text.strip() if kind == 2 else _as_fragment(r.text.strip(), hole)
         parts[c][k] = lead + text + trail if hole.strip() else flat
         results[used[c]].warnings += r.warnings
         results[used[c]].kept += r.kept

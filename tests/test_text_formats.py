@@ -348,6 +348,11 @@ def word_by_word(lines):
     ("markdown", "See the *red* car and the **big** house.", "Mira el coche *rojo* y el casa **grande**."),
     ("html", "<p>See the <b>red car</b> and <i>the house</i>.</p>", "<p>Mira el <b>coche rojo</b> y <i>el casa</i>.</p>"),
     ("html", '<p>This is <a href="x">very</a> important.</p>', '<p>Esto es <a href="x">muy</a> importante.</p>'),
+    # a footnote mark goes after its word's translation; a symbol's script stays with its word
+    ("markdown", "See the red car[^1] and the house<sup>2</sup>.", "Mira el coche[^1] rojo y el casa<sup>2</sup>."),
+    ("html", "<p>See the <i>red car</i><sup>1</sup> and H<sub>2</sub>O.</p>",
+     "<p>Mira el <i>coche rojo</i><sup>1</sup> y H<sub>2</sub>O.</p>"),
+    ("markdown", "See the red car.<sup>1</sup> See the house.", "Mira el coche rojo.<sup>1</sup> Mira el casa."),
 ])
 def test_markup_around_words_goes_around_their_translation(fmt, source, expected):
     """The sentence is translated with the marked words in it (a placeholder in their place made the

@@ -909,6 +909,33 @@ def test_markup_glued_to_a_word_stays_glued_where_it_stays():
         "<i> I LIKE CAR A LOT."]
 
 
+def test_a_superscript_or_subscript_glued_to_a_word_is_a_footnote_mark_or_part_of_the_word():
+    """Bugs fixed: "car<sup>1</sup>" reached the model as "car1" (kept untranslated), "H<sub>2</sub>O" lost its
+    letters ("El agua es <sub>2</sub>."), "x<sub>i</sub>" had its "i" translated, "<i>cats</i><sup>4</sup>"
+    garbled. A footnote mark goes after its word's translation, the model never seeing it; a symbol's
+    script (a word of one or two letters, or letters on both sides) is kept with its word, never translated."""
+    seen = []
+    sup = lambda text: ("<sup>", text, "</sup>")  # noqa: E731 (as formats.py makes HTML's)
+    items = {"\ue000": sup("1"), "\ue001": ("<sub>", "2", "</sub>"), "\ue002": ("<sub>", "i", "</sub>"),
+             "\ue003": ("<i>", "cats", "</i>"), "\ue004": sup("4"), "\ue005": sup("[2]"), "\ue006": ("[^3]",),
+             "\ue007": sup("1")}
+    lines = ["The car\ue000 is red.", "Water is H\ue001O.", "The formula x\ue002 is used.", "I like \ue003\ue004.",
+             "I saw the house\ue005 today.", "The car.\ue006 It is red.", "I like dogs\ue007."]
+    out = translate_lines(lines, engine(lambda ls: seen.extend(ls) or upper(ls)), items=items)
+    assert [r.text for r in out] == [
+        "THE CAR<sup>1</sup> IS RED.", "WATER IS H<sub>2</sub>O.", "THE FORMULA x<sub>i</sub> IS USED.",
+        "I LIKE <i>CATS</i><sup>4</sup>.", "I SAW THE HOUSE<sup>[2]</sup> TODAY.", "THE CAR.[^3] IT IS RED.",
+        "I LIKE DOGS<sup>1</sup>."]
+    assert not [line for line in seen if re.search(r"\d|[\ue000-\uf8ff]|\bi\b|\bH\b", line)
+                and "50" not in line]  # (H<sub>2</sub>O and x<sub>i</sub>: each a placeholder)
+    assert {"The car is red.", "The car.", "It is red.", "I like cats.", "I like dogs."} <= set(seen)
+    # without markup parsed (plain text), the same: the tags are kept spans
+    plain = translate_lines(["The car<sup>1</sup> is red.", "Water is H<sub>2</sub>O.", "The area is 5 km<sup>2</sup>."],
+                            engine(upper))
+    assert [r.text for r in plain] == ["THE CAR<sup>1</sup> IS RED.", "WATER IS H<sub>2</sub>O.",
+                                       "THE AREA IS 5 km<sup>2</sup>."]
+
+
 def _quoteless(lines):  # a model that drops quotes, as the shipped one dropped a closing one
     return [[(re.sub("[\"'«»]", "", line).upper().replace("'", ""), -1.0)] for line in lines]
 

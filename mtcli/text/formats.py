@@ -197,7 +197,8 @@ _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 # inline markup, in the order it is taken out: a code span's text is code, not prose, so it goes first
 _CODE = re.compile(r"(`+)(.+?)\1")
 _RAW_INLINE = re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*|[^\s<>@]+@[^\s<>]+)>"  # autolinks
-                         r"|<(code|kbd|samp|var|tt)\b[^<>]*>.*?</\1\s*>"  # inline HTML whose content is code
+                         r"|<(code|kbd|samp|var|tt|sub|sup)\b[^<>]*>.*?</\1\s*>"  # inline HTML whose content is
+                         # code, or a symbol's or a footnote's (H<sub>2</sub>O, x<sup>2</sup>, car<sup>1</sup>)
                          r"|</?[A-Za-z][^<>]*>"  # inline HTML tags
                          r"|&(?:#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"  # entities: &copy; &#169;
                          r"|\[\^[^\]\s]+\]"  # footnote references [^1]

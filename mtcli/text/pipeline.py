@@ -338,10 +338,10 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
             # garbled: "said the teacher." -> "Le paga al profesor."; "the teacher said." it knows
             text = _INVERTED_TAG.sub(lambda m: f"{m[2]} {m[1]}{m[3]}", text)
         spans = spans_of(text)
-    if spans and spans[-1][1] == len(text) and _symbols(text[spans[-1][0] :]):
+    if spans and spans[-1][1] == len(text) and (_symbols(text[spans[-1][0] :]) or _footnote(text, *spans[-1], items)):
         start = spans[-1][0]
         s.trail, text = text[len(text[:start].rstrip()) :], text[:start].rstrip()
-        if protect.PRIVATE.search(s.trail):
+        if protect.PRIVATE.search(s.trail) and not _footnote(s.trail, 0, len(s.trail), items, glued=False):
             # a quotation or an aside ends it: the sentence's end, if any, is in there ('It means "don't walk."'),
             # and the mark before it stays out of the model's way ('says, "Do your best."': "dice, ¿verdad?")
             cut, s.trail, text = True, text[len(text.rstrip(",;:")) :] + s.trail, text.rstrip(",;:")
@@ -349,7 +349,8 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
         spans = spans_of(text)
     # ... and emoji inside it too, put back at the same place among the words after: as a placeholder,
     # "The pizza 🍕 was great." came out "La pizza tenía 🍕 años.", "I love you ❤️ so much." lost "so much"
-    inside = [(a, b) for a, b in spans if _symbols(text[a:b]) and not protect.PRIVATE.search(text[a:b])]
+    inside = [(a, b) for a, b in spans if _symbols(text[a:b]) and not protect.PRIVATE.search(text[a:b])
+              or _footnote(text, a, b, items)]
     if inside and _LETTER.search(_drop_spans(text, spans)):
         text, s.floating = _set_aside(text, inside)
         spans = spans_of(text)
@@ -419,6 +420,18 @@ _OPENING_MARKS = "\"'([{¿¡«“‘"
 def _symbols(span: str) -> bool:
     """Emoji, symbols and markup: no letter or digit of their own to translate or to place."""
     return not re.search(r"[A-Za-z0-9]", span)
+
+
+_NOTE = re.compile(r"<su[bp]\b|\[\^", re.IGNORECASE)  # a superscript, a subscript, a Markdown footnote ([^1])
+
+
+def _footnote(text: str, a: int, b: int, items: dict[str, tuple[str, ...]], glued: bool = True) -> bool:
+    """text[a:b] is a superscript or a footnote glued to the end of a word or a stop ("car<sup>1</sup>", "car.[^1]"):
+    a footnote mark, set aside like an emoji. As a placeholder it was a number of the sentence ("cats 50 and
+    dogs"), or lost."""
+    if glued and (a == 0 or text[a - 1].isspace() or text[b : b + 1].isalnum()):
+        return False
+    return bool(_NOTE.match(text, a) or _NOTE.match(items.get(text[a : a + 1], ("",))[0]))
 
 
 def _drop_spans(text: str, spans) -> str:
@@ -530,7 +543,7 @@ def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]])
         out = [(_FIRST_WORD.sub(lambda m: m.group().lower() if (m.group()[1:].islower() or len(m.group()) == 1)
                                 and m.group() not in names else m.group(), t, count=1), score) for t, score in out]
     if s.floating:
-        result.kept.extend(span for _, span, _ in s.floating)
+        result.kept.extend(k for _, span, _ in s.floating for k in _as_kept(span, items))
         out = [(_put_back(t, s.floating), score) for t, score in out]
     if s.trail_item:  # a question's marks close the sentence, after the quotation: '¿Dijiste "sí"?'
         return [(_join(s.lead, t.rstrip("?!"), s.trail) + t[len(t.rstrip("?!")):], score) for t, score in out]
@@ -576,7 +589,7 @@ def _render_items(todo: list[_Sentence], items: dict[str, tuple[str, ...]], engi
         return {}
     used: dict[str, int] = {}
     for s in todo:
-        kept = (s.lead, s.trail, s.verbatim or "", *(s.masked.spans if s.masked else ()))
+        kept = (s.lead, s.trail, s.verbatim or "", *(s.masked.spans if s.masked else ()), *(f[1] for f in s.floating))
         for c in protect.PRIVATE.findall("".join(kept)):
             used.setdefault(c, s.line)
     used = {c: line for c, line in used.items() if c in items}
@@ -626,20 +639,54 @@ class _Wrap:
 _RAW_MARKUP = re.compile(r"[*_~`\[\]<>]")
 
 
-def _unwrap(text: str, items: dict[str, tuple[str, ...]]) -> tuple[str, list[_Wrap]]:
+_WORD_BEFORE = re.compile(r"(?<!\w)\w+$")
+
+
+def _unwrap(text: str, items: _Items) -> tuple[str, list[_Wrap]]:
     """text with each item that wraps plain words (an emphasis, a link: three parts, no markup
-    inside) replaced by its words; the items, in order."""
+    inside) replaced by its words; the items, in order. A superscript or a subscript glued to a word
+    is a footnote mark (car<sup>1</sup>, cats[^1]) or part of it (H<sub>2</sub>O, x<sup>2</sup>): never
+    translated ("x<sub>i</sub>" -> "x<sub>puedo</sub>"); a footnote mark goes after its word's translation
+    (a wrap of its own, or of the link or emphasis it follows), the other is kept with its word."""
     wraps, out, last, at = [], [], 0, 0
+
+    def wrap(start: int, end: int, mark: str, words: str) -> None:
+        nonlocal last, at
+        out.extend((text[last:start], words))
+        at += start - last
+        wraps.append(_Wrap(mark, at, at + len(words)))
+        at += len(words)
+        last = end
+
     for m in protect.PRIVATE.finditer(text):
         parts = items.get(m.group(), ())
-        if len(parts) == 3 and parts[1].strip() and not protect.PRIVATE.search(parts[1]) \
+        if parts and _NOTE.match(parts[0]) and not any(map(protect.PRIVATE.search, parts)) and _glued(text, m):
+            note, word = "".join(parts), _WORD_BEFORE.search(text, last, m.start())
+            items[m.group()] = (note,)
+            if wraps and last == m.start():  # after a link or an emphasis ("<i>cats</i><sup>4</sup>")
+                open_, words, close = items[wraps[-1].mark]
+                items[wraps[-1].mark] = (open_, words, close + note)
+                last = m.end()
+            elif word and not text[m.end() : m.end() + 1].isalnum():
+                if len(word.group()) > 2 and not word.group().isdigit():  # a footnote mark
+                    mark = items.new(("", word.group(), note))
+                    if mark:
+                        wrap(word.start(), m.end(), mark, word.group())
+                else:  # a symbol's ("x<sup>2</sup>", "km<sup>2</sup>"): protect.find_spans keeps it whole
+                    mark = items.new((word.group() + note,))
+                    if mark:
+                        out.extend((text[last : word.start()], mark))
+                        at += word.start() - last + 1
+                        last = m.end()
+        elif len(parts) == 3 and parts[1].strip() and not protect.PRIVATE.search(parts[1]) \
                 and not _RAW_MARKUP.search(parts[1]):
-            out += [text[last : m.start()], parts[1].replace("\n", " ")]  # (a line of its own: "<b>\nx</b>")
-            at += m.start() - last
-            wraps.append(_Wrap(m.group(), at, at + len(parts[1])))
-            at += len(parts[1])
-            last = m.end()
-    return ("".join(out) + text[last:], wraps) if wraps else (text, [])
+            wrap(m.start(), m.end(), m.group(), parts[1].replace("\n", " "))  # (a line of its own: "<b>\nx</b>")
+    return "".join(out) + text[last:], wraps
+
+
+def _glued(text: str, m: re.Match) -> bool:
+    before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
+    return bool(before.strip()) or after.isalnum() or bool(protect.PRIVATE.match(after))
 
 
 def _without(text: str, w: _Wrap) -> str:
@@ -673,6 +720,17 @@ def _clues(lines: dict[int, str], wraps: dict[int, list[_Wrap]], items, engine: 
 _EDGE = "¿?¡!.,;:\"'()«»“”‘’[]"
 
 
+_GLUED_END = re.compile(f"[{re.escape(_EDGE)}{protect.PRIVATE.pattern[1:-1]}]+$")
+
+
+def _core(word: str) -> tuple[int, int]:
+    """Where a word's text is in it: without the marks around it, nor markup glued to its end ("gatos<sup>4</sup>"
+    is "gatos"), unless the word is markup."""
+    start, end = len(word) - len(word.lstrip(_EDGE)), len(word.rstrip(_EDGE))
+    bare = _GLUED_END.search(word, start)
+    return start, bare.start() if bare and bare.start() > start else end
+
+
 def _words(text: str) -> list[str]:
     return [w.strip(_EDGE).lower() for w in text.split() if w.strip(_EDGE)]
 
@@ -692,9 +750,12 @@ def _rewrap(text: str, wraps: list[_Wrap], clues: dict[str, _Clues], items: dict
     """text with each wrap's markup put back around the words of text that its clues point at (the
     most alike first; near where its words were in the source when nothing is alike): as its markup
     character, `rendered` told what it stands for, or else written out. No markup is ever lost."""
-    spans = [m for m in re.finditer(r"\S+", text) if m.group().strip(_EDGE)]
-    words = [m.group().strip(_EDGE).lower() for m in spans]
-    taken = [bool(protect.PRIVATE.search(m.group())) for m in spans]  # (other markup stays outside)
+    spans = [(m.start() + a, m.start() + b) for m in re.finditer(r"\S+", text) for a, b in [_core(m.group())] if a < b]
+    words = [text[a:b].lower() for a, b in spans]
+    taken = [bool(protect.PRIVATE.search(text[a:b])) for a, b in spans]  # (other markup stays outside,
+    # and so does markup after a word: "gatos<sup>4</sup>" can end the words wrapped, not be inside them)
+    marked_after = [bool(protect.PRIVATE.search(text, b, spans[k + 1][0] if k + 1 < len(spans) else len(text)))
+                    for k, (_, b) in enumerate(spans)]
     size, grams, missing = {}, {}, {}  # per wrap: its source words, its fragments' trigrams, the words
     for w in wraps:                    # the line lacks without them
         c = clues[w.mark]
@@ -710,7 +771,7 @@ def _rewrap(text: str, wraps: list[_Wrap], clues: dict[str, _Clues], items: dict
             c = clues[w.mark]
             for i in range(len(words)):
                 for j in range(i + 1, min(len(words), i + size[w.mark] + 2) + 1):
-                    if taken[j - 1]:
+                    if taken[j - 1] or j - 1 > i and marked_after[j - 2]:
                         break
                     like = max((_dice(span_grams(i, j), g) for g in grams[w.mark]), default=0.0)
                     if missing[w.mark]:  # (a long word tells more; "y", "es" or "el" nothing: the line without
@@ -734,8 +795,7 @@ def _rewrap(text: str, wraps: list[_Wrap], clues: dict[str, _Clues], items: dict
         if i == len(words):  # (no word left for it: at the end)
             start = end = len(text.rstrip(_EDGE + " "))
         else:
-            start = spans[i].start() + len(spans[i].group()) - len(spans[i].group().lstrip(_EDGE))
-            end = spans[j - 1].end() - (len(spans[j - 1].group()) - len(spans[j - 1].group().rstrip(_EDGE)))
+            start, end = spans[i][0], spans[j - 1][1]
         open_, _, close = items[mark]
         marked = open_ + text[start:end] + close
         if rendered is not None:

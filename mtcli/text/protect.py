@@ -104,14 +104,37 @@ def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_
             s, e = m.start() + r.start(), m.start() + r.end()
             if PRIVATE.search(r.group()) or len(r.group()) >= long_word or unknown(r.group()):
                 found.append((s, e))
-    found.sort()
+    merged = _merge(text, found)
+    if "<" in text or PRIVATE.search(text):
+        merged = _merge(text, [_whole_word(text, s, e) for s, e in merged])
+    return merged
+
+
+def _merge(text: str, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
     merged: list[list[int]] = []
-    for s, e in found:
+    for s, e in sorted(found):
         if merged and (s <= merged[-1][1] or not text[merged[-1][1] : s].strip(_JOINING)):
             merged[-1][1] = max(merged[-1][1], e)
         else:
             merged.append([s, e])
     return [(s, e) for s, e in merged]
+
+
+_WORD_BEFORE = re.compile(r"\w*$")
+_WORD_AFTER = re.compile(r"\w*")
+_MARKUP = re.compile(rf"<|{PRIVATE.pattern}")
+SCRIPT = re.compile(r"<su[bp]\b", re.IGNORECASE)  # a superscript or a subscript
+
+
+def _whole_word(text: str, s: int, e: int) -> tuple[int, int]:
+    """A span of markup inside a word made the whole word: "H<sub>2</sub>O", "x<sup>2</sup>", "km<sup>2</sup>"
+    cut apart lost their letters ("El agua es <sub>2</sub>."). Not markup before a word ("<i>car") nor after
+    one of three letters or more (a footnote mark, "car<sup>1</sup>"): the word is translated, the markup
+    stays glued to it."""
+    before, after = _WORD_BEFORE.search(text, 0, s).group(), _WORD_AFTER.match(text, e).group()
+    if before and after and _MARKUP.search(text, s, e) or not after and 0 < len(before) <= 2 and (SCRIPT.match(text, s) or PRIVATE.match(text, s)):
+        return s - len(before), e + len(after)
+    return s, e
 
 
 def mask(text: str, spans: Sequence[tuple[int, int]], seq: tuple[str, ...]) -> Masked:

@@ -17,9 +17,10 @@ NOT_ABBREVIATIONS = frozenset("me is man ill wash miss mass ok con id ken ore ma
 # every place pysbd can end an English sentence, before a space: a stop (its list holds the full-width
 # ones too), then closing quotes or brackets; and list items ("Step 1) mix 2) bake", "(a) one (b) two").
 # A boundary without a space never counts (the sentences must join back with single spaces).
-_MAYBE_BOUNDARY = re.compile(r"[.!?…。．！？][\"')\]]*\s|\)\s")
+_MAYBE_BOUNDARY = re.compile(r"[.!?…。．！？][\"')\]]*(?:[<\ue000-\uf8ff\U000f0000-\U0010fffd]\S*)?\s|\)\s")
 # where a sentence too long for the model may be cut, best first: after ; or :, after a comma, before
 # a conjunction that starts a clause
+_LETTER = re.compile(r"[^\W\d_]")
 CLAUSE_BREAKS = (
     re.compile(r"(?<=[;:])\s"),
     re.compile(r"(?<=,)\s"),
@@ -46,9 +47,28 @@ def sentences(text: str) -> list[str]:
     """The sentences of one normalised line, in order; joined with single spaces they give the line back."""
     if not _MAYBE_BOUNDARY.search(text):
         return [text] if text else []
-    out = [s.strip() for s in _segmenter().segment(text)]
-    out = [s for s in out if s]
-    # pysbd never drops text, but if it ever changed anything, keep the line whole
+    return _split(text)
+
+
+def _split(text: str) -> list[str]:
+    out, at = [], 0
+    for piece in _segmenter().segment(text):
+        piece = piece.strip()
+        start = text.find(piece, at) if piece else -1
+        if start < 0:  # pysbd never drops text, but if it ever changed anything, keep the line whole
+            return [text]
+        if out and start == at:  # cut inside a word: after a stop, before a footnote mark ("car.<sup>1</sup> It")
+            glued = re.match(r"\S*", piece).group()
+            if _LETTER.search(re.sub(r"<[^<>]*>", "", glued)):
+                out[-1] += piece
+                at += len(piece)
+                continue
+            out[-1] += glued
+            piece = piece[len(glued) :].lstrip()
+            start = text.find(piece, at + len(glued)) if piece else at + len(glued)
+        if piece:
+            out.append(piece)
+        at = start + len(piece)
     return out if " ".join(out) == text else [text]
 
 

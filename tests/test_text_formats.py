@@ -353,13 +353,16 @@ def word_by_word(lines):
     ("html", "<p>See the <i>red car</i><sup>1</sup> and H<sub>2</sub>O.</p>",
      "<p>Mira el <i>coche rojo</i><sup>1</sup> y H<sub>2</sub>O.</p>"),
     ("markdown", "See the red car.<sup>1</sup> See the house.", "Mira el coche rojo.<sup>1</sup> Mira el casa."),
+    ("markdown", "See the house <sup>red car</sup>.", "Mira el casa <sup>coche rojo</sup>."),  # (not glued: words)
+    ("srt", "1\n00:00:01,000 --> 00:00:02,000\nI see the <i>red car</i><sup>1</sup>.",
+     "1\n00:00:01,000 --> 00:00:02,000\nYo mira el <i>coche rojo</i><sup>1</sup>."),
 ])
 def test_markup_around_words_goes_around_their_translation(fmt, source, expected):
     """The sentence is translated with the marked words in it (a placeholder in their place made the
     real model answer "The plant is 50." with "La planta tiene 50 años."), and the markup put back
     around the words that translate them, wherever the translation moved them."""
-    out, _ = translate_document([source], fmt, engine(word_by_word))
-    assert out == [expected]
+    out, _ = translate_document(source.split("\n"), fmt, engine(word_by_word))
+    assert out == expected.split("\n")
 
 
 MARKED = {"markdown": (["**red**", "[car](x)", "*a big*"], ("*", "[", "](x)")),

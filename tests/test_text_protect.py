@@ -2,7 +2,7 @@
 
 import pytest
 
-from mtcli.text.protect import (PLACEHOLDERS, all_kept, find_spans, mask, one_span_phrases, placed, remask, restore,
+from mtcli.text.protect import (Masked, PLACEHOLDERS, all_kept, find_spans, mask, one_span_phrases, placed, remask, restore,
                                  unmasked)
 
 
@@ -120,6 +120,10 @@ def test_all_kept_wants_each_span_once_in_order_wherever_it_is():
     assert all_kept("5 gatos y 5 perros a las 7:15.", m)  # the first span at the very start
     assert not all_kept("Tengo 5 gatos y perros a las 7:15.", m)  # one "5" lost
     assert not all_kept("A las 7:15 tengo 5 gatos y 5 perros.", m)  # out of order
+    # each whole: not inside a longer number (a made-up "59" for "5"; "5'11\"" -> "511")
+    assert not all_kept("Cuesta 59.", Masked("x", ("5",), ("50",)))
+    assert not all_kept("Mide 511.", Masked("x", ("5", "11"), ("50",)))
+    assert all_kept("Mide 5 pies y 11.", Masked("x", ("5", "11"), ("50",)))
 
 
 def test_a_word_as_long_as_the_limit_is_kept_and_the_limit_is_the_callers():

@@ -30,6 +30,8 @@ CASES = [
     # a footnote mark after a stop ends the sentence with it (pysbd cut before it: the line stayed whole)
     ("The car.<sup>1</sup> It is red.", ["The car.<sup>1</sup>", "It is red."]),
     ("The car.\ue000 It is red. Yes.", ["The car.\ue000", "It is red.", "Yes."]),
+    ("It is in the U.S.<sup>1</sup> and in Canada.", ["It is in the U.S.<sup>1</sup> and in Canada."]),  # (pysbd: two)
+    ("I saw Dr.\ue000 Smith. Then he left.\ue001", ["I saw Dr.\ue000 Smith.", "Then he left.\ue001"]),
     ("", []),
 ]
 

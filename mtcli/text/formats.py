@@ -141,7 +141,7 @@ def spread(text: str, weights: list[int], word: re.Pattern | None = None) -> lis
 # a cue's timing, as the srt parser reads it ("0:0:1,000 --> 0:0:2,000", "00:00:01.000 - > ..." too)
 _TIMESTAMP = r"[0-9]+[,.:，．。：][0-9]+[,.:，．。：][0-9]+[,.:，．。：]?[0-9]*"
 _TIMECODE = re.compile(rf"^\s*{_TIMESTAMP} *-[ -] *> *{_TIMESTAMP}")
-_SRT_PAIR = re.compile(r"(<(i|b|u|font)\b[^>]*>)(.*?)(</\2>)", re.IGNORECASE)  # <i>text</i>: text translated
+_SRT_PAIR = re.compile(r"(<(i|b|u|font|sub|sup)\b[^>]*>)(.*?)(</\2>)", re.IGNORECASE)  # <i>text</i>: text translated
 _SRT_TAG = re.compile(r"<[^>]*>|\{[^}]*\}")  # any other tag, {\an8}
 # a speaker's line: "- Hello.", "<i>- Hi!", "TOM: Where were you?", "MARY JANE: ..."
 _SPEAKER = re.compile(r"\s*(?:<[^>]*>|\{[^}]*\})*(?:[-‐‑–—](?!\d)|[A-Z][A-Z0-9 .'-]{0,30}(?<=[A-Z0-9.]):(?=\s))\s*")
@@ -197,8 +197,7 @@ _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 # inline markup, in the order it is taken out: a code span's text is code, not prose, so it goes first
 _CODE = re.compile(r"(`+)(.+?)\1")
 _RAW_INLINE = re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*|[^\s<>@]+@[^\s<>]+)>"  # autolinks
-                         r"|<(code|kbd|samp|var|tt|sub|sup)\b[^<>]*>.*?</\1\s*>"  # inline HTML whose content is
-                         # code, or a symbol's or a footnote's (H<sub>2</sub>O, x<sup>2</sup>, car<sup>1</sup>)
+                         r"|<(code|kbd|samp|var|tt)\b[^<>]*>.*?</\1\s*>"  # inline HTML whose content is code
                          r"|</?[A-Za-z][^<>]*>"  # inline HTML tags
                          r"|&(?:#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"  # entities: &copy; &#169;
                          r"|\[\^[^\]\s]+\]"  # footnote references [^1]
@@ -211,8 +210,14 @@ _LINK = re.compile(r"(\[)([^\]]+)(\]\([^)]*\)|\]\[[^\]]*\])")
 _EMPHASIS = re.compile(r"(\*\*|__|~~|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)(\1)(?!\w)")
 
 
+# a superscript or a subscript without markup inside: three parts, as HTML's (its text translated in place, or
+# kept with the word it is glued to: "H<sub>2</sub>O", "car<sup>1</sup>")
+_SCRIPT_PAIR = re.compile(r"(<(su[bp])\b[^<>]*>)([^<>]*)(</\2\s*>)", re.IGNORECASE)
+
+
 def _inline_markdown(doc: _Doc, text: str) -> str:
     text = _CODE.sub(lambda m: doc.item(m.group()), text)
+    text = _SCRIPT_PAIR.sub(lambda m: doc.item(m.group(1), m.group(3), m.group(4)), text)
     text = _RAW_INLINE.sub(lambda m: doc.item(m.group()), text)
     for pattern in (_IMAGE, _LINK):  # (emphasis inside a link's text is an item of its own too)
         text = pattern.sub(lambda m: doc.item(m.group(1), _emphasis(doc, m.group(2)), m.group(3)), text)

@@ -379,9 +379,10 @@ def _set_aside(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[tuple
     def words(t: str) -> int:  # (a mark left on its own, "job !", is no word)
         return len(_WORD.findall(t))
 
-    # the space after one that follows a mark goes with it ('"🐱 I love' -> '"I love', not '" I love')
-    rest = _drop_spans(text, [(a, b + len(text[b:]) - len(text[b:].lstrip())
-                               if a == 0 or not (text[a - 1].isspace() or text[a - 1].isalnum()) else b) for a, b in spans])
+    # the space after one that follows an opening mark goes with it ('"🐱 I love' -> '"I love', not '" I love'),
+    # not one after a closing mark ('car,<sup>1</sup> the' -> 'car, the')
+    rest = _drop_spans(text, [(a, b + len(text[b:]) - len(text[b:].lstrip()) if a == 0 or text[a - 1] in _OPENING_MARKS
+                               else b) for a, b in spans])
     n_words = max(words(rest), 1)
     places = [(words(_drop_spans(text[:a], [x for x in spans if x[1] <= a])) / n_words, text[a:b],
                a > 0 and not text[a - 1].isspace()) for a, b in spans]
@@ -423,6 +424,14 @@ def _symbols(span: str) -> bool:
 
 
 _NOTE = re.compile(r"<su[bp]\b|\[\^", re.IGNORECASE)  # a superscript, a subscript, a Markdown footnote ([^1])
+_WHOLE_NOTE = re.compile(r"\[\^[^\]]+\]|<(su[bp])\b[^<>]*>[^<>]*</\1\s*>", re.IGNORECASE)
+
+
+def _is_note(parts: tuple[str, ...]) -> bool:
+    """An item is a whole superscript, subscript or footnote reference, without markup inside."""
+    if len(parts) == 3:
+        return bool(protect.SCRIPT.match(parts[0])) and not any(map(protect.PRIVATE.search, parts))
+    return len(parts) == 1 and bool(_WHOLE_NOTE.fullmatch(parts[0]))
 
 
 def _footnote(text: str, a: int, b: int, items: dict[str, tuple[str, ...]], glued: bool = True) -> bool:
@@ -660,7 +669,7 @@ def _unwrap(text: str, items: _Items) -> tuple[str, list[_Wrap]]:
 
     for m in protect.PRIVATE.finditer(text):
         parts = items.get(m.group(), ())
-        if parts and _NOTE.match(parts[0]) and not any(map(protect.PRIVATE.search, parts)) and _glued(text, m):
+        if _is_note(parts) and _glued(text, m):
             note, word = "".join(parts), _WORD_BEFORE.search(text, last, m.start())
             items[m.group()] = (note,)
             if wraps and last == m.start():  # after a link or an emphasis ("<i>cats</i><sup>4</sup>")
@@ -770,7 +779,10 @@ def _rewrap(text: str, wraps: list[_Wrap], clues: dict[str, _Clues], items: dict
         for w in todo:
             c = clues[w.mark]
             for i in range(len(words)):
-                for j in range(i + 1, min(len(words), i + size[w.mark] + 2) + 1):
+                # (a footnote mark, a wrap that opens with nothing, follows one word: "parque<sup>9</sup>", not
+                # "parque toda<sup>9</sup>")
+                longest = i + (size[w.mark] + 2 if items[w.mark][0] else 1)
+                for j in range(i + 1, min(len(words), longest) + 1):
                     if taken[j - 1] or j - 1 > i and marked_after[j - 2]:
                         break
                     like = max((_dice(span_grams(i, j), g) for g in grams[w.mark]), default=0.0)

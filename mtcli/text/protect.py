@@ -248,13 +248,15 @@ def unmasked(masked: Masked) -> str:
 
 
 def all_kept(output: str, masked: Masked) -> bool:
-    """Every span in the output, in order."""
+    """Every span in the output, in order, each whole: not inside a longer word or number ("5" is not
+    kept in "59", nor "5" and "11" in "511")."""
     at = 0
     for span in masked.spans:
-        at = output.find(span, at)
-        if at < 0:
+        found = re.compile(("(?<!\\w)" if span[:1].isalnum() else "") + re.escape(span)
+                           + ("(?!\\w)" if span[-1:].isalnum() else "")).search(output, at)
+        if not found:
             return False
-        at += len(span)
+        at = found.end()
     return True
 
 

@@ -20,7 +20,10 @@ NOT_ABBREVIATIONS = frozenset("me is man ill wash miss mass ok con id ken ore ma
 _MAYBE_BOUNDARY = re.compile(r"[.!?…。．！？][\"')\]]*(?:[<\ue000-\uf8ff\U000f0000-\U0010fffd]\S*)?\s|\)\s")
 # where a sentence too long for the model may be cut, best first: after ; or :, after a comma, before
 # a conjunction that starts a clause
-_LETTER = re.compile(r"[^\W\d_]")
+# markup glued after a stop (a footnote mark: "car.<sup>1</sup>", "car.\ue000" in a document), kept out of pysbd's
+# sight: it cut before it ("car." | "<sup>1</sup> It"), or took "U.S.<sup>1</sup> and" for a sentence's end
+_GLUED_MARK = re.compile(r"(?<=[.!?…\"')\]])(?:[\ue000-\uf8ff\U000f0000-\U0010fffd]|<(su[bp])\b[^<>]*>[^<>]*</\1\s*>)+"
+                         r"(?=\s|$)", re.IGNORECASE)
 CLAUSE_BREAKS = (
     re.compile(r"(?<=[;:])\s"),
     re.compile(r"(?<=,)\s"),
@@ -51,25 +54,27 @@ def sentences(text: str) -> list[str]:
 
 
 def _split(text: str) -> list[str]:
-    out, at = [], 0
-    for piece in _segmenter().segment(text):
-        piece = piece.strip()
-        start = text.find(piece, at) if piece else -1
-        if start < 0:  # pysbd never drops text, but if it ever changed anything, keep the line whole
-            return [text]
-        if out and start == at:  # cut inside a word: after a stop, before a footnote mark ("car.<sup>1</sup> It")
-            glued = re.match(r"\S*", piece).group()
-            if _LETTER.search(re.sub(r"<[^<>]*>", "", glued)):
-                out[-1] += piece
-                at += len(piece)
-                continue
-            out[-1] += glued
-            piece = piece[len(glued) :].lstrip()
-            start = text.find(piece, at + len(glued)) if piece else at + len(glued)
-        if piece:
-            out.append(piece)
-        at = start + len(piece)
-    return out if " ".join(out) == text else [text]
+    marks = [(m.start(), m.end()) for m in _GLUED_MARK.finditer(text)]
+    clean = "".join(text[b:a] for (_, b), (a, _) in zip([(0, 0), *marks], [*marks, (len(text), 0)]))
+    out = [s.strip() for s in _segmenter().segment(clean)]
+    out = [s for s in out if s]
+    if " ".join(out) != clean:  # pysbd never drops text, but if it ever changed anything, keep the line whole
+        return [text]
+    if not marks:
+        return out
+    # back onto the text: a mark glued to a sentence's end is that sentence's
+    removed, at_clean, found = [], 0, []
+    for a, b in marks:
+        removed.append((a - sum(e - s for s, e in marks[: len(removed)]), b - a))  # (where in clean, length)
+
+    def original(i: int) -> int:
+        return i + sum(n for at, n in removed if at <= i)
+
+    for sentence in out:
+        start = clean.index(sentence, at_clean)
+        at_clean = start + len(sentence)
+        found.append(text[original(start) : original(at_clean)])
+    return found
 
 
 def fit(text: str, size: Callable[[str], int], limit: int) -> list[str]:

@@ -575,7 +575,7 @@ def _expected_lines(raw: bytes) -> int | None:
         return None
     if "\x00" in text:
         return None
-    parts = re.split("\r\n|\r|\n", text)
+    parts = re.split("\r?\n" if "\n" in text else "\r", text)  # (a CR alone ends no line of LF or CRLF text)
     return len(parts) - (parts[-1] == "")
 
 

@@ -49,3 +49,8 @@ def test_idempotent_single_spaced_nfc(text):
     assert normalize(once) == once
     assert "  " not in once and once == once.strip() and unicodedata.is_normalized("NFC", once)
     assert not any(c in once for c in "\n\r\t\u2028\u2029\x00“”‘’—…")
+
+
+def test_the_spaces_around_an_emoticon_stay():
+    """"see you ;)" had become "see you;)" and ":( that" ":(that": emoticons no longer (protect.py keeps them)."""
+    assert normalize("See you ;) and :( that ( really ) . ok :-) .") == "See you ;) and :( that (really). ok :-)."

@@ -975,7 +975,7 @@ def test_a_sentence_that_ends_in_a_quotation_gets_no_stop_before_it_and_one_afte
 
 @pytest.mark.parametrize("line", [
     "I don't like the dogs' food.", "I like rock 'n' roll.", "Music of the '80s and the '90s.",
-    'It has a 5" screen and a 3" drive.', "He is 6' 2\" tall.", 'She said "quietly ', '" spaced " quotes.',
+    'She said "quietly ', '" spaced " quotes.',
     'The word "I" is short.', "x'y'z is a name.", "Let 'em play in the kids' room.",
     "In the '90s, the Smiths' music was popular.", "'Cause I love the dogs' toys.",
 ])
@@ -983,6 +983,15 @@ def test_what_only_looks_like_a_quotation_goes_to_the_model_with_its_marks(line)
     seen = []
     translate_lines([line], engine(_answers({}, seen)))
     assert len(seen) == 1 and re.findall("[\"'«»]", seen[0]) == re.findall("[\"'«»]", line), seen
+
+
+def test_feet_and_inches_are_kept_whole():
+    """Found by an attack: "5'11\"" came out "511" (the two numbers kept, the marks left to the model)."""
+    seen = []
+    out = translate_lines(['It has a 5" screen and a 3" drive.', "He is 6' 2\" tall.", "He is 5'11\"."],
+                          engine(lambda ls: seen.extend(ls) or upper(ls)))
+    assert seen == ["It has a 50 screen and a 50 drive.", "He is 50 tall.", "He is 50."]
+    assert [r.text for r in out] == ['IT HAS A 5" SCREEN AND A 3" DRIVE.', "HE IS 6' 2\" TALL.", "HE IS 5'11\"."]
 
 
 def test_around_a_quotation_a_question_closes_after_it_names_keep_capitals_and_kept_spans_are_listed():
@@ -1037,3 +1046,19 @@ def test_a_dialogue_tag_after_a_quotation_reaches_the_model_in_plain_order():
     assert {"The teacher said.", "Tom asked.", "said Tom to Mary.", "He said the word.", "Answered the phone.",
             "Said nothing.", "His mother whispered.", "He said."} <= set(seen), seen
     assert not any(line.endswith("said.") and "man" in line for line in seen) and "Nothing said." not in seen
+
+
+def test_a_label_or_list_mark_inside_a_line_stays_out_of_the_model():
+    """Found by an attack: "Q: Is it open? A: Yes." lost "A:" (the model saw "A: Yes." and said "Pasa.")."""
+    seen = []
+    out = translate_lines(["Q: Is it open? A: Yes.", "Mix: 1) flour 2) eggs"], engine(lambda ls: seen.extend(ls) or upper(ls)))
+    assert [r.text for r in out] == ["Q: IS IT OPEN? A: YES.", "MIX: 1) FLOUR. 2) EGGS."]
+    assert "Yes." in seen and "Eggs." in seen
+
+
+def test_an_emoticon_is_set_aside_like_an_emoji():
+    seen = []
+    out = translate_lines(["Thanks :-) see you", "Great job :D", "See you tomorrow ;)"],
+                          engine(lambda ls: seen.extend(ls) or upper(ls)))
+    assert [r.text for r in out] == ["THANKS :-) SEE YOU.", "GREAT JOB. :D", "SEE YOU TOMORROW. ;)"]
+    assert seen == ["Thanks see you.", "Great job.", "See you tomorrow."]

@@ -191,3 +191,21 @@ def test_a_lost_span_goes_before_the_final_stop_and_after_an_opening_mark():
     m = mask("3 cats came?", find_spans("3 cats came?", unknown), PLACEHOLDERS[0])
     (phrase,) = one_span_phrases(m)
     assert placed("¿Vinieron gatos?", phrase) == "¿3 Vinieron gatos?"
+
+
+@pytest.mark.parametrize("text,spans", [
+    # found by an attack on real text: each was lost or garbled by the model
+    ("It costs 20 € per night.", ["20 €"]),  # (was "20 dólares")
+    ("The ticket costs USD 5 or 5 EUR at the door.", ["USD 5", "5 EUR"]),  # (codes dropped)
+    ("I will be there at 5...or maybe 6.", ["5", "6"]),  # the words after a number are the sentence's
+    ("We sold 300,and then more.", ["300"]),
+    ("Use v1.2.3-beta or file2.txt at 3.5km.", ["v1.2.3-beta", "file2.txt", "3.5km"]),  # (not those)
+    ("Thanks :-) see you later ;) <3 :P", [":-)", ";) <3 :P"]),  # emoticons
+    ("at 3:30 or http://x.org/a", ["3:30", "http://x.org/a"]),  # (not emoticons)
+    ("The flip (╯°□°)╯︵ ┻━┻ is famous.", ["(╯°□°)╯︵ ┻━┻"]),  # a symbol between kept pieces joins them
+    ("Read Chapter IV before World War II or Louis XIV.", ["IV", "II", "XIV"]),  # Roman numerals after a name
+    ("I have a CD. I LOVE TO MIX. Then I left.", []),  # ... not these
+])
+def test_amounts_emoticons_numerals_and_symbols_are_kept_whole(text, spans):
+    like_the_shipped_vocabulary = lambda piece: unknown(piece) or piece in "()[]"  # noqa: E731 (no brackets)
+    assert [text[s:e] for s, e in find_spans(text, like_the_shipped_vocabulary)] == spans

@@ -25,7 +25,9 @@ def test_encodings_and_line_ends(encoding, bom, end):
 
 
 def test_mixed_line_ends_and_unicode_separators_are_not_line_ends():
-    assert read_lines(b"a\r\nb\rc\nd\r\r\ne", "f") == ["a", "b", "c", "d", "", "e"]
+    # LF or CRLF line ends: a CR alone is none (a stray one had made two lines of one); CR line ends: every CR
+    assert read_lines(b"a\r\nb\rc\nd\r\r\ne", "f") == ["a", "b\rc", "d\r", "e"]
+    assert read_lines(b"a\rb\rc", "f") == ["a", "b", "c"]
     assert read_lines("a\u2028b\x0bc\x0cd\x85e\n".encode(), "f") == ["a\u2028b\x0bc\x0cd\x85e"]
     assert read_lines(b"", "f") == [] and read_lines(b"\n", "f") == [""]
 
@@ -107,7 +109,7 @@ def test_arguments_that_were_not_utf8_are_refused(texts, message):
 
 @pytest.mark.parametrize("data,translated,written", [
     (b"I like it.\r\n", "Me gusta.\n", b"Me gusta.\r\n"),  # a one-line Windows file stays CRLF
-    (b"one\r\n\r", "uno\n\n", b"uno\r\n\r\n"),  # the first line end, CRLF, not the final lone CR
+    (b"one\r\n\r\n", "uno\n\n", b"uno\r\n\r\n"),  # a blank line of a Windows file too
     # no line end at all: --nbest 2 -o writes two rows for the one line, joined by LF, no final line end
     (b"I like it.", "0 ||| Me gusta. ||| -0.1000\n0 ||| Me gusta eso. ||| -0.2000\n",
      b"0 ||| Me gusta. ||| -0.1000\n0 ||| Me gusta eso. ||| -0.2000"),

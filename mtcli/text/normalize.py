@@ -39,8 +39,12 @@ _LOOSE_JOINER = re.compile(r"(?<![^\x00-\x7f\u200c\u200d])[\u200c\u200d]|[\u200c
 # `code` and ``code`` (which may hold a single backtick): their backticks are kept; not backticks typed as
 # apostrophes inside words (Tom`s dog isn`t)
 _CODE = re.compile(r"(?<![\w`])(?:`(?=[^`\s])(?:[^`]*[^`\s])?`|``(?=[^`\s])(?:(?:[^`]|`(?!`))*?[^`\s])?``)(?![\w`])")
+# an emoticon: its marks are no sentence's (normalize leaves the spaces around it; protect.py keeps it)
+EMOTICON = re.compile(r"(?<![\w:;=^<>()-])(?:[:;=][-o^']?[)(\]\[DPpOo3/\\|*]|[)(\]\[][-^']?[:;=]|</?3|\^_?\^|-_-"
+                      r"|[oO]_[oO]|T_T|xD|XD|:'[()])(?![\w()\[\]/\\|*^<>-])")
 _BEFORE_CLOSE = re.compile(r" (?=[.,;:!?%)\]}»](?![^\s.,;:!?)\]}»\"']))")  # "station ?" -> "station?"
 _AFTER_OPEN = re.compile(r"(?<=[¿¡(\[{«]) ")  # "¿ Dónde" -> "¿Dónde"
+_EMOTICON_HINT = re.compile(r"[:;=][-o^']?[)(\]\[]|[)(\]\[][-^']?[:;=]")  # (the emoticons the rules above would touch)
 
 
 def normalize(text: str) -> str:
@@ -49,7 +53,13 @@ def normalize(text: str) -> str:
     if "\u200c" in text or "\u200d" in text:
         text = _SPACE.sub(" ", _LOOSE_JOINER.sub("", text))
     text = _typographic(unicodedata.normalize("NFC", text)).strip()
-    return _AFTER_OPEN.sub("", _BEFORE_CLOSE.sub("", text))
+    emoticons = [m.span() for m in EMOTICON.finditer(text)] if _EMOTICON_HINT.search(text) else []
+    if not emoticons:
+        return _AFTER_OPEN.sub("", _BEFORE_CLOSE.sub("", text))
+    # ("see you ;)", not "see you;)"; ":( that", not ":(that")
+    drop = ({m.start() for m in _BEFORE_CLOSE.finditer(text)} - {s - 1 for s, _ in emoticons}
+            | {m.start() for m in _AFTER_OPEN.finditer(text)} - {e for _, e in emoticons})
+    return "".join(c for k, c in enumerate(text) if k not in drop)
 
 
 def _typographic(text: str) -> str:

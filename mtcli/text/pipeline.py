@@ -146,9 +146,13 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             results[i].warnings.append("this looks like Spanish already; it was translated as if it were English")
         parts = sentences(text) if options.segment else [text] if text else []
         for k, s in enumerate(parts):  # a line cut by _cut_long: its last sentence goes on in the rest kept
+            # a label or a list mark inside the line too ("Q: Is it open? A: Yes.", "1) flour 2) eggs")
+            label = _MARK.match(s) if k and options.protect else None
+            s = s[label.end() :] if label else s
             todo.append(_prepare(_asides(s, items, quotes=not wraps.get(i)) if options.protect else s, i, engine,
                                  options, unknown, items,
                                  cut=i in tails and k == len(parts) - 1))
+            todo[-1].lead = (label.group() if label else "") + todo[-1].lead
             results[i].sentences += 1
     done = _render_items(todo, items, engine, options, results)
     if rendered is not None:
@@ -419,8 +423,8 @@ _OPENING_MARKS = "\"'([{¿¡«“‘"
 
 
 def _symbols(span: str) -> bool:
-    """Emoji, symbols and markup: no letter or digit of their own to translate or to place."""
-    return not re.search(r"[A-Za-z0-9]", span)
+    """Emoji, emoticons (":D"), symbols and markup: no letter or digit of their own to translate or to place."""
+    return all(not re.search(r"[A-Za-z0-9]", part) or protect.EMOTICON.fullmatch(part) for part in span.split())
 
 
 _NOTE = re.compile(r"<su[bp]\b|\[\^", re.IGNORECASE)  # a superscript, a subscript, a Markdown footnote ([^1])

@@ -11,8 +11,11 @@ around its spans (pipeline.py), so a span is never lost.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+
+from mtcli.text.normalize import EMOTICON
 
 # placeholder sequences tried in turn: span i gets seq[i % len(seq)]
 PLACEHOLDERS: tuple[tuple[str, ...], ...] = (("50",), ("12", "50"))
@@ -23,6 +26,21 @@ _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 # a run of number-ish characters holding a digit: 25.50, 7:15, 12/05/2023, 50%, -5°C, 3rd, MP3, COVID-19, 5$;
 # a currency sign before it stays outside, for the model to translate ("$50" -> "50 dólares")
 _NUMBER = r"(?:(?<![\w-])[+-])?(?:\w+-)*\w*\d[\w%°.,:/+\-$\u00a2-\u00a5\u20a0-\u20cf]*"
+# an amount with its currency after it ("20 €", "25 USD") or its code before it ("USD 5"): kept whole (the model
+# made "20 €" twenty dollars; it dropped "USD")
+_CODES = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|MXN|CNY|INR|BRL|ARS|COP|CLP|PEN|RUB|KRW|SEK|NOK|DKK|PLN"
+_MONEY = (rf"(?<![\w.,])(?-i:{_CODES}) ?\d(?:[\d.,]*\d)?(?![\w.,]*\d)"
+          rf"|(?<![\w.,])\d(?:[\d.,]*\d)? ?(?:[€£¥¢₹₽₩]|(?-i:{_CODES})\b)")
+# an emoticon, kept as an emoji is (the vocabulary has no brackets: ":-)" reached the model as ":-", ":P" as "P")
+_EMOTICON = EMOTICON.pattern
+# feet and inches, inches (5'11", 27"): one span, marks included (the model made "5'11\"" "511")
+_FEET = r"\d+'(?:\d+(?:\.\d+)?\")?(?![\w'])|\d+(?:\.\d+)?\"(?=[\s.,;:!?)]|$)"
+FEET = re.compile(_FEET)
+# a Roman numeral of two letters or more after a capitalised word ("Chapter IV", "World War II", "Louis XIV"): the
+# model made them words ("Lee Cámele"); not "a CD", nor shouting ("TO MIX")
+_ROMAN = re.compile(r"\b[A-Z][a-z]+ ((?=[MDCLXVI]{2,}\b)M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))"
+                    r"(?![\w'-])")
+_MAYBE_ROMAN = re.compile(r"\b[MDCLXVI]{2,}\b")
 # a clock time with a.m./p.m. apart from its number ("5 p.m.": the model drops "p.m.")
 _TIME = r"\d{1,2}(?::\d\d)?\s?(?:[ap]\.m\.|[ap]m)(?![\w-])"
 # what is typed, not written: `code`, an HTML tag, @mentions and #hashtags, a path (/usr/bin, ~/.bashrc,
@@ -46,9 +64,14 @@ CURRENCIES = {"$": "dollars", "€": "euros", "£": "pounds", "¥": "yen"}
 _CURRENCY_WORDS = {"$": r"d[oó]lar", "€": r"euro", "£": r"libra|esterlina", "¥": r"\byen"}
 _TRAILING = ".,;:!?)]}'\""  # sentence punctuation after a span belongs to the sentence
 _OPENING = {")": "(", "]": "[", "}": "{"}  # ... but not the bracket that closes one of the span's own
-SPAN = re.compile(rf"{_URL}|{_EMAIL}|{_CODE}|{_TAG}|{_HANDLE}|{_PATH}|{_NAME}|{_TIME}|{_NUMBER}", re.IGNORECASE)
+_NUMBER_ONLY = re.compile(_NUMBER)
+_NOT_A_NUMBER = re.compile(f"{_URL}|{_EMAIL}|{_NAME}", re.IGNORECASE)
+_WORDS_AFTER = re.compile(r"(?<=\d)(?:\.{2,}|…|[.,;:])(?=[^\W\d_]{2})")
+SPAN = re.compile(rf"{_URL}|{_EMAIL}|{_CODE}|{_TAG}|{_HANDLE}|{_PATH}|{_NAME}|{_TIME}|{_MONEY}|{_FEET}|{_NUMBER}|{_EMOTICON}",
+                  re.IGNORECASE)
 # in every SPAN match (most sentences have none)
-_MAYBE_SPAN = re.compile(r"\d|@|://|www\.|[`<#/\\]|[\w-]\.[a-z]", re.IGNORECASE)
+_MAYBE_SPAN = re.compile(r"\d|@|://|www\.|[`<#/\\]|[\w-]\.[a-z]|[:;=][-o^']?[)(\]\[DPpOo3/|*]|[)(\]\[][-^']?[:;=]|[\^_]"
+                         r"|xD|XD", re.IGNORECASE)
 _NONSPACE = re.compile(r"\S+")
 _LONG = re.compile(rf"\S{{{LONG_WORD}}}")
 # how the tokenizer cuts a word: letter/digit runs, other characters; each with the combining marks on it
@@ -90,12 +113,18 @@ def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_
     found = []
     for m in SPAN.finditer(text) if _MAYBE_SPAN.search(text) else ():
         s, e = m.span()
-        while e > s and text[e - 1] in _TRAILING and not _closes_its_own(text[s:e]):
+        if _NUMBER_ONLY.fullmatch(m.group()) and not _NOT_A_NUMBER.fullmatch(m.group()):
+            words = _WORDS_AFTER.search(m.group())  # "5...or maybe", "300,and then": the words are the sentence's
+            e = s + words.start() if words else e
+        while e > s and text[e - 1] in _TRAILING and not _closes_its_own(text[s:e]) \
+                and not (EMOTICON.fullmatch(m.group()) or FEET.fullmatch(m.group())):
             e -= 1
         if _AM_PM.search(text, s, e) and text[e : e + 2] == ". ":
             e += 1  # "at 5 p.m. today": the stop is the time's (at the sentence's end it is the sentence's)
-        if re.search(r"[\d@/.`<>#\\]", text[s:e]):
+        if re.search(r"[\d@/.`<>#\\]", text[s:e]) or EMOTICON.fullmatch(text, s, e):
             found.append((s, e))
+    if _MAYBE_ROMAN.search(text):
+        found += [m.span(1) for m in _ROMAN.finditer(text)]
     words = _NONSPACE.finditer(text)
     if not (PRIVATE.search(text) or long.search(text) or unknown(text)):
         words = ()  # (most sentences: every word spelled, no markup)
@@ -113,11 +142,16 @@ def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_
 def _merge(text: str, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
     merged: list[list[int]] = []
     for s, e in sorted(found):
-        if merged and (s <= merged[-1][1] or not text[merged[-1][1] : s].strip(_JOINING)):
+        if merged and (s <= merged[-1][1] or _joins(text[merged[-1][1] : s])):
             merged[-1][1] = max(merged[-1][1], e)
         else:
             merged.append([s, e])
     return [(s, e) for s, e in merged]
+
+
+def _joins(gap: str) -> bool:
+    """Spans apart by this are one: spaces, operators, symbols ("(╯°□°)╯": the "°" the vocabulary knows)."""
+    return all(c in _JOINING or unicodedata.category(c)[0] == "S" for c in gap)
 
 
 _WORD_BEFORE = re.compile(r"\w*$")

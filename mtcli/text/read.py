@@ -17,6 +17,7 @@ from mtcli.errors import UserError
 
 BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 _LINE_END = re.compile(r"\r\n|\r|\n")
+_LF_END = re.compile(r"\r?\n")
 CHUNK = 1 << 16  # bytes read from a stream at a time: a pipe's worth
 
 
@@ -98,9 +99,12 @@ class LineReader:
                             "data, or UTF-16 without a BOM; give UTF-8 or UTF-16 with a BOM")
         # a CR at the end of a piece may be the first half of a CRLF: it waits for the next piece
         cr = not final and text.endswith("\r")
-        if self.newline is None and (end := _LINE_END.search(text[:-1] if cr else text)):
-            self.newline = end.group()
-        *done, self._pending = _LINE_END.split(text[:-1] if cr else text)
+        body = text[:-1] if cr else text
+        if self.newline is None and (end := _LINE_END.search(body)):
+            # a text with LF or CRLF line ends: a CR alone inside a line is none (a stray one made two lines)
+            lf = body.find("\n")
+            self.newline = end.group() if lf < 0 else "\r\n" if body[lf - 1 : lf] == "\r" else "\n"
+        *done, self._pending = (_LINE_END if self.newline == "\r" else _LF_END).split(body)
         self._pending += "\r" if cr else ""
         self.lines += len(done)
         return done

@@ -519,9 +519,10 @@ def _load_translator(model: Path):
 
 
 def _one_line(text: str) -> str:
-    """No stray line or paragraph separators in the output; leading spaces and tabs (indentation) kept."""
+    """No stray line or paragraph separators in the output; leading spaces and tabs (indentation) and the
+    tabs between cells kept."""
     body = text.lstrip(" \t")
-    return text[: len(text) - len(body)] + " ".join(body.split())
+    return text[: len(text) - len(body)] + "\t".join(" ".join(cell.split()) for cell in body.split("\t"))
 
 
 def _format(r, n: int, scores: bool, as_json: bool) -> str:

@@ -124,3 +124,11 @@ def test_shipped_model_translates(run_cli, monkeypatch):
     assert code == 0 and out.splitlines()[0] == "La planta es verde." and len(out.splitlines()) == 2
     code, out, _ = run_cli("info", "-m", "en-es")
     assert code == 0 and json.loads(out)["scores"]["test split, beam 4, alpha 1.0"]["bleu"] > 40
+
+
+def test_tabs_between_cells_come_out(model_dir, tmp_path, run_cli):
+    src = tmp_path / "row.tsv"
+    src.write_text("The cat.\tThe dog.\t3\n\tIndented.\n", encoding="utf-8")
+    code, out, err = run_cli("translate", "-m", model_dir, "-i", src, "--greedy")
+    rows = out.split("\n")[:-1]
+    assert code == 0 and [r.count("\t") for r in rows] == [2, 1] and rows[0].endswith("\t3") and rows[1][0] == "\t", err

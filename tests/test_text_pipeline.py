@@ -1062,3 +1062,13 @@ def test_an_emoticon_is_set_aside_like_an_emoji():
                           engine(lambda ls: seen.extend(ls) or upper(ls)))
     assert [r.text for r in out] == ["THANKS :-) SEE YOU.", "GREAT JOB. :D", "SEE YOU TOMORROW. ;)"]
     assert seen == ["Thanks see you.", "Great job.", "See you tomorrow."]
+
+
+def test_the_cells_of_a_pasted_table_row_are_translated_each_and_keep_their_tabs():
+    """Found by an attack: "Apple<TAB>Red<TAB>3" reached the model as one sentence (tabs normalised) and lost "Red"."""
+    seen = []
+    out = translate_lines(["Apple\tRed\t3", "\tIndented text.", "The cat is here.\t\tThe dog"],
+                          engine(lambda ls: seen.extend(ls) or upper(ls)))
+    assert [r.text for r in out] == ["APPLE\tRED\t3", "\tINDENTED TEXT.", "THE CAT IS HERE.\t\tTHE DOG"]
+    assert [r.line for r in out] == [1, 2, 3] and out[0].kept == ["3"]
+    assert {"Apple.", "Red.", "Indented text.", "The cat is here.", "The dog."} <= set(seen)

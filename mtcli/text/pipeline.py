@@ -126,6 +126,8 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     maps a private-use character standing in the text for markup (formats.py) to its parts: verbatim
     text and, at odd positions, text to translate ("**", "very", "**"). Given a `rendered` dict, the
     translations keep those characters and the dict receives what each stands for."""
+    if items is None and options.segment and any("\t" in raw.strip(" \t") for raw in lines):
+        return _in_cells(lines, engine, options, first)
     # (quotations and asides are added to it, in characters none of these lines has)
     items = items if isinstance(items, _Items) else _Items(items or {}, lines)
     engine = replace(engine, encode=_remembering(engine.encode))
@@ -173,6 +175,24 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             results[i].nbest = [(indents[i] + _join_tail(_expand(t, done), tail), score) for t, score in nbest]
         elif tail or indents[i].strip():  # (a mark before nothing to translate: "- \u200b")
             results[i].nbest = [((indents[i] + tail.lstrip()).rstrip(), 0.0)]
+    return results
+
+
+def _in_cells(lines: Sequence[str], engine: Engine, options: TextOptions, first: int) -> list[LineResult]:
+    """Lines with tabs inside them (a spreadsheet's rows, pasted): each cell translated as a line of its own,
+    the tabs kept (normalised to spaces, "Apple<TAB>Red<TAB>3" reached the model as one sentence and lost
+    "Red")."""
+    rows = [raw.split("\t") for raw in lines]
+    # (a cell is a heading or a value more often than a sentence: no final stop it had not)
+    cells = iter(translate_lines([c for row in rows for c in row], engine, replace(options, keep_stop=False), first))
+    results = []
+    for i, row in enumerate(rows):
+        done = [next(cells) for _ in row]
+        n = max(len(r.nbest) for r in done)
+        nbest = [("\t".join(r.nbest[min(k, len(r.nbest) - 1)][0] for r in done),
+                  sum(r.nbest[min(k, len(r.nbest) - 1)][1] for r in done) / len(done)) for k in range(n)]
+        results.append(LineResult(first + i, nbest, sum(r.sentences for r in done), sum(r.split for r in done),
+                                  [k for r in done for k in r.kept], [w for r in done for w in r.warnings]))
     return results
 
 

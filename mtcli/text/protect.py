@@ -305,9 +305,10 @@ def one_span_phrases(masked: Masked) -> list[Masked]:
     after the first of them."""
     found = list(_pattern(masked.seq).finditer(masked.text))
     cuts = [0]
-    for a, b in zip(found, found[1:]):
+    for a, b, sign in zip(found, found[1:], _signs(masked)):
         starts = [m.start() for m in _PHRASE_START.finditer(masked.text, a.end(), b.start())]
-        cuts.append(starts[-1] if starts else a.end())
+        # (after a price's currency word, not between: "$100, $50" cut "100 | dollars, 50" came out "$100 dólares")
+        cuts.append(starts[-1] if starts else a.end() + (len(" " + CURRENCIES[sign]) if sign else 0))
     cuts.append(len(masked.text))
     phrases = []
     for k, (s, e) in enumerate(zip(cuts, cuts[1:])):

@@ -1072,3 +1072,13 @@ def test_the_cells_of_a_pasted_table_row_are_translated_each_and_keep_their_tabs
     assert [r.text for r in out] == ["APPLE\tRED\t3", "\tINDENTED TEXT.", "THE CAT IS HERE.\t\tTHE DOG"]
     assert [r.line for r in out] == [1, 2, 3] and out[0].kept == ["3"]
     assert {"Apple.", "Red.", "Indented text.", "The cat is here.", "The dog."} <= set(seen)
+
+
+def test_a_dash_that_sets_a_clause_apart_is_a_comma_to_the_model():
+    """Found by an attack: "Bring the red book — the one on the table — to me." came out "Tráeme el libro rojo en la
+    mesa en la mesa."; with commas the model translates the clause (hyphens in words and ranges stay)."""
+    seen = []
+    translate_lines(["My brother - who lives in Boston - is a doctor.", "The answer—as you know—is no.",
+                     "It is a well-known fact.", "Open 9 - 5 daily."], engine(lambda ls: seen.extend(ls) or upper(ls)))
+    assert seen == ["My brother, who lives in Boston, is a doctor.", "The answer, as you know, is no.",
+                    "It is a well-known fact.", "Open 50 daily."]

@@ -140,7 +140,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             results[i].warnings.append(f"longer than {MAX_LINE_CHARS:,} characters: its first {len(raw):,} were "
                                        f"translated, the other {len(lines[i]) - len(raw):,} are kept as they came")
         indents.append(((_MARK.match(raw) if options.protect else None) or _INDENT.match(raw)).group())
-        text = normalize(raw[len(indents[i]):])
+        text = normalize(_EM_DASH.sub(" — ", raw[len(indents[i]):]) if "—" in raw else raw[len(indents[i]):])
         if items:  # markup around words ("is <b>green</b>") out of the way of the model: put back after
             text, wraps[i] = _unwrap(text, items)
             unwrapped[i] = text
@@ -382,7 +382,10 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     if not _LETTER.search(_drop_spans(text, spans)):
         s.verbatim, s.masked = text, masked  # numbers, symbols, punctuation: nothing for the model
         return s
-    t = masked.text
+    # a dash that sets a clause apart ("My brother - who lives in Boston - is a doctor.") is a comma to the
+    # model: it dropped the commas' work ("Mi hermano que vive en Boston es médico.", "The answer—as you know—is
+    # no." -> "La respuesta es que no conoce a mí"; with commas "La respuesta, como sabes, no es.")
+    t = _DASH_CLAUSE.sub(", ", masked.text)
     if options.case:
         # decided on the words outside the spans: a span, or the currency word its mask adds ("$25.50" ->
         # "50 dollars"), neither makes nor breaks ALL CAPS
@@ -396,6 +399,10 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     s.masked = replace(masked, text=t)
     s.pieces = _fit(t, engine)
     return s
+
+
+_EM_DASH = re.compile(r"(?<=\w)\s*—\s*(?=\w)")  # unspaced too: normalize makes it a hyphen ("answer-as")
+_DASH_CLAUSE = re.compile(r"(?<=[^\W\d_]{2}) --? (?=[^\W\d_])")
 
 
 def _set_aside(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[tuple[float, str, bool]]]:

@@ -700,7 +700,7 @@ def _unwrap(text: str, items: _Items) -> tuple[str, list[_Wrap]]:
 
     for m in protect.PRIVATE.finditer(text):
         parts = items.get(m.group(), ())
-        if _is_note(parts) and _glued(text, m):
+        if _is_note(parts) and (_glued(text, m) or m.start() == 0):  # (at the start: kept there)
             note, word = "".join(parts), _WORD_BEFORE.search(text, last, m.start())
             items[m.group()] = (note,)
             if wraps and last == m.start():  # after a link or an emphasis ("<i>cats</i><sup>4</sup>")

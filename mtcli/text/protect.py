@@ -46,7 +46,7 @@ _TIME = r"\d{1,2}(?::\d\d)?\s?(?:[ap]\.m\.|[ap]m)(?![\w-])"
 # what is typed, not written: `code`, an HTML tag, @mentions and #hashtags, a path (/usr/bin, ~/.bashrc,
 # ./run.sh, C:\Program Files), a bare domain or a file name (example.org/path, README.md, config.yaml)
 _CODE = r"(?<!\w)(?:``(?:[^`]|`(?!`))+``|`[^`]+`)(?!\w)"  # not a backtick used as an apostrophe (Tom`s)
-_TAG = r"</?[a-z][\w:-]*(?:\s[^<>]*)?/?>"
+_TAG = r"</?[a-z][\w:-]*(?:\s[^<>]*)?/?>|\[\^[^\]\s]+\]"  # (and a Markdown footnote reference, [^1])
 _HANDLE = r"(?<![\w@#&/])[@#]\w+"
 _PATH = r"(?<![\w/.~-])(?:~|\.{1,2})?/[\w.@%+~-]+(?:/[\w.@%+~-]*)*|[^\s\\]*\\\S*"
 _TLDS = ("com org net edu gov mil int io co uk de fr es eu ca au ru cn jp br mx ar cl nl se ch info biz dev app ai "

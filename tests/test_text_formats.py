@@ -679,3 +679,8 @@ def test_html_a_long_page_is_translated_in_linear_time():
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     assert out[:3] == ["", "", ""] and out[-1] == "<p>.IH</p>" and len(out) == len(lines)
+
+
+def test_a_cr_alone_inside_a_markdown_line_is_a_space():
+    """Found by an attack: markdown-it ends a line at a CR alone, which the reader does not: IndexError."""
+    assert run("Some text\rhere.\n\nMore.", "markdown") == ["EMOS TXET .EREH", "", ".EROM"]

@@ -1072,6 +1072,9 @@ def test_the_cells_of_a_pasted_table_row_are_translated_each_and_keep_their_tabs
     assert [r.text for r in out] == ["APPLE\tRED\t3", "\tINDENTED TEXT.", "THE CAT IS HERE.\t\tTHE DOG"]
     assert [r.line for r in out] == [1, 2, 3] and out[0].kept == ["3"]
     assert {"Apple.", "Red.", "Indented text.", "The cat is here.", "The dog."} <= set(seen)
+    # a line without tabs keeps its own options beside them (it had lost its final stop)
+    assert [r.text for r in translate_lines(["I like green apples", "Name\tCity"], engine(upper))] == [
+        "I LIKE GREEN APPLES.", "NAME\tCITY"]
 
 
 def test_a_dash_that_sets_a_clause_apart_is_a_comma_to_the_model():

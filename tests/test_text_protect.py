@@ -209,6 +209,12 @@ def test_a_lost_span_goes_before_the_final_stop_and_after_an_opening_mark():
     ("The flip (╯°□°)╯︵ ┻━┻ is famous.", ["(╯°□°)╯︵ ┻━┻"]),  # a symbol between kept pieces joins them
     ("Read Chapter IV before World War II or Louis XIV.", ["IV", "II", "XIV"]),  # Roman numerals after a name
     ("I have a CD. I LOVE TO MIX. Then I left.", []),  # ... not these
+    # false positives a second attack found: a version, quoted numbers, two prices, a shouted verb, code
+    ("Build 5.4.RELEASE is ready.", ["5.4.RELEASE"]),
+    ('Press "1" for English and \'2\' for Spanish.', ["1", "2"]),
+    ("It costs $5 / $10 per person.", ["5", "10"]),
+    ("Never MIX bleach. Call DC.", []),
+    ('print("hi"); (%): done', []),
 ])
 def test_amounts_emoticons_numerals_and_symbols_are_kept_whole(text, spans):
     like_the_shipped_vocabulary = lambda piece: unknown(piece) or piece in "()[]"  # noqa: E731 (no brackets)

@@ -78,6 +78,8 @@ def translate_document(lines: list[str], fmt: str, engine: Engine,
     attribute_results = []
     if fmt == "html":  # the text of alt, title, ... attributes first: the tags then travel as they are
         lines, attribute_results = _translate_attributes(list(lines), engine, options)
+    if fmt == "markdown":  # (markdown-it ends a line at a CR alone, which ends none here: its line numbers would run on)
+        lines = [line.replace("\r", " ") for line in lines]
     doc = _Doc(list(lines))
     {"srt": _srt, "markdown": _markdown, "html": _html}[fmt](doc)
     rendered: dict[str, str] = {}

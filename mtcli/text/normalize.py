@@ -40,11 +40,11 @@ _LOOSE_JOINER = re.compile(r"(?<![^\x00-\x7f\u200c\u200d])[\u200c\u200d]|[\u200c
 # apostrophes inside words (Tom`s dog isn`t)
 _CODE = re.compile(r"(?<![\w`])(?:`(?=[^`\s])(?:[^`]*[^`\s])?`|``(?=[^`\s])(?:(?:[^`]|`(?!`))*?[^`\s])?``)(?![\w`])")
 # an emoticon: its marks are no sentence's (normalize leaves the spaces around it; protect.py keeps it)
-EMOTICON = re.compile(r"(?<![\w:;=^<>()-])(?:[:;=][-o^']?[)(\]\[DPpOo3/\\|*]|[)(\]\[][-^']?[:;=]|</?3|\^_?\^|-_-"
+EMOTICON = re.compile(r"(?<![\w:;=^<>()-])(?:[:;=][-o^']?[)(\]\[DPpOo3/\\|*]|</?3|\^_?\^|-_-"
                       r"|[oO]_[oO]|T_T|xD|XD|:'[()])(?![\w()\[\]/\\|*^<>-])")
 _BEFORE_CLOSE = re.compile(r" (?=[.,;:!?%)\]}»](?![^\s.,;:!?)\]}»\"']))")  # "station ?" -> "station?"
 _AFTER_OPEN = re.compile(r"(?<=[¿¡(\[{«]) ")  # "¿ Dónde" -> "¿Dónde"
-_EMOTICON_HINT = re.compile(r"[:;=][-o^']?[)(\]\[]|[)(\]\[][-^']?[:;=]")  # (the emoticons the rules above would touch)
+_EMOTICON_HINT = re.compile(r"[:;=][-o^']?[)(\]\[]")  # (the emoticons the rules above would touch)
 
 
 def normalize(text: str) -> str:

@@ -33,6 +33,8 @@ _INDENT = re.compile(r"[ \t]*")  # kept as it is (not other whitespace: no line 
 # ... and after it a list's or a quote's mark, or a one-letter label: "- ", "* ", "• ", "1. ", "2) ", "(a) ",
 # "> ", "# ", "Q: " (the model dropped them or moved them to the end: "1. Open it." -> "Ábrelo 1.")
 _MARK = re.compile(r"[ \t]*(?:[-*•‣◦▪+>]{1,2}|#{1,6}|\d{1,3}[.)]|[A-Za-z][.)]|\((?:\d{1,3}|[A-Za-z])\)|[A-Z]:)[ \t]+(?=\S)")
+# ... and inside a line, at a sentence's start: not a letter and a stop (an initial there: "I. M. Pei")
+_INNER_MARK = re.compile(r"(?:[-*•‣◦▪+>]{1,2}|\d{1,3}[.)]|[A-Za-z]\)|\((?:\d{1,3}|[A-Za-z])\)|[A-Z]:) +(?=\S)")
 # Lines of a file given to translate_lines at once: decoding sorts one call's sentences by length into
 # full batches, and each call ends in a few small ones. Measured, greedy, CPU s: 2,000 unseen lines 11.9
 # at 64 lines a call (batches of 64 sentences), 6.5 at 1,024 and 6.0 at 2,000 (of 2,048 tokens); 4,000
@@ -127,7 +129,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     text and, at odd positions, text to translate ("**", "very", "**"). Given a `rendered` dict, the
     translations keep those characters and the dict receives what each stands for."""
     if items is None and options.segment and any("\t" in raw.strip(" \t") for raw in lines):
-        return _in_cells(lines, engine, options, first)
+        return _in_cells(lines, engine, options, first)  # (each line with tabs inside, cell by cell)
     # (quotations and asides are added to it, in characters none of these lines has)
     items = items if isinstance(items, _Items) else _Items(items or {}, lines)
     engine = replace(engine, encode=_remembering(engine.encode))
@@ -149,7 +151,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
         parts = sentences(text) if options.segment else [text] if text else []
         for k, s in enumerate(parts):  # a line cut by _cut_long: its last sentence goes on in the rest kept
             # a label or a list mark inside the line too ("Q: Is it open? A: Yes.", "1) flour 2) eggs")
-            label = _MARK.match(s) if k and options.protect else None
+            label = _INNER_MARK.match(s) if k and options.protect else None
             s = s[label.end() :] if label else s
             todo.append(_prepare(_asides(s, items, quotes=not wraps.get(i)) if options.protect else s, i, engine,
                                  options, unknown, items,
@@ -181,12 +183,16 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
 def _in_cells(lines: Sequence[str], engine: Engine, options: TextOptions, first: int) -> list[LineResult]:
     """Lines with tabs inside them (a spreadsheet's rows, pasted): each cell translated as a line of its own,
     the tabs kept (normalised to spaces, "Apple<TAB>Red<TAB>3" reached the model as one sentence and lost
-    "Red")."""
-    rows = [raw.split("\t") for raw in lines]
+    "Red"). The other lines as ever."""
+    rows = [raw.split("\t") if "\t" in raw.strip(" \t") else None for raw in lines]
     # (a cell is a heading or a value more often than a sentence: no final stop it had not)
-    cells = iter(translate_lines([c for row in rows for c in row], engine, replace(options, keep_stop=False), first))
+    cells = iter(translate_lines([c for row in rows if row for c in row], engine, replace(options, keep_stop=False)))
+    others = iter(translate_lines([raw for raw, row in zip(lines, rows) if row is None], engine, options))
     results = []
     for i, row in enumerate(rows):
+        if row is None:
+            results.append(replace(next(others), line=first + i))
+            continue
         done = [next(cells) for _ in row]
         n = max(len(r.nbest) for r in done)
         nbest = [("\t".join(r.nbest[min(k, len(r.nbest) - 1)][0] for r in done),

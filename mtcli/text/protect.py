@@ -34,13 +34,12 @@ _MONEY = (rf"(?<![\w.,])(?-i:{_CODES}) ?\d(?:[\d.,]*\d)?(?![\w.,]*\d)"
 # an emoticon, kept as an emoji is (the vocabulary has no brackets: ":-)" reached the model as ":-", ":P" as "P")
 _EMOTICON = EMOTICON.pattern
 # feet and inches, inches (5'11", 27"): one span, marks included (the model made "5'11\"" "511")
-_FEET = r"\d+'(?:\d+(?:\.\d+)?\")?(?![\w'])|\d+(?:\.\d+)?\"(?=[\s.,;:!?)]|$)"
+_FEET = r"(?<![\w\"'])(?:\d+'(?:\d+(?:\.\d+)?\")?(?![\w'])|\d+(?:\.\d+)?\"(?=[\s.,;:!?)]|$))"  # (not '"5"', "'3'")
 FEET = re.compile(_FEET)
 # a Roman numeral of two letters or more after a capitalised word ("Chapter IV", "World War II", "Louis XIV"): the
 # model made them words ("Lee Cámele"); not "a CD", nor shouting ("TO MIX")
-_ROMAN = re.compile(r"\b[A-Z][a-z]+ ((?=[MDCLXVI]{2,}\b)M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))"
-                    r"(?![\w'-])")
-_MAYBE_ROMAN = re.compile(r"\b[MDCLXVI]{2,}\b")
+_ROMAN = re.compile(r"\b[A-Z][a-z]+ ((?=[LXVI]{2,}\b)(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))(?![\w'-])")  # (up to 89: not
+_MAYBE_ROMAN = re.compile(r"\b[LXVI]{2,}\b")  # "Never MIX", "CD", "MD", "DC")
 # a clock time with a.m./p.m. apart from its number ("5 p.m.": the model drops "p.m.")
 _TIME = r"\d{1,2}(?::\d\d)?\s?(?:[ap]\.m\.|[ap]m)(?![\w-])"
 # what is typed, not written: `code`, an HTML tag, @mentions and #hashtags, a path (/usr/bin, ~/.bashrc,
@@ -66,11 +65,11 @@ _TRAILING = ".,;:!?)]}'\""  # sentence punctuation after a span belongs to the s
 _OPENING = {")": "(", "]": "[", "}": "{"}  # ... but not the bracket that closes one of the span's own
 _NUMBER_ONLY = re.compile(_NUMBER)
 _NOT_A_NUMBER = re.compile(f"{_URL}|{_EMAIL}|{_NAME}", re.IGNORECASE)
-_WORDS_AFTER = re.compile(r"(?<=\d)(?:\.{2,}|…|[.,;:])(?=[^\W\d_]{2})")
+_WORDS_AFTER = re.compile(r"(?<=\d)(?:\.{2,}|…|[,;:])(?=[^\W\d_]{2})")  # (not "." : "2.0.beta", "5.4.RELEASE")
 SPAN = re.compile(rf"{_URL}|{_EMAIL}|{_CODE}|{_TAG}|{_HANDLE}|{_PATH}|{_NAME}|{_TIME}|{_MONEY}|{_FEET}|{_NUMBER}|{_EMOTICON}",
                   re.IGNORECASE)
 # in every SPAN match (most sentences have none)
-_MAYBE_SPAN = re.compile(r"\d|@|://|www\.|[`<#/\\]|[\w-]\.[a-z]|[:;=][-o^']?[)(\]\[DPpOo3/|*]|[)(\]\[][-^']?[:;=]|[\^_]"
+_MAYBE_SPAN = re.compile(r"\d|@|://|www\.|[`<#/\\]|[\w-]\.[a-z]|[:;=][-o^']?[)(\]\[DPpOo3/|*]|[\^_]"
                          r"|xD|XD", re.IGNORECASE)
 _NONSPACE = re.compile(r"\S+")
 _LONG = re.compile(rf"\S{{{LONG_WORD}}}")
@@ -151,7 +150,7 @@ def _merge(text: str, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def _joins(gap: str) -> bool:
     """Spans apart by this are one: spaces, operators, symbols ("(╯°□°)╯": the "°" the vocabulary knows)."""
-    return all(c in _JOINING or unicodedata.category(c)[0] == "S" for c in gap)
+    return all(c in _JOINING or unicodedata.category(c) == "So" for c in gap)  # (not "€": "€5 / €10" are two)
 
 
 _WORD_BEFORE = re.compile(r"\w*$")

@@ -1085,3 +1085,17 @@ def test_a_dash_that_sets_a_clause_apart_is_a_comma_to_the_model():
                      "It is a well-known fact.", "Open 9 - 5 daily."], engine(lambda ls: seen.extend(ls) or upper(ls)))
     assert seen == ["My brother, who lives in Boston, is a doctor.", "The answer, as you know, is no.",
                     "It is a well-known fact.", "Open 50 daily."]
+
+
+def test_a_chat_or_mail_head_stays_out_of_the_model():
+    """Found trying chat logs and mail: "[10:32] John: hello there" lost "John:", "Tom: Where are you? Mary: At
+    home." both names, "Re:" and "P.S." went. A time stamp, a speaker (names the vocabulary holds capitalised),
+    a reply's or a postscript's mark are kept at the start; "Note:" is the model's to translate."""
+    seen = []
+    out = translate_lines(["[10:32] Tom: hello there.", "10:32 PM - Tom: I am fine.", "Tom: Where are you? Boston: At home.",
+                           "Re: The meeting.", "P.S. Bring the keys.", "Note: it is late."],
+                          engine(lambda ls: seen.extend(ls) or upper(ls)))
+    assert [r.text for r in out] == ["[10:32] Tom: HELLO THERE.", "10:32 PM - Tom: I AM FINE.",
+                                     "Tom: WHERE ARE YOU? Boston: AT HOME.", "Re: THE MEETING.", "P.S. BRING THE KEYS.",
+                                     "NOTE: IT IS LATE."]
+    assert "Note: it is late." in seen and "Where are you?" in seen

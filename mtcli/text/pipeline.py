@@ -355,11 +355,15 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     def spans_of(t: str) -> list[tuple[int, int]]:
         return protect.find_spans(t, unknown, long_word) if options.protect else []
 
+    # a chat's or a mail's head: a time stamp, a speaker, "Re:", "P.S." (the model dropped them: "Tom: Where are
+    # you?" -> "¿Dónde están las dos?")
+    while options.protect and (head := _STAMP.match(text) or _speaker(text, engine.names)):
+        s.lead, text = s.lead + head.group(), text[head.end() :]
     spans = spans_of(text)
     # emoji and markup at the edges are set aside: the model translates the sentence without them
     if spans and spans[0][0] == 0 and _symbols(text[: spans[0][1]]):
         end = spans[0][1]
-        s.lead, text = text[:end] + text[end : len(text) - len(text[end:].lstrip())], text[end:].lstrip()
+        s.lead, text = s.lead + text[:end] + text[end : len(text) - len(text[end:].lstrip())], text[end:].lstrip()
         # after a quotation the sentence goes on in lowercase ('"I love cats," she said.'): so will its translation
         # ('"No," Tom's mother said.' too: after a comma)
         quoted = [items[c] for c in protect.PRIVATE.findall(s.lead) if c in items]
@@ -405,6 +409,21 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     s.masked = replace(masked, text=t)
     s.pieces = _fit(t, engine)
     return s
+
+
+_STAMP = re.compile(r"(?:\[[^\]]*\d[^\]]*\]|\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)? [-|])[ \t]+(?=\S)")
+_LABEL = re.compile(r"((?:(?:Mr|Mrs|Ms|Dr)\. )?[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2}):[ \t]+(?=\S)|(?:P\.S\.|P\.P\.S\.|PS:)[ \t]+(?=\S)")
+_MAIL = frozenset("Re RE Fwd FWD Fw FW AW WG".split())
+
+
+def _speaker(text: str, names: dict[str, str]) -> re.Match | None:
+    """A speaker's name ("Tom: ", "Mary Jane: ", "Dr. Smith: "), a reply's or a forward's mark ("Re: ") or a
+    postscript's ("P.S. ") opening text; not a word the model translates ("Note: ")."""
+    m = _LABEL.match(text)
+    if m is None or m.group(1) is None or m.group(1) in _MAIL:
+        return m
+    words = m.group(1).split()
+    return m if all(w.lower() in names for w in words if not w.endswith(".")) else None
 
 
 _EM_DASH = re.compile(r"(?<=\w)\s*—\s*(?=\w)")  # unspaced too: normalize makes it a hyphen ("answer-as")

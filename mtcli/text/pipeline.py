@@ -427,7 +427,7 @@ def _speaker(text: str, names: dict[str, str]) -> re.Match | None:
 
 
 _EM_DASH = re.compile(r"(?<=\w)\s*—\s*(?=\w)")  # unspaced too: normalize makes it a hyphen ("answer-as")
-_DASH_CLAUSE = re.compile(r"(?<=[^\W\d_]{2}) --? (?=[^\W\d_])")
+_DASH_CLAUSE = re.compile(r"(?<=[^\W\d_]{2}) --? (?=[^\W\d_])")  # between words: not "9 - 5", not "well-known"
 
 
 def _set_aside(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[tuple[float, str, bool]]]:
@@ -704,7 +704,7 @@ class _Wrap:
 _RAW_MARKUP = re.compile(r"[*_~`\[\]<>]")
 
 
-_WORD_BEFORE = re.compile(r"(?<!\w)\w+$")
+_LAST_WORD = re.compile(r"(?<!\w)\w+$")
 
 
 def _unwrap(text: str, items: _Items) -> tuple[str, list[_Wrap]]:
@@ -726,7 +726,7 @@ def _unwrap(text: str, items: _Items) -> tuple[str, list[_Wrap]]:
     for m in protect.PRIVATE.finditer(text):
         parts = items.get(m.group(), ())
         if _is_note(parts) and (_glued(text, m) or m.start() == 0):  # (at the start: kept there)
-            note, word = "".join(parts), _WORD_BEFORE.search(text, last, m.start())
+            note, word = "".join(parts), _LAST_WORD.search(text, last, m.start())
             items[m.group()] = (note,)
             if wraps and last == m.start():  # after a link or an emphasis ("<i>cats</i><sup>4</sup>")
                 open_, words, close = items[wraps[-1].mark]
@@ -750,6 +750,7 @@ def _unwrap(text: str, items: _Items) -> tuple[str, list[_Wrap]]:
 
 
 def _glued(text: str, m: re.Match) -> bool:
+    """The item m is glued to what is before it, or to a word or another item after it."""
     before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
     return bool(before.strip()) or after.isalnum() or bool(protect.PRIVATE.match(after))
 

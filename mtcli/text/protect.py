@@ -36,10 +36,10 @@ _EMOTICON = EMOTICON.pattern
 # feet and inches, inches (5'11", 27"): one span, marks included (the model made "5'11\"" "511")
 _FEET = r"(?<![\w\"'])(?:\d+'(?:\d+(?:\.\d+)?\")?(?![\w'])|\d+(?:\.\d+)?\"(?=[\s.,;:!?)]|$))"  # (not '"5"', "'3'")
 FEET = re.compile(_FEET)
-# a Roman numeral of two letters or more after a capitalised word ("Chapter IV", "World War II", "Louis XIV"): the
-# model made them words ("Lee Cámele"); not "a CD", nor shouting ("TO MIX")
-_ROMAN = re.compile(r"\b[A-Z][a-z]+ ((?=[LXVI]{2,}\b)(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))(?![\w'-])")  # (up to 89: not
-_MAYBE_ROMAN = re.compile(r"\b[LXVI]{2,}\b")  # "Never MIX", "CD", "MD", "DC")
+# a Roman numeral of two letters or more, up to 89, after a capitalised word ("Chapter IV", "World War II", "Louis
+# XIV"): the model made them words ("Lee Cámele"); not "a CD", "Never MIX", "DC"
+_ROMAN = re.compile(r"\b[A-Z][a-z]+ ((?=[LXVI]{2,}\b)(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))(?![\w'-])")
+_MAYBE_ROMAN = re.compile(r"\b[LXVI]{2,}\b")
 # a clock time with a.m./p.m. apart from its number ("5 p.m.": the model drops "p.m.")
 _TIME = r"\d{1,2}(?::\d\d)?\s?(?:[ap]\.m\.|[ap]m)(?![\w-])"
 # what is typed, not written: `code`, an HTML tag, @mentions and #hashtags, a path (/usr/bin, ~/.bashrc,
@@ -165,9 +165,9 @@ def _whole_word(text: str, s: int, e: int) -> tuple[int, int]:
     one of three letters or more (a footnote mark, "car<sup>1</sup>"): the word is translated, the markup
     stays glued to it."""
     before, after = _WORD_BEFORE.search(text, 0, s).group(), _WORD_AFTER.match(text, e).group()
-    if before and after and _MARKUP.search(text, s, e) or not after and 0 < len(before) <= 2 and (SCRIPT.match(text, s) or PRIVATE.match(text, s)):
-        return s - len(before), e + len(after)
-    return s, e
+    inside = before and after and _MARKUP.search(text, s, e)
+    a_symbols = not after and 0 < len(before) <= 2 and (SCRIPT.match(text, s) or PRIVATE.match(text, s))
+    return (s - len(before), e + len(after)) if inside or a_symbols else (s, e)
 
 
 def mask(text: str, spans: Sequence[tuple[int, int]], seq: tuple[str, ...]) -> Masked:

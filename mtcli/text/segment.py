@@ -18,12 +18,12 @@ NOT_ABBREVIATIONS = frozenset("me is man ill wash miss mass ok con id ken ore ma
 # ones too), then closing quotes or brackets; and list items ("Step 1) mix 2) bake", "(a) one (b) two").
 # A boundary without a space never counts (the sentences must join back with single spaces).
 _MAYBE_BOUNDARY = re.compile(r"[.!?…。．！？][\"')\]]*(?:[<\ue000-\uf8ff\U000f0000-\U0010fffd]\S*)?\s|\)\s")
-# where a sentence too long for the model may be cut, best first: after ; or :, after a comma, before
-# a conjunction that starts a clause
 # markup glued after a stop (a footnote mark: "car.<sup>1</sup>", "car.\ue000" in a document), kept out of pysbd's
 # sight: it cut before it ("car." | "<sup>1</sup> It"), or took "U.S.<sup>1</sup> and" for a sentence's end
 _GLUED_MARK = re.compile(r"(?<=[.!?…\"')\]])(?:[\ue000-\uf8ff\U000f0000-\U0010fffd]|<(su[bp])\b[^<>]*>[^<>]*</\1\s*>)+"
                          r"(?=\s|$)", re.IGNORECASE)
+# where a sentence too long for the model may be cut, best first: after ; or :, after a comma, before
+# a conjunction that starts a clause
 CLAUSE_BREAKS = (
     re.compile(r"(?<=[;:])\s"),
     re.compile(r"(?<=,)\s"),
@@ -54,6 +54,7 @@ def sentences(text: str) -> list[str]:
 
 
 def _split(text: str) -> list[str]:
+    """pysbd's sentences of the text, marks glued after a stop unseen and kept with the sentence they end."""
     marks = [(m.start(), m.end()) for m in _GLUED_MARK.finditer(text)]
     clean = "".join(text[b:a] for (_, b), (a, _) in zip([(0, 0), *marks], [*marks, (len(text), 0)]))
     out = [s.strip() for s in _segmenter().segment(clean)]
@@ -63,13 +64,15 @@ def _split(text: str) -> list[str]:
     if not marks:
         return out
     # back onto the text: a mark glued to a sentence's end is that sentence's
-    removed, at_clean, found = [], 0, []
+    removed, shift = [], 0  # each mark: where it was in clean, its length
     for a, b in marks:
-        removed.append((a - sum(e - s for s, e in marks[: len(removed)]), b - a))  # (where in clean, length)
+        removed.append((a - shift, b - a))
+        shift += b - a
 
     def original(i: int) -> int:
         return i + sum(n for at, n in removed if at <= i)
 
+    at_clean, found = 0, []
     for sentence in out:
         start = clean.index(sentence, at_clean)
         at_clean = start + len(sentence)

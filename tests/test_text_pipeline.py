@@ -1099,3 +1099,17 @@ def test_a_chat_or_mail_head_stays_out_of_the_model():
                                      "Tom: WHERE ARE YOU? Boston: AT HOME.", "Re: THE MEETING.", "P.S. BRING THE KEYS.",
                                      "NOTE: IT IS LATE."]
     assert "Note: it is late." in seen and "Where are you?" in seen
+
+
+def test_an_ellipsis_inside_a_sentence_is_a_comma_to_the_model_and_one_at_its_end_stays():
+    """Found by an attack: "I waited... and waited." came out "Esperé." (a clause dropped), and a final
+    ellipsis came out as a stop ("I waited..." -> "Esperé.")."""
+    seen = []
+
+    def stop(lines):  # a model that ends every sentence with one stop, as the shipped one did
+        seen.extend(lines)
+        return [[(line.rstrip(".") + ".", -1.0)] for line in lines]
+
+    out = translate_lines(["I waited... and waited.", "I waited...", "It is 5... 6 maybe."], engine(stop))
+    assert seen == ["I waited, and waited.", "I waited...", "It is 50... 50 maybe."]
+    assert [r.text for r in out] == ["I waited, and waited.", "I waited...", "It is 5... 6 maybe."]

@@ -112,6 +112,7 @@ class _Sentence:
     masked: protect.Masked | None = None
     shout: bool = False
     strip_stop: bool = False  # the source has no final punctuation: nor will the translation (documents)
+    trails_off: bool = False  # the source ends in an ellipsis: so will the translation (the model made it ".")
     lower_first: bool = False  # the translation goes on after a quotation set aside in `lead`: no capital
     trail_item: bool = False  # it ends in a quotation or aside set aside in `trail`: its ? or ! go after it
     attempt: int = 0  # index into protect.PLACEHOLDERS, or VERIFY, or AROUND
@@ -396,6 +397,10 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     # model: it dropped the commas' work ("Mi hermano que vive en Boston es médico.", "The answer—as you know—is
     # no." -> "La respuesta es que no conoce a mí"; with commas "La respuesta, como sabes, no es.")
     t = _DASH_CLAUSE.sub(", ", masked.text)
+    # ... and so is an ellipsis inside a sentence: "I waited... and waited." came out "Esperé."; "I waited, and
+    # waited." "Esperé, y esperé."
+    t = _INNER_ELLIPSIS.sub(", ", t)
+    s.trails_off = t.endswith("...")
     if options.case:
         # decided on the words outside the spans: a span, or the currency word its mask adds ("$25.50" ->
         # "50 dollars"), neither makes nor breaks ALL CAPS
@@ -427,6 +432,7 @@ def _speaker(text: str, names: dict[str, str]) -> re.Match | None:
 
 
 _EM_DASH = re.compile(r"(?<=\w)\s*—\s*(?=\w)")  # unspaced too: normalize makes it a hyphen ("answer-as")
+_INNER_ELLIPSIS = re.compile(r"(?<=[^\W\d_])\.{3,} (?=[^\W\d_])")
 _DASH_CLAUSE = re.compile(r"(?<=[^\W\d_]{2}) --? (?=[^\W\d_])")  # between words: not "9 - 5", not "well-known"
 
 
@@ -603,6 +609,8 @@ def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]])
     if len(s.pieces) > 1 and s.attempt < AROUND:
         result.split += 1
     out = [(t[:-1] if s.strip_stop and t.endswith(".") else t, score) for t, score in s.out]
+    if s.trails_off:
+        out = [(t + ".." if t.endswith(".") and not t.endswith("...") else t, score) for t, score in out]
     if s.lower_first:  # the first word's capital, not an acronym's ("ONU") nor a name's the English has ("Tom")
         names = set(_FIRST_WORD.findall(s.masked.text))
         out = [(_FIRST_WORD.sub(lambda m: m.group().lower() if (m.group()[1:].islower() or len(m.group()) == 1)

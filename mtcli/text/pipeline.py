@@ -113,6 +113,7 @@ class _Sentence:
     shout: bool = False
     strip_stop: bool = False  # the source has no final punctuation: nor will the translation (documents)
     trails_off: bool = False  # the source ends in an ellipsis: so will the translation (the model made it ".")
+    head: str = ""  # a chat's or a mail's head, in `lead`, kept
     lower_first: bool = False  # the translation goes on after a quotation set aside in `lead`: no capital
     trail_item: bool = False  # it ends in a quotation or aside set aside in `trail`: its ? or ! go after it
     attempt: int = 0  # index into protect.PLACEHOLDERS, or VERIFY, or AROUND
@@ -143,7 +144,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             results[i].warnings.append(f"longer than {MAX_LINE_CHARS:,} characters: its first {len(raw):,} were "
                                        f"translated, the other {len(lines[i]) - len(raw):,} are kept as they came")
         indents.append(((_MARK.match(raw) if options.protect else None) or _INDENT.match(raw)).group())
-        text = normalize(_EM_DASH.sub(" — ", raw[len(indents[i]):]) if "—" in raw else raw[len(indents[i]):])
+        text = normalize(_spaced_dashes(raw[len(indents[i]):]) if "—" in raw else raw[len(indents[i]):])
         if items:  # markup around words ("is <b>green</b>") out of the way of the model: put back after
             text, wraps[i] = _unwrap(text, items)
             unwrapped[i] = text
@@ -356,10 +357,10 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     def spans_of(t: str) -> list[tuple[int, int]]:
         return protect.find_spans(t, unknown, long_word) if options.protect else []
 
-    # a chat's or a mail's head: a time stamp, a speaker, "Re:", "P.S." (the model dropped them: "Tom: Where are
-    # you?" -> "¿Dónde están las dos?")
-    while options.protect and (head := _STAMP.match(text) or _speaker(text, engine.names)):
-        s.lead, text = s.lead + head.group(), text[head.end() :]
+    # a chat's or a mail's head: a time stamp and the speaker after it, "Re:", "P.S." (the model dropped them:
+    # "[10:32] John: hello there" -> "A los [10:32], ¿cuándo es así?")
+    if options.protect and (head := _CHAT_HEAD.match(text) or _MAIL_HEAD.match(text)):
+        s.lead, s.head, text = s.lead + head.group(), head.group().strip(), text[head.end() :]
     spans = spans_of(text)
     # emoji and markup at the edges are set aside: the model translates the sentence without them
     if spans and spans[0][0] == 0 and _symbols(text[: spans[0][1]]):
@@ -416,24 +417,26 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     return s
 
 
-_STAMP = re.compile(r"(?:\[[^\]]*\d[^\]]*\]|\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)? [-|])[ \t]+(?=\S)")
-_LABEL = re.compile(r"((?:(?:Mr|Mrs|Ms|Dr)\. )?[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2}):[ \t]+(?=\S)|(?:P\.S\.|P\.P\.S\.|PS:)[ \t]+(?=\S)")
-_MAIL = frozenset("Re RE Fwd FWD Fw FW AW WG".split())
+# a time stamp ("[10:32] ", "10:32 PM - ", not a range: "12:00 - 13:00 lunch"), then a speaker ("John: ")
+_CHAT_HEAD = re.compile(r"(?:\[\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)?\]|\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)?"
+                        r" [-|])[ \t]+(?!\d)(?:[A-Z][\w'-]*(?: [A-Z][\w'-]*)?:[ \t]+)?(?=\S)")
+_MAIL_HEAD = re.compile(r"(?:(?:Re|RE|Fwd|FWD|Fw|FW|AW|WG|PS):|P\.S\.|P\.P\.S\.)[ \t]+(?=\S)")
+# (a speaker's name alone, "Tom: ", is not told from a word to translate, "Sunday: ", "English: ", "Maybe: ")
 
-
-def _speaker(text: str, names: dict[str, str]) -> re.Match | None:
-    """A speaker's name ("Tom: ", "Mary Jane: ", "Dr. Smith: "), a reply's or a forward's mark ("Re: ") or a
-    postscript's ("P.S. ") opening text; not a word the model translates ("Note: ")."""
-    m = _LABEL.match(text)
-    if m is None or m.group(1) is None or m.group(1) in _MAIL:
-        return m
-    words = m.group(1).split()
-    return m if all(w.lower() in names for w in words if not w.endswith(".")) else None
-
-
-_EM_DASH = re.compile(r"(?<=\w)\s*—\s*(?=\w)")  # unspaced too: normalize makes it a hyphen ("answer-as")
+_EM_DASH = re.compile(r"(?<=[^\W\d_])\s*—\s*(?=[^\W\d_])")  # unspaced too: normalize makes it a hyphen ("answer-as")
+_TYPED = re.compile(r"[/@\\]|\w\.\w")  # ... not inside a URL, an address or a path
 _INNER_ELLIPSIS = re.compile(r"(?<=[^\W\d_])\.{3,} (?=[^\W\d_])")
-_DASH_CLAUSE = re.compile(r"(?<=[^\W\d_]{2}) --? (?=[^\W\d_])")  # between words: not "9 - 5", not "well-known"
+# between words, a clause going on in lowercase: not "9 - 5", "well-known", "Monday - Friday", "the -- flag"
+_DASH_CLAUSE = re.compile(r"(?<=[^\W\d_]{2}) - (?=[a-z])")
+
+
+def _spaced_dashes(text: str) -> str:
+    """Em dashes between words spaced ("answer—as" -> "answer — as"), but in what is typed (a URL)."""
+    def spaced(m: re.Match) -> str:
+        start, end = text.rfind(" ", 0, m.start()) + 1, text.find(" ", m.end())
+        return m.group() if _TYPED.search(text[start : end if end >= 0 else len(text)]) else " — "
+
+    return _EM_DASH.sub(spaced, text)
 
 
 def _set_aside(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[tuple[float, str, bool]]]:
@@ -603,6 +606,7 @@ def _phrases_joined(s: _Sentence, got: list[NBest]) -> NBest:
 
 
 def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]]) -> NBest:
+    result.kept.extend([s.head] if s.head else [])
     result.kept.extend(k for span in (s.masked.spans if s.masked else ()) for k in _as_kept(span, items))
     if s.verbatim is not None:
         return [(_join(s.lead, s.verbatim, s.trail), 0.0)]

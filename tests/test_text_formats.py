@@ -354,6 +354,8 @@ def word_by_word(lines):
      "<p>Mira el <i>coche rojo</i><sup>1</sup> y H<sub>2</sub>O.</p>"),
     ("markdown", "See the red car.<sup>1</sup> See the house.", "Mira el coche rojo.<sup>1</sup> Mira el casa."),
     ("markdown", "See the house <sup>red car</sup>.", "Mira el casa <sup>coche rojo</sup>."),  # (not glued: words)
+    ("html", "<p>The car<sup>1</sup> is red and the house<sup>2</sup> is big.</p>",
+     "<p>El coche<sup>1</sup> es rojo y el casa<sup>2</sup> es grande.</p>"),
     ("srt", "1\n00:00:01,000 --> 00:00:02,000\nI see the <i>red car</i><sup>1</sup>.",
      "1\n00:00:01,000 --> 00:00:02,000\nYo mira el <i>coche rojo</i><sup>1</sup>."),
 ])

@@ -860,6 +860,8 @@ def _rewrap(text: str, wraps: list[_Wrap], clues: dict[str, _Clues], items: dict
                         like = max(like, _dice(set(words[i:j]), missing[w.mark], lambda word: max(len(word) - 2, 0)))
                     like -= 0.1 * abs(j - i - size[w.mark])  # about as many words as the source had
                     like += 1e-3 * (1 - abs((i + 0.5) / len(words) - c.at))  # equally alike: the nearer
+                    if not items[w.mark][0]:  # a footnote's one word: its clues are weak (the word alone, the line
+                        like -= 0.3 * abs((i + 0.5) / len(words) - c.at)  # without it), where it was tells more
                     if like > best[0]:
                         best = (like, w, i, j)
         like, w, i, j = best

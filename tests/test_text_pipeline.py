@@ -999,7 +999,7 @@ def test_around_a_quotation_a_question_closes_after_it_names_keep_capitals_and_k
     said.' kept the model's capital ("La madre"), a URL inside quotes was missing from `kept`, and a
     lowercase quoted sentence came out lowercase ('"i love cats."')."""
     seen = []
-    table = {"Did you say": "¿Dijiste?", "Yes.": "Sí.", "Tom's mother said.": "La madre de Tom dijo.",
+    table = {"Did you say": "¿Dijiste?", "yes": "sí", "no": "no", "Tom's mother said.": "La madre de Tom dijo.",
              "Tom said.": "Tom dijo.", "No.": "No.", "I love cats.": "Amo los gatos.", "Visit today.": "Visita hoy."}
     lines = ['Did you say "yes"', '"No," Tom\'s mother said.', '"No," Tom said.', '"i love cats."',
              'Visit "https://example.com/a" today.']
@@ -1052,8 +1052,8 @@ def test_a_label_or_list_mark_inside_a_line_stays_out_of_the_model():
     """Found by an attack: "Q: Is it open? A: Yes." lost "A:" (the model saw "A: Yes." and said "Pasa.")."""
     seen = []
     out = translate_lines(["Q: Is it open? A: Yes.", "Mix: 1) flour 2) eggs"], engine(lambda ls: seen.extend(ls) or upper(ls)))
-    assert [r.text for r in out] == ["Q: IS IT OPEN? A: YES.", "MIX: 1) FLOUR. 2) EGGS."]
-    assert "Yes." in seen and "Eggs." in seen
+    assert [r.text for r in out] == ["Q: IS IT OPEN? A: YES.", "MIX: 1) FLOUR 2) EGGS"]
+    assert "Yes." in seen and "eggs" in seen  # (a word alone: a fragment)
 
 
 def test_an_emoticon_is_set_aside_like_an_emoji():
@@ -1071,7 +1071,7 @@ def test_the_cells_of_a_pasted_table_row_are_translated_each_and_keep_their_tabs
                           engine(lambda ls: seen.extend(ls) or upper(ls)))
     assert [r.text for r in out] == ["APPLE\tRED\t3", "\tINDENTED TEXT.", "THE CAT IS HERE.\t\tTHE DOG"]
     assert [r.line for r in out] == [1, 2, 3] and out[0].kept == ["3"]
-    assert {"Apple.", "Red.", "Indented text.", "The cat is here.", "The dog."} <= set(seen)
+    assert {"apple", "red", "Indented text.", "The cat is here.", "The dog."} <= set(seen)
     # a line without tabs keeps its own options beside them (it had lost its final stop)
     assert [r.text for r in translate_lines(["I like green apples", "Name\tCity"], engine(upper))] == [
         "I LIKE GREEN APPLES.", "NAME\tCITY"]
@@ -1115,3 +1115,17 @@ def test_an_ellipsis_inside_a_sentence_is_a_comma_to_the_model_and_one_at_its_en
     out = translate_lines(["I waited... and waited.", "I waited...", "It is 5... 6 maybe."], engine(stop))
     assert seen == ["I waited, and waited.", "I waited...", "It is 50... 50 maybe."]
     assert [r.text for r in out] == ["I waited, and waited.", "I waited...", "It is 5... 6 maybe."]
+
+
+def test_a_word_alone_is_a_fragment_given_the_model_lowercase_and_comes_back_cased_as_it_came():
+    """A word alone as a sentence came out a command or noise ("Red." -> "Responda.", "Dog." -> "Hazte.": of 30
+    common words 19 were nonsense, as fragments 5); the model's question marks and capital go, its case follows."""
+    seen = []
+
+    def asks(lines):  # a model that makes a question of a fragment, as the shipped one did ("red" -> "¿Está rojo?")
+        seen.extend(lines)
+        return [[(f"¿{line.capitalize()}?", -1.0)] for line in lines]
+
+    out = translate_lines(["red", "Red", "RED", "Tom", "Red.", "red car"], engine(asks))
+    assert seen[:3] == ["red", "red", "red"] and [r.text for r in out[:3]] == ["red", "Red", "RED"]
+    assert seen[3:] == ["Tom.", "Red.", "Red car."]  # a name, a sentence, two words: as ever

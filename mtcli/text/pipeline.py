@@ -114,6 +114,7 @@ class _Sentence:
     strip_stop: bool = False  # the source has no final punctuation: nor will the translation (documents)
     trails_off: bool = False  # the source ends in an ellipsis: so will the translation (the model made it ".")
     head: str = ""  # a chat's or a mail's head, in `lead`, kept
+    lone: tuple[bool, bool] | None = None  # a word alone given the model as a fragment: (capitalised, not ALL CAPS)
     lower_first: bool = False  # the translation goes on after a quotation set aside in `lead`: no capital
     trail_item: bool = False  # it ends in a quotation or aside set aside in `trail`: its ? or ! go after it
     attempt: int = 0  # index into protect.PLACEHOLDERS, or VERIFY, or AROUND
@@ -402,6 +403,14 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     # waited." "Esperé, y esperé."
     t = _INNER_ELLIPSIS.sub(", ", t)
     s.trails_off = t.endswith("...")
+    # a word alone, without a stop (a dictionary look-up, a table's cell): a fragment, given the model lowercase
+    # and as it is. As a sentence it came out a command or noise: "Red." -> "Responda.", "Dog." -> "Hazte."; "red"
+    # -> "rojo"... (of 14 common words, 1 fair translation as sentences, 7 as fragments)
+    if options.case and options.punctuate and _LONE_WORD.fullmatch(t) and t.lower() not in engine.names:
+        s.lone, t = (t[:1].isupper(), not t[1:].isupper()), t.lower()
+        s.strip_stop = True
+        s.masked, s.pieces = replace(masked, text=t), _fit(t, engine)
+        return s
     if options.case:
         # decided on the words outside the spans: a span, or the currency word its mask adds ("$25.50" ->
         # "50 dollars"), neither makes nor breaks ALL CAPS
@@ -425,6 +434,7 @@ _MAIL_HEAD = re.compile(r"(?:(?:Re|RE|Fwd|FWD|Fw|FW|AW|WG|PS):|P\.S\.|P\.P\.S\.)
 
 _EM_DASH = re.compile(r"(?<=[^\W\d_])\s*—\s*(?=[^\W\d_])")  # unspaced too: normalize makes it a hyphen ("answer-as")
 _TYPED = re.compile(r"[/@\\]|\w\.\w")  # ... not inside a URL, an address or a path
+_LONE_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)?")
 _INNER_ELLIPSIS = re.compile(r"(?<=[^\W\d_])\.{3,} (?=[^\W\d_])")
 # between words, a clause going on in lowercase: not "9 - 5", "well-known", "Monday - Friday", "the -- flag"
 _DASH_CLAUSE = re.compile(r"(?<=[^\W\d_]{2}) - (?=[a-z])")
@@ -613,6 +623,10 @@ def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]])
     if len(s.pieces) > 1 and s.attempt < AROUND:
         result.split += 1
     out = [(t[:-1] if s.strip_stop and t.endswith(".") else t, score) for t, score in s.out]
+    if s.lone:  # as the word came: "red" -> "rojo", "Red" -> "Rojo", "RED" -> "ROJO"
+        capital, lower = s.lone
+        out = [(_as_fragment(t, s.masked.text), score) for t, score in out]
+        out = [((t[:1].upper() + t[1:] if capital else t) if lower else t.upper(), score) for t, score in out]
     if s.trails_off:
         out = [(t + ".." if t.endswith(".") and not t.endswith("...") else t, score) for t, score in out]
     if s.lower_first:  # the first word's capital, not an acronym's ("ONU") nor a name's the English has ("Tom")

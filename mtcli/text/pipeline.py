@@ -404,8 +404,8 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     t = _INNER_ELLIPSIS.sub(", ", t)
     s.trails_off = t.endswith("...")
     # a word alone, without a stop (a dictionary look-up, a table's cell): a fragment, given the model lowercase
-    # and as it is. As a sentence it came out a command or noise: "Red." -> "Responda.", "Dog." -> "Hazte."; "red"
-    # -> "rojo"... (of 14 common words, 1 fair translation as sentences, 7 as fragments)
+    # and as it is. As a sentence it came out a command or noise: "Blue." -> "Apunta.", "Window." -> "Despierta.";
+    # as a fragment "azul", "ventana" (of 30 common words, 19 nonsense as sentences, 5 as fragments)
     if options.case and options.punctuate and _LONE_WORD.fullmatch(t) and t.lower() not in engine.names:
         s.lone, t = (t[:1].isupper(), not t[1:].isupper()), t.lower()
         s.strip_stop = True

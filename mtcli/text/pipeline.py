@@ -197,10 +197,8 @@ def _in_cells(lines: Sequence[str], engine: Engine, options: TextOptions, first:
             results.append(replace(next(others), line=first + i))
             continue
         done = [next(cells) for _ in row]
-        n = max(len(r.nbest) for r in done)
-        nbest = [("\t".join(r.nbest[min(k, len(r.nbest) - 1)][0] for r in done),
-                  sum(r.nbest[min(k, len(r.nbest) - 1)][1] for r in done) / len(done)) for k in range(n)]
-        results.append(LineResult(first + i, nbest, sum(r.sentences for r in done), sum(r.split for r in done),
+        results.append(LineResult(first + i, _combine([r.nbest for r in done], "\t"), sum(r.sentences for r in done),
+                                  sum(r.split for r in done),
                                   [k for r in done for k in r.kept], [w for r in done for w in r.warnings]))
     return results
 
@@ -660,15 +658,15 @@ def _join(lead: str, text: str, trail: str) -> str:
     return lead + text + trail
 
 
-def _combine(outs: list[NBest]) -> NBest:
-    """Translations of consecutive pieces joined: the k-th of the whole is the k-th of each piece (or
-    its last), scored by their mean."""
+def _combine(outs: list[NBest], sep: str = " ") -> NBest:
+    """Translations of consecutive pieces joined by sep: the k-th of the whole is the k-th of each piece (or
+    its last), scored by their mean. Joined by spaces, an empty piece leaves none; by tabs (cells) it stays."""
     outs = [o or [("", 0.0)] for o in outs]
     n = max(len(o) for o in outs)
     combined = []
     for k in range(n):
         texts, scores = zip(*(o[min(k, len(o) - 1)] for o in outs))
-        combined.append((" ".join(t for t in texts if t), sum(scores) / len(scores)))
+        combined.append((sep.join(t for t in texts if t or sep != " "), sum(scores) / len(scores)))
     return combined
 
 

@@ -11,6 +11,8 @@ from mtcli.text.normalize import normalize
 def test_typographic_characters_map_to_what_the_vocabulary_knows():
     assert normalize("“It’s late,” she said — and left…") == '"It\'s late," she said - and left...'
     assert normalize("‘Hi’ – ″ok″") == "'Hi' - \"ok\""
+    # but a range of numbers keeps its en dash (protect.py keeps "10–20" whole: it came out "10-20")
+    assert normalize("pages 10–20, Monday–Friday, 5 – 6") == "pages 10–20, Monday-Friday, 5 - 6"
 
 
 def test_whitespace_of_every_kind_collapses_and_no_space_before_punctuation():

@@ -1103,6 +1103,23 @@ def test_a_chat_or_mail_head_stays_out_of_the_model():
     assert "Sunday: rest." in seen and "Hello there." in seen
 
 
+def test_a_label_before_a_colon_stays_out_of_the_model_and_a_heading_word_is_translated():
+    """Found trying dialogue and notes: with its label the model garbled every such sentence ("Tom: Where are
+    you?" -> "¿Dónde estás las dos?", "Note: the door is open." -> "No hay la puerta de la puerta abierta.").
+    A speaker or a title before a capital is kept (and listed as kept); a heading word is HEADINGS', cased as it
+    came, and the sentence after it keeps its lowercase start; a sentence's own colon is no label."""
+    seen, spanish = [], {"The door is open.": "La puerta está abierta."}
+    out = translate_lines(["Tom: Where are you?", "Note: the door is open.", "STEP 1: BOIL IT.", "Price: $5",
+                           "I know: it is late.", "He has three things: a car and a dog.", "Sunday: rest.",
+                           "Star Wars: A New Hope"], engine(lambda ls: seen.extend(ls) or [[(spanish.get(t, t), -1.0)] for t in ls]))
+    assert [r.text for r in out] == ["Tom: Where are you?", "Nota: la puerta está abierta.", "PASO 1: BOIL IT.",
+                                     "Precio: $5", "I know: it is late.", "He has three things: a car and a dog.",
+                                     "Sunday: rest.", "Star Wars: A New Hope."]
+    assert seen == ["Where are you?", "The door is open.", "Boil it.", "I know: it is late.",
+                    "He has three things: a car and a dog.", "Sunday: rest.", "A New Hope."]
+    assert out[0].kept == ["Tom:"] and out[1].kept == [] and out[7].kept == ["Star Wars:"]
+
+
 def test_an_ellipsis_inside_a_sentence_is_a_comma_to_the_model_and_one_at_its_end_stays():
     """Found by an attack: "I waited... and waited." came out "Esperé." (a clause dropped), and a final
     ellipsis came out as a stop ("I waited..." -> "Esperé.")."""

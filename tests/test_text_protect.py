@@ -78,8 +78,8 @@ def test_one_span_phrases_and_placing_a_lost_span():
     ("It costs 5$ or 10€.", ["5$", "10€"]),
     ("See http://en.wikipedia.org/wiki/Foo_(bar).", ["http://en.wikipedia.org/wiki/Foo_(bar)"]),
     ("(see https://x.com/docs)", ["https://x.com/docs"]),
-    # ... but not words: and/or, km/h, e.g., U.S., a sentence typed without a space after its stop
-    ("Tea and/or coffee at 10 km/h, e.g. in the U.S. and Ph.D. work.Then home.", ["10"]),
+    # ... but not words: and/or, e.g., U.S., a sentence typed without a space after its stop (km/h is 10's unit)
+    ("Tea and/or coffee at 10 km/h, e.g. in the U.S. and Ph.D. work.Then home.", ["10 km/h"]),
 ])
 def test_typed_things_are_spans(text, expected):
     assert spans_of(text) == expected
@@ -215,6 +215,11 @@ def test_a_lost_span_goes_before_the_final_stop_and_after_an_opening_mark():
     ("It costs $5 / $10 per person.", ["5", "10"]),
     ("Never MIX bleach. Call DC.", []),
     ('print("hi"); (%): done', []),
+    # a unit's symbol apart from its number (the model dropped "km" and "MB", made "kg" "kara"), a range
+    ("It is 10 km away, 20 MB, 3 kg and 180 °C.", ["10 km", "20 MB", "3 kg", "180 °C"]),
+    ("Wait 5-10 min, then 5 m/s, IT IS 10 KM.", ["5-10 min", "5 m/s", "10 KM"]),
+    ("Read pages 10–20.", ["10–20"]),
+    ("Only 1 in 5 people, 5 A and 2 Mi came.", ["1", "5", "5", "2"]),  # (no units there)
 ])
 def test_amounts_emoticons_numerals_and_symbols_are_kept_whole(text, spans):
     like_the_shipped_vocabulary = lambda piece: unknown(piece) or piece in "()[]"  # noqa: E731 (no brackets)

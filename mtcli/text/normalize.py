@@ -1,7 +1,7 @@
 """One normalisation for every text the model sees, at translation time and (later) at training time.
 
 NFC, then typographic characters mapped to the ASCII forms the vocabulary knows (curly quotes and
-apostrophes, primes, dashes, ellipsis), every kind of space and control character made a plain space,
+apostrophes, primes, dashes but the en dash of "10–20", ellipsis), every kind of space and control character made a plain space,
 lone surrogates made U+FFFD, and whitespace collapsed: runs become one space, none at either end, none
 before closing punctuation or after opening punctuation. Invisible characters that only steer how text is
 shown are dropped: terminal escape sequences (colours pasted from a terminal), bidirectional marks,
@@ -24,6 +24,7 @@ _CHARS = {
     "…": "...",
 }
 _TABLE = str.maketrans(_CHARS)
+_RANGE_DASH = re.compile(r"(?<=\d)–(?=\d)")  # "10–20" kept as written: protect.py keeps the range whole
 # dropped everywhere: soft hyphen, zero-width space, word joiner, BOM; bidirectional marks, embeddings,
 # overrides and isolates; invisible operators; the Mongolian vowel separator
 _DROP = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e"
@@ -63,7 +64,9 @@ def normalize(text: str) -> str:
 
 
 def _typographic(text: str) -> str:
-    """_TABLE's mapping, but for the backticks of `code` pairs."""
+    """_TABLE's mapping, but for the backticks of `code` pairs and the en dash of a range of numbers."""
+    if "–" in text and _RANGE_DASH.search(text):
+        return "–".join(_typographic(part) for part in _RANGE_DASH.split(text))
     if "`" not in text:
         return text.translate(_TABLE)
     out, last = [], 0

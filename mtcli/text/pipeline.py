@@ -360,6 +360,15 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     # "[10:32] John: hello there" -> "A los [10:32], ¿cuándo es así?")
     if options.protect and (head := _CHAT_HEAD.match(text) or _MAIL_HEAD.match(text)):
         s.lead, s.head, text = s.lead + head.group(), head.group().strip(), text[head.end() :]
+    elif options.protect and (label := _LABEL.match(text)) and (label["word"].lower() in HEADINGS or (
+            _CAPITAL_FIRST.match(text, label.end()) and _LETTER.search(text, label.end()))):
+        spanish = HEADINGS.get(label["word"].lower())
+        if spanish:
+            s.lead += (spanish.upper() if label["word"].isupper() else spanish.capitalize()) + label.group()[len(label["word"]):]
+        else:
+            s.lead, s.head = s.lead + label.group(), label.group().strip()
+        text = text[label.end() :]
+        s.lower_first = text[:1].islower()  # "Note: the door is open." -> "Nota: la puerta está abierta."
     spans = spans_of(text)
     # emoji and markup at the edges are set aside: the model translates the sentence without them
     if spans and spans[0][0] == 0 and _symbols(text[: spans[0][1]]):
@@ -368,7 +377,7 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
         # after a quotation the sentence goes on in lowercase ('"I love cats," she said.'): so will its translation
         # ('"No," Tom's mother said.' too: after a comma)
         quoted = [items[c] for c in protect.PRIVATE.findall(s.lead) if c in items]
-        s.lower_first = bool(quoted) and (text[:1].islower() or quoted[-1][-1].endswith((",", ";", ":")))
+        s.lower_first = s.lower_first or bool(quoted) and (text[:1].islower() or quoted[-1][-1].endswith((",", ";", ":")))
         if quoted and quoted[-1][0] in _QUOTE_MARKS:  # a dialogue tag in a novel's order, alone, the model
             # garbled: "said the teacher." -> "Le paga al profesor."; "the teacher said." it knows
             text = _INVERTED_TAG.sub(lambda m: f"{m[2]} {m[1]}{m[3]}", text)
@@ -430,6 +439,24 @@ _CHAT_HEAD = re.compile(r"(?:\[\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)?\]|\
 _MAIL_HEAD = re.compile(r"(?:(?:Re|RE|Fwd|FWD|Fw|FW|AW|WG|PS):|P\.S\.|P\.P\.S\.)[ \t]+(?=\S)")
 # (a speaker's name alone, "Tom: ", is not told from a word to translate, "Sunday: ", "English: ", "Maybe: ")
 
+# a label before a colon: a speaker ("Tom: Where are you?") or a heading ("Note: the door is open.", "Step 1: Boil
+# it."). With it the model garbled the sentence, 12 lines of 12 ("¿Dónde estás las dos?", "No hay la puerta de la
+# puerta abierta.", "Gira a las 1:00."); without it, each came out right. A heading word alone it could not translate
+# ("Warning" -> "Prender la guerra", "Note" -> "Bueno"): HEADINGS has those; any other label goes on to a capital
+# (a speaker, a title: "Star Wars: A New Hope") and is kept as it is
+_LABEL = re.compile(r"(?P<word>[A-Z][a-z'-]+|[A-Z]{2,})(?: [A-Z][a-z'-]+)?(?: \d{1,3}[a-z]?)?:[ \t]+(?=\S)")
+_CAPITAL_FIRST = re.compile(r"[\"'(¿¡«]*[A-Z]")
+HEADINGS = {
+    "note": "nota", "notes": "notas", "warning": "advertencia", "caution": "precaución", "tip": "consejo",
+    "tips": "consejos", "hint": "pista", "question": "pregunta", "answer": "respuesta", "example": "ejemplo",
+    "examples": "ejemplos", "important": "importante", "reminder": "recordatorio", "update": "actualización",
+    "summary": "resumen", "notice": "aviso", "attention": "atención", "step": "paso", "ingredients": "ingredientes",
+    "problem": "problema", "solution": "solución", "date": "fecha", "price": "precio", "subject": "asunto",
+    "address": "dirección", "phone": "teléfono", "result": "resultado", "results": "resultados", "reason": "motivo",
+    "status": "estado", "source": "fuente", "definition": "definición", "exercise": "ejercicio", "chapter": "capítulo",
+    "lesson": "lección", "part": "parte", "section": "sección", "page": "página", "task": "tarea", "goal": "objetivo",
+    "location": "lugar", "instructions": "instrucciones", "translation": "traducción", "comment": "comentario",
+}
 _EM_DASH = re.compile(r"(?<=[^\W\d_])\s*—\s*(?=[^\W\d_])")  # unspaced too: normalize makes it a hyphen ("answer-as")
 _TYPED = re.compile(r"[/@\\]|\w\.\w")  # ... not inside a URL, an address or a path
 _LONE_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)?")

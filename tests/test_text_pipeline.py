@@ -1107,17 +1107,32 @@ def test_a_label_before_a_colon_stays_out_of_the_model_and_a_heading_word_is_tra
     """Found trying dialogue and notes: with its label the model garbled every such sentence ("Tom: Where are
     you?" -> "¿Dónde estás las dos?", "Note: the door is open." -> "No hay la puerta de la puerta abierta.").
     A speaker or a title before a capital is kept (and listed as kept); a heading word is HEADINGS', cased as it
-    came, and the sentence after it keeps its lowercase start; a sentence's own colon is no label."""
+    came, and the sentence after it keeps its lowercase start; a word before a lowercase sentence is no label."""
     seen, spanish = [], {"The door is open.": "La puerta está abierta."}
     out = translate_lines(["Tom: Where are you?", "Note: the door is open.", "STEP 1: BOIL IT.", "Price: $5",
-                           "I know: it is late.", "He has three things: a car and a dog.", "Sunday: rest.",
-                           "Star Wars: A New Hope"], engine(lambda ls: seen.extend(ls) or [[(spanish.get(t, t), -1.0)] for t in ls]))
+                           "Sunday: rest.", "Star Wars: A New Hope"], engine(lambda ls: seen.extend(ls) or [[(spanish.get(t, t), -1.0)] for t in ls]))
     assert [r.text for r in out] == ["Tom: Where are you?", "Nota: la puerta está abierta.", "PASO 1: BOIL IT.",
-                                     "Precio: $5", "I know: it is late.", "He has three things: a car and a dog.",
-                                     "Sunday: rest.", "Star Wars: A New Hope."]
-    assert seen == ["Where are you?", "The door is open.", "Boil it.", "I know: it is late.",
-                    "He has three things: a car and a dog.", "Sunday: rest.", "A New Hope."]
-    assert out[0].kept == ["Tom:"] and out[1].kept == [] and out[7].kept == ["Star Wars:"]
+                                     "Precio: $5", "Sunday: rest.", "Star Wars: A New Hope."]
+    assert seen == ["Where are you?", "The door is open.", "Boil it.", "Sunday: rest.", "A New Hope."]
+    assert out[0].kept == ["Tom:"] and out[1].kept == [] and out[5].kept == ["Star Wars:"]
+
+
+def test_a_colon_between_clauses_cuts_the_sentence_for_the_model_and_stays():
+    """Found trying lists and explanations: the model took a colon for a time ("He has three things: a car, a
+    house and a dog." -> "Él tiene tres cosas a la casa, un perro y un perro."). Each clause goes apart (the first
+    with no stop of its own), the colon stays, the clause after it keeps its lowercase; not a label's colon, a
+    question's, one before no words, nor one inside a kept span."""
+    seen = []
+    spanish = {"He has three things.": "Él tiene tres cosas.", "A car and a dog.": "Un coche y un perro.",
+               "I know.": "Lo sé.", "It is late.": "Es tarde.", "Time.": "Tiempo."}
+    out = translate_lines(["He has three things: a car and a dog.", "I know: it is late. Go: now.",
+                           "Do you know what I want: a car?", "The time is: 5:30.", "Run `git log: all` now."],
+                          engine(lambda ls: seen.extend(ls) or [[(spanish.get(t, t), -1.0)] for t in ls]))
+    assert [r.text for r in out] == ["Él tiene tres cosas: un coche y un perro.", "Lo sé: es tarde. Go: now.",
+                                     "Do you know what I want: a car?", "The time is: 5:30.", "Run `git log: all` now."]
+    assert seen == ["He has three things.", "A car and a dog.", "I know.", "It is late.", "Go: now.",
+                    "Do you know what I want: a car?", "The time is: 50.", "Run 50 now."]
+    assert [r.sentences for r in out] == [1, 2, 1, 1, 1]
 
 
 def test_an_ellipsis_inside_a_sentence_is_a_comma_to_the_model_and_one_at_its_end_stays():

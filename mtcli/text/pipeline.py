@@ -156,10 +156,15 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             # a label or a list mark inside the line too ("Q: Is it open? A: Yes.", "1) flour 2) eggs")
             label = _INNER_MARK.match(s) if k and options.protect else None
             s = s[label.end() :] if label else s
-            todo.append(_prepare(_asides(s, items, quotes=not wraps.get(i)) if options.protect else s, i, engine,
-                                 options, unknown, items,
-                                 cut=i in tails and k == len(parts) - 1))
-            todo[-1].lead = (label.group() if label else "") + todo[-1].lead
+            s = _asides(s, items, quotes=not wraps.get(i)) if options.protect else s
+            clauses = _clauses(s, unknown) if options.protect else [s]
+            for c, clause in enumerate(clauses):  # each but the last ends in a colon, which it keeps
+                last = c == len(clauses) - 1
+                todo.append(_prepare(clause, i, engine, options if last else replace(options, keep_stop=False),
+                                     unknown, items, cut=last and i in tails and k == len(parts) - 1))
+                todo[-1].trail += "" if last else ":"
+                todo[-1].lower_first |= c > 0 and (clause[:1].islower() or clause.startswith(("I ", "I'")))
+            todo[-len(clauses)].lead = (label.group() if label else "") + todo[-len(clauses)].lead
             results[i].sentences += 1
     done = _render_items(todo, items, engine, options, results)
     if rendered is not None:
@@ -438,6 +443,33 @@ _CHAT_HEAD = re.compile(r"(?:\[\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)?\]|\
                         r" [-|])[ \t]+(?!\d)(?:[A-Z][\w'-]*(?: [A-Z][\w'-]*)?:[ \t]+)?(?=\S)")
 _MAIL_HEAD = re.compile(r"(?:(?:Re|RE|Fwd|FWD|Fw|FW|AW|WG|PS):|P\.S\.|P\.P\.S\.)[ \t]+(?=\S)")
 # (a speaker's name alone, "Tom: ", is not told from a word to translate, "Sunday: ", "English: ", "Maybe: ")
+
+# a colon inside a sentence, between words: the model took it for a time ("He has three things: a car, a house
+# and a dog." -> "Él tiene tres cosas a la casa, un perro y un perro."; 8 sentences of 8 lost words or garbled);
+# the clauses apart came out whole ("Él tiene tres cosas: un coche, una casa y un perro."). Not a label's colon
+# (one word, or _LABEL's), nor a colon inside a kept span (`a: b`)
+_CLAUSE_COLON = re.compile(r"(?<=[^\W\d_]{2}): (?=\S)")
+
+
+def _clauses(sentence: str, unknown) -> list[str]:
+    """The sentence cut after each colon that ends a clause of two words or more, not a question, before more
+    words."""
+    if ": " not in sentence:
+        return [sentence]
+    head = _CHAT_HEAD.match(sentence) or _MAIL_HEAD.match(sentence) or _LABEL.match(sentence)
+    skip = head.end() if head else 0
+    spans = protect.find_spans(sentence, unknown)
+    cuts = [m.start() + 1 for m in _CLAUSE_COLON.finditer(sentence, skip)
+            if not any(a <= m.start() < b for a, b in spans)]
+    pieces, start = [], 0
+    for cut in cuts:
+        clause = sentence[start : cut - 1]
+        # (not after a question: "Do you know what I want: a car?" is one)
+        if len(clause.split()) >= 2 and _LETTER.search(sentence, cut) and not case.is_question(clause):
+            pieces.append(clause)
+            start = cut + 1
+    return pieces + [sentence[start:]]
+
 
 # a label before a colon: a speaker ("Tom: Where are you?") or a heading ("Note: the door is open.", "Step 1: Boil
 # it."). With it the model garbled the sentence, 12 lines of 12 ("¿Dónde estás las dos?", "No hay la puerta de la

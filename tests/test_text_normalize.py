@@ -13,6 +13,7 @@ def test_typographic_characters_map_to_what_the_vocabulary_knows():
     assert normalize("‘Hi’ – ″ok″") == "'Hi' - \"ok\""
     # but a range of numbers keeps its en dash (protect.py keeps "10–20" whole: it came out "10-20")
     assert normalize("pages 10–20, Monday–Friday, 5 – 6") == "pages 10–20, Monday-Friday, 5 - 6"
+    assert normalize("Use `range(1–5)` or “seq 1–5”.") == "Use `range(1–5)` or \"seq 1–5\"."  # (code stays code)
 
 
 def test_whitespace_of_every_kind_collapses_and_no_space_before_punctuation():

@@ -219,7 +219,7 @@ def test_a_lost_span_goes_before_the_final_stop_and_after_an_opening_mark():
     ("It is 10 km away, 20 MB, 3 kg and 180 °C.", ["10 km", "20 MB", "3 kg", "180 °C"]),
     ("Wait 5-10 min, then 5 m/s, IT IS 10 KM.", ["5-10 min", "5 m/s", "10 KM"]),
     ("Read pages 10–20.", ["10–20"]),
-    ("Only 1 in 5 people, 5 A and 2 Mi came.", ["1", "5", "5", "2"]),  # (no units there)
+    ("Only 1 in 5 people, 5 A and 2 Mi came; the 5 W's.", ["1", "5", "5", "2", "5"]),  # (no units there)
 ])
 def test_amounts_emoticons_numerals_and_symbols_are_kept_whole(text, spans):
     like_the_shipped_vocabulary = lambda piece: unknown(piece) or piece in "()[]"  # noqa: E731 (no brackets)

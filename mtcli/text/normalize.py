@@ -65,8 +65,8 @@ def normalize(text: str) -> str:
 
 def _typographic(text: str) -> str:
     """_TABLE's mapping, but for the backticks of `code` pairs and the en dash of a range of numbers."""
-    if "–" in text and _RANGE_DASH.search(text):
-        return "–".join(_typographic(part) for part in _RANGE_DASH.split(text))
+    if "–" in text and _RANGE_DASH.search(text):  # (\x00: no control is left by now)
+        return _typographic(_RANGE_DASH.sub("\x00", text)).replace("\x00", "–")
     if "`" not in text:
         return text.translate(_TABLE)
     out, last = [], 0

@@ -20,7 +20,7 @@ from functools import cache, lru_cache
 
 from mtcli.config import DEFAULTS
 from mtcli.schema import MAX_LINE_CHARS
-from mtcli.text import case, protect
+from mtcli.text import case, labels, protect
 from mtcli.text.normalize import normalize
 from mtcli.text.segment import fit, sentences
 
@@ -116,6 +116,7 @@ class _Sentence:
     head: str = ""  # a chat's or a mail's head, in `lead`, kept
     lone: tuple[bool, bool] | None = None  # a word alone given the model as a fragment: (capitalised, not ALL CAPS)
     lower_first: bool = False  # the translation goes on after a quotation set aside in `lead`: no capital
+    lower_start: bool = False  # the English went on in lowercase: its first word, capitalised for the model, is no name
     trail_item: bool = False  # it ends in a quotation or aside set aside in `trail`: its ? or ! go after it
     attempt: int = 0  # index into protect.PLACEHOLDERS, or VERIFY, or AROUND
     pieces: list[str] = field(default_factory=list)  # what is decoded
@@ -365,11 +366,11 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     # "[10:32] John: hello there" -> "A los [10:32], ¿cuándo es así?")
     if options.protect and (head := _CHAT_HEAD.match(text) or _MAIL_HEAD.match(text)):
         s.lead, s.head, text = s.lead + head.group(), head.group().strip(), text[head.end() :]
-    elif options.protect and (label := _LABEL.match(text)) and (label["word"].lower() in HEADINGS or (
+    # a label: a heading word translated, a speaker or a title (before a capital) kept
+    elif options.protect and (label := labels.LABEL.match(text)) and ((spanish := labels.heading(label)) or (
             _CAPITAL_FIRST.match(text, label.end()) and _LETTER.search(text, label.end()))):
-        spanish = HEADINGS.get(label["word"].lower())
         if spanish:
-            s.lead += (spanish.upper() if label["word"].isupper() else spanish.capitalize()) + label.group()[len(label["word"]):]
+            s.lead += spanish
         else:
             s.lead, s.head = s.lead + label.group(), label.group().strip()
         text = text[label.end() :]
@@ -403,6 +404,7 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     if inside and _LETTER.search(_drop_spans(text, spans)):
         text, s.floating = _set_aside(text, inside)
         spans = spans_of(text)
+    s.lower_start = text[:1].islower()
     masked = protect.mask(text, spans, protect.PLACEHOLDERS[0])
     if not _LETTER.search(_drop_spans(text, spans)):
         s.verbatim, s.masked = text, masked  # numbers, symbols, punctuation: nothing for the model
@@ -414,6 +416,7 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     # ... and so is an ellipsis inside a sentence: "I waited... and waited." came out "Esperé."; "I waited, and
     # waited." "Esperé, y esperé."
     t = _INNER_ELLIPSIS.sub(", ", t)
+    t = _LIST_COLON.sub(", ", t)  # (a colon _clauses left before words: a list or a phrase)
     s.trails_off = t.endswith("...")
     # a word alone, without a stop (a dictionary look-up, a table's cell): a fragment, given the model lowercase
     # and as it is. As a sentence it came out a command or noise: "Blue." -> "Apunta.", "Window." -> "Despierta.";
@@ -444,51 +447,40 @@ _CHAT_HEAD = re.compile(r"(?:\[\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)?\]|\
 _MAIL_HEAD = re.compile(r"(?:(?:Re|RE|Fwd|FWD|Fw|FW|AW|WG|PS):|P\.S\.|P\.P\.S\.)[ \t]+(?=\S)")
 # (a speaker's name alone, "Tom: ", is not told from a word to translate, "Sunday: ", "English: ", "Maybe: ")
 
-# a colon inside a sentence, between words: the model took it for a time ("He has three things: a car, a house
-# and a dog." -> "Él tiene tres cosas a la casa, un perro y un perro."; 8 sentences of 8 lost words or garbled);
-# the clauses apart came out whole ("Él tiene tres cosas: un coche, una casa y un perro."). Not a label's colon
-# (one word, or _LABEL's), nor a colon inside a kept span (`a: b`)
+# a colon inside a sentence, between words: the model took it for a time ("I have a question: where is the
+# station?" -> "¿Tengo una pregunta donde está la estación?"; 8 sentences of 8 lost words or garbled). A clause
+# after it goes to the model apart ("Tengo una pregunta: ¿dónde está la estación?"); a list or a phrase lost words
+# so ("Bread, cheese and wine." -> "El queso se propa, vino y vino."), and goes with its sentence, the colon a comma
+# to the model ("Compré tres cosas, pan, queso y vino."). Not a label's colon, nor one inside a kept span (`a: b`)
 _CLAUSE_COLON = re.compile(r"(?<=[^\W\d_]{2}): (?=\S)")
+_LIST_COLON = re.compile(r"(?<=[^\W\d_]{2}): (?=[^\W\d_])")
+_CLAUSE_START = re.compile(r"(?:i|you|he|she|it|we|they|there|this|that|these|those|everyone|everybody|nobody|"
+                           r"someone|something|nothing|everything|never|always|please|let's|let|just|if|when|what|no|yes|not|"
+                           r"where|who|why|how|do|does|did|don't|doesn't|didn't|is|are|was|were|can|will|would|"
+                           r"should|must|have|has)(?![\w'-])|i'", re.IGNORECASE)
 
 
 def _clauses(sentence: str, unknown) -> list[str]:
-    """The sentence cut after each colon that ends a clause of two words or more, not a question, before more
-    words."""
+    """The sentence cut after each colon between a clause of two words or more, not a question, and a clause
+    or a quotation."""
     if ": " not in sentence:
         return [sentence]
-    head = _CHAT_HEAD.match(sentence) or _MAIL_HEAD.match(sentence) or _LABEL.match(sentence)
+    head = _CHAT_HEAD.match(sentence) or _MAIL_HEAD.match(sentence) or labels.LABEL.match(sentence)
     skip = head.end() if head else 0
     spans = protect.find_spans(sentence, unknown)
-    cuts = [m.start() + 1 for m in _CLAUSE_COLON.finditer(sentence, skip)
-            if not any(a <= m.start() < b for a, b in spans)]
+    cuts = [m.end() for m in _CLAUSE_COLON.finditer(sentence, skip) if not any(a <= m.start() < b for a, b in spans)]
     pieces, start = [], 0
     for cut in cuts:
-        clause = sentence[start : cut - 1]
+        clause = sentence[start : cut - 2]
         # (not after a question: "Do you know what I want: a car?" is one)
-        if len(clause.split()) >= 2 and _LETTER.search(sentence, cut) and not case.is_question(clause):
+        if len(sentence[max(start, skip) : cut - 2].split()) >= 2 and (_CLAUSE_START.match(sentence, cut) or protect.PRIVATE.match(sentence, cut)) \
+                and not case.is_question(clause):
             pieces.append(clause)
-            start = cut + 1
+            start = cut
     return pieces + [sentence[start:]]
 
 
-# a label before a colon: a speaker ("Tom: Where are you?") or a heading ("Note: the door is open.", "Step 1: Boil
-# it."). With it the model garbled the sentence, 12 lines of 12 ("¿Dónde estás las dos?", "No hay la puerta de la
-# puerta abierta.", "Gira a las 1:00."); without it, each came out right. A heading word alone it could not translate
-# ("Warning" -> "Prender la guerra", "Note" -> "Bueno"): HEADINGS has those; any other label goes on to a capital
-# (a speaker, a title: "Star Wars: A New Hope") and is kept as it is
-_LABEL = re.compile(r"(?P<word>[A-Z][a-z'-]+|[A-Z]{2,})(?: [A-Z][a-z'-]+)?(?: \d{1,3}[a-z]?)?:[ \t]+(?=\S)")
-_CAPITAL_FIRST = re.compile(r"[\"'(¿¡«]*[A-Z]")
-HEADINGS = {
-    "note": "nota", "notes": "notas", "warning": "advertencia", "caution": "precaución", "tip": "consejo",
-    "tips": "consejos", "hint": "pista", "question": "pregunta", "answer": "respuesta", "example": "ejemplo",
-    "examples": "ejemplos", "important": "importante", "reminder": "recordatorio", "update": "actualización",
-    "summary": "resumen", "notice": "aviso", "attention": "atención", "step": "paso", "ingredients": "ingredientes",
-    "problem": "problema", "solution": "solución", "date": "fecha", "price": "precio", "subject": "asunto",
-    "address": "dirección", "phone": "teléfono", "result": "resultado", "results": "resultados", "reason": "motivo",
-    "status": "estado", "source": "fuente", "definition": "definición", "exercise": "ejercicio", "chapter": "capítulo",
-    "lesson": "lección", "part": "parte", "section": "sección", "page": "página", "task": "tarea", "goal": "objetivo",
-    "location": "lugar", "instructions": "instrucciones", "translation": "traducción", "comment": "comentario",
-}
+_CAPITAL_FIRST = re.compile(r"[\"'(¿¡«]*[A-Z]")  # a label's sentence: a speaker's or a title's
 _EM_DASH = re.compile(r"(?<=[^\W\d_])\s*—\s*(?=[^\W\d_])")  # unspaced too: normalize makes it a hyphen ("answer-as")
 _TYPED = re.compile(r"[/@\\]|\w\.\w")  # ... not inside a URL, an address or a path
 _LONE_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)?")
@@ -687,7 +679,7 @@ def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]])
     if s.trails_off:
         out = [(t + ".." if t.endswith(".") and not t.endswith("...") else t, score) for t, score in out]
     if s.lower_first:  # the first word's capital, not an acronym's ("ONU") nor a name's the English has ("Tom")
-        names = set(_FIRST_WORD.findall(s.masked.text))
+        names = set(_FIRST_WORD.findall(s.masked.text)[s.lower_start :])
         out = [(_FIRST_WORD.sub(lambda m: m.group().lower() if (m.group()[1:].islower() or len(m.group()) == 1)
                                 and m.group() not in names else m.group(), t, count=1), score) for t, score in out]
     if s.floating:

@@ -36,7 +36,7 @@ _MONEY = (rf"(?<![\w.,])(?-i:{_CODES}) ?\d(?:[\d.,]*\d)?(?![\w.,]*\d)"
 # it translates. A symbol as written or shouted ("10 KM"); not "in", nor "Mi"
 _UNITS = ("km/h|m/s|kWh|mAh|Mbps|Gbps|kcal|km²|cm²|m²|m³|GHz|MHz|kHz|min|hrs|sec|mph|kph|lbs|°C|°F|km|cm|mm|µm|nm|kg|mg|µg|"
           "ml|cl|dl|hr|ms|kW|MW|Hz|KB|MB|GB|TB|Kb|Mb|Gb|oz|lb|ft|yd|mi|px|pt|dB|cal|ha")
-_UNIT = rf"(?<![\w.,])\d(?:[\d.,–-]*\d)? ?(?-i:{_UNITS}|{_UNITS.upper()}|°|[mglLhWV])(?![\w°²³/])"
+_UNIT = rf"(?<![\w.,])\d(?:[\d.,–-]*\d)? ?(?-i:{_UNITS}|{_UNITS.upper()}|°|[mglLhWV])(?![\w°²³/'])"
 # an emoticon, kept as an emoji is (the vocabulary has no brackets: ":-)" reached the model as ":-", ":P" as "P")
 _EMOTICON = EMOTICON.pattern
 # feet and inches, inches (5'11", 27"): one span, marks included (the model made "5'11\"" "511")

@@ -1,0 +1,54 @@
+"""A label before a colon at a sentence's start ("Note: ", "Step 2: ", "Tom: ", "HAMLET: ").
+
+Given the model with its sentence, it garbled both ("Tom: Where are you?" -> "¿Dónde estás las dos?"); alone,
+a heading word came out as nonsense ("Warning" -> "Prender la guerra", "Note" -> "Bueno", "Teacher" -> "Tu
+profesor", "Deadline" -> "Fecha muere", "Monday: Meeting" as a vocative -> "El lunes se encuentro"). So a heading
+word comes from HEADINGS, a number word after it from NUMBERS ("Chapter One" -> "Capítulo uno"); any other
+label is kept as it came (a speaker, a title).
+"""
+
+from __future__ import annotations
+
+import re
+
+LABEL = re.compile(r"(?P<word>[A-Z][a-z'-]+|[A-Z]{2,})(?: (?P<second>[A-Z][a-z'-]+|[A-Z]{2,}))?"
+                   r"(?: \d{1,3}[a-z]?)?:[ \t]+(?=\S)")
+HEADINGS = {
+    # notes, documents, forms
+    "note": "nota", "notes": "notas", "error": "error", "warning": "advertencia", "caution": "precaución", "tip": "consejo",
+    "tips": "consejos", "hint": "pista", "question": "pregunta", "answer": "respuesta", "example": "ejemplo",
+    "examples": "ejemplos", "important": "importante", "urgent": "urgente", "reminder": "recordatorio",
+    "remember": "recuerda", "update": "actualización", "summary": "resumen", "abstract": "resumen",
+    "introduction": "introducción", "conclusion": "conclusión", "notice": "aviso", "attention": "atención",
+    "step": "paso", "ingredients": "ingredientes", "method": "preparación", "directions": "instrucciones",
+    "instructions": "instrucciones", "problem": "problema", "solution": "solución", "date": "fecha", "time": "hora",
+    "price": "precio", "total": "total", "subject": "asunto", "from": "de", "to": "para", "sent": "enviado",
+    "name": "nombre", "age": "edad", "address": "dirección", "phone": "teléfono", "email": "correo", "owner": "propietario",
+    "deadline": "fecha límite", "result": "resultado", "results": "resultados", "reason": "motivo", "status": "estado",
+    "source": "fuente", "definition": "definición", "description": "descripción", "title": "título", "author": "autor",
+    "exercise": "ejercicio", "chapter": "capítulo", "lesson": "lección", "part": "parte", "section": "sección",
+    "page": "página", "task": "tarea", "goal": "objetivo", "location": "lugar", "translation": "traducción",
+    "comment": "comentario", "weight": "peso", "height": "altura",
+    # days, meals
+    "monday": "lunes", "tuesday": "martes", "wednesday": "miércoles", "thursday": "jueves", "friday": "viernes",
+    "saturday": "sábado", "sunday": "domingo", "yesterday": "ayer", "today": "hoy", "tomorrow": "mañana",
+    "tonight": "esta noche", "breakfast": "desayuno", "lunch": "almuerzo", "dinner": "cena",
+    # speakers named by their role
+    "mother": "madre", "father": "padre", "mom": "mamá", "dad": "papá", "teacher": "profesor",
+    "student": "estudiante", "doctor": "médico", "nurse": "enfermera", "customer": "cliente", "boss": "jefe",
+    "waiter": "camarero", "police": "policía", "interviewer": "entrevistador", "narrator": "narrador",
+}
+NUMBERS = {"one": "uno", "two": "dos", "three": "tres", "four": "cuatro", "five": "cinco", "six": "seis",
+           "seven": "siete", "eight": "ocho", "nine": "nueve", "ten": "diez"}
+
+
+def heading(label: re.Match) -> str | None:
+    """A LABEL match in Spanish, colon and spaces as they came, cased like the label; None if it is not a
+    heading word (with no second word but a number word: "Important Note" would take reordering)."""
+    word, second = label["word"], label["second"]
+    spanish = HEADINGS.get(word.lower())
+    if spanish is None or (second and second.lower() not in NUMBERS):
+        return None
+    out = spanish + (" " + NUMBERS[second.lower()] if second else "")
+    out = out.upper() if word.isupper() else out[:1].upper() + out[1:]
+    return out + label.group()[label.end("second" if second else "word") - label.start() :]

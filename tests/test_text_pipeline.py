@@ -1079,13 +1079,14 @@ def test_the_cells_of_a_pasted_table_row_are_translated_each_and_keep_their_tabs
 
 def test_a_dash_that_sets_a_clause_apart_is_a_comma_to_the_model():
     """Found by an attack: "Bring the red book — the one on the table — to me." came out "Tráeme el libro rojo en la
-    mesa en la mesa."; with commas the model translates the clause (hyphens in words and ranges stay)."""
+    mesa en la mesa."; with commas the model translates the clause (hyphens in words and ranges stay; a range of
+    days or months is "to" to the model: it dropped the second, "Open Monday–Friday." -> "Abandona el lunes.")."""
     seen = []
     translate_lines(["My brother - who lives in Boston - is a doctor.", "The answer—as you know—is no.",
                      "It is a well-known fact.", "Open 9 - 5 daily.", "Open Monday - Friday.", "Use the -- flag.",
                      "See x.org/a—b or 1990—2000."], engine(lambda ls: seen.extend(ls) or upper(ls)))
     assert seen == ["My brother, who lives in Boston, is a doctor.", "The answer, as you know, is no.",
-                    "It is a well-known fact.", "Open 50 daily.", "Open Monday - Friday.", "Use the -- flag.",
+                    "It is a well-known fact.", "Open 50 daily.", "Open Monday to Friday.", "Use the -- flag.",
                     "See 50 or 50."]  # (a range of names, an option, a URL's or a number's dash: as they were)
 
 

@@ -412,7 +412,7 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     # a dash that sets a clause apart ("My brother - who lives in Boston - is a doctor.") is a comma to the
     # model: it dropped the commas' work ("Mi hermano que vive en Boston es médico.", "The answer—as you know—is
     # no." -> "La respuesta es que no conoce a mí"; with commas "La respuesta, como sabes, no es.")
-    t = _DASH_CLAUSE.sub(", ", masked.text)
+    t = _CALENDAR_RANGE.sub(r"\1 to ", _DASH_CLAUSE.sub(", ", masked.text))
     # ... and so is an ellipsis inside a sentence: "I waited... and waited." came out "Esperé."; "I waited, and
     # waited." "Esperé, y esperé."
     t = _INNER_ELLIPSIS.sub(", ", t)
@@ -487,6 +487,11 @@ _LONE_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)?")
 _INNER_ELLIPSIS = re.compile(r"(?<=[^\W\d_])\.{3,} (?=[^\W\d_])")
 # between words, a clause going on in lowercase: not "9 - 5", "well-known", "Monday - Friday", "the -- flag"
 _DASH_CLAUSE = re.compile(r"(?<=[^\W\d_]{2}) - (?=[a-z])")
+# a range of days or months ("Monday–Friday", "January-March"): "to" to the model (it dropped the second: "Open
+# Monday–Friday." -> "Abandona el lunes."; "January to March" -> "de enero a marzo")
+_CALENDAR = ("Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|"
+             "August|September|October|November|December")
+_CALENDAR_RANGE = re.compile(rf"\b((?:{_CALENDAR})) ?- ?(?=(?:{_CALENDAR})\b)")
 
 
 def _spaced_dashes(text: str) -> str:

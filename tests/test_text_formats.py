@@ -358,6 +358,9 @@ def word_by_word(lines):
      "<p>El coche<sup>1</sup> es rojo y el casa<sup>2</sup> es grande.</p>"),
     ("srt", "1\n00:00:01,000 --> 00:00:02,000\nI see the <i>red car</i><sup>1</sup>.",
      "1\n00:00:01,000 --> 00:00:02,000\nYo mira el <i>coche rojo</i><sup>1</sup>."),
+    # the marks the marked words end with stay inside (they were put after it: "**Nota**:")
+    ("markdown", "**Note:** the car is red.", "**Nota:** el coche es rojo."),
+    ("markdown", "I see the **red car.**", "Yo mira el **coche rojo.**"),
 ])
 def test_markup_around_words_goes_around_their_translation(fmt, source, expected):
     """The sentence is translated with the marked words in it (a placeholder in their place made the

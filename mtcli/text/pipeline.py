@@ -947,7 +947,10 @@ def _rewrap(text: str, wraps: list[_Wrap], clues: dict[str, _Clues], items: dict
             start = end = len(text.rstrip(_EDGE + " "))
         else:
             start, end = spans[i][0], spans[j - 1][1]
-        open_, _, close = items[mark]
+        open_, source, close = items[mark]
+        # the marks its words ended with, inside it again ("**Note:**" -> "**Nota:**", not "**Nota**:")
+        stop = source[len(source.rstrip(_EDGE)) :]
+        end += len(stop) if stop and text.startswith(stop, end) else 0
         marked = open_ + text[start:end] + close
         if rendered is not None:
             rendered[mark], marked = marked, mark

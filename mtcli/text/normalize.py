@@ -1,13 +1,14 @@
 """One normalisation for every text the model sees, at translation time and (later) at training time.
 
 NFC, then typographic characters mapped to the ASCII forms the vocabulary knows (curly quotes and
-apostrophes, primes, dashes but the en dash of "10–20", ellipsis), every kind of space and control character made a plain space,
-lone surrogates made U+FFFD, and whitespace collapsed: runs become one space, none at either end, none
-before closing punctuation or after opening punctuation. Invisible characters that only steer how text is
-shown are dropped: terminal escape sequences (colours pasted from a terminal), bidirectional marks,
-embeddings, overrides and isolates, invisible operators, and zero-width joiners and non-joiners except
-between two non-ASCII characters (inside an emoji sequence or a word of a script that needs them). A
-backtick stays a backtick inside a `code` pair (protect.py keeps the pair as it is); elsewhere it is a quote.
+apostrophes, primes, dashes but a range's en dash, "10–20", ellipsis), every kind of space and control
+character made a plain space, lone surrogates made U+FFFD, and whitespace collapsed: runs become one
+space, none at either end, none before closing punctuation or after opening punctuation. Invisible
+characters that only steer how text is shown are dropped: terminal escape sequences (colours pasted from
+a terminal), bidirectional marks, embeddings, overrides and isolates, invisible operators, and zero-width
+joiners and non-joiners except between two non-ASCII characters (inside an emoji sequence or a word of a
+script that needs them). A backtick stays a backtick inside a `code` pair (protect.py keeps the pair as
+it is); elsewhere it is a quote.
 """
 
 from __future__ import annotations

@@ -116,7 +116,7 @@ class _Sentence:
     head: str = ""  # a chat's or a mail's head, in `lead`, kept
     lone: tuple[bool, bool] | None = None  # a word alone given the model as a fragment: (capitalised, not ALL CAPS)
     lower_first: bool = False  # the translation goes on after a quotation set aside in `lead`: no capital
-    lower_start: bool = False  # the English went on in lowercase: its first word, capitalised for the model, is no name
+    lower_start: bool = False  # the English starts lowercase: its first word, capitalised for the model, is no name
     trail_item: bool = False  # it ends in a quotation or aside set aside in `trail`: its ? or ! go after it
     attempt: int = 0  # index into protect.PLACEHOLDERS, or VERIFY, or AROUND
     pieces: list[str] = field(default_factory=list)  # what is decoded
@@ -383,7 +383,7 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
         # after a quotation the sentence goes on in lowercase ('"I love cats," she said.'): so will its translation
         # ('"No," Tom's mother said.' too: after a comma)
         quoted = [items[c] for c in protect.PRIVATE.findall(s.lead) if c in items]
-        s.lower_first = s.lower_first or bool(quoted) and (text[:1].islower() or quoted[-1][-1].endswith((",", ";", ":")))
+        s.lower_first |= bool(quoted) and (text[:1].islower() or quoted[-1][-1].endswith((",", ";", ":")))
         if quoted and quoted[-1][0] in _QUOTE_MARKS:  # a dialogue tag in a novel's order, alone, the model
             # garbled: "said the teacher." -> "Le paga al profesor."; "the teacher said." it knows
             text = _INVERTED_TAG.sub(lambda m: f"{m[2]} {m[1]}{m[3]}", text)
@@ -445,7 +445,7 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
 _CHAT_HEAD = re.compile(r"(?:\[\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)?\]|\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)?"
                         r" [-|])[ \t]+(?!\d)(?:[A-Z][\w'-]*(?: [A-Z][\w'-]*)?:[ \t]+)?(?=\S)")
 _MAIL_HEAD = re.compile(r"(?:(?:Re|RE|Fwd|FWD|Fw|FW|AW|WG|PS):|P\.S\.|P\.P\.S\.)[ \t]+(?=\S)")
-# (a speaker's name alone, "Tom: ", is not told from a word to translate, "Sunday: ", "English: ", "Maybe: ")
+# (a label alone, "Tom: ", "Note: ": labels.py)
 
 # a colon inside a sentence, between words: the model took it for a time ("I have a question: where is the
 # station?" -> "¿Tengo una pregunta donde está la estación?"; 8 sentences of 8 lost words or garbled). A clause
@@ -455,9 +455,9 @@ _MAIL_HEAD = re.compile(r"(?:(?:Re|RE|Fwd|FWD|Fw|FW|AW|WG|PS):|P\.S\.|P\.P\.S\.)
 _CLAUSE_COLON = re.compile(r"(?<=[^\W\d_]{2}): (?=\S)")
 _LIST_COLON = re.compile(r"(?<=[^\W\d_]{2}): (?=[^\W\d_])")
 _CLAUSE_START = re.compile(r"(?:i|you|he|she|it|we|they|there|this|that|these|those|everyone|everybody|nobody|"
-                           r"someone|something|nothing|everything|never|always|please|let's|let|just|if|when|what|no|yes|not|"
+                           r"someone|something|nothing|everything|never|always|please|let's|let|just|if|when|what|"
                            r"where|who|why|how|do|does|did|don't|doesn't|didn't|is|are|was|were|can|will|would|"
-                           r"should|must|have|has)(?![\w'-])|i'", re.IGNORECASE)
+                           r"should|must|have|has|no|yes|not)(?![\w'-])|i'", re.IGNORECASE)
 
 
 def _clauses(sentence: str, unknown) -> list[str]:
@@ -471,10 +471,9 @@ def _clauses(sentence: str, unknown) -> list[str]:
     cuts = [m.end() for m in _CLAUSE_COLON.finditer(sentence, skip) if not any(a <= m.start() < b for a, b in spans)]
     pieces, start = [], 0
     for cut in cuts:
-        clause = sentence[start : cut - 2]
-        # (not after a question: "Do you know what I want: a car?" is one)
-        if len(sentence[max(start, skip) : cut - 2].split()) >= 2 and (_CLAUSE_START.match(sentence, cut) or protect.PRIVATE.match(sentence, cut)) \
-                and not case.is_question(clause):
+        clause, words = sentence[start : cut - 2], sentence[max(start, skip) : cut - 2].split()
+        goes_on = _CLAUSE_START.match(sentence, cut) or protect.PRIVATE.match(sentence, cut)
+        if len(words) >= 2 and goes_on and not case.is_question(clause):  # ("Do you know what I want: a car?")
             pieces.append(clause)
             start = cut
     return pieces + [sentence[start:]]

@@ -108,5 +108,6 @@ def test_pipeline_two_letter_shouting_and_a_statement_opening_with_a_number():
     words = re.compile(r"\w+|[^\w\s]")
     engine = Engine(decode, lambda text: [5] * len(words.findall(text)), 54, {})
     out = translate_lines(["NO", "OK", "5 is less than 8", "Have someone call me"], engine)
-    assert seen == ["no", "ok", "50 is less than 50.", "Have someone call me."]  # (a word alone: a fragment)
+    # (a word alone: a fragment, but a greeting or a command: "no" as a sentence, with no stop after it)
+    assert seen == ["No.", "ok", "50 is less than 50.", "Have someone call me."]
     assert [r.text for r in out] == ["NO", "OK", "5 is less than 8.", "Have someone call me."]

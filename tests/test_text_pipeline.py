@@ -2,6 +2,8 @@
 long sentences cut, case handled, warnings on the right line."""
 
 import re
+from dataclasses import replace
+
 import pytest
 
 from hypothesis import example, given, settings
@@ -1105,18 +1107,25 @@ def test_a_chat_or_mail_head_stays_out_of_the_model():
 
 
 def test_a_label_before_a_colon_stays_out_of_the_model_and_a_heading_word_is_translated():
-    """Found trying dialogue and notes: with its label the model garbled every such sentence ("Tom: Where are
-    you?" -> "¿Dónde estás las dos?", "Note: the door is open." -> "No hay la puerta de la puerta abierta.").
-    A speaker or a title before a capital is kept (and listed as kept); a heading word is HEADINGS', cased as it
-    came, and the sentence after it keeps its lowercase start; a word before a lowercase sentence is no label."""
+    """Found trying dialogue, notes and mail: with its label the model garbled every such sentence ("Tom: Where
+    are you?" -> "¿Dónde estás las dos?", "Note: the door is open." -> "No hay la puerta de la puerta abierta.").
+    A heading word is HEADINGS' (a number word after it too), cased as it came; any other label is kept (and
+    listed as kept); the text after it keeps its lowercase start and gets no stop it had not (a value as often
+    as a sentence); a mail's names and addresses are kept whole."""
     seen, spanish = [], {"The door is open.": "La puerta está abierta."}
     out = translate_lines(["Tom: Where are you?", "Note: the door is open.", "STEP 1: BOIL IT.", "Price: $5",
-                           "Sunday: rest.", "Star Wars: A New Hope", "Chapter Two: Go.", "Important Note: Go."], engine(lambda ls: seen.extend(ls) or [[(spanish.get(t, t), -1.0)] for t in ls]))
+                           "Sunday: rest.", "Star Wars: A New Hope", "Chapter Two: Go.", "Important Note: Go.",
+                           "Agenda: budget and rent.", "To: Mary Jones <mary@x.org>", "I know: it is late."],
+                          engine(lambda ls: seen.extend(ls) or [[(spanish.get(t, t), -1.0)] for t in ls]))
     assert [r.text for r in out] == ["Tom: Where are you?", "Nota: la puerta está abierta.", "PASO 1: BOIL IT.",
-                                     "Precio: $5", "Domingo: rest.", "Star Wars: A New Hope.", "Capítulo dos: Go.",
-                                     "Important Note: Go."]  # (a heading of two words would take reordering)
-    assert seen == ["Where are you?", "The door is open.", "Boil it.", "Rest.", "A New Hope.", "Go.", "Go."]
+                                     "Precio: $5", "Domingo: rest.", "Star Wars: A New Hope", "Capítulo dos: Go.",
+                                     "Important Note: Go.", "Orden del día: budget and rent.",
+                                     "Para: Mary Jones <mary@x.org>", "I know: it is late."]
+    # ("Important Note": a heading of two words would take reordering; "I": no label)
+    assert seen == ["Where are you?", "The door is open.", "Boil it.", "Rest.", "A New Hope.", "Go.", "Go.",
+                    "Budget and rent.", "I know.", "It is late."]
     assert out[0].kept == ["Tom:"] and out[1].kept == [] and out[5].kept == ["Star Wars:"]
+    assert out[9].kept == ["Mary Jones <mary@x.org>"]
 
 
 def test_a_colon_between_clauses_cuts_the_sentence_for_the_model_and_stays():
@@ -1167,3 +1176,16 @@ def test_a_word_alone_is_a_fragment_given_the_model_lowercase_and_comes_back_cas
     out = translate_lines(["red", "Red", "RED", "Tom", "Red.", "red car"], engine(asks))
     assert seen[:3] == ["red", "red", "red"] and [r.text for r in out[:3]] == ["red", "Red", "RED"]
     assert seen[3:] == ["Tom.", "Red.", "Red car."]  # a name, a sentence, two words: as ever
+
+
+def test_a_greeting_or_a_command_alone_on_a_line_is_a_sentence_without_a_stop():
+    """As fragments "Hello" came out "aquí hola" and "Run" "¿Colando?"; as sentences "Hola." and "Corred.". A name
+    alone (a signature) gets no stop either; in a document's text a word alone is still a fragment."""
+    seen = []
+    with_names = replace(engine(lambda ls: seen.extend(ls) or upper(ls)), names={"john": "John"})
+    out = translate_lines(["Hello", "wait", "John", "Hello."], with_names)
+    assert seen == ["Hello.", "Wait.", "John.", "Hello."]
+    assert [r.text for r in out] == ["HELLO", "WAIT", "JOHN", "HELLO."]
+    seen.clear()
+    translate_lines(["Hello"], engine(lambda ls: seen.extend(ls) or upper(ls)), TextOptions(keep_stop=False))
+    assert seen == ["hello"]

@@ -4,7 +4,8 @@ Given the model with its sentence, it garbled both ("Tom: Where are you?" -> "¿
 a heading word came out as nonsense ("Warning" -> "Prender la guerra", "Note" -> "Bueno", "Teacher" -> "Tu
 profesor", "Deadline" -> "Fecha muere", "Monday: Meeting" as a vocative -> "El lunes se encuentro"). So a heading
 word comes from HEADINGS, a number word after it from NUMBERS ("Chapter One" -> "Capítulo uno"); any other
-label is kept as it came (a speaker, a title).
+label is kept as it came (a speaker, a title: kept, it is never lost; given the model as a comma, "Agenda: budget"
+lost "Agenda").
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ HEADINGS = {
     "attention": "atención", "step": "paso", "ingredients": "ingredientes", "method": "preparación",
     "directions": "instrucciones", "instructions": "instrucciones", "problem": "problema", "solution": "solución",
     "date": "fecha", "time": "hora", "price": "precio", "total": "total", "subject": "asunto", "from": "de",
-    "to": "para", "sent": "enviado", "name": "nombre", "age": "edad", "address": "dirección", "phone": "teléfono",
+    "to": "para", "cc": "cc", "bcc": "cco", "agenda": "orden del día", "sent": "enviado", "name": "nombre", "age": "edad", "address": "dirección", "phone": "teléfono",
     "email": "correo", "owner": "propietario", "deadline": "fecha límite", "result": "resultado",
     "results": "resultados", "reason": "motivo", "status": "estado", "source": "fuente", "definition": "definición",
     "description": "descripción", "title": "título", "author": "autor", "exercise": "ejercicio",
@@ -39,6 +40,7 @@ HEADINGS = {
     "student": "estudiante", "doctor": "médico", "nurse": "enfermera", "customer": "cliente", "boss": "jefe",
     "waiter": "camarero", "police": "policía", "interviewer": "entrevistador", "narrator": "narrador",
 }
+ADDRESSES = {"from", "to", "cc", "bcc"}  # headings of a mail's names and addresses: kept as they are
 NUMBERS = {"one": "uno", "two": "dos", "three": "tres", "four": "cuatro", "five": "cinco", "six": "seis",
            "seven": "siete", "eight": "ocho", "nine": "nueve", "ten": "diez"}
 

@@ -362,19 +362,24 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     def spans_of(t: str) -> list[tuple[int, int]]:
         return protect.find_spans(t, unknown, long_word) if options.protect else []
 
+    labelled = False
     # a chat's or a mail's head: a time stamp and the speaker after it, "Re:", "P.S." (the model dropped them:
     # "[10:32] John: hello there" -> "A los [10:32], ¿cuándo es así?")
     if options.protect and (head := _CHAT_HEAD.match(text) or _MAIL_HEAD.match(text)):
         s.lead, s.head, text = s.lead + head.group(), head.group().strip(), text[head.end() :]
     # a label: a heading word translated, a speaker or a title (before a capital) kept
-    elif options.protect and (label := labels.LABEL.match(text)) and ((spanish := labels.heading(label)) or (
-            _CAPITAL_FIRST.match(text, label.end()) and _LETTER.search(text, label.end()))):
+    # (what follows a label is a value as often as a sentence: no stop it had not, "Cc: Tom" was "Cc: Tom.")
+    elif options.protect and (label := labels.LABEL.match(text)) and ((spanish := labels.heading(label))
+                                                                     or _LETTER.search(text, label.end())):
         if spanish:
             s.lead += spanish
         else:
             s.lead, s.head = s.lead + label.group(), label.group().strip()
-        text = text[label.end() :]
+        text, labelled = text[label.end() :], True
         s.lower_first = text[:1].islower()  # "Note: the door is open." -> "Nota: la puerta está abierta."
+        if label["word"].lower() in labels.ADDRESSES:  # names and addresses ("Para: Mary Jones", was "Mary Jesúscula")
+            s.verbatim, s.head = text, text
+            return s
     spans = spans_of(text)
     # emoji and markup at the edges are set aside: the model translates the sentence without them
     if spans and spans[0][0] == 0 and _symbols(text[: spans[0][1]]):
@@ -421,7 +426,9 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     # a word alone, without a stop (a dictionary look-up, a table's cell): a fragment, given the model lowercase
     # and as it is. As a sentence it came out a command or noise: "Blue." -> "Apunta.", "Window." -> "Despierta.";
     # as a fragment "azul", "ventana" (of 30 common words, 19 nonsense as sentences, 5 as fragments)
-    if options.case and options.punctuate and _LONE_WORD.fullmatch(t) and t.lower() not in engine.names:
+    alone = bool(_LONE_WORD.fullmatch(t))
+    if options.case and options.punctuate and alone and t.lower() not in engine.names \
+            and not (options.keep_stop and t.lower() in _SENTENCE_WORDS):
         s.lone, t = (t[:1].isupper(), not t[1:].isupper()), t.lower()
         s.strip_stop = True
         s.masked, s.pieces = replace(masked, text=t), _fit(t, engine)
@@ -433,7 +440,8 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
         t = t.lower() if s.shout else t
         t = case.repair_contractions(t)
         t = case.truecase(t, engine.names, options.punctuate) if not any(c.isupper() for c in t) else _fix_i(t)
-    s.strip_stop = (cut or not options.keep_stop) and not case.has_end_punctuation(t)
+    # (nor a name alone: a signature, "John", was "John.")
+    s.strip_stop = (cut or labelled or alone or not options.keep_stop) and not case.has_end_punctuation(t)
     if options.punctuate and not cut:
         t = case.end_punctuation(t)
     s.masked = replace(masked, text=t)
@@ -479,10 +487,13 @@ def _clauses(sentence: str, unknown) -> list[str]:
     return pieces + [sentence[start:]]
 
 
-_CAPITAL_FIRST = re.compile(r"[\"'(¿¡«]*[A-Z]")  # a label's sentence: a speaker's or a title's
 _EM_DASH = re.compile(r"(?<=[^\W\d_])\s*—\s*(?=[^\W\d_])")  # unspaced too: normalize makes it a hyphen ("answer-as")
 _TYPED = re.compile(r"[/@\\]|\w\.\w")  # ... not inside a URL, an address or a path
 _LONE_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)?")
+# ... but greetings and commands alone on a line come out right as sentences only ("Hello." -> "Hola.", "Wait." ->
+# "Espera."; as fragments "aquí hola", "¿Colando?" for "run"): of 19 such words 13 right as sentences, 7 as
+# fragments. (In a document a word alone is often a piece of a sentence cut by markup: a fragment still.)
+_SENTENCE_WORDS = frozenset("hello hi thanks no sorry welcome help stop wait look listen run".split())
 _INNER_ELLIPSIS = re.compile(r"(?<=[^\W\d_])\.{3,} (?=[^\W\d_])")
 # between words, a clause going on in lowercase: not "9 - 5", "well-known", "Monday - Friday", "the -- flag"
 _DASH_CLAUSE = re.compile(r"(?<=[^\W\d_]{2}) - (?=[a-z])")

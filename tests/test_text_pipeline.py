@@ -1178,6 +1178,18 @@ def test_a_word_alone_is_a_fragment_given_the_model_lowercase_and_comes_back_cas
     assert seen[3:] == ["Tom.", "Red.", "Red car."]  # a name, a sentence, two words: as ever
 
 
+def test_a_date_goes_to_the_model_as_one_placeholder_and_comes_back_in_spanish():
+    """The model dropped a date's month ("I was born on June 4, 1974." -> "Nací el 4, 1974."): kept whole, in the
+    order and words Spanish dates take, ALL CAPS in capitals, and not listed as kept (it changed)."""
+    seen = []
+    out = translate_lines(["I was born on June 4, 1974.", "MAY 5, 2025 AT 10:00", "Date: March 2020"],
+                          engine(lambda ls: seen.extend(ls) or upper(ls)))
+    assert seen == ["I was born on 50.", "50 at 50."]
+    assert [r.text for r in out] == ["I WAS BORN ON 4 de junio de 1974.", "5 DE MAYO DE 2025 AT 10:00.",
+                                     "Fecha: marzo de 2020"]
+    assert [r.kept for r in out] == [[], ["10:00"], []]
+
+
 def test_a_greeting_or_a_command_alone_on_a_line_is_a_sentence_without_a_stop():
     """As fragments "Hello" came out "aquí hola" and "Run" "¿Colando?"; as sentences "Hola." and "Corred.". A name
     alone (a signature) gets no stop either; in a document's text a word alone is still a fragment."""

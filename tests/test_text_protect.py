@@ -2,7 +2,7 @@
 
 import pytest
 
-from mtcli.text.protect import (Masked, PLACEHOLDERS, all_kept, find_spans, mask, one_span_phrases, placed, remask, restore,
+from mtcli.text.protect import (Masked, PLACEHOLDERS, all_kept, find_spans, in_spanish, mask, one_span_phrases, placed, remask, restore,
                                  unmasked)
 
 
@@ -219,8 +219,21 @@ def test_a_lost_span_goes_before_the_final_stop_and_after_an_opening_mark():
     ("It is 10 km away, 20 MB, 3 kg and 180 °C.", ["10 km", "20 MB", "3 kg", "180 °C"]),
     ("Wait 5-10 min, then 5 m/s, IT IS 10 KM.", ["5-10 min", "5 m/s", "10 KM"]),
     ("Read pages 10–20.", ["10–20"]),
+    # a date with its month's name (the model dropped the month: "in May 2020" -> "en 2020")
+    ("On May 5, 2025, 12 March 1990, the 3rd of July, June 2020 and Sept. 9.",
+     ["May 5, 2025", "12 March 1990", "3rd of July", "June 2020", "Sept. 9"]),
+    ("May I go? March 12:30 is late; march 3 miles.", ["12:30", "3"]),  # (not these)
     ("Only 1 in 5 people, 5 A and 2 Mi came; the 5 W's.", ["1", "5", "5", "2", "5"]),  # (no units there)
 ])
 def test_amounts_emoticons_numerals_and_symbols_are_kept_whole(text, spans):
     like_the_shipped_vocabulary = lambda piece: unknown(piece) or piece in "()[]"  # noqa: E731 (no brackets)
     assert [text[s:e] for s, e in find_spans(text, like_the_shipped_vocabulary)] == spans
+
+
+@pytest.mark.parametrize("span,spanish", [
+    ("May 5, 2025", "5 de mayo de 2025"), ("12 March 1990", "12 de marzo de 1990"), ("3rd of July", "3 de julio"),
+    ("June 2020", "junio de 2020"), ("Sept. 9", "9 de septiembre"), ("MAY 5", "5 DE MAYO"),
+    ("5 May 2025 10:00", "5 de mayo de 2025 10:00"), ("10:00", "10:00"), ("5 km", "5 km"),
+])
+def test_a_date_is_put_back_as_spanish_writes_it(span, spanish):
+    assert in_spanish(span) == spanish

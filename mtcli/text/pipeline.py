@@ -680,13 +680,15 @@ def _phrases_joined(s: _Sentence, got: list[NBest]) -> NBest:
 
 
 def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]]) -> NBest:
+    spans = s.masked.spans if s.masked else ()
+    dates = {span: spanish for span in spans if (spanish := protect.in_spanish(span)) != span}  # put back in Spanish
     result.kept.extend([s.head] if s.head else [])
-    result.kept.extend(k for span in (s.masked.spans if s.masked else ()) for k in _as_kept(span, items))
+    result.kept.extend(k for span in spans if span not in dates for k in _as_kept(span, items))
     if s.verbatim is not None:
-        return [(_join(s.lead, s.verbatim, s.trail), 0.0)]
+        return [(_join(s.lead, _dated(s.verbatim, dates), s.trail), 0.0)]
     if len(s.pieces) > 1 and s.attempt < AROUND:
         result.split += 1
-    out = [(t[:-1] if s.strip_stop and t.endswith(".") else t, score) for t, score in s.out]
+    out = [(_dated(t[:-1] if s.strip_stop and t.endswith(".") else t, dates), score) for t, score in s.out]
     if s.lone:  # as the word came: "red" -> "rojo", "Red" -> "Rojo", "RED" -> "ROJO"
         capital, lower = s.lone
         out = [(_as_fragment(t, s.masked.text), score) for t, score in out]
@@ -703,6 +705,12 @@ def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]])
     if s.trail_item:  # a question's marks close the sentence, after the quotation: '¿Dijiste "sí"?'
         return [(_join(s.lead, t.rstrip("?!"), s.trail) + t[len(t.rstrip("?!")):], score) for t, score in out]
     return [(_join(s.lead, t, s.trail), score) for t, score in out]
+
+
+def _dated(text: str, dates: dict[str, str]) -> str:
+    for span, spanish in dates.items():
+        text = text.replace(span, spanish, 1)
+    return text
 
 
 def _as_kept(span: str, items: dict[str, tuple[str, ...]]) -> list[str]:

@@ -38,6 +38,20 @@ _MONEY = (rf"(?<![\w.,])(?-i:{_CODES}) ?\d(?:[\d.,]*\d)?(?![\w.,]*\d)"
 _UNITS = ("km/h|m/s|kWh|mAh|Mbps|Gbps|kcal|km²|cm²|m²|m³|GHz|MHz|kHz|min|hrs|sec|mph|kph|lbs|°C|°F|km|cm|mm|µm|nm|"
           "kg|mg|µg|ml|cl|dl|hr|ms|kW|MW|Hz|KB|MB|GB|TB|Kb|Mb|Gb|oz|lb|ft|yd|mi|px|pt|dB|cal|ha")
 _UNIT = rf"(?<![\w.,])\d(?:[\d.,–-]*\d)? ?(?-i:{_UNITS}|{_UNITS.upper()}|°|[mglLhWV])(?![\w°²³/'])"
+# a date with its month's name ("May 5, 2025", "12 March 1990", "the 3rd of July", "June 2020"): one span, put back
+# in Spanish ("5 de mayo de 2025"): the model dropped the month ("It happened in May 2020." -> "Ocurrió en 2020.",
+# "See you on Monday, June 3." -> "Te veo el lunes, 3.")
+MONTHS = dict(zip("january february march april may june july august september october november december".split(),
+                  "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre".split()))
+_MONTH = "|".join([*(m.capitalize() for m in MONTHS), *(m.upper() for m in MONTHS),
+                   *(f"{m[:3].capitalize()}\\.?" for m in MONTHS if m != "may"), "Sept\\.?"])
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_YEAR = r"\d{4}"
+_DATE_PARTS = (rf"(?P<m1>{_MONTH}) (?P<d1>{_DAY})(?:,? (?P<y1>{_YEAR}))?"  # May 5, 2025
+               rf"|(?P<d2>{_DAY})(?: of)? (?P<m2>{_MONTH})(?:,? (?P<y2>{_YEAR}))?"  # 12 March 1990, 3rd of July
+               rf"|(?P<m3>{_MONTH}),? (?P<y3>{_YEAR})")  # June 2020
+_DATE = rf"(?<![\w.,])(?-i:{_DATE_PARTS})(?![\w:/.-]\d|\w)"
+DATE = re.compile(_DATE)
 # an emoticon, kept as an emoji is (the vocabulary has no brackets: ":-)" reached the model as ":-", ":P" as "P")
 _EMOTICON = EMOTICON.pattern
 # feet and inches, inches (5'11", 27"): one span, marks included (the model made "5'11\"" "511")
@@ -73,7 +87,7 @@ _OPENING = {")": "(", "]": "[", "}": "{"}  # ... but not the bracket that closes
 _NUMBER_ONLY = re.compile(_NUMBER)
 _NOT_A_NUMBER = re.compile(f"{_URL}|{_EMAIL}|{_NAME}", re.IGNORECASE)
 _WORDS_AFTER = re.compile(r"(?<=\d)(?:\.{2,}|…|[,;:])(?=[^\W\d_]{2})")  # (not "." : "2.0.beta", "5.4.RELEASE")
-SPAN = re.compile(rf"{_URL}|{_EMAIL}|{_CODE}|{_TAG}|{_HANDLE}|{_PATH}|{_NAME}|{_TIME}|{_MONEY}|{_UNIT}|{_FEET}|{_NUMBER}|{_EMOTICON}",
+SPAN = re.compile(rf"{_URL}|{_EMAIL}|{_CODE}|{_TAG}|{_HANDLE}|{_PATH}|{_NAME}|{_DATE}|{_TIME}|{_MONEY}|{_UNIT}|{_FEET}|{_NUMBER}|{_EMOTICON}",
                   re.IGNORECASE)
 # in every SPAN match (most sentences have none)
 _MAYBE_SPAN = re.compile(r"\d|@|://|www\.|[`<#/\\]|[\w-]\.[a-z]|[:;=][-o^']?[)(\]\[DPpOo3/|*]|[\^_]"
@@ -109,6 +123,19 @@ class Masked:
 
 
 _JOINING = " +-=*/&|^~×÷→·"  # spans apart by these only are one: "Ctrl+C", "x² + y² = z²", "9 - 5"
+
+
+def in_spanish(span: str) -> str:
+    """A span with each date in it written as Spanish writes it ("May 5, 2025" -> "5 de mayo de 2025"), in its
+    case ("MAY 5" -> "5 DE MAYO"); any other span as it is."""
+    def spanish(m: re.Match) -> str:
+        k = next(k for k in "123" if m[f"m{k}"])
+        month, day, year = m[f"m{k}"], m[f"d{k}"] if k != "3" else None, m[f"y{k}"]
+        name = next(es for en, es in MONTHS.items() if en.startswith(month.rstrip(".").lower()))
+        out = " de ".join(p for p in (day and day.rstrip("stndrh"), name, year) if p)
+        return out.upper() if month.isupper() and len(month) > 1 else out
+
+    return DATE.sub(spanish, span) if any(c.isdigit() for c in span) else span
 
 
 def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_WORD) -> list[tuple[int, int]]:

@@ -1109,45 +1109,45 @@ def test_a_chat_or_mail_head_stays_out_of_the_model():
 def test_a_label_before_a_colon_stays_out_of_the_model_and_a_heading_word_is_translated():
     """Found trying dialogue, notes and mail: with its label the model garbled every such sentence ("Tom: Where
     are you?" -> "¿Dónde estás las dos?", "Note: the door is open." -> "No hay la puerta de la puerta abierta.").
-    A heading word is HEADINGS' (a number word after it too), cased as it came; any other label is kept (and
-    listed as kept); the text after it keeps its lowercase start and gets no stop it had not (a value as often
-    as a sentence); a mail's names and addresses are kept whole."""
+    A heading word is HEADINGS' (a number word after it too), cased as it came; any other label before a capital
+    is kept (and listed as kept), not a greeting's; the text after it keeps its lowercase start and gets no stop
+    it had not (a value as often as a sentence); a mail's names and addresses are kept whole, a reply's mark too."""
     seen, spanish = [], {"The door is open.": "La puerta está abierta."}
     out = translate_lines(["Tom: Where are you?", "Note: the door is open.", "STEP 1: BOIL IT.", "Price: $5",
                            "Sunday: rest.", "Star Wars: A New Hope", "Chapter Two: Go.", "Important Note: Go.",
-                           "Agenda: budget and rent.", "To: Mary Jones <mary@x.org>", "I know: it is late."],
+                           "Agenda: budget and rent.", "To: Mary Jones <mary@x.org>", "I know: it is late.",
+                           "Subject: Re: hello", "Hello Tom: Are you in?"],
                           engine(lambda ls: seen.extend(ls) or [[(spanish.get(t, t), -1.0)] for t in ls]))
     assert [r.text for r in out] == ["Tom: Where are you?", "Nota: la puerta está abierta.", "PASO 1: BOIL IT.",
                                      "Precio: $5", "Domingo: rest.", "Star Wars: A New Hope", "Capítulo dos: Go.",
                                      "Important Note: Go.", "Orden del día: budget and rent.",
-                                     "Para: Mary Jones <mary@x.org>", "I know: it is late."]
+                                     "Para: Mary Jones <mary@x.org>", "I know: it is late.", "Asunto: Re: Hello",
+                                     "Hello Tom: Are you in?"]
     # ("Important Note": a heading of two words would take reordering; "I": no label)
     assert seen == ["Where are you?", "The door is open.", "Boil it.", "Rest.", "A New Hope.", "Go.", "Go.",
-                    "Budget and rent.", "I know.", "It is late."]
+                    "Budget and rent.", "I know.", "It is late.", "Hello.", "Hello Tom: Are you in?"]
     assert out[0].kept == ["Tom:"] and out[1].kept == [] and out[5].kept == ["Star Wars:"]
     assert out[9].kept == ["Mary Jones <mary@x.org>"]
 
 
 def test_a_colon_between_clauses_cuts_the_sentence_for_the_model_and_stays():
     """Found trying lists and explanations: the model took a colon for a time ("I have a question: where is the
-    station?" -> "¿Tengo una pregunta donde está la estación?"). Two clauses go apart (the first with no stop of
-    its own), the colon stays, the clause after it keeps its lowercase; before a list or a phrase (apart, the
-    model lost its words) the colon is a comma to the model; no label's colon, a question's, nor one inside a
-    kept span is cut."""
+    station?" -> "¿Tengo una pregunta donde está la estación?"). The two sides go apart (the first with no stop of
+    its own), the colon stays, the side after it keeps its lowercase; no label's colon, a question's, one before
+    no words, nor one inside a kept span is cut."""
     seen = []
     spanish = {"There is one problem.": "Hay un problema.", "We have no money.": "Tenemos ningún dinero.",
-               "I know.": "Lo sé.", "It is late.": "Es tarde.", "No.": "No."}
-    out = translate_lines(["There is one problem: we have no money.", "I know: it is late. His answer: no.",
-                           "He has three things: a car and a dog.", "Do you know what I want: a car?",
-                           "The time is: 5:30.", "Run `git log: all` now."],
+               "He has three things.": "Él tiene tres cosas.", "A car and a dog.": "Un coche y un perro."}
+    out = translate_lines(["There is one problem: we have no money.", "He has three things: a car and a dog.",
+                           "Do you know what I want: a car?", "The time is: 5:30.", "Run `git log: all` now.",
+                           "Tom: We are here: come in."],
                           engine(lambda ls: seen.extend(ls) or [[(spanish.get(t, t), -1.0)] for t in ls]))
-    assert [r.text for r in out] == ["Hay un problema: tenemos ningún dinero.", "Lo sé: es tarde. His answer: no.",
-                                     "He has three things, a car and a dog.", "Do you know what I want, a car?",
-                                     "The time is: 5:30.", "Run `git log: all` now."]
-    assert seen == ["There is one problem.", "We have no money.", "I know.", "It is late.", "His answer.", "No.",
-                    "He has three things, a car and a dog.", "Do you know what I want, a car?", "The time is: 50.",
-                    "Run 50 now."]
-    assert [r.sentences for r in out] == [1, 2, 1, 1, 1, 1]
+    assert [r.text for r in out] == ["Hay un problema: tenemos ningún dinero.", "Él tiene tres cosas: un coche y un perro.",
+                                     "Do you know what I want: a car?", "The time is: 5:30.", "Run `git log: all` now.",
+                                     "Tom: We are here: come in."]
+    assert seen == ["There is one problem.", "We have no money.", "He has three things.", "A car and a dog.",
+                    "Do you know what I want: a car?", "The time is: 50.", "Run 50 now.", "We are here.", "Come in."]
+    assert [r.sentences for r in out] == [1, 1, 1, 1, 1, 1]
 
 
 def test_an_ellipsis_inside_a_sentence_is_a_comma_to_the_model_and_one_at_its_end_stays():
@@ -1182,12 +1182,13 @@ def test_a_date_goes_to_the_model_as_one_placeholder_and_comes_back_in_spanish()
     """The model dropped a date's month ("I was born on June 4, 1974." -> "Nací el 4, 1974."): kept whole, in the
     order and words Spanish dates take, ALL CAPS in capitals, and not listed as kept (it changed)."""
     seen = []
-    out = translate_lines(["I was born on June 4, 1974.", "MAY 5, 2025 AT 10:00", "Date: March 2020"],
-                          engine(lambda ls: seen.extend(ls) or upper(ls)))
-    assert seen == ["I was born on 50.", "50 at 50."]
+    out = translate_lines(["I was born on June 4, 1974.", "MAY 5, 2025 AT 10:00", "Date: March 2020",
+                           "Left on May 5, back on May 5.", "May 5: Dentist at 10."], engine(lambda ls: seen.extend(ls) or upper(ls)))
+    assert seen == ["I was born on 50.", "50 at 50.", "Left on 50, back on 50.", "Dentist at 50."]
     assert [r.text for r in out] == ["I WAS BORN ON 4 de junio de 1974.", "5 DE MAYO DE 2025 AT 10:00.",
-                                     "Fecha: marzo de 2020"]
-    assert [r.kept for r in out] == [[], ["10:00"], []]
+                                     "Fecha: marzo de 2020", "LEFT ON 5 de mayo, BACK ON 5 de mayo.",
+                                     "5 de mayo: DENTIST AT 10."]
+    assert [r.kept for r in out] == [[], ["10:00"], [], [], ["10"]]
 
 
 def test_a_greeting_or_a_command_alone_on_a_line_is_a_sentence_without_a_stop():

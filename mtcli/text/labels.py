@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from mtcli.text import protect
+
 LABEL = re.compile(r"(?P<word>[A-Z][a-z'-]+|[A-Z]{2,})(?: (?P<second>[A-Z][a-z'-]+|[A-Z]{2,}))?"
                    r"(?: \d{1,3}[a-z]?)?:[ \t]+(?=\S)")
 HEADINGS = {
@@ -30,7 +32,8 @@ HEADINGS = {
     "description": "descripción", "title": "título", "author": "autor", "exercise": "ejercicio",
     "chapter": "capítulo", "lesson": "lección", "part": "parte", "section": "sección", "page": "página",
     "task": "tarea", "goal": "objetivo", "location": "lugar", "translation": "traducción", "comment": "comentario",
-    "weight": "peso", "height": "altura",
+    "weight": "peso", "height": "altura", "day": "día", "week": "semana", "month": "mes", "year": "año",
+    "fact": "dato",
     # days, meals
     "monday": "lunes", "tuesday": "martes", "wednesday": "miércoles", "thursday": "jueves", "friday": "viernes",
     "saturday": "sábado", "sunday": "domingo", "yesterday": "ayer", "today": "hoy", "tomorrow": "mañana",
@@ -48,6 +51,9 @@ NUMBERS = {"one": "uno", "two": "dos", "three": "tres", "four": "cuatro", "five"
 def heading(label: re.Match) -> str | None:
     """A LABEL match in Spanish, colon and spaces as they came, cased like the label; None if it is not a
     heading word (with no second word but a number word: "Important Note" would take reordering)."""
+    name = label.group().rstrip()[:-1]
+    if protect.DATE.fullmatch(name):  # a calendar's line, "May 5: Dentist" -> "5 de mayo: ..."
+        return protect.in_spanish(name) + label.group()[len(name) :]
     word, second = label["word"], label["second"]
     spanish = HEADINGS.get(word.lower())
     if spanish is None or (second and second.lower() not in NUMBERS):

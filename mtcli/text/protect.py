@@ -45,13 +45,18 @@ MONTHS = dict(zip("january february march april may june july august september o
                   "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre".split()))
 _MONTH = "|".join([*(m.capitalize() for m in MONTHS), *(m.upper() for m in MONTHS),
                    *(f"{m[:3].capitalize()}\\.?" for m in MONTHS if m != "may"), "Sept\\.?"])
-_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
-_YEAR = r"\d{4}"
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?(?:[–-](?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?)?"  # (May 5–7)
+_YEAR = r"(?:1[5-9]|2[01])\d\d"
 _DATE_PARTS = (rf"(?P<m1>{_MONTH}) (?P<d1>{_DAY})(?:,? (?P<y1>{_YEAR}))?"  # May 5, 2025
                rf"|(?P<d2>{_DAY})(?: of)? (?P<m2>{_MONTH})(?:,? (?P<y2>{_YEAR}))?"  # 12 March 1990, 3rd of July
                rf"|(?P<m3>{_MONTH}),? (?P<y3>{_YEAR})")  # June 2020
-_DATE = rf"(?<![\w.,])(?-i:{_DATE_PARTS})(?![\w:/.-]\d|\w)"
-DATE = re.compile(_DATE)
+DATE = re.compile(rf"(?<![\w.,])(?:{_DATE_PARTS})(?![\w:/.-]\d|\w)")
+# a month and a number without a year or an ordinal are a date after a word that leads to one or before a mark,
+# not "WE MARCH 10 MILES", "I called April 3 times", "May 2 of us come in?", "Step 2 May Fail"
+_LEADS_TO_DATE = re.compile(r"(?:\b(?:on|by|since|until|till|from|before|after|through|between|to|and|of|in|the|"
+                            r"every|each|next|last|this)|[,(])\s*$", re.IGNORECASE)
+_ENDS_DATE = re.compile(r"\s*(?:[.,;:!?)\]\"'–—-]|$)")
+_TYPED_SPAN = re.compile(r"[`<>\"=/\\@]")  # code, markup, a path: no date in it is written out
 # an emoticon, kept as an emoji is (the vocabulary has no brackets: ":-)" reached the model as ":-", ":P" as "P")
 _EMOTICON = EMOTICON.pattern
 # feet and inches, inches (5'11", 27"): one span, marks included (the model made "5'11\"" "511")
@@ -87,7 +92,7 @@ _OPENING = {")": "(", "]": "[", "}": "{"}  # ... but not the bracket that closes
 _NUMBER_ONLY = re.compile(_NUMBER)
 _NOT_A_NUMBER = re.compile(f"{_URL}|{_EMAIL}|{_NAME}", re.IGNORECASE)
 _WORDS_AFTER = re.compile(r"(?<=\d)(?:\.{2,}|…|[,;:])(?=[^\W\d_]{2})")  # (not "." : "2.0.beta", "5.4.RELEASE")
-SPAN = re.compile(rf"{_URL}|{_EMAIL}|{_CODE}|{_TAG}|{_HANDLE}|{_PATH}|{_NAME}|{_DATE}|{_TIME}|{_MONEY}|{_UNIT}|{_FEET}|{_NUMBER}|{_EMOTICON}",
+SPAN = re.compile(rf"{_URL}|{_EMAIL}|{_CODE}|{_TAG}|{_HANDLE}|{_PATH}|{_NAME}|{_TIME}|{_MONEY}|{_UNIT}|{_FEET}|{_NUMBER}|{_EMOTICON}",
                   re.IGNORECASE)
 # in every SPAN match (most sentences have none)
 _MAYBE_SPAN = re.compile(r"\d|@|://|www\.|[`<#/\\]|[\w-]\.[a-z]|[:;=][-o^']?[)(\]\[DPpOo3/|*]|[\^_]"
@@ -132,10 +137,24 @@ def in_spanish(span: str) -> str:
         k = next(k for k in "123" if m[f"m{k}"])
         month, day, year = m[f"m{k}"], m[f"d{k}"] if k != "3" else None, m[f"y{k}"]
         name = next(es for en, es in MONTHS.items() if en.startswith(month.rstrip(".").lower()))
-        out = " de ".join(p for p in (day and day.rstrip("stndrh"), name, year) if p)
+        out = " de ".join(p for p in (day and re.sub(r"(?<=\d)(?:st|nd|rd|th)", "", day), name, year) if p)
         return out.upper() if month.isupper() and len(month) > 1 else out
 
-    return DATE.sub(spanish, span) if any(c.isdigit() for c in span) else span
+    return DATE.sub(spanish, span) if any(c.isdigit() for c in span) and not _TYPED_SPAN.search(span) else span
+
+
+def _dates(text: str) -> list[tuple[int, int]]:
+    """Where the text has dates (DATE, and a bare "Month 5" only where it reads as one)."""
+    found, at = [], 0
+    while m := DATE.search(text, at):
+        k = next(k for k in "123" if m[f"m{k}"])
+        if m[f"y{k}"] or re.search(r"(?:st|nd|rd|th)$", m[f"d{k}"] or "") or _ENDS_DATE.match(text, m.end()) \
+                or _LEADS_TO_DATE.search(text, 0, m.start()):
+            found.append(m.span())
+            at = m.end()
+        else:
+            at = m.start() + 1  # ("Apollo 11 July 20, 1969": "11 July" is none, "July 20, 1969" is one)
+    return found
 
 
 def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_WORD) -> list[tuple[int, int]]:
@@ -158,6 +177,7 @@ def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_
             found.append((s, e))
     if _MAYBE_ROMAN.search(text):
         found += [m.span(1) for m in _ROMAN.finditer(text)]
+    found += _dates(text) if found else []  # (a date holds a number)
     words = _NONSPACE.finditer(text)
     if not (PRIVATE.search(text) or long.search(text) or unknown(text)):
         words = ()  # (most sentences: every word spelled, no markup)

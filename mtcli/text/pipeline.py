@@ -497,8 +497,8 @@ _INNER_ELLIPSIS = re.compile(r"(?<=[^\W\d_])\.{3,} (?=[^\W\d_])")
 _DASH_CLAUSE = re.compile(r"(?<=[^\W\d_]{2}) - (?=[a-z])")
 # a range of days or months ("Monday–Friday", "January-March"): "to" to the model (it dropped the second: "Open
 # Monday–Friday." -> "Abandona el lunes."; "January to March" -> "de enero a marzo")
-_CALENDAR = ("Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|"
-             "August|September|October|November|December")
+_CALENDAR = "|".join([*"Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split(),
+                      *(month.capitalize() for month in protect.MONTHS)])
 _CALENDAR_RANGE = re.compile(rf"\b((?:{_CALENDAR})) ?- ?(?=(?:{_CALENDAR})\b)")
 
 
@@ -706,6 +706,7 @@ def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]])
 
 
 def _dated(text: str, dates: dict[str, str]) -> str:
+    """Each date kept in the text (as the English had it) written the Spanish way."""
     for span, spanish in dates.items():
         text = text.replace(span, spanish)
     return text

@@ -12,7 +12,7 @@ def test_typographic_characters_map_to_what_the_vocabulary_knows():
     assert normalize("“It’s late,” she said — and left…") == '"It\'s late," she said - and left...'
     assert normalize("‘Hi’ – ″ok″") == "'Hi' - \"ok\""
     # but a range of numbers keeps its en dash (protect.py keeps "10–20" whole: it came out "10-20")
-    assert normalize("pages 10–20, Monday–Friday, 5 – 6") == "pages 10–20, Monday-Friday, 5 - 6"
+    assert normalize("pages 10–20, 10 am–2 pm, Monday–Friday, 5 – 6") == "pages 10–20, 10 am–2 pm, Monday-Friday, 5 - 6"
     assert normalize("Use `range(1–5)` or “seq 1–5”.") == "Use `range(1–5)` or \"seq 1–5\"."  # (code stays code)
 
 

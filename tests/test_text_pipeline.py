@@ -1111,21 +1111,25 @@ def test_a_label_before_a_colon_stays_out_of_the_model_and_a_heading_word_is_tra
     are you?" -> "¿Dónde estás las dos?", "Note: the door is open." -> "No hay la puerta de la puerta abierta.").
     A heading word is HEADINGS' (a number word after it too), cased as it came; any other label before a capital
     is kept (and listed as kept), not a greeting's; the text after it keeps its lowercase start and gets no stop
-    it had not (a value as often as a sentence); a mail's names and addresses are kept whole, a reply's mark too."""
+    it had not (a value as often as a sentence); a mail's names and addresses are kept whole, a reply's mark too.
+    A sentence's opening is no label: a greeting, "Yes", two words in capitals, From/To before prose."""
     seen, spanish = [], {"The door is open.": "La puerta está abierta."}
     out = translate_lines(["Tom: Where are you?", "Note: the door is open.", "STEP 1: BOIL IT.", "Price: $5",
                            "Sunday: rest.", "Star Wars: A New Hope", "Chapter Two: Go.", "Important Note: Go.",
                            "Agenda: budget and rent.", "To: Mary Jones <mary@x.org>", "I know: it is late.",
-                           "Subject: Re: hello", "Hello Tom: Are you in?"],
+                           "Subject: Re: hello", "Hello Tom: Are you in?", "From: Monday, we open.",
+                           "WE KNOW: IT IS LATE.", "To Do: Call."],
                           engine(lambda ls: seen.extend(ls) or [[(spanish.get(t, t), -1.0)] for t in ls]))
     assert [r.text for r in out] == ["Tom: Where are you?", "Nota: la puerta está abierta.", "PASO 1: BOIL IT.",
                                      "Precio: $5", "Domingo: rest.", "Star Wars: A New Hope", "Capítulo dos: Go.",
                                      "Important Note: Go.", "Orden del día: budget and rent.",
                                      "Para: Mary Jones <mary@x.org>", "I know: it is late.", "Asunto: Re: Hello",
-                                     "Hello Tom: Are you in?"]
+                                     "Hello Tom: Are you in?", "From: Monday, we open.", "WE KNOW: IT IS LATE.",
+                                     "To Do: Call."]
     # ("Important Note": a heading of two words would take reordering; "I": no label)
     assert seen == ["Where are you?", "The door is open.", "Boil it.", "Rest.", "A New Hope.", "Go.", "Go.",
-                    "Budget and rent.", "I know.", "It is late.", "Hello.", "Hello Tom: Are you in?"]
+                    "Budget and rent.", "I know.", "It is late.", "Hello.", "Hello Tom: Are you in?",
+                    "From: Monday, we open.", "We know: it is late.", "To Do: Call."]  # (no labels: sentences)
     assert out[0].kept == ["Tom:"] and out[1].kept == [] and out[5].kept == ["Star Wars:"]
     assert out[9].kept == ["Mary Jones <mary@x.org>"]
 
@@ -1182,10 +1186,10 @@ def test_a_date_goes_to_the_model_as_one_placeholder_and_comes_back_in_spanish()
     """The model dropped a date's month ("I was born on June 4, 1974." -> "Nací el 4, 1974."): kept whole, in the
     order and words Spanish dates take, ALL CAPS in capitals, and not listed as kept (it changed)."""
     seen = []
-    out = translate_lines(["I was born on June 4, 1974.", "MAY 5, 2025 AT 10:00", "Date: March 2020",
+    out = translate_lines(["I was born on June 4, 1974.", "MAY 5, 2025 10:00 GO", "Date: March 2020",
                            "Left on May 5, back on May 5.", "May 5: Dentist at 10."], engine(lambda ls: seen.extend(ls) or upper(ls)))
-    assert seen == ["I was born on 50.", "50 at 50.", "Left on 50, back on 50.", "Dentist at 50."]
-    assert [r.text for r in out] == ["I WAS BORN ON 4 de junio de 1974.", "5 DE MAYO DE 2025 AT 10:00.",
+    assert seen == ["I was born on 50.", "50 go.", "Left on 50, back on 50.", "Dentist at 50."]
+    assert [r.text for r in out] == ["I WAS BORN ON 4 de junio de 1974.", "5 DE MAYO DE 2025 10:00 GO.",
                                      "Fecha: marzo de 2020", "LEFT ON 5 de mayo, BACK ON 5 de mayo.",
                                      "5 de mayo: DENTIST AT 10."]
     assert [r.kept for r in out] == [[], ["10:00"], [], [], ["10"]]

@@ -219,6 +219,7 @@ def test_a_lost_span_goes_before_the_final_stop_and_after_an_opening_mark():
     ("It is 10 km away, 20 MB, 3 kg and 180 °C.", ["10 km", "20 MB", "3 kg", "180 °C"]),
     ("Wait 5-10 min, then 5 m/s, IT IS 10 KM.", ["5-10 min", "5 m/s", "10 KM"]),
     ("Read pages 10–20.", ["10–20"]),
+    ("Open 10 am-2 pm, 10 am–2 pm and 9:00–17:00; at 5 am-ish.", ["10 am-2 pm", "10 am–2 pm", "9:00–17:00", "5"]),
     # a date with its month's name (the model dropped the month: "in May 2020" -> "en 2020")
     ("On May 5, 2025, 12 March 1990, the 3rd of July, June 2020 and Sept. 9.",
      ["May 5, 2025", "12 March 1990", "3rd of July", "June 2020", "Sept. 9"]),

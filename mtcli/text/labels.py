@@ -33,7 +33,9 @@ HEADINGS = {
     "chapter": "capítulo", "lesson": "lección", "part": "parte", "section": "sección", "page": "página",
     "task": "tarea", "goal": "objetivo", "location": "lugar", "translation": "traducción", "comment": "comentario",
     "weight": "peso", "height": "altura", "day": "día", "week": "semana", "month": "mes", "year": "año",
-    "fact": "dato",
+    "fact": "dato", "closed": "cerrado", "open": "abierto", "score": "puntuación", "path": "ruta",
+    "verse": "versículo", "disclaimer": "aviso legal", "recipe": "receta", "specs": "especificaciones",
+    "kitchen": "cocina", "morning": "mañana", "afternoon": "tarde", "evening": "noche",
     # days, meals
     "monday": "lunes", "tuesday": "martes", "wednesday": "miércoles", "thursday": "jueves", "friday": "viernes",
     "saturday": "sábado", "sunday": "domingo", "yesterday": "ayer", "today": "hoy", "tomorrow": "mañana",
@@ -44,8 +46,33 @@ HEADINGS = {
     "waiter": "camarero", "police": "policía", "interviewer": "entrevistador", "narrator": "narrador",
 }
 ADDRESSES = {"from", "to", "cc", "bcc"}  # headings of a mail's names and addresses: kept as they are
+# a word or two before a colon that open a sentence, not label one: "Hello Tom: Are you in?", "Yes: The door is
+# open.", "Where: Room 4?" (kept, they stayed English; with their sentence the model translated them)
+NOT_LABELS = frozenset("hello hi hey thanks yes no ok okay why where what when how who please so well now then also "
+                       "but and because we i you he she they it this that there".split())
+_CAPITAL_FIRST = re.compile(r"[\"'(¿¡«]*[A-Z]")
+_NAME_LIKE = re.compile(r"(?:[A-Z][\w.'-]*|\S*@\S*|<\S*>|and|&)(?:,? (?:[A-Z][\w.'-]*|\S*@\S*|<\S*>|and|&))*,?")
 NUMBERS = {"one": "uno", "two": "dos", "three": "tres", "four": "cuatro", "five": "cinco", "six": "seis",
            "seven": "siete", "eight": "ocho", "nine": "nueve", "ten": "diez"}
+
+
+def is_label(label: re.Match, text: str) -> bool:
+    """Whether a LABEL match at the start of text labels what follows: a heading word, a date, or a speaker's or a
+    title's name (one word, or two not in capitals: "WE KNOW: IT IS LATE." is a sentence) before a capital;
+    From/To/Cc before a name or an address."""
+    word, rest = label["word"].lower(), text[label.end() :]
+    if word in ADDRESSES:
+        return not label["second"] and addresses(label, text)
+    if heading(label):
+        return True
+    return (word not in NOT_LABELS and not (label["second"] and label.group().isupper())
+            and bool(_CAPITAL_FIRST.match(rest)) and any(c.isalpha() for c in rest))
+
+
+def addresses(label: re.Match, text: str) -> bool:
+    """A mail's From/To/Cc/Bcc before names and addresses only ("To: Mary Jones <mary@x.org>", not "From: Monday,
+    the office opens at 8.")."""
+    return label["word"].lower() in ADDRESSES and bool(_NAME_LIKE.fullmatch(text[label.end() :].strip()))
 
 
 def heading(label: re.Match) -> str | None:

@@ -25,7 +25,7 @@ _CHARS = {
     "…": "...",
 }
 _TABLE = str.maketrans(_CHARS)
-_RANGE_DASH = re.compile(r"(?<=\d)–(?=\d)")  # "10–20" kept as written: protect.py keeps the range whole
+_RANGE_DASH = re.compile(r"(?<=\w)–(?=\d)")  # "10–20", "10 am–2 pm" kept as written: protect.py keeps a range whole
 # dropped everywhere: soft hyphen, zero-width space, word joiner, BOM; bidirectional marks, embeddings,
 # overrides and isolates; invisible operators; the Mongolian vowel separator
 _DROP = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e"

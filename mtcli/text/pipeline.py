@@ -369,16 +369,14 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
         s.lead, s.head, text = s.lead + head.group(), head.group().strip(), text[head.end() :]
     # a label: a heading word translated, a speaker or a title (before a capital) kept
     # (what follows a label is a value as often as a sentence: no stop it had not, "Cc: Tom" was "Cc: Tom.")
-    elif options.protect and (label := labels.LABEL.match(text)) and ((spanish := labels.heading(label)) or (
-            _CAPITAL_FIRST.match(text, label.end()) and _LETTER.search(text, label.end())
-            and label["word"].lower() not in _SENTENCE_WORDS)):  # ("Hello Tom: Are you in?" is no label)
-        if spanish:
+    elif options.protect and (label := labels.LABEL.match(text)) and labels.is_label(label, text):
+        if spanish := labels.heading(label):
             s.lead += spanish
         else:
             s.lead, s.head = s.lead + label.group(), label.group().strip()
         text, labelled = text[label.end() :], True
         s.lower_first = text[:1].islower()  # "Note: the door is open." -> "Nota: la puerta está abierta."
-        if label["word"].lower() in labels.ADDRESSES:  # names and addresses ("Para: Mary Jones", was "Mary Jesúscula")
+        if labels.addresses(label, text):  # names and addresses ("Para: Mary Jones", was "Mary Jesúscula")
             s.verbatim, s.head = text, text
             return s
         if head := _MAIL_HEAD.match(text):  # "Subject: Re: hello"
@@ -484,7 +482,6 @@ def _clauses(sentence: str, unknown) -> list[str]:
     return pieces + [sentence[start:]]
 
 
-_CAPITAL_FIRST = re.compile(r"[\"'(¿¡«]*[A-Z]")  # a label's sentence: a speaker's or a title's
 _EM_DASH = re.compile(r"(?<=[^\W\d_])\s*—\s*(?=[^\W\d_])")  # unspaced too: normalize makes it a hyphen ("answer-as")
 _TYPED = re.compile(r"[/@\\]|\w\.\w")  # ... not inside a URL, an address or a path
 _LONE_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)?")
@@ -681,7 +678,8 @@ def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]])
     spans = s.masked.spans if s.masked else ()
     dates = {span: spanish for span in spans if (spanish := protect.in_spanish(span)) != span}  # put back in Spanish
     result.kept.extend([s.head] if s.head else [])
-    result.kept.extend(k for span in spans if span not in dates for k in _as_kept(span, items))
+    result.kept.extend(k for span in spans for part in protect.DATE.sub("\0", span).split("\0") if part.strip()
+                       for k in _as_kept(part.strip(" ,"), items))  # (a date is written anew: not kept)
     if s.verbatim is not None:
         return [(_join(s.lead, _dated(s.verbatim, dates), s.trail), 0.0)]
     if len(s.pieces) > 1 and s.attempt < AROUND:

@@ -67,7 +67,7 @@ FEET = re.compile(_FEET)
 _ROMAN = re.compile(r"\b[A-Z][a-z]+ ((?=[LXVI]{2,}\b)(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))(?![\w'-])")
 _MAYBE_ROMAN = re.compile(r"\b[LXVI]{2,}\b")
 # a clock time with a.m./p.m. apart from its number ("5 p.m.": the model drops "p.m.")
-_TIME = r"\d{1,2}(?::\d\d)?\s?(?:[ap]\.m\.|[ap]m)(?![\w-])"
+_TIME = r"\d{1,2}(?::\d\d)?\s?(?:[ap]\.m\.|[ap]m)(?!\w|-[^\W\d])"  # (a range: "10 am-2 pm" lost "pm")
 # what is typed, not written: `code`, an HTML tag, @mentions and #hashtags, a path (/usr/bin, ~/.bashrc,
 # ./run.sh, C:\Program Files), a bare domain or a file name (example.org/path, README.md, config.yaml)
 _CODE = r"(?<!\w)(?:``(?:[^`]|`(?!`))+``|`[^`]+`)(?!\w)"  # not a backtick used as an apostrophe (Tom`s)
@@ -127,7 +127,7 @@ class Masked:
     glued: tuple[str, ...] = ()
 
 
-_JOINING = " +-=*/&|^~×÷→·"  # spans apart by these only are one: "Ctrl+C", "x² + y² = z²", "9 - 5"
+_JOINING = " +-–=*/&|^~×÷→·"  # spans apart by these only are one: "Ctrl+C", "x² + y² = z²", "9 - 5"
 
 
 def in_spanish(span: str) -> str:

@@ -225,8 +225,8 @@ def test_a_lost_span_goes_before_the_final_stop_and_after_an_opening_mark():
      ["May 5, 2025", "12 March 1990", "3rd of July", "June 2020", "Sept. 9"]),
     ("May I go? March 12:30 is late; WE MARCH 10 MILES; I called April 3 times; May 2 of us.",
      ["12:30", "10", "3", "2"]),  # (not these: a month and a number only where they read as a date)
-    ("On May 5 at 10, since June 3. May 5: dentist. The festival runs May 5–7.",
-     ["May 5", "10", "June 3", "May 5", "May 5–7"]),
+    ("On May 5 at 10, since June 3. May 5: dentist. The festival runs May 5–7. December 25 and January 1.",
+     ["May 5", "10", "June 3", "May 5", "May 5–7", "December 25", "January 1"]),
     ("Only 1 in 5 people, 5 A and 2 Mi came; the 5 W's.", ["1", "5", "5", "2", "5"]),  # (no units there)
 ])
 def test_amounts_emoticons_numerals_and_symbols_are_kept_whole(text, spans):
@@ -238,7 +238,7 @@ def test_amounts_emoticons_numerals_and_symbols_are_kept_whole(text, spans):
     ("May 5, 2025", "5 de mayo de 2025"), ("12 March 1990", "12 de marzo de 1990"), ("3rd of July", "3 de julio"),
     ("June 2020", "junio de 2020"), ("Sept. 9", "9 de septiembre"), ("MAY 5", "5 DE MAYO"),
     ("5 May 2025 10:00", "5 de mayo de 2025 10:00"), ("10:00", "10:00"), ("5 km", "5 km"),
-    ("June 10–12, 2025", "10–12 de junio de 2025"), ('`git log --since="May 5"`', '`git log --since="May 5"`'),
+    ("June 10–12, 2025", "10–12 de junio de 2025"), ("MAY 5TH", "5 DE MAYO"), ('`git log --since="May 5"`', '`git log --since="May 5"`'),
 ])
 def test_a_date_is_put_back_as_spanish_writes_it(span, spanish):
     assert in_spanish(span) == spanish

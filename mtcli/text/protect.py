@@ -45,7 +45,8 @@ MONTHS = dict(zip("january february march april may june july august september o
                   "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre".split()))
 _MONTH = "|".join([*(m.capitalize() for m in MONTHS), *(m.upper() for m in MONTHS),
                    *(f"{m[:3].capitalize()}\\.?" for m in MONTHS if m != "may"), "Sept\\.?"])
-_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?(?:[–-](?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?)?"  # (May 5–7)
+_ORDINAL = "(?:st|nd|rd|th|ST|ND|RD|TH)"
+_DAY = rf"(?:[12]\d|3[01]|0?[1-9]){_ORDINAL}?(?:[–-](?:[12]\d|3[01]|0?[1-9]){_ORDINAL}?)?"  # (May 5–7)
 _YEAR = r"(?:1[5-9]|2[01])\d\d"
 _DATE_PARTS = (rf"(?P<m1>{_MONTH}) (?P<d1>{_DAY})(?:,? (?P<y1>{_YEAR}))?"  # May 5, 2025
                rf"|(?P<d2>{_DAY})(?: of)? (?P<m2>{_MONTH})(?:,? (?P<y2>{_YEAR}))?"  # 12 March 1990, 3rd of July
@@ -55,7 +56,7 @@ DATE = re.compile(rf"(?<![\w.,])(?:{_DATE_PARTS})(?![\w:/.-]\d|\w)")
 # not "WE MARCH 10 MILES", "I called April 3 times", "May 2 of us come in?", "Step 2 May Fail"
 _LEADS_TO_DATE = re.compile(r"(?:\b(?:on|by|since|until|till|from|before|after|through|between|to|and|of|in|the|"
                             r"every|each|next|last|this)|[,(])\s*$", re.IGNORECASE)
-_ENDS_DATE = re.compile(r"\s*(?:[.,;:!?)\]\"'–—-]|$)")
+_ENDS_DATE = re.compile(r"\s*(?:[.,;:!?)\]\"'–—-]|$|(?:and|or|to|through|until|at)\b)", re.IGNORECASE)
 _TYPED_SPAN = re.compile(r"[`<>\"=/\\@]")  # code, markup, a path: no date in it is written out
 # an emoticon, kept as an emoji is (the vocabulary has no brackets: ":-)" reached the model as ":-", ":P" as "P")
 _EMOTICON = EMOTICON.pattern
@@ -137,7 +138,7 @@ def in_spanish(span: str) -> str:
         k = next(k for k in "123" if m[f"m{k}"])
         month, day, year = m[f"m{k}"], m[f"d{k}"] if k != "3" else None, m[f"y{k}"]
         name = next(es for en, es in MONTHS.items() if en.startswith(month.rstrip(".").lower()))
-        out = " de ".join(p for p in (day and re.sub(r"(?<=\d)(?:st|nd|rd|th)", "", day), name, year) if p)
+        out = " de ".join(p for p in (day and re.sub(rf"(?<=\d){_ORDINAL}", "", day), name, year) if p)
         return out.upper() if month.isupper() and len(month) > 1 else out
 
     return DATE.sub(spanish, span) if any(c.isdigit() for c in span) and not _TYPED_SPAN.search(span) else span
@@ -148,7 +149,7 @@ def _dates(text: str) -> list[tuple[int, int]]:
     found, at = [], 0
     while m := DATE.search(text, at):
         k = next(k for k in "123" if m[f"m{k}"])
-        if m[f"y{k}"] or re.search(r"(?:st|nd|rd|th)$", m[f"d{k}"] or "") or _ENDS_DATE.match(text, m.end()) \
+        if m[f"y{k}"] or re.search(f"{_ORDINAL}$", m[f"d{k}"] or "") or _ENDS_DATE.match(text, m.end()) \
                 or _LEADS_TO_DATE.search(text, 0, m.start()):
             found.append(m.span())
             at = m.end()

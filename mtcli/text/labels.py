@@ -3,9 +3,10 @@
 Given the model with its sentence, it garbled both ("Tom: Where are you?" -> "¿Dónde estás las dos?"); alone,
 a heading word came out as nonsense ("Warning" -> "Prender la guerra", "Note" -> "Bueno", "Teacher" -> "Tu
 profesor", "Deadline" -> "Fecha muere", "Monday: Meeting" as a vocative -> "El lunes se encuentro"). So a heading
-word comes from HEADINGS, a number word after it from NUMBERS ("Chapter One" -> "Capítulo uno"); any other
-label is kept as it came (a speaker, a title: kept, it is never lost; given the model as a comma, "Agenda: budget"
-lost "Agenda").
+word comes from HEADINGS, a number word after it from NUMBERS ("Chapter One" -> "Capítulo uno"), a date in
+Spanish ("May 5: " -> "5 de mayo: "); a speaker's or a title's name before a capital is kept as it came, and
+From/To/Cc/Bcc keep the names and addresses after them. A sentence's opening ("Yes: ", "WE KNOW: ") is no label:
+it goes to the model with its sentence.
 """
 
 from __future__ import annotations

@@ -1193,6 +1193,8 @@ def test_a_date_goes_to_the_model_as_one_placeholder_and_comes_back_in_spanish()
                                      "Fecha: marzo de 2020", "LEFT ON 5 de mayo, BACK ON 5 de mayo.",
                                      "5 de mayo: DENTIST AT 10."]
     assert [r.kept for r in out] == [[], ["10:00"], [], [], ["10"]]
+    code = translate_lines(['Run `log --since="May 5"` now.'], engine(upper))[0]
+    assert code.text == 'RUN `log --since="May 5"` NOW.' and code.kept == ['`log --since="May 5"`']  # (code stays)
 
 
 def test_a_greeting_or_a_command_alone_on_a_line_is_a_sentence_without_a_stop():

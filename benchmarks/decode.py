@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from mtcli.decode import DEFAULTS, Translator
-from mtcli.export import export_ctranslate2, source_tokens, target_tokens
+from mtcli.export import ctranslate2_source, export_ctranslate2, target_tokens
 
 UNSEEN = Path(__file__).resolve().parents[2] / "shared/data/tatoeba-test/unseen.tsv"
 ONE = "The plant is green."
@@ -55,13 +55,12 @@ class CTranslate2:
         self.tr = tr
         self.ct2 = ctranslate2.Translator(str(model_dir), device="cpu", compute_type=compute_type,
                                           inter_threads=1, intra_threads=threads)
-        self.src_names = source_tokens(tr.src_tok)
         self.tgt_ids = {name: i for i, name in reversed(list(enumerate(target_tokens(tr.tgt_tok))))}
         self.max_len = tr.model.cfg.max_tgt_len - 1  # tokens before EOS
 
     def __call__(self, lines, beam):
         room = self.tr.model.cfg.max_src_len - 2
-        tokens = [[self.src_names[i] for i in ids[:room]] for ids in self.tr.src_tok.encode_batch(lines)]
+        tokens = [ctranslate2_source(self.tr.src_tok, ids[:room]) for ids in self.tr.src_tok.encode_batch(lines)]
         results = self.ct2.translate_batch(
             tokens, beam_size=beam, length_penalty=DEFAULTS.length_penalty,
             no_repeat_ngram_size=DEFAULTS.no_repeat_ngram_size, max_decoding_length=self.max_len,

@@ -6,7 +6,9 @@ The modifiers teach the model what people type: lowercase and ALL CAPS text (bot
 so the case of the output follows the input), Title Case, a missing final stop or question mark
 (the source alone loses it: a question typed without "?" is still a question), and numbers the
 model has never seen, which it must copy digit by digit (a digit run shared by both sides is
-replaced by random digits on both)."""
+replaced by random digits on both). With English case factors (`mtcli tokenize --case-factors-en`) the
+case modifiers change the English alone: its factors say how it was typed, and the Spanish keeps its
+usual case for the model to write whatever the English's."""
 
 from __future__ import annotations
 
@@ -50,28 +52,31 @@ def _numbers(en: str, es: str, rng: np.random.Generator) -> tuple[str, str]:
 class Modifier:
     name: str  # the TrainConfig field is augment_<name>, its probability
     apply: Callable[[str, str, np.random.Generator], tuple[str, str]]
+    changes_case: bool = False
 
 
 # applied in this order when several are drawn for one pair
 MODIFIERS = (
     Modifier("numbers", _numbers),
-    Modifier("lowercase", lambda en, es, rng: (en.lower(), es.lower())),
-    Modifier("titlecase", lambda en, es, rng: (_title(en), _title(es))),
-    Modifier("uppercase", lambda en, es, rng: (en.upper(), es.upper())),
+    Modifier("lowercase", lambda en, es, rng: (en.lower(), es.lower()), changes_case=True),
+    Modifier("titlecase", lambda en, es, rng: (_title(en), _title(es)), changes_case=True),
+    Modifier("uppercase", lambda en, es, rng: (en.upper(), es.upper()), changes_case=True),
     Modifier("strip_punct", lambda en, es, rng: (_strip_final(en), es)),
 )
 
 
-def augment_pairs(pairs: Sequence[tuple[str, str]], probs: dict[str, float],
-                  rng: np.random.Generator) -> dict[int, tuple[str, str]]:
-    """{row: modified pair} for the rows that drew at least one modifier."""
+def augment_pairs(pairs: Sequence[tuple[str, str]], probs: dict[str, float], rng: np.random.Generator,
+                  spanish_case: bool = True) -> dict[int, tuple[str, str]]:
+    """{row: modified pair} for the rows that drew at least one modifier; the case modifiers change
+    the Spanish too only if `spanish_case`."""
     draws = {m.name: rng.random(len(pairs)) < probs.get(m.name, 0.0) for m in MODIFIERS}
     changed = {}
     for i in np.flatnonzero(np.any(list(draws.values()), axis=0)) if draws else []:
         en, es = pairs[i]
         for m in MODIFIERS:
             if draws[m.name][i]:
-                en, es = m.apply(en, es, rng)
+                en, new_es = m.apply(en, es, rng)
+                es = es if m.changes_case and not spanish_case else new_es
         if (en, es) != pairs[i]:
             changed[int(i)] = (en, es)
     return changed
@@ -85,7 +90,7 @@ def augment_split(split: EncodedSplit, pairs: Sequence[tuple[str, str]], src_tok
         return split
     rng = np.random.default_rng([seed, epoch, 0xA06])
     rows = split.index
-    changed = augment_pairs([pairs[r] for r in rows], probs, rng)
+    changed = augment_pairs([pairs[r] for r in rows], probs, rng, spanish_case=not src_tok.case_factors)
     at = sorted(changed)
     src_ids = src_tok.encode_batch([changed[i][0] for i in at])
     tgt_ids = tgt_tok.encode_batch([changed[i][1] for i in at])

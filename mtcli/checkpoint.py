@@ -116,6 +116,13 @@ def load_model(model_dir: Path, dtype=np.float32) -> tuple[Model, dict]:
     return _load_weights(model_dir / WEIGHTS, dtype)
 
 
+def load_weights(path: Path, dtype=np.float32) -> tuple[Model, dict]:
+    """The model in one weights file (a directory's model.safetensors or an ensemble's member file)."""
+    if not Path(path).is_file():
+        raise UserError(f"{path}: no such weights file")
+    return _load_weights(Path(path), dtype)
+
+
 def _load_weights(path: Path, dtype) -> tuple[Model, dict]:
     tensors, meta = load_tensors(path)
     where = f"{path}: invalid model config"

@@ -233,6 +233,11 @@ def tokenize(
         help="The English tokenizer lowercases: a model trained on it sees no case, so ALL CAPS and lowercase "
              "English translate like normal text (not the thesis's; no --augment-lowercase/-uppercase/-titlecase).",
     ),
+    case_factors_en: bool = typer.Option(
+        False, "--case-factors-en",
+        help="The English ids carry each word's case (lowercase, Capitalised, ALL CAPS) as a factor beside its "
+             "lowercased piece: the model reads one piece for every casing yet sees capitals (not the thesis's).",
+    ),
     force: bool = typer.Option(False, "--force", help="Rebuild even if the result for this corpus and options exists, "
                                                       "and write into an --out that holds files mtcli did not write."),
 ) -> None:
@@ -253,13 +258,15 @@ def tokenize(
       mtcli tokenize --split random --seed 1 --src-vocab 8000 --tgt-vocab 8000
 
       mtcli tokenize --lowercase-en --out data/prepared-lc
+
+      mtcli tokenize --case-factors-en --out data/prepared-cf
     """
     from mtcli.data import prepare
 
     _output_dir(out, "--out")
     with _out.status("Splitting, training tokenizers, encoding…"):
         prepared = prepare(data, out, seed=seed, split=split.value, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
-                           lowercase_en=lowercase_en, force=force)
+                           lowercase_en=lowercase_en, case_factors_en=case_factors_en, force=force)
     _print_prepared(prepared)
 
 
@@ -289,7 +296,7 @@ def _print_prepared(prepared) -> None:
     for col in ("", "English", "Spanish"):
         sides.add_column(col, justify="right" if col else "left", style="bold" if not col else None)
     sides.add_row("vocabulary", *(f"{m['vocab'][s]:,}" for s in ("en", "es")))
-    lowered = "lowercase(s)" if "lowercase" in m else "s"
+    lowered = "lowercase(s)" if "lowercase" in m or "case_factors" in m else "s"
     sides.add_row(f"round trip decode(encode(s)) == s (English: {lowered})",
                   *(f"{m['roundtrip'][s]:.3%}" for s in ("en", "es")))
     lengths = (f"{n['mean']:.1f} / {n['p95']:.0f} / {n['max']}" for n in (m["lengths"]["en"], m["lengths"]["es"]))
@@ -410,6 +417,9 @@ def train(
     early_stop_on: StopOn | None = typer.Option(None, help="Selection figure that picks the best epoch (bleu needs --bleu-sample)."),
     train_on: TrainOn | None = typer.Option(None, help="train+selection: a recipe's final model, its epoch count "
                                                        "fixed on the selection split first; every epoch is saved."),
+    init_from: str | None = typer.Option(None, "--init-from", metavar="WEIGHTS", show_default=False,
+                                         help="Start from this model's weights (a model directory or one of its "
+                                              ".safetensors files) instead of random ones."),
     ranks: int = typer.Option(0, "--ranks", **limits("ranks"), show_default=False,
                               help="Data-parallel processes on this machine: reruns itself under mpiexec -n RANKS "
                                    "(needs mtcli[distributed]). Under mpiexec/mpirun the launch sets the ranks."),
@@ -432,6 +442,8 @@ def train(
       mtcli train --out runs/medium --resume
 
       mtcli train -c large --train-on train+selection --max-epochs 29 --out runs/large-final
+
+      mtcli train -c large --prepared data/prepared-cf --init-from runs/large-final --lr-scale 0.25 --max-epochs 3
 
       mtcli tokenize --split random --out data/prepared-random && mtcli train --prepared data/prepared-random
 
@@ -458,7 +470,8 @@ def train(
             registry.check_free(register)  # now, not after an hour of training
         prepared_data = comm.root_first(lambda: load_or_prepare(prepared, data, console))  # one tokenizer run per disk
         mcfg = dataclasses.replace(shape, src_vocab=prepared_data.src_tok.vocab_size,
-                                   tgt_vocab=prepared_data.tgt_tok.vocab_size)
+                                   tgt_vocab=prepared_data.tgt_tok.vocab_size,
+                                   case_factors=prepared_data.src_tok.case_factors)
         loop = run(prepared_data, out, mcfg, TrainConfig(**tcfg_given), resume=resume, console=console, comm=comm,
                    overrides=tcfg_given, threads=threads, force=force, fixed=fixed)
     if loop.done == "interrupted":

@@ -26,6 +26,9 @@ class ModelConfig:
     max_tgt_len: int = 54  # thesis m_R + 1: Spanish with start or end label
     dropout: float = 0.1  # residual dropout (Vaswani et al.); the thesis had none and overfit
     attn_dropout: float = 0.1  # dropout on attention weights, same reason
+    # English ids carry a case factor (tokenizer.CASE_FACTORS) whose embedding is added: lowercase,
+    # Capitalised and ALL CAPS words are one piece to the model (not the thesis's; issue 17)
+    case_factors: bool = False
 
     def __post_init__(self) -> None:
         if self.d_model % self.n_heads:
@@ -69,6 +72,9 @@ class TrainConfig:
     # "train+selection": the final model of a recipe whose epoch count the selection split has fixed
     # (issue 17): more data, no early stopping, every epoch saved; the test split stays held out
     train_on: str = "train"
+    # weights to start from instead of random ones (a model directory or one .safetensors file of an
+    # ensemble): an existing model tuned further, e.g. taught case factors; "" = a new model
+    init_from: str = ""
 
     def augment_probs(self) -> dict[str, float]:
         return {f.name.removeprefix("augment_"): getattr(self, f.name) for f in dataclasses.fields(self)

@@ -347,7 +347,8 @@ def rerun_command(out_dir: Path, manifest) -> str:
         return f"`mtcli tokenize --out {shlex.quote(str(out_dir))} --force` with the options it was first made with"
     return "`" + shlex.join(["mtcli", "tokenize", "--data", m["path"], "--out", str(out_dir), "--seed", str(m["seed"]),
                              "--split", m["split"], "--src-vocab", str(m["en"]), "--tgt-vocab", str(m["es"]),
-                             *(["--lowercase-en"] if m["lowercase_en"] else []), "--force"]) + "`"
+                             *(["--lowercase-en"] if m["lowercase_en"] else []),
+                             *(["--case-factors-en"] if m["case_factors_en"] else []), "--force"]) + "`"
 
 
 def load_prepared(out_dir: str | os.PathLike | None = None) -> Prepared:
@@ -387,7 +388,7 @@ def _check_usable(p: Prepared) -> None:
     for name, s in p.splits.items():
         if not len(s):
             raise UserError(f"{p.out_dir}: the {name} split is empty")
-        if int(s.src.max()) >= p.src_tok.vocab_size or int(s.tgt.max()) >= p.tgt_tok.vocab_size:
+        if int(s.src.max()) >= p.src_tok.id_limit or int(s.tgt.max()) >= p.tgt_tok.id_limit:
             raise UserError(f"{p.out_dir}/{name}.npz holds token ids its tokenizers do not have")
 
 
@@ -457,6 +458,7 @@ def prepare(
     max_src_len: int = ModelConfig.max_src_len,
     max_tgt_len: int = ModelConfig.max_tgt_len,
     lowercase_en: bool = False,
+    case_factors_en: bool = False,
     force: bool = False,
     what: str = "--out directory",
     forcing: str = "add --force",
@@ -469,7 +471,8 @@ def prepare(
     split (a truncated target would teach the model to stop mid-sentence) and cut to the
     limit, keeping EOS, in selection and test, so those splits stay complete; the
     manifest counts both. `lowercase_en`: the English tokenizer lowercases (a model that sees no
-    case). Results are reused while the corpus bytes and options match.
+    case); `case_factors_en`: its ids carry each word's case as a factor (its vocabulary is the cased
+    one, so a model trained on the default data can be tuned on these). Results are reused while the corpus bytes and options match.
     `what` and `forcing` name out_dir's option and how to force it in messages (training
     tokenizes into its --prepared directory, where --force means another thing).
     """
@@ -478,7 +481,7 @@ def prepare(
         raise UserError("--data -: the tokenized data records its corpus file, which training reads again "
                         "(augmentation); give the corpus as a file")
     options = _options(data_path, out_dir, seed, split, fractions, src_vocab, tgt_vocab, max_src_len, max_tgt_len,
-                       lowercase_en)
+                       lowercase_en, case_factors_en)
     cache_key = hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()
     cached = None if force else _reusable(out_dir, cache_key)
     if cached:
@@ -492,7 +495,7 @@ def prepare(
     atomic_write_json(out_dir / "manifest.json", {"format_version": FORMAT_VERSION, "incomplete": True, **options,
                                                   "data": {"path": str(corpus.path.absolute())}})
     src_tok, tgt_tok, splits, report = _tokenize(corpus, parts, src_vocab, tgt_vocab, max_src_len, max_tgt_len,
-                                                 lowercase_en)
+                                                 lowercase_en, case_factors_en)
     manifest = {
         **options,
         "cache_key": cache_key,
@@ -509,11 +512,13 @@ def prepare(
 
 
 def _options(data_path: Path, out_dir: Path, seed: int, split: str, fractions: Sequence[float], src_vocab: int,
-             tgt_vocab: int, max_src_len: int, max_tgt_len: int, lowercase_en: bool) -> dict:
+             tgt_vocab: int, max_src_len: int, max_tgt_len: int, lowercase_en: bool, case_factors_en: bool) -> dict:
     """What a prepared set is made from (the manifest's first fields; their hash is the cache key),
     after checking the output directory and the vocabulary sizes."""
     if out_dir.exists() and not out_dir.is_dir():
         raise UserError(f"output directory {out_dir} is a file")
+    if lowercase_en and case_factors_en:
+        raise UserError("--lowercase-en and --case-factors-en exclude each other: choose one")
     for name, size, key in (("English", src_vocab, "src_vocab"), ("Spanish", tgt_vocab, "tgt_vocab")):
         lo, hi = schema.RANGES[key]
         if not lo <= size <= hi:
@@ -528,6 +533,7 @@ def _options(data_path: Path, out_dir: Path, seed: int, split: str, fractions: S
         "max_len": {"en": max_src_len, "es": max_tgt_len + 1},
         # only when set, so that data tokenized before the option keeps its cache key
         **({"lowercase": {"en": True}} if lowercase_en else {}),
+        **({"case_factors": {"en": True}} if case_factors_en else {}),
     }
 
 
@@ -557,12 +563,15 @@ def _write_prepared(p: Prepared, started: float) -> Prepared:
 
 
 def _tokenize(corpus: Corpus, parts: dict[str, list[int]], src_vocab: int, tgt_vocab: int, max_src_len: int,
-              max_tgt_len: int, lowercase_en: bool) -> tuple[Tokenizer, Tokenizer, dict[str, EncodedSplit], dict]:
+              max_tgt_len: int, lowercase_en: bool,
+              case_factors_en: bool) -> tuple[Tokenizer, Tokenizer, dict[str, EncodedSplit], dict]:
     """prepare's tokenizers (trained on the train split), encoded splits, and the manifest's report on
     them: split sizes, round trips, lengths, the pairs over the limits (see prepare)."""
     en = [p[0] for p in corpus.pairs]
     es = [p[1] for p in corpus.pairs]
     src_tok = train_tokenizer((en[i] for i in parts["train"]), src_vocab, lowercase_en)
+    if case_factors_en:
+        src_tok = src_tok.with_case_factors()
     tgt_tok = train_tokenizer((es[i] for i in parts["train"]), tgt_vocab)
     en_ids = src_tok.encode_batch(en)
     es_ids = tgt_tok.encode_batch(es)

@@ -422,6 +422,8 @@ class Translator:
         cfg = self.model.cfg
         if (self.src_tok.vocab_size, self.tgt_tok.vocab_size) != (cfg.src_vocab, cfg.tgt_vocab):
             raise UserError(f"{model_dir}: tokenizers do not match the model's vocabulary sizes")
+        if self.src_tok.case_factors != cfg.case_factors:
+            raise UserError(f"{model_dir}: the English tokenizer and the model disagree on case factors")
 
     def source_ids(self, lines: list[str]) -> tuple[list[list[int]], list[bool]]:
         """Source ids with BOS/EOS, cut to the model's length, and which lines were cut."""

@@ -32,7 +32,7 @@ from mtcli.checkpoint import SRC_TOK, TGT_TOK
 from mtcli.errors import UserError
 from mtcli.layers import positional_encoding
 from mtcli.model import Model
-from mtcli.tokenizer import BOS, CONTINUE, EOS, SPECIALS, UNK, Tokenizer
+from mtcli.tokenizer import BOS, CASE_NAMES, CONTINUE, EOS, SPECIALS, UNK, Tokenizer
 
 LAYER_NORM_EPS = 1e-5  # mtcli/kernels/layernorm.py EPS
 QUANTIZATIONS = ("float32", "int8", "int8_float32")
@@ -68,6 +68,20 @@ def source_tokens(src_tok: Tokenizer) -> list[str]:
     return [src_tok.id_to_token(i) for i in range(src_tok.vocab_size)]
 
 
+# A model with case factors reads each English token as "piece￨case" (OpenNMT's and CTranslate2's
+# source features): a second vocabulary of the three cases, after the special tokens CTranslate2 adds.
+FEATURE_SEPARATOR = "￨"
+
+
+def ctranslate2_source(src_tok: Tokenizer, ids: list[int]) -> list[str]:
+    """CTranslate2's tokens for mtcli's English ids (without BOS/EOS: the exported model adds them)."""
+    names = source_tokens(src_tok)
+    if not src_tok.case_factors:
+        return [names[i] for i in ids]
+    V = src_tok.vocab_size
+    return [names[i % V] + FEATURE_SEPARATOR + CASE_NAMES[i // V] for i in ids]
+
+
 def target_tokens(tgt_tok: Tokenizer) -> list[str]:
     """CTranslate2's target vocabulary in mtcli's id order, spelled for SentencePiece's detokenizer
     (concatenate, "▁" is a space): "##s" is written "s". Text decoded either way is the same."""
@@ -76,13 +90,28 @@ def target_tokens(tgt_tok: Tokenizer) -> list[str]:
 
 def sentencepiece_spellings(src_tok: Tokenizer) -> dict[str, int]:
     """SentencePiece's spelling of each English piece -> the mtcli id it stands for. A continuation
-    "##x" is "x" unless a word-initial "x" (after punctuation, as in "don't") already is."""
+    "##x" is "x" unless a word-initial "x" (after punctuation, as in "don't") already is. With case
+    factors, each lowercase piece is spelled in each case, for its id with that factor (SentencePiece
+    cannot give factors; a word's later pieces then read as lowercase, where mtcli gives them the
+    word's case)."""
     names = source_tokens(src_tok)
     spelled = {name: i for i, name in enumerate(names) if not name.startswith(CONTINUE)}
     for i, name in enumerate(names):
         if name.startswith(CONTINUE) and len(name) > len(CONTINUE):
             spelled.setdefault(name[len(CONTINUE):], i)
-    return spelled
+    if not src_tok.case_factors:
+        return spelled
+    cased = {}
+    for factor, spell in enumerate((str.lower, _capitalised, str.upper)):
+        for name, i in spelled.items():
+            if name == name.lower() and name not in SPECIALS:  # (a cased piece: never read by a lowercasing tokenizer)
+                cased.setdefault(spell(name), i + src_tok.vocab_size * factor)
+    return cased
+
+
+def _capitalised(name: str) -> str:
+    letter = next((k for k, c in enumerate(name) if c.isalpha()), len(name))
+    return name[:letter] + name[letter:].capitalize()
 
 
 def ctranslate2_spec(model: Model, src_tok: Tokenizer, tgt_tok: Tokenizer, aliases: dict[str, int] | None = None):
@@ -91,12 +120,30 @@ def ctranslate2_spec(model: Model, src_tok: Tokenizer, tgt_tok: Tokenizer, alias
     from ctranslate2.specs import common_spec, transformer_spec
 
     cfg, params = model.cfg, model.params
+    features = cfg.case_factors and aliases is None  # else the cases are spelled out (an Argos package)
     spec = transformer_spec.TransformerSpec.from_config(
-        cfg.n_layers, cfg.n_heads, pre_norm=False, activation=common_spec.Activation.RELU)
-    names = source_tokens(src_tok)
-    extra = [(name, i) for name, i in (aliases or {}).items() if names[i] != name]
+        cfg.n_layers, cfg.n_heads, pre_norm=False, activation=common_spec.Activation.RELU,
+        num_source_embeddings=2 if features else 1, embeddings_merge=common_spec.EmbeddingsMerge.ADD)
+    names, V = source_tokens(src_tok), cfg.src_vocab
+    ids, row = list(range(V)), {name: k for k, name in enumerate(names)}  # each row's mtcli id
+    for name, i in (aliases or {}).items():
+        if name in row:  # (a cased piece's row, with case factors: the spelled case stands there instead)
+            ids[row[name]] = i
+        else:
+            row[name] = len(ids)
+            ids.append(i)
+    ids = np.array(ids)
     enc, dec = spec.encoder, spec.decoder
-    enc.embeddings[0].weight = np.concatenate([params["src_emb"]["w"], params["src_emb"]["w"][[i for _, i in extra]]])
+    enc.embeddings[0].weight = params["src_emb"]["w"][ids % V]
+    if cfg.case_factors:
+        # CTranslate2 scales the sum of the embeddings by sqrt(d), mtcli the piece's alone. As a source
+        # feature, BOS and EOS (which CTranslate2 adds to it too) are lowercase to mtcli; spelled cases
+        # (aliases) have their factor added into their rows
+        case = params["src_case"]["w"] / np.sqrt(cfg.d_model).astype(model.dtype)
+        if features:
+            enc.embeddings[1].weight = np.concatenate([case[[0] * len(SPECIALS)], case])
+        else:
+            enc.embeddings[0].weight = enc.embeddings[0].weight + case[ids // V]
     # mtcli's sinusoid table, continued past the positions mtcli trained on: CTranslate2 fails on an input
     # longer than its table (Argos Translate passes whole sentences), and a long one is better translated
     # with positions it never saw than not at all. The first rows are mtcli's pe_src/pe_tgt exactly.
@@ -120,7 +167,9 @@ def ctranslate2_spec(model: Model, src_tok: Tokenizer, tgt_tok: Tokenizer, alias
         _layer_norm(layer.attention.layer_norm, params[f"dec.{i}.ln2"])
         _ffn(layer.ffn, params[f"dec.{i}.ffn"], params[f"dec.{i}.ln3"])
     _linear(dec.projection, params["out"]["w"], params["out"]["b"])
-    spec.register_source_vocabulary(names + [name for name, _ in extra])
+    spec.register_source_vocabulary(list(row))
+    if features:
+        spec.register_source_vocabulary(SPECIALS + list(CASE_NAMES))
     spec.register_target_vocabulary(target_tokens(tgt_tok))
     spec.config.unk_token, spec.config.bos_token, spec.config.eos_token = SPECIALS[UNK], SPECIALS[BOS], SPECIALS[EOS]
     spec.config.decoder_start_token = SPECIALS[BOS]
@@ -222,7 +271,7 @@ def export(model_dir: Path, out: Path, fmt: str = "ctranslate2", quantization: s
     model, meta = load_model(model_dir)
     check_tokenizers(model_dir, meta)
     src_tok, tgt_tok = Tokenizer.load(Path(model_dir) / SRC_TOK), Tokenizer.load(Path(model_dir) / TGT_TOK)
-    if fmt == "argos" and src_tok.lowercase:
+    if fmt == "argos" and src_tok.lowercase and not src_tok.case_factors:
         raise UserError(f"{model_dir} lowercases its English (--lowercase-en) and the SentencePiece model of an Argos "
                         "package cannot: export --format ctranslate2 and lowercase the English before it")
     try:

@@ -129,23 +129,36 @@ def positional_encoding(n_pos, d_model, dtype=np.float32):
 
 
 class EmbeddingCache(NamedTuple):
-    ids: np.ndarray  # (B, T)
+    ids: np.ndarray  # (B, T) rows of the table
     scale: np.floating  # sqrt(C), in the weights' dtype
+    factors: np.ndarray | None  # (B, T) each id's case factor; None: the ids carry none
 
 
-def embedding_forward(ids, w, pe, start=0):
+def embedding_forward(ids, w, pe, start=0, factor_w=None):
     """W[ids] * sqrt(d) + PE; ids (B, T) at positions start, ..., start + T - 1 -> (B, T, C). start may
-    be each row's own (B,) for one position each (T = 1: sentences at different steps of decoding)."""
+    be each row's own (B,) for one position each (T = 1: sentences at different steps of decoding).
+    factor_w (F, C): the ids carry a factor, id = row + V * factor, whose embedding is added (Marian's
+    factored vocabulary, summed)."""
     scale = w.dtype.type(np.sqrt(w.shape[1]))
+    factors = None
+    if factor_w is not None:
+        factors, ids = np.divmod(ids, w.shape[0])
     if np.max(start) + ids.shape[1] > pe.shape[0]:
         raise ValueError(f"sequence of {np.max(start) + ids.shape[1]} tokens exceeds the model's {pe.shape[0]} positions")
     if np.ndim(start):
-        return w[ids] * scale + pe[start][:, None], EmbeddingCache(ids, scale)  # (B, 1, C)
-    return kernels.embedding_forward(ids, w, scale, pe[start:]), EmbeddingCache(ids, scale)
+        out = w[ids] * scale + pe[start][:, None]  # (B, 1, C)
+    else:
+        out = kernels.embedding_forward(ids, w, scale, pe[start:])
+    if factors is not None:
+        out += factor_w[factors]
+    return out, EmbeddingCache(ids, scale, factors)
 
 
-def embedding_backward(dout, cache, dw):
-    kernels.embedding_backward(np.ascontiguousarray(dout), cache.ids, dw, cache.scale)
+def embedding_backward(dout, cache, dw, dfactor_w=None):
+    dout = np.ascontiguousarray(dout)
+    kernels.embedding_backward(dout, cache.ids, dw, cache.scale)
+    if cache.factors is not None:
+        np.add.at(dfactor_w, cache.factors.reshape(-1), dout.reshape(-1, dout.shape[-1]))
 
 
 def log_softmax(logits):

@@ -32,7 +32,7 @@ from mtcli.layers import (
     residual_dropout_forward,
 )
 from mtcli.stats import Stats
-from mtcli.tokenizer import PAD
+from mtcli.tokenizer import CASE_FACTORS, PAD
 
 
 def _attn(C):
@@ -46,6 +46,8 @@ def param_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
     ln = {"g": (C,), "b": (C,)}  # "g" (the gain) is the name stored in model files, kept so existing files load
     ffn = {"w1": (C, F), "b1": (F,), "w2": (F, C), "b2": (C,)}
     groups = {"src_emb": {"w": (cfg.src_vocab, C)}, "tgt_emb": {"w": (cfg.tgt_vocab, C)}}
+    if cfg.case_factors:
+        groups["src_case"] = {"w": (CASE_FACTORS, C)}
     for i in range(cfg.n_layers):
         groups |= {f"enc.{i}.attn": _attn(C), f"enc.{i}.ln1": ln, f"enc.{i}.ffn": ffn, f"enc.{i}.ln2": ln}
     for i in range(cfg.n_layers):
@@ -73,11 +75,13 @@ def views(flat: np.ndarray, cfg: ModelConfig) -> dict[str, dict[str, np.ndarray]
 
 def init_params(cfg: ModelConfig, seed: int = 0, dtype=np.float32) -> np.ndarray:
     """Glorot-uniform matrices, N(0, d^-1/2) embeddings (unit variance after the sqrt(d) scale),
-    zero biases, unit layer-norm gains."""
+    zero biases and case-factor embeddings (a model starts blind to case), unit layer-norm gains."""
     rng = np.random.default_rng(seed)
     flat = np.zeros(count_params(cfg), dtype=dtype)
     for group, params in views(flat, cfg).items():
         for short, t in params.items():
+            if group == "src_case":
+                continue
             if group.endswith("_emb"):
                 t[...] = rng.normal(0.0, cfg.d_model**-0.5, t.shape)
             elif short == "g":
@@ -210,8 +214,10 @@ class Model:
 
     # ---- stacks -------------------------------------------------------------------------------
     def _embed(self, ids, table, pe, rng, start=0):
-        """Dropout(embedding) of ids (B, T) at positions start, ...: the input of either stack."""
-        x, embedding = embedding_forward(ids, self.params[table]["w"], pe, start)
+        """Dropout(embedding) of ids (B, T) at positions start, ...: the input of either stack. English
+        ids carry case factors in a model with cfg.case_factors."""
+        factor_w = self.params["src_case"]["w"] if table == "src_emb" and self.cfg.case_factors else None
+        x, embedding = embedding_forward(ids, self.params[table]["w"], pe, start, factor_w)
         x, drop = dropout_forward(x, self.cfg.dropout, rng)
         return x, embedding, drop
 
@@ -227,7 +233,8 @@ class Model:
     def encode_backward(self, dx, cache: StackCache):
         for i in reversed(range(self.cfg.n_layers)):
             dx = self.encoder_block_backward(i, dx, cache.blocks[i])
-        embedding_backward(dropout_backward(dx, cache.drop), cache.embedding, self.grads["src_emb"]["w"])
+        embedding_backward(dropout_backward(dx, cache.drop), cache.embedding, self.grads["src_emb"]["w"],
+                           self.grads["src_case"]["w"] if self.cfg.case_factors else None)
 
     def decode(self, tgt_in, tgt_len, memory, src_len, rng=None, kv: list | None = None, start: int = 0):
         """tgt_in (B, T) attends causally to itself and to memory (B, S, C) -> (B, T, C). A decoding

@@ -185,6 +185,7 @@ class Manifest(_Part):
     vocab: _Sides
     max_len: dict[Literal["en", "es"], Annotated[int, Field(ge=3, le=RANGES["max_src_len"][1])]]
     lowercase: dict[Literal["en"], Literal[True]] = {}
+    case_factors: dict[Literal["en"], Literal[True]] = {}
     data: _CorpusInfo
     split_sizes: dict[Literal["train", "selection", "test"], _Count]
     roundtrip: dict[Literal["en", "es"], _Share]
@@ -207,17 +208,19 @@ class _Options(_Part):
     vocab: _Sides
     data: dict[Literal["path"], Annotated[str, Field(min_length=1, max_length=4096)]] | _CorpusInfo
     lowercase: dict[Literal["en"], Literal[True]] = {}
+    case_factors: dict[Literal["en"], Literal[True]] = {}
 
 
 def tokenize_options(manifest: Any) -> dict:
-    """The `mtcli tokenize` options a manifest (complete or not) records: path, seed, split, en, es, lowercase_en."""
+    """The `mtcli tokenize` options a manifest (complete or not) records: path, seed, split, en, es, lowercase_en,
+    case_factors_en."""
     try:
         o = _Options.model_validate(manifest)
     except pydantic.ValidationError as e:
         raise _one_line(e, "manifest") from None
     path = o.data["path"] if isinstance(o.data, dict) else o.data.path
     return {"path": path, "seed": o.seed, "split": o.split, "en": o.vocab.en, "es": o.vocab.es,
-            "lowercase_en": bool(o.lowercase)}
+            "lowercase_en": bool(o.lowercase), "case_factors_en": bool(o.case_factors)}
 
 
 class MetricsRow(pydantic.BaseModel):

@@ -8,6 +8,10 @@ the next word or punctuation mark, so decoding is plain concatenation with "▁"
 back as a space. Accents are kept; text is NFC-normalised, and lowercased too by a tokenizer made
 with `lowercase=True` (an English one whose model should see no case: ALL CAPS, lowercase and normal
 English then reach it as the same ids, Marian's case-insensitive source without its case factors).
+A tokenizer with `case_factors=True` lowercases too and gives each piece Marian's case factor instead:
+the word's case (lowercase, Capitalised, ALL CAPS) is packed into its id, id = piece + vocab_size *
+factor, and the model adds a factor embedding to the piece's. ALL CAPS, lowercase and normal English
+then reach the model as the same pieces, and names keep their capital.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from mtcli.errors import UserError
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
 SPECIALS = ["[PAD]", "[UNK]", "[START]", "[END]"]  # index == fixed id
+CASE_NAMES = ("lower", "Capitalised", "UPPER")  # a piece's word is lowercase (or caseless), Capitalised, ALL CAPS
+CASE_FACTORS = len(CASE_NAMES)
 SPACE = "▁"
 CONTINUE = "##"
 # A piece is an optional space marker plus either a run of letters/digits (a word,
@@ -60,34 +66,90 @@ def _pipeline(vocab: dict[str, int], lowercase: bool = False) -> HFTokenizer:
     return hf
 
 
-class Tokenizer:
-    """One language's subword vocabulary. Ids 0-3 are PAD, UNK, BOS, EOS."""
+def _case(text: str) -> int:
+    """The case factor of a word or piece as typed: 0 lowercase or caseless, 1 Capitalised, 2 ALL CAPS."""
+    cased = [c for c in text if c.islower() or c.isupper()]
+    if not cased or cased[0].islower():
+        return 0
+    if len(cased) > 1 and all(c.isupper() for c in cased):
+        return 2
+    return 1
 
-    def __init__(self, hf: HFTokenizer, lowercase: bool = False):
+
+def _factors(text: str, encoding) -> list[int]:
+    """Each piece's case factor: its word's, for a word in one of the three cases; a word of mixed case
+    ("McDonald", "iPhone") gives each piece its own. Offsets point into `text` as typed."""
+    offsets, tokens = encoding.offsets, encoding.tokens
+    factors = [0] * len(tokens)
+    start = 0
+    for end in range(1, len(tokens) + 1):
+        if end < len(tokens) and tokens[end].startswith(CONTINUE):
+            continue  # the word goes on
+        word = text[offsets[start][0]:offsets[end - 1][1]]
+        letters = [c for c in word if c.islower() or c.isupper()]
+        mixed = letters and not (all(c.islower() for c in letters) or all(c.isupper() for c in letters)
+                                 or (letters[0].isupper() and all(c.islower() for c in letters[1:])))
+        for k in range(start, end):
+            factors[k] = _case(text[offsets[k][0]:offsets[k][1]]) if mixed else _case(word)
+        start = end
+    return factors
+
+
+class Tokenizer:
+    """One language's subword vocabulary. Ids 0-3 are PAD, UNK, BOS, EOS. With case factors, ids run to
+    vocab_size * CASE_FACTORS (piece + vocab_size * factor); `pieces` strips the factor."""
+
+    def __init__(self, hf: HFTokenizer, lowercase: bool = False, case_factors: bool = False):
         self._hf = hf
-        self.lowercase = lowercase  # the text is lowercased before it is split (decoding gives it lowercased)
+        self.lowercase = lowercase or case_factors  # the text is lowercased before it is split (decoding gives it lowercased)
+        self.case_factors = case_factors
 
     @property
     def vocab_size(self) -> int:
+        """Pieces (embedding rows); the ids of a tokenizer with case factors run to id_limit."""
         return self._hf.get_vocab_size()
 
+    @property
+    def vocab(self) -> dict[str, int]:
+        return self._hf.get_vocab()
+
+    @property
+    def id_limit(self) -> int:
+        return self.vocab_size * (CASE_FACTORS if self.case_factors else 1)
+
+    def with_case_factors(self) -> Tokenizer:
+        """The same vocabulary, for a model that reads lowercase pieces and their case factors."""
+        return Tokenizer(_pipeline(self._hf.get_vocab(), True), case_factors=True)
+
+    def pieces(self, ids: Iterable[int]) -> list[int]:
+        """The piece ids, case factors stripped."""
+        return [int(i) % self.vocab_size for i in ids]
+
     def encode(self, text: str) -> list[int]:
-        return self._hf.encode(_valid(text), add_special_tokens=False).ids
+        return self.encode_batch([text])[0]
 
     def encode_batch(self, texts: list[str]) -> list[list[int]]:
-        return [e.ids for e in self._hf.encode_batch([_valid(t) for t in texts], add_special_tokens=False)]
+        texts = [_valid(t) for t in texts]
+        encodings = self._hf.encode_batch(texts, add_special_tokens=False)
+        if not self.case_factors:
+            return [e.ids for e in encodings]
+        V = self.vocab_size
+        return [[i + V * f for i, f in zip(e.ids, _factors(t, e))] for t, e in zip(texts, encodings)]
 
     def decode(self, ids: Iterable[int]) -> str:
-        return self._hf.decode([int(i) for i in ids if i >= len(SPECIALS)])
+        return self.decode_batch([ids])[0]
 
     def decode_batch(self, batch: Iterable[Iterable[int]]) -> list[str]:
-        return self._hf.decode_batch([[int(i) for i in ids if i >= len(SPECIALS)] for ids in batch])
+        return self._hf.decode_batch([[i for i in self.pieces(ids) if i >= len(SPECIALS)] for ids in batch])
 
     def id_to_token(self, i: int) -> str | None:
         return self._hf.id_to_token(i)
 
     def save(self, path: str | Path) -> None:
-        atomic_write_text(Path(path), self._hf.to_str(pretty=True))
+        text = self._hf.to_str(pretty=True)
+        if self.case_factors:
+            text = json.dumps(json.loads(text) | {_CASE_FACTORS_KEY: CASE_FACTORS}, ensure_ascii=False, indent=2)
+        atomic_write_text(Path(path), text)
 
     @classmethod
     def load(cls, path: str | Path) -> Tokenizer:
@@ -108,15 +170,19 @@ class Tokenizer:
                     and sorted(vocab.values()) == list(range(len(vocab)))):
                 raise ValueError("the vocabulary ids are not 0, 1, 2, ... each once")
             lowercase = _LOWERCASING == json.dumps(saved.get("normalizer"), sort_keys=True)
+            case_factors = saved.get(_CASE_FACTORS_KEY)
+            if case_factors not in (None, CASE_FACTORS) or (case_factors and not lowercase):
+                raise ValueError(f"{_CASE_FACTORS_KEY} is {case_factors!r}, not {CASE_FACTORS} with a lowercasing normalizer")
             hf = _pipeline(vocab, lowercase)
         except Exception as e:  # JSON, key, type and the Rust side's plain Exception
             message = (str(e).splitlines() or [type(e).__name__])[0]
             raise UserError(f"tokenizer file {path} is damaged: {message}") from None
         if [hf.id_to_token(i) for i in range(len(SPECIALS))] != SPECIALS:
             raise UserError(f"tokenizer file {path} is not an mtcli tokenizer (special ids differ)")
-        return cls(hf, lowercase)
+        return cls(hf, lowercase, bool(case_factors))
 
 
+_CASE_FACTORS_KEY = "mtcli_case_factors"  # beside the HuggingFace sections: how many factors the ids carry
 # A file's normalizer section is read for one fact only: whether it is the lowercasing one mtcli writes.
 _LOWERCASING = json.dumps(json.loads(_pipeline(dict(zip(SPECIALS, range(len(SPECIALS)))), True).to_str())["normalizer"],
                           sort_keys=True)

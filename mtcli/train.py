@@ -20,8 +20,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from mtcli import distributed, kernels, threads_per_process
 from mtcli.atomic import LOCK, atomic_write_text, claim_dir, lock_dir, unlock_dir
-from mtcli.checkpoint import (METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, LoopState, generator, load_state, save_model,
-                              save_state)
+from mtcli.checkpoint import (METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, LoopState, generator, load_state, load_weights,
+                              save_model, save_state)
 from mtcli.config import ModelConfig, TrainConfig, from_dict, model_config, to_dict
 from mtcli.augment import augment_split
 from mtcli.data import (Batch, EncodedSplit, NoPreparedData, Prepared, load_prepared, make_batches, prepare, read_corpus,
@@ -29,9 +29,10 @@ from mtcli.data import (Batch, EncodedSplit, NoPreparedData, Prepared, load_prep
 from mtcli.decode import greedy
 from mtcli.errors import UserError
 from mtcli.metrics import EVAL_BATCH, percent, summarize
-from mtcli.model import Model, count_params
+from mtcli.model import Model, count_params, param_shapes
 from mtcli.optim import Adam, clip_scale
 from mtcli.schema import MAX_PARAMETERS
+from mtcli.tokenizer import Tokenizer
 from mtcli.stats import Stats
 
 CHECKPOINT_SECONDS = 300.0  # mid-epoch state saves: a crash loses at most this much work
@@ -192,7 +193,7 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
         raise UserError(f"--train-on {tcfg.train_on} trains on the selection split, so it cannot pick epochs: "
                         "drop --bleu-sample and --early-stop-on (every epoch is saved; give --max-epochs)")
     cased = [f"--augment-{name}" for name in ("lowercase", "uppercase", "titlecase") if getattr(tcfg, f"augment_{name}")]
-    if prepared.src_tok.lowercase and cased:
+    if prepared.src_tok.lowercase and not prepared.src_tok.case_factors and cased:
         raise UserError(f"the English tokenizer in {prepared.out_dir} lowercases (--lowercase-en), so {cased[0]} would "
                         "change only the Spanish and teach the model to guess its case: drop it")
     limits = prepared.manifest.get("max_len", {})  # (mcfg None: resume with the saved model, on the same data)
@@ -372,12 +373,32 @@ def _start(prepared, out, mcfg, tcfg, resume, console, overrides, fixed=frozense
         if (out / STATE).exists() or (out / WEIGHTS).exists():
             raise UserError(f"{out} already holds a model: continue it with --resume, or train into another --out")
         model = Model(mcfg, seed=tcfg.seed)
+        if tcfg.init_from:
+            _init_from(model, Path(tcfg.init_from), prepared)
         adam = Adam(model.flat.size, tcfg.beta1, tcfg.beta2, tcfg.eps)
         loop = LoopState()
         average = model.flat.copy() if tcfg.ema_decay else None
         for name, tok in ((SRC_TOK, prepared.src_tok), (TGT_TOK, prepared.tgt_tok)):
             tok.save(out / name)
     return model, adam, loop, tcfg, meta, average
+
+
+def _init_from(model: Model, path: Path, prepared: Prepared) -> None:
+    """Copy the weights of the model at `path` into `model`; parameters it lacks (the case factors'
+    embedding) keep their initial values, which for those leave the model's function as it was."""
+    source, _ = load_weights(path / WEIGHTS if path.is_dir() else path)
+    for name, tok in ((SRC_TOK, prepared.src_tok), (TGT_TOK, prepared.tgt_tok)):
+        if Tokenizer.load(path.parent / name if path.is_file() else path / name).vocab != tok.vocab:
+            raise UserError(f"--init-from {path}: its {name} vocabulary is not that of the tokenized data in "
+                            f"{prepared.out_dir}; tokenize with the options that model was trained on")
+    ours = param_shapes(model.cfg)
+    wrong = [n for n, shape in param_shapes(source.cfg).items() if ours.get(n) != shape]
+    if wrong:
+        raise UserError(f"--init-from {path}: its parameter {wrong[0]} has no counterpart of the same shape in the "
+                        "model being trained; give the model options (-c ...) it was trained with")
+    for group, tensors in source.params.items():
+        for short, t in tensors.items():
+            model.params[group][short][...] = t
 
 
 def _train_split(prepared: Prepared, tcfg: TrainConfig, mcfg: ModelConfig):

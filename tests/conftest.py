@@ -146,13 +146,16 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(f"{'total':<{width}}  {faults:6,} fault trials, {inputs:,} bad inputs")
 
 
-def train_tiny_model(work: Path, n_layers: int = 1, max_epochs: int = 15, src_vocab: int = 200) -> Path:
+def train_tiny_model(work: Path, n_layers: int = 1, max_epochs: int = 15, src_vocab: int = 200,
+                     case_factors: bool = False, **train_options) -> Path:
     """A small model trained on tiny_pairs() in `work`; returns its model directory."""
     from mtcli.config import ModelConfig, TrainConfig
     from mtcli.data import prepare
     from mtcli.train import train
 
-    p = prepare(write_tsv(work / "spa.txt", tiny_pairs()), work / "prepared", src_vocab=src_vocab, tgt_vocab=220)
-    cfg = ModelConfig(src_vocab=src_vocab, tgt_vocab=220, d_model=32, d_ff=64, n_heads=2, n_layers=n_layers)
-    train(p, work / "model", cfg, TrainConfig(batch_size=8, warmup=100, max_epochs=max_epochs))
+    p = prepare(write_tsv(work / "spa.txt", tiny_pairs()), work / "prepared", src_vocab=src_vocab, tgt_vocab=220,
+                case_factors_en=case_factors)
+    cfg = ModelConfig(src_vocab=src_vocab, tgt_vocab=220, d_model=32, d_ff=64, n_heads=2, n_layers=n_layers,
+                      case_factors=case_factors)
+    train(p, work / "model", cfg, TrainConfig(batch_size=8, warmup=100, max_epochs=max_epochs, **train_options))
     return work / "model"

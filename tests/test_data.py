@@ -364,6 +364,23 @@ def test_real_prepared_manifest(prepared):
     assert (prepared.src_tok.vocab_size, prepared.tgt_tok.vocab_size) == (4562, 6134)
 
 
+def test_case_factors_en_is_an_option_of_the_data_its_rerun_command_and_cache_key(tiny_corpus, tmp_path):
+    """--case-factors-en: the cased English vocabulary, ids with factors, recorded in the manifest and
+    repeated by the rebuild command; it excludes --lowercase-en."""
+    from mtcli.data import rerun_command
+
+    cased = prepare(tiny_corpus, tmp_path / "cased", **SMALL)
+    factored = prepare(tiny_corpus, tmp_path / "cf", case_factors_en=True, **SMALL)
+    assert factored.src_tok.case_factors and factored.src_tok.vocab == cased.src_tok.vocab
+    assert factored.manifest["case_factors"] == {"en": True} and "case_factors" not in cased.manifest
+    assert factored.manifest["cache_key"] != cased.manifest["cache_key"]
+    assert load_prepared(tmp_path / "cf").src_tok.case_factors
+    assert "--case-factors-en" in rerun_command(tmp_path / "x", factored.manifest)
+    assert "--case-factors-en" not in rerun_command(tmp_path / "x", cased.manifest)
+    with pytest.raises(UserError, match="--lowercase-en and --case-factors-en exclude each other"):
+        prepare(tiny_corpus, tmp_path / "both", lowercase_en=True, case_factors_en=True, **SMALL)
+
+
 def test_lowercase_en_is_an_option_of_the_data_its_rerun_command_and_cache_key(tiny_corpus, tmp_path):
     """--lowercase-en: the English tokenizer lowercases, the manifest records it (and data made without it
     keeps the cache key it had before the option existed), the round trip is counted against the

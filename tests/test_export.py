@@ -12,7 +12,7 @@ import pytest
 
 from mtcli.decode import Translator, _max_len, greedy
 from mtcli.errors import UserError
-from mtcli.export import export, export_ctranslate2, sentencepiece_spellings, source_tokens, target_tokens
+from mtcli.export import (ctranslate2_source, export, export_ctranslate2, sentencepiece_spellings, target_tokens)
 from tests.conftest import require, tiny_pairs, train_tiny_model
 
 LINES = ["Tom likes the cat.", "Where is Mary's dog?", "Come here, Ana!", "I have 7 books.", "Don't go, it's late!",
@@ -27,10 +27,10 @@ def model_dir(tmp_path_factory):
 def _ctranslate2_greedy(ct2, tr, src, lens):
     """CTranslate2's greedy search under mtcli's rules, one sentence at a time (its length budget
     is per call): tokens spelled as the export spells them."""
-    names, limits = source_tokens(tr.src_tok), _max_len(tr.model, lens)
+    limits = _max_len(tr.model, lens)
     out = []
     for row, n, limit in zip(src, lens, limits):
-        tokens = [names[i] for i in row[1 : n - 1]]  # the model adds BOS/EOS itself (config.json)
+        tokens = ctranslate2_source(tr.src_tok, row[1 : n - 1])  # the model adds BOS/EOS itself (config.json)
         r = ct2.translate_batch([tokens], beam_size=1, max_decoding_length=int(limit) - 1, no_repeat_ngram_size=4,
                                 suppress_sequences=[["[PAD]"], ["[START]"]])
         out.append(r[0].hypotheses[0])
@@ -50,8 +50,7 @@ def test_ctranslate2_gives_mtcli_greedy_tokens(model_dir, tmp_path):
     assert _ctranslate2_greedy(ct2, tr, src, lens) == want
     assert sum(len(w) for w in want) > 3 * len(want)  # real outputs, not empty ones
     long = " ".join(["Tom likes the cat and"] * 30)  # past mtcli's positions: translated, not an error
-    names = source_tokens(tr.src_tok)
-    assert ct2.translate_batch([[names[i] for i in tr.src_tok.encode(long)]])[0].hypotheses[0]
+    assert ct2.translate_batch([ctranslate2_source(tr.src_tok, tr.src_tok.encode(long))])[0].hypotheses[0]
 
     # an untrained model too: no EOS, so every output runs into its length budget and the 4-gram guard
     rng_model = type(tr.model)(tr.model.cfg, seed=5)
@@ -61,9 +60,10 @@ def test_ctranslate2_gives_mtcli_greedy_tokens(model_dir, tmp_path):
     assert _ctranslate2_greedy(ct2, tr, src[:4], lens[:4]) == want
 
 
-def test_argos_package_translates_as_mtcli(model_dir, tmp_path):
+def _argos_agrees(model_dir, tmp_path, lines) -> int:
     """Argos Translate's steps (argostranslate.translate.apply_packaged_translation): SentencePiece
-    pieces, CTranslate2 with the package's model, pieces joined and "▁" read as a space."""
+    pieces, CTranslate2 with the package's model, pieces joined and "▁" read as a space. Where
+    SentencePiece segments a line as mtcli does, the very same translation; returns how many did."""
     require("ctranslate2", "pip install 'mtcli[export]'")
     require("sentencepiece", "pip install 'mtcli[export]'")
     import ctranslate2
@@ -83,16 +83,28 @@ def test_argos_package_translates_as_mtcli(model_dir, tmp_path):
     ct2 = ctranslate2.Translator(str(package / "model"), device="cpu")
     tr = Translator(model_dir)
     agree, spellings = 0, sentencepiece_spellings(tr.src_tok)
-    for line in LINES:
+    for line in lines:
         pieces = sp.encode(line, out_type=str)
         hyp = ct2.translate_batch([pieces], beam_size=1, max_decoding_length=40)[0].hypotheses[0]
         text = sp.decode_pieces(hyp).replace("▁", " ").lstrip(" ")
         want = tr.translate([line], beam=1)[0][0][0][0]
         same_ids = [spellings.get(p, -1) for p in pieces] == tr.src_tok.encode(line)
-        if same_ids:  # SentencePiece segmented as WordPiece does: the very same translation
+        if same_ids:
             assert text == want
         agree += same_ids
-    assert agree >= len(LINES) - 2
+    return agree
+
+
+def test_argos_package_translates_as_mtcli(model_dir, tmp_path):
+    assert _argos_agrees(model_dir, tmp_path, LINES) >= len(LINES) - 2
+
+
+def test_argos_package_of_a_model_with_case_factors_spells_the_cases(tmp_path):
+    """SentencePiece gives no factors: each lowercase piece is spelled in the three cases, each standing
+    for the piece with that factor, so ALL CAPS, Capitalised and lowercase words reach the model as in mtcli."""
+    model_dir = train_tiny_model(tmp_path, max_epochs=4, case_factors=True, augment_uppercase=0.3)
+    lines = ["the cat likes the bread.", "THE CAT LIKES THE BREAD.", "The cat likes the bread.", "The Cat Likes The Bread."]
+    assert _argos_agrees(model_dir, tmp_path, lines) == len(lines)
 
 
 def test_export_refuses_bad_requests(model_dir, tmp_path):
@@ -182,3 +194,23 @@ def test_a_model_that_lowercases_its_english_is_not_packed_for_argos(model_dir, 
     with pytest.raises(UserError, match="export --format ctranslate2 and lowercase"):
         export(model_dir, tmp_path / "x.argosmodel", "argos")
     assert not (tmp_path / "x.argosmodel").exists()
+
+
+def test_a_model_with_case_factors_exports_them_as_ctranslate2_source_features(tmp_path):
+    """Each English token goes to CTranslate2 as piece￨case, summed into one embedding as mtcli sums
+    them: its greedy tokens are mtcli's for every casing (the case table trained away from zero)."""
+    require("ctranslate2", "pip install 'mtcli[export]'")
+    import ctranslate2
+
+    tr = Translator(train_tiny_model(tmp_path, max_epochs=4, case_factors=True, augment_uppercase=0.3,
+                                     augment_lowercase=0.3))
+    assert tr.model.cfg.case_factors and np.abs(tr.model.params["src_case"]["w"]).max() > 0.01
+    export_ctranslate2(tr.model, tr.src_tok, tr.tgt_tok, tmp_path / "ct2")
+    ct2 = ctranslate2.Translator(str(tmp_path / "ct2"), device="cpu", intra_threads=1)
+    lines = [en for en, _ in tiny_pairs()[::9]]
+    src, lens, _ = tr.encode(lines + [e.upper() for e in lines] + [e.lower() for e in lines] + ["McTom IS here"])
+    assert len({i // tr.src_tok.vocab_size for i in src.ravel()}) == 3
+    spelled = target_tokens(tr.tgt_tok)
+    want = [[spelled[i] for i in h.tokens] for h in greedy(tr.model, src, lens)]
+    assert _ctranslate2_greedy(ct2, tr, src, lens) == want
+    assert ctranslate2_source(tr.src_tok, tr.src_tok.encode("Tom"))[0].endswith("￨Capitalised")

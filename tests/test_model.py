@@ -1,5 +1,7 @@
 """Numeric core: parameter counts, per-layer and whole-model gradient checks, padding invariance."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -65,6 +67,23 @@ def test_embedding_grad():
     assert check_layer(fwd, bwd, {}, {"w": randn(5, 6)}) < TOL
 
 
+def test_embedding_with_case_factors_grad_and_reference():
+    """Ids carrying a factor (id = row + V * factor): W[row] * sqrt(d) + PE + F[factor], and both tables'
+    gradients, repeated rows and factors accumulating."""
+    ids = np.array([[1, 7, 12, 0], [3, 6, 0, 0]])  # V = 5: rows 1, 2, 2, 0 / 3, 1, 0, 0; factors 0, 1, 2, 0 / 0, 1, 0, 0
+    pe = positional_encoding(8, 6, np.float64)
+    w, factor_w = randn(5, 6), randn(3, 6)
+    out, _ = embedding_forward(ids, w, pe, factor_w=factor_w)
+    np.testing.assert_allclose(out, w[ids % 5] * np.sqrt(6) + pe[:4] + factor_w[ids // 5])
+    fwd = lambda w, f: embedding_forward(ids, w, pe, factor_w=f)  # noqa: E731
+
+    def bwd(d, c, g):
+        embedding_backward(d, c, g["w"], g["f"])
+        return {}
+
+    assert check_layer(fwd, bwd, {}, {"w": w, "f": factor_w}) < TOL
+
+
 @pytest.mark.parametrize("causal", [False, True])
 def test_attention_grad(causal):
     C, H = 8, 2
@@ -112,6 +131,34 @@ def test_whole_model_gradient(dropout):
     assert len(errors) == len(param_shapes(model.cfg)) == 88
     # the error floor only forgives noise: every weight matrix has a gradient far above it
     assert min(np.linalg.norm(a) for a in analytic.values() if a.ndim == 2) > 100 * FLOOR
+
+
+def test_whole_model_gradient_with_case_factors():
+    """The English ids carry case factors: the factor table's gradient too, beside every other tensor."""
+    model, batch = tiny_model(case_factors=True), tiny_batch()
+    batch = replace(batch, src=batch.src + 11 * (np.arange(batch.src.shape[1]) % 3) * (batch.src > 3))
+    model.params["src_case"]["w"][...] = randn(3, 8)  # (they start at zero)
+    stats = model.forward_backward(batch, rng=None, smoothing=0.1)
+    f = lambda: model._loss(batch, None, 0.1, backward=False).loss / stats.n_tokens  # noqa: E731
+    tensors = {f"{g}.{n}": t for g, ts in model.params.items() for n, t in ts.items()}
+    analytic = {f"{g}.{n}": t for g, ts in model.grads.items() for n, t in ts.items()}
+    errors = check(f, tensors, analytic)
+    worst = max(errors, key=errors.get)
+    assert errors[worst] < TOL, (worst, errors[worst])
+    assert len(errors) == 89 and np.linalg.norm(analytic["src_case.w"]) > 100 * FLOOR
+
+
+def test_a_new_case_factor_table_leaves_the_models_function_as_it_was():
+    """It starts at zero: a model given another's weights (--init-from) with it added scores every
+    casing's factors exactly as the model without them scores the pieces."""
+    plain, factored = tiny_model(), tiny_model(case_factors=True)
+    assert not factored.params["src_case"]["w"].any()
+    for group, ts in plain.params.items():
+        for n, t in ts.items():
+            factored.params[group][n][...] = t
+    batch = tiny_batch()
+    with_factors = replace(batch, src=batch.src + 11 * (batch.src > 3) * 2)
+    assert plain.evaluate(batch) == factored.evaluate(with_factors)
 
 
 def test_padding_does_not_change_the_loss():

@@ -798,6 +798,9 @@ def test_engine_from_a_translator_passes_the_options_the_length_and_the_names():
         def encode(self, text):
             return [5] * len(text.split())
 
+        def pieces(self, ids):
+            return list(ids)
+
     got = []
 
     def translate_batch(lines, options):

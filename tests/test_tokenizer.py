@@ -151,12 +151,12 @@ def check_normalisation(tok: Tokenizer, texts: list[str]) -> None:
         nfc = unicodedata.normalize("NFC", text)
         assert unicodedata.normalize("NFKC", text) == nfc, f"{text!r} has compatibility characters"
         want = tok.encode(nfc)
-        assert UNK not in want, f"{nfc!r} has unknown pieces"
+        assert UNK not in tok.pieces(want), f"{nfc!r} has unknown pieces"
         for form in FORMS:
             variant = unicodedata.normalize(form, text)
             assert tok.encode(variant) == want, f"{form} of {nfc!r} encodes differently"
             assert tok.encode_batch([variant]) == [want], f"{form} of {nfc!r} encodes differently in a batch"
-        assert tok.decode(want) == nfc
+        assert tok.decode(want) == (nfc.lower() if tok.lowercase else nfc)
 
 
 ACCENTED = [t for t in TRICKY if unicodedata.normalize("NFD", t) != t] + ["A Sofía le gusta el libro."]
@@ -270,3 +270,35 @@ def test_a_lowercasing_tokenizer_gives_every_case_the_same_ids_and_says_so_in_it
     saved["normalizer"] = {"type": "Lowercase"}
     (tmp_path / "other.json").write_text(json.dumps(saved))
     assert not Tokenizer.load(tmp_path / "other.json").lowercase
+
+
+def test_case_factors_give_every_casing_the_same_pieces_and_mark_the_words_case(tmp_path):
+    """--case-factors-en: the cased vocabulary reads lowercased text; each id is piece + vocab_size *
+    factor, the factor being its word's case (0 lowercase or caseless, 1 Capitalised, 2 ALL CAPS), or each
+    piece's own in a word of mixed case. The file says so and loads back with factors."""
+    cased = train_tokenizer([en for en, _ in tiny_pairs()], 200)
+    tok = cased.with_case_factors()
+    V = tok.vocab_size
+    assert (tok.case_factors, tok.lowercase, tok.id_limit, tok.vocab) == (True, True, 3 * V, cased.vocab)
+    factors = lambda text: [i // V for i in tok.encode(text)]  # noqa: E731
+    texts = ("Tom is here.", "TOM IS HERE.", "tom is here.", "Tom Is Here.")
+    assert len({tuple(tok.pieces(tok.encode(t))) for t in texts}) == 1
+    assert tok.pieces(tok.encode("Tom is here.")) == cased.encode("tom is here.")
+    words = lambda text: [f for i, f in zip(tok.encode(text), factors(text)) if tok.id_to_token(i % V) != "."]  # noqa: E731
+    assert set(words("tom is here.")) == {0} and set(words("TOM IS HERE.")) == {2}
+    assert factors("Tom") == [1] * len(tok.encode("Tom")) and factors("I") == [1] * len(tok.encode("I"))
+    assert factors("3 ... !") == [0] * len(tok.encode("3 ... !"))
+    mixed = tok.encode("McTom")  # Mc + Tom: each piece its own case
+    assert [i // V for i in mixed] == [1 if tok.id_to_token(i % V).strip("▁#")[:1] in "mt" else 0 for i in mixed]
+    assert tok.decode(tok.encode("TOM Is here.")) == "tom is here."
+    assert tok.encode_batch(list(texts)) == [tok.encode(t) for t in texts]
+    tok.save(tmp_path / "cf.json")
+    again = Tokenizer.load(tmp_path / "cf.json")
+    assert again.case_factors and again.encode("TOM IS HERE.") == tok.encode("TOM IS HERE.")
+    saved = json.loads((tmp_path / "cf.json").read_text())
+    saved["mtcli_case_factors"] = 5
+    (tmp_path / "bad.json").write_text(json.dumps(saved))
+    with pytest.raises(UserError, match="is damaged: mtcli_case_factors is 5"):
+        Tokenizer.load(tmp_path / "bad.json")
+    cased.save(tmp_path / "cased.json")
+    assert "mtcli_case_factors" not in json.loads((tmp_path / "cased.json").read_text())

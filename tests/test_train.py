@@ -293,3 +293,48 @@ def test_a_lowercasing_english_tokenizer_trains_a_model_blind_to_case(tiny_corpu
     en = tiny_pairs()[0][0]
     results = Translator(tmp_path / "run").translate_batch([en, en.upper(), en.lower()])
     assert len({(r.hypotheses[0].text, r.hypotheses[0].score) for r in results}) == 1
+
+
+def test_case_factors_data_tunes_a_model_from_another_models_weights(tiny_corpus, tmp_path):
+    """--case-factors-en keeps the cased vocabulary, so a model trained on the default data starts a
+    model with case factors (--init-from: its weights copied, the factor table at zero); the case
+    augmentations change the English only (its pieces stay, its factors change); other vocabularies,
+    shapes and missing files are refused."""
+    from mtcli.augment import augment_split
+    from mtcli.decode import Translator
+    from mtcli.model import Model
+    from mtcli.train import _corpus_pairs, _init_from
+
+    plain = prepare(tiny_corpus, tmp_path / "plain", **VOCAB)
+    factored = prepare(tiny_corpus, tmp_path / "cf", case_factors_en=True, **VOCAB)
+    assert factored.src_tok.vocab == plain.src_tok.vocab and factored.manifest["case_factors"] == {"en": True}
+    assert int(factored.splits["train"].src.max()) >= VOCAB["src_vocab"]  # the ids carry factors
+    train(plain, tmp_path / "base", cfg(), TrainConfig(batch_size=8, max_epochs=1))
+    base, _ = load_model(tmp_path / "base")
+    start = Model(cfg(case_factors=True), seed=5)
+    _init_from(start, tmp_path / "base", factored)
+    assert all(np.array_equal(start.params[g][n], t) for g, ts in base.params.items() for n, t in ts.items())
+    assert not start.params["src_case"]["w"].any()
+
+    tcfg = TrainConfig(batch_size=8, max_epochs=1, augment_uppercase=0.5, init_from=str(tmp_path / "base" / WEIGHTS))
+    train(factored, tmp_path / "run", cfg(case_factors=True), tcfg)
+    model, meta = load_model(tmp_path / "run")
+    assert model.cfg.case_factors and model.params["src_case"]["w"].any()
+    assert meta["train"]["init_from"] == str(tmp_path / "base" / WEIGHTS)
+    en = tiny_pairs()[0][0]
+    assert all(r.hypotheses[0].text for r in Translator(tmp_path / "run").translate_batch([en, en.upper(), en.lower()]))
+
+    split, tok = factored.splits["train"], factored.src_tok
+    up = augment_split(split, _corpus_pairs(factored), tok, factored.tgt_tok, {"uppercase": 1.0}, 0, 0, 56, 53)
+    assert all(list(up.tgt_seq(i)) == list(split.tgt_seq(i)) and tok.pieces(up.src_seq(i)) == tok.pieces(split.src_seq(i))
+               for i in range(len(split)))
+    assert all(2 in {i // tok.vocab_size for i in up.src_seq(k)} for k in range(len(split)))  # ALL CAPS words
+    assert not np.array_equal(up.src, split.src)
+
+    other = prepare(tiny_corpus, tmp_path / "other", case_factors_en=True, src_vocab=210, tgt_vocab=220)
+    with pytest.raises(UserError, match="its src.json vocabulary is not that of the tokenized data"):
+        train(other, tmp_path / "x", ModelConfig(**{**cfg(case_factors=True).__dict__, "src_vocab": 210}), tcfg)
+    with pytest.raises(UserError, match="enc.0.ffn.w1 has no counterpart of the same shape"):
+        train(factored, tmp_path / "y", cfg(case_factors=True, d_ff=16), tcfg)
+    with pytest.raises(UserError, match="no such weights file"):
+        train(factored, tmp_path / "z", cfg(case_factors=True), TrainConfig(init_from=str(tmp_path / "none")))

@@ -58,7 +58,7 @@ def english_confidence(tokenizer: Tokenizer, text: str) -> float:
     words = sorted(set(WORD.findall(text)))
     if not words:
         return 0.0
-    ids = tokenizer.encode_batch([f for w in words for f in (w, w.lower(), w.capitalize())])
+    ids = [tokenizer.pieces(i) for i in tokenizer.encode_batch([f for w in words for f in (w, w.lower(), w.capitalize())])]
     known = {w for k, w in enumerate(words) if any(len(i) == 1 and i[0] != UNK for i in ids[3 * k : 3 * k + 3])}
     counts = WORD.findall(text)
     return round(100 * sum(w in known for w in counts) / len(counts), 1)

@@ -82,7 +82,8 @@ class Engine:
 
         src = [tr.src_tok.id_to_token(i) for i in range(tr.src_tok.vocab_size)]
         tgt = {tr.tgt_tok.id_to_token(i) for i in range(tr.tgt_tok.vocab_size)}
-        return cls(decode, tr.src_tok.encode, tr.model.cfg.max_src_len - 2, case.truecase_table(src, tgt))
+        return cls(decode, lambda text: tr.src_tok.pieces(tr.src_tok.encode(text)), tr.model.cfg.max_src_len - 2,
+                   case.truecase_table(src, tgt))
 
 
 @dataclass

@@ -32,6 +32,7 @@ from mtcli.errors import UserError
 from mtcli.model import Model, param_shapes, views
 from mtcli.optim import Adam
 from mtcli.stats import Stats
+from mtcli.tokenizer import Tokenizer
 
 WEIGHTS, STATE = "model.safetensors", "state.safetensors"
 SRC_TOK, TGT_TOK, METRICS = "src.json", "tgt.json", "metrics.jsonl"
@@ -106,6 +107,18 @@ def check_tokenizers(model_dir: Path, meta: dict) -> None:
         if name in recorded and path.is_file() and _file_sha256(path) != recorded[name]:
             raise UserError(f"{path} is not the tokenizer {Path(model_dir) / WEIGHTS} was trained with "
                             "(SHA-256 differs: damaged, edited or from another model)")
+
+
+def load_tokenizers(model_dir: Path, meta: dict, cfg: ModelConfig) -> tuple[Tokenizer, Tokenizer]:
+    """The English and Spanish tokenizers of model_dir, refused unless they are the files the model was
+    saved with and give the ids it reads."""
+    check_tokenizers(model_dir, meta)
+    src_tok, tgt_tok = (Tokenizer.load(Path(model_dir) / name) for name in (SRC_TOK, TGT_TOK))
+    if (src_tok.vocab_size, tgt_tok.vocab_size) != (cfg.src_vocab, cfg.tgt_vocab):
+        raise UserError(f"{model_dir}: tokenizers do not match the model's vocabulary sizes")
+    if src_tok.case_factors != cfg.case_factors:
+        raise UserError(f"{model_dir}: the English tokenizer and the model disagree on case factors")
+    return src_tok, tgt_tok
 
 
 def load_model(model_dir: Path, dtype=np.float32) -> tuple[Model, dict]:

@@ -659,6 +659,7 @@ def translate(
     fmt, beam = _translate_options(ctx, bool(text), input, fmt, greedy, beam, nbest, scores, as_json, batch_size)
     from_stdin = input is not None and str(input) == STDOUT
     model = registry.resolve(model)
+    _not_an_input(output, _model_files(Path(model)))
     if input is None and not text and sys.stdin.isatty():
         with kernels.for_decoding(0, beam):  # the REPL's lines are counted as they come (Engine's decode)
             return _repl(Engine.from_translator(_load_translator(model), beam=beam, alpha=alpha))

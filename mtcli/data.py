@@ -398,8 +398,9 @@ def _length_stats(lens: np.ndarray) -> dict:
 
 
 def _roundtrip(tok: Tokenizer, texts: list[str], ids: list[list[int]]) -> float:
-    """The share of texts decoded back as they were (lowercased by a lowercasing tokenizer)."""
-    return sum((a.lower() if tok.lowercase else a) == b for a, b in zip(texts, tok.decode_batch(ids))) / len(texts)
+    """The share of texts decoded back as they were (but for case, by a lowercasing tokenizer)."""
+    case = str.lower if tok.lowercase else str
+    return sum(case(a) == case(b) for a, b in zip(texts, tok.decode_batch(ids))) / len(texts)
 
 
 def _encoded(rows: list[int], en_ids, es_ids, max_src_len: int, max_tgt_len: int) -> EncodedSplit:

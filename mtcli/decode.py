@@ -21,12 +21,11 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from mtcli import kernels
 from mtcli.attention import KVCache
-from mtcli.checkpoint import SRC_TOK, TGT_TOK, check_tokenizers, load_ensemble
+from mtcli.checkpoint import load_ensemble, load_tokenizers
 from mtcli.config import DEFAULTS, SENTENCES_PER_BATCH, TranslationOptions  # decoding's defaults (kept light)
-from mtcli.errors import UserError
 from mtcli.layers import linear_forward, log_softmax
 from mtcli.model import Model
-from mtcli.tokenizer import BOS, EOS, PAD, Tokenizer
+from mtcli.tokenizer import BOS, EOS, PAD
 
 
 @dataclass
@@ -416,14 +415,7 @@ class Translator:
         self.model_dir = Path(model_dir)
         self.models, self.meta = load_ensemble(model_dir)  # (one model, unless an ensemble)
         self.model = self.models[0]
-        check_tokenizers(model_dir, self.meta)
-        self.src_tok = Tokenizer.load(Path(model_dir) / SRC_TOK)
-        self.tgt_tok = Tokenizer.load(Path(model_dir) / TGT_TOK)
-        cfg = self.model.cfg
-        if (self.src_tok.vocab_size, self.tgt_tok.vocab_size) != (cfg.src_vocab, cfg.tgt_vocab):
-            raise UserError(f"{model_dir}: tokenizers do not match the model's vocabulary sizes")
-        if self.src_tok.case_factors != cfg.case_factors:
-            raise UserError(f"{model_dir}: the English tokenizer and the model disagree on case factors")
+        self.src_tok, self.tgt_tok = load_tokenizers(model_dir, self.meta, self.model.cfg)
 
     def source_ids(self, lines: list[str]) -> tuple[list[list[int]], list[bool]]:
         """Source ids with BOS/EOS, cut to the model's length, and which lines were cut."""

@@ -28,7 +28,6 @@ from pathlib import Path
 import numpy as np
 
 from mtcli.atomic import write_output
-from mtcli.checkpoint import SRC_TOK, TGT_TOK
 from mtcli.errors import UserError
 from mtcli.layers import positional_encoding
 from mtcli.model import Model
@@ -262,15 +261,14 @@ def export(model_dir: Path, out: Path, fmt: str = "ctranslate2", quantization: s
     """`mtcli export`: MODEL_DIR -> a CTranslate2 directory (fmt "ctranslate2") or an .argosmodel
     file (fmt "argos"). Of an ensemble, its first model (CTranslate2 decodes one): returns how many
     models MODEL_DIR holds."""
-    from mtcli.checkpoint import check_tokenizers, load_model, member_files
+    from mtcli.checkpoint import load_model, load_tokenizers, member_files
 
     if fmt not in ("ctranslate2", "argos"):
         raise UserError(f"format must be ctranslate2 or argos, not {fmt!r}")
     if quantization not in QUANTIZATIONS:
         raise UserError(f"quantization must be one of {', '.join(QUANTIZATIONS)}, not {quantization!r}")
     model, meta = load_model(model_dir)
-    check_tokenizers(model_dir, meta)
-    src_tok, tgt_tok = Tokenizer.load(Path(model_dir) / SRC_TOK), Tokenizer.load(Path(model_dir) / TGT_TOK)
+    src_tok, tgt_tok = load_tokenizers(model_dir, meta, model.cfg)
     if fmt == "argos" and src_tok.lowercase and not src_tok.case_factors:
         raise UserError(f"{model_dir} lowercases its English (--lowercase-en) and the SentencePiece model of an Argos "
                         "package cannot: export --format ctranslate2 and lowercase the English before it")

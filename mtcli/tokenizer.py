@@ -11,7 +11,9 @@ English then reach it as the same ids, Marian's case-insensitive source without 
 A tokenizer with `case_factors=True` lowercases too and gives each piece Marian's case factor instead:
 the word's case (lowercase, Capitalised, ALL CAPS) is packed into its id, id = piece + vocab_size *
 factor, and the model adds a factor embedding to the piece's. ALL CAPS, lowercase and normal English
-then reach the model as the same pieces, and names keep their capital.
+then reach the model as the same pieces, and names keep their capital. An acronym (a short word in ALL
+CAPS the lowercase vocabulary has no one piece for, "FBI", in text with lowercase letters) is split as
+typed instead ("▁F ##B ##I", not the lowercase fragments "▁f ##b ##i" of ordinary words).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from itertools import groupby
 from pathlib import Path
 
 from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers, trainers
@@ -31,6 +34,8 @@ PAD, UNK, BOS, EOS = 0, 1, 2, 3
 SPECIALS = ["[PAD]", "[UNK]", "[START]", "[END]"]  # index == fixed id
 CASE_NAMES = ("lower", "Capitalised", "UPPER")  # a piece's word is lowercase (or caseless), Capitalised, ALL CAPS
 CASE_FACTORS = len(CASE_NAMES)
+UPPER = CASE_NAMES.index("UPPER")
+ACRONYM_LETTERS = 5  # at most; a longer word in ALL CAPS is a shouted word ("UNBELIEVABLE"), read lowercased
 SPACE = "▁"
 CONTINUE = "##"
 # A piece is an optional space marker plus either a run of letters/digits (a word,
@@ -95,6 +100,33 @@ def _factors(text: str, encoding) -> list[int]:
     return factors
 
 
+def _capital_letters(vocab: dict[str, int]) -> dict[str, int]:
+    """The vocabulary for acronyms split as typed: a single letter respelled in lowercase (see
+    Tokenizer.with_case_factors: "▁U" -> "▁u") back to its capital, so "USA" splits as "▁U ##S ##A"."""
+    def typed(piece: str) -> str:
+        letter = piece.removeprefix(SPACE).removeprefix(CONTINUE)
+        return piece.upper() if len(letter) == 1 and letter.islower() and piece.upper() not in vocab else piece
+    return {typed(piece): i for piece, i in vocab.items()}
+
+
+def _factored(text: str, lowered, typed, V: int) -> list[int]:
+    """The ids (piece + V * factor) of `text` from its lowercased encoding, each word's pieces but an
+    acronym's (a word of 2 to ACRONYM_LETTERS letters in ALL CAPS, of several lowercase pieces) from its
+    encoding as typed, if given."""
+    ids = [i + V * f for i, f in zip(lowered.ids, _factors(text, lowered))]
+    if typed is None or typed.word_ids[-1:] != lowered.word_ids[-1:]:  # (a lowercasing that splits words otherwise)
+        return ids
+    out = []
+    for word, group in groupby(range(len(ids)), key=lambda k: lowered.word_ids[k]):
+        group = list(group)
+        typed_word = text[lowered.offsets[group[0]][0]:lowered.offsets[group[-1]][1]]
+        if len(group) > 1 and _case(typed_word) == UPPER and sum(c.isalpha() for c in typed_word) <= ACRONYM_LETTERS:
+            out += [i + V * UPPER for i, w in zip(typed.ids, typed.word_ids) if w == word]
+        else:
+            out += [ids[k] for k in group]
+    return out
+
+
 class Tokenizer:
     """One language's subword vocabulary. Ids 0-3 are PAD, UNK, BOS, EOS. With case factors, ids run to
     vocab_size * CASE_FACTORS (piece + vocab_size * factor); `pieces` strips the factor."""
@@ -103,6 +135,7 @@ class Tokenizer:
         self._hf = hf
         self.lowercase = lowercase or case_factors  # the text is lowercased before it is split (decoding gives it lowercased)
         self.case_factors = case_factors
+        self._as_typed = _pipeline(_capital_letters(hf.get_vocab())) if case_factors else None  # for acronyms
 
     @property
     def vocab_size(self) -> int:
@@ -118,8 +151,20 @@ class Tokenizer:
         return self.vocab_size * (CASE_FACTORS if self.case_factors else 1)
 
     def with_case_factors(self) -> Tokenizer:
-        """The same vocabulary, for a model that reads lowercase pieces and their case factors."""
-        return Tokenizer(_pipeline(self._hf.get_vocab(), True), case_factors=True)
+        """The same ids, for a model that reads lowercase pieces and their case factors. A piece with
+        capitals whose lowercase spelling is free takes it ("▁Boston" -> "▁boston", "▁I" -> "▁i", "▁TV" ->
+        "▁tv"; the most frequent, lowest id, first): the text is lowercased before it is split, so a word
+        mostly seen with capitals keeps its one piece, and the row a cased model learned for it, instead of
+        falling apart into lowercase fragments ("▁bo ##st ##on")."""
+        taken = set(self.vocab)
+        names = {}
+        for piece, i in sorted(self.vocab.items(), key=lambda item: item[1]):
+            lower = piece.lower()
+            if i >= len(SPECIALS) and lower not in taken:
+                taken.add(lower)
+                piece = lower
+            names[piece] = i
+        return Tokenizer(_pipeline(names, True), case_factors=True)
 
     def pieces(self, ids: Iterable[int]) -> list[int]:
         """The piece ids, case factors stripped."""
@@ -133,8 +178,9 @@ class Tokenizer:
         encodings = self._hf.encode_batch(texts, add_special_tokens=False)
         if not self.case_factors:
             return [e.ids for e in encodings]
-        V = self.vocab_size
-        return [[i + V * f for i, f in zip(e.ids, _factors(t, e))] for t, e in zip(texts, encodings)]
+        mixed = [k for k, t in enumerate(texts) if any(c.islower() for c in t)]  # (ALL CAPS text has no acronyms)
+        typed = dict(zip(mixed, self._as_typed.encode_batch([texts[k] for k in mixed], add_special_tokens=False)))
+        return [_factored(t, e, typed.get(k), self.vocab_size) for k, (t, e) in enumerate(zip(texts, encodings))]
 
     def decode(self, ids: Iterable[int]) -> str:
         return self.decode_batch([ids])[0]

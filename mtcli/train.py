@@ -11,7 +11,7 @@ import signal
 import time
 from collections.abc import Callable, Iterable
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +29,7 @@ from mtcli.data import (Batch, EncodedSplit, NoPreparedData, Prepared, load_prep
 from mtcli.decode import greedy
 from mtcli.errors import UserError
 from mtcli.metrics import EVAL_BATCH, percent, summarize
-from mtcli.model import Model, count_params, param_shapes
+from mtcli.model import Model, count_params
 from mtcli.optim import Adam, clip_scale
 from mtcli.schema import MAX_PARAMETERS
 from mtcli.tokenizer import Tokenizer
@@ -90,7 +90,9 @@ class _StopRequest:
 
 def _meta(prepared: Prepared, tcfg: TrainConfig) -> dict:
     m = prepared.manifest
-    return {"train": to_dict(tcfg), "data": {k: m.get(k) for k in ("data_sha256", "seed", "split", "split_sizes", "vocab")}}
+    data = {k: m.get(k) for k in ("data_sha256", "seed", "split", "split_sizes", "vocab")}
+    # how the English was read (only when set, so runs recorded before these options resume)
+    return {"train": to_dict(tcfg), "data": data | {k: m[k] for k in ("lowercase", "case_factors") if m.get(k)}}
 
 
 @contextmanager
@@ -201,6 +203,14 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
         raise UserError(f"the tokenized data in {prepared.out_dir} keeps sequences of up to {limits['en']} English and "
                         f"{limits['es']} Spanish ids, longer than the model's {mcfg.max_src_len} and "
                         f"{mcfg.max_tgt_len + 1}: tokenize with the model's limits")
+    overrides = tuple(overrides)
+    if "init_from" in overrides and resume:
+        raise UserError(f"--init-from starts a new run from another model's weights and --resume continues {out}'s "
+                        "own: drop one")
+    if "init_from" in overrides and not tcfg.init_from.strip():
+        raise UserError("--init-from is empty: give a model directory or a weights file")
+    if tcfg.init_from and not resume:
+        _init_source(tcfg.init_from, prepared, mcfg)  # refused before --out is made
     comm = comm or distributed.world()
     out = Path(out)
     comm.on_root(lambda: _claim(out, force, resume))
@@ -374,7 +384,7 @@ def _start(prepared, out, mcfg, tcfg, resume, console, overrides, fixed=frozense
             raise UserError(f"{out} already holds a model: continue it with --resume, or train into another --out")
         model = Model(mcfg, seed=tcfg.seed)
         if tcfg.init_from:
-            _init_from(model, Path(tcfg.init_from), prepared)
+            _init_from(model, tcfg.init_from, prepared)
         adam = Adam(model.flat.size, tcfg.beta1, tcfg.beta2, tcfg.eps)
         loop = LoopState()
         average = model.flat.copy() if tcfg.ema_decay else None
@@ -383,22 +393,35 @@ def _start(prepared, out, mcfg, tcfg, resume, console, overrides, fixed=frozense
     return model, adam, loop, tcfg, meta, average
 
 
-def _init_from(model: Model, path: Path, prepared: Prepared) -> None:
-    """Copy the weights of the model at `path` into `model`; parameters it lacks (the case factors'
-    embedding) keep their initial values, which for those leave the model's function as it was."""
+def _init_source(spec: str, prepared: Prepared, cfg: ModelConfig) -> Model:
+    """The model at `spec` (a model directory or one weights file of an ensemble) for --init-from,
+    refused unless it reads the tokenized data's vocabularies and has the new model's shape. The new
+    model then computes what it does, also with a case factor table the source lacks (zero at first)."""
+    path = Path(spec)
     source, _ = load_weights(path / WEIGHTS if path.is_dir() else path)
+    if source.cfg.case_factors and not cfg.case_factors:
+        raise UserError(f"--init-from {path}: its English ids carry case factors and those in {prepared.out_dir} "
+                        "do not; tokenize with --case-factors-en")
     for name, tok in ((SRC_TOK, prepared.src_tok), (TGT_TOK, prepared.tgt_tok)):
-        if Tokenizer.load(path.parent / name if path.is_file() else path / name).vocab != tok.vocab:
+        theirs = Tokenizer.load(path.parent / name if path.is_file() else path / name)
+        if tok.case_factors and not theirs.case_factors:
+            theirs = theirs.with_case_factors()  # the same ids, pieces with capitals respelled
+        if theirs.vocab != tok.vocab:
             raise UserError(f"--init-from {path}: its {name} vocabulary is not that of the tokenized data in "
                             f"{prepared.out_dir}; tokenize with the options that model was trained on")
-    ours = param_shapes(model.cfg)
-    wrong = [n for n, shape in param_shapes(source.cfg).items() if ours.get(n) != shape]
-    if wrong:
-        raise UserError(f"--init-from {path}: its parameter {wrong[0]} has no counterpart of the same shape in the "
-                        "model being trained; give the model options (-c ...) it was trained with")
-    for group, tensors in source.params.items():
-        for short, t in tensors.items():
-            model.params[group][short][...] = t
+    shape = [f"{f.name} {getattr(source.cfg, f.name)} (not {getattr(cfg, f.name)})" for f in fields(ModelConfig)
+             if f.name not in ("dropout", "attn_dropout", "case_factors") and getattr(source.cfg, f.name) != getattr(cfg, f.name)]
+    if shape:
+        raise UserError(f"--init-from {path}: it is a model of {', '.join(shape)}; give the model options (-c ...) "
+                        "it was trained with")
+    return source
+
+
+def _init_from(model: Model, spec: str, prepared: Prepared) -> None:
+    """Copy the weights of the model at `spec` (see _init_source) into `model`."""
+    for group, tensors in _init_source(spec, prepared, model.cfg).params.items():
+        for name, t in tensors.items():
+            model.params[group][name][...] = t
 
 
 def _train_split(prepared: Prepared, tcfg: TrainConfig, mcfg: ModelConfig):

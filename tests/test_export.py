@@ -214,3 +214,23 @@ def test_a_model_with_case_factors_exports_them_as_ctranslate2_source_features(t
     want = [[spelled[i] for i in h.tokens] for h in greedy(tr.model, src, lens)]
     assert _ctranslate2_greedy(ct2, tr, src, lens) == want
     assert ctranslate2_source(tr.src_tok, tr.src_tok.encode("Tom"))[0].endswith("￨Capitalised")
+
+
+def test_export_checks_the_tokenizers_as_translate_does(model_dir, tmp_path, monkeypatch):
+    """A tokenizer that would give the model ids it does not read (case factors it lacks) is refused by
+    export as by translate, in one line, before anything is written."""
+    import mtcli.export
+
+    load = mtcli.export.Tokenizer.load
+
+    def factored(path):
+        tok = load(path)
+        return tok.with_case_factors() if path.name == "src.json" else tok
+
+    monkeypatch.setattr(mtcli.export.Tokenizer, "load", staticmethod(factored))
+    for fmt, out in (("ctranslate2", tmp_path / "ct2"), ("argos", tmp_path / "x.argosmodel")):
+        with pytest.raises(UserError, match="disagree on case factors"):
+            export(model_dir, out, fmt)
+        assert not out.exists()
+    with pytest.raises(UserError, match="disagree on case factors"):
+        Translator(model_dir)

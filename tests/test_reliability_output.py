@@ -158,7 +158,7 @@ def test_every_o_option_goes_through_the_safe_writer(world, tmp_path, run_cli, t
 
 def test_an_output_that_is_an_input_is_refused_before_any_work(world, tmp_path, run_cli, tally):
     """evaluate -o its --data (by its name, a symlink or a hard link) or a model file, plot -o the
-    metrics it draws, export -o the model's weights: refused in one line, every input unchanged."""
+    metrics it draws, export and translate -o the model's weights: refused in one line, every input unchanged."""
     import shutil
 
     model, data = tmp_path / "model", tmp_path / "pairs.tsv"
@@ -171,7 +171,8 @@ def test_an_output_that_is_an_input_is_refused_before_any_work(world, tmp_path, 
     evaluate = ["evaluate", "-m", model, "--data", data, "--beam", "1", "--limit", "2", "-o"]
     for args in ([*evaluate, data], [*evaluate, tmp_path / "link.tsv"], [*evaluate, tmp_path / "hard.tsv"],
                  [*evaluate, model / "src.json"], ["plot", model, "-o", model / METRICS],
-                 ["export", model, "-f", "argos", "-o", model / "model.safetensors"]):
+                 ["export", model, "-f", "argos", "-o", model / "model.safetensors"],
+                 ["translate", "-m", model, "-o", model / "model.safetensors", "Hello."]):
         assert "would destroy it" in one_error_line(run_cli(*args)), args
         tally["input: odd paths (devices, FIFOs, links, directories, long names, loops)"] += 1
     assert [p.read_bytes() for p in inputs] == before

@@ -275,15 +275,21 @@ def test_a_lowercasing_tokenizer_gives_every_case_the_same_ids_and_says_so_in_it
 def test_case_factors_give_every_casing_the_same_pieces_and_mark_the_words_case(tmp_path):
     """--case-factors-en: the cased vocabulary reads lowercased text; each id is piece + vocab_size *
     factor, the factor being its word's case (0 lowercase or caseless, 1 Capitalised, 2 ALL CAPS), or each
-    piece's own in a word of mixed case. The file says so and loads back with factors."""
+    piece's own in a word of mixed case. A piece with capitals takes its lowercase spelling where that is
+    free, under its id, so a word mostly written with a capital stays one piece. The file says so and
+    loads back with factors."""
     cased = train_tokenizer([en for en, _ in tiny_pairs()], 200)
     tok = cased.with_case_factors()
     V = tok.vocab_size
-    assert (tok.case_factors, tok.lowercase, tok.id_limit, tok.vocab) == (True, True, 3 * V, cased.vocab)
+    assert (tok.case_factors, tok.lowercase, tok.id_limit) == (True, True, 3 * V)
+    spelled = {i: piece for piece, i in tok.vocab.items()}
+    assert len(spelled) == V and all(spelled[i] == piece or (spelled[i] == piece.lower() and piece.lower() not in cased.vocab)
+                                     for piece, i in cased.vocab.items())
+    assert spelled[cased.vocab["▁Tom"]] == "▁tom" and spelled[cased.vocab["[UNK]"]] == "[UNK]"
     factors = lambda text: [i // V for i in tok.encode(text)]  # noqa: E731
     texts = ("Tom is here.", "TOM IS HERE.", "tom is here.", "Tom Is Here.")
     assert len({tuple(tok.pieces(tok.encode(t))) for t in texts}) == 1
-    assert tok.pieces(tok.encode("Tom is here.")) == cased.encode("tom is here.")
+    assert tok.pieces(tok.encode("tom is here.")) == cased.encode("Tom is here.")  # ▁Tom's row, one piece
     words = lambda text: [f for i, f in zip(tok.encode(text), factors(text)) if tok.id_to_token(i % V) != "."]  # noqa: E731
     assert set(words("tom is here.")) == {0} and set(words("TOM IS HERE.")) == {2}
     assert factors("Tom") == [1] * len(tok.encode("Tom")) and factors("I") == [1] * len(tok.encode("I"))
@@ -302,3 +308,28 @@ def test_case_factors_give_every_casing_the_same_pieces_and_mark_the_words_case(
         Tokenizer.load(tmp_path / "bad.json")
     cased.save(tmp_path / "cased.json")
     assert "mtcli_case_factors" not in json.loads((tmp_path / "cased.json").read_text())
+
+
+def test_an_acronym_in_text_with_lowercase_letters_is_split_as_typed():
+    """A word in ALL CAPS that the lowercase vocabulary has no one piece for ("BBC") is, in text with
+    lowercase letters, split as typed with the cased vocabulary's pieces ("##B ##B ##C", a capital letter
+    respelled in lowercase given back: "▁I"), its factor ALL CAPS; in ALL CAPS text, as one lowercase
+    piece ("TOM", "VERY") or longer than an acronym ("UNBELIEVABLE"), it is lowercased like any word."""
+    cased = train_tokenizer([en for en, _ in tiny_pairs()] + ["Tom met xBy and xCy."], 200)  # (##B, ##C)
+    tok = cased.with_case_factors()
+    V = tok.vocab_size
+    assert "▁i" in tok.vocab and "▁I" not in tok.vocab  # (respelled: "I" is never lowercase)
+    assert len(tok.encode("tom")) == 1
+    n = len(tok.encode("Tom met"))
+    for acronym in ("TBC", "IBC"):
+        ids = tok.encode(f"Tom met {acronym}.")
+        lowered = tok.pieces(tok.encode(acronym.lower()))
+        assert len(lowered) > 1 and cased.encode(acronym) != lowered and UNK not in cased.encode(acronym)
+        assert tok.pieces(ids[n:-1]) == cased.encode(acronym) and {i // V for i in ids[n:-1]} == {2}
+        assert tok.pieces(tok.encode(f"TOM MET {acronym}."))[n:-1] == lowered
+    assert tok.pieces(tok.encode("TOM met BBC.")[:1]) == tok.pieces(tok.encode("tom"))
+    shouted = "BCBCBC"  # (too long for an acronym)
+    assert len(tok.encode(shouted.lower())) > 1
+    assert tok.pieces(tok.encode(f"Tom met {shouted}."))[n:-1] == tok.pieces(tok.encode(shouted.lower()))
+    assert tok.decode(tok.encode("Tom met BBC.")).lower() == "tom met bbc."
+    assert tok.encode_batch(["Tom met BBC.", "TOM MET BBC."]) == [tok.encode("Tom met BBC."), tok.encode("TOM MET BBC.")]

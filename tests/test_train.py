@@ -307,12 +307,12 @@ def test_case_factors_data_tunes_a_model_from_another_models_weights(tiny_corpus
 
     plain = prepare(tiny_corpus, tmp_path / "plain", **VOCAB)
     factored = prepare(tiny_corpus, tmp_path / "cf", case_factors_en=True, **VOCAB)
-    assert factored.src_tok.vocab == plain.src_tok.vocab and factored.manifest["case_factors"] == {"en": True}
+    assert factored.src_tok.vocab == plain.src_tok.with_case_factors().vocab and factored.manifest["case_factors"] == {"en": True}
     assert int(factored.splits["train"].src.max()) >= VOCAB["src_vocab"]  # the ids carry factors
     train(plain, tmp_path / "base", cfg(), TrainConfig(batch_size=8, max_epochs=1))
     base, _ = load_model(tmp_path / "base")
     start = Model(cfg(case_factors=True), seed=5)
-    _init_from(start, tmp_path / "base", factored)
+    _init_from(start, str(tmp_path / "base"), factored)
     assert all(np.array_equal(start.params[g][n], t) for g, ts in base.params.items() for n, t in ts.items())
     assert not start.params["src_case"]["w"].any()
 
@@ -334,7 +334,17 @@ def test_case_factors_data_tunes_a_model_from_another_models_weights(tiny_corpus
     other = prepare(tiny_corpus, tmp_path / "other", case_factors_en=True, src_vocab=210, tgt_vocab=220)
     with pytest.raises(UserError, match="its src.json vocabulary is not that of the tokenized data"):
         train(other, tmp_path / "x", ModelConfig(**{**cfg(case_factors=True).__dict__, "src_vocab": 210}), tcfg)
-    with pytest.raises(UserError, match="enc.0.ffn.w1 has no counterpart of the same shape"):
-        train(factored, tmp_path / "y", cfg(case_factors=True, d_ff=16), tcfg)
+    for shape in ({"d_ff": 16}, {"n_layers": 2}, {"n_heads": 4}):  # (the base: 1 layer, 2 heads, d_ff 64)
+        with pytest.raises(UserError, match=f"it is a model of {next(iter(shape))} "):
+            train(factored, tmp_path / "y", cfg(case_factors=True, **shape), tcfg)
     with pytest.raises(UserError, match="no such weights file"):
         train(factored, tmp_path / "z", cfg(case_factors=True), TrainConfig(init_from=str(tmp_path / "none")))
+    with pytest.raises(UserError, match="--init-from is empty"):
+        train(factored, tmp_path / "z", cfg(case_factors=True), TrainConfig(init_from=" "), overrides=["init_from"])
+    with pytest.raises(UserError, match="tokenize with --case-factors-en"):
+        train(plain, tmp_path / "z", cfg(), TrainConfig(init_from=str(tmp_path / "run")))
+    assert not (tmp_path / "y").exists() and not (tmp_path / "z").exists()  # refused before --out is made
+    with pytest.raises(UserError, match="drop one"):
+        train(factored, tmp_path / "run", None, tcfg, resume=True, overrides=["init_from"])
+    with pytest.raises(UserError, match="trained on other tokenized data"):  # ids that mean other pieces
+        train(factored, tmp_path / "base", None, TrainConfig(max_epochs=2), resume=True, overrides=["max_epochs"])

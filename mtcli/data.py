@@ -23,7 +23,7 @@ from mtcli.config import DEFAULT_DATA, DEFAULT_PREPARED, ModelConfig
 from mtcli.errors import UserError
 from mtcli import schema
 from mtcli.atomic import atomic_write_bytes, atomic_write_json, claim_dir
-from mtcli.tokenizer import BOS, EOS, PAD, Tokenizer, train_tokenizer
+from mtcli.tokenizer import BOS, CASE_SCHEME, EOS, PAD, Tokenizer, train_tokenizer
 
 SPLITS = ("train", "selection", "test")
 SPLIT_METHODS = ("grouped", "random")
@@ -483,7 +483,8 @@ def prepare(
                         "(augmentation); give the corpus as a file")
     options = _options(data_path, out_dir, seed, split, fractions, src_vocab, tgt_vocab, max_src_len, max_tgt_len,
                        lowercase_en, case_factors_en)
-    cache_key = hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()
+    keyed = options | ({"case_scheme": CASE_SCHEME} if case_factors_en else {})  # data of an older scheme is made anew
+    cache_key = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()
     cached = None if force else _reusable(out_dir, cache_key)
     if cached:
         return cached

@@ -35,6 +35,7 @@ SPECIALS = ["[PAD]", "[UNK]", "[START]", "[END]"]  # index == fixed id
 CASE_NAMES = ("lower", "Capitalised", "UPPER")  # a piece's word is lowercase (or caseless), Capitalised, ALL CAPS
 CASE_FACTORS = len(CASE_NAMES)
 UPPER = CASE_NAMES.index("UPPER")
+CASE_SCHEME = 2  # how case factors are read (2: capitals respelled, acronyms as typed); in tokenized data's cache key
 ACRONYM_LETTERS = 5  # at most; a longer word in ALL CAPS is a shouted word ("UNBELIEVABLE"), read lowercased
 SPACE = "▁"
 CONTINUE = "##"
@@ -105,7 +106,8 @@ def _capital_letters(vocab: dict[str, int]) -> dict[str, int]:
     Tokenizer.with_case_factors: "▁U" -> "▁u") back to its capital, so "USA" splits as "▁U ##S ##A"."""
     def typed(piece: str) -> str:
         letter = piece.removeprefix(SPACE).removeprefix(CONTINUE)
-        return piece.upper() if len(letter) == 1 and letter.islower() and piece.upper() not in vocab else piece
+        capital = piece.upper()  # (only a letter that is its capital's lowercase: not "ſ", "ı", "ς")
+        return capital if len(letter) == 1 and capital.lower() == piece != capital and capital not in vocab else piece
     return {typed(piece): i for piece, i in vocab.items()}
 
 
@@ -114,14 +116,16 @@ def _factored(text: str, lowered, typed, V: int) -> list[int]:
     acronym's (a word of 2 to ACRONYM_LETTERS letters in ALL CAPS, of several lowercase pieces) from its
     encoding as typed, if given."""
     ids = [i + V * f for i, f in zip(lowered.ids, _factors(text, lowered))]
-    if typed is None or typed.word_ids[-1:] != lowered.word_ids[-1:]:  # (a lowercasing that splits words otherwise)
+    words, offsets = lowered.word_ids, lowered.offsets  # (each attribute read builds a new list)
+    if typed is None or typed.word_ids[-1:] != words[-1:]:  # (a lowercasing that splits words otherwise)
         return ids
+    as_typed = {word: [i for i, _ in pieces] for word, pieces in groupby(zip(typed.ids, typed.word_ids), key=lambda p: p[1])}
     out = []
-    for word, group in groupby(range(len(ids)), key=lambda k: lowered.word_ids[k]):
+    for word, group in groupby(range(len(ids)), key=words.__getitem__):
         group = list(group)
-        typed_word = text[lowered.offsets[group[0]][0]:lowered.offsets[group[-1]][1]]
+        typed_word = text[offsets[group[0]][0]:offsets[group[-1]][1]]
         if len(group) > 1 and _case(typed_word) == UPPER and sum(c.isalpha() for c in typed_word) <= ACRONYM_LETTERS:
-            out += [i + V * UPPER for i, w in zip(typed.ids, typed.word_ids) if w == word]
+            out += [i + V * UPPER for i in as_typed[word]]
         else:
             out += [ids[k] for k in group]
     return out

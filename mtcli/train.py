@@ -20,8 +20,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from mtcli import distributed, kernels, threads_per_process
 from mtcli.atomic import LOCK, atomic_write_text, claim_dir, lock_dir, unlock_dir
-from mtcli.checkpoint import (METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, LoopState, generator, load_state, load_weights,
-                              save_model, save_state)
+from mtcli.checkpoint import (METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, LoopState, check_tokenizers, generator, load_state,
+                              load_weights, save_model, save_state)
 from mtcli.config import ModelConfig, TrainConfig, from_dict, model_config, to_dict
 from mtcli.augment import augment_split
 from mtcli.data import (Batch, EncodedSplit, NoPreparedData, Prepared, load_prepared, make_batches, prepare, read_corpus,
@@ -90,9 +90,7 @@ class _StopRequest:
 
 def _meta(prepared: Prepared, tcfg: TrainConfig) -> dict:
     m = prepared.manifest
-    data = {k: m.get(k) for k in ("data_sha256", "seed", "split", "split_sizes", "vocab")}
-    # how the English was read (only when set, so runs recorded before these options resume)
-    return {"train": to_dict(tcfg), "data": data | {k: m[k] for k in ("lowercase", "case_factors") if m.get(k)}}
+    return {"train": to_dict(tcfg), "data": {k: m.get(k) for k in ("data_sha256", "seed", "split", "split_sizes", "vocab")}}
 
 
 @contextmanager
@@ -366,9 +364,9 @@ def _start(prepared, out, mcfg, tcfg, resume, console, overrides, fixed=frozense
         changed = [f"{k} {getattr(kept, k)} -> {getattr(tcfg, k)}" for k in sorted(overrides)
                    if getattr(kept, k) != getattr(tcfg, k)]
         meta = _meta(prepared, tcfg)
-        if saved["data"] != meta["data"]:
-            raise UserError(f"{out} was trained on other tokenized data (corpus, split, seed or vocabulary "
-                            "differ); resume with the same data and `mtcli tokenize` options")
+        if saved["data"] != meta["data"] or not _same_tokenizers(out, prepared):
+            raise UserError(f"{out} was trained on other tokenized data (corpus, split, seed, vocabulary or "
+                            "case options differ); resume with the same data and `mtcli tokenize` options")
         loop.done = ""
         if loop.epoch >= tcfg.max_epochs:  # a finished run resumed as it was: no epoch beyond the limit
             loop.done = f"--max-epochs {tcfg.max_epochs} reached"
@@ -398,12 +396,14 @@ def _init_source(spec: str, prepared: Prepared, cfg: ModelConfig) -> Model:
     refused unless it reads the tokenized data's vocabularies and has the new model's shape. The new
     model then computes what it does, also with a case factor table the source lacks (zero at first)."""
     path = Path(spec)
-    source, _ = load_weights(path / WEIGHTS if path.is_dir() else path)
+    source, meta = load_weights(path / WEIGHTS if path.is_dir() else path)
+    model_dir = path if path.is_dir() else path.resolve().parent
+    check_tokenizers(model_dir, meta)
     if source.cfg.case_factors and not cfg.case_factors:
         raise UserError(f"--init-from {path}: its English ids carry case factors and those in {prepared.out_dir} "
                         "do not; tokenize with --case-factors-en")
     for name, tok in ((SRC_TOK, prepared.src_tok), (TGT_TOK, prepared.tgt_tok)):
-        theirs = Tokenizer.load(path.parent / name if path.is_file() else path / name)
+        theirs = Tokenizer.load(model_dir / name)
         if tok.case_factors and not theirs.case_factors:
             theirs = theirs.with_case_factors()  # the same ids, pieces with capitals respelled
         if theirs.vocab != tok.vocab:
@@ -415,6 +415,16 @@ def _init_source(spec: str, prepared: Prepared, cfg: ModelConfig) -> Model:
         raise UserError(f"--init-from {path}: it is a model of {', '.join(shape)}; give the model options (-c ...) "
                         "it was trained with")
     return source
+
+
+def _same_tokenizers(out: Path, prepared: Prepared) -> bool:
+    """The run in `out` was started on tokenizers that give the ids `prepared` holds (the data record
+    cannot tell: --lowercase-en and --case-factors-en keep the vocabulary's size)."""
+    def reading(tok: Tokenizer):
+        return tok.vocab, tok.lowercase, tok.case_factors
+
+    return all(reading(Tokenizer.load(out / name)) == reading(tok)
+               for name, tok in ((SRC_TOK, prepared.src_tok), (TGT_TOK, prepared.tgt_tok)))
 
 
 def _init_from(model: Model, spec: str, prepared: Prepared) -> None:

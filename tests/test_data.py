@@ -364,7 +364,7 @@ def test_real_prepared_manifest(prepared):
     assert (prepared.src_tok.vocab_size, prepared.tgt_tok.vocab_size) == (4562, 6134)
 
 
-def test_case_factors_en_is_an_option_of_the_data_its_rerun_command_and_cache_key(tiny_corpus, tmp_path):
+def test_case_factors_en_is_an_option_of_the_data_its_rerun_command_and_cache_key(tiny_corpus, tmp_path, monkeypatch):
     """--case-factors-en: the cased English vocabulary (its capitals respelled in lowercase where free),
     ids with factors, recorded in the manifest and repeated by the rebuild command; it excludes --lowercase-en."""
     from mtcli.data import rerun_command
@@ -375,6 +375,9 @@ def test_case_factors_en_is_an_option_of_the_data_its_rerun_command_and_cache_ke
     assert factored.manifest["case_factors"] == {"en": True} and "case_factors" not in cased.manifest
     assert factored.manifest["cache_key"] != cased.manifest["cache_key"]
     assert load_prepared(tmp_path / "cf").src_tok.case_factors
+    assert prepare(tiny_corpus, tmp_path / "cf", case_factors_en=True, **SMALL).reused
+    monkeypatch.setattr("mtcli.data.CASE_SCHEME", 1)  # data tokenized by an older reading of case is made anew
+    assert not prepare(tiny_corpus, tmp_path / "cf", case_factors_en=True, **SMALL).reused
     assert "--case-factors-en" in rerun_command(tmp_path / "x", factored.manifest)
     assert "--case-factors-en" not in rerun_command(tmp_path / "x", cased.manifest)
     with pytest.raises(UserError, match="--lowercase-en and --case-factors-en exclude each other"):

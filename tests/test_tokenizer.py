@@ -333,3 +333,13 @@ def test_an_acronym_in_text_with_lowercase_letters_is_split_as_typed():
     assert tok.pieces(tok.encode(f"Tom met {shouted}."))[n:-1] == tok.pieces(tok.encode(shouted.lower()))
     assert tok.decode(tok.encode("Tom met BBC.")).lower() == "tom met bbc."
     assert tok.encode_batch(["Tom met BBC.", "TOM MET BBC."]) == [tok.encode("Tom met BBC."), tok.encode("TOM MET BBC.")]
+
+
+def test_capital_letters_given_back_for_acronyms_are_one_to_one():
+    """Only a letter that is its capital's lowercase gets the capital ("▁u" -> "▁U"; not "ſ", "ı" or "ς",
+    whose capitals are S, I and Σ): one piece per spelling, whatever the vocabulary's order."""
+    from mtcli.tokenizer import _capital_letters
+
+    vocab = {"[PAD]": 0, "▁s": 4, "▁ſ": 5, "▁ı": 6, "##ς": 7, "##σ": 8, "▁u": 9, "▁A": 10, "▁a": 11, "##ß": 12}
+    assert _capital_letters(vocab) == {"[PAD]": 0, "▁S": 4, "▁ſ": 5, "▁ı": 6, "##ς": 7, "##Σ": 8, "▁U": 9,
+                                       "▁A": 10, "▁a": 11, "##ß": 12}

@@ -2,6 +2,8 @@
 error. (Real signals and kills with --resume: tests/test_resume.py.)"""
 
 import json
+import shutil
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -348,3 +350,10 @@ def test_case_factors_data_tunes_a_model_from_another_models_weights(tiny_corpus
         train(factored, tmp_path / "run", None, tcfg, resume=True, overrides=["init_from"])
     with pytest.raises(UserError, match="trained on other tokenized data"):  # ids that mean other pieces
         train(factored, tmp_path / "base", None, TrainConfig(max_epochs=2), resume=True, overrides=["max_epochs"])
+    train(factored, tmp_path / "run", None, TrainConfig(max_epochs=2), resume=True, overrides=["max_epochs"])
+    (tmp_path / "link.safetensors").symlink_to(tmp_path / "base" / WEIGHTS)  # its tokenizers are the target's
+    train(factored, tmp_path / "linked", cfg(case_factors=True), replace(tcfg, init_from=str(tmp_path / "link.safetensors")))
+    shutil.copytree(tmp_path / "base", tmp_path / "edited")
+    (tmp_path / "edited" / "src.json").write_text((tmp_path / "run" / "src.json").read_text())
+    with pytest.raises(UserError, match="is not the tokenizer"):
+        train(factored, tmp_path / "z", cfg(case_factors=True), replace(tcfg, init_from=str(tmp_path / "edited")))

@@ -35,7 +35,7 @@ SPECIALS = ["[PAD]", "[UNK]", "[START]", "[END]"]  # index == fixed id
 CASE_NAMES = ("lower", "Capitalised", "UPPER")  # a piece's word is lowercase (or caseless), Capitalised, ALL CAPS
 CASE_FACTORS = len(CASE_NAMES)
 UPPER = CASE_NAMES.index("UPPER")
-CASE_SCHEME = 2  # how case factors are read (2: capitals respelled, acronyms as typed); in tokenized data's cache key
+CASE_SCHEME = 3  # how case factors are read (2: capitals respelled, acronyms as typed; 3: "U.S." too); in tokenized data's cache key
 ACRONYM_LETTERS = 5  # at most; a longer word in ALL CAPS is a shouted word ("UNBELIEVABLE"), read lowercased
 SPACE = "▁"
 CONTINUE = "##"
@@ -101,6 +101,9 @@ def _factors(text: str, encoding) -> list[int]:
     return factors
 
 
+_DOTTED = re.compile(r"(?<![\w.])(?:[A-Z]\.){2,}")  # "U.S.", "D.C.": an acronym too, letter by letter
+
+
 def _capital_letters(vocab: dict[str, int]) -> dict[str, int]:
     """The vocabulary for acronyms split as typed: a single letter respelled in lowercase (see
     Tokenizer.with_case_factors: "▁U" -> "▁u") back to its capital, so "USA" splits as "▁U ##S ##A"."""
@@ -113,18 +116,22 @@ def _capital_letters(vocab: dict[str, int]) -> dict[str, int]:
 
 def _factored(text: str, lowered, typed, V: int) -> list[int]:
     """The ids (piece + V * factor) of `text` from its lowercased encoding, each word's pieces but an
-    acronym's (a word of 2 to ACRONYM_LETTERS letters in ALL CAPS, of several lowercase pieces) from its
-    encoding as typed, if given."""
+    acronym's (a word of 2 to ACRONYM_LETTERS letters in ALL CAPS, of several lowercase pieces, or a
+    letter of "U.S.") from its encoding as typed, if given."""
     ids = [i + V * f for i, f in zip(lowered.ids, _factors(text, lowered))]
     words, offsets = lowered.word_ids, lowered.offsets  # (each attribute read builds a new list)
     if typed is None or typed.word_ids[-1:] != words[-1:]:  # (a lowercasing that splits words otherwise)
         return ids
     as_typed = {word: [i for i, _ in pieces] for word, pieces in groupby(zip(typed.ids, typed.word_ids), key=lambda p: p[1])}
+    dotted = [m.span() for m in _DOTTED.finditer(text)]
     out = []
     for word, group in groupby(range(len(ids)), key=words.__getitem__):
         group = list(group)
-        typed_word = text[offsets[group[0]][0]:offsets[group[-1]][1]]
-        if len(group) > 1 and _case(typed_word) == UPPER and sum(c.isalpha() for c in typed_word) <= ACRONYM_LETTERS:
+        start, end = offsets[group[0]][0], offsets[group[-1]][1]
+        typed_word = text[start:end]
+        letters = sum(c.isalpha() for c in typed_word)
+        if (len(group) > 1 and _case(typed_word) == UPPER and letters <= ACRONYM_LETTERS
+                or letters == 1 and any(start < e and s < end for s, e in dotted)):
             out += [i + V * UPPER for i in as_typed[word]]
         else:
             out += [ids[k] for k in group]

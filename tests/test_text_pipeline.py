@@ -1200,6 +1200,16 @@ def test_a_date_goes_to_the_model_as_one_placeholder_and_comes_back_in_spanish()
     assert code.text == 'RUN `log --since="May 5"` NOW.' and code.kept == ['`log --since="May 5"`']  # (code stays)
 
 
+def test_a_name_after_a_title_goes_to_the_model_as_a_placeholder_and_comes_back_with_a_spanish_title():
+    """Of 12 sentences with a title and a name, the shipped model had garbled or dropped 11 names ("Mrs. Jones" ->
+    "Jesús", "Mr. Wood" -> "madera"); kept, with the title as Spanish abbreviates it, and the name listed as kept."""
+    seen = []
+    out = translate_lines(["I met Mr. Brown yesterday.", "MRS. JONES IS HERE"], engine(lambda ls: seen.extend(ls) or upper(ls)))
+    assert seen[0] == "I met 50 yesterday."
+    assert [r.text for r in out] == ["I MET Sr. Brown YESTERDAY.", "SRA. JONES IS HERE."]
+    assert [r.kept for r in out] == [["Brown"], ["JONES"]]
+
+
 def test_a_greeting_or_a_command_alone_on_a_line_is_a_sentence_without_a_stop():
     """As fragments "Hello" came out "aquí hola" and "Run" "¿Colando?"; as sentences "Hola." and "Corred.". A name
     alone (a signature) gets no stop either; in a document's text a word alone is still a fragment."""

@@ -242,3 +242,19 @@ def test_amounts_emoticons_numerals_and_symbols_are_kept_whole(text, spans):
 ])
 def test_a_date_is_put_back_as_spanish_writes_it(span, spanish):
     assert in_spanish(span) == spanish
+
+
+@pytest.mark.parametrize("text,spans,spanish", [
+    ("I met Dr. Smith and Mr. Brown.", ["Dr. Smith", "Mr. Brown"], ["Dr. Smith", "Sr. Brown"]),
+    ("Mr Brown and Mrs. Mary Jones came; Ms. Lee's too.", ["Mr Brown", "Mrs. Mary Jones", "Ms. Lee"],
+     ["Sr. Brown", "Sra. Mary Jones", "Sra. Lee"]),
+    ("MRS. JONES IS HERE, MR. O'BRIEN TOO.", ["MRS. JONES", "MR. O'BRIEN"], ["SRA. JONES", "SR. O'BRIEN"]),
+    ("Ask Prof. Evans at 5.", ["Prof. Evans", "5"], ["Prof. Evans", "5"]),
+    ("The mr. brown case; Mr. and Mrs. Smith; MrBrown; Dr. who; `Mr. X`", ["Mrs. Smith", "`Mr. X`"],
+     ["Sra. Smith", "`Mr. X`"]),  # (a title before a capital only, code as it is)
+])
+def test_a_title_before_a_name_is_kept_with_it_and_put_back_as_spanish_abbreviates_it(text, spans, spanish):
+    """The model translated or dropped a name after a title ("I met Mr. Brown yesterday." -> "Ayer me encontré
+    marrón.", "Mrs. Jones" -> "Jesús"): title and name are one span, the title put back in Spanish."""
+    found = [text[s:e] for s, e in find_spans(text, unknown)]
+    assert found == spans and [in_spanish(span) for span in found] == spanish

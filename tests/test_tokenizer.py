@@ -311,8 +311,8 @@ def test_case_factors_give_every_casing_the_same_pieces_and_mark_the_words_case(
 
 
 def test_an_acronym_in_text_with_lowercase_letters_is_split_as_typed():
-    """A word in ALL CAPS that the lowercase vocabulary has no one piece for ("BBC") is, in text with
-    lowercase letters, split as typed with the cased vocabulary's pieces ("##B ##B ##C", a capital letter
+    """A word in ALL CAPS that the lowercase vocabulary has no one piece for ("BBC"), or a letter of a
+    dotted acronym ("U.S."), is, in text with lowercase letters, split as typed with the cased vocabulary's pieces ("##B ##B ##C", a capital letter
     respelled in lowercase given back: "▁I"), its factor ALL CAPS; in ALL CAPS text, as one lowercase
     piece ("TOM", "VERY") or longer than an acronym ("UNBELIEVABLE"), it is lowercased like any word."""
     cased = train_tokenizer([en for en, _ in tiny_pairs()] + ["Tom met xBy and xCy."], 200)  # (##B, ##C)
@@ -328,6 +328,9 @@ def test_an_acronym_in_text_with_lowercase_letters_is_split_as_typed():
         assert tok.pieces(ids[n:-1]) == cased.encode(acronym) and {i // V for i in ids[n:-1]} == {2}
         assert tok.pieces(tok.encode(f"TOM MET {acronym}."))[n:-1] == lowered
     assert tok.pieces(tok.encode("TOM met BBC.")[:1]) == tok.pieces(tok.encode("tom"))
+    dotted = tok.encode("Tom met T.B. there")[n:n + len(cased.encode("T.B."))]  # "U.S.": letters as typed, ALL CAPS
+    assert tok.pieces(dotted) == cased.encode("T.B.")
+    assert [i // V for i in dotted] == [0 if tok.id_to_token(i % V) == "." else 2 for i in dotted]
     shouted = "BCBCBC"  # (too long for an acronym)
     assert len(tok.encode(shouted.lower())) > 1
     assert tok.pieces(tok.encode(f"Tom met {shouted}."))[n:-1] == tok.pieces(tok.encode(shouted.lower()))

@@ -679,8 +679,9 @@ def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]])
     spans = s.masked.spans if s.masked else ()
     dates = {span: spanish for span in spans if (spanish := protect.in_spanish(span)) != span}  # put back in Spanish
     result.kept.extend([s.head] if s.head else [])
-    # (a date written anew is not kept; the rest of its span is: "May 5, 2025 10:00" keeps "10:00")
-    parts = [p.strip(" ,") for span in spans for p in (protect.DATE.sub("\0", span).split("\0") if span in dates
+    # (a date or a title written anew is not kept; the rest of its span is: "May 5, 2025 10:00" keeps "10:00",
+    # "Mr. Brown" "Brown")
+    parts = [p.strip(" ,") for span in spans for p in (protect.WRITTEN_ANEW.sub("\0", span).split("\0") if span in dates
                                                            else [span])]
     result.kept.extend(k for part in parts if part for k in _as_kept(part, items))
     if s.verbatim is not None:

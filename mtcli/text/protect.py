@@ -58,6 +58,15 @@ _LEADS_TO_DATE = re.compile(r"(?:\b(?:on|by|since|until|till|from|before|after|t
                             r"every|each|next|last|this)|[,(])\s*$", re.IGNORECASE)
 _ENDS_DATE = re.compile(r"\s*(?:[.,;:!?)\]\"'–—-]|$|(?:and|or|to|through|until|at)\b)", re.IGNORECASE)
 _TYPED_SPAN = re.compile(r"[`<>\"=/\\@]")  # code, markup, a path: no date in it is written out
+# a title before a name ("Mr. Brown", "Dr Smith", "MRS. JONES"): kept with the name, which the model translated or
+# dropped ("I met Mr. Brown yesterday." -> "Ayer me encontré marrón.", "Mrs. Jones" -> "Jesús"), the title written
+# as Spanish abbreviates it ("Sr. Brown"); the name as it came (an apostrophe's "s" is the sentence's: "Dr. Lee's")
+TITLES = {"Mr": "Sr.", "Mrs": "Sra.", "Ms": "Sra.", "Dr": "Dr.", "Prof": "Prof."}
+_TITLE = rf"(?<![\w.])(?-i:{'|'.join([*TITLES, *(t.upper() for t in TITLES)])})\.?(?= (?-i:[A-Z]))"
+_NAME_WORD = r"(?:[\w-]|['’](?![sS]\b))*"
+_TITLED = rf"{_TITLE} (?-i:[A-Z]){_NAME_WORD}(?: (?-i:[A-Z][a-z]){_NAME_WORD})?"  # (a second word: not "JONES IS")
+TITLE, TITLED = re.compile(_TITLE), re.compile(_TITLED)
+WRITTEN_ANEW = re.compile(f"{DATE.pattern}|{_TITLE}")  # what in_spanish rewrites: not kept as it came
 # an emoticon, kept as an emoji is (the vocabulary has no brackets: ":-)" reached the model as ":-", ":P" as "P")
 _EMOTICON = EMOTICON.pattern
 # feet and inches, inches (5'11", 27"): one span, marks included (the model made "5'11\"" "511")
@@ -93,11 +102,11 @@ _OPENING = {")": "(", "]": "[", "}": "{"}  # ... but not the bracket that closes
 _NUMBER_ONLY = re.compile(_NUMBER)
 _NOT_A_NUMBER = re.compile(f"{_URL}|{_EMAIL}|{_NAME}", re.IGNORECASE)
 _WORDS_AFTER = re.compile(r"(?<=\d)(?:\.{2,}|…|[,;:])(?=[^\W\d_]{2})")  # (not "." : "2.0.beta", "5.4.RELEASE")
-SPAN = re.compile(rf"{_URL}|{_EMAIL}|{_CODE}|{_TAG}|{_HANDLE}|{_PATH}|{_NAME}|{_TIME}|{_MONEY}|{_UNIT}|{_FEET}|{_NUMBER}|{_EMOTICON}",
+SPAN = re.compile(rf"{_URL}|{_EMAIL}|{_CODE}|{_TAG}|{_HANDLE}|{_PATH}|{_NAME}|{_TIME}|{_MONEY}|{_UNIT}|{_FEET}|{_TITLED}|{_NUMBER}|{_EMOTICON}",
                   re.IGNORECASE)
 # in every SPAN match (most sentences have none)
 _MAYBE_SPAN = re.compile(r"\d|@|://|www\.|[`<#/\\]|[\w-]\.[a-z]|[:;=][-o^']?[)(\]\[DPpOo3/|*]|[\^_]"
-                         r"|xD|XD", re.IGNORECASE)
+                         rf"|xD|XD|{_TITLE}", re.IGNORECASE)
 _NONSPACE = re.compile(r"\S+")
 _LONG = re.compile(rf"\S{{{LONG_WORD}}}")
 # how the tokenizer cuts a word: letter/digit runs, other characters; each with the combining marks on it
@@ -133,7 +142,7 @@ _JOINING = " +-–=*/&|^~×÷→·"  # spans apart by these only are one: "Ctrl+
 
 def in_spanish(span: str) -> str:
     """A span with each date in it written as Spanish writes it ("May 5, 2025" -> "5 de mayo de 2025"), in its
-    case ("MAY 5" -> "5 DE MAYO"); any other span as it is."""
+    case ("MAY 5" -> "5 DE MAYO"), and a title before a name ("Mr. Brown" -> "Sr. Brown"); any other span as it is."""
     def spanish(m: re.Match) -> str:
         k = next(k for k in "123" if m[f"m{k}"])
         month, day, year = m[f"m{k}"], m[f"d{k}"] if k != "3" else None, m[f"y{k}"]
@@ -141,7 +150,13 @@ def in_spanish(span: str) -> str:
         out = " de ".join(p for p in (day and re.sub(rf"(?<=\d){_ORDINAL}", "", day), name, year) if p)
         return out.upper() if month.isupper() and len(month) > 1 else out
 
-    return DATE.sub(spanish, span) if any(c.isdigit() for c in span) and not _TYPED_SPAN.search(span) else span
+    def title(m: re.Match) -> str:
+        out = TITLES[next(t for t in TITLES if t.lower() == m.group().rstrip(".").lower())]
+        return out.upper() if m.group()[1:2].isupper() else out
+
+    if _TYPED_SPAN.search(span):
+        return span
+    return TITLE.sub(title, DATE.sub(spanish, span) if any(c.isdigit() for c in span) else span)
 
 
 def _dates(text: str) -> list[tuple[int, int]]:
@@ -174,7 +189,7 @@ def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_
             e -= 1
         if _AM_PM.search(text, s, e) and text[e : e + 2] == ". ":
             e += 1  # "at 5 p.m. today": the stop is the time's (at the sentence's end it is the sentence's)
-        if re.search(r"[\d@/.`<>#\\]", text[s:e]) or EMOTICON.fullmatch(text, s, e):
+        if re.search(r"[\d@/.`<>#\\]", text[s:e]) or EMOTICON.fullmatch(text, s, e) or TITLED.fullmatch(text, s, e):
             found.append((s, e))
     if _MAYBE_ROMAN.search(text):
         found += [m.span(1) for m in _ROMAN.finditer(text)]

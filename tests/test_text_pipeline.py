@@ -1204,10 +1204,11 @@ def test_a_name_after_a_title_goes_to_the_model_as_a_placeholder_and_comes_back_
     """Of 12 sentences with a title and a name, the shipped model had garbled or dropped 11 names ("Mrs. Jones" ->
     "Jesús", "Mr. Wood" -> "madera"); kept, with the title as Spanish abbreviates it, and the name listed as kept."""
     seen = []
-    out = translate_lines(["I met Mr. Brown yesterday.", "MRS. JONES IS HERE"], engine(lambda ls: seen.extend(ls) or upper(ls)))
+    out = translate_lines(["I met Mr. Brown yesterday.", "MRS. JONES IS HERE", "Dr. Lee is in."],
+                          engine(lambda ls: seen.extend(ls) or upper(ls)))
     assert seen[0] == "I met 50 yesterday."
-    assert [r.text for r in out] == ["I MET Sr. Brown YESTERDAY.", "SRA. JONES IS HERE."]
-    assert [r.kept for r in out] == [["Brown"], ["JONES"]]
+    assert [r.text for r in out] == ["I MET Sr. Brown YESTERDAY.", "SRA. JONES IS HERE.", "Dr. Lee IS IN."]
+    assert [r.kept for r in out] == [["Brown"], ["JONES"], ["Lee"]]  # (the name: the title is written anew)
 
 
 def test_a_greeting_or_a_command_alone_on_a_line_is_a_sentence_without_a_stop():

@@ -681,7 +681,8 @@ def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]])
     result.kept.extend([s.head] if s.head else [])
     # (a date or a title written anew is not kept; the rest of its span is: "May 5, 2025 10:00" keeps "10:00",
     # "Mr. Brown" "Brown")
-    parts = [p.strip(" ,") for span in spans for p in (protect.WRITTEN_ANEW.sub("\0", span).split("\0") if span in dates
+    parts = [p.strip(" ,") for span in spans for p in (protect.WRITTEN_ANEW.sub("\0", span).split("\0")
+                                                           if span in dates or protect.TITLE.search(span)
                                                            else [span])]
     result.kept.extend(k for part in parts if part for k in _as_kept(part, items))
     if s.verbatim is not None:

@@ -62,9 +62,24 @@ _TYPED_SPAN = re.compile(r"[`<>\"=/\\@]")  # code, markup, a path: no date in it
 # dropped ("I met Mr. Brown yesterday." -> "Ayer me encontré marrón.", "Mrs. Jones" -> "Jesús"), the title written
 # as Spanish abbreviates it ("Sr. Brown"); the name as it came (an apostrophe's "s" is the sentence's: "Dr. Lee's")
 TITLES = {"Mr": "Sr.", "Mrs": "Sra.", "Ms": "Sra.", "Dr": "Dr.", "Prof": "Prof."}
-_TITLE = rf"(?<![\w.])(?-i:{'|'.join([*TITLES, *(t.upper() for t in TITLES)])})\.?(?= (?-i:[A-Z]))"
-_NAME_WORD = r"(?:[\w-]|['’](?![sS]\b))*"
-_TITLED = rf"{_TITLE} (?-i:[A-Z]){_NAME_WORD}(?: (?-i:[A-Z][a-z]){_NAME_WORD})?"  # (a second word: not "JONES IS")
+# words after a title that are no name: a new sentence ("Thank you, Dr. I will call."), an office ("Mr. President"),
+# a day, another title
+_NOT_A_NAME = ("i he she it we you they the a an this that these those there here what who where when why how yes no "
+               "not now then please thanks thank my your his her its our their and but or so if as at in on to of for "
+               "with by from is are was were be do does did can will would should could may might must let "
+               "president chairman chairwoman speaker mayor secretary ambassador minister governor senator justice "
+               "right monday tuesday wednesday thursday friday saturday sunday mr mrs ms dr prof").split()
+_CAPITAL = "A-ZÀ-ÖØ-Þ"
+_NOT_NAME = rf"(?!(?i:{'|'.join(_NOT_A_NAME)})\b)"
+_NAME_REST = r"(?:\w|[-'’](?=\w)(?![sS]\b))*(?!\w)"  # "Smith-Jones", "O'Neil"; not "Lee's", "Brown--the"
+# a Capitalised name after a title as written ("Mr. Brown", "Dr Smith"), one word, or two when the second is
+# Capitalised too ("Mary Ann", "John O'Neil"); an ALL CAPS one after an ALL CAPS title with its stop ("MR. BROWN";
+# "MS Word", "DR Congo" are no titles); not a file's name ("Smith.pdf")
+_TITLE = (rf"(?<![\w.])(?-i:(?:{'|'.join(TITLES)})\.?|(?:{'|'.join(t.upper() for t in TITLES)})\.)"
+          rf"(?= (?-i:[{_CAPITAL}]))")
+_TITLED = (rf"(?<![\w.])(?-i:(?:{'|'.join(TITLES)})\.? {_NOT_NAME}[{_CAPITAL}]{_NAME_REST}"
+           rf"(?: {_NOT_NAME}[{_CAPITAL}](?=[a-zß-öø-ÿ'’]){_NAME_REST})?"
+           rf"|(?:{'|'.join(t.upper() for t in TITLES)})\. {_NOT_NAME}[{_CAPITAL}][{_CAPITAL}'’-]*(?!\w))(?!\.\w)")
 TITLE, TITLED = re.compile(_TITLE), re.compile(_TITLED)
 WRITTEN_ANEW = re.compile(f"{DATE.pattern}|{_TITLE}")  # what in_spanish rewrites: not kept as it came
 # an emoticon, kept as an emoji is (the vocabulary has no brackets: ":-)" reached the model as ":-", ":P" as "P")
@@ -152,6 +167,7 @@ def in_spanish(span: str) -> str:
 
     def title(m: re.Match) -> str:
         out = TITLES[next(t for t in TITLES if t.lower() == m.group().rstrip(".").lower())]
+        out = out if m.group().endswith(".") else out.rstrip(".")  # ("Dr Pepper")
         return out.upper() if m.group()[1:2].isupper() else out
 
     if _TYPED_SPAN.search(span):

@@ -20,8 +20,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from mtcli import distributed, kernels, threads_per_process
 from mtcli.atomic import LOCK, atomic_write_text, claim_dir, lock_dir, unlock_dir
-from mtcli.checkpoint import (METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, LoopState, check_tokenizers, generator, load_state,
-                              load_weights, save_model, save_state)
+from mtcli.checkpoint import (METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, LoopState, generator, load_state,
+                              load_tokenizers, load_weights, save_model, save_state)
 from mtcli.config import ModelConfig, TrainConfig, from_dict, model_config, to_dict
 from mtcli.augment import augment_split
 from mtcli.data import (Batch, EncodedSplit, NoPreparedData, Prepared, load_prepared, make_batches, prepare, read_corpus,
@@ -207,13 +207,12 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
                         "own: drop one")
     if "init_from" in overrides and not tcfg.init_from.strip():
         raise UserError("--init-from is empty: give a model directory or a weights file")
-    if tcfg.init_from and not resume:
-        _init_source(tcfg.init_from, prepared, mcfg)  # refused before --out is made
+    source = _init_source(tcfg.init_from, prepared, mcfg) if tcfg.init_from and not resume else None  # before --out
     comm = comm or distributed.world()
     out = Path(out)
     comm.on_root(lambda: _claim(out, force, resume))
     try:
-        return _train(prepared, out, mcfg, tcfg, resume, console, comm, overrides, threads, frozenset(fixed))
+        return _train(prepared, out, mcfg, tcfg, resume, console, comm, overrides, threads, frozenset(fixed), source)
     finally:
         if comm.rank == 0:
             unlock_dir(out)
@@ -257,18 +256,19 @@ class Run:
 
 def _train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, resume: bool,
            console: Console | None, comm: distributed.Comm, overrides: Iterable[str], threads: int,
-           fixed: frozenset) -> LoopState:
+           fixed: frozenset, source: Model | None = None) -> LoopState:
     """Train into model directory `out`; returns the final loop state (its .done says why it stopped).
     resume: continue the run saved in `out` with its own settings, except the TrainConfig fields
     named in `overrides` (given explicitly now, e.g. a longer max_time), which come from tcfg.
     comm: the ranks sharing the work (default: MPI's world under mpiexec, else this process).
     threads: data-parallel threads in this process (0: its share of the cores). Each rank's and
-    each thread's dropout masks are its own, so results depend on ranks x threads, not on timing."""
+    each thread's dropout masks are its own, so results depend on ranks x threads, not on timing.
+    source: a new run's starting weights (--init-from, checked by _init_source)."""
     console = console or Console(stderr=True)
     if comm.rank:
         console = Console(stderr=True, quiet=True)  # rank 0 speaks for all
     model, adam, loop, tcfg, meta, average = comm.on_root(
-        lambda: _start(prepared, out, mcfg, tcfg, resume, console, set(overrides), fixed))
+        lambda: _start(prepared, out, mcfg, tcfg, resume, console, set(overrides), fixed, source))
     if comm.size > 1:
         comm.agree(lambda: _same_data(prepared, meta))
     rng = _dropout_rng(tcfg.seed, comm.rank, loop, adam.t, resume)
@@ -344,7 +344,7 @@ def _steps(run: Run, replicas: distributed.Replicas, batches: list[Batch], show:
     return sums
 
 
-def _start(prepared, out, mcfg, tcfg, resume, console, overrides, fixed=frozenset()):
+def _start(prepared, out, mcfg, tcfg, resume, console, overrides, fixed=frozenset(), source=None):
     """Rank 0's part of starting: load the state to resume, or initialise and save the tokenizers.
     Returns (model, adam, loop, tcfg, meta, the weights' moving average or None)."""
     try:
@@ -381,8 +381,8 @@ def _start(prepared, out, mcfg, tcfg, resume, console, overrides, fixed=frozense
         if (out / STATE).exists() or (out / WEIGHTS).exists():
             raise UserError(f"{out} already holds a model: continue it with --resume, or train into another --out")
         model = Model(mcfg, seed=tcfg.seed)
-        if tcfg.init_from:
-            _init_from(model, tcfg.init_from, prepared)
+        if source is not None:
+            _init_from(model, source)
         adam = Adam(model.flat.size, tcfg.beta1, tcfg.beta2, tcfg.eps)
         loop = LoopState()
         average = model.flat.copy() if tcfg.ema_decay else None
@@ -397,13 +397,11 @@ def _init_source(spec: str, prepared: Prepared, cfg: ModelConfig) -> Model:
     model then computes what it does, also with a case factor table the source lacks (zero at first)."""
     path = Path(spec)
     source, meta = load_weights(path / WEIGHTS if path.is_dir() else path)
-    model_dir = path if path.is_dir() else path.resolve().parent
-    check_tokenizers(model_dir, meta)
     if source.cfg.case_factors and not cfg.case_factors:
         raise UserError(f"--init-from {path}: its English ids carry case factors and those in {prepared.out_dir} "
                         "do not; tokenize with --case-factors-en")
-    for name, tok in ((SRC_TOK, prepared.src_tok), (TGT_TOK, prepared.tgt_tok)):
-        theirs = Tokenizer.load(model_dir / name)
+    tokenizers = load_tokenizers(path if path.is_dir() else path.resolve().parent, meta, source.cfg)
+    for name, tok, theirs in zip((SRC_TOK, TGT_TOK), (prepared.src_tok, prepared.tgt_tok), tokenizers):
         if tok.case_factors and not theirs.case_factors:
             theirs = theirs.with_case_factors()  # the same ids, pieces with capitals respelled
         if theirs.vocab != tok.vocab:
@@ -427,9 +425,9 @@ def _same_tokenizers(out: Path, prepared: Prepared) -> bool:
                for name, tok in ((SRC_TOK, prepared.src_tok), (TGT_TOK, prepared.tgt_tok)))
 
 
-def _init_from(model: Model, spec: str, prepared: Prepared) -> None:
-    """Copy the weights of the model at `spec` (see _init_source) into `model`."""
-    for group, tensors in _init_source(spec, prepared, model.cfg).params.items():
+def _init_from(model: Model, source: Model) -> None:
+    """Copy the weights of `source` (see _init_source) into `model`."""
+    for group, tensors in source.params.items():
         for name, t in tensors.items():
             model.params[group][name][...] = t
 

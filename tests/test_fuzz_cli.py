@@ -143,7 +143,7 @@ def sandbox(tmp_path_factory):
     return root, cwd, Writes([root, Path(matplotlib.get_cachedir()), Path(os.environ.get("NUMBA_CACHE_DIR", root))])
 
 
-def _stub_train(prepared, out, mcfg, tcfg, resume, console, comm, overrides, threads, fixed):
+def _stub_train(prepared, out, mcfg, tcfg, resume, console, comm, overrides, threads, fixed, source=None):
     return mtcli.train.LoopState(done="fuzz: the training loop is stubbed")
 
 

@@ -305,7 +305,7 @@ def test_case_factors_data_tunes_a_model_from_another_models_weights(tiny_corpus
     from mtcli.augment import augment_split
     from mtcli.decode import Translator
     from mtcli.model import Model
-    from mtcli.train import _corpus_pairs, _init_from
+    from mtcli.train import _corpus_pairs, _init_from, _init_source
 
     plain = prepare(tiny_corpus, tmp_path / "plain", **VOCAB)
     factored = prepare(tiny_corpus, tmp_path / "cf", case_factors_en=True, **VOCAB)
@@ -314,7 +314,7 @@ def test_case_factors_data_tunes_a_model_from_another_models_weights(tiny_corpus
     train(plain, tmp_path / "base", cfg(), TrainConfig(batch_size=8, max_epochs=1))
     base, _ = load_model(tmp_path / "base")
     start = Model(cfg(case_factors=True), seed=5)
-    _init_from(start, str(tmp_path / "base"), factored)
+    _init_from(start, _init_source(str(tmp_path / "base"), factored, start.cfg))
     assert all(np.array_equal(start.params[g][n], t) for g, ts in base.params.items() for n, t in ts.items())
     assert not start.params["src_case"]["w"].any()
 

@@ -75,11 +75,12 @@ _NAME_REST = r"(?:\w|[-'’](?=\w)(?![sS]\b))*(?!\w)"  # "Smith-Jones", "O'Neil"
 # a Capitalised name after a title as written ("Mr. Brown", "Dr Smith"), one word, or two when the second is
 # Capitalised too ("Mary Ann", "John O'Neil"); an ALL CAPS one after an ALL CAPS title with its stop ("MR. BROWN";
 # "MS Word", "DR Congo" are no titles); not a file's name ("Smith.pdf")
-_TITLE = (rf"(?<![\w.])(?-i:(?:{'|'.join(TITLES)})\.?|(?:{'|'.join(t.upper() for t in TITLES)})\.)"
-          rf"(?= (?-i:[{_CAPITAL}]))")
-_TITLED = (rf"(?<![\w.])(?-i:(?:{'|'.join(TITLES)})\.? {_NOT_NAME}[{_CAPITAL}]{_NAME_REST}"
+_AS_WRITTEN = rf"(?:{'|'.join(TITLES)})\.?"
+_SHOUTED = rf"(?:{'|'.join(t.upper() for t in TITLES)})\."
+_TITLE = rf"(?<![\w.])(?-i:{_AS_WRITTEN}|{_SHOUTED})(?= (?-i:[{_CAPITAL}]))"
+_TITLED = (rf"(?<![\w.])(?-i:{_AS_WRITTEN} {_NOT_NAME}[{_CAPITAL}]{_NAME_REST}"
            rf"(?: {_NOT_NAME}[{_CAPITAL}](?=[a-zß-öø-ÿ'’]){_NAME_REST})?"
-           rf"|(?:{'|'.join(t.upper() for t in TITLES)})\. {_NOT_NAME}[{_CAPITAL}][{_CAPITAL}'’-]*(?!\w))(?!\.\w)")
+           rf"|{_SHOUTED} {_NOT_NAME}[{_CAPITAL}][{_CAPITAL}'’-]*(?!\w))(?!\.\w)")
 TITLE, TITLED = re.compile(_TITLE), re.compile(_TITLED)
 WRITTEN_ANEW = re.compile(f"{DATE.pattern}|{_TITLE}")  # what in_spanish rewrites: not kept as it came
 # an emoticon, kept as an emoji is (the vocabulary has no brackets: ":-)" reached the model as ":-", ":P" as "P")

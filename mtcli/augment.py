@@ -4,7 +4,8 @@ a resumed run sees the same text. The selection and test splits are never augmen
 
 The modifiers teach the model what people type: lowercase and ALL CAPS text (both sides change,
 so the case of the output follows the input), Title Case, a missing final stop or question mark
-(the source alone loses it: a question typed without "?" is still a question), and numbers the
+(the source alone loses it: a question typed without "?" is still a question), a source typed without
+accents or the opening ¿ and ¡ ("donde esta la estacion": how Spanish is often typed), and numbers the
 model has never seen, which it must copy digit by digit (a digit run shared by both sides is
 replaced by random digits on both). With English case factors (`mtcli tokenize --case-factors-en`) the
 case modifiers change the English alone: its factors say how it was typed, and the Spanish keeps its
@@ -13,6 +14,7 @@ usual case for the model to write whatever the English's."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -32,6 +34,12 @@ def _title(text: str) -> str:
 
 def _strip_final(text: str) -> str:
     return _FINAL_PUNCT.sub("", text).rstrip() or text
+
+
+def _unaccented(text: str) -> str:
+    """Without combining marks (á -> a, ñ -> n, ü -> u) and without the opening ¿ and ¡."""
+    bare = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", bare.replace("¿", "").replace("¡", ""))
 
 
 def _numbers(en: str, es: str, rng: np.random.Generator) -> tuple[str, str]:
@@ -62,6 +70,7 @@ MODIFIERS = (
     Modifier("titlecase", lambda en, es, rng: (_title(en), _title(es)), changes_case=True),
     Modifier("uppercase", lambda en, es, rng: (en.upper(), es.upper()), changes_case=True),
     Modifier("strip_punct", lambda en, es, rng: (_strip_final(en), es)),
+    Modifier("unaccented", lambda en, es, rng: (_unaccented(en), es)),
 )
 
 

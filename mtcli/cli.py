@@ -14,7 +14,8 @@ from rich.console import Console
 from rich.text import Text
 
 from mtcli import registry
-from mtcli.config import DEFAULT_DATA, DEFAULT_DOWNLOAD_DIR, DEFAULT_PREPARED, DEFAULT_RUNS, DEFAULTS, ModelConfig
+from mtcli.config import (DEFAULT_DATA, DEFAULT_DIRECTION, DEFAULT_DOWNLOAD_DIR, DEFAULT_PREPARED, DEFAULT_RUNS, DEFAULTS,
+                          DIRECTIONS, VOCAB, ModelConfig)
 from mtcli.errors import UserError
 from mtcli.schema import limits
 from mtcli.serve.config import ServeConfig
@@ -165,6 +166,9 @@ class SplitMethod(str, Enum):
     random = "random"
 
 
+Direction = Enum("Direction", {d.replace("-", "_"): d for d in DIRECTIONS}, type=str)
+
+
 @app.command()
 def download(
     dest: Path = typer.Option(
@@ -221,13 +225,18 @@ def tokenize(
     out: Path = typer.Option(
         DEFAULT_PREPARED, "--out", envvar="MTCLI_PREPARED", help="Output: tokenizers, encoded splits, manifest."
     ),
+    direction: Direction = typer.Option(DEFAULT_DIRECTION, "--direction", "-d",
+                                        help="Source-target: en-es (English to Spanish) or es-en."),
     seed: int = typer.Option(0, "--seed", **limits("seed"), help="Seed of the train/selection/test split (60/20/20)."),
     split: SplitMethod = typer.Option(
         SplitMethod.grouped, "--split",
-        help="grouped: all translations of an English sentence in one split; random: the thesis's plain split.",
+        help="grouped: all translations of a source sentence in one split; random: the thesis's plain split.",
     ),
-    src_vocab: int = typer.Option(ModelConfig.src_vocab, "--src-vocab", **limits("src_vocab"), help="English WordPiece vocabulary size."),
-    tgt_vocab: int = typer.Option(ModelConfig.tgt_vocab, "--tgt-vocab", **limits("tgt_vocab"), help="Spanish WordPiece vocabulary size."),
+    src_vocab: int | None = typer.Option(None, "--src-vocab", **limits("src_vocab"), show_default=False,
+                                         help=f"Source WordPiece vocabulary size [default: English {VOCAB['en']}, "
+                                              f"Spanish {VOCAB['es']}]."),
+    tgt_vocab: int | None = typer.Option(None, "--tgt-vocab", **limits("tgt_vocab"), show_default=False,
+                                         help="Target WordPiece vocabulary size [default: as for the source]."),
     lowercase_en: bool = typer.Option(
         False, "--lowercase-en",
         help="The English tokenizer lowercases: a model trained on it sees no case, so ALL CAPS and lowercase "
@@ -241,10 +250,10 @@ def tokenize(
     force: bool = typer.Option(False, "--force", help="Rebuild even if the result for this corpus and options exists, "
                                                       "and write into an --out that holds files mtcli did not write."),
 ) -> None:
-    """Split the corpus, train English and Spanish WordPiece, encode all pairs.
+    """Split the corpus, train English and Spanish WordPiece, encode all pairs for one direction.
 
     The tokenizers learn from the 60% training split only. Pairs longer
-    than the model's limits ({max_src} English ids, {max_tgt} Spanish ids + start/end)
+    than the model's limits ({max_src} source ids, {max_tgt} target ids + start/end)
     are dropped from training and cut in selection/test; the manifest
     counts them. Re-running with the same corpus and options reuses the
     result.
@@ -252,6 +261,8 @@ def tokenize(
     Examples:
 
       mtcli tokenize
+
+      mtcli tokenize --direction es-en --out data/prepared-es-en
 
       mtcli tokenize --data ~/Downloads/data.csv --out data/prepared-kaggle
 
@@ -266,7 +277,8 @@ def tokenize(
     _output_dir(out, "--out")
     with _out.status("Splitting, training tokenizers, encoding…"):
         prepared = prepare(data, out, seed=seed, split=split.value, src_vocab=src_vocab, tgt_vocab=tgt_vocab,
-                           lowercase_en=lowercase_en, case_factors_en=case_factors_en, force=force)
+                           lowercase_en=lowercase_en, case_factors_en=case_factors_en, force=force,
+                           direction=direction.value)
     _print_prepared(prepared)
 
 
@@ -318,6 +330,7 @@ class StopOn(str, Enum):
 class TrainOn(str, Enum):
     train = "train"
     train_selection = "train+selection"
+    every_pair = "train+selection+test"
 
 
 class LrSchedule(str, Enum):
@@ -408,6 +421,9 @@ def train(
                                                    help="Augmentation: Title Case share."),
     augment_strip_punct: float | None = typer.Option(None, **limits("augment_strip_punct"),
                                                      help="Augmentation: share of English sides without final punctuation."),
+    augment_unaccented: float | None = typer.Option(None, **limits("augment_unaccented"),
+                                                    help="Augmentation: share of source sides typed without accents "
+                                                         "and without the opening ¿ ¡."),
     augment_numbers: float | None = typer.Option(None, **limits("augment_numbers"),
                                                  help="Augmentation: share of pairs whose shared numbers get random digits."),
     ema_decay: float | None = typer.Option(None, **limits("ema_decay"),
@@ -416,7 +432,8 @@ def train(
                                            help="Selection sentences translated for a BLEU each epoch (0 = off)."),
     early_stop_on: StopOn | None = typer.Option(None, help="Selection figure that picks the best epoch (bleu needs --bleu-sample)."),
     train_on: TrainOn | None = typer.Option(None, help="train+selection: a recipe's final model, its epoch count "
-                                                       "fixed on the selection split first; every epoch is saved."),
+                                                       "fixed on the selection split first; every epoch is saved. "
+                                                       "train+selection+test: every pair (score it on an external set)."),
     init_from: str | None = typer.Option(None, "--init-from", metavar="WEIGHTS", show_default=False,
                                          help="Start from this model's weights (a model directory or one of its "
                                               ".safetensors files) instead of random ones."),

@@ -13,11 +13,25 @@ DEFAULT_DATA = DEFAULT_DOWNLOAD_DIR / "spa-eng" / "spa.txt"  # the corpus it unp
 DEFAULT_PREPARED = Path("data/prepared")  # where `mtcli tokenize` writes and `mtcli train` reads
 DEFAULT_RUNS = Path("runs")  # `mtcli train` writes each run to RUNS/<config> unless --out is given
 
+# translation directions, source-target; the corpus holds English-Spanish pairs and serves both
+DIRECTIONS = ("en-es", "es-en")
+DEFAULT_DIRECTION = "en-es"  # models made before directions existed are English->Spanish
+# WordPiece vocabulary of each language, source or target: the thesis's sizes (ch. 6)
+VOCAB = {"en": 4562, "es": 6134}
+
+
+def languages(direction: str) -> tuple[str, str]:
+    """(source, target) of a direction such as "es-en"."""
+    if direction not in DIRECTIONS:
+        raise UserError(f"unknown direction {direction!r}; choose {' or '.join(DIRECTIONS)}")
+    src, tgt = direction.split("-")
+    return src, tgt
+
 
 @dataclass
 class ModelConfig:
-    src_vocab: int = 4562  # thesis ch. 6: English WordPiece vocabulary
-    tgt_vocab: int = 6134  # thesis ch. 6: Spanish WordPiece vocabulary
+    src_vocab: int = VOCAB["en"]  # source WordPiece vocabulary (English->Spanish's; data sets it)
+    tgt_vocab: int = VOCAB["es"]  # target WordPiece vocabulary
     d_model: int = 64  # thesis "Small"
     d_ff: int = 128  # thesis "Small": FFN hidden width d_p
     n_heads: int = 4  # thesis "Small": h
@@ -66,6 +80,7 @@ class TrainConfig:
     augment_titlecase: float = 0.0
     augment_uppercase: float = 0.0
     augment_strip_punct: float = 0.0
+    augment_unaccented: float = 0.0  # the source typed without accents and without the opening ¿ ¡ (Spanish)
     ema_decay: float = 0.0  # exponential moving average of the weights, evaluated and saved; 0 = off
     bleu_sample: int = 0  # selection sentences translated (greedy) for a BLEU each epoch; 0 = off
     early_stop_on: str = "error"  # "error" (the thesis's selection error) or "bleu" (needs bleu_sample)
@@ -137,5 +152,5 @@ def from_dict(cls, d: dict):
     return cls(**d)
 
 
-__all__ = ["DEFAULT_DATA", "DEFAULT_DOWNLOAD_DIR", "DEFAULT_PREPARED", "DEFAULT_RUNS", "ModelConfig", "TrainConfig",
+__all__ = ["DIRECTIONS", "DEFAULT_DIRECTION", "VOCAB", "languages", "DEFAULT_DATA", "DEFAULT_DOWNLOAD_DIR", "DEFAULT_PREPARED", "DEFAULT_RUNS", "ModelConfig", "TrainConfig",
            "PRESETS", "TranslationOptions", "DEFAULTS", "SENTENCES_PER_BATCH", "model_config", "to_dict", "from_dict"]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mtcli.config import DEFAULT_DATA, DEFAULT_PREPARED, ModelConfig
+from mtcli.config import DEFAULT_DATA, DEFAULT_DIRECTION, DEFAULT_PREPARED, VOCAB, ModelConfig, languages
 from mtcli.errors import UserError
 from mtcli import schema
 from mtcli.atomic import atomic_write_bytes, atomic_write_json, claim_dir
@@ -33,6 +33,7 @@ MAX_CORPUS_BYTES = 2 << 30  # spa.txt is 8 MB; a corpus is read whole, and text 
 FORMAT_VERSION = 1  # bump when the prepared files change meaning; invalidates caches
 _UNDECODABLE = re.compile("[\x00\udc80-\udcff]")  # what surrogateescape makes of invalid bytes; NUL: binary, UTF-16 without a BOM
 STDIN = "-"
+LANGUAGE_NAMES = {"en": "English", "es": "Spanish"}
 
 
 # --- reading -------------------------------------------------------------------------
@@ -202,15 +203,23 @@ def split_pairs(
     return {name: np.flatnonzero(pair_side == k).tolist() for k, name in enumerate(SPLITS)}
 
 
+def oriented(pairs: Sequence[tuple[str, str]], direction: str) -> list[tuple[str, str]]:
+    """(source, target) pairs for a direction, from the corpus's (English, Spanish) ones."""
+    src, _ = languages(direction)
+    return list(pairs) if src == "en" else [(es, en) for en, es in pairs]
+
+
 def held_out_pairs(corpus: Path, record: dict, split: str, model: str) -> list[tuple[str, str]]:
-    """The pairs of a model's own held-out split ("test" or "selection"), rebuilt from the corpus it
-    was trained on and what it records of its data (seed, split method, the corpus's SHA-256)."""
+    """The (source, target) pairs of a model's own held-out split ("test" or "selection"), rebuilt from
+    the corpus it was trained on and what it records of its data (direction, seed, split method, the
+    corpus's SHA-256)."""
     c = read_corpus(corpus)
     if record.get("data_sha256") not in (None, c.sha256):
         raise UserError(f"{c.path} is not the corpus {model} was trained on (SHA-256 differs); "
                         "pass --data to score other pairs")
-    rows = split_pairs(c.pairs, record.get("seed", 0), record.get("split", "grouped"))[split]
-    return [c.pairs[i] for i in rows]
+    pairs = oriented(c.pairs, record.get("direction", DEFAULT_DIRECTION))
+    rows = split_pairs(pairs, record.get("seed", 0), record.get("split", "grouped"))[split]
+    return [pairs[i] for i in rows]
 
 
 # --- encoded splits ------------------------------------------------------------------
@@ -220,9 +229,9 @@ def held_out_pairs(corpus: Path, record: dict, split: str, model: str) -> list[t
 class EncodedSplit:
     """Ragged token-id sequences, each with BOS first and EOS last, stored flat."""
 
-    src: np.ndarray  # uint16, all English sequences concatenated
+    src: np.ndarray  # uint16, all source sequences concatenated
     src_offsets: np.ndarray  # int64, n + 1: sequence i is src[src_offsets[i]:src_offsets[i+1]]
-    tgt: np.ndarray  # uint16, Spanish
+    tgt: np.ndarray  # uint16, target
     tgt_offsets: np.ndarray  # int64, n + 1
     index: np.ndarray  # int64, row of each pair in Corpus.pairs
 
@@ -304,6 +313,10 @@ class Prepared:
     splits: dict[str, EncodedSplit]
     reused: bool = False  # True when an earlier run's files were loaded instead of rebuilt
 
+    @property
+    def direction(self) -> str:
+        return self.manifest.get("direction", DEFAULT_DIRECTION)  # data made before directions: en-es
+
 
 def _tokenizer_path(out_dir: Path, side: str) -> Path:
     return out_dir / f"tokenizer-{side}.json"
@@ -345,8 +358,10 @@ def rerun_command(out_dir: Path, manifest) -> str:
         m = schema.tokenize_options(manifest)
     except UserError:
         return f"`mtcli tokenize --out {shlex.quote(str(out_dir))} --force` with the options it was first made with"
+    src, tgt = languages(m["direction"])
     return "`" + shlex.join(["mtcli", "tokenize", "--data", m["path"], "--out", str(out_dir), "--seed", str(m["seed"]),
-                             "--split", m["split"], "--src-vocab", str(m["en"]), "--tgt-vocab", str(m["es"]),
+                             *(["--direction", m["direction"]] if m["direction"] != DEFAULT_DIRECTION else []),
+                             "--split", m["split"], "--src-vocab", str(m[src]), "--tgt-vocab", str(m[tgt]),
                              *(["--lowercase-en"] if m["lowercase_en"] else []),
                              *(["--case-factors-en"] if m["case_factors_en"] else []), "--force"]) + "`"
 
@@ -367,11 +382,12 @@ def load_prepared(out_dir: str | os.PathLike | None = None) -> Prepared:
         if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
             raise UserError(f"{path} was written by another mtcli version")
         _check_files(out_dir, manifest)
+        src, tgt = languages(manifest.get("direction", DEFAULT_DIRECTION))
         p = Prepared(
             out_dir,
             manifest,
-            Tokenizer.load(_tokenizer_path(out_dir, "en")),
-            Tokenizer.load(_tokenizer_path(out_dir, "es")),
+            Tokenizer.load(_tokenizer_path(out_dir, src)),
+            Tokenizer.load(_tokenizer_path(out_dir, tgt)),
             {name: EncodedSplit.load(out_dir / f"{name}.npz") for name in SPLITS},
         )
         _check_usable(p)
@@ -403,7 +419,7 @@ def _roundtrip(tok: Tokenizer, texts: list[str], ids: list[list[int]]) -> float:
     return sum(case(a) == case(b) for a, b in zip(texts, tok.decode_batch(ids))) / len(texts)
 
 
-def _encoded(rows: list[int], en_ids, es_ids, max_src_len: int, max_tgt_len: int) -> EncodedSplit:
+def _encoded(rows: list[int], src_ids, tgt_ids, max_src_len: int, max_tgt_len: int) -> EncodedSplit:
     """Add BOS and EOS; cut sequences over the limits (see prepare), keeping EOS."""
 
     def fit(seq: list[int], limit: int) -> list[int]:
@@ -411,20 +427,22 @@ def _encoded(rows: list[int], en_ids, es_ids, max_src_len: int, max_tgt_len: int
         return seq if len(seq) <= limit else seq[: limit - 1] + [EOS]
 
     return EncodedSplit.from_sequences(
-        rows, [fit(en_ids[i], max_src_len) for i in rows], [fit(es_ids[i], max_tgt_len + 1) for i in rows]
+        rows, [fit(src_ids[i], max_src_len) for i in rows], [fit(tgt_ids[i], max_tgt_len + 1) for i in rows]
     )
 
 
+TRAIN_ON = ("train", "train+selection", "train+selection+test")
+
+
 def training_pairs(prepared: Prepared, splits: str, max_src_len: int, max_tgt_len: int) -> EncodedSplit:
-    """The pairs to train on: the train split, or ("train+selection") the selection split's pairs
-    too, except those at a length limit (they may have been cut there: see prepare)."""
-    if splits == "train":
-        return prepared.splits["train"]
-    if splits != "train+selection":
-        raise UserError(f"train_on must be train or train+selection, not {splits!r}")
-    sel = prepared.splits["selection"]
-    uncut = (sel.src_lens < max_src_len) & (sel.tgt_lens < max_tgt_len + 1)
-    return EncodedSplit.concat(prepared.splits["train"], sel.subset(uncut))
+    """The pairs to train on: the train split, and ("train+selection") the selection split's pairs,
+    and ("train+selection+test": every pair, for a shipped model scored on an external set) the test
+    split's, except those at a length limit (they may have been cut there: see prepare)."""
+    if splits not in TRAIN_ON:
+        raise UserError(f"train_on must be {', '.join(TRAIN_ON[:-1])} or {TRAIN_ON[-1]}, not {splits!r}")
+    held = [prepared.splits[name] for name in splits.split("+")[1:]]
+    uncut = [s.subset((s.src_lens < max_src_len) & (s.tgt_lens < max_tgt_len + 1)) for s in held]
+    return EncodedSplit.concat(prepared.splits["train"], *uncut)
 
 
 def _is_prepared_dir(out_dir: Path) -> bool:
@@ -453,8 +471,8 @@ def prepare(
     out_dir: str | os.PathLike | None = None,
     seed: int = 0,
     split: str = "grouped",
-    src_vocab: int = ModelConfig.src_vocab,
-    tgt_vocab: int = ModelConfig.tgt_vocab,
+    src_vocab: int | None = None,
+    tgt_vocab: int | None = None,
     fractions: Sequence[float] = FRACTIONS,
     max_src_len: int = ModelConfig.max_src_len,
     max_tgt_len: int = ModelConfig.max_tgt_len,
@@ -463,11 +481,14 @@ def prepare(
     force: bool = False,
     what: str = "--out directory",
     forcing: str = "add --force",
+    direction: str = DEFAULT_DIRECTION,
 ) -> Prepared:
     """Split the corpus, train both tokenizers on the training split, encode every pair.
 
-    Limits: an English sequence may have `max_src_len` ids including BOS and EOS; a
-    Spanish one `max_tgt_len` + 1, so that the decoder's input (BOS + words) and target
+    `direction` ("en-es" or "es-en") says which side is the source; the grouped split groups the
+    pairs by their source sentence. Vocabulary sizes default to each language's (config.VOCAB).
+    Limits: a source sequence may have `max_src_len` ids including BOS and EOS; a
+    target one `max_tgt_len` + 1, so that the decoder's input (BOS + words) and target
     (words + EOS) each fit `max_tgt_len`. Longer pairs are dropped from the training
     split (a truncated target would teach the model to stop mid-sentence) and cut to the
     limit, keeping EOS, in selection and test, so those splits stay complete; the
@@ -481,8 +502,13 @@ def prepare(
     if str(data_path) == STDIN:
         raise UserError("--data -: the tokenized data records its corpus file, which training reads again "
                         "(augmentation); give the corpus as a file")
-    options = _options(data_path, out_dir, seed, split, fractions, src_vocab, tgt_vocab, max_src_len, max_tgt_len,
-                       lowercase_en, case_factors_en)
+    src_lang, tgt_lang = languages(direction)
+    if src_lang != "en" and (lowercase_en or case_factors_en):
+        raise UserError("--lowercase-en and --case-factors-en change the English source; in es-en English is the "
+                        "target: drop them")
+    sizes = {src_lang: src_vocab or VOCAB[src_lang], tgt_lang: tgt_vocab or VOCAB[tgt_lang]}
+    options = _options(data_path, out_dir, seed, split, fractions, sizes, (src_lang, tgt_lang), max_src_len,
+                       max_tgt_len, lowercase_en, case_factors_en)
     keyed = options | ({"case_scheme": CASE_SCHEME} if case_factors_en else {})  # data of an older scheme is made anew
     cache_key = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()
     cached = None if force else _reusable(out_dir, cache_key)
@@ -491,13 +517,14 @@ def prepare(
 
     started = time.perf_counter()
     corpus = read_corpus(data_path)
-    parts = _split(corpus, seed, split, fractions)
+    pairs = oriented(corpus.pairs, direction)
+    parts = _split(corpus, pairs, seed, split, fractions)
     claim_dir(out_dir, _is_prepared_dir, force, what, reading=corpus.path, forcing=forcing)
     # no stale manifest over half-written files: an incomplete one, which still says how to rebuild
     atomic_write_json(out_dir / "manifest.json", {"format_version": FORMAT_VERSION, "incomplete": True, **options,
                                                   "data": {"path": str(corpus.path.absolute())}})
-    src_tok, tgt_tok, splits, report = _tokenize(corpus, parts, src_vocab, tgt_vocab, max_src_len, max_tgt_len,
-                                                 lowercase_en, case_factors_en)
+    src_tok, tgt_tok, splits, report = _tokenize(corpus.path, pairs, (src_lang, tgt_lang), parts, sizes, max_src_len,
+                                                 max_tgt_len, lowercase_en, case_factors_en)
     manifest = {
         **options,
         "cache_key": cache_key,
@@ -513,47 +540,53 @@ def prepare(
     return _write_prepared(Prepared(out_dir, manifest, src_tok, tgt_tok, splits), started)
 
 
-def _options(data_path: Path, out_dir: Path, seed: int, split: str, fractions: Sequence[float], src_vocab: int,
-             tgt_vocab: int, max_src_len: int, max_tgt_len: int, lowercase_en: bool, case_factors_en: bool) -> dict:
+def _options(data_path: Path, out_dir: Path, seed: int, split: str, fractions: Sequence[float], sizes: dict[str, int],
+             langs: tuple[str, str], max_src_len: int, max_tgt_len: int, lowercase_en: bool,
+             case_factors_en: bool) -> dict:
     """What a prepared set is made from (the manifest's first fields; their hash is the cache key),
     after checking the output directory and the vocabulary sizes."""
     if out_dir.exists() and not out_dir.is_dir():
         raise UserError(f"output directory {out_dir} is a file")
     if lowercase_en and case_factors_en:
         raise UserError("--lowercase-en and --case-factors-en exclude each other: choose one")
-    for name, size, key in (("English", src_vocab, "src_vocab"), ("Spanish", tgt_vocab, "tgt_vocab")):
+    for lang, key in zip(langs, ("src_vocab", "tgt_vocab")):
         lo, hi = schema.RANGES[key]
-        if not lo <= size <= hi:
-            raise UserError(f"{name} vocabulary size must be between {lo} and {hi}, not {size}")
+        if not lo <= sizes[lang] <= hi:
+            raise UserError(f"{LANGUAGE_NAMES[lang]} vocabulary size must be between {lo} and {hi}, not {sizes[lang]}")
+    direction = "-".join(langs)
     return {
         "format_version": FORMAT_VERSION,
         "data_sha256": file_sha256(data_path),
+        # only when not en-es, so that data tokenized before directions keeps its cache key
+        **({"direction": direction} if direction != DEFAULT_DIRECTION else {}),
         "seed": seed,
         "split": split,
         "fractions": list(fractions),
-        "vocab": {"en": src_vocab, "es": tgt_vocab},
-        "max_len": {"en": max_src_len, "es": max_tgt_len + 1},
+        "vocab": {"en": sizes["en"], "es": sizes["es"]},
+        "max_len": {langs[0]: max_src_len, langs[1]: max_tgt_len + 1},
         # only when set, so that data tokenized before the option keeps its cache key
         **({"lowercase": {"en": True}} if lowercase_en else {}),
         **({"case_factors": {"en": True}} if case_factors_en else {}),
     }
 
 
-def _split(corpus: Corpus, seed: int, split: str, fractions: Sequence[float]) -> dict[str, list[int]]:
-    """The corpus's rows in each split, none of them empty."""
-    parts = split_pairs(corpus.pairs, seed, split, fractions)
+def _split(corpus: Corpus, pairs: list[tuple[str, str]], seed: int, split: str,
+           fractions: Sequence[float]) -> dict[str, list[int]]:
+    """The corpus's rows in each split (grouped by the source side of `pairs`), none of them empty."""
+    parts = split_pairs(pairs, seed, split, fractions)
     for name, rows in parts.items():
         if not rows:
             raise UserError(f"{corpus.path}: {len(corpus.pairs)} pairs leave the {name} split empty "
-                            f"({'/'.join(f'{f:.0%}' for f in fractions)} of the English sentences); "
-                            "a corpus needs more distinct English sentences")
+                            f"({'/'.join(f'{f:.0%}' for f in fractions)} of the source sentences); "
+                            "a corpus needs more distinct source sentences")
     return parts
 
 
 def _write_prepared(p: Prepared, started: float) -> Prepared:
     """The tokenizers and splits written, then the manifest with their checksums (last: it marks the set complete)."""
-    p.src_tok.save(_tokenizer_path(p.out_dir, "en"))
-    p.tgt_tok.save(_tokenizer_path(p.out_dir, "es"))
+    src, tgt = languages(p.direction)
+    p.src_tok.save(_tokenizer_path(p.out_dir, src))
+    p.tgt_tok.save(_tokenizer_path(p.out_dir, tgt))
     for name, s in p.splits.items():
         s.save(p.out_dir / f"{name}.npz")
     manifest = p.manifest
@@ -564,21 +597,21 @@ def _write_prepared(p: Prepared, started: float) -> Prepared:
     return p
 
 
-def _tokenize(corpus: Corpus, parts: dict[str, list[int]], src_vocab: int, tgt_vocab: int, max_src_len: int,
-              max_tgt_len: int, lowercase_en: bool,
+def _tokenize(path: Path, pairs: list[tuple[str, str]], langs: tuple[str, str], parts: dict[str, list[int]],
+              sizes: dict[str, int], max_src_len: int, max_tgt_len: int, lowercase_en: bool,
               case_factors_en: bool) -> tuple[Tokenizer, Tokenizer, dict[str, EncodedSplit], dict]:
     """prepare's tokenizers (trained on the train split), encoded splits, and the manifest's report on
-    them: split sizes, round trips, lengths, the pairs over the limits (see prepare)."""
-    en = [p[0] for p in corpus.pairs]
-    es = [p[1] for p in corpus.pairs]
-    src_tok = train_tokenizer((en[i] for i in parts["train"]), src_vocab, lowercase_en)
+    them by language: split sizes, round trips, lengths, the pairs over the limits (see prepare).
+    lowercase_en and case_factors_en apply to the source, which prepare has checked is English."""
+    (src_lang, tgt_lang), src, tgt = langs, [p[0] for p in pairs], [p[1] for p in pairs]
+    src_tok = train_tokenizer((src[i] for i in parts["train"]), sizes[src_lang], lowercase_en)
     if case_factors_en:
         src_tok = src_tok.with_case_factors()
-    tgt_tok = train_tokenizer((es[i] for i in parts["train"]), tgt_vocab)
-    en_ids = src_tok.encode_batch(en)
-    es_ids = tgt_tok.encode_batch(es)
-    src_lens = np.array([len(s) + 2 for s in en_ids])
-    tgt_lens = np.array([len(s) + 2 for s in es_ids])
+    tgt_tok = train_tokenizer((tgt[i] for i in parts["train"]), sizes[tgt_lang])
+    src_ids = src_tok.encode_batch(src)
+    tgt_ids = tgt_tok.encode_batch(tgt)
+    src_lens = np.array([len(s) + 2 for s in src_ids])
+    tgt_lens = np.array([len(s) + 2 for s in tgt_ids])
     src_over, tgt_over = src_lens > max_src_len, tgt_lens > max_tgt_len + 1
     over = src_over | tgt_over
 
@@ -587,17 +620,17 @@ def _tokenize(corpus: Corpus, parts: dict[str, list[int]], src_vocab: int, tgt_v
         if name == "train":
             rows = [i for i in rows if not over[i]]
             if not rows:
-                raise UserError(f"{corpus.path}: every training pair is longer than the limits "
-                                f"({max_src_len} English, {max_tgt_len + 1} Spanish ids)")
+                raise UserError(f"{path}: every training pair is longer than the limits ({max_src_len} "
+                                f"{LANGUAGE_NAMES[src_lang]}, {max_tgt_len + 1} {LANGUAGE_NAMES[tgt_lang]} ids)")
         changed[name] = int(over[parts[name]].sum())
-        splits[name] = _encoded(rows, en_ids, es_ids, max_src_len, max_tgt_len)
+        splits[name] = _encoded(rows, src_ids, tgt_ids, max_src_len, max_tgt_len)
     report = {
         "split_sizes": {name: len(s) for name, s in splits.items()},
-        "roundtrip": {"en": _roundtrip(src_tok, en, en_ids), "es": _roundtrip(tgt_tok, es, es_ids)},
-        "lengths": {"en": _length_stats(src_lens), "es": _length_stats(tgt_lens)},
+        "roundtrip": {src_lang: _roundtrip(src_tok, src, src_ids), tgt_lang: _roundtrip(tgt_tok, tgt, tgt_ids)},
+        "lengths": {src_lang: _length_stats(src_lens), tgt_lang: _length_stats(tgt_lens)},
         "overlong": {
-            "en": int(src_over.sum()),
-            "es": int(tgt_over.sum()),
+            src_lang: int(src_over.sum()),
+            tgt_lang: int(tgt_over.sum()),
             "dropped_from_train": changed["train"],
             "truncated": {"selection": changed["selection"], "test": changed["test"]},
         },

@@ -40,6 +40,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "max_epochs": (1, BIG), "max_time": (0.0, 1e9), "patience": (1, BIG), "accuracy_goal": (0.0, 1.0),
     "seed": (0, MAX_SEED), "augment_numbers": (0.0, 1.0), "augment_lowercase": (0.0, 1.0),
     "augment_titlecase": (0.0, 1.0), "augment_uppercase": (0.0, 1.0), "augment_strip_punct": (0.0, 1.0),
+    "augment_unaccented": (0.0, 1.0),
     "ema_decay": (0.0, 0.9999999), "bleu_sample": (0, 10**7),
     # LoopState
     "epoch": (0, BIG), "batch": (0, BIG), "elapsed": (0.0, 1e12), "best_error": (0.0, math.inf),
@@ -54,7 +55,7 @@ RANGES: dict[str, tuple[float, float]] = {
 MAX_PARAMETERS = 200_000_000  # 4 GB of float32 weights; training holds 5 copies (weights, gradient, Adam's 2, average)
 CHOICES: dict[str, tuple[str, ...]] = {
     "lr_schedule": ("noam", "thesis"), "early_stop_on": ("error", "bleu"), "dtype": ("float32",),
-    "split": ("grouped", "random"), "train_on": ("train", "train+selection"),
+    "split": ("grouped", "random"), "train_on": ("train", "train+selection", "train+selection+test"),
 }
 MAX_LINE_CHARS = 10_000  # translate: a longer input line is cut (the model reads 54 tokens of it)
 
@@ -119,6 +120,9 @@ _Count = Annotated[int, Field(ge=0, le=10**12)]
 _Sha256 = Annotated[str, Field(pattern="^[0-9a-f]{64}$")]
 
 
+_Direction = Literal["en-es", "es-en"]
+
+
 class _Sides(pydantic.BaseModel):
     model_config = _STRICT
     en: Annotated[int, Field(ge=RANGES["src_vocab"][0], le=RANGES["src_vocab"][1])]
@@ -134,6 +138,7 @@ class DataRecord(pydantic.BaseModel):
     split: _bounded(str, "split") = "grouped"
     split_sizes: dict[str, _Count] = {}
     vocab: _Sides | None = None
+    direction: _Direction = "en-es"  # models made before directions existed translate English->Spanish
 
 
 def check_data_meta(data: Any, where: str) -> None:
@@ -179,6 +184,7 @@ class Manifest(_Part):
 
     format_version: int
     data_sha256: _Sha256
+    direction: _Direction = "en-es"
     seed: _bounded(int, "seed")
     split: _bounded(str, "split")
     fractions: Annotated[list[_Share], Field(min_length=3, max_length=3)]
@@ -203,6 +209,7 @@ def check_manifest(manifest: Any, where: str) -> None:
 
 
 class _Options(_Part):
+    direction: _Direction = "en-es"
     seed: _bounded(int, "seed")
     split: _bounded(str, "split")
     vocab: _Sides
@@ -212,14 +219,14 @@ class _Options(_Part):
 
 
 def tokenize_options(manifest: Any) -> dict:
-    """The `mtcli tokenize` options a manifest (complete or not) records: path, seed, split, en, es, lowercase_en,
+    """The `mtcli tokenize` options a manifest (complete or not) records: path, direction, seed, split, en, es, lowercase_en,
     case_factors_en."""
     try:
         o = _Options.model_validate(manifest)
     except pydantic.ValidationError as e:
         raise _one_line(e, "manifest") from None
     path = o.data["path"] if isinstance(o.data, dict) else o.data.path
-    return {"path": path, "seed": o.seed, "split": o.split, "en": o.vocab.en, "es": o.vocab.es,
+    return {"path": path, "direction": o.direction, "seed": o.seed, "split": o.split, "en": o.vocab.en, "es": o.vocab.es,
             "lowercase_en": bool(o.lowercase), "case_factors_en": bool(o.case_factors)}
 
 

@@ -22,9 +22,9 @@ from mtcli import distributed, kernels, threads_per_process
 from mtcli.atomic import LOCK, atomic_write_text, claim_dir, lock_dir, unlock_dir
 from mtcli.checkpoint import (METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, LoopState, generator, load_state,
                               load_tokenizers, load_weights, save_model, save_state)
-from mtcli.config import ModelConfig, TrainConfig, from_dict, model_config, to_dict
+from mtcli.config import ModelConfig, TrainConfig, from_dict, languages, model_config, to_dict
 from mtcli.augment import augment_split
-from mtcli.data import (Batch, EncodedSplit, NoPreparedData, Prepared, load_prepared, make_batches, prepare, read_corpus,
+from mtcli.data import (LANGUAGE_NAMES, Batch, EncodedSplit, NoPreparedData, Prepared, load_prepared, make_batches, oriented, prepare, read_corpus,
                         resolve_data_path, training_pairs)
 from mtcli.decode import greedy
 from mtcli.errors import UserError
@@ -90,7 +90,8 @@ class _StopRequest:
 
 def _meta(prepared: Prepared, tcfg: TrainConfig) -> dict:
     m = prepared.manifest
-    return {"train": to_dict(tcfg), "data": {k: m.get(k) for k in ("data_sha256", "seed", "split", "split_sizes", "vocab")}}
+    data = {k: m[k] for k in ("data_sha256", "direction", "seed", "split", "split_sizes", "vocab") if k in m}
+    return {"train": to_dict(tcfg), "data": data}  # (no direction: en-es, as every model made before it)
 
 
 @contextmanager
@@ -115,7 +116,7 @@ def _corpus_pairs(prepared: Prepared) -> list[tuple[str, str]]:
     if corpus.sha256 != prepared.manifest.get("data_sha256"):
         raise UserError(f"{corpus.path} changed since `mtcli tokenize` (SHA-256 differs): augmentation reads "
                         "the corpus text; rerun `mtcli tokenize` or train without --augment-*")
-    return corpus.pairs
+    return oriented(corpus.pairs, prepared.direction)
 
 
 class BleuSample:
@@ -197,9 +198,10 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
         raise UserError(f"the English tokenizer in {prepared.out_dir} lowercases (--lowercase-en), so {cased[0]} would "
                         "change only the Spanish and teach the model to guess its case: drop it")
     limits = prepared.manifest.get("max_len", {})  # (mcfg None: resume with the saved model, on the same data)
-    if mcfg is not None and (limits.get("en", 0) > mcfg.max_src_len or limits.get("es", 0) > mcfg.max_tgt_len + 1):
-        raise UserError(f"the tokenized data in {prepared.out_dir} keeps sequences of up to {limits['en']} English and "
-                        f"{limits['es']} Spanish ids, longer than the model's {mcfg.max_src_len} and "
+    src, tgt = languages(prepared.direction)
+    if mcfg is not None and (limits.get(src, 0) > mcfg.max_src_len or limits.get(tgt, 0) > mcfg.max_tgt_len + 1):
+        raise UserError(f"the tokenized data in {prepared.out_dir} keeps sequences of up to {limits[src]} "
+                        f"{LANGUAGE_NAMES[src]} and {limits[tgt]} {LANGUAGE_NAMES[tgt]} ids, longer than the model's {mcfg.max_src_len} and "
                         f"{mcfg.max_tgt_len + 1}: tokenize with the model's limits")
     overrides = tuple(overrides)
     if "init_from" in overrides and resume:

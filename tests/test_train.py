@@ -257,7 +257,7 @@ def test_train_on_selection_trains_on_both_splits_and_keeps_every_epoch(tiny, tm
                    "--limit", "3")[0] == 0
     with pytest.raises(UserError, match="cannot pick epochs"):
         train(tiny, tmp_path / "bleu", cfg(), TrainConfig(train_on="train+selection", bleu_sample=4))
-    with pytest.raises(UserError, match="train or train\\+selection"):
+    with pytest.raises(UserError, match="train, train\\+selection or train\\+selection\\+test"):
         train(tiny, tmp_path / "bad", cfg(), TrainConfig(train_on="selection"))
     assert EncodedSplit.concat(sel).src.tolist() == sel.src.tolist()
 

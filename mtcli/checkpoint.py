@@ -27,7 +27,7 @@ from safetensors.numpy import save
 
 from mtcli import schema
 from mtcli.atomic import atomic_write_bytes
-from mtcli.config import ModelConfig, TrainConfig, to_dict
+from mtcli.config import DEFAULT_DIRECTION, ModelConfig, TrainConfig, to_dict
 from mtcli.errors import UserError
 from mtcli.model import Model, param_shapes, views
 from mtcli.optim import Adam
@@ -185,6 +185,11 @@ def load_ensemble(model_dir: Path, dtype=np.float32) -> tuple[list[Model], dict]
         raise UserError(f"{model_dir}: an ensemble of {expected} models, but {len(models)} found "
                         f"(missing {', '.join(MEMBER.format(k) for k in range(len(models), expected))})")
     return models, {**meta, TRAINED_ON: sorted(trained_on)}
+
+
+def direction(meta: dict) -> str:
+    """A model's direction ("en-es", "es-en"), as its data record says; models made before directions: en-es."""
+    return (meta.get("data") or {}).get("direction", DEFAULT_DIRECTION)
 
 
 TRAINED_ON = "trained_on"  # load_ensemble's record: the splits any of the models learned from

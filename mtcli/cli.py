@@ -561,7 +561,9 @@ def _format(r, n: int, scores: bool, as_json: bool) -> str:
 
     if as_json:
         return json.dumps({"line": r.line, "translations": [{"text": t, "score": round(s, 4)} for t, s in r.nbest[:n]],
-                           "sentences": r.sentences, "split": r.split, "kept": r.kept, "warnings": r.warnings},
+                           "sentences": r.sentences, "split": r.split, "kept": r.kept, "warnings": r.warnings,
+                           "language": r.language,
+                           "confidence": None if r.confidence is None else round(r.confidence, 4)},
                           ensure_ascii=False)
     if n > 1:
         return "\n".join(f"{r.line - 1} ||| {_one_line(t)} ||| {s:.4f}" for t, s in r.nbest[:n])
@@ -577,6 +579,17 @@ def _warn(results, where: str = "line") -> None:
     for r in results:
         for w in r.warnings:
             _warning(f"{where} {r.line}: {w}")
+
+
+class FromLanguage(str, Enum):
+    auto = "auto"
+    en = "en"
+    es = "es"
+
+
+class ToLanguage(str, Enum):
+    en = "en"
+    es = "es"
 
 
 class DocFormat(str, Enum):
@@ -623,12 +636,18 @@ def _refuse_contradictions(ctx: typer.Context, text: bool, input: bool, greedy: 
 @app.command()
 def translate(
     ctx: typer.Context,
-    text: list[str] = typer.Argument(None, show_default=False, help="English sentences (default: stdin or a prompt)."),
+    text: list[str] = typer.Argument(None, show_default=False, help="Sentences (default: stdin or a prompt)."),
+    source: FromLanguage = typer.Option(FromLanguage.auto, "--from", envvar="MTCLI_FROM",
+                                        help="Source language: en, es, or auto (told from each line; a document "
+                                             "from its whole text)."),
+    target: ToLanguage | None = typer.Option(None, "--to", envvar="MTCLI_TO", show_default=False,
+                                             help="Target language: en or es [default: the other one]; lines "
+                                                  "already in it are kept as they came, with a warning."),
     model: str = _model_option(),
     input: Path | None = typer.Option(None, "--input", "-i", show_default=False,
-                                      help="Read English from a file ('-': stdin)."),
+                                      help="Read the text from a file ('-': stdin)."),
     output: str | None = typer.Option(None, "--output", "-o", show_default=False,
-                                      help="Write the Spanish to a file ('-': stdout)."),
+                                      help="Write the translation to a file ('-': stdout)."),
     fmt: DocFormat | None = typer.Option(None, "--format", "-f", show_default=False,
                                          help="text, srt, markdown or html [default: from the -i file's extension, "
                                               "else text]."),
@@ -644,18 +663,23 @@ def translate(
                                           help=f"Sentences decoded together [default: {DEFAULTS.max_batch_size:,} "
                                                f"source {DEFAULTS.batch_type}' worth]."),
 ) -> None:
-    """Translate English to Spanish: arguments, a file, piped lines, or interactively.
+    """Translate English to Spanish and Spanish to English: arguments, a file, piped lines, or interactively.
 
     One output line per input line, in order; blank lines and indentation stay. Each line is split
     into sentences; numbers, URLs, e-mail addresses and emoji come out as they went in; ALL CAPS,
     lowercase and loosely typed text is translated like its usual form. Input: UTF-8, or UTF-16 with
     a BOM; -o FILE is written in the input file's encoding, BOM and line ends (stdout: UTF-8, one
     newline per line). Piped input is answered line by line as it arrives. --format srt|markdown|html keeps a
-    document's structure and translates its text only (default: from the -i file's extension).
+    document's structure and translates its text only (default: from the -i file's extension). The
+    language of each line is told from its text unless --from gives it (or -m a model of one direction).
 
     Examples:
 
       mtcli translate "The plant is green."
+
+      mtcli translate "¿Puedes prestarme tu bicicleta mañana?"
+
+      mtcli translate --from es -i spanish.txt -o english.txt
 
       echo "Where is the station?" | mtcli translate --greedy
 
@@ -671,33 +695,51 @@ def translate(
     from mtcli import kernels
     from mtcli.atomic import STDOUT, write_output
     from mtcli.text import read
-    from mtcli.text.pipeline import Engine
 
     fmt, beam = _translate_options(ctx, bool(text), input, fmt, greedy, beam, nbest, scores, as_json, batch_size)
     from_stdin = input is not None and str(input) == STDOUT
-    model = registry.resolve(model)
-    _not_an_input(output, _model_files(Path(model)))
+    router = _router(ctx, model, source.value, target.value if target else None, output,
+                     dict(beam=beam, nbest=nbest, alpha=alpha, batch_size=batch_size))
     if input is None and not text and sys.stdin.isatty():
         with kernels.for_decoding(0, beam):  # the REPL's lines are counted as they come (Engine's decode)
-            return _repl(Engine.from_translator(_load_translator(model), beam=beam, alpha=alpha))
+            return _repl(router)
     doc = read.Document(read.arguments(text)) if text else _read_input(None if from_stdin else input, fmt, output)
     lines = doc.lines if doc is not None else None
     to_stdout = output is None or str(output) == STDOUT
     # piped lines are counted as they arrive (Engine's decode): the references until there are enough
     with kernels.for_decoding(len(lines or ()), beam):
-        engine = Engine.from_translator(_load_translator(model), beam=beam, nbest=nbest, alpha=alpha,
-                                        batch_size=batch_size)
         if fmt != "text":
-            rendered = _translate_document(lines, fmt, engine, input if input and not from_stdin else "stdin")
+            rendered = _translate_document(lines, fmt, router, input if input and not from_stdin else "stdin")
         else:
             groups = [lines] if lines is not None else read.stream_lines(sys.stdin.buffer, "<stdin>")
             show = input is not None and not from_stdin and err.is_terminal
-            rendered = _translate_groups(groups, engine, batch_size, nbest, scores, as_json, to_stdout, show,
+            rendered = _translate_groups(groups, router, batch_size, nbest, scores, as_json, to_stdout, show,
                                          "argument" if text else "line")
     if not to_stdout:  # a file is written back as the input file came (line ends, encoding, BOM); stdout: "\n"
         write_output(output, (doc or read.Document([])).encode(rendered))
     elif fmt != "text":
         sys.stdout.write(rendered)
+
+
+def _router(ctx: typer.Context, model: str, source: str, target: str | None, output, decoding: dict):
+    """translate's way to the models: the one given with -m or MTCLI_MODEL (its direction fixed, --from
+    and --to must agree with it), else the shipped model of each line's direction, loaded on first use."""
+    from mtcli.route import Languages, Router
+    from mtcli.text.pipeline import Engine
+
+    languages = Languages.parse(source, target)
+    if ctx.get_parameter_source("model").name != "DEFAULT":
+        path = registry.resolve(model)
+        _not_an_input(output, _model_files(path))
+        translator = _load_translator(path)
+        languages.agree(translator.direction, model)
+        engine = Engine.from_translator(translator, **decoding)
+        return Router(lambda direction: engine, languages, fixed=translator.direction)
+    for path in registry.models().values():
+        if path.parent == registry.SHIPPED_DIR:
+            _not_an_input(output, _model_files(path))
+    return Router(lambda direction: Engine.from_translator(_load_translator(registry.shipped(direction)), **decoding),
+                  languages)
 
 
 def _read_input(path: Path | None, fmt: str, output: Path | None = None):
@@ -725,17 +767,15 @@ def _read_input(path: Path | None, fmt: str, output: Path | None = None):
         fail(f"cannot read {path}: {e.strerror or e}")
 
 
-def _translate_document(lines: list[str], fmt: str, engine, name) -> str:
+def _translate_document(lines: list[str], fmt: str, router, name) -> str:
     """A document (srt, markdown, html) translated and written back whole."""
-    from mtcli.text.formats import translate_document
-
     with err.status(f"Translating {name}…"):
-        out, results = translate_document(lines, fmt, engine)
+        out, results = router.translate_document(lines, fmt)
     _warn(sorted(results, key=lambda r: r.line))
     return "".join(line + "\n" for line in out)
 
 
-def _translate_groups(groups, engine, batch_size: int, nbest: int, scores: bool, as_json: bool, to_stdout: bool,
+def _translate_groups(groups, router, batch_size: int, nbest: int, scores: bool, as_json: bool, to_stdout: bool,
                       progress: bool, where: str) -> str:
     """Lines in groups as they arrive (a pipe), translated up to LINES_PER_CALL (or batch_size) at a time;
     each batch is written to stdout and flushed at once (a line is answered before the input ends) or
@@ -744,7 +784,7 @@ def _translate_groups(groups, engine, batch_size: int, nbest: int, scores: bool,
 
     from rich.progress import Progress
 
-    from mtcli.text.pipeline import LINES_PER_CALL, translate_lines
+    from mtcli.text.pipeline import LINES_PER_CALL
 
     kept, done, step = [], 0, max(batch_size or 0, LINES_PER_CALL)
     total = sum(len(g) for g in groups) if progress else None
@@ -753,7 +793,7 @@ def _translate_groups(groups, engine, batch_size: int, nbest: int, scores: bool,
         for group in groups:
             for k in range(0, len(group), step):
                 batch = group[k : k + step]
-                results = translate_lines(batch, engine, first=done + 1)
+                results = router.translate(batch, first=done + 1)
                 done += len(batch)
                 _warn(results, where)
                 chunk = "".join(_format(r, nbest, scores, as_json) + "\n" for r in results)
@@ -793,24 +833,27 @@ def _line_editing() -> Callable[[], None]:
     return save
 
 
-def _repl(engine) -> None:
-    from mtcli.text.pipeline import translate_lines
+def _repl(router) -> None:
+    from mtcli.route import NAMES, other
 
-    err.print("English → Spanish. Type a sentence and press Enter; Ctrl-D to quit.", highlight=False)
+    way = router.fixed.split("-") if router.fixed else None
+    say = f"{NAMES[way[0]]} → {NAMES[way[1]]}" if way else "English ⇄ Spanish, told from each line"
+    err.print(f"{say}. Type a sentence and press Enter; Ctrl-D to quit.", highlight=False)
     save_history = _line_editing()
     number = 0
     while True:
         try:
-            line = input("en> ")
+            line = input(f"{way[0]}> " if way else "> ")
         except (EOFError, KeyboardInterrupt):
             save_history()
             err.print()
             return
         number += 1
         if line.strip():
-            results = translate_lines([line], engine, first=number)
+            results = router.translate([line], first=number)
             _warn(results)
-            print(f"es> {_one_line(results[0].text)}")
+            r = results[0]
+            print(f"{router.languages.target or other(r.language)}> {_one_line(r.text)}")
 
 
 @app.command()
@@ -820,7 +863,8 @@ def evaluate(
     model: str = _model_option(),
     split: str = typer.Option("test", "--split", help="test or selection: the model's own held-out split."),
     data: Path | None = typer.Option(None, "--data", show_default=False,
-                                     help="Evaluate on this TSV/CSV instead (all its pairs; '-': stdin), e.g. an external test set."),
+                                     help="Evaluate on this TSV (source TAB reference) or CSV (english,spanish "
+                                          "header) instead: all its pairs ('-': stdin), e.g. an external test set."),
     corpus: Path | None = typer.Option(None, "--corpus", envvar="MTCLI_DATA", show_default=False,
                                        help=f"The training corpus, to rebuild --split (default: {DEFAULT_DATA})."),
     beam: int = typer.Option(DEFAULTS.beam_size, "--beam", "-b", **limits("beam"), help="Beam size for BLEU/chrF (1 = greedy)."),
@@ -840,6 +884,8 @@ def evaluate(
       mtcli evaluate -m runs/medium --split selection --beam 1
 
       mtcli evaluate --data ../shared/data/tatoeba-test/unseen.tsv --json
+
+      mtcli evaluate -m es-en --data ../shared/data/tatoeba-test/unseen-es.tsv
     """
     import json
 
@@ -868,13 +914,13 @@ def evaluate(
     tr = _load_translator(model_dir)
     pairs, source, key, skipped, skipped_lines = evaluation_set(tr.meta, name, data, corpus, split, limit)
     for line in skipped_lines:
-        _warning(f"{source} line {line}: not an English<TAB>Spanish pair (or a side is empty); not scored")
+        _warning(f"{source} line {line}: not a source<TAB>reference pair (or a side is empty); not scored")
     if skipped > len(skipped_lines):
         _warning(f"{source}: {skipped - len(skipped_lines):,} more malformed lines not scored")
     with Progress(console=err, transient=True) as bar:
         task = bar.add_task("translating", total=len(set(en for en, _ in pairs)))
         report, hyps = evaluate_pairs(tr, pairs, beam=beam, alpha=alpha, on_progress=lambda n: bar.advance(task, n))
-    report = {"model": name, "data": source, **report, "skipped": skipped}
+    report = {"model": name, "direction": tr.direction, "data": source, **report, "skipped": skipped}
     if output is not None:  # (first: a --save that fails keeps the translations)
         write_output(output, "".join(_one_line(h) + "\n" for h in hyps))
     if save:
@@ -924,8 +970,8 @@ def info(ctx: typer.Context, model_arg: str | None = _model_argument(), model: s
     _out.print_json(json.dumps({
         "model": name, "path": str(model_dir), "parameters": sum(count_params(m.cfg) for m in tr.models),
         **({"ensemble": [count_params(m.cfg) for m in tr.models]} if len(tr.models) > 1 else {}),
-        "config": meta.get("model"),
-        "vocab": {"en": tr.src_tok.vocab_size, "es": tr.tgt_tok.vocab_size},
+        "direction": tr.direction, "config": meta.get("model"),
+        "vocab": dict(zip(tr.direction.split("-"), (tr.src_tok.vocab_size, tr.tgt_tok.vocab_size))),
         "data": meta.get("data"), "train": meta.get("train"), "epoch": meta.get("epoch"),
         "selection": meta.get("selection"),
         "scores": scores or None,
@@ -1023,12 +1069,12 @@ def models(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", hel
         print(json.dumps([{**e.__dict__, "path": str(e.path)} for e in entries], indent=2))
         return
     table = Table(title=f"mtcli models (yours in {registry.user_models()})")
-    for col in ("name", "size", "parameters", "config", "BLEU", "path"):
+    for col in ("name", "direction", "size", "parameters", "config", "BLEU", "path"):
         table.add_column(col, overflow="fold")
     for e in entries:
         c = e.config
         config = f"d {c['d_model']}, ff {c['d_ff']}, {c['n_heads']} heads, {c['n_layers']} layers" if c else "unreadable"
-        table.add_row(e.name + (" (shipped)" if e.shipped else ""), _megabytes(e.size),
+        table.add_row(e.name + (" (shipped)" if e.shipped else ""), e.direction or "?", _megabytes(e.size),
                       f"{e.parameters:,}" if e.parameters else "?", config,
                       "\n".join(f"{bleu:.1f} {key}" for key, bleu in e.scores.items()) or "-", str(e.path))
     _out.print(table)

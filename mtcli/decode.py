@@ -21,7 +21,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from mtcli import kernels
 from mtcli.attention import KVCache
-from mtcli.checkpoint import load_ensemble, load_tokenizers
+from mtcli.checkpoint import direction, load_ensemble, load_tokenizers
 from mtcli.config import DEFAULTS, SENTENCES_PER_BATCH, TranslationOptions  # decoding's defaults (kept light)
 from mtcli.layers import linear_forward, log_softmax
 from mtcli.model import Model
@@ -416,6 +416,7 @@ class Translator:
         self.models, self.meta = load_ensemble(model_dir)  # (one model, unless an ensemble)
         self.model = self.models[0]
         self.src_tok, self.tgt_tok = load_tokenizers(model_dir, self.meta, self.model.cfg)
+        self.direction = direction(self.meta)
 
     def source_ids(self, lines: list[str]) -> tuple[list[list[int]], list[bool]]:
         """Source ids with BOS/EOS, cut to the model's length, and which lines were cut."""

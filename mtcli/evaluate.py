@@ -12,8 +12,8 @@ from typing import NamedTuple
 import sacrebleu
 
 from mtcli.atomic import atomic_write_text
-from mtcli.checkpoint import SCORES, TRAINED_ON
-from mtcli.data import encode_pairs, held_out_pairs, make_batches, read_corpus
+from mtcli.checkpoint import SCORES, TRAINED_ON, direction
+from mtcli.data import encode_pairs, held_out_pairs, make_batches, oriented, read_corpus
 from mtcli.decode import Translator
 from mtcli.errors import UserError
 from mtcli.metrics import EVAL_BATCH, percent, teacher_forced
@@ -32,13 +32,15 @@ class EvaluationSet(NamedTuple):
 
 def evaluation_set(meta: dict, model: str, data: Path | None, corpus: Path | None, split: str,
                    limit: int = 0) -> EvaluationSet:
-    """The pairs to score: every pair of the file `data` (its malformed lines counted), or else the
+    """The (source, reference) pairs to score: every pair of the file `data` (its malformed lines counted;
+    a TSV is read as source TAB reference, a CSV by its english and spanish columns), or else the
     model's own held-out `split` rebuilt from `corpus` (the one the model, named `model` as the user
     gave it, records in meta); the first `limit` of them (0: all)."""
     if data is not None:
         read = read_corpus(data)
         stdin = str(data) == "-"
-        found = EvaluationSet(read.pairs, "<stdin>" if stdin else str(data), "stdin" if stdin else data.name,
+        pairs = oriented(read.pairs, direction(meta)) if read.format == "csv" else read.pairs
+        found = EvaluationSet(pairs, "<stdin>" if stdin else str(data), "stdin" if stdin else data.name,
                               read.skipped, read.skipped_lines)
     else:
         if split in meta.get(TRAINED_ON, ()):
@@ -53,7 +55,7 @@ def evaluation_set(meta: dict, model: str, data: Path | None, corpus: Path | Non
 
 def evaluate_pairs(translator: Translator, pairs: list[tuple[str, str]], beam: int, alpha: float,
                    on_progress: Callable[[int], None] | None = None) -> tuple[dict, list[str]]:
-    """The report on (English, Spanish) pairs, one reference each, and the translations."""
+    """The report on (source, reference) pairs, one reference each, and the translations."""
     cfg = translator.model.cfg
     split = encode_pairs(translator.src_tok, translator.tgt_tok, pairs, cfg.max_src_len, cfg.max_tgt_len)
     report = teacher_forced(translator.models, make_batches(split, EVAL_BATCH, 0, 0, shuffle=False))

@@ -232,9 +232,14 @@ def sentencepiece_model(src_tok: Tokenizer) -> bytes:
     return model + _field(2, trainer) + _field(3, normalizer)
 
 
-def argos_metadata(from_code="en", to_code="es", from_name="English", to_name="Spanish", version="1.0") -> dict:
-    return {"package_version": version, "argos_version": "1.9", "from_code": from_code, "from_name": from_name,
-            "to_code": to_code, "to_name": to_name, "type": "translate", "links": []}
+_NAMES = {"en": "English", "es": "Spanish"}
+
+
+def argos_metadata(direction: str = "en-es", version: str = "1.0") -> dict:
+    from_code, to_code = direction.split("-")
+    return {"package_version": version, "argos_version": "1.9", "from_code": from_code,
+            "from_name": _NAMES[from_code], "to_code": to_code, "to_name": _NAMES[to_code], "type": "translate",
+            "links": []}
 
 
 def export_argos(model: Model, src_tok: Tokenizer, tgt_tok: Tokenizer, out_path: Path,
@@ -261,7 +266,7 @@ def export(model_dir: Path, out: Path, fmt: str = "ctranslate2", quantization: s
     """`mtcli export`: MODEL_DIR -> a CTranslate2 directory (fmt "ctranslate2") or an .argosmodel
     file (fmt "argos"). Of an ensemble, its first model (CTranslate2 decodes one): returns how many
     models MODEL_DIR holds."""
-    from mtcli.checkpoint import load_model, load_tokenizers, member_files
+    from mtcli.checkpoint import direction, load_model, load_tokenizers, member_files
 
     if fmt not in ("ctranslate2", "argos"):
         raise UserError(f"format must be ctranslate2 or argos, not {fmt!r}")
@@ -278,7 +283,7 @@ def export(model_dir: Path, out: Path, fmt: str = "ctranslate2", quantization: s
                 raise UserError(f"{out} exists and is not an empty directory")
             _write_directory(out, lambda tmp: export_ctranslate2(model, src_tok, tgt_tok, tmp, quantization))
         else:
-            export_argos(model, src_tok, tgt_tok, out, quantization)
+            export_argos(model, src_tok, tgt_tok, out, quantization, argos_metadata(direction(meta)))
     except OSError as e:  # a full disk, a file size limit: CTranslate2's writes name no file
         raise UserError(f"cannot write {out}: {e.strerror or e}") from None
     return len(member_files(model_dir))

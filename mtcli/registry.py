@@ -1,6 +1,7 @@
 """Where models live, so that `-m NAME` works from any directory.
 
-Two places: the model shipped inside the package (mtcli/models/en-es, package data), and a per-user
+Two places: the models shipped inside the package, one per direction (mtcli/models/en-es and
+mtcli/models/es-en, package data), and a per-user
 models directory, MTCLI_HOME/models (default: the platform's user data directory, e.g.
 ~/.local/share/mtcli/models on Linux), that `mtcli models add` copies model directories into. `-m`
 and MTCLI_MODEL take a name from either place or a model directory's path; a name wins over a
@@ -18,8 +19,9 @@ from pathlib import Path
 
 from mtcli.errors import UserError
 
-SHIPPED = "en-es"  # the model the package ships, the default of every command that takes one
+SHIPPED = "en-es"  # the default of every command that takes one model (translate picks by direction)
 SHIPPED_DIR = Path(__file__).parent / "models"
+SHIPPED_NAMES = ("en-es", "es-en")  # a shipped model's name is its direction
 WEIGHTS = "model.safetensors"  # = checkpoint.WEIGHTS, which comes with NumPy and Numba: too slow for -h and completion
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a directory name on every platform, never a path
 
@@ -46,13 +48,23 @@ def user_models() -> Path:
 
 
 def models() -> dict[str, Path]:
-    """Every model by name: the shipped one first, then the user's in name order."""
-    found = {SHIPPED: SHIPPED_DIR / SHIPPED} if (SHIPPED_DIR / SHIPPED / WEIGHTS).is_file() else {}
+    """Every model by name: the shipped ones first, then the user's in name order."""
+    found = {name: SHIPPED_DIR / name for name in SHIPPED_NAMES if (SHIPPED_DIR / name / WEIGHTS).is_file()}
     if user_models().is_dir():
         for d in sorted(user_models().iterdir()):
-            if NAME.fullmatch(d.name) and d.name != SHIPPED and (d / WEIGHTS).is_file():
+            if NAME.fullmatch(d.name) and d.name not in SHIPPED_NAMES and (d / WEIGHTS).is_file():
                 found[d.name] = d
     return found
+
+
+def shipped(direction: str) -> Path:
+    """The model shipped for a direction ("en-es", "es-en")."""
+    path = SHIPPED_DIR / direction
+    if not (path / WEIGHTS).is_file():
+        have = ", ".join(n for n in SHIPPED_NAMES if (SHIPPED_DIR / n / WEIGHTS).is_file()) or "none"
+        raise UserError(f"this mtcli ships no {direction} model (it has: {have}); give one with -m "
+                        "(`mtcli models`) or --from/--to for a direction it has")
+    return path
 
 
 def _hint(known: dict[str, Path]) -> str:
@@ -87,6 +99,7 @@ class Entry:
     parameters: int | None
     scores: dict[str, float]  # BLEU by evaluation (`mtcli evaluate --save`)
     shipped: bool
+    direction: str | None = None  # "en-es" or "es-en"; None if unreadable
 
 
 def describe(name: str, path: Path) -> Entry:
@@ -95,33 +108,34 @@ def describe(name: str, path: Path) -> Entry:
 
     from safetensors import safe_open
 
-    from mtcli.checkpoint import META, SCORES, member_files
+    from mtcli.checkpoint import META, SCORES, direction, member_files
     from mtcli.config import ModelConfig, from_dict
     from mtcli.model import count_params
 
     size = sum((path / f).stat().st_size for f in model_files(path) if (path / f).is_file())
     try:
-        configs = []
+        metas = []
         for weights in member_files(path):  # (an ensemble: every model's parameters)
             with safe_open(str(weights), framework="np") as f:
-                configs.append(json.loads(f.metadata()[META])["model"])
-        config, parameters = configs[0], sum(count_params(from_dict(ModelConfig, c)) for c in configs)
+                metas.append(json.loads(f.metadata()[META]))
+        config, parameters = metas[0]["model"], sum(count_params(from_dict(ModelConfig, m["model"])) for m in metas)
+        way = direction(metas[0])
     except Exception:  # a damaged file is listed as such; loading it reports what is wrong
-        config = parameters = None
+        config = parameters = way = None
     try:
         reports = json.loads((path / SCORES).read_text(encoding="utf-8"))
         scores = {key: float(r["bleu"]) for key, r in reports.items()}
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         scores = {}
-    return Entry(name, path, size, config, parameters, scores, name == SHIPPED)
+    return Entry(name, path, size, config, parameters, scores, name in SHIPPED_NAMES, way)
 
 
 def _check_name(name: str) -> None:
     if not NAME.fullmatch(name):
         raise UserError(f"{name!r} is not a model name: use letters, digits, '.', '_' and '-' "
                         "(up to 64, starting with a letter or digit)")
-    if name == SHIPPED:
-        raise UserError(f"{SHIPPED} is the shipped model's name; choose another --name")
+    if name in SHIPPED_NAMES:
+        raise UserError(f"{name} is a shipped model's name; choose another --name")
 
 
 def check_free(name: str, force: bool = False) -> Path:
@@ -229,8 +243,8 @@ def _delete(path: Path) -> None:
 
 
 def remove(name: str) -> Path:
-    if name == SHIPPED:
-        raise UserError(f"{SHIPPED} is the model shipped with mtcli; it cannot be removed")
+    if name in SHIPPED_NAMES:
+        raise UserError(f"{name} is a model shipped with mtcli; it cannot be removed")
     known = models()
     if name not in known:
         raise UserError(f"no model named {name!r}; {_hint(known)}")

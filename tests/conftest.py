@@ -147,14 +147,14 @@ def pytest_terminal_summary(terminalreporter):
 
 
 def train_tiny_model(work: Path, n_layers: int = 1, max_epochs: int = 15, src_vocab: int = 200,
-                     case_factors: bool = False, **train_options) -> Path:
+                     case_factors: bool = False, direction: str = "en-es", **train_options) -> Path:
     """A small model trained on tiny_pairs() in `work`; returns its model directory."""
     from mtcli.config import ModelConfig, TrainConfig
     from mtcli.data import prepare
     from mtcli.train import train
 
     p = prepare(write_tsv(work / "spa.txt", tiny_pairs()), work / "prepared", src_vocab=src_vocab, tgt_vocab=220,
-                case_factors_en=case_factors)
+                case_factors_en=case_factors, direction=direction)
     cfg = ModelConfig(src_vocab=src_vocab, tgt_vocab=220, d_model=32, d_ff=64, n_heads=2, n_layers=n_layers,
                       case_factors=case_factors)
     train(p, work / "model", cfg, TrainConfig(batch_size=8, warmup=100, max_epochs=max_epochs, **train_options))

@@ -96,6 +96,8 @@ class LineResult:
     split: int = 0  # sentences too long for the model, translated in pieces
     kept: list[str] = field(default_factory=list)  # spans put back exactly as they came
     warnings: list[str] = field(default_factory=list)  # each about this line
+    language: str | None = None  # the source language it was read as (mtcli.route)
+    confidence: float | None = None  # how sure the language identification was; None: given, not told
 
     @property
     def text(self) -> str:

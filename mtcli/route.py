@@ -1,0 +1,154 @@
+"""Which way each line goes: its language told from the text (mtcli.langid) or given (--from/--to), the
+line sent to the model of its direction, and a line already in the target language kept as it came.
+
+    lines -> language of each (a document: of its text as a whole; a stream: line by line, the running
+    majority breaking ties) -> lines grouped by direction -> text.pipeline.translate_lines per group
+    (one engine each, built on first use) -> results back in input order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from mtcli.config import DEFAULT_DIRECTION
+from mtcli.errors import UserError
+from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
+
+LANGUAGES = ("en", "es")
+NAMES = {"en": "English", "es": "Spanish"}
+AUTO = "auto"
+MAJORITY = 0.8  # a line counts towards the stream's running majority when told at least this surely
+# what the text pipeline does for each source language: its case and contraction rules are English's;
+# Spanish text keeps them off until it has rules of its own (the model learned lowercase, ALL CAPS and
+# unaccented Spanish from augmented pairs)
+SOURCE_OPTIONS = {"en": TextOptions(), "es": TextOptions(case=False)}
+
+
+def other(language: str) -> str:
+    return LANGUAGES[1 - LANGUAGES.index(language)]
+
+
+@dataclass(frozen=True)
+class Languages:
+    """What the user asked: a source and a target language, None where mtcli decides (the source told
+    from the text; the target the other language)."""
+
+    source: str | None = None
+    target: str | None = None
+
+    @classmethod
+    def parse(cls, source: str | None, target: str | None) -> Languages:
+        """From --from (en, es or auto) and --to (en, es or none); contradictions refused in one line."""
+        source = None if source in (None, "", AUTO) else source
+        target = target or None
+        for option, value in (("--from", source), ("--to", target)):
+            if value is not None and value not in LANGUAGES:
+                raise UserError(f"{option} {value}: mtcli translates {' and '.join(LANGUAGES)}; choose one of them"
+                                + (" or auto" if option == "--from" else ""))
+        if source is not None and source == target:
+            raise UserError(f"--from {source} --to {target}: the same language; nothing to translate")
+        return cls(source, target if target is not None else other(source) if source else None)
+
+    def direction(self) -> str | None:
+        """The one direction both ends fix, else None (told line by line)."""
+        if self.source is None and self.target is None:
+            return None
+        source = self.source or other(self.target)
+        return f"{source}-{self.target or other(source)}"
+
+    def agree(self, direction: str, model: str) -> None:
+        """A model of one direction given with -m: --from/--to must not ask for another."""
+        src, tgt = direction.split("-")
+        if (self.source or src) != src or (self.target or tgt) != tgt:
+            asked = " ".join(f"{o} {v}" for o, v in (("--from", self.source), ("--to", self.target)) if v)
+            raise UserError(f"{model} translates {NAMES[src]} to {NAMES[tgt]} ({direction}), not as {asked} asks; "
+                            "drop -m to use the model of that direction")
+
+
+@dataclass
+class Router:
+    """Lines to the engine of their direction. `engine_for(direction)` builds an engine (called once
+    per direction, on first use). `fixed`: every line goes that way (a model given with -m, or --from);
+    else each line's language is told from its text. `detect(text, prior)` -> (language or None,
+    confidence 0-1): mtcli.langid.detect unless a test gives another."""
+
+    engine_for: Callable[[str], Engine]
+    languages: Languages = field(default_factory=Languages)
+    fixed: str | None = None
+    detect: Callable | None = None
+    seen: Counter = field(default_factory=Counter)  # languages of the lines so far: the running majority
+    _engines: dict[str, Engine] = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.fixed = self.fixed or (self.languages.direction() if self.languages.source else None)
+        if self.detect is None:
+            from mtcli.langid import detect
+
+            self.detect = lambda text, prior: _pair(detect(text, prior=prior))
+
+    def engine(self, direction: str) -> Engine:
+        if direction not in self._engines:
+            self._engines[direction] = self.engine_for(direction)
+        return self._engines[direction]
+
+    @property
+    def prior(self) -> str | None:
+        return self.seen.most_common(1)[0][0] if self.seen else None
+
+    def language_of(self, lines: Sequence[str]) -> tuple[str, float | None]:
+        """A document's language, told from its text as a whole (the running majority, else English,
+        when it has nothing to tell)."""
+        if self.fixed:
+            return self.fixed.split("-")[0], None
+        language, confidence = self.detect("\n".join(lines), self.prior)
+        return language or self.prior or DEFAULT_DIRECTION.split("-")[0], confidence
+
+    def translate(self, lines: Sequence[str], first: int = 1) -> list[LineResult]:
+        """One LineResult per line, in order, each with the language it was read as."""
+        told = [self._tell(line) for line in lines]
+        results: list[LineResult | None] = [None] * len(lines)
+        groups: dict[str, list[int]] = {}
+        for i, (language, confidence) in enumerate(told):
+            target = self.languages.target or other(language)
+            if language == target:  # (only with --to: the other direction is never forced on a line)
+                results[i] = LineResult(first + i, [(lines[i], 0.0)], warnings=[
+                    f"this is {NAMES[language]} already (confidence {confidence:.2f}); kept as it came"])
+            else:
+                groups.setdefault(f"{language}-{target}", []).append(i)
+        for direction, rows in groups.items():
+            source = direction.split("-")[0]
+            done = translate_lines([lines[i] for i in rows], self.engine(direction), SOURCE_OPTIONS[source])
+            for i, r in zip(rows, done):
+                results[i] = replace(r, line=first + i)
+        for r, (language, confidence) in zip(results, told):
+            r.language, r.confidence = language, confidence
+        return results
+
+    def translate_document(self, lines: list[str], fmt: str) -> tuple[list[str], list[LineResult]]:
+        """A document (srt, markdown, html) whole, in the direction of its text's language."""
+        from mtcli.text.formats import translate_document
+
+        language, confidence = self.language_of(lines)
+        target = self.languages.target or other(language)
+        if language == target:
+            return list(lines), [LineResult(1, [("", 0.0)], warnings=[
+                f"the document is {NAMES[language]} already (confidence {confidence:.2f}); kept as it came"])]
+        return translate_document(lines, fmt, self.engine(f"{language}-{target}"), SOURCE_OPTIONS[language])
+
+    def _tell(self, line: str) -> tuple[str, float | None]:
+        """A line's language and the detector's confidence (None: fixed, not told). A line with nothing to
+        tell (digits, a URL) goes with the running majority: the pipeline keeps such spans as they are."""
+        if self.fixed:
+            return self.fixed.split("-")[0], None
+        language, confidence = self.detect(line, self.prior)
+        if language is None:
+            return self.prior or (self.languages.target and other(self.languages.target)) or "en", confidence
+        if confidence >= MAJORITY:
+            self.seen[language] += 1
+        return language, confidence
+
+
+def _pair(detection) -> tuple[str | None, float]:
+    return detection.language, detection.confidence

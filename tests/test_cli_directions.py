@@ -1,0 +1,89 @@
+"""`mtcli translate` both ways: the shipped model of each line's direction, --from/--to, -m of one direction."""
+
+import json
+
+import pytest
+
+from mtcli import registry
+from tests.conftest import train_tiny_model
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    """A package's models directory with a tiny model for each direction."""
+    root = tmp_path_factory.mktemp("shipped")
+    for direction in ("en-es", "es-en"):
+        model = train_tiny_model(tmp_path_factory.mktemp(direction), max_epochs=2, direction=direction)
+        model.rename(root / direction)
+    return root
+
+
+@pytest.fixture
+def shipped(both, monkeypatch, tmp_path):
+    monkeypatch.setattr(registry, "SHIPPED_DIR", both)
+    monkeypatch.setenv("MTCLI_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("MTCLI_MODEL", raising=False)
+    return both
+
+
+def lines_of(out):
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_each_argument_goes_the_way_of_its_language(shipped, run_cli):
+    code, out, err = run_cli("translate", "--json", "Where is the blue station?", "¿Dónde está la estación azul?")
+    assert code == 0, err
+    en, es = lines_of(out)
+    assert en["language"] == "en" and es["language"] == "es"
+    assert 0 < en["confidence"] <= 1 and 0 < es["confidence"] <= 1
+
+
+def test_from_and_to_force_the_direction(shipped, run_cli):
+    code, out, err = run_cli("translate", "--json", "--from", "es", "Where is the blue station?")
+    assert code == 0, err
+    assert lines_of(out)[0]["language"] == "es" and lines_of(out)[0]["confidence"] is None
+    code, out, err = run_cli("translate", "--to", "es", "¿Dónde está la estación azul?")
+    assert code == 0 and out == "¿Dónde está la estación azul?\n"
+    assert "argument 1: this is Spanish already" in err
+
+
+def test_environment_gives_the_languages_and_the_command_line_wins(shipped, run_cli, monkeypatch):
+    monkeypatch.setenv("MTCLI_FROM", "es")
+    assert lines_of(run_cli("translate", "--json", "Hello.")[1])[0]["language"] == "es"
+    assert lines_of(run_cli("translate", "--json", "--from", "en", "Hola.")[1])[0]["language"] == "en"
+
+
+def test_a_model_given_with_m_fixes_the_direction_and_refuses_another(shipped, run_cli):
+    code, out, err = run_cli("translate", "-m", shipped / "es-en", "--json", "Where is the blue station?")
+    assert code == 0 and lines_of(out)[0]["language"] == "es"
+    code, _, err = run_cli("translate", "-m", shipped / "es-en", "--from", "en", "Hi.")
+    assert code == 2 and "Spanish to English (es-en)" in err and "drop -m" in err
+    code, _, err = run_cli("translate", "--from", "es", "--to", "es", "Hola.")
+    assert code == 2 and "the same language" in err
+
+
+def test_a_missing_direction_is_one_line(shipped, run_cli, monkeypatch, tmp_path):
+    only = tmp_path / "only"
+    only.mkdir()
+    (only / "en-es").symlink_to(shipped / "en-es")
+    monkeypatch.setattr(registry, "SHIPPED_DIR", only)
+    code, _, err = run_cli("translate", "--from", "es", "Hola.")
+    assert code == 2 and "ships no es-en model" in err and "Traceback" not in err
+
+
+def test_models_lists_both_shipped_models_and_info_says_the_direction(shipped, run_cli):
+    code, out, _ = run_cli("models")
+    assert code == 0 and "en-es" in out and "es-en" in out
+    code, out, _ = run_cli("info", "es-en")
+    assert code == 0 and json.loads(out)["direction"] == "es-en"
+    assert set(json.loads(out)["vocab"]) == {"es", "en"}
+    code, _, err = run_cli("models", "remove", "es-en")
+    assert code == 2 and "shipped with mtcli" in err
+
+
+def test_a_spanish_document_is_translated_as_a_whole(shipped, run_cli, tmp_path):
+    doc = tmp_path / "doc.md"
+    doc.write_text("# ¿Dónde está la estación azul?\n\nNo te vayas, es tarde.\n", encoding="utf-8")
+    code, out, err = run_cli("translate", "-i", doc, "-o", "-")
+    assert code == 0, err
+    assert out.startswith("# ") and "estación" not in out

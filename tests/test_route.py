@@ -1,0 +1,122 @@
+"""mtcli.route: each line to the model of its direction, with a fake detector and fake models."""
+
+import re
+
+import pytest
+
+from mtcli.errors import UserError
+from mtcli.route import SOURCE_OPTIONS, Languages, Router
+from mtcli.text.pipeline import Engine
+
+WORD = re.compile(r"\w+|[^\w\s]")
+SPANISH = {"hola", "gracias", "dónde", "está", "la", "estación", "el", "perro", "es", "grande"}
+
+
+def detect(text, prior):
+    """A fake identifier: Spanish if a word is in SPANISH, English if it has another word, else nothing."""
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    if not words:
+        return None, 0.0
+    return ("es", 0.9) if any(w in SPANISH for w in words) else ("en", 0.8)
+
+
+def engine(tag: str, calls: list) -> Engine:
+    def decode(lines):
+        calls.append((tag, list(lines)))
+        return [[(f"[{tag}] {line}", -0.5)] for line in lines]
+
+    return Engine(decode, lambda t: [5] * len(WORD.findall(t)), 54)
+
+
+def router(languages=Languages(), fixed=None, built=None):
+    calls = []
+    built = [] if built is None else built
+
+    def engine_for(direction):
+        built.append(direction)
+        return engine(direction, calls)
+
+    return Router(engine_for, languages, fixed=fixed, detect=detect), calls
+
+
+def test_each_line_goes_to_the_model_of_its_language_in_one_call_per_direction():
+    built = []
+    r, calls = router(built=built)
+    out = r.translate(["The dog is big.", "El perro es grande.", "It rains.", "Hola."], first=7)
+    assert [x.line for x in out] == [7, 8, 9, 10]
+    assert [x.text for x in out] == ["[en-es] The dog is big.", "[es-en] El perro es grande.", "[en-es] It rains.",
+                                     "[es-en] Hola."]
+    assert [x.language for x in out] == ["en", "es", "en", "es"] and out[1].confidence == 0.9
+    assert sorted(built) == ["en-es", "es-en"] and len(calls) == 2  # each engine built once, one decode each
+    r.translate(["Hola."])
+    assert sorted(built) == ["en-es", "es-en"]
+
+
+def test_an_english_stream_never_loads_the_spanish_model():
+    built = []
+    r, _ = router(built=built)
+    r.translate(["The dog is big.", "12:30", "https://example.com"])
+    assert built == ["en-es"]
+
+
+def test_a_line_with_nothing_to_tell_follows_the_running_majority():
+    r, _ = router()
+    out = r.translate(["Hola.", "El perro es grande.", "It rains.", "123 456", "😀"])
+    assert [x.language for x in out][3:] == ["es", "es"]
+    r2, _ = router()
+    assert r2.translate(["42"])[0].language == "en"  # nothing seen yet: English, the default direction
+
+
+def test_with_to_a_line_already_in_the_target_language_is_kept_with_a_warning():
+    r, calls = router(Languages.parse("auto", "es"))
+    out = r.translate(["El perro es grande.", "The dog is big."])
+    assert out[0].text == "El perro es grande." and "Spanish already" in out[0].warnings[0]
+    assert out[1].text == "[en-es] The dog is big." and not out[1].warnings
+    assert [c[0] for c in calls] == ["en-es"]
+
+
+def test_from_fixes_the_direction_whatever_the_text_looks_like():
+    r, calls = router(Languages.parse("es", None))
+    out = r.translate(["The dog is big."])
+    assert out[0].text == "[es-en] The dog is big." and out[0].language == "es" and out[0].confidence is None
+
+
+def test_a_fixed_model_takes_every_line():
+    r, calls = router(fixed="en-es")
+    assert [x.text for x in r.translate(["Hola.", "Hi."])] == ["[en-es] Hola.", "[en-es] Hi."]
+
+
+def test_spanish_lines_get_spanish_options_not_the_english_case_rules():
+    assert SOURCE_OPTIONS["en"].case and not SOURCE_OPTIONS["es"].case
+    r, _ = router()
+    out = r.translate(["Hola."])  # no "this looks like Spanish already" warning from the English rules
+    assert not out[0].warnings
+
+
+def test_documents_go_one_way_as_a_whole():
+    r, calls = router()
+    lines, results = r.translate_document(["# El perro", "", "Es grande. It is."], "markdown")
+    assert lines[0].startswith("# [es-en]") and all(c[0] == "es-en" for c in calls)
+
+
+@pytest.mark.parametrize("source, target, direction", [
+    ("auto", None, None), ("en", None, "en-es"), ("es", None, "es-en"), ("auto", "en", "es-en"),
+    ("auto", "es", "en-es"), ("es", "en", "es-en"), (None, None, None)])
+def test_languages_parse(source, target, direction):
+    assert Languages.parse(source, target).direction() == direction
+
+
+@pytest.mark.parametrize("source, target, message", [
+    ("es", "es", "the same language"), ("en", "en", "the same language"), ("fr", None, "--from fr"),
+    ("auto", "de", "--to de"), ("EN", None, "--from EN")])
+def test_languages_refused(source, target, message):
+    with pytest.raises(UserError, match=message):
+        Languages.parse(source, target)
+
+
+def test_a_model_of_one_direction_refuses_the_other():
+    Languages.parse("en", "es").agree("en-es", "m")
+    Languages.parse("auto", None).agree("es-en", "m")
+    for source, target in (("es", None), ("auto", "en"), ("en", None)):
+        with pytest.raises(UserError, match="drop -m"):
+            Languages.parse(source, target).agree("es-en" if source == "en" else "en-es", "m")

@@ -1,4 +1,4 @@
-"""The README's Architecture: every module of mtcli belongs to one group, and imports (at the top of a
+"""docs/architecture.md's module groups: every module of mtcli belongs to one group, and imports (at the top of a
 module or inside a function) point only down the groups, the one exception named."""
 
 import ast
@@ -15,7 +15,7 @@ GROUPS = {
     "translation": ["decode", "text", "langid", "route", "evaluate"],
     "interfaces": ["cli", "__main__", "serve", "registry", "export"],
 }
-UPWARD = {("train", "decode")}  # the per-epoch BLEU sample decodes with decode.greedy (README: Architecture)
+UPWARD = {("train", "decode")}  # the per-epoch BLEU sample decodes with decode.greedy (docs/architecture.md)
 ROOT = Path(mtcli.__file__).parent
 
 

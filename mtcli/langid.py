@@ -1,0 +1,180 @@
+"""Which language a text is in, English or Spanish, or neither when it holds nothing to tell.
+
+Built on py3langid (a naive Bayes classifier over byte n-grams, its model inside the wheel, restricted here to
+English and Spanish), with a layer of its own for short lines, where the n-grams say little: words that belong
+to one language only (el, los, te, se, yo / the, is, you, I), the letters ñ á í ó ú and the marks ¿ ¡, and
+English contractions (don't, I'm). The library's probability and this evidence are added as log-odds.
+docs/langid.md has the measurements that chose the library and this layer (benchmarks/langid.py).
+
+    detect("¿Dónde está la estación de autobuses?")  -> Detection(language="es", confidence=0.99...)
+    detect("12:30")                                  -> Detection(language=None, confidence=0.0)
+    detect("Hotel", prior="es")                      -> Spanish: a word of both languages, the stream's decides
+
+Nothing to tell (language None): a text with no Latin letter once URLs, e-mail addresses, digits, punctuation,
+symbols and emoji are left out. A word that both languages write alike ("No", "Hotel", "Taxi", "OK", a name)
+gets a language with a confidence near 0.5, and a prior decides it; with no prior and no evidence either way
+(exactly 0.5) it is English, mtcli's first direction.
+
+The prior: the language most lines of a stream have had so far (detect_stream keeps it), counted as odds of
+PRIOR_ODDS to 1 in its favour. A line goes the prior's way unless its own evidence is stronger than that, i.e.
+unless it alone would be told with a confidence of at least PRIOR_ODDS / (PRIOR_ODDS + 1) (0.75) for the
+other language; the confidence returned is the one with the prior counted in.
+
+Importing this module does not load the library: the first detection does (about 0.9 s), once per process,
+under a lock; after that everything is read-only, so one process may detect from many threads.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+LANGUAGES = ("en", "es")
+PRIOR_ODDS = 3.0  # a running majority counts as 3:1 for its language (docs/langid.md: chosen on the dev half)
+WORD_WEIGHT = 2.0  # log-odds of one word that only one of the languages has
+MARK_WEIGHT = 3.0  # log-odds of ñ á í ó ú ü ¿ ¡ (Spanish) or of an English contraction, once a line
+STRONG = 0.8  # detect_stream counts a line towards the majority when its own confidence is at least this
+
+# Written out for this module: frequent words, greetings and courtesies that are words of one of the two languages only. Words that both
+# spell alike are in neither (no, a, me, he, son, come, sin, red, once, era, has, van, dice, pie, fin, real).
+# Spanish forms are kept without their accents too, for Spanish typed without them.
+_SPANISH = """
+el la los las lo le les un una unos unas y o de del al en es está están estoy estás estamos soy eres somos sois
+fue fui fueron ser estar sido que qué por para con pero porque muy más ya yo tú tu él ella ellos ellas nosotros
+nosotras vosotros usted ustedes mi mis tus su sus nuestro nuestra nuestros vuestro se te nos os eso esto este esta
+ese esa estos esas aquí allí ahí hay tiene tengo tienes tienen tenemos hace hizo puede puedo puedes quiero quiere
+quieres dónde cuándo cómo quién quiénes cuál cuánto cuánta cuántos donde cuando como quien cual también tampoco
+nunca siempre ahora hoy ayer mañana bien sí si pues entonces todo todos toda nada algo alguien nadie otro otra
+otros mucho mucha muchos muchas poco hasta desde sobre entre hacia según así aún ni dame vamos voy vas va han
+hemos había estaba estaban dijo mismo cada uno dos tres
+hola gracias adiós perdón favor buenos buenas días noches vale salud bienvenido bienvenida bienvenidos claro
+disculpe siento
+"""
+_ENGLISH = """
+the an and or of to in on at is are was were be been being am i you she it we they my your his her its our their
+us him them this that these those what where when who why how which whom whose do does did done not yes have had
+having will would can could should must shall with for from by about there here all some any very too just so if
+but up out get got go goes going went let again always never now today tomorrow yesterday much many more most
+only also because than then one
+don't doesn't didn't what's it's i'm you're we're they're isn't aren't wasn't weren't can't won't i've i'll i'd
+he's she's that's there's let's who's
+hello hi thanks thank please sorry goodbye bye welcome morning night cheers excuse
+"""
+_ES_WORDS = frozenset(w for w in _SPANISH.split()) | frozenset(
+    "".join(c for c in unicodedata.normalize("NFD", w) if not unicodedata.combining(c)) for w in _SPANISH.split())
+_EN_WORDS = frozenset(_ENGLISH.split())
+
+_URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S+|\S+@\S+\.\w+", re.IGNORECASE)
+_LATIN_WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ]+(?:['’][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ]+)*")
+_SPANISH_MARKS = re.compile(r"[ñÑáÁíÍóÓúÚüÜ¿¡]")
+_CONTRACTION = re.compile(r"[A-Za-z](?:n['’]t|['’](?:s|m|re|ve|ll|d))\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Detection:
+    """language: "en", "es", or None when the text holds nothing to tell; confidence: how likely that language
+    is, 0.5 (a guess) to 1, and 0.0 with None."""
+
+    language: str | None
+    confidence: float
+
+
+NOTHING = Detection(None, 0.0)
+
+_lock = threading.Lock()
+_identifier = None
+
+
+def _classifier():
+    """py3langid's identifier, restricted to English and Spanish; made once per process."""
+    global _identifier
+    if _identifier is None:
+        with _lock:
+            if _identifier is None:
+                from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+                identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+                identifier.set_languages(list(LANGUAGES))
+                _identifier = identifier
+    return _identifier
+
+
+def load() -> None:
+    """Load the library's model now (a server at start-up) rather than at the first detection."""
+    _classifier()
+
+
+def _words(text: str) -> list[str]:
+    return [w.casefold().replace("’", "'") for w in _LATIN_WORD.findall(text)]
+
+
+def _own_evidence(text: str, words: list[str]) -> float:
+    """Log-odds for Spanish (positive) or English (negative) from the words and marks of the text."""
+    score = 0.0
+    for w in words:
+        if w in _ES_WORDS:
+            score += WORD_WEIGHT
+        elif w in _EN_WORDS:
+            score -= WORD_WEIGHT
+    if _SPANISH_MARKS.search(text):
+        score += MARK_WEIGHT
+    if _CONTRACTION.search(text):
+        score -= MARK_WEIGHT
+    return score
+
+
+def _log_odds(p: float) -> float:
+    p = min(max(p, 1e-9), 1 - 1e-9)
+    return math.log(p / (1 - p))
+
+
+def _evidence(text: str) -> float | None:
+    """Log-odds for Spanish over English without a prior; None when the text holds no Latin word."""
+    bare = _URL.sub(" ", text)
+    words = _words(bare)
+    if not words:
+        return None
+    lang, p = _classifier().classify(bare)
+    p_es = p if lang == "es" else 1.0 - p
+    return _log_odds(p_es) + _own_evidence(bare, words)
+
+
+def _decide(score: float | None, prior: str | None) -> Detection:
+    if score is None:
+        return NOTHING
+    if prior is not None:
+        if prior not in LANGUAGES:
+            raise ValueError(f"prior must be one of {LANGUAGES} or None, not {prior!r}")
+        score += math.log(PRIOR_ODDS) if prior == "es" else -math.log(PRIOR_ODDS)
+    p_es = 1.0 / (1.0 + math.exp(-score))
+    return Detection("es", p_es) if score > 0 else Detection("en", 1.0 - p_es)
+
+
+def detect(text: str, prior: str | None = None) -> Detection:
+    """The language of `text`; `prior` ("en", "es" or None), the language of the lines around it, decides a
+    line whose own evidence is weaker than PRIOR_ODDS to 1 (see the module's docstring)."""
+    return _decide(_evidence(text), prior)
+
+
+def detect_many(lines: Iterable[str], prior: str | None = None) -> list[Detection]:
+    """detect() for each line, with the same prior for all (py3langid has no batch call: a line costs ~0.1 ms)."""
+    return [detect(line, prior) for line in lines]
+
+
+def detect_stream(lines: Iterable[str], prior: str | None = None) -> Iterator[Detection]:
+    """Line by line, the running majority as the prior of the next line: the language of most lines so far
+    that were told by their own evidence with a confidence of at least STRONG (a tie keeps the prior before
+    it; `prior` is the one before the first such line). Lines with nothing to tell do not count."""
+    counts = {"en": 0, "es": 0}
+    for line in lines:
+        score = _evidence(line)
+        yield _decide(score, prior)
+        alone = _decide(score, None)
+        if alone.language is not None and alone.confidence >= STRONG:
+            counts[alone.language] += 1
+            if counts["en"] != counts["es"]:
+                prior = max(counts, key=counts.__getitem__)

@@ -1,0 +1,182 @@
+"""mtcli.langid: English or Spanish or nothing to tell, on lines written here (and on a sample of the corpus
+when it is there). Each behaviour is asked of both languages, so a detector that always answers one language,
+or answers at random, fails."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from mtcli import langid
+from mtcli.langid import Detection, detect, detect_many, detect_stream
+from tests.conftest import REPO, SHARED_CORPUS
+
+SENTENCES = {
+    "en": ["The train to the airport leaves every twenty minutes.", "Could you tell me where the station is?",
+           "My grandmother grows tomatoes in her garden.", "We should have left before the storm started.",
+           "Tom and Mary are not my upstairs neighbours.", "I visited Los Angeles and El Paso last year."],
+    "es": ["El tren al aeropuerto sale cada veinte minutos.", "¿Podría decirme dónde está la estación?",
+           "Mi abuela cultiva tomates en su jardín.", "Deberíamos habernos ido antes de la tormenta.",
+           "Tom y Mary no son mis vecinos de arriba.", "Ella conduce un BMW nuevo."],
+}
+SHORT = {  # one to three words
+    "en": ["Hello!", "Thanks", "Good morning", "I'm lost", "Where is it?", "Don't", "The", "Please help",
+           "She was", "It's so late now."],
+    "es": ["Hola", "Gracias", "Buenos días", "¿Qué?", "Le", "Te", "Se", "Por favor", "Ella es", "Yo", "¡Vamos!"],
+}
+UNACCENTED = ["donde esta la estacion", "como estas", "manana vamos a la playa", "que hora es", "no se si llovera",
+              "el nino tiene sueno"]
+NOTHING = ["", "   ", "123", "3.14", "12:30", "+34 600 123 456", "$15", "15 €", "...", "!?", ":-)", "😀", "👍🎉",
+           "https://example.org/path?q=1", "www.example.com", "user@example.com", "#42", "→", "東京"]
+SHARED_WORDS = ["No", "Hotel", "Taxi", "OK", "Menu", "Piano", "Tom"]  # alike in both languages: the prior decides
+
+
+def cases(table: dict[str, list[str]]) -> list[tuple[str, str]]:
+    return [(text, lang) for lang, texts in table.items() for text in texts]
+
+
+@pytest.mark.parametrize(("text", "lang"), cases(SENTENCES))
+def test_sentences(text, lang):
+    d = detect(text)
+    assert d.language == lang
+    assert d.confidence > 0.9
+
+
+@pytest.mark.parametrize(("text", "lang"), cases(SHORT))
+def test_short_lines(text, lang):
+    d = detect(text)
+    assert d.language == lang
+    assert 0.5 < d.confidence <= 1.0
+
+
+@pytest.mark.parametrize("text", UNACCENTED)
+def test_spanish_without_accents_or_marks(text):
+    assert detect(text).language == "es"
+    assert detect(text.capitalize() + "?").language == "es"
+
+
+@pytest.mark.parametrize(("text", "lang"), cases(SENTENCES) + [(t, "es") for t in UNACCENTED])
+def test_caps_and_lowercase(text, lang):
+    assert detect(text.upper()).language == lang
+    assert detect(text.lower().rstrip(".?!")).language == lang
+
+
+@pytest.mark.parametrize("text", NOTHING)
+def test_nothing_to_tell(text):
+    assert detect(text) == Detection(None, 0.0)
+    assert detect(text, prior="es") == Detection(None, 0.0)  # a prior never invents a language
+
+
+def test_urls_and_numbers_do_not_hide_the_words():
+    assert detect("Mira https://example.org/en/the-page 42").language == "es"
+    assert detect("See https://example.org/es/la-pagina 42").language == "en"
+
+
+@pytest.mark.parametrize("word", SHARED_WORDS)
+def test_prior_decides_a_word_of_both_languages(word):
+    alone = detect(word)
+    assert alone.language in ("en", "es")
+    assert alone.confidence < langid.PRIOR_ODDS / (langid.PRIOR_ODDS + 1)  # weak: below what the prior outweighs
+    assert detect(word, prior="es").language == "es"
+    assert detect(word, prior="en").language == "en"
+
+
+@pytest.mark.parametrize(("text", "lang"), [("Gracias", "es"), ("¿Dónde?", "es"), ("Buenas noches", "es"),
+                                            ("Thank you", "en"), ("I don't know", "en"), ("Good night", "en")])
+def test_strong_evidence_beats_the_prior(text, lang):
+    other = "en" if lang == "es" else "es"
+    d = detect(text, prior=other)
+    assert d.language == lang
+    assert d.confidence < detect(text).confidence  # the prior against it still costs confidence
+    assert detect(text, prior=lang).confidence >= detect(text).confidence
+
+
+def test_prior_must_be_a_language():
+    with pytest.raises(ValueError):
+        detect("Hotel", prior="fr")
+
+
+def test_detection_is_frozen_and_bounded():
+    d = detect("Hola, ¿qué tal?")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        d.language = "en"
+    for text, _ in cases(SENTENCES) + cases(SHORT):
+        assert 0.5 <= detect(text).confidence <= 1.0
+
+
+def test_detect_many_is_detect_for_each():
+    lines = [t for t, _ in cases(SHORT)] + NOTHING[:4] + SHARED_WORDS
+    assert detect_many(lines) == [detect(t) for t in lines]
+    assert detect_many(lines, prior="es") == [detect(t, prior="es") for t in lines]
+    assert detect_many([]) == []
+
+
+def test_stream_follows_the_running_majority():
+    spanish = ["Hoy hace mucho calor en Madrid.", "Vamos a la playa mañana.", "No", "Hotel", "12:30", "Taxi"]
+    english = ["It is very hot in Madrid today.", "We are going to the beach tomorrow.", "No", "Hotel", "12:30", "Taxi"]
+    assert [d.language for d in detect_stream(spanish)] == ["es", "es", "es", "es", None, "es"]
+    assert [d.language for d in detect_stream(english)] == ["en", "en", "en", "en", None, "en"]
+    # the prior given holds until a line of strong evidence; then the majority takes over
+    assert [d.language for d in detect_stream(["Hotel", "Gracias", "Taxi"], prior="en")] == ["en", "es", "es"]
+    # a majority: two English lines outweigh one Spanish line
+    mixed = ["Good morning to all the neighbours.", "Buenos días a todos los vecinos.", "See you at the market tomorrow.", "Hotel"]
+    assert [d.language for d in detect_stream(mixed)][-1] == "en"
+
+
+def test_importing_does_not_load_the_library():
+    code = "import sys, mtcli.langid; print('py3langid' in sys.modules, 'numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_threads_share_one_model(monkeypatch):
+    """Eight threads start on a process that has not loaded the model: it is made once, and every thread gets
+    the answers of a single thread."""
+    from py3langid import langid as library
+
+    lines = [t for t, _ in cases(SENTENCES) + cases(SHORT)] + SHARED_WORDS
+    expected = [detect(t, prior="es") for t in lines]
+    loaded = langid._identifier
+    made = []
+
+    def slow_load(*args, **kwargs):  # the loaded model again, slowly: a wide window for a second load
+        made.append(1)
+        time.sleep(0.2)
+        return loaded
+
+    monkeypatch.setattr(library.LanguageIdentifier, "from_model_file", slow_load)
+    monkeypatch.setattr(langid, "_identifier", None)
+    start = threading.Barrier(8)
+    results = [None] * 8
+
+    def work(i):
+        start.wait()
+        results[i] = detect_many(lines, prior="es")
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert made == [1]
+    assert results == [expected] * 8
+
+
+@pytest.mark.skipif(not SHARED_CORPUS.exists(), reason=f"needs the corpus {SHARED_CORPUS}")
+def test_corpus_sample():
+    """A quick cut of benchmarks/langid.py: 300 lines of four words or more of each side, all but 1 % right."""
+    rows = [line.split("\t") for line in SHARED_CORPUS.read_text(encoding="utf-8").splitlines()]
+    rng = random.Random(4)
+    right = total = 0
+    for side, lang in ((0, "en"), (1, "es")):
+        texts = sorted({r[side] for r in rows if len(r) > side and len(r[side].split()) >= 4})
+        for text in rng.sample(texts, 300):
+            right += detect(text).language == lang
+            total += 1
+    assert right / total >= 0.99

@@ -843,7 +843,7 @@ def _repl(router) -> None:
     number = 0
     while True:
         try:
-            line = input(f"{way[0]}> " if way else "> ")
+            line = input(f"{way[0] if way else router.prior or 'en'}> ")  # the language it expects
         except (EOFError, KeyboardInterrupt):
             save_history()
             err.print()

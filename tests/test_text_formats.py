@@ -523,9 +523,9 @@ def test_spread_follows_the_weights():
 
 
 def all_private_use_but(*missing: str) -> str:
-    from mtcli.text.formats import ITEM_RANGES
+    from mtcli.text.kinds import PRIVATE_RANGES
 
-    return "".join(c for r in ITEM_RANGES for c in map(chr, r) if c not in missing)
+    return "".join(c for r in PRIVATE_RANGES for c in map(chr, r) if c not in missing)
 
 
 @pytest.mark.parametrize("free", ["\ue000", "\ue001", "\U000f0000", "\U0010fffd"])

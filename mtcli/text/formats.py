@@ -19,14 +19,11 @@ from pathlib import Path
 
 from mtcli.errors import UserError
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
-from mtcli.text.protect import PRIVATE
+from mtcli.text.kinds import FOOTNOTE_REF, MARKDOWN_CODE, PRIVATE, PRIVATE_RANGES, SCRIPT_CLOSE, SCRIPT_TAG
 
 FORMATS = ("text", "srt", "markdown", "html")
 EXTENSIONS = {".srt": "srt", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
-# private-use characters stand for markup: the BMP's, then planes 15 and 16 (indexed, not listed: a
-# string of all 137,000 cost every `mtcli translate` 30 ms to build)
-ITEM_RANGES = (range(0xE000, 0xF900), range(0xF0000, 0xFFFFE), range(0x100000, 0x10FFFE))
-MAX_ITEMS = sum(map(len, ITEM_RANGES))
+MAX_ITEMS = sum(map(len, PRIVATE_RANGES))
 
 
 def format_for(path: str | Path | None) -> str:
@@ -54,7 +51,7 @@ class _Doc:
             if k >= MAX_ITEMS:
                 raise UserError(f"too much markup in one document (over {MAX_ITEMS:,} tags, links and marks)")
             self.next += 1
-            for codes in ITEM_RANGES:
+            for codes in PRIVATE_RANGES:
                 if k < len(codes):
                     break
                 k -= len(codes)
@@ -196,17 +193,16 @@ def _blank_lines(source: str, at: int) -> int:
 # --- Markdown -----------------------------------------------------------------------------------
 
 _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
-# inline markup, in the order it is taken out: a code span's text is code, not prose, so it goes first
-_CODE = re.compile(r"(`+)(.+?)\1")
+# inline markup, in the order it is taken out: a code span's text is code, not prose, so it goes first (MARKDOWN_CODE)
 _RAW_INLINE = re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*|[^\s<>@]+@[^\s<>]+)>"  # autolinks
                          r"|<(code|kbd|samp|var|tt)\b[^<>]*>.*?</\1\s*>"  # inline HTML whose content is code
                          r"|</?[A-Za-z][^<>]*>"  # inline HTML tags
                          r"|&(?:#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"  # entities: &copy; &#169;
-                         r"|\[\^[^\]\s]+\]"  # footnote references [^1]
+                         rf"|{FOOTNOTE_REF}"  # footnote references [^1]
                          r"|\$\$.+?\$\$|\$(?=[^\s$])[^$]*?(?<=[^\s\\$])\$(?!\d)"  # math: $x + y$, $$...$$
                          r"|\\[!-/:-@\[-`{-~]")  # backslash escapes
 # kept as it is at the start of a paragraph: a footnote's definition "[^1]: ", a task's box "[ ] ", "[x] "
-_PREFIX = re.compile(r"(?:\[\^[^\]\s]+\]:|\[[ xX]\])\s+")
+_PREFIX = re.compile(rf"(?:{FOOTNOTE_REF}:|\[[ xX]\])\s+")
 _IMAGE = re.compile(r"(!\[)([^\]]*)(\]\([^)]*\)|\]\[[^\]]*\])")
 _LINK = re.compile(r"(\[)([^\]]+)(\]\([^)]*\)|\]\[[^\]]*\])")
 _EMPHASIS = re.compile(r"(\*\*|__|~~|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)(\1)(?!\w)")
@@ -214,11 +210,11 @@ _EMPHASIS = re.compile(r"(\*\*|__|~~|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)(\1)(?!\w)")
 
 # a superscript or a subscript without markup inside: three parts, as HTML's (its text translated in place, or
 # kept with the word it is glued to: "H<sub>2</sub>O", "car<sup>1</sup>")
-_SCRIPT_PAIR = re.compile(r"(<(su[bp])\b[^<>]*>)([^<>]*)(</\2\s*>)", re.IGNORECASE)
+_SCRIPT_PAIR = re.compile(f"({SCRIPT_TAG})([^<>]*)({SCRIPT_CLOSE})", re.IGNORECASE)
 
 
 def _inline_markdown(doc: _Doc, text: str) -> str:
-    text = _CODE.sub(lambda m: doc.item(m.group()), text)
+    text = MARKDOWN_CODE.sub(lambda m: doc.item(m.group()), text)
     text = _SCRIPT_PAIR.sub(lambda m: doc.item(m.group(1), m.group(3), m.group(4)), text)
     text = _RAW_INLINE.sub(lambda m: doc.item(m.group()), text)
     for pattern in (_IMAGE, _LINK):  # (emphasis inside a link's text is an item of its own too)

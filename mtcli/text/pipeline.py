@@ -21,6 +21,8 @@ from functools import cache, lru_cache
 from mtcli.config import DEFAULTS
 from mtcli.schema import MAX_LINE_CHARS
 from mtcli.text import case, labels, protect
+from mtcli.text.kinds import (EMOTICON, FOOTNOTE_REF, MONTHS, PRIVATE, PRIVATE_RANGES, SCRIPT, SCRIPT_ELEMENT, SCRIPT_OPEN, TITLE,
+                              WEEKDAYS, WRITTEN_ANEW, in_spanish)
 from mtcli.text.normalize import normalize
 from mtcli.text.segment import fit, sentences
 
@@ -255,12 +257,13 @@ class _Items(dict):
 
     def __init__(self, items: dict[str, tuple[str, ...]], lines: Sequence[str]):
         super().__init__(items)
-        self.own = set(protect.PRIVATE.findall("".join(lines))) - set(items)
-        self.next = 0x10FFFD
+        self.own = set(PRIVATE.findall("".join(lines))) - set(items)
+        self.next = PRIVATE_RANGES[2][-1]
 
     def new(self, parts: tuple[str, ...]) -> str | None:
-        while self.next >= 0xF0000:
-            c, self.next = chr(self.next), self.next - (3 if self.next == 0x100000 else 1)  # (U+FFFFE, U+FFFFF: no)
+        plane15, plane16 = PRIVATE_RANGES[1:]
+        while self.next >= plane15.start:  # (from plane 16 on to the top of plane 15's: U+FFFFE, U+FFFFF no)
+            c, self.next = chr(self.next), self.next - 1 if self.next != plane16.start else plane15[-1]
             if c not in self and c not in self.own:
                 self[c] = parts
                 return c
@@ -278,7 +281,7 @@ def _asides(sentence: str, items: _Items, quotes: bool = True) -> str:
     markup around words: the markup is put back on the words of the line's translation."""
     def quotation(m: re.Match) -> str:
         words = m.group()[1:-1].rstrip(",;:")  # a clause's comma stays out of the translation, and goes after
-        if (not _TWO_LETTERS.search(words) or protect.PRIVATE.search(words)  # (markup inside stays with its words)
+        if (not _TWO_LETTERS.search(words) or PRIVATE.search(words)  # (markup inside stays with its words)
                 or m.group()[0] == "'" and (_ELIDED.match(m.group()) or m.group().endswith("s'")
                                             and _POSSESSIVE.match(sentence, m.end()))):
             return m.group()
@@ -324,7 +327,7 @@ def _source(text: str, items: dict[str, tuple[str, ...]]) -> str:
         return m.group() if parts is None else "".join(
             _source(part, items) if k % 2 else part for k, part in enumerate(parts))
 
-    return protect.PRIVATE.sub(source, text)
+    return PRIVATE.sub(source, text)
 
 
 def _remembering(encode: Callable[[str], list[int]]) -> Callable[[str], list[int]]:
@@ -389,7 +392,7 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
         s.lead, text = s.lead + text[:end] + text[end : len(text) - len(text[end:].lstrip())], text[end:].lstrip()
         # after a quotation the sentence goes on in lowercase ('"I love cats," she said.'): so will its translation
         # ('"No," Tom's mother said.' too: after a comma)
-        quoted = [items[c] for c in protect.PRIVATE.findall(s.lead) if c in items]
+        quoted = [items[c] for c in PRIVATE.findall(s.lead) if c in items]
         s.lower_first |= bool(quoted) and (text[:1].islower() or quoted[-1][-1].endswith((",", ";", ":")))
         if quoted and quoted[-1][0] in _QUOTE_MARKS:  # a dialogue tag in a novel's order, alone, the model
             # garbled: "said the teacher." -> "Le paga al profesor."; "the teacher said." it knows
@@ -398,7 +401,7 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
     if spans and spans[-1][1] == len(text) and (_symbols(text[spans[-1][0] :]) or _footnote(text, *spans[-1], items)):
         start = spans[-1][0]
         s.trail, text = text[len(text[:start].rstrip()) :], text[:start].rstrip()
-        if protect.PRIVATE.search(s.trail) and not _footnote(s.trail, 0, len(s.trail), items, glued=False):
+        if PRIVATE.search(s.trail) and not _footnote(s.trail, 0, len(s.trail), items, glued=False):
             # a quotation or an aside ends it: the sentence's end, if any, is in there ('It means "don't walk."'),
             # and the mark before it stays out of the model's way ('says, "Do your best."': "dice, ¿verdad?")
             cut, s.trail, text = True, text[len(text.rstrip(",;:")) :] + s.trail, text.rstrip(",;:")
@@ -406,7 +409,7 @@ def _prepare(text: str, line: int, engine: Engine, options: TextOptions, unknown
         spans = spans_of(text)
     # ... and emoji inside it too, put back at the same place among the words after: as a placeholder,
     # "The pizza 🍕 was great." came out "La pizza tenía 🍕 años.", "I love you ❤️ so much." lost "so much"
-    inside = [(a, b) for a, b in spans if _symbols(text[a:b]) and not protect.PRIVATE.search(text[a:b])
+    inside = [(a, b) for a, b in spans if _symbols(text[a:b]) and not PRIVATE.search(text[a:b])
               or _footnote(text, a, b, items)]
     if inside and _LETTER.search(_drop_spans(text, spans)):
         text, s.floating = _set_aside(text, inside)
@@ -476,7 +479,7 @@ def _clauses(sentence: str, unknown) -> list[str]:
     for cut in cuts:
         clause, words = sentence[start : cut - 2], sentence[max(start, skip) : cut - 2].split()
         # ("Do you know what I want: a car?" is one)
-        goes_on = _LETTER.search(sentence, cut) or protect.PRIVATE.search(sentence, cut)  # (words, a quotation)
+        goes_on = _LETTER.search(sentence, cut) or PRIVATE.search(sentence, cut)  # (words, a quotation)
         if len(words) >= 2 and goes_on and not case.is_question(clause):
             pieces.append(clause)
             start = cut
@@ -495,8 +498,7 @@ _INNER_ELLIPSIS = re.compile(r"(?<=[^\W\d_])\.{3,} (?=[^\W\d_])")
 _DASH_CLAUSE = re.compile(r"(?<=[^\W\d_]{2}) - (?=[a-z])")
 # a range of days or months ("Monday–Friday", "January-March"): "to" to the model (it dropped the second: "Open
 # Monday–Friday." -> "Abandona el lunes."; "January to March" -> "de enero a marzo")
-_CALENDAR = "|".join([*"Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split(),
-                      *(month.capitalize() for month in protect.MONTHS)])
+_CALENDAR = "|".join([*(day.capitalize() for day in WEEKDAYS), *(month.capitalize() for month in MONTHS)])
 _CALENDAR_RANGE = re.compile(rf"\b((?:{_CALENDAR})) ?- ?(?=(?:{_CALENDAR})\b)")
 
 
@@ -555,17 +557,17 @@ _OPENING_MARKS = "\"'([{¿¡«“‘"
 
 def _symbols(span: str) -> bool:
     """Emoji, emoticons (":D"), symbols and markup: no letter or digit of their own to translate or to place."""
-    return all(not re.search(r"[A-Za-z0-9]", part) or protect.EMOTICON.fullmatch(part) for part in span.split())
+    return all(not re.search(r"[A-Za-z0-9]", part) or EMOTICON.fullmatch(part) for part in span.split())
 
 
-_NOTE = re.compile(r"<su[bp]\b|\[\^", re.IGNORECASE)  # a superscript, a subscript, a Markdown footnote ([^1])
-_WHOLE_NOTE = re.compile(r"\[\^[^\]]+\]|<(su[bp])\b[^<>]*>[^<>]*</\1\s*>", re.IGNORECASE)
+_NOTE = re.compile(rf"{SCRIPT_OPEN}|\[\^", re.IGNORECASE)  # a superscript, a subscript, a Markdown footnote ([^1])
+_WHOLE_NOTE = re.compile(f"{FOOTNOTE_REF}|{SCRIPT_ELEMENT}", re.IGNORECASE)
 
 
 def _is_note(parts: tuple[str, ...]) -> bool:
     """An item is a whole superscript, subscript or footnote reference, without markup inside."""
     if len(parts) == 3:
-        return bool(protect.SCRIPT.match(parts[0])) and not any(map(protect.PRIVATE.search, parts))
+        return bool(SCRIPT.match(parts[0])) and not any(map(PRIVATE.search, parts))
     return len(parts) == 1 and bool(_WHOLE_NOTE.fullmatch(parts[0]))
 
 
@@ -677,12 +679,12 @@ def _phrases_joined(s: _Sentence, got: list[NBest]) -> NBest:
 
 def _finish(s: _Sentence, result: LineResult, items: dict[str, tuple[str, ...]]) -> NBest:
     spans = s.masked.spans if s.masked else ()
-    dates = {span: spanish for span in spans if (spanish := protect.in_spanish(span)) != span}  # put back in Spanish
+    dates = {span: spanish for span in spans if (spanish := in_spanish(span)) != span}  # put back in Spanish
     result.kept.extend([s.head] if s.head else [])
     # (a date or a title written anew is not kept; the rest of its span is: "May 5, 2025 10:00" keeps "10:00",
     # "Mr. Brown" "Brown")
-    parts = [p.strip(" ,") for span in spans for p in (protect.WRITTEN_ANEW.sub("\0", span).split("\0")
-                                                           if span in dates or protect.TITLE.search(span)
+    parts = [p.strip(" ,") for span in spans for p in (WRITTEN_ANEW.sub("\0", span).split("\0")
+                                                           if span in dates or TITLE.search(span)
                                                            else [span])]
     result.kept.extend(k for part in parts if part for k in _as_kept(part, items))
     if s.verbatim is not None:
@@ -725,9 +727,9 @@ def _as_kept(span: str, items: dict[str, tuple[str, ...]]) -> list[str]:
             return m.group()
         return "\0" if len(parts) > 1 else parts[0]  # (an item's verbatim parts are the document's own text)
 
-    if not protect.PRIVATE.search(span):
+    if not PRIVATE.search(span):
         return [span]
-    return [k.strip() for k in protect.PRIVATE.sub(kept, span).split("\0") if k.strip()]
+    return [k.strip() for k in PRIVATE.sub(kept, span).split("\0") if k.strip()]
 
 
 def _join(lead: str, text: str, trail: str) -> str:
@@ -755,7 +757,7 @@ def _render_items(todo: list[_Sentence], items: dict[str, tuple[str, ...]], engi
     used: dict[str, int] = {}
     for s in todo:
         kept = (s.lead, s.trail, s.verbatim or "", *(s.masked.spans if s.masked else ()), *(f[1] for f in s.floating))
-        for c in protect.PRIVATE.findall("".join(kept)):
+        for c in PRIVATE.findall("".join(kept)):
             used.setdefault(c, s.line)
     used = {c: line for c, line in used.items() if c in items}
     holes = [(c, k) for c in used for k in range(1, len(items[c]), 2)]
@@ -823,7 +825,7 @@ def _unwrap(text: str, items: _Items) -> tuple[str, list[_Wrap]]:
         at += len(words)
         last = end
 
-    for m in protect.PRIVATE.finditer(text):
+    for m in PRIVATE.finditer(text):
         parts = items.get(m.group(), ())
         if _is_note(parts) and (_glued(text, m) or m.start() == 0):  # (at the start: kept there)
             note, word = "".join(parts), _LAST_WORD.search(text, last, m.start())
@@ -843,7 +845,7 @@ def _unwrap(text: str, items: _Items) -> tuple[str, list[_Wrap]]:
                         out.extend((text[last : word.start()], mark))
                         at += word.start() - last + 1
                         last = m.end()
-        elif len(parts) == 3 and parts[1].strip() and not protect.PRIVATE.search(parts[1]) \
+        elif len(parts) == 3 and parts[1].strip() and not PRIVATE.search(parts[1]) \
                 and not _RAW_MARKUP.search(parts[1]):
             wrap(m.start(), m.end(), m.group(), parts[1].replace("\n", " "))  # (a line of its own: "<b>\nx</b>")
     return "".join(out) + text[last:], wraps
@@ -852,7 +854,7 @@ def _unwrap(text: str, items: _Items) -> tuple[str, list[_Wrap]]:
 def _glued(text: str, m: re.Match) -> bool:
     """The item m is glued to what is before it, or to a word or another item after it."""
     before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
-    return bool(before.strip()) or after.isalnum() or bool(protect.PRIVATE.match(after))
+    return bool(before.strip()) or after.isalnum() or bool(PRIVATE.match(after))
 
 
 def _without(text: str, w: _Wrap) -> str:
@@ -886,7 +888,7 @@ def _clues(lines: dict[int, str], wraps: dict[int, list[_Wrap]], items, engine: 
 _EDGE = "¿?¡!.,;:\"'()«»“”‘’[]"
 
 
-_GLUED_END = re.compile(f"[{re.escape(_EDGE)}{protect.PRIVATE.pattern[1:-1]}]+$")
+_GLUED_END = re.compile(f"[{re.escape(_EDGE)}{PRIVATE.pattern[1:-1]}]+$")
 
 
 def _core(word: str) -> tuple[int, int]:
@@ -918,9 +920,9 @@ def _rewrap(text: str, wraps: list[_Wrap], clues: dict[str, _Clues], items: dict
     character, `rendered` told what it stands for, or else written out. No markup is ever lost."""
     spans = [(m.start() + a, m.start() + b) for m in re.finditer(r"\S+", text) for a, b in [_core(m.group())] if a < b]
     words = [text[a:b].lower() for a, b in spans]
-    taken = [bool(protect.PRIVATE.search(text[a:b])) for a, b in spans]  # (other markup stays outside,
+    taken = [bool(PRIVATE.search(text[a:b])) for a, b in spans]  # (other markup stays outside,
     # and so does markup after a word: "gatos<sup>4</sup>" can end the words wrapped, not be inside them)
-    marked_after = [bool(protect.PRIVATE.search(text, b, spans[k + 1][0] if k + 1 < len(spans) else len(text)))
+    marked_after = [bool(PRIVATE.search(text, b, spans[k + 1][0] if k + 1 < len(spans) else len(text)))
                     for k, (_, b) in enumerate(spans)]
     size, grams, missing = {}, {}, {}  # per wrap: its source words, its fragments' trigrams, the words
     for w in wraps:                    # the line lacks without them
@@ -991,4 +993,4 @@ def _as_fragment(text: str, source: str) -> str:
 
 
 def _expand(text: str, rendered: dict[str, str]) -> str:
-    return protect.PRIVATE.sub(lambda m: rendered.get(m.group(), m.group()), text) if rendered else text
+    return PRIVATE.sub(lambda m: rendered.get(m.group(), m.group()), text) if rendered else text

@@ -390,18 +390,18 @@ def test_markup_that_is_not_around_plain_words_stays_a_placeholder():
 
 
 def _rewrapped(text, *wraps, written_out=True):
-    """mtcli.text.pipeline._rewrap on a translation, for markup given as (open, source words, close,
+    """mtcli.text.rewrap.rewrap on a translation, for markup given as (open, source words, close,
     the words' translations alone, the words of the line translated without them or None, where the
     words began in the source line as a fraction of it)."""
-    from mtcli.text.pipeline import _Clues, _rewrap, _Wrap
+    from mtcli.text.rewrap import Clues, Wrap, rewrap
 
     items, marks, clues = {}, [], {}
     for k, (open_, words, close, alone, without, at) in enumerate(wraps):
         c = chr(0xE001 + k)
-        items[c], clues[c] = (open_, words, close), _Clues([*alone, words], without, at)
-        marks.append(_Wrap(c, 0, len(words)))
+        items[c], clues[c] = (open_, words, close), Clues([*alone, words], without, at)
+        marks.append(Wrap(c, 0, len(words)))
     rendered = None if written_out else {}
-    out = _rewrap(text, marks, clues, items, rendered)
+    out = rewrap(text, marks, clues, items, rendered)
     return out if written_out else re.sub("[\ue001-\ue0ff]", lambda m: rendered[m.group()], out)
 
 
@@ -1019,11 +1019,11 @@ def test_quotations_take_characters_no_line_has_and_stay_as_they_are_when_none_i
     """A user's own private-use character in another line was taken for a quotation's ('My icon \U0010fffd'
     came out as line 1's quoted words); past the ranges a quotation stays as it is, and the two
     non-characters between planes 15 and 16 are never used."""
-    from mtcli.text.pipeline import _Items
+    from mtcli.text.quotes import Items
 
     out = translate_lines(['He said "hello there" to me.', "My icon \U0010fffd is here."], engine(upper))
     assert out[1].text == "MY ICON \U0010fffd IS HERE." and "HELLO" in out[0].text
-    items = _Items({}, [])
+    items = Items({}, [])
     items.next = 0x100000
     assert items.new(("(", "a", ")")) == "\U00100000" and items.new(("(", "b", ")")) == "\U000ffffd"
     items.next = 0xEFFFF  # (every character taken)

@@ -163,7 +163,7 @@ class Shape(HTMLParser):
 def shape(text: str, text_attributes: bool = True):
     """The tags (with their attributes), comments and raw text of a document; without the values of
     the attributes that are translated (alt, title, ...) when text_attributes is False."""
-    from mtcli.text.formats import TEXT_ATTRIBUTES
+    from mtcli.text.formats.html import TEXT_ATTRIBUTES
 
     p = Shape()
     p.feed(text)
@@ -538,7 +538,7 @@ def test_markup_takes_a_private_use_character_the_document_leaves_free(free):
 
 def test_a_document_with_no_private_use_character_left_for_markup_is_a_one_line_error():
     from mtcli.errors import UserError
-    from mtcli.text.formats import MAX_ITEMS
+    from mtcli.text.formats.document import MAX_ITEMS
 
     with pytest.raises(UserError) as e:
         translate_document(["```", all_private_use_but(), "```", "", "Hello **big** world."], "markdown", engine(spanish))

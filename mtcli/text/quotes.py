@@ -23,7 +23,7 @@ _POSSESSIVE = re.compile(r" [^\W\d_]")  # after "s'"
 
 
 class Items(dict):
-    """Markup characters -> their parts (formats.py's, taken from the bottom of the private-use ranges up),
+    """Markup characters -> their parts (the format readers', formats/, taken from the bottom of the private-use ranges up),
     and the quotations and asides made here, from the top of plane 16 down: never a character the text
     has itself (an icon font's glyph), nor one past the ranges (then the quotation stays as it is)."""
 

@@ -1,5 +1,5 @@
 """What travels through the text pipeline: the options, the model behind `Engine`, a line's result, and a
-sentence's record with the small protocol every stage of it follows (stages.py lists them in order).
+sentence's record with the small protocol every stage of it follows (pipeline.STAGES lists them in order).
 
 The model is reached only through `Engine` (a decode function, the source tokenizer's encode and the
 length limit), so the pipeline does not depend on how decoding works; `Engine.from_translator` wraps
@@ -34,6 +34,7 @@ class TextOptions:
     punctuate: bool = True  # a missing final "?" or "." added (a question then comes out as ¿...?); off for
     # a fragment (a link's text): no final mark, no capital letter first
     keep_stop: bool = True  # off: a source without final punctuation gets a translation without a final "."
+    # (documents: a heading, a cell, a link's text)
 
 
 RAW = TextOptions(segment=False, protect=False, case=False, punctuate=False)
@@ -167,8 +168,8 @@ def to_pieces(text: str, engine: Engine) -> list[str]:
 
 
 def remembering(encode: Callable[[str], list[int]]) -> Callable[[str], list[int]]:
-    """`encode` keeping its last answer: a sentence is encoded to check its spelling (_unknown), then
-    mostly the same text again to measure it (fitted)."""
+    """`encode` keeping its last answer: a sentence is encoded to check its spelling (unknown_pieces), then
+    mostly the same text again to measure it (to_pieces)."""
     last: list = [None, None]
 
     def encode_last(text: str) -> list[int]:

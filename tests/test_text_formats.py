@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtcli.text.formats import format_for, spread, translate_document
-from tests.test_text_pipeline import engine
+from tests.text.fakes import engine
 
 
 def spanish(lines):
@@ -538,7 +538,7 @@ def test_markup_takes_a_private_use_character_the_document_leaves_free(free):
 
 def test_a_document_with_no_private_use_character_left_for_markup_is_a_one_line_error():
     from mtcli.errors import UserError
-    from mtcli.text.formats.document import MAX_ITEMS
+    from mtcli.text.formats.prose import MAX_ITEMS
 
     with pytest.raises(UserError) as e:
         translate_document(["```", all_private_use_but(), "```", "", "Hello **big** world."], "markdown", engine(spanish))

@@ -43,7 +43,8 @@ def render_items(todo: list[Sentence], items: dict[str, tuple[str, ...]], engine
         return {}
     used: dict[str, int] = {}
     for s in todo:
-        kept = (s.lead, s.trail, s.verbatim or "", *(s.masked.spans if s.masked else ()), *(f[1] for f in s.aside.get(Floating.name, ())))
+        floating = s.aside.get(Floating.name, ())  # (the emoji and marks that stage set aside inside the sentence)
+        kept = (s.lead, s.trail, s.verbatim or "", *(s.masked.spans if s.masked else ()), *(f[1] for f in floating))
         for c in PRIVATE.findall("".join(kept)):
             used.setdefault(c, s.line)
     used = {c: line for c, line in used.items() if c in items}
@@ -58,7 +59,7 @@ def render_items(todo: list[Sentence], items: dict[str, tuple[str, ...]], engine
         these = [j for j, w in enumerate(kinds) if w == kind]
         if these:
             for j, r in zip(these, translate([items[holes[j][0]][holes[j][1]] for j in these], engine, opts,
-                                                   items=items)):
+                                             items=items)):
                 done[j] = r
     parts = {c: list(items[c]) for c in used}
     for (c, k), r, kind in zip(holes, done, kinds):

@@ -28,22 +28,25 @@ from mtcli.text.quotes import Items, asides
 from mtcli.text.retry import AROUND, decode_all
 from mtcli.text.rewrap import rewrap
 from mtcli.text.segment import sentences
-from mtcli.text.sentence import (RAW, Context, Engine, LineResult, NBest, Sentence, TextOptions, combine, to_pieces,
-                                 remembering, unknown_pieces)
+from mtcli.text.sentence import (RAW, Context, Engine, LineResult, NBest, Sentence, Stage, TextOptions, combine,
+                                 remembering, to_pieces, unknown_pieces)
 from mtcli.text.spans import Spans
 
 __all__ = ["LINES_PER_CALL", "RAW", "Engine", "LineResult", "TextOptions", "translate_lines"]
+
 # Lines of a file given to translate_lines at once: decoding sorts one call's sentences by length into
 # full batches, and each call ends in a few small ones. Measured, greedy, CPU s: 2,000 unseen lines 11.9
 # at 64 lines a call (batches of 64 sentences), 6.5 at 1,024 and 6.0 at 2,000 (of 2,048 tokens); 4,000
 # lines 12.4 at 1,024, 11.3 at 2,000, 12.1 at 4,000.
 LINES_PER_CALL = 2048
-# In this order forward, and in the reverse order back: a stage's restore sees the translation as the stages
-# after it left it (the final stop off before dates are written anew, those before the first word's capital,
-# that before the emoji go back among the words, and those before the lead and the trail)
+
+# Stripped in this order, restored in the reverse one: each restore sees the translation as the stages after it
+# left it. Back, the final stop goes before dates and titles are written anew in Spanish (spans), those before
+# the first word loses its capital (continuation), that before the emoji go back among the words (floating
+# emoji), and those before the lead and the trail (edges).
 SPANS = Spans()
-STAGES = (ChatHead(), Label(), Edges(), Floating(), Continuation(), SPANS, DashClause(), InnerEllipsis(),
-          LoneWord(), Casing(), FinalStop())
+STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Edges(), Floating(), Continuation(), SPANS, DashClause(),
+                             InnerEllipsis(), LoneWord(), Casing(), FinalStop())
 
 
 def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions = TextOptions(), first: int = 1,

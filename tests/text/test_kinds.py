@@ -8,6 +8,7 @@ import pytest
 
 from mtcli.text import kinds
 
+
 TEXT = Path(kinds.__file__).parent
 # what only a definition of a kind (or of a concept the kinds share) holds, as a string in a module's code
 SIGNATURES = {

@@ -6,7 +6,7 @@ private-use character standing for an item: verbatim parts and, at odd positions
 ("[", "the guide", "](http://x)"), so a link or an emphasis travels through the sentence as one span. A
 block is translated as one text, then spread over its slots in proportion to their lengths: every line
 of the document stays a line, and only prose changes. One module a format (srt, markdown, html), each
-filling a document.Document.
+filling a prose.Prose.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from mtcli.text.formats import html, markdown, srt
-from mtcli.text.formats.document import Document
+from mtcli.text.formats.prose import Prose
 from mtcli.text.markup import expand
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
 
@@ -40,7 +40,7 @@ def translate_document(lines: list[str], fmt: str, engine: Engine,
         lines, attribute_results = html.translate_attributes(list(lines), engine, options)
     if fmt == "markdown":  # (markdown-it ends a line at a CR alone, which ends none here: its line numbers would run on)
         lines = [line.replace("\r", " ") for line in lines]
-    doc = Document(list(lines))
+    doc = Prose(list(lines))
     {"srt": srt.read, "markdown": markdown.read, "html": html.read}[fmt](doc)
     rendered: dict[str, str] = {}
     results = translate_lines(doc.texts, engine, options, items=doc.items, rendered=rendered) if doc.texts else []

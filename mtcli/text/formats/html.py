@@ -8,7 +8,7 @@ import html
 import re
 from html.parser import HTMLParser
 
-from mtcli.text.formats.document import Document
+from mtcli.text.formats.prose import Prose
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
 
 # elements whose content is not prose; and inline elements, which stay inside the sentence around them
@@ -82,7 +82,7 @@ def translate_attributes(lines: list[str], engine: Engine, options: TextOptions)
     return lines, results
 
 
-def read(doc: Document) -> None:
+def read(doc: Prose) -> None:
     source = "\n".join(doc.lines)
     starts = [0]
     for line in doc.lines:
@@ -145,7 +145,7 @@ def read(doc: Document) -> None:
     _html_blocks(doc, source, starts, events)
 
 
-def _html_blocks(doc: Document, source: str, starts: list[int], events) -> None:
+def _html_blocks(doc: Prose, source: str, starts: list[int], events) -> None:
     """Runs of text and inline elements between block boundaries are blocks; raw elements (script,
     pre, ...) are skipped whole, except an inline <code>, which is one item of its sentence."""
     run: list = []
@@ -170,7 +170,7 @@ def _html_blocks(doc: Document, source: str, starts: list[int], events) -> None:
     _html_run(doc, source, starts, run)
 
 
-def _html_run(doc: Document, source: str, starts: list[int], run: list) -> None:
+def _html_run(doc: Prose, source: str, starts: list[int], run: list) -> None:
     if not any(kind in ("data", "entity") and source[s:e].strip() for kind, s, e, _ in run):
         return
     start, end = run[0][1], run[-1][2]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from mtcli.text.formats.document import Document
+from mtcli.text.formats.prose import Prose
 from mtcli.text.kinds import FOOTNOTE_REF, MARKDOWN_CODE, SCRIPT_CLOSE, SCRIPT_TAG
 
 _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
@@ -29,7 +29,7 @@ _EMPHASIS = re.compile(r"(\*\*|__|~~|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)(\1)(?!\w)")
 _SCRIPT_PAIR = re.compile(f"({SCRIPT_TAG})([^<>]*)({SCRIPT_CLOSE})", re.IGNORECASE)
 
 
-def _inline_markdown(doc: Document, text: str) -> str:
+def _inline_markdown(doc: Prose, text: str) -> str:
     text = MARKDOWN_CODE.sub(lambda m: doc.item(m.group()), text)
     text = _SCRIPT_PAIR.sub(lambda m: doc.item(m.group(1), m.group(3), m.group(4)), text)
     text = _RAW_INLINE.sub(lambda m: doc.item(m.group()), text)
@@ -38,7 +38,7 @@ def _inline_markdown(doc: Document, text: str) -> str:
     return _emphasis(doc, text)
 
 
-def _emphasis(doc: Document, text: str) -> str:
+def _emphasis(doc: Prose, text: str) -> str:
     """Emphasis as items, emphasis inside emphasis too (***both***, **bold *italic* text**)."""
     return _EMPHASIS.sub(lambda m: doc.item(m.group(1), _emphasis(doc, m.group(2)), m.group(3)), text)
 
@@ -52,7 +52,7 @@ def _front_matter(lines: list[str]) -> int:
     return next((k + 1 for k in range(1, len(lines)) if lines[k].rstrip() in closing), 0)
 
 
-def read(doc: Document) -> None:
+def read(doc: Prose) -> None:
     from markdown_it import MarkdownIt
 
     skip = _front_matter(doc.lines)  # a page's metadata (title: ..., tags: ...): kept as it is

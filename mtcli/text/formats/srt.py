@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from mtcli.errors import UserError
-from mtcli.text.formats.document import Document
+from mtcli.text.formats.prose import Prose
 
 # a cue's timing, as the srt parser reads it ("0:0:1,000 --> 0:0:2,000", "00:00:01.000 - > ..." too)
 _TIMESTAMP = r"[0-9]+[,.:，．。：][0-9]+[,.:，．。：][0-9]+[,.:，．。：]?[0-9]*"
@@ -18,7 +18,7 @@ _SPEAKER = re.compile(r"\s*(?:<[^>]*>|\{[^}]*\})*(?:[-‐‑–—](?!\d)|[A-Z][
 _SRT_BRACKETS = re.compile(r"(\[)([^\[\]]+)(\])|(\()([^()]+)(\))")
 
 
-def read(doc: Document) -> None:
+def read(doc: Prose) -> None:
     import srt
 
     source = "\n".join(doc.lines)

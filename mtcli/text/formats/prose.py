@@ -1,5 +1,5 @@
-"""A document being read by a format: its lines, the blocks of prose found in them, and the markup items that
-stand in the prose for markup (kinds.PRIVATE's characters the document does not have itself)."""
+"""The prose of a document as a format reads it: the document's lines, the blocks of prose found in them, and
+the items standing in the prose for markup (kinds.PRIVATE's characters the document does not have itself)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ MAX_ITEMS = sum(map(len, PRIVATE_RANGES))
 
 
 @dataclass
-class Document:
+class Prose:
     lines: list[str]
     blocks: list[list[tuple[int, int, int]]] = field(default_factory=list)  # slots: (line, start, end)
     texts: list[str] = field(default_factory=list)  # each block's text to translate

@@ -60,7 +60,7 @@ TARGETS = {
     "layers": (["tests/test_model.py", "tests/test_layers.py"], None),
     "attention": (["tests/test_model.py", "tests/test_layers.py"], None),
     # the text pipeline (mtcli/text/): each stage with its own tests and the pipeline's
-    **{f"text.{stage}": ([f"tests/test_text_{stage}.py", "tests/test_text_pipeline.py", "tests/test_text_cli.py"], None)
+    **{f"text.{stage}": ([f"tests/test_text_{stage}.py", "tests/test_text_pipeline.py", "tests/text", "tests/test_text_cli.py"], None)
        for stage in ("normalize", "segment", "case", "protect", "read", "formats", "pipeline")},
 }
 # Tests that need the real corpus (a 3-minute tokenizer run per mutant) or that break the code on

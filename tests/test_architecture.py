@@ -64,3 +64,27 @@ def test_no_module_imports_a_group_above_its_own():
             if rank[target] > rank[module] and (module, target) not in UPWARD:
                 reaching_up.append(f"{path.relative_to(ROOT)} imports {imported}")
     assert not reaching_up, reaching_up
+
+
+TEXT = ROOT / "text"
+
+
+def test_text_modules_and_functions_stay_short():
+    """mtcli/text/ (issue 36): no module over 300 lines, no function over 80; the pipeline reads as its stages."""
+    long_modules, long_functions = [], []
+    for path in sorted(TEXT.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        if source.count("\n") > 300:
+            long_modules.append(str(path.relative_to(ROOT)))
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 80:
+                long_functions.append(f"{path.relative_to(ROOT)}:{node.name}")
+    assert not long_modules and not long_functions, (long_modules, long_functions)
+
+
+def test_no_text_module_calls_the_pipeline_back():
+    """The stages and the markup they translate get a `translate` callable; only the format readers, above the
+    pipeline, import it."""
+    calling = [str(path.relative_to(ROOT)) for path in sorted(TEXT.rglob("*.py"))
+               if "mtcli.text.pipeline" in _imports(path) and path.parent.name != "formats"]
+    assert not calling, calling

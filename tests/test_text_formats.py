@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtcli.text.formats import format_for, spread, translate_document
-from tests.test_text_pipeline import engine
+from tests.text.fakes import engine
 
 
 def spanish(lines):
@@ -163,7 +163,7 @@ class Shape(HTMLParser):
 def shape(text: str, text_attributes: bool = True):
     """The tags (with their attributes), comments and raw text of a document; without the values of
     the attributes that are translated (alt, title, ...) when text_attributes is False."""
-    from mtcli.text.formats import TEXT_ATTRIBUTES
+    from mtcli.text.formats.html import TEXT_ATTRIBUTES
 
     p = Shape()
     p.feed(text)
@@ -523,9 +523,9 @@ def test_spread_follows_the_weights():
 
 
 def all_private_use_but(*missing: str) -> str:
-    from mtcli.text.formats import ITEM_RANGES
+    from mtcli.text.kinds import PRIVATE_RANGES
 
-    return "".join(c for r in ITEM_RANGES for c in map(chr, r) if c not in missing)
+    return "".join(c for r in PRIVATE_RANGES for c in map(chr, r) if c not in missing)
 
 
 @pytest.mark.parametrize("free", ["\ue000", "\ue001", "\U000f0000", "\U0010fffd"])
@@ -538,7 +538,7 @@ def test_markup_takes_a_private_use_character_the_document_leaves_free(free):
 
 def test_a_document_with_no_private_use_character_left_for_markup_is_a_one_line_error():
     from mtcli.errors import UserError
-    from mtcli.text.formats import MAX_ITEMS
+    from mtcli.text.formats.prose import MAX_ITEMS
 
     with pytest.raises(UserError) as e:
         translate_document(["```", all_private_use_but(), "```", "", "Hello **big** world."], "markdown", engine(spanish))

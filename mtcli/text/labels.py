@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from mtcli.text import protect
+from mtcli.text.kinds import DATE, WEEKDAYS, in_spanish
 
 LABEL = re.compile(r"(?P<word>[A-Z][a-z'-]+|[A-Z]{2,})(?: (?P<second>[A-Z][a-z'-]+|[A-Z]{2,}))?"
                    r"(?: \d{1,3}[a-z]?)?:[ \t]+(?=\S)")
@@ -38,8 +38,7 @@ HEADINGS = {
     "verse": "versículo", "disclaimer": "aviso legal", "recipe": "receta", "specs": "especificaciones",
     "kitchen": "cocina", "morning": "mañana", "afternoon": "tarde", "evening": "noche",
     # days, meals
-    "monday": "lunes", "tuesday": "martes", "wednesday": "miércoles", "thursday": "jueves", "friday": "viernes",
-    "saturday": "sábado", "sunday": "domingo", "yesterday": "ayer", "today": "hoy", "tomorrow": "mañana",
+    **WEEKDAYS, "yesterday": "ayer", "today": "hoy", "tomorrow": "mañana",
     "tonight": "esta noche", "breakfast": "desayuno", "lunch": "almuerzo", "dinner": "cena",
     # speakers named by their role
     "mother": "madre", "father": "padre", "mom": "mamá", "dad": "papá", "teacher": "profesor",
@@ -80,8 +79,8 @@ def heading(label: re.Match) -> str | None:
     """A LABEL match in Spanish, colon and spaces as they came, cased like the label; None if it is not a
     heading word (with no second word but a number word: "Important Note" would take reordering)."""
     name = label.group().rstrip()[:-1]
-    if protect.DATE.fullmatch(name):  # a calendar's line, "May 5: Dentist" -> "5 de mayo: ..."
-        return protect.in_spanish(name) + label.group()[len(name) :]
+    if DATE.fullmatch(name):  # a calendar's line, "May 5: Dentist" -> "5 de mayo: ..."
+        return in_spanish(name) + label.group()[len(name) :]
     word, second = label["word"], label["second"]
     spanish = HEADINGS.get(word.lower())
     if spanish is None or (second and second.lower() not in NUMBERS):

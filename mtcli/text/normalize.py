@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from mtcli.text.kinds import CODE_PAIR, EMOTICON
+
 # typographic -> what the corpus and so the vocabulary use (the English vocabulary has ' and " and -,
 # and none of “ ” ‘ ’ – — …)
 _CHARS = {
@@ -38,12 +40,6 @@ _ESCAPE = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x0
 # a zero-width joiner or non-joiner with an ASCII character, a space, another joiner or nothing on either side
 # joins nothing
 _LOOSE_JOINER = re.compile(r"(?<![^\x00-\x7f\u200c\u200d])[\u200c\u200d]|[\u200c\u200d](?![^\x00-\x7f\u200c\u200d])")
-# `code` and ``code`` (which may hold a single backtick): their backticks are kept; not backticks typed as
-# apostrophes inside words (Tom`s dog isn`t)
-_CODE = re.compile(r"(?<![\w`])(?:`(?=[^`\s])(?:[^`]*[^`\s])?`|``(?=[^`\s])(?:(?:[^`]|`(?!`))*?[^`\s])?``)(?![\w`])")
-# an emoticon: its marks are no sentence's (normalize leaves the spaces around it; protect.py keeps it)
-EMOTICON = re.compile(r"(?<![\w:;=^<>()-])(?:[:;=][-o^']?[)(\]\[DPpOo3/\\|*]|</?3|\^_?\^|-_-"
-                      r"|[oO]_[oO]|T_T|xD|XD|:'[()])(?![\w()\[\]/\\|*^<>-])")
 _BEFORE_CLOSE = re.compile(r" (?=[.,;:!?%)\]}»](?![^\s.,;:!?)\]}»\"']))")  # "station ?" -> "station?"
 _AFTER_OPEN = re.compile(r"(?<=[¿¡(\[{«]) ")  # "¿ Dónde" -> "¿Dónde"
 _EMOTICON_HINT = re.compile(r"[:;=][-o^']?[)(\]\[]")  # (the emoticons the rules above would touch)
@@ -71,7 +67,7 @@ def _typographic(text: str) -> str:
     if "`" not in text:
         return text.translate(_TABLE)
     out, last = [], 0
-    for m in _CODE.finditer(text):
+    for m in CODE_PAIR.finditer(text):
         out += [text[last : m.start()].translate(_TABLE), m.group()]
         last = m.end()
     return "".join(out) + text[last:].translate(_TABLE)

@@ -1,0 +1,77 @@
+"""Emoji inside a sentence set aside, and put back at the same place among the words of its translation."""
+
+from __future__ import annotations
+
+import re
+
+from mtcli.text.kinds import PRIVATE
+from mtcli.text.edges import footnote, symbols
+from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each
+from mtcli.text.spans import as_kept
+
+
+class Floating:
+    """Emoji (and footnote marks) inside the sentence, put back at the same place among the words after: as a
+    placeholder, "The pizza 🍕 was great." came out "La pizza tenía 🍕 años.", "I love you ❤️ so much." lost
+    "so much"."""
+
+    name = "floating emoji"
+
+    def strip(self, s: Sentence, c: Context) -> bool:
+        text, spans = s.text, s.spans
+        inside = [(a, b) for a, b in spans if symbols(text[a:b]) and not PRIVATE.search(text[a:b])
+                  or footnote(text, a, b, c.items)]
+        if inside and LETTER.search(drop_spans(text, spans)):
+            s.text, s.aside[self.name] = set_aside(text, inside)
+            s.spans = c.spans(s.text)
+        return True
+
+    def restore(self, s: Sentence, out: NBest, items) -> NBest:
+        if not (places := s.aside.get(self.name)):
+            return out
+        s.kept.extend(k for _, span, _ in places for k in as_kept(span, items))
+        return each(out, lambda t: put_back(t, places))
+
+
+def set_aside(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[tuple[float, str, bool]]]:
+    """text without the spans (and a space beside each), and where each was among its words."""
+    def words(t: str) -> int:  # (a mark left on its own, "job !", is no word)
+        return len(_WORD.findall(t))
+
+    # the space after one that follows an opening mark goes with it ('"🐱 I love' -> '"I love', not '" I love'),
+    # not one after a closing mark ('car,<sup>1</sup> the' -> 'car, the')
+    rest = drop_spans(text, [(a, b + len(text[b:]) - len(text[b:].lstrip()) if a == 0 or text[a - 1] in _OPENING_MARKS
+                               else b) for a, b in spans])
+    n_words = max(words(rest), 1)
+    places = [(words(drop_spans(text[:a], [x for x in spans if x[1] <= a])) / n_words, text[a:b],
+               a > 0 and not text[a - 1].isspace()) for a, b in spans]
+    return re.sub(r"\s+(?=[.,;:!?…])", "", re.sub(r"\s+", " ", rest)).strip(), places
+
+
+_WORD = re.compile(r"\S*\w\S*")
+
+
+def put_back(text: str, places: list[tuple[float, str, bool]]) -> str:
+    """The emoji set_aside took out, among the translation's words at the same share of them: glued
+    to a word as it was, before a final punctuation mark rather than after it."""
+    words = text.split(" ")  # (as set_aside counted them: marks alone are no word)
+    at = [i for i, w in enumerate(words) if _WORD.fullmatch(w)] or [len(words) - 1]
+    before = []  # the emoji put before the first word
+    for share, span, glued in places:  # in the sentence's order: each after the one before it
+        k = round(share * len(at))
+        if k >= len(at):  # after the last word: before its final mark ("perros 🐶.")
+            last = words[at[-1]]
+            body = last.rstrip(".!?…")
+            words[at[-1]] = body + ("" if glued else " ") + span + last[len(body):]
+        elif k == 0:
+            before.append((span, glued))
+        else:
+            words[at[k - 1]] += ("" if glued else " ") + span
+    if before:  # (after the marks opening the first word if the first was glued to a mark: '"🐱 Amo')
+        first = words[at[0]]
+        opening = len(first) - len(first.lstrip(_OPENING_MARKS)) if before[0][1] else 0
+        words[at[0]] = first[:opening] + " ".join(span for span, _ in before) + " " + first[opening:]
+    return " ".join(words)
+
+
+_OPENING_MARKS = "\"'([{¿¡«“‘"

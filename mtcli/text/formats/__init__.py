@@ -1,0 +1,94 @@
+"""Documents whose structure must come out as it went in: plain text, SRT subtitles, Markdown, HTML.
+
+Each format finds the prose of a document as blocks (a paragraph, a cue, a table cell, the text of an HTML
+element), each block one or more slots (character ranges of lines). Markup inside a block becomes a
+private-use character standing for an item: verbatim parts and, at odd positions, text to translate
+("[", "the guide", "](http://x)"), so a link or an emphasis travels through the sentence as one span. A
+block is translated as one text, then spread over its slots in proportion to their lengths: every line
+of the document stays a line, and only prose changes. One module a format (srt, markdown, html), each
+filling a prose.Prose.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from mtcli.text.formats import html, markdown, srt
+from mtcli.text.formats.prose import Prose
+from mtcli.text.markup import expand
+from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
+
+FORMATS = ("text", "srt", "markdown", "html")
+EXTENSIONS = {".srt": "srt", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+
+
+def format_for(path: str | Path | None) -> str:
+    """The format a file name suggests (text when none does)."""
+    return EXTENSIONS.get(Path(path).suffix.lower(), "text") if path else "text"
+
+
+def translate_document(lines: list[str], fmt: str, engine: Engine,
+                       options: TextOptions = TextOptions()) -> tuple[list[str], list[LineResult]]:
+    """The document's lines with their prose translated (as many lines as came in), and a LineResult
+    per block (numbered by its first line) with what was split, kept and warned."""
+    # a heading or a cell has no final stop, and gets none
+    options = replace(options, keep_stop=False)
+    attribute_results = []
+    if fmt == "html":  # the text of alt, title, ... attributes first: the tags then travel as they are
+        lines, attribute_results = html.translate_attributes(list(lines), engine, options)
+    if fmt == "markdown":  # (markdown-it ends a line at a CR alone, which ends none here: its line numbers would run on)
+        lines = [line.replace("\r", " ") for line in lines]
+    doc = Prose(list(lines))
+    {"srt": srt.read, "markdown": markdown.read, "html": html.read}[fmt](doc)
+    rendered: dict[str, str] = {}
+    results = translate_lines(doc.texts, engine, options, items=doc.items, rendered=rendered) if doc.texts else []
+    for slots, r in zip(doc.blocks, results):
+        r.line = slots[0][0] + 1  # a block is numbered by its first line
+    results += [LineResult(line + 1, [("", 0.0)], warnings=[why]) for line, why in doc.skipped]
+    out = list(doc.lines)
+    # slots of a line are replaced right to left, so earlier offsets stay valid
+    edits: dict[int, list[tuple[int, int, str]]] = {}
+    for slots, r in zip(doc.blocks, results[: len(doc.blocks)]):
+        weights = [e - s for _, s, e in slots]
+        chunks = [expand(chunk, rendered) for chunk in spread(r.text, weights)]
+        if not all(chunks):  # markup holds most of the words ("<i>two lines</i>"): cut inside it too
+            chunks = spread(expand(r.text, rendered), weights, _MARKUP_WORD)
+        for (line, s, e), chunk in zip(slots, chunks):
+            edits.setdefault(line, []).append((s, e, chunk))
+    for line, changes in edits.items():
+        text = out[line]
+        for s, e, new in sorted(changes, reverse=True):
+            text = text[:s] + new + text[e:]
+        out[line] = text
+    return out, results + attribute_results
+
+
+# a word of expanded markup: never cut inside a tag, a link target or a code span
+_MARKUP_WORD = re.compile(r"(?:<[^<>]*>|\]\([^)]*\)|(`+).*?\1|\S)+")
+
+
+def spread(text: str, weights: list[int], word: re.Pattern | None = None) -> list[str]:
+    """`text` cut at spaces into len(weights) chunks whose lengths follow the weights (a cue's two
+    lines, a wrapped paragraph's lines); no chunk empty while there are words for it. `word`: what
+    counts as one word (default: what lies between spaces)."""
+    if len(weights) == 1:
+        return [text]
+    words = [m.group() for m in word.finditer(text)] if word else text.split(" ")
+    total, want = sum(weights) or 1, []
+    acc = 0
+    for w in weights[:-1]:
+        acc += w
+        want.append(acc / total * len(text))
+    chunks, current, pos = [], [], 0
+    left = len(weights)
+    for k, word in enumerate(words):
+        room = len(words) - k  # words still to place, this one included
+        if current and left > 1 and (pos >= want[len(chunks)] or room < left):
+            chunks.append(" ".join(current))
+            current, left = [], left - 1
+        current.append(word)
+        pos += len(word) + 1
+    chunks.append(" ".join(current))
+    return chunks + [""] * (len(weights) - len(chunks))

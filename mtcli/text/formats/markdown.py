@@ -1,0 +1,93 @@
+"""Markdown (CommonMark and tables, through markdown-it): each paragraph, heading, list item and table cell a
+block; code, front matter and HTML blocks kept; inline markup items."""
+
+from __future__ import annotations
+
+import re
+
+from mtcli.text.formats.prose import Prose
+from mtcli.text.kinds import FOOTNOTE_REF, MARKDOWN_CODE, SCRIPT_CLOSE, SCRIPT_TAG
+
+_DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+# inline markup, in the order it is taken out: a code span's text is code, not prose, so it goes first (MARKDOWN_CODE)
+_RAW_INLINE = re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*|[^\s<>@]+@[^\s<>]+)>"  # autolinks
+                         r"|<(code|kbd|samp|var|tt)\b[^<>]*>.*?</\1\s*>"  # inline HTML whose content is code
+                         r"|</?[A-Za-z][^<>]*>"  # inline HTML tags
+                         r"|&(?:#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"  # entities: &copy; &#169;
+                         rf"|{FOOTNOTE_REF}"  # footnote references [^1]
+                         r"|\$\$.+?\$\$|\$(?=[^\s$])[^$]*?(?<=[^\s\\$])\$(?!\d)"  # math: $x + y$, $$...$$
+                         r"|\\[!-/:-@\[-`{-~]")  # backslash escapes
+# kept as it is at the start of a paragraph: a footnote's definition "[^1]: ", a task's box "[ ] ", "[x] "
+_PREFIX = re.compile(rf"(?:{FOOTNOTE_REF}:|\[[ xX]\])\s+")
+_IMAGE = re.compile(r"(!\[)([^\]]*)(\]\([^)]*\)|\]\[[^\]]*\])")
+_LINK = re.compile(r"(\[)([^\]]+)(\]\([^)]*\)|\]\[[^\]]*\])")
+_EMPHASIS = re.compile(r"(\*\*|__|~~|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)(\1)(?!\w)")
+
+
+# a superscript or a subscript without markup inside: three parts, as HTML's (its text translated in place, or
+# kept with the word it is glued to: "H<sub>2</sub>O", "car<sup>1</sup>")
+_SCRIPT_PAIR = re.compile(f"({SCRIPT_TAG})([^<>]*)({SCRIPT_CLOSE})", re.IGNORECASE)
+
+
+def _inline_markdown(doc: Prose, text: str) -> str:
+    text = MARKDOWN_CODE.sub(lambda m: doc.item(m.group()), text)
+    text = _SCRIPT_PAIR.sub(lambda m: doc.item(m.group(1), m.group(3), m.group(4)), text)
+    text = _RAW_INLINE.sub(lambda m: doc.item(m.group()), text)
+    for pattern in (_IMAGE, _LINK):  # (emphasis inside a link's text is an item of its own too)
+        text = pattern.sub(lambda m: doc.item(m.group(1), _emphasis(doc, m.group(2)), m.group(3)), text)
+    return _emphasis(doc, text)
+
+
+def _emphasis(doc: Prose, text: str) -> str:
+    """Emphasis as items, emphasis inside emphasis too (***both***, **bold *italic* text**)."""
+    return _EMPHASIS.sub(lambda m: doc.item(m.group(1), _emphasis(doc, m.group(2)), m.group(3)), text)
+
+
+def _front_matter(lines: list[str]) -> int:
+    """How many lines a YAML (---) or TOML (+++) front matter block opening the document takes (0: none)."""
+    fence = lines[0].rstrip() if lines else ""
+    if fence not in ("---", "+++"):
+        return 0
+    closing = ("---", "...") if fence == "---" else ("+++",)
+    return next((k + 1 for k in range(1, len(lines)) if lines[k].rstrip() in closing), 0)
+
+
+def read(doc: Prose) -> None:
+    from markdown_it import MarkdownIt
+
+    skip = _front_matter(doc.lines)  # a page's metadata (title: ..., tags: ...): kept as it is
+    tokens = MarkdownIt("commonmark").enable("table").parse("\n".join([""] * skip + doc.lines[skip:]))
+    table_rows = set()
+    for t in tokens:
+        if t.type == "tr_open" and t.map:
+            table_rows.update(range(*t.map))
+    for t in tokens:
+        if t.type != "inline" or not t.map:
+            continue
+        first, end = t.map
+        if first in table_rows:
+            continue
+        slots, texts = [], []
+        for row, content in zip(range(first, end), t.content.split("\n")):
+            line, content = doc.lines[row], content.strip()
+            at = line.rfind(content) if content else -1
+            if at < 0:
+                continue  # a line markdown-it rewrote (tabs): kept as it is
+            prefix = _PREFIX.match(content) if not slots else None
+            if prefix:
+                at, content = at + prefix.end(), content[prefix.end():]
+            if row + 1 < end and (len(content) - len(content.rstrip("\\"))) % 2:
+                content = content[:-1]  # a backslash ending a line is a line break: it stays at the end
+            slots.append((row, at, at + len(content)))
+            texts.append(_inline_markdown(doc, content))
+        if slots:
+            doc.add(slots, " ".join(texts))
+    for row in sorted(table_rows):
+        line = doc.lines[row]
+        if _DELIMITER_ROW.match(line):
+            continue
+        for m in re.finditer(r"(?:[^|\\]|\\.)+", line):
+            cell = m.group()
+            if cell.strip():
+                s = m.start() + len(cell) - len(cell.lstrip())
+                doc.add([(row, s, s + len(cell.strip()))], _inline_markdown(doc, cell.strip()))

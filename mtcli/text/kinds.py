@@ -1,0 +1,203 @@
+"""Every kind of span the text pipeline keeps as it came (or writes anew in Spanish), defined once: the
+patterns below, and KINDS, the table of rows built from them (sacrebleu's tokenizer_re style: one row a kind,
+one comment each). protect.py finds, masks and restores spans by this table; normalize.py, segment.py,
+labels.py, the stages and the format readers import the shared concepts (the private-use characters that
+stand for markup, months and weekdays, superscripts, code, emoticons) from here. tests/text/test_kinds.py
+fails if a module of mtcli/text/ defines one of them again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+# private-use characters stand for markup (formats/, the pipeline's quotations and asides; a document's own
+# are items too): the BMP's, then planes 15 and 16 (indexed, not listed: a string of all 137,000 cost every
+# `mtcli translate` 30 ms to build)
+PRIVATE_RANGES = (range(0xE000, 0xF900), range(0xF0000, 0xFFFFE), range(0x100000, 0x10FFFE))
+PRIVATE = re.compile("[" + "".join(f"{chr(r[0])}-{chr(r[-1])}" for r in PRIVATE_RANGES) + "]")
+# a superscript or a subscript: its opening tag, and the whole element without markup inside
+SCRIPT_OPEN = r"<su[bp]\b"
+SCRIPT = re.compile(SCRIPT_OPEN, re.IGNORECASE)
+SCRIPT_TAG = r"<(?P<script>su[bp])\b[^<>]*>"
+SCRIPT_CLOSE = r"</(?P=script)\s*>"
+SCRIPT_ELEMENT = rf"{SCRIPT_TAG}[^<>]*{SCRIPT_CLOSE}"
+FOOTNOTE_REF = r"\[\^[^\]\s]+\]"  # a Markdown footnote reference, [^1]
+# Markdown's code span (CommonMark: a run of backticks closed by as many), taken out before any other markup
+MARKDOWN_CODE = re.compile(r"(`+)(.+?)\1")
+# `code` and ``code`` (which may hold a single backtick): their backticks are kept; not backticks typed as
+# apostrophes inside words (Tom`s dog isn`t)
+CODE_PAIR = re.compile(r"(?<![\w`])(?:`(?=[^`\s])(?:[^`]*[^`\s])?`|``(?=[^`\s])(?:(?:[^`]|`(?!`))*?[^`\s])?``)(?![\w`])")
+# an emoticon: its marks are no sentence's (normalize leaves the spaces around it; protect.py keeps it), kept as an
+# emoji is (the vocabulary has no brackets: ":-)" reached the model as ":-", ":P" as "P")
+EMOTICON = re.compile(r"(?<![\w:;=^<>()-])(?:[:;=][-o^']?[)(\]\[DPpOo3/\\|*]|</?3|\^_?\^|-_-"
+                      r"|[oO]_[oO]|T_T|xD|XD|:'[()])(?![\w()\[\]/\\|*^<>-])")
+WEEKDAYS = {"monday": "lunes", "tuesday": "martes", "wednesday": "miércoles", "thursday": "jueves",
+            "friday": "viernes", "saturday": "sábado", "sunday": "domingo"}
+
+_URL = r"(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>\"]+"
+_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+# a run of number-ish characters holding a digit: 25.50, 7:15, 12/05/2023, 50%, -5°C, 3rd, MP3, COVID-19, 5$;
+# a currency sign before it stays outside, for the model to translate ("$50" -> "50 dólares")
+# (and an en dash: normalize keeps a range's, "10–20")
+_NUMBER = r"(?:(?<![\w-])[+-])?(?:\w+-)*\w*\d[\w%°.,:/+\-–$\u00a2-\u00a5\u20a0-\u20cf]*"
+# an amount with its currency after it ("20 €", "25 USD") or its code before it ("USD 5"): kept whole (the model
+# made "20 €" twenty dollars; it dropped "USD")
+_CODES = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|MXN|CNY|INR|BRL|ARS|COP|CLP|PEN|RUB|KRW|SEK|NOK|DKK|PLN"
+_MONEY = (rf"(?<![\w.,])(?-i:{_CODES}) ?\d(?:[\d.,]*\d)?(?![\w.,]*\d)"
+          rf"|(?<![\w.,])\d(?:[\d.,]*\d)? ?(?:[€£¥¢₹₽₩]|(?-i:{_CODES})\b)")
+# a quantity with a unit's symbol apart from it ("10 km", "3 kg", "20 MB", "180 °C", "5-10 min"): kept whole (the
+# model dropped "km", "min" and "MB", made "kg" "kara", "ml" "micro" and "cm" "cima"); units it can spell out ("5
+# miles") it translates. A symbol as written or shouted ("10 KM"); not "in", nor "Mi"
+_UNITS = ("km/h|m/s|kWh|mAh|Mbps|Gbps|kcal|km²|cm²|m²|m³|GHz|MHz|kHz|min|hrs|sec|mph|kph|lbs|°C|°F|km|cm|mm|µm|nm|"
+          "kg|mg|µg|ml|cl|dl|hr|ms|kW|MW|Hz|KB|MB|GB|TB|Kb|Mb|Gb|oz|lb|ft|yd|mi|px|pt|dB|cal|ha")
+_UNIT = rf"(?<![\w.,])\d(?:[\d.,–-]*\d)? ?(?-i:{_UNITS}|{_UNITS.upper()}|°|[mglLhWV])(?![\w°²³/'])"
+# a date with its month's name ("May 5, 2025", "12 March 1990", "the 3rd of July", "June 2020"): one span, put back
+# in Spanish ("5 de mayo de 2025"): the model dropped the month ("It happened in May 2020." -> "Ocurrió en 2020.",
+# "See you on Monday, June 3." -> "Te veo el lunes, 3.")
+MONTHS = dict(zip("january february march april may june july august september october november december".split(),
+                  "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre".split()))
+_MONTH = "|".join([*(m.capitalize() for m in MONTHS), *(m.upper() for m in MONTHS),
+                   *(f"{m[:3].capitalize()}\\.?" for m in MONTHS if m != "may"), "Sept\\.?"])
+_ORDINAL = "(?:st|nd|rd|th|ST|ND|RD|TH)"
+_DAY = rf"(?:[12]\d|3[01]|0?[1-9]){_ORDINAL}?(?:[–-](?:[12]\d|3[01]|0?[1-9]){_ORDINAL}?)?"  # (May 5–7)
+_YEAR = r"(?:1[5-9]|2[01])\d\d"
+_DATE_PARTS = (rf"(?P<m1>{_MONTH}) (?P<d1>{_DAY})(?:,? (?P<y1>{_YEAR}))?"  # May 5, 2025
+               rf"|(?P<d2>{_DAY})(?: of)? (?P<m2>{_MONTH})(?:,? (?P<y2>{_YEAR}))?"  # 12 March 1990, 3rd of July
+               rf"|(?P<m3>{_MONTH}),? (?P<y3>{_YEAR})")  # June 2020
+DATE = re.compile(rf"(?<![\w.,])(?:{_DATE_PARTS})(?![\w:/.-]\d|\w)")
+# a month and a number without a year or an ordinal are a date after a word that leads to one or before a mark,
+# not "WE MARCH 10 MILES", "I called April 3 times", "May 2 of us come in?", "Step 2 May Fail"
+_LEADS_TO_DATE = re.compile(r"(?:\b(?:on|by|since|until|till|from|before|after|through|between|to|and|of|in|the|"
+                            r"every|each|next|last|this)|[,(])\s*$", re.IGNORECASE)
+_ENDS_DATE = re.compile(r"\s*(?:[.,;:!?)\]\"'–—-]|$|(?:and|or|to|through|until|at)\b)", re.IGNORECASE)
+_TYPED_SPAN = re.compile(r"[`<>\"=/\\@]")  # code, markup, a path: no date in it is written out
+# a title before a name ("Mr. Brown", "Dr Smith", "MRS. JONES"): kept with the name, which the model translated or
+# dropped ("I met Mr. Brown yesterday." -> "Ayer me encontré marrón.", "Mrs. Jones" -> "Jesús"), the title written
+# as Spanish abbreviates it ("Sr. Brown"); the name as it came (an apostrophe's "s" is the sentence's: "Dr. Lee's")
+TITLES = {"Mr": "Sr.", "Mrs": "Sra.", "Ms": "Sra.", "Dr": "Dr.", "Prof": "Prof."}
+# words after a title that are no name: a new sentence ("Thank you, Dr. I will call."), an office ("Mr. President"),
+# a day, another title
+_NOT_A_NAME = ("i he she it we you they the a an this that these those there here what who where when why how yes no "
+               "not now then please thanks thank my your his her its our their and but or so if as at in on to of for "
+               "with by from is are was were be do does did can will would should could may might must let "
+               "president chairman chairwoman speaker mayor secretary ambassador minister governor senator justice "
+               "right").split() + [*WEEKDAYS] + "mr mrs ms dr prof".split()
+_CAPITAL = "A-ZÀ-ÖØ-Þ"
+_NOT_NAME = rf"(?!(?i:{'|'.join(_NOT_A_NAME)})\b)"
+_NAME_REST = r"(?:\w|[-'’](?=\w)(?![sS]\b))*(?!\w)"  # "Smith-Jones", "O'Neil"; not "Lee's", "Brown--the"
+# a Capitalised name after a title as written ("Mr. Brown", "Dr Smith"), one word, or two when the second is
+# Capitalised too ("Mary Ann", "John O'Neil"); an ALL CAPS one after an ALL CAPS title with its stop ("MR. BROWN";
+# "MS Word", "DR Congo" are no titles); not a file's name ("Smith.pdf")
+_AS_WRITTEN = rf"(?:{'|'.join(TITLES)})\.?"
+_SHOUTED = rf"(?:{'|'.join(t.upper() for t in TITLES)})\."
+_TITLE = rf"(?<![\w.])(?-i:{_AS_WRITTEN}|{_SHOUTED})(?= (?-i:[{_CAPITAL}]))"
+_TITLED = (rf"(?<![\w.])(?-i:{_AS_WRITTEN} {_NOT_NAME}[{_CAPITAL}]{_NAME_REST}"
+           rf"(?: {_NOT_NAME}[{_CAPITAL}](?=[a-zß-öø-ÿ'’]){_NAME_REST})?"
+           rf"|{_SHOUTED} {_NOT_NAME}[{_CAPITAL}][{_CAPITAL}'’-]*(?!\w))(?!\.\w)")
+TITLE, TITLED = re.compile(_TITLE), re.compile(_TITLED)
+# feet and inches, inches (5'11", 27"): one span, marks included (the model made "5'11\"" "511")
+_FEET = r"(?<![\w\"'])(?:\d+'(?:\d+(?:\.\d+)?\")?(?![\w'])|\d+(?:\.\d+)?\"(?=[\s.,;:!?)]|$))"  # (not '"5"', "'3'")
+FEET = re.compile(_FEET)
+# a Roman numeral of two letters or more, up to 89, after a capitalised word ("Chapter IV", "World War II", "Louis
+# XIV"): the model made them words ("Lee Cámele"); not "a CD", "Never MIX", "DC"
+ROMAN = re.compile(r"\b[A-Z][a-z]+ ((?=[LXVI]{2,}\b)(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))(?![\w'-])")
+MAYBE_ROMAN = re.compile(r"\b[LXVI]{2,}\b")
+# a clock time with a.m./p.m. apart from its number ("5 p.m.": the model drops "p.m.")
+_TIME = r"\d{1,2}(?::\d\d)?\s?(?:[ap]\.m\.|[ap]m)(?!\w|-[^\W\d])"  # (a range: "10 am-2 pm" lost "pm")
+# what is typed, not written: `code`, an HTML tag, @mentions and #hashtags, a path (/usr/bin, ~/.bashrc,
+# ./run.sh, C:\Program Files), a bare domain or a file name (example.org/path, README.md, config.yaml)
+_CODE = r"(?<!\w)(?:``(?:[^`]|`(?!`))+``|`[^`]+`)(?!\w)"  # not a backtick used as an apostrophe (Tom`s)
+_TAG = rf"</?[a-z][\w:-]*(?:\s[^<>]*)?/?>|{FOOTNOTE_REF}"  # (and a Markdown footnote reference, [^1])
+_HANDLE = r"(?<![\w@#&/])[@#]\w+"
+_PATH = r"(?<![\w/.~-])(?:~|\.{1,2})?/[\w.@%+~-]+(?:/[\w.@%+~-]*)*|[^\s\\]*\\\S*"
+_TLDS = ("com org net edu gov mil int io co uk de fr es eu ca au ru cn jp br mx ar cl nl se ch info biz dev app ai "
+         "tv ly gg xyz online site tech blog cloud shop store news")
+_EXTENSIONS = ("txt md rst py js ts jsx tsx json csv tsv pdf doc docx xls xlsx ppt pptx odt png jpg jpeg gif svg webp "
+               "bmp ico html htm css scss xml yaml yml toml ini cfg conf log zip tar gz tgz bz2 xz 7z rar exe dll "
+               "dylib sh bash zsh bat ps1 c h cpp hpp cc java jar rs rb php pl sql db sqlite mp3 mp4 wav flac ogg "
+               "avi mkv mov srt vtt ipynb lock env bak tmp iso dmg apk deb rpm whl")
+_NAME = (r"(?<![\w@./-])[\w-]+(?:\.[\w-]+)*\.(?-i:" + "|".join(sorted(set((_TLDS + " " + _EXTENSIONS).split()),
+                                                                        key=len, reverse=True))
+         + r")(?![\w-])(?::\d+)?(?:/[^\s<>\"]*)?")
+
+def _date_in_spanish(span: str) -> str:
+    """Each date in the span written as Spanish writes it ("May 5, 2025" -> "5 de mayo de 2025"), in its case
+    ("MAY 5" -> "5 DE MAYO")."""
+    def spanish(m: re.Match) -> str:
+        k = next(k for k in "123" if m[f"m{k}"])
+        month, day, year = m[f"m{k}"], m[f"d{k}"] if k != "3" else None, m[f"y{k}"]
+        name = next(es for en, es in MONTHS.items() if en.startswith(month.rstrip(".").lower()))
+        out = " de ".join(p for p in (day and re.sub(rf"(?<=\d){_ORDINAL}", "", day), name, year) if p)
+        return out.upper() if month.isupper() and len(month) > 1 else out
+
+    return DATE.sub(spanish, span) if any(c.isdigit() for c in span) else span
+
+
+def _title_in_spanish(span: str) -> str:
+    """A title before a name as Spanish abbreviates it ("Mr. Brown" -> "Sr. Brown")."""
+    def title(m: re.Match) -> str:
+        out = TITLES[next(t for t in TITLES if t.lower() == m.group().rstrip(".").lower())]
+        out = out if m.group().endswith(".") else out.rstrip(".")  # ("Dr Pepper")
+        return out.upper() if m.group()[1:2].isupper() else out
+
+    return TITLE.sub(title, span)
+
+
+def reads_as_date(text: str) -> list[tuple[int, int]]:
+    """Where the text has dates (DATE, and a bare "Month 5" only where it reads as one)."""
+    found, at = [], 0
+    while m := DATE.search(text, at):
+        k = next(k for k in "123" if m[f"m{k}"])
+        if m[f"y{k}"] or re.search(f"{_ORDINAL}$", m[f"d{k}"] or "") or _ENDS_DATE.match(text, m.end()) \
+                or _LEADS_TO_DATE.search(text, 0, m.start()):
+            found.append(m.span())
+            at = m.end()
+        else:
+            at = m.start() + 1  # ("Apollo 11 July 20, 1969": "11 July" is none, "July 20, 1969" is one)
+    return found
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str  # what the span is
+    pattern: str  # what it looks like (in SPAN's alternation, case-insensitive, unless `alone`)
+    own_stop: bool = False  # the marks after it are its own, not the sentence's (":-)", 5'11")
+    rewrite: Callable[[str], str] | None = None  # written anew in Spanish; None: back exactly as it came
+    alone: bool = False  # found by a search of its own (a guard, a group), not in SPAN's alternation
+    languages: frozenset[str] = frozenset({"en"})  # the source languages the row serves
+
+
+# in SPAN's order: the first alternative that matches at a place wins
+KINDS = (
+    Kind("url", _URL),
+    Kind("email", _EMAIL),
+    Kind("code", _CODE),
+    Kind("tag", _TAG),
+    Kind("handle", _HANDLE),
+    Kind("path", _PATH),
+    Kind("file or domain", _NAME),
+    Kind("time", _TIME),
+    Kind("money", _MONEY),
+    Kind("quantity", _UNIT),
+    Kind("feet and inches", _FEET, own_stop=True),
+    Kind("date", DATE.pattern, rewrite=_date_in_spanish, alone=True),  # (reads_as_date; before the title's rewrite)
+    Kind("title and name", _TITLED, rewrite=_title_in_spanish),
+    Kind("number", _NUMBER),
+    Kind("emoticon", EMOTICON.pattern, own_stop=True),
+    Kind("roman numeral", ROMAN.pattern, alone=True),  # (its group 1, after a capitalised word)
+)
+KIND = {k.name: k for k in KINDS}
+SPAN = re.compile("|".join(k.pattern for k in KINDS if not k.alone), re.IGNORECASE)
+OWN_STOP = re.compile("|".join(k.pattern for k in KINDS if k.own_stop))
+WRITTEN_ANEW = re.compile(f"{DATE.pattern}|{_TITLE}")  # what in_spanish rewrites: not kept as it came
+
+
+def in_spanish(span: str) -> str:
+    """A span with each part a row rewrites written anew (dates, a title before a name); any other span as it is."""
+    if _TYPED_SPAN.search(span):
+        return span
+    for kind in KINDS:
+        span = kind.rewrite(span) if kind.rewrite else span
+    return span

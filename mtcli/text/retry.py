@@ -1,0 +1,93 @@
+"""The placeholder retry ladder: every sentence decoded at once; one whose placeholders did not all come back
+tried again with other placeholders, unmasked, and at last in phrases of one span each, so that a span is
+never lost (protect.restore refuses a half-copied placeholder)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+
+from mtcli.text import protect
+from mtcli.text.sentence import Engine, LineResult, NBest, Sentence, combine, to_pieces
+
+VERIFY = len(protect.PLACEHOLDERS)  # attempt: the sentence as it is, kept if every span comes back
+AROUND = VERIFY + 1  # attempt: phrases of one span each (protect.one_span_phrases)
+
+
+def decode_all(todo: list[Sentence], engine: Engine, results: list[LineResult],
+                source: Callable[[str], str] = str) -> None:
+    """Decode every sentence's pieces in one call. A sentence whose placeholders did not all come back
+    is tried with the next placeholders, then unmasked (kept if the spans survive), and at last in
+    phrases of one span each, where a span the model still loses is put at the phrase's edge: all its
+    tries decoded in one more call (one call per try cost ~0.1 s CPU each for a few sentences), the
+    first that works kept. `source` shows a span in a warning as the document had it (its markup)."""
+    failed = [s for s, got in zip(todo, _decoded(todo, engine)) if not _took(s, got)]
+    tries = [_fallbacks(s, engine) for s in failed]
+    outs = iter(_decoded([t for ts in tries for t in ts], engine))
+    for s, ts in zip(failed, tries):
+        got = [next(outs) for _ in ts]
+        vars(s).update(vars(next(t for t, g in zip(ts, got) if _took(t, g))))
+        if s.attempt == AROUND:
+            shown = ", ".join(repr(source(sp)) for sp in s.masked.spans)
+            results[s.line].warnings.append(f"the model lost {shown} in translation; translated the sentence "
+                                            "in phrases of one each instead")
+
+
+def _decoded(todo: list[Sentence], engine: Engine) -> list[list[NBest]]:
+    """Each sentence's pieces' translations, all decoded in one call."""
+    pieces = [p for s in todo for p in s.pieces]
+    outs = iter(engine.decode(pieces) if pieces else [])
+    return [[next(outs) for _ in s.pieces] for s in todo]
+
+
+def _took(s: Sentence, got: list[NBest]) -> bool:
+    """Whether the translations of this try keep its spans; if so they are its output."""
+    if s.attempt == AROUND:
+        s.out = _phrases_joined(s, got)
+        return True
+    nbest = combine(got)
+    if s.shout:
+        nbest = [(t.upper(), score) for t, score in nbest]
+    if s.attempt == VERIFY:
+        kept = [(protect.resign(t, s.masked), score) for t, score in nbest if protect.all_kept(t, s.masked)]
+    else:
+        kept = [(r, score) for t, score in nbest if (r := protect.restore(t, s.masked)) is not None]
+    if kept and kept[0][1] == nbest[0][1]:  # the best one among them
+        s.out = kept
+        return True
+    return False
+
+
+def _fallbacks(s: Sentence, engine: Engine) -> list[Sentence]:
+    """The tries after s's, in order: the next placeholders, the sentence unmasked, phrases of one span each."""
+    tries, masked = [], s.masked
+    for attempt in range(s.attempt + 1, VERIFY):
+        masked = protect.remask(masked, protect.PLACEHOLDERS[attempt])
+        tries.append(replace(s, attempt=attempt, masked=masked, pieces=to_pieces(masked.text, engine)))
+    tries.append(replace(s, attempt=VERIFY, masked=masked, pieces=to_pieces(protect.unmasked(masked), engine)))
+    phrases = protect.one_span_phrases(masked)
+    fitted = [to_pieces(phrase.text, engine) for phrase in phrases]
+    return tries + [replace(s, attempt=AROUND, masked=masked, phrases=phrases, counts=[len(f) for f in fitted],
+                            pieces=[p for f in fitted for p in f])]
+
+
+_INNER_END = re.compile(r"[.!?]+$")
+_INNER_START = re.compile(r"^[¿¡]")
+
+
+def _phrases_joined(s: Sentence, got: list[NBest]) -> NBest:
+    """The phrases' best translations with their spans, joined; only the last keeps its final stop and
+    only the first its opening ¿ or ¡."""
+    outs, texts, scores = iter(got), [], []
+    for k, (phrase, n) in enumerate(zip(s.phrases, s.counts)):
+        best = [next(outs)[0] for _ in range(n)]
+        text = " ".join(t for t, _ in best)
+        text = protect.placed(text.upper() if s.shout else text, phrase)
+        if k + 1 < len(s.phrases) and not text.endswith(phrase.spans[0]):  # (a span's own stop: "5 p.m.")
+            text = _INNER_END.sub("", text)
+        if k:
+            text = _INNER_START.sub("", text)
+        texts.append(text)
+        scores += [score for _, score in best]
+    return [(" ".join(t for t in texts if t), sum(scores) / max(len(scores), 1))]

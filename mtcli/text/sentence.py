@@ -1,0 +1,194 @@
+"""What travels through the text pipeline: the options, the model behind `Engine`, a line's result, and a
+sentence's record with the small protocol every stage of it follows (pipeline.STAGES lists them in order).
+
+The model is reached only through `Engine` (a decode function, the source tokenizer's encode and the
+length limit), so the pipeline does not depend on how decoding works; `Engine.from_translator` wraps
+an `mtcli.decode.Translator`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Protocol
+
+from mtcli.config import DEFAULTS
+from mtcli.text import case, protect
+from mtcli.text.segment import fit
+
+NBest = list[tuple[str, float]]
+Decode = Callable[[list[str]], list[NBest]]  # sentences -> their n-best (text, score) lists, best first
+UNK = 1  # mtcli.tokenizer.UNK (not imported: this package loads without the tokenizers library)
+LETTER = re.compile(r"[^\W\d_]")
+
+
+@dataclass(frozen=True)
+class TextOptions:
+    """Which steps run; all off is the raw model on each line (the benchmark's "before")."""
+
+    segment: bool = True  # one sentence at a time
+    protect: bool = True  # numbers, URLs, emoji, ... kept exactly
+    case: bool = True  # ALL CAPS, lowercase, loose contractions
+    punctuate: bool = True  # a missing final "?" or "." added (a question then comes out as ¿...?); off for
+    # a fragment (a link's text): no final mark, no capital letter first
+    keep_stop: bool = True  # off: a source without final punctuation gets a translation without a final "."
+    # (documents: a heading, a cell, a link's text)
+
+
+RAW = TextOptions(segment=False, protect=False, case=False, punctuate=False)
+
+
+@dataclass
+class Engine:
+    decode: Decode
+    encode: Callable[[str], list[int]]  # source ids, without start and end
+    limit: int  # most source ids one decoded piece may have
+    names: dict[str, str] = field(default_factory=dict)  # truecasing table (case.truecase_table)
+
+    @classmethod
+    def from_translator(cls, tr, beam: int = DEFAULTS.beam_size, nbest: int = DEFAULTS.num_hypotheses,
+                        alpha: float = DEFAULTS.length_penalty, batch_size: int | None = None) -> Engine:
+        """batch_size: sentences decoded together; None: TranslationOptions' batches of source tokens
+        (benchmarks/decode.py's; measured 7 % less CPU than 64 sentences greedy on 2,000 unseen lines)."""
+        from mtcli import kernels
+
+        options = replace(DEFAULTS, beam_size=beam, num_hypotheses=nbest, length_penalty=alpha)
+        if batch_size is not None:
+            options = replace(options, max_batch_size=batch_size, batch_type="examples")
+
+        def decode(lines: list[str]) -> list[NBest]:
+            kernels.expect(len(lines))  # lines piped in: the compiled kernels once there are enough
+            return [[(h.text, h.score) for h in r.hypotheses] for r in tr.translate_batch(lines, options)]
+
+        src = [tr.src_tok.id_to_token(i) for i in range(tr.src_tok.vocab_size)]
+        tgt = {tr.tgt_tok.id_to_token(i) for i in range(tr.tgt_tok.vocab_size)}
+        return cls(decode, lambda text: tr.src_tok.pieces(tr.src_tok.encode(text)), tr.model.cfg.max_src_len - 2,
+                   case.truecase_table(src, tgt))
+
+
+@dataclass
+class LineResult:
+    """What became of one input line: its translations and what was done to get them."""
+
+    line: int  # 1-based number of the input line
+    nbest: NBest  # best first
+    sentences: int = 0
+    split: int = 0  # sentences too long for the model, translated in pieces
+    kept: list[str] = field(default_factory=list)  # spans put back exactly as they came
+    warnings: list[str] = field(default_factory=list)  # each about this line
+    language: str | None = None  # the source language it was read as (mtcli.route)
+    confidence: float | None = None  # how sure the language identification was; None: given, not told
+
+    @property
+    def text(self) -> str:
+        return self.nbest[0][0]
+
+
+@dataclass
+class Sentence:
+    """One sentence between the stages: what is left of it for the model (`text`, masked by the spans
+    stage), what the stages set aside at its edges, and what decoding made of it. The facts below are
+    shared by several stages; the rest of a stage's state is its own, in `aside[stage.name]`."""
+
+    line: int  # index into the batch
+    text: str
+    cut: bool = False  # it goes on in text kept as it came (the rest of a line cut by cut_long, a quotation
+    # or an aside ending it): it gets no final mark, nor keeps one the model adds
+    lead: str = ""  # emoji, markup, a head or a label set aside at the start, with its space
+    trail: str = ""
+    head: str = ""  # a chat's or a mail's head or a label, in `lead`, kept
+    labelled: bool = False  # after a label: a value as often as a sentence
+    lower_first: bool = False  # the translation goes on after a quotation or a label set aside in `lead`: no capital
+    verbatim: str | None = None  # nothing to translate: this comes out as it is
+    masked: protect.Masked | None = None
+    shout: bool = False  # ALL CAPS: the model's words are upper-cased again before the spans come back
+    spans: list[tuple[int, int]] = field(default_factory=list)  # where the spans are in text (before Spans masks them)
+    outside: str = ""  # text without its spans: the words the model is given
+    alone: bool = False  # a word alone (a dictionary look-up, a table's cell, a signature)
+    strip_stop: bool = False  # the source has no final punctuation: nor will the translation (documents)
+    aside: dict = field(default_factory=dict)
+    kept: list[str] = field(default_factory=list)  # spans put back exactly as they came, in order
+    attempt: int = 0  # index into protect.PLACEHOLDERS, or retry.VERIFY, or retry.AROUND
+    pieces: list[str] = field(default_factory=list)  # what is decoded
+    phrases: list[protect.Masked] = field(default_factory=list)  # AROUND: phrases of one span each
+    counts: list[int] = field(default_factory=list)  # AROUND: pieces of each phrase
+    out: NBest = field(default_factory=list)
+
+
+@dataclass
+class Context:
+    """What a stage may consult: the model's vocabulary and length, the options, the markup items."""
+
+    engine: Engine
+    options: TextOptions
+    unknown: Callable[[str], bool]  # a piece the vocabulary cannot spell
+    items: dict[str, tuple[str, ...]]
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        long_word = min(protect.LONG_WORD, self.engine.limit - 1)  # a word that long may not fit the model
+        return protect.find_spans(text, self.unknown, long_word) if self.options.protect else []
+
+
+class Stage(Protocol):
+    """One rule, both halves: `strip` takes out of s.text what the model must not see (or rewrites it),
+    keeping in s.aside[name] what `restore` needs to put it back into the translations. A stage whose
+    strip did not run (an earlier one answered the sentence) finds nothing aside and restores nothing."""
+
+    name: str
+
+    def strip(self, s: Sentence, c: Context) -> bool:
+        """False: the sentence is answered (s.verbatim, or ready for the model as it is): no stage after runs."""
+
+    def restore(self, s: Sentence, out: NBest, items: dict[str, tuple[str, ...]]) -> NBest:
+        """The translations with what strip took out put back."""
+
+
+def each(out: NBest, change: Callable[[str], str]) -> NBest:
+    return [(change(t), score) for t, score in out]
+
+
+def combine(outs: list[NBest], sep: str = " ") -> NBest:
+    """Translations of consecutive pieces joined by sep: the k-th of the whole is the k-th of each piece (or
+    its last), scored by their mean. Joined by spaces, an empty piece leaves none; by tabs (cells) it stays."""
+    outs = [o or [("", 0.0)] for o in outs]
+    n = max(len(o) for o in outs)
+    combined = []
+    for k in range(n):
+        texts, scores = zip(*(o[min(k, len(o) - 1)] for o in outs))
+        combined.append((sep.join(t for t in texts if t or sep != " "), sum(scores) / len(scores)))
+    return combined
+
+
+def drop_spans(text: str, spans) -> str:
+    return "".join(text[a:b] for a, b in zip([0] + [e for _, e in spans], [s for s, _ in spans] + [len(text)]))
+
+
+def to_pieces(text: str, engine: Engine) -> list[str]:
+    return fit(text, lambda piece: len(engine.encode(piece)), engine.limit)
+
+
+def remembering(encode: Callable[[str], list[int]]) -> Callable[[str], list[int]]:
+    """`encode` keeping its last answer: a sentence is encoded to check its spelling (unknown_pieces), then
+    mostly the same text again to measure it (to_pieces)."""
+    last: list = [None, None]
+
+    def encode_last(text: str) -> list[int]:
+        if text != last[0]:
+            last[:] = text, encode(text)
+        return last[1]
+
+    return encode_last
+
+
+def unknown_pieces(engine: Engine) -> Callable[[str], bool]:
+    @lru_cache(maxsize=4096)
+    def short(piece: str) -> bool:
+        # as a word, and glued to one ("?" is known after a word, not as a word of its own)
+        return UNK in engine.encode(piece) and UNK in engine.encode("a" + piece)
+
+    def unknown(piece: str) -> bool:
+        return short(piece) if len(piece) <= 64 else UNK in engine.encode(piece)  # (no long keys kept)
+
+    return unknown

@@ -1,0 +1,58 @@
+"""The spans stage: what protect.py finds kept out of the model's way as placeholders (put back by the retry
+ladder, retry.py), a sentence of spans only answered as it is, and dates and titles written anew in Spanish
+(kinds.py's rewrites) once the translation holds them."""
+
+from __future__ import annotations
+
+import re
+
+from mtcli.text import protect
+from mtcli.text.kinds import PRIVATE, TITLE, WRITTEN_ANEW, in_spanish
+from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each
+
+
+class Spans:
+    """Each span a placeholder the model copies (protect.py says how well); numbers, symbols and punctuation
+    alone are nothing for the model (verbatim). A date or a title written anew is not kept; the rest of its
+    span is: "May 5, 2025 10:00" keeps "10:00", "Mr. Brown" "Brown"."""
+
+    name = "spans"
+
+    def strip(self, s: Sentence, c: Context) -> bool:
+        s.masked = protect.mask(s.text, s.spans, protect.PLACEHOLDERS[0])
+        s.outside = drop_spans(s.text, s.spans)
+        if not LETTER.search(s.outside):
+            s.verbatim = s.text  # numbers, symbols, punctuation: nothing for the model
+            return False
+        s.text = s.masked.text
+        return True
+
+    def restore(self, s: Sentence, out: NBest, items) -> NBest:
+        spans = s.masked.spans if s.masked else ()
+        dates = {span: spanish for span in spans if (spanish := in_spanish(span)) != span}  # put back in Spanish
+        parts = [p.strip(" ,") for span in spans for p in (WRITTEN_ANEW.sub("\0", span).split("\0")
+                                                           if span in dates or TITLE.search(span) else [span])]
+        s.kept.extend(k for part in parts if part for k in as_kept(part, items))
+        return each(out, lambda t: _dated(t, dates))
+
+
+def _dated(text: str, dates: dict[str, str]) -> str:
+    """Each date kept in the text (as the English had it) written the Spanish way."""
+    for span, spanish in dates.items():
+        text = text.replace(span, spanish)
+    return text
+
+
+def as_kept(span: str, items: dict[str, tuple[str, ...]]) -> list[str]:
+    """A kept span as the text had it: markup kept whole written out ("<img src=x>"), markup whose text
+    was translated (an aside, a link) left out, the span cut there; no placeholder character, ever (a
+    document's own private-use character, an icon font's glyph, is its text and stays)."""
+    def kept(m: re.Match) -> str:
+        parts = items.get(m.group())
+        if parts is None:
+            return m.group()
+        return "\0" if len(parts) > 1 else parts[0]  # (an item's verbatim parts are the document's own text)
+
+    if not PRIVATE.search(span):
+        return [span]
+    return [k.strip() for k in PRIVATE.sub(kept, span).split("\0") if k.strip()]

@@ -1,0 +1,86 @@
+"""mtcli.text.kinds: the table of protected-span kinds, and every concept of it defined there only."""
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from mtcli.text import kinds
+
+
+TEXT = Path(kinds.__file__).parent
+# what only a definition of a kind (or of a concept the kinds share) holds, as a string in a module's code
+SIGNATURES = {
+    "a month": re.compile(r"(?i)\b(?:january|february|march|april|june|july|august|september|october|november|"
+                          r"december|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre)\b"),
+    "a weekday": re.compile(r"(?i)\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|lunes|martes|"
+                            r"miércoles|jueves|viernes|sábado|domingo)\b"),
+    "a private-use character": re.compile("[\ue000-\uf8ff\U000f0000-\U0010ffff]|\\\\[uU]0*(?:e0|f8|f0|10f)",
+                                          re.IGNORECASE),
+    "a superscript or subscript": re.compile(r"su\[bp\]"),
+    "a code span": re.compile(r"``\(\?:|`\[\^`\]|\(`\+\)\(\.\+\?\)|`\(\?=\[\^`"),
+    "an emoticon": re.compile(r"</\?3|T_T"),
+    "a footnote reference": re.compile(re.escape(r"\[\^[^\]\s]+\]")),
+    "a title's Spanish": re.compile(r"\bSra?\.|Prof\."),
+    "a currency code": re.compile(r"USD\|EUR"),
+    "a unit": re.compile(r"km/h\|"),
+    "an ordinal": re.compile(r"st\|nd\|rd\|th"),
+    "a year": re.compile(re.escape(r"(?:1[5-9]|2[01])\d\d")),
+}
+PRIVATE_USE_BOUNDS = {0xE000, 0xF8FF, 0xF900, 0xF0000, 0xFFFFD, 0xFFFFE, 0x100000, 0x10FFFD, 0x10FFFE}
+
+
+def _code_strings(path: Path) -> list[str]:
+    """The string constants of a module's code (its docstrings are prose, not definitions)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and node.body
+            and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and id(n) not in docs]
+
+
+def _modules() -> list[Path]:
+    return [p for p in sorted(TEXT.rglob("*.py")) if p != Path(kinds.__file__)]
+
+
+def test_the_table_lists_the_kinds_in_the_order_they_are_tried():
+    assert [k.name for k in kinds.KINDS] == [
+        "url", "email", "code", "tag", "handle", "path", "file or domain", "time", "money", "quantity",
+        "feet and inches", "date", "title and name", "number", "emoticon", "roman numeral"]
+    assert kinds.SPAN.pattern == "|".join(k.pattern for k in kinds.KINDS if not k.alone)
+    assert [k.name for k in kinds.KINDS if k.rewrite] == ["date", "title and name"]
+    assert [k.name for k in kinds.KINDS if k.own_stop] == ["feet and inches", "emoticon"]
+
+
+@pytest.mark.parametrize("kind", kinds.KINDS, ids=lambda k: k.name)
+def test_no_module_but_the_table_holds_a_kind_s_pattern(kind):
+    found = [p.name for p in _modules() for s in _code_strings(p) if kind.pattern in s]
+    assert not found, f"{kind.name} defined again in {found}"
+
+
+@pytest.mark.parametrize("concept", SIGNATURES)
+def test_no_module_but_the_table_defines_a_concept_of_it(concept):
+    found = [(p.name, s[:60]) for p in _modules() for s in _code_strings(p) if SIGNATURES[concept].search(s)]
+    assert not found, f"{concept} defined outside mtcli/text/kinds.py: {found}"
+
+
+def test_no_module_but_the_table_holds_the_private_use_ranges_bounds():
+    found = [(p.name, hex(n.value)) for p in _modules() for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+             if isinstance(n, ast.Constant) and type(n.value) is int and n.value in PRIVATE_USE_BOUNDS]
+    assert not found, found
+
+
+def test_the_signatures_find_the_definitions_in_the_table():
+    """(A check that cannot fail is none: each signature finds its concept in kinds.py.)"""
+    strings = _code_strings(Path(kinds.__file__))
+    assert all(any(sig.search(s) for s in strings) for sig in SIGNATURES.values() if sig is not SIGNATURES[
+        "a private-use character"])
+    assert kinds.PRIVATE.pattern == "[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]"
+
+
+def test_a_span_is_written_anew_by_the_rows_that_rewrite_in_the_table_s_order():
+    assert kinds.in_spanish("Mr. May 5") == "Mr. 5 de mayo"  # (the date first: then no capital follows "Mr.")
+    assert kinds.in_spanish("Mr. Brown on May 5, 2025") == "Sr. Brown on 5 de mayo de 2025"
+    assert kinds.in_spanish("`May 5`") == "`May 5`"  # typed: code, markup, a path

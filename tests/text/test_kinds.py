@@ -84,3 +84,17 @@ def test_a_span_is_written_anew_by_the_rows_that_rewrite_in_the_table_s_order():
     assert kinds.in_spanish("Mr. May 5") == "Mr. 5 de mayo"  # (the date first: then no capital follows "Mr.")
     assert kinds.in_spanish("Mr. Brown on May 5, 2025") == "Sr. Brown on 5 de mayo de 2025"
     assert kinds.in_spanish("`May 5`") == "`May 5`"  # typed: code, markup, a path
+
+
+EXAMPLES = {"url": "see http://x.org/a now", "email": "mail tom@x.org", "code": "run `ls -la` now", "tag": "a <b>b</b>",
+            "handle": "ask @tom", "path": "open /usr/bin now", "file or domain": "open README.md now",
+            "time": "at 5 pm", "money": "pay 20 €", "quantity": "run 10 km", "feet and inches": "he is 5'11\" tall",
+            "title and name": "ask Mr. Brown", "number": "buy 42 eggs", "emoticon": "fine :-)"}
+
+
+@pytest.mark.parametrize("kind", [k for k in kinds.KINDS if not k.alone], ids=lambda k: k.name)
+def test_a_kind_s_hint_is_in_every_span_of_it(kind):
+    """SPAN is searched only where some row's hint is: a row's example is found, and its match holds its hint."""
+    text = EXAMPLES[kind.name]
+    match = next(m for m in kinds.SPAN.finditer(text) if re.fullmatch(kind.pattern, m.group(), re.IGNORECASE))
+    assert re.search(kind.hint, match.group(), re.IGNORECASE) and kinds.MAYBE_SPAN.search(text)

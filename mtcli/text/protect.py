@@ -15,8 +15,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from mtcli.text.kinds import (EMOTICON, KIND, MAYBE_ROMAN, MAYBE_SPAN, OWN_STOP, PRIVATE, ROMAN, SCRIPT, SPAN, TITLED,
-                              reads_as_date)
+from mtcli.text.kinds import EMOTICON, KIND, KINDS, MAYBE_SPAN, OWN_STOP, PRIVATE, SCRIPT, SPAN, TITLED
 
 # placeholder sequences tried in turn: span i gets seq[i % len(seq)]
 PLACEHOLDERS: tuple[tuple[str, ...], ...] = (("50",), ("12", "50"))
@@ -80,9 +79,7 @@ def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_
             e += 1  # "at 5 p.m. today": the stop is the time's (at the sentence's end it is the sentence's)
         if re.search(r"[\d@/.`<>#\\]", text[s:e]) or EMOTICON.fullmatch(text, s, e) or TITLED.fullmatch(text, s, e):
             found.append((s, e))
-    if MAYBE_ROMAN.search(text):
-        found += [m.span(1) for m in ROMAN.finditer(text)]
-    found += reads_as_date(text) if found else []  # (a date holds a number)
+    found += [span for kind in KINDS if kind.find for span in kind.find(text)]
     words = _NONSPACE.finditer(text)
     if not (PRIVATE.search(text) or long.search(text) or unknown(text)):
         words = ()  # (most sentences: every word spelled, no markup)

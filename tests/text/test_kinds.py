@@ -49,7 +49,8 @@ def test_the_table_lists_the_kinds_in_the_order_they_are_tried():
     assert [k.name for k in kinds.KINDS] == [
         "url", "email", "code", "tag", "handle", "path", "file or domain", "time", "money", "quantity",
         "feet and inches", "date", "title and name", "number", "emoticon", "roman numeral"]
-    assert kinds.SPAN.pattern == "|".join(k.pattern for k in kinds.KINDS if not k.alone)
+    assert kinds.SPAN.pattern == "|".join(k.pattern for k in kinds.KINDS if not k.find)
+    assert [k.name for k in kinds.KINDS if k.find] == ["date", "roman numeral"]
     assert [k.name for k in kinds.KINDS if k.rewrite] == ["date", "title and name"]
     assert [k.name for k in kinds.KINDS if k.own_stop] == ["feet and inches", "emoticon"]
 
@@ -92,7 +93,7 @@ EXAMPLES = {"url": "see http://x.org/a now", "email": "mail tom@x.org", "code": 
             "title and name": "ask Mr. Brown", "number": "buy 42 eggs", "emoticon": "fine :-)"}
 
 
-@pytest.mark.parametrize("kind", [k for k in kinds.KINDS if not k.alone], ids=lambda k: k.name)
+@pytest.mark.parametrize("kind", [k for k in kinds.KINDS if not k.find], ids=lambda k: k.name)
 def test_a_kind_s_hint_is_in_every_span_of_it(kind):
     """SPAN is searched only where some row's hint is: a row's example is found, and its match holds its hint."""
     text = EXAMPLES[kind.name]

@@ -159,37 +159,53 @@ def reads_as_date(text: str) -> list[tuple[int, int]]:
     return found
 
 
+def _dates(text: str) -> list[tuple[int, int]]:
+    return reads_as_date(text) if _DIGIT.search(text) else []  # (a date holds a number)
+
+
+def _romans(text: str) -> list[tuple[int, int]]:
+    """A Roman numeral's place (ROMAN's group 1, after a capitalised word)."""
+    return [m.span(1) for m in ROMAN.finditer(text)] if MAYBE_ROMAN.search(text) else []
+
+
+_DIGIT = re.compile(r"\d")
+
+
 @dataclass(frozen=True)
 class Kind:
     name: str  # what the span is
-    pattern: str  # what it looks like (in SPAN's alternation, case-insensitive, unless `alone`)
+    pattern: str  # what it looks like (in SPAN's alternation, case-insensitive, unless it has `find`)
     own_stop: bool = False  # the marks after it are its own, not the sentence's (":-)", 5'11")
     rewrite: Callable[[str], str] | None = None  # written anew in Spanish; None: back exactly as it came
-    alone: bool = False  # found by a search of its own (a guard, a group), not in SPAN's alternation
+    find: Callable[[str], list[tuple[int, int]]] | None = None  # its spans in a text, by a search of its own (a
+    # guard, a group), not in SPAN's alternation
+    hint: str = r"\d"  # what every match of it holds: SPAN is searched only in text holding a row's hint
     languages: frozenset[str] = frozenset({"en"})  # the source languages the row serves
 
 
 # in SPAN's order: the first alternative that matches at a place wins
 KINDS = (
-    Kind("url", _URL),
-    Kind("email", _EMAIL),
-    Kind("code", _CODE),
-    Kind("tag", _TAG),
-    Kind("handle", _HANDLE),
-    Kind("path", _PATH),
-    Kind("file or domain", _NAME),
+    Kind("url", _URL, hint=r"://|www\."),
+    Kind("email", _EMAIL, hint="@"),
+    Kind("code", _CODE, hint="`"),
+    Kind("tag", _TAG, hint=r"<|\^"),
+    Kind("handle", _HANDLE, hint="[@#]"),
+    Kind("path", _PATH, hint=r"[/\\]"),
+    Kind("file or domain", _NAME, hint=r"[\w-]\.[a-z]"),
     Kind("time", _TIME),
     Kind("money", _MONEY),
     Kind("quantity", _UNIT),
     Kind("feet and inches", _FEET, own_stop=True),
-    Kind("date", DATE.pattern, rewrite=_date_in_spanish, alone=True),  # (reads_as_date; before the title's rewrite)
-    Kind("title and name", _TITLED, rewrite=_title_in_spanish),
+    Kind("date", DATE.pattern, rewrite=_date_in_spanish, find=_dates),  # (before the title's rewrite)
+    Kind("title and name", _TITLED, rewrite=_title_in_spanish, hint=_TITLE),
     Kind("number", _NUMBER),
-    Kind("emoticon", EMOTICON.pattern, own_stop=True),
-    Kind("roman numeral", ROMAN.pattern, alone=True),  # (its group 1, after a capitalised word)
+    Kind("emoticon", EMOTICON.pattern, own_stop=True, hint=r"[:;=][-o^']?[)(\]\[DPpOo3/|*]|[\^_]|xD|XD"),
+    Kind("roman numeral", ROMAN.pattern, find=_romans),
 )
 KIND = {k.name: k for k in KINDS}
-SPAN = re.compile("|".join(k.pattern for k in KINDS if not k.alone), re.IGNORECASE)
+SPAN = re.compile("|".join(k.pattern for k in KINDS if not k.find), re.IGNORECASE)
+# in every SPAN match (most sentences have none)
+MAYBE_SPAN = re.compile("|".join(dict.fromkeys(k.hint for k in KINDS if not k.find)), re.IGNORECASE)
 OWN_STOP = re.compile("|".join(k.pattern for k in KINDS if k.own_stop))
 WRITTEN_ANEW = re.compile(f"{DATE.pattern}|{_TITLE}")  # what in_spanish rewrites: not kept as it came
 

@@ -15,8 +15,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from mtcli.text.kinds import (EMOTICON, KIND, MAYBE_ROMAN, OWN_STOP, PRIVATE, ROMAN, SCRIPT, SPAN, TITLE, TITLED,
-                              reads_as_date)
+from mtcli.text.kinds import EMOTICON, KIND, KINDS, MAYBE_SPAN, OWN_STOP, PRIVATE, SCRIPT, SPAN, TITLED
 
 # placeholder sequences tried in turn: span i gets seq[i % len(seq)]
 PLACEHOLDERS: tuple[tuple[str, ...], ...] = (("50",), ("12", "50"))
@@ -31,9 +30,6 @@ _OPENING = {")": "(", "]": "[", "}": "{"}  # ... but not the bracket that closes
 _NUMBER_ONLY = re.compile(KIND["number"].pattern)
 _NOT_A_NUMBER = re.compile("|".join(KIND[k].pattern for k in ("url", "email", "file or domain")), re.IGNORECASE)
 _WORDS_AFTER = re.compile(r"(?<=\d)(?:\.{2,}|…|[,;:])(?=[^\W\d_]{2})")  # (not "." : "2.0.beta", "5.4.RELEASE")
-# in every SPAN match (most sentences have none)
-_MAYBE_SPAN = re.compile(r"\d|@|://|www\.|[`<#/\\]|[\w-]\.[a-z]|[:;=][-o^']?[)(\]\[DPpOo3/|*]|[\^_]"
-                         rf"|xD|XD|{TITLE.pattern}", re.IGNORECASE)
 _NONSPACE = re.compile(r"\S+")
 _LONG = re.compile(rf"\S{{{LONG_WORD}}}")
 # how the tokenizer cuts a word: letter/digit runs, other characters; each with the combining marks on it
@@ -71,7 +67,7 @@ def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_
     word of `long_word` characters or more is kept too (it could not fit the model whole)."""
     long = _LONG if long_word == LONG_WORD else re.compile(rf"\S{{{long_word}}}")
     found = []
-    for m in SPAN.finditer(text) if _MAYBE_SPAN.search(text) else ():
+    for m in SPAN.finditer(text) if MAYBE_SPAN.search(text) else ():
         s, e = m.span()
         if _NUMBER_ONLY.fullmatch(m.group()) and not _NOT_A_NUMBER.fullmatch(m.group()):
             words = _WORDS_AFTER.search(m.group())  # "5...or maybe", "300,and then": the words are the sentence's
@@ -83,9 +79,7 @@ def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_
             e += 1  # "at 5 p.m. today": the stop is the time's (at the sentence's end it is the sentence's)
         if re.search(r"[\d@/.`<>#\\]", text[s:e]) or EMOTICON.fullmatch(text, s, e) or TITLED.fullmatch(text, s, e):
             found.append((s, e))
-    if MAYBE_ROMAN.search(text):
-        found += [m.span(1) for m in ROMAN.finditer(text)]
-    found += reads_as_date(text) if found else []  # (a date holds a number)
+    found += [span for kind in KINDS if kind.find for span in kind.find(text)]
     words = _NONSPACE.finditer(text)
     if not (PRIVATE.search(text) or long.search(text) or unknown(text)):
         words = ()  # (most sentences: every word spelled, no markup)

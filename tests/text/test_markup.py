@@ -39,7 +39,7 @@ _MARKUP = re.compile(r"(<[bi]>)(.*?)(</[bi]>)|(\*\*)(.*?)(\*\*)|(\[)(.*?)(\]\(ht
 
 
 def _marked_line(source):
-    """The line as formats.py gives it to the pipeline: each markup a private-use character standing
+    """The line as the format readers (formats/) give it to the pipeline: each markup a private-use character standing
     for its parts, (open, words, close) or (code,)."""
     items = {}
 
@@ -194,7 +194,7 @@ def test_a_superscript_or_subscript_glued_to_a_word_is_a_footnote_mark_or_part_o
     garbled. A footnote mark goes after its word's translation, the model never seeing it; a symbol's
     script (a word of one or two letters, or letters on both sides) is kept with its word, never translated."""
     seen = []
-    sup = lambda text: ("<sup>", text, "</sup>")  # noqa: E731 (as formats.py makes HTML's)
+    sup = lambda text: ("<sup>", text, "</sup>")  # noqa: E731 (as formats/html.py makes them)
     items = {"\ue000": sup("1"), "\ue001": ("<sub>", "2", "</sub>"), "\ue002": ("<sub>", "i", "</sub>"),
              "\ue003": ("<i>", "cats", "</i>"), "\ue004": sup("4"), "\ue005": sup("[2]"), "\ue006": ("[^3]",),
              "\ue007": sup("1")}

@@ -102,20 +102,22 @@ def start_server(model: str, cfg: ServeConfig) -> tuple[subprocess.Popen, str]:
     threading.Thread(target=proc.stderr.read, daemon=True).start()  # drain its log
     url = line[line.index("http://"):].split()[0]
     deadline = time.monotonic() + 120
-    while True:  # it listens before its decoders have started: ready once /health answers
+    while True:  # it listens before its decoders and formatters have started: ready once they all run
         try:
-            asyncio.run(health(url))
-            return proc, url
+            d = asyncio.run(health(url))
+            if d["decoders_running"] == d["decoders"] and d["formatters_running"] == d["formatters"]:
+                return proc, url
         except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                sys.exit("mtcli serve did not start")
-            time.sleep(0.1)
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            sys.exit("mtcli serve did not start")
+        time.sleep(0.1)
 
 
 async def health(url: str) -> dict:
     conn = Connection(url)
     try:
-        return json.loads((await conn.request("GET", "/health"))[1])
+        return json.loads((await conn.request("GET", "/health/details"))[1])
     finally:
         await conn.close()
 

@@ -1,19 +1,22 @@
-"""The HTTP API: LibreTranslate's routes and JSON shapes for English -> Spanish.
+"""The HTTP API: LibreTranslate's routes and JSON shapes, for the directions in languages.py.
 
 POST /translate and /detect take a JSON object or form fields (urlencoded or multipart, and query
 parameters), as LibreTranslate does. Every refusal is {"error": "..."} with a 4xx status: 400 for a
-bad field, 403 for a wrong API key, 408 for a body that arrives too slowly, 413 for one too large,
-503 while the queue is full or the server is stopping. Limits come from ServeConfig.
+bad field (one that is not text included), 403 for a wrong API key, 408 for a body that arrives too
+slowly, 413 for one too large, 431 for a head too large (http.py), 503 with Retry-After while the
+queue is full, past the request's deadline, or while the server is stopping. Limits come from
+ServeConfig. The text work of a request runs in a formatter process (formatter.py), its decoding in
+the decoders (batcher.py): the event loop only reads, checks and answers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 import json
-from concurrent.futures import ThreadPoolExecutor
+import re
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from importlib.resources import files
 
 from starlette.applications import Starlette
@@ -24,15 +27,22 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
 
+from mtcli import __version__
 from mtcli.errors import UserError
+from mtcli.serve import languages
 from mtcli.serve.batcher import Batcher, DecoderFailed
 from mtcli.serve.config import ServeConfig
-from mtcli.serve.texts import FORMATS, engine, english_confidence, options, translate_texts
+from mtcli.serve.formatter import FormatterFailed, FormatterProcess, Formatters
+from mtcli.serve.http import Guard
+from mtcli.serve.spec import document
+from mtcli.serve.texts import FORMATS, confidence_job, options, setup, translate_job
 from mtcli.serve.worker import DecoderProcess
 
-LANGUAGES = [{"code": "en", "name": "English", "targets": ["es"]}, {"code": "es", "name": "Spanish", "targets": []}]
-SOURCES, TARGETS = ("en", "auto"), ("es",)
 FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
+TEXT_FIELDS = ("q", "source", "target", "format", "api_key", "alternatives")  # checked as text first
+SURROGATE = re.compile("[\ud800-\udfff]")  # (a JSON \ud800 escape alone: not a character of any text)
+DRAIN_FACTOR = 4  # a body over the limit but within this many times it is read to its end before the
+# 413 (a connection closed on unread bytes is reset, and the client may lose the answer); beyond, closed
 
 
 class ApiError(Exception):
@@ -46,25 +56,35 @@ def _missing(name: str) -> ApiError:
 
 
 async def _body(request: Request, cfg: ServeConfig) -> bytes:
-    """The request body, refused once it passes the byte limit or the time limit."""
+    """The request body, refused once it passes the byte limit or the time limit. A body over the
+    limit is read to its end first (up to DRAIN_FACTOR times the limit, within the time limit), so that
+    the client, still sending, gets the 413 rather than a reset connection."""
     declared = request.headers.get("content-length", "")
-    too_large = f"Invalid request: the body exceeds the limit of {cfg.body_limit:,} bytes"
-    if declared.isdigit() and int(declared) > cfg.body_limit:
-        raise ApiError(413, too_large)
+    too_large = ApiError(413, f"Invalid request: the body exceeds the limit of {cfg.body_limit:,} bytes")
+    if declared.isdigit() and int(declared) > DRAIN_FACTOR * cfg.body_limit:
+        too_large.headers = {"Connection": "close"}  # (not read: the connection cannot serve on)
+        raise too_large
     chunks, size = [], 0
 
     async def receive() -> None:
         nonlocal size
         async for chunk in request.stream():
             size += len(chunk)
-            if size > cfg.body_limit:
-                raise ApiError(413, too_large)
-            chunks.append(chunk)
+            if size > DRAIN_FACTOR * cfg.body_limit:
+                too_large.headers = {"Connection": "close"}
+                break
+            if size <= cfg.body_limit:
+                chunks.append(chunk)
 
     try:
         await asyncio.wait_for(receive(), cfg.body_timeout)
     except asyncio.TimeoutError:
+        if size > cfg.body_limit or (declared.isdigit() and int(declared) > cfg.body_limit):
+            too_large.headers = {"Connection": "close"}
+            raise too_large from None
         raise ApiError(408, f"Invalid request: the body did not arrive within {cfg.body_timeout:g} s") from None
+    if size > cfg.body_limit:
+        raise too_large
     return b"".join(chunks)
 
 
@@ -100,14 +120,31 @@ async def _fields(request: Request, cfg: ServeConfig) -> dict:
     return fields
 
 
+def _check_text(fields: dict) -> None:
+    """Every field the routes read is text: a lone surrogate (a JSON escape such as \\ud800 alone)
+    cannot be encoded, formatted or answered, and is refused here rather than failing later."""
+    for name in TEXT_FIELDS:
+        value = fields.get(name)
+        for k, text in enumerate(value if isinstance(value, list) else [value]):
+            if isinstance(text, str) and (bad := SURROGATE.search(text)):
+                where = f"{name}[{k}]" if isinstance(value, list) else name
+                raise ApiError(400, f"Invalid request: {where} is not valid text: a lone surrogate "
+                                    f"(U+{ord(bad.group()):04X}) at character {bad.start() + 1}")
+
+
+def _digest(key: str) -> bytes:
+    return hashlib.sha256(key.encode("utf-8")).digest()
+
+
 def _check_key(fields: dict, cfg: ServeConfig) -> None:
+    """The key compared in constant time over the whole of both keys: their digests are, so neither
+    a shared prefix nor the length shows in the time taken."""
     if cfg.api_key is None:
         return
     key = fields.get("api_key")
     if not key:
         raise ApiError(400, "Please contact the server operator to get an API key")
-    if not isinstance(key, str) or not hmac.compare_digest(key.encode("utf-8", "surrogatepass"),
-                                                           cfg.api_key.encode("utf-8", "surrogatepass")):
+    if not isinstance(key, str) or not hmac.compare_digest(_digest(key), _digest(cfg.api_key)):
         raise ApiError(403, "Invalid API key")
 
 
@@ -128,15 +165,35 @@ def _texts(fields: dict, cfg: ServeConfig) -> tuple[list[str], bool]:
     return texts, batch
 
 
-def _choice(fields: dict, name: str, allowed: tuple[str, ...], default: str | None = None) -> str:
+def _required(fields: dict, name: str) -> str:
     value = fields.get(name)
-    value = default if value in (None, "") else value
-    if value is None:
+    if value in (None, ""):
         raise _missing(name)
-    if not isinstance(value, str) or value.lower() not in allowed:
-        shown = value if isinstance(value, str) else json.dumps(value)
-        raise ApiError(400, f"{shown[:40]} is not supported as {name} (this server takes: {', '.join(allowed)})")
-    return value.lower()
+    if not isinstance(value, str):
+        raise ApiError(400, f"Invalid request: {name} must be a string, not {json.dumps(value)[:40]}")
+    return value
+
+
+def _shown(value: str) -> str:
+    return value if len(value) <= 40 else value[:40] + "…"
+
+
+def _direction(fields: dict) -> tuple[str, str]:
+    """(source, target), lower case, once languages.py says the server translates that way."""
+    source, target = (_required(fields, name).lower() for name in ("source", "target"))
+    if languages.refusal(source, target):  # (worded with long codes cut: they are refused the same way)
+        raise ApiError(400, languages.refusal(_shown(source), _shown(target)))
+    return source, target
+
+
+def _format(fields: dict) -> str:
+    fmt = fields.get("format")
+    if fmt in (None, ""):
+        return "text"
+    if not isinstance(fmt, str) or fmt.lower() not in FORMATS:
+        shown = _shown(fmt) if isinstance(fmt, str) else json.dumps(fmt)[:40]
+        raise ApiError(400, f"{shown} format is not supported (this server takes: {', '.join(FORMATS)})")
+    return fmt.lower()
 
 
 def _alternatives(fields: dict, cfg: ServeConfig) -> int:
@@ -155,39 +212,55 @@ def _alternatives(fields: dict, cfg: ServeConfig) -> int:
     return max(0, value)
 
 
+SHUTDOWN_SECONDS = 2.0  # at shutdown, for the formatters to leave (then ended)
+RETRY_SOON, RETRY_LATER = "1", "5"  # Retry-After: for a moment of overload or trouble; past a deadline
+
+
 class Service:
-    """The model behind the routes: admission (the queue bound), formatting threads, the batcher."""
+    """The model behind the routes: admission (the queue bound and the deadline), the formatter
+    processes that do the text work, the batcher that decodes."""
 
     def __init__(self, translator, cfg: ServeConfig, name: str):
-        self.cfg, self.name, self.tokenizer = cfg, name, translator.src_tok
+        self.cfg, self.name = cfg, name
         self.page = (files("mtcli.serve") / "index.html").read_text(encoding="utf-8")  # the page at /
-        self.batcher = Batcher(lambda: DecoderProcess(translator.model_dir, cfg.max_batch, options(cfg)), cfg.decoders)
-        self.engine = engine(translator, cfg)  # decoding through the batcher once started
-        self.pool = ThreadPoolExecutor(cfg.request_threads, thread_name_prefix="mtcli-request")
+        self.batcher = Batcher(lambda: DecoderProcess(translator.model_dir, cfg.max_batch, options(cfg)), cfg.decoders,
+                               stall=max(cfg.request_timeout, 10.0))
+        made = setup(translator, cfg)
+        self.formatters = Formatters(lambda: FormatterProcess(made), cfg.formatters, self.batcher.translate)
+        self.translate_job, self.confidence_job = translate_job, confidence_job  # run in a formatter
         self.queued = 0  # characters admitted and not yet answered
+        self.timeouts = 0  # requests answered 503 at their deadline
         self.closing = False
 
     async def start(self) -> None:
-        loop = asyncio.get_running_loop()
+        """Decoders and formatters start in the background (and start again whenever one stops):
+        requests that come first wait for them, within their deadline."""
         await self.batcher.start()
-        # the pipeline runs in a formatting thread; its sentences go to the batcher on the event loop
-        self.engine = replace(self.engine, decode=lambda lines: asyncio.run_coroutine_threadsafe(
-            self.batcher.translate(lines), loop).result())
+        await self.formatters.start()
 
-    async def run(self, fn, *args, chars: int):
-        """fn(*args) in a formatting thread, once the queue has room for `chars` more characters."""
+    def deadline(self) -> float:
+        return asyncio.get_running_loop().time() + self.cfg.request_timeout
+
+    async def run(self, fn, *args, chars: int, deadline: float):
+        """fn(tools, *args) in a formatter, once the queue has room for `chars` more characters; 503
+        once the deadline (a loop time) has passed, the work cancelled."""
         if self.closing:
             raise ApiError(503, "the server is shutting down")
         if self.queued + chars > self.cfg.queue_limit:
             raise ApiError(503, f"Slowdown: the server has {self.queued:,} characters to translate before these; "
-                                "retry in a moment", {"Retry-After": "1"})
+                                "retry in a moment", {"Retry-After": RETRY_SOON})
         self.queued += chars
         try:
-            return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+            left = deadline - asyncio.get_running_loop().time()
+            return await asyncio.wait_for(self.formatters.run(fn, *args), max(0.0, left))
+        except asyncio.TimeoutError:
+            self.timeouts += 1
+            raise ApiError(503, f"Cannot translate text: no answer within {self.cfg.request_timeout:g} s (the server "
+                                "is busy or a decoder is stuck); retry later", {"Retry-After": RETRY_LATER}) from None
         except UserError as e:  # the text itself is refused (e.g. a document with too much markup)
             raise ApiError(400, str(e)) from None
-        except DecoderFailed as e:  # (the server's log says why)
-            raise ApiError(503, f"Cannot translate text: {e}; retry in a moment", {"Retry-After": "1"}) from None
+        except (DecoderFailed, FormatterFailed) as e:  # (the server's log says why)
+            raise ApiError(503, f"Cannot translate text: {e}; retry in a moment", {"Retry-After": RETRY_SOON}) from None
         finally:
             self.queued -= chars
 
@@ -200,17 +273,19 @@ async def translate(request: Request) -> JSONResponse:
     service = _service(request)
     cfg = service.cfg
     fields = await _fields(request, cfg)
+    _check_text(fields)
     _check_key(fields, cfg)
     texts, batch = _texts(fields, cfg)
-    source = _choice(fields, "source", SOURCES)
-    _choice(fields, "target", TARGETS)
-    fmt = _choice(fields, "format", FORMATS, default="text")
+    source, _ = _direction(fields)
     n = _alternatives(fields, cfg)
-    results = await service.run(translate_texts, texts, fmt, n + 1, service.engine, chars=sum(map(len, texts)))
+    fmt = _format(fields)
+    deadline = service.deadline()
+    results = await service.run(service.translate_job, texts, fmt, n + 1, chars=sum(map(len, texts)),
+                                deadline=deadline)
     out: dict = {"translatedText": [r[0] for r in results]}
-    if source == "auto":
-        confidences = await service.run(lambda: [english_confidence(service.tokenizer, t) for t in texts], chars=0)
-        out["detectedLanguage"] = [{"confidence": c, "language": "en"} for c in confidences]
+    if source == languages.AUTO:
+        confidences = await service.run(service.confidence_job, texts, chars=0, deadline=deadline)
+        out["detectedLanguage"] = [{"confidence": c, "language": languages.DETECTED} for c in confidences]
     if n:
         out["alternatives"] = [r[1:] for r in results]
     return JSONResponse(out if batch else {k: v[0] for k, v in out.items()})
@@ -219,23 +294,33 @@ async def translate(request: Request) -> JSONResponse:
 async def detect(request: Request) -> JSONResponse:
     service = _service(request)
     fields = await _fields(request, service.cfg)
+    _check_text(fields)
     _check_key(fields, service.cfg)
     texts, _ = _texts(fields, service.cfg)
     text = "\n".join(texts)
-    confidence = await service.run(english_confidence, service.tokenizer, text, chars=len(text))
-    return JSONResponse([{"confidence": confidence, "language": "en"}])
+    (confidence,) = await service.run(service.confidence_job, [text], chars=len(text), deadline=service.deadline())
+    return JSONResponse([{"confidence": confidence, "language": languages.DETECTED}])
 
 
-async def languages(request: Request) -> JSONResponse:
-    return JSONResponse(LANGUAGES)
+async def listed(request: Request) -> JSONResponse:
+    return JSONResponse(languages.listed())
 
 
 async def health(request: Request) -> JSONResponse:
+    """As LibreTranslate's: {"status": "ok"} (503 and "stopping" once the server stops)."""
+    closing = _service(request).closing
+    return JSONResponse({"status": "stopping" if closing else "ok"}, status_code=503 if closing else 200)
+
+
+async def health_details(request: Request) -> JSONResponse:
+    """What the server is doing: queue, decoders, formatters, and the decoders' work so far."""
     service = _service(request)
-    b = service.batcher
+    b, f = service.batcher, service.formatters
     return JSONResponse({"status": "stopping" if service.closing else "ok", "model": service.name,
-                         "queued_characters": service.queued, "decoders": b.decoders,
-                         "decoders_running": b.running, "decoder_failures": b.failures, "steps": b.steps,
+                         "queued_characters": service.queued, "request_timeouts": service.timeouts,
+                         "decoders": b.decoders, "decoders_running": b.running, "decoder_failures": b.failures,
+                         "formatters": f.count, "formatters_running": f.running, "formatter_failures": f.failures,
+                         "formatter_runaways": f.runaways, "steps": b.steps,
                          "step_sentences": b.step_sentences, "sentences": b.sentences,
                          "decoding_seconds": round(b.busy, 3),
                          "decoding_cpu_seconds": round(b.cpu, 3)},
@@ -244,12 +329,18 @@ async def health(request: Request) -> JSONResponse:
 
 async def settings(request: Request) -> JSONResponse:
     cfg = _service(request).cfg
+    source, target = languages.DIRECTIONS[0]
     return JSONResponse({
         "charLimit": cfg.char_limit, "frontendTimeout": 500, "apiKeys": cfg.api_key is not None,
         "keyRequired": cfg.api_key is not None, "suggestions": False, "filesTranslation": False,
         "supportedFilesFormat": [],
-        "language": {"source": {"code": "en", "name": "English"}, "target": {"code": "es", "name": "Spanish"}},
+        "language": {"source": {"code": source, "name": languages.NAMES[source]},
+                     "target": {"code": target, "name": languages.NAMES[target]}},
     })
+
+
+async def spec(request: Request) -> JSONResponse:
+    return JSONResponse(document(_service(request).cfg, ROUTES, __version__))
 
 
 async def index(request: Request) -> HTMLResponse:
@@ -273,16 +364,18 @@ async def lifespan(app: Starlette):
     service = app.state.service
     await service.start()
     yield
-    service.closing = True  # uvicorn has let the requests in flight finish; anything left finishes here
+    service.closing = True  # uvicorn has let the requests in flight finish (or cancelled them at its timeout)
+    await service.formatters.close(SHUTDOWN_SECONDS)
     await service.batcher.close()
-    service.pool.shutdown(wait=True)
 
 
 ROUTES = [
     Route("/translate", translate, methods=["POST"]),
     Route("/detect", detect, methods=["POST"]),
-    Route("/languages", languages, methods=["GET"]),
+    Route("/languages", listed, methods=["GET"]),
     Route("/health", health, methods=["GET"]),
+    Route("/health/details", health_details, methods=["GET"]),
+    Route("/spec", spec, methods=["GET"]),
     Route("/frontend/settings", settings, methods=["GET"]),
     Route("/", index, methods=["GET"]),
 ]
@@ -292,7 +385,8 @@ def create_app(translator, cfg: ServeConfig, name: str = "en-es") -> Starlette:
     """The API over a loaded Translator; each route finds the Service in app.state."""
     app = Starlette(
         routes=ROUTES,
-        middleware=[Middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"],
+        middleware=[Middleware(Guard, limit=cfg.header_limit),
+                    Middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"],
                                allow_headers=["Authorization", "Content-Type"], max_age=20 * 24 * 3600)],
         exception_handlers={ApiError: refused, HTTPException: http_error, Exception: server_error},
         lifespan=lifespan,

@@ -26,6 +26,8 @@ from typing import Protocol
 
 NBest = list[tuple[str, float]]  # (text, score), best first
 RETRY_SECONDS = (1.0, 30.0)  # between tries to start a decoder that could not start: doubling, up to
+STALL_SECONDS = 60.0  # a decoder that holds lines and answers none for this long is stuck (stopped by a
+# signal, a bug): it is ended and started again (a line finishes within a few seconds of joining)
 DRAIN_SECONDS = 2.0  # at shutdown the server has let its requests finish: what the decoders still hold
 # then has no one waiting (uvicorn gave up on it), so stuck decoders are ended soon after
 log = logging.getLogger(__name__)
@@ -93,6 +95,14 @@ class _Queue:
         self._requests.clear()
         self._lines = 0
 
+    def drop(self, request: _Request) -> None:
+        """The request's lines not yet sent (it gave up: past its deadline, or its client left)."""
+        for k, (r, lines) in enumerate(self._requests):
+            if r is request:
+                self._lines -= len(lines)
+                del self._requests[k]
+                return
+
 
 def _settle(future: asyncio.Future, value) -> None:
     """On the event loop: a request that gave up (cancelled) is skipped."""
@@ -101,12 +111,13 @@ def _settle(future: asyncio.Future, value) -> None:
 
 
 class Batcher:
-    def __init__(self, open_decoder: Callable[[], Decoder], decoders: int = 1):
-        self._open, self.decoders = open_decoder, decoders
+    def __init__(self, open_decoder: Callable[[], Decoder], decoders: int = 1, stall: float = STALL_SECONDS):
+        self._open, self.decoders, self.stall = open_decoder, decoders, stall
         self._lock = threading.Condition()  # guards all below but the counters' readers
         self._queue = _Queue()  # (request, line) not yet sent to a decoder
-        self._current: list[Decoder | None] = [None] * decoders  # None: stopped, opened again when needed
+        self._current: list[Decoder | None] = [None] * decoders  # None: not running (being started)
         self._owner: list[dict[int, tuple[_Request, int]]] = [{} for _ in range(decoders)]  # lines sent, by id
+        self._heard = [0.0] * decoders  # when each decoder last answered, or got lines while holding none
         self._ids = itertools.count()
         self._closing = False
         self._threads: list[threading.Thread] = []
@@ -117,19 +128,13 @@ class Batcher:
         self.failures = 0  # decoders that failed or could not start
 
     async def start(self) -> None:
-        """Open every decoder (one that cannot open is an error here, not at the first request)."""
+        """Start every decoder, each in the background: a decoder that cannot start (killed while it
+        loads, ...) is tried again after RETRY_SECONDS, doubling, as one that fails later is. Lines
+        sent meanwhile wait for a decoder; they fail only when no decoder runs and a start fails."""
+        if hasattr(self, "_loop"):
+            raise RuntimeError("the batcher has started already")
         self._loop = asyncio.get_running_loop()
-        opened = await asyncio.gather(*(asyncio.to_thread(self._open) for _ in range(self.decoders)),
-                                      return_exceptions=True)
-        if failed := [e for e in opened if isinstance(e, BaseException)]:
-            for decoder in opened:
-                if not isinstance(decoder, BaseException):
-                    decoder.stop()
-                    decoder.close()
-            raise failed[0]
-        for d, decoder in enumerate(opened):
-            self._current[d] = decoder
-            self._thread(self._receive, d, decoder)
+        for d in range(self.decoders):
             self._thread(self._feed, d)
 
     def _thread(self, target, *args) -> None:
@@ -150,7 +155,12 @@ class Batcher:
         with self._lock:
             self._queue.extend(request, todo)
             self._lock.notify_all()
-        return await request.future
+        try:
+            return await request.future
+        except asyncio.CancelledError:  # the request gave up: its lines not yet sent are not decoded
+            with self._lock:
+                self._queue.drop(request)
+            raise
 
     @property
     def running(self) -> int:
@@ -170,41 +180,59 @@ class Batcher:
         return take
 
     def _feed(self, d: int) -> None:
-        """Decoder d's feeding thread: queued lines sent to it as its share allows, until closed with
-        nothing left; a decoder that stopped is opened again when there are lines for it."""
+        """Decoder d's feeding thread: the decoder started (again after RETRY_SECONDS, doubling, while
+        it cannot start), then queued lines sent to it as its share allows, until closed with nothing
+        left. A decoder that stops is started again at once; one stuck is ended first."""
         retry = RETRY_SECONDS[0]
         while True:
             with self._lock:
-                while not (self._queue and (self._current[d] is None or self._share(d))):
+                while self._current[d] is not None and not (self._queue and self._share(d)):
                     if self._closing and not self._queue and not self._owner[d]:
-                        if self._current[d] is not None:
-                            self._current[d].stop()  # its receiving thread closes it
+                        self._current[d].stop()  # its receiving thread closes it
                         return
-                    self._lock.wait()
+                    self._unstick(d)
+                    self._lock.wait(min(1.0, self.stall))
+                if self._closing and self._current[d] is None:
+                    return  # (stopped, or never started: nothing is sent to it any more)
                 decoder = self._current[d]
                 if decoder is not None:
+                    if not self._owner[d]:
+                        self._heard[d] = time.monotonic()
                     joining = [(next(self._ids), self._queue.popleft()) for _ in range(self._share(d))]
                     self._owner[d].update(joining)
             if decoder is not None:
                 decoder.send([i for i, _ in joining], [r.lines[k] for _, (r, k) in joining])
                 continue
-            try:  # the last one stopped: a new one
+            try:
                 decoder = self._open()
             except Exception as e:  # the queued lines fail with it, unless another decoder takes them
-                log.error("decoder %d could not start: %s", d, e)
+                log.error("decoder %d could not start (next try in %g s): %s", d, retry, e)
                 with self._lock:
                     self.failures += 1
                     queued = [] if any(self._current) else list(self._queue)
                     if queued:
                         self._queue.clear()
                 self._fail(queued, DecoderFailed("the decoder could not start"))
-                time.sleep(retry)
+                until = time.monotonic() + retry
+                with self._lock:
+                    while not self._closing and (left := until - time.monotonic()) > 0:
+                        self._lock.wait(left)
                 retry = min(2 * retry, RETRY_SECONDS[1])
                 continue
             retry = RETRY_SECONDS[0]
             with self._lock:
                 self._current[d] = decoder
+                self._lock.notify_all()
             self._thread(self._receive, d, decoder)
+
+    def _unstick(self, d: int) -> None:
+        """(Holding the lock.) Decoder d is ended if it holds lines and has answered none for `stall`
+        seconds: its receiving thread then fails them and this thread starts another."""
+        decoder = self._current[d]
+        if self._owner[d] and not decoder.stopping and time.monotonic() - self._heard[d] > self.stall:
+            log.error("decoder %d answered nothing in %g s with %d line(s) in progress: ended", d, self.stall,
+                      len(self._owner[d]))
+            decoder.kill()
 
     def _receive(self, d: int, decoder: Decoder) -> None:
         """Decoder d's receiving thread: lines answered as the decoder finishes them. A decoder that
@@ -227,6 +255,7 @@ class Batcher:
                 return
             finished = []
             with self._lock:
+                self._heard[d] = time.monotonic()
                 self.busy, self.cpu = self.busy + wall, self.cpu + cpu
                 self.steps, self.step_sentences = self.steps + steps, self.step_sentences + lines
                 self.sentences += len(done)

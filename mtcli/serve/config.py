@@ -25,10 +25,14 @@ class ServeConfig:
     batch_limit: int = 128  # texts in one request (a list `q`)
     body_limit: int = 1 << 20  # bytes of a request body
     body_timeout: float = 10.0  # seconds to receive a request body (slow clients get 408)
+    header_limit: int = 16 * 1024  # bytes of a request's line and headers (beyond: 431)
+    request_timeout: float = 60.0  # seconds a request's work may take once its body is in (beyond: 503
+    # and Retry-After; its text work and decoding are cancelled); a decoder answering nothing this long
+    # (at least 10 s) while it holds sentences is ended and started again
     # what the server takes on at once
     queue_limit: int = 100_000  # characters admitted and not yet answered; beyond it: 503
-    request_threads: int = 64  # requests formatted at once; more than the clients expected together, so
-    # that all their sentences can wait in the batcher's queue and be decoded in one batch
+    formatters: int = field(default_factory=lambda: max(2, threads_per_process()))  # processes that do
+    # the requests' text work (each request's in a thread of one of them), off the event loop
     max_connections: int = 512  # open connections and requests (uvicorn answers 503 beyond)
     shutdown_timeout: float = 30.0  # seconds that requests in flight get to finish on Ctrl-C / SIGTERM
 

@@ -36,13 +36,15 @@ def server(model_dir: Path, cfg: ServeConfig, sock: socket.socket):
 
     from mtcli.decode import Translator
     from mtcli.serve.app import create_app
+    from mtcli.serve.http import Protocol
 
-    # this process reads, formats and answers requests; each decoder is a process of its own (worker.py)
+    # this process reads, checks and answers requests; their text work runs in formatter processes
+    # (formatter.py), their decoding in decoder processes (worker.py)
     translator = Translator(model_dir, inter_threads=1)
     config = uvicorn.Config(
         create_app(translator, cfg, Path(model_dir).name), log_level="info", access_log=False,
         limit_concurrency=cfg.max_connections, timeout_graceful_shutdown=cfg.shutdown_timeout,
-        h11_max_incomplete_event_size=64 * 1024)
+        http=Protocol, h11_max_incomplete_event_size=cfg.header_limit)  # (http.py: why h11, and its limits)
     return uvicorn.Server(config)
 
 

@@ -8,6 +8,7 @@ batcher, so that many requests share one decoder, or a Translator for offline us
 
 from __future__ import annotations
 
+import pickle
 import re
 from dataclasses import replace
 
@@ -33,6 +34,23 @@ def engine(translator, cfg: ServeConfig) -> Engine:
     o = options(cfg)
     return Engine.from_translator(translator, beam=o.beam_size, nbest=o.num_hypotheses, alpha=o.length_penalty,
                                   batch_size=cfg.max_batch)
+
+
+def setup(translator, cfg: ServeConfig) -> bytes:
+    """What a formatter process makes its Engine of (formatter.FormatterProcess): the source tokenizer,
+    the length limit and the truecasing names; its decode goes to the server's decoders."""
+    e = engine(translator, cfg)
+    return pickle.dumps((translator.src_tok, e.limit, e.names))
+
+
+def translate_job(tools, texts: list[str], fmt: str, nbest: int) -> list[list[str]]:
+    """translate_texts in a formatter process (formatter.Tools)."""
+    return translate_texts(texts, fmt, nbest, tools.engine)
+
+
+def confidence_job(tools, texts: list[str]) -> list[float]:
+    """english_confidence of each text, in a formatter process."""
+    return [english_confidence(tools.tokenizer, text) for text in texts]
 
 
 def translate_texts(texts: list[str], fmt: str, nbest: int, engine: Engine) -> list[list[str]]:

@@ -1,0 +1,94 @@
+"""GET /spec: the API described as an OpenAPI 2.0 (Swagger) document, the version LibreTranslate
+serves at the same route, so that tools made for its document read this one. Built from the routes,
+the languages and the limits in force: it cannot drift from what the server does."""
+
+from __future__ import annotations
+
+from mtcli.serve import languages
+from mtcli.serve.config import ServeConfig
+from mtcli.serve.texts import FORMATS
+
+ERROR = {"$ref": "#/definitions/error"}
+SUMMARIES = {  # path -> (tag, summary); a route missing here is a bug the tests catch
+    "/translate": ("translate", "Translate one text or a list of texts"),
+    "/detect": ("translate", "Tell the language of a text"),
+    "/languages": ("translate", "The languages and, for each, the languages it translates into"),
+    "/frontend/settings": ("frontend", "What the page at / needs: limits, languages, whether a key is needed"),
+    "/health": ("misc", "Whether the server is up: {\"status\": \"ok\"}"),
+    "/health/details": ("misc", "The queue, the decoders and formatters, and the work done so far"),
+    "/spec": ("misc", "This document"),
+    "/": ("frontend", "A page to translate from a browser"),
+}
+
+
+def _field(name: str, description: str, kind: str = "string", required: bool = False, **more) -> dict:
+    return {"in": "formData", "name": name, "type": kind, "required": required, "description": description, **more}
+
+
+def _parameters(path: str, cfg: ServeConfig) -> list[dict]:
+    sources = sorted({s for s, _ in languages.DIRECTIONS}) + [languages.AUTO]
+    targets = sorted({t for _, t in languages.DIRECTIONS})
+    key = [_field("api_key", "The server's API key", required=cfg.api_key is not None)]
+    text = _field("q", f"The text, or the texts as a list (JSON) or a repeated field (forms); {cfg.char_limit:,} "
+                       f"characters and {cfg.batch_limit:,} texts at most", required=True)
+    if path == "/detect":
+        return [text, *key]
+    if path != "/translate":
+        return []
+    return [text,
+            _field("source", f"The text's language, or {languages.AUTO} to tell it from the text", required=True,
+                   enum=sources),
+            _field("target", "The language to translate into", required=True, enum=targets),
+            _field("format", "text (plain text), html (markup kept), markdown or srt", enum=list(FORMATS),
+                   default="text"),
+            _field("alternatives", "Other translations wanted besides the best", kind="integer", default=0,
+                   minimum=0, maximum=cfg.alternatives_limit),
+            *key]
+
+
+def _responses(path: str) -> dict:
+    ok = {"description": "The answer", "schema": {"$ref": f"#/definitions/{path.strip('/').replace('/', '-') or 'page'}"}}
+    if path == "/":
+        ok = {"description": "The page (HTML)"}
+    out = {"200": ok}
+    if path in ("/translate", "/detect"):
+        out.update({str(status): {"description": why, "schema": ERROR} for status, why in (
+            (400, "A field is missing, not text, or not supported"), (403, "A wrong API key"),
+            (408, "The body arrived too slowly"), (413, "The body is too large"),
+            (503, "The server is busy, past the request's deadline, or stopping: retry after Retry-After"))})
+    return out
+
+
+STRING, NUMBER = {"type": "string"}, {"type": "number"}
+TEXTS = {"description": "One per text of q (a string for a string q)",
+         "oneOf": [STRING, {"type": "array", "items": STRING}]}
+DEFINITIONS = {
+    "error": {"type": "object", "properties": {"error": STRING}, "required": ["error"]},
+    "translate": {"type": "object", "required": ["translatedText"], "properties": {
+        "translatedText": TEXTS,
+        "alternatives": {"description": "Other translations, best first", "type": "array"},
+        "detectedLanguage": {"description": "For source auto: the language told and how sure (0-100)",
+                             "type": "object", "properties": {"language": STRING, "confidence": NUMBER}}}},
+    "detect": {"type": "array", "items": {"type": "object", "properties": {"language": STRING, "confidence": NUMBER}}},
+    "languages": {"type": "array", "items": {"type": "object", "properties": {
+        "code": STRING, "name": STRING, "targets": {"type": "array", "items": STRING}}}},
+    "frontend-settings": {"type": "object"},
+    "health": {"type": "object", "properties": {"status": STRING}},
+    "health-details": {"type": "object"},
+    "spec": {"type": "object"},
+}
+
+
+def document(cfg: ServeConfig, routes: list, version: str) -> dict:
+    paths: dict = {}
+    for route in routes:
+        tag, summary = SUMMARIES[route.path]
+        for method in sorted(route.methods - {"HEAD"}):
+            paths.setdefault(route.path, {})[method.lower()] = {
+                "tags": [tag], "summary": summary, "parameters": _parameters(route.path, cfg),
+                "consumes": ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"],
+                "produces": ["text/html" if route.path == "/" else "application/json"],
+                "responses": _responses(route.path)}
+    return {"swagger": "2.0", "basePath": "/", "paths": paths, "definitions": DEFINITIONS,
+            "info": {"title": "mtcli serve", "version": version, "license": {"name": "MIT"},
+                     "description": "Machine translation with mtcli's own model, over LibreTranslate's API."}}

@@ -45,6 +45,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent  # this environment's scripts (mutmut), also when it is not activated
 
+_GUARD_TESTS = ["tests/test_near_misses.py", "tests/test_reliability_paths.py"]
 # module: (the tests that check it, the functions to mutate: None for all of them)
 TARGETS = {
     "decode": (["tests/test_search.py", "tests/test_decode.py", "tests/test_model.py"], None),
@@ -62,11 +63,24 @@ TARGETS = {
     # the text pipeline (mtcli/text/): each stage with its own tests and the pipeline's
     **{f"text.{stage}": ([f"tests/test_text_{stage}.py", "tests/test_text_pipeline.py", "tests/text", "tests/test_text_cli.py"], None)
        for stage in ("normalize", "segment", "case", "protect", "read", "formats", "pipeline")},
+    # the guards on what a user names (issue 38): paths, streams, hosts; the registry's names, locks and
+    # atomic directories; the CLI's option handling and refusals (not the commands' bodies)
+    "guards": (_GUARD_TESTS, None),
+    "registry": (_GUARD_TESTS + ["tests/test_ensemble.py"],
+                 ["resolve", "_check_name", "check_free", "_flock", "_same", "_use", "release", "_sweep", "_take_away",
+                  "add", "_claim_empty", "_remove_empty", "ensemble", "_delete", "remove", "in_package", "home"]),
+    "cli": (_GUARD_TESTS + ["tests/test_cli_conventions.py", "tests/test_cli_translate_input.py"],
+            ["_output_file", "_output_dir", "_not_an_input", "_writable_dir", "_model", "_given", "_translate_options",
+             "_environment_beam", "_refuse_contradictions", "_read_input", "_utf8_arguments", "_scores_writable",
+             "_utf8_stdio", "_Utf8Noted.write", "_append_history", "_line_editing"]),
 }
 # Tests that need the real corpus (a 3-minute tokenizer run per mutant) or that break the code on
 # purpose (tests/test_broken_versions.py patches the same functions) are left out; only those (a test
 # named for broken input, say, runs).
 DESELECT = "not real_corpus and not real_ and not test_broken_versions"
+# and, for the guards, the tests that only run mtcli in processes of their own: mutmut neither sees
+# which functions they reach nor waits for them cheaply (the locale, stdin and decoding-option grids)
+SLOW = {"guards": "not every_input_mode", "registry": "not every_input_mode", "cli": "not every_input_mode"}
 
 
 def copy_repository(dest: Path, working_tree: bool) -> None:
@@ -88,7 +102,8 @@ def write_config(dest: Path, modules: list[str], tests: list[str] | None = None)
     lines = ["[mutmut]", "source_paths = mtcli/", "only_mutate ="]
     lines += [f"    mtcli/{m.replace('.', '/')}.py" for m in modules]
     lines += ["pytest_add_cli_args_test_selection ="] + [f"    {t}" for t in tests]
-    lines += ["pytest_add_cli_args =", "    -p", "    no:cacheprovider", "    -k", f"    {DESELECT}"]
+    deselect = " and ".join([DESELECT, *sorted({SLOW[m] for m in modules if m in SLOW})])
+    lines += ["pytest_add_cli_args =", "    -p", "    no:cacheprovider", "    -k", f"    {deselect}"]
     # timeout_constant: seconds added to a mutant's tests' measured time before the limits (wall: x5, CPU:
     # x10): each test process loads the compiled kernels again, which on a loaded machine takes longer
     # than mutmut's default of 1 s allows, and every mutant of a fast function then "timed out"
@@ -190,7 +205,11 @@ def main() -> None:
         write_config(work, args.modules, args.tests)
         # one thread per test process: --max-children processes share the cores
         env |= {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                "NUMBA_NUM_THREADS": "1", "MTCLI_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+                "NUMBA_NUM_THREADS": "1", "MTCLI_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
+                # tests/worlds.py's tiny trained world, built by the first test process and read by the
+                # others (each mutant's tests run in a new process: training it for each costs ~15 s)
+                "MTCLI_TEST_WORLD": str(work / ".world")}
+        (work / ".world").mkdir(exist_ok=True)
         env.pop("CI", None)
         started = time.perf_counter()
         finished = run(["mutmut", "run", "--max-children", str(args.max_children), *mutant_filters(args.modules, args.functions)],

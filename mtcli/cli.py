@@ -82,20 +82,29 @@ def _output_dir(value: Path | None, option: str) -> Path | None:
     return value
 
 
-def _not_an_input(output: Path | None, inputs) -> None:
-    """-o naming a file the command reads (the data, a model's files), under any name (a link): refused
-    before any work, as writing it would destroy it."""
+def _not_an_input(output: Path | None, inputs, stdin: bool = False) -> None:
+    """-o naming a file the command reads (the data, a model's files, standard input when it reads it),
+    under any name (a link, a hard link, /dev/stdin, /proc/self/fd/N): refused before any work, as
+    writing it would destroy it. Then an -o that cannot be written is refused too, before the work."""
+    from mtcli import guards
+
     if output is None or str(output) == "-":
         return
-    for path in inputs:
-        try:
-            same = path is not None and output.exists() and path.exists() and output.samefile(path)
-        except OSError:
-            continue
-        if same:
-            alias = "" if output == path else f" (that is {path})"
-            fail(f"-o {output}{alias} is this command's input or one of the model's files: writing it would "
-                 "destroy it; give another output")
+    path = guards.input_named(output, inputs, stdin)
+    if path is not None:
+        alias = "" if str(output) == path else f" (that is {path})"
+        fail(f"-o {output}{alias} is this command's input or one of the model's files: writing it would "
+             "destroy it; give another output")
+    guards.check_writable(output, "-o")
+
+
+def _writable_dir(path: Path | None, option: str) -> None:
+    """A directory option (--out, --dest, an -o of a directory) refused before any work when nothing can
+    be written there (a read-only place, /proc, a file on the way)."""
+    from mtcli import guards
+
+    if path is not None:
+        guards.check_writable(path, option, directory=True)
 
 
 def _model_files(model_dir: Path) -> list[Path]:
@@ -115,6 +124,7 @@ def main() -> None:
 
     from mtcli.atomic import guarded_stdio
 
+    _utf8_stdio()
     try:
         with guarded_stdio():  # a closed or full stdout is a UserError too
             code = app(prog_name="mtcli", standalone_mode=False)
@@ -143,7 +153,47 @@ def main() -> None:
     except typer.Abort:  # end of input at a prompt
         err.print()
         sys.exit(130)
+    finally:
+        registry.release()  # the registered models this command used may be removed now
     sys.exit(code if isinstance(code, int) else 0)
+
+
+class _Utf8Noted:
+    """Standard output re-opened as UTF-8 where the locale or PYTHONIOENCODING said ASCII or another
+    narrow encoding (Spanish does not fit): the first character beyond ASCII written is preceded by
+    one note on stderr, so the output is whole and the user knows its encoding."""
+
+    def __init__(self, stream, was: str):
+        self._stream, self._was, self._noted = stream, was, False
+
+    def __getattr__(self, attr):
+        return getattr(self._stream, attr)
+
+    def write(self, text: str) -> int:
+        if not self._noted and not text.isascii():
+            self._noted = True
+            _warning(f"standard output was set to {self._was} (the locale or PYTHONIOENCODING); writing UTF-8, "
+                     "as a UTF-8 locale would (e.g. LC_ALL=C.UTF-8)")
+        return self._stream.write(text)
+
+
+def _utf8_stdio() -> None:
+    """mtcli reads and writes UTF-8 (arguments, stdin, stdout) whatever the locale: a C locale or
+    PYTHONIOENCODING=ascii would otherwise fail on the first ¿ (stdout is documented as UTF-8)."""
+    import codecs
+
+    for name in ("stdin", "stdout", "stderr"):
+        stream = getattr(sys, name)
+        encoding = getattr(stream, "encoding", None)
+        try:
+            if not encoding or codecs.lookup(encoding).name == "utf-8" or not hasattr(stream, "reconfigure"):
+                continue
+            stream.reconfigure(encoding="utf-8", errors="surrogateescape" if name == "stdin" else "backslashreplace"
+                               if name == "stderr" else "strict")
+        except (LookupError, ValueError, OSError):
+            continue
+        if name == "stdout":
+            sys.stdout = _Utf8Noted(stream, encoding)
 
 
 # --- data: download, tokenize ----------------------------------------------------------
@@ -478,6 +528,7 @@ def train(
     comm = distributed.world(ranks)
     console = err if comm.rank == 0 else Console(stderr=True, quiet=True)  # rank 0 speaks for all
     out = _output_dir(out, "--out") or DEFAULT_RUNS / config.value
+    _writable_dir(out, "--out")
     tcfg_given, model_given = _given_fields(ctx, TrainConfig), _given_fields(ctx, ModelConfig)
     shape = model_shape(config.value, model_given)  # refused now, not after tokenizing
     # with --resume the saved model is kept: a model option given now must agree with it
@@ -533,8 +584,9 @@ def plot(
     path = run_dir / METRICS
     if not path.is_file():
         fail(f"{path}: no metrics yet (a run writes them after its first epoch)")
-    by_name = registry.models().get(name) == run_dir  # the shipped model's directory is the installed package
-    output = _output_file(output) or (Path(f"{name}-curves.png") if by_name else run_dir / "curves.png")
+    # a model given by name, or the shipped one by its path: its directory is not for the user's files
+    by_name = registry.models().get(name) == run_dir or registry.in_package(run_dir)
+    output = _output_file(output) or (Path(f"{run_dir.name}-curves.png") if by_name else run_dir / "curves.png")
     _not_an_input(output, [path, *_model_files(run_dir)])
     plot_history(metrics_rows(path), output)
     if str(output) != "-":  # with -o - the PNG itself is on stdout
@@ -608,12 +660,31 @@ def _translate_options(ctx: typer.Context, text: bool, input: Path | None, fmt: 
 
     if beam < 1 or nbest < 1 or (batch_size is not None and batch_size < 1):
         fail("--beam, --nbest and --batch-size must be at least 1")
+    beam = _environment_beam(ctx, beam, greedy)
     _refuse_contradictions(ctx, text, input is not None, greedy, beam, nbest, scores, as_json)
     fmt = fmt.value if fmt else format_for(None if input is None or str(input) == STDOUT else input)
     if fmt != "text" and (nbest > 1 or scores or as_json or text):
         fail(f"--format {fmt} translates a document (-i FILE or stdin) and writes it back whole; "
              "--nbest, --scores, --json and text arguments are for plain lines")
     return fmt, 1 if greedy else max(beam, nbest)
+
+
+def _environment_beam(ctx: typer.Context, beam: int, greedy: bool) -> int:
+    """--beam's default from MTCLI_BEAM, read only when the command line gives neither --beam nor
+    --greedy: the command line wins, so a bad MTCLI_BEAM is no error under them."""
+    from mtcli.schema import RANGES
+
+    value = os.environ.get("MTCLI_BEAM", "").strip()
+    if not value or greedy or _given(ctx, "beam"):
+        return beam
+    low, high = RANGES["beam"]
+    try:
+        size = int(value)
+    except ValueError:
+        size = None
+    if size is None or not low <= size <= high:
+        fail(f"MTCLI_BEAM={value[:40]!r}: give a beam size from {low} to {high} (or unset it, or give --beam)")
+    return size
 
 
 def _refuse_contradictions(ctx: typer.Context, text: bool, input: bool, greedy: bool, beam: int, nbest: int,
@@ -651,7 +722,8 @@ def translate(
     fmt: DocFormat | None = typer.Option(None, "--format", "-f", show_default=False,
                                          help="text, srt, markdown or html [default: from the -i file's extension, "
                                               "else text]."),
-    beam: int = typer.Option(DEFAULTS.beam_size, "--beam", "-b", envvar="MTCLI_BEAM", **limits("beam"), help="Beam size."),
+    beam: int = typer.Option(DEFAULTS.beam_size, "--beam", "-b", **limits("beam"),
+                             help="Beam size (MTCLI_BEAM, when set, changes the default; --beam or --greedy given wins)."),
     greedy: bool = typer.Option(False, "--greedy", help="Greedy decoding (same as --beam 1), fastest."),
     alpha: float = typer.Option(DEFAULTS.length_penalty, "--alpha", **limits("alpha"),
                                 help="Length normalisation: score = logprob / length^alpha."),
@@ -698,12 +770,13 @@ def translate(
 
     fmt, beam = _translate_options(ctx, bool(text), input, fmt, greedy, beam, nbest, scores, as_json, batch_size)
     from_stdin = input is not None and str(input) == STDOUT
+    reads_stdin = not text and (input is None or from_stdin) and not sys.stdin.isatty()
     router = _router(ctx, model, source.value, target.value if target else None, output,
-                     dict(beam=beam, nbest=nbest, alpha=alpha, batch_size=batch_size))
+                     dict(beam=beam, nbest=nbest, alpha=alpha, batch_size=batch_size), reads_stdin)
     if input is None and not text and sys.stdin.isatty():
         with kernels.for_decoding(0, beam):  # the REPL's lines are counted as they come (Engine's decode)
             return _repl(router)
-    doc = read.Document(read.arguments(text)) if text else _read_input(None if from_stdin else input, fmt, output)
+    doc = read.Document(read.arguments(_utf8_arguments(text))) if text else _read_input(None if from_stdin else input, fmt, output)
     lines = doc.lines if doc is not None else None
     to_stdout = output is None or str(output) == STDOUT
     # piped lines are counted as they arrive (Engine's decode): the references until there are enough
@@ -721,7 +794,7 @@ def translate(
         sys.stdout.write(rendered)
 
 
-def _router(ctx: typer.Context, model: str, source: str, target: str | None, output, decoding: dict):
+def _router(ctx: typer.Context, model: str, source: str, target: str | None, output, decoding: dict, stdin: bool):
     """translate's way to the models: the one given with -m or MTCLI_MODEL (its direction fixed, --from
     and --to must agree with it), else the shipped model of each line's direction, loaded on first use."""
     from mtcli.route import Languages, Router
@@ -730,14 +803,14 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
     languages = Languages.parse(source, target)
     if ctx.get_parameter_source("model").name != "DEFAULT":
         path = registry.resolve(model)
-        _not_an_input(output, _model_files(path))
+        _not_an_input(output, _model_files(path), stdin=stdin)  # (-i FILE: _read_input)
         translator = _load_translator(path)
         languages.agree(translator.direction, model)
         engine = Engine.from_translator(translator, **decoding)
         return Router(lambda direction: engine, languages, fixed=translator.direction)
     for path in registry.models().values():
         if path.parent == registry.SHIPPED_DIR:
-            _not_an_input(output, _model_files(path))
+            _not_an_input(output, _model_files(path), stdin=stdin)
     return Router(lambda direction: Engine.from_translator(_load_translator(registry.shipped(direction)), **decoding),
                   languages)
 
@@ -748,10 +821,20 @@ def _read_input(path: Path | None, fmt: str, output: Path | None = None):
     English would be lost."""
     import stat
 
+    from mtcli import guards
     from mtcli.text import read
 
     if path is None:
-        return read.read_document(sys.stdin.buffer.read(), "<stdin>") if fmt != "text" else None
+        guards.check_stdin()
+        st = guards.stdin_stat()
+        regular = st is not None and stat.S_ISREG(st.st_mode)  # a file, read to the end it has now
+        if fmt == "text" and not regular:  # lines piped in are answered as they come
+            return None
+        try:
+            return read.read_document(guards.read_once(guards.stdin_fd(), MAX_INPUT_BYTES) if regular
+                                      else sys.stdin.buffer.read(), "<stdin>")
+        except OSError as e:
+            fail(f"cannot read standard input: {e.strerror or e}")
     try:
         mode = path.stat().st_mode
         if output is not None and str(output) != "-" and output.exists() and path.samefile(output):
@@ -760,11 +843,23 @@ def _read_input(path: Path | None, fmt: str, output: Path | None = None):
             fail(f"{path}: is a directory; give a file")
         if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
             fail(f"{path}: not a file or a pipe")
-        return read.read_document(path.read_bytes(), str(path))
+        data = guards.read_once(path, MAX_INPUT_BYTES)  # a file still being written: as it is now
+        if len(data) > MAX_INPUT_BYTES:
+            fail(f"{path}: over {MAX_INPUT_BYTES:,} bytes (a pipe that never ends?); give a smaller file")
+        return read.read_document(data, str(path))
     except FileNotFoundError:
         fail(f"{path}: no such file")
     except OSError as e:
         fail(f"cannot read {path}: {e.strerror or e}")
+
+
+MAX_INPUT_BYTES = 256 << 20  # translate -i: days of decoding on this machine
+
+
+def _utf8_arguments(texts: list[str]) -> list[str]:
+    """Text arguments as their UTF-8 bytes say, whatever the locale decoded them as (a C locale hands
+    é in as two undecodable bytes): read.arguments then refuses only what is not UTF-8."""
+    return [os.fsencode(t).decode("utf-8", "surrogateescape") for t in texts]
 
 
 def _translate_document(lines: list[str], fmt: str, router, name) -> str:
@@ -807,30 +902,67 @@ def _translate_groups(groups, router, batch_size: int, nbest: int, scores: bool,
     return "".join(kept)
 
 
+HISTORY_LINES = 1000  # lines a session appends, and what mtcli's own history file is cut back to
+HISTORY_BYTES = 1 << 20  # a longer history file is not read (the session starts with none)
+
+
 def _line_editing() -> Callable[[], None]:
     """Arrow keys, editing and history for input() (GNU readline, where Python has it), the history
-    kept in mtcli's user directory; returns what saves it at the end."""
+    kept in mtcli's user directory; returns what saves it at the end: the session's lines appended (at
+    most HISTORY_LINES), never a rewrite of a file mtcli did not make (_own_history)."""
     try:
         import readline
     except ImportError:  # e.g. Windows without pyreadline: plain input()
         return lambda: None
     from mtcli.registry import home
 
-    path = home() / "history"
+    path = None
     try:
-        readline.read_history_file(path)
-    except OSError:
+        path = home() / "history"
+        if path.stat().st_size <= HISTORY_BYTES:
+            readline.read_history_file(path)
+    except (OSError, UserError):
         pass  # no history yet, or unreadable: start a new one
-    readline.set_history_length(1000)
+    start = readline.get_current_history_length()
 
     def save() -> None:
+        added = min(readline.get_current_history_length() - start, HISTORY_LINES)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            readline.write_history_file(path)
-        except OSError:
+            if path is not None and added > 0 and hasattr(readline, "append_history_file"):
+                _append_history(path, lambda: readline.append_history_file(added, path))
+        except (OSError, UserError):
             pass  # a read-only home loses the history, never the session
 
     return save
+
+
+def _append_history(path: Path, append: Callable[[], None]) -> None:
+    """Append to the history file (made now if missing, and marked as mtcli's); cut mtcli's own file
+    back to its last HISTORY_LINES lines once it has twice as many, by an atomic rewrite. A history file
+    mtcli did not make (a user's, a link to one) is only appended to."""
+    from mtcli.atomic import atomic_write_bytes
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mark = path.with_name(".history.mtcli")  # the identity of the history file mtcli made
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        st = os.stat(path)
+        mark.write_text(f"{st.st_dev}:{st.st_ino}\n")
+    except FileExistsError:
+        pass
+    append()
+    st = os.stat(path)
+    try:
+        ours = mark.read_text().strip() == f"{st.st_dev}:{st.st_ino}"
+    except OSError:
+        ours = False
+    if not ours or st.st_size <= 2 * HISTORY_LINES * 10:  # (cheap: only a file that may be long is counted)
+        return
+    lines = path.read_bytes().splitlines(keepends=True)
+    if len(lines) > 2 * HISTORY_LINES:
+        atomic_write_bytes(path, b"".join(lines[-HISTORY_LINES:]))
+        st = os.stat(path)
+        mark.write_text(f"{st.st_dev}:{st.st_ino}\n")
 
 
 def _repl(router) -> None:
@@ -872,7 +1004,8 @@ def evaluate(
     limit: int = typer.Option(0, "--limit", **limits("limit"), help="Only the first N pairs (0 = all)."),
     output: str | None = typer.Option(None, "--output", "-o", show_default=False, help="Write the translations here."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
-    save: bool = typer.Option(False, "--save", help="Also record the report in MODEL/scores.json (shown by `mtcli info`)."),
+    save: bool = typer.Option(False, "--save", help="Also record the report in MODEL/scores.json (shown by `mtcli info`); "
+                                                   "not for the shipped model, whose scores come with the package."),
 ) -> None:
     """Score a model: masked cross-entropy error, accuracy and perplexity (teacher forcing, as the
     thesis defines them) and sacrebleu BLEU and chrF of its translations.
@@ -908,8 +1041,9 @@ def evaluate(
     if corpus is not None and str(corpus) != "-" and not corpus.exists():
         fail(f"corpus not found: {corpus} (to rebuild the {split} split: pass --corpus or set MTCLI_DATA, "
              "or run `mtcli download`)")
-    _not_an_input(output, [data or corpus, *_model_files(model_dir)])
+    _not_an_input(output, [data or corpus, *_model_files(model_dir)], stdin="-" in (str(data), str(corpus)))
     if save:
+        _scores_writable(name, model_dir)
         check_scores(model_dir)
     tr = _load_translator(model_dir)
     pairs, source, key, skipped, skipped_lines = evaluation_set(tr.meta, name, data, corpus, split, limit)
@@ -930,6 +1064,18 @@ def evaluate(
         print(json.dumps(report, indent=2), file=sys.stderr if to_stderr else sys.stdout)
     else:
         _print_report(report, source, err if to_stderr else _out)
+
+
+def _scores_writable(name: str, model_dir: Path) -> None:
+    """evaluate --save: the scores go into the model directory; never into mtcli's installed package
+    (the shipped model's scores.json is part of the release), nor where nothing can be written."""
+    from mtcli import guards
+    from mtcli.checkpoint import SCORES
+
+    if registry.in_package(model_dir):
+        fail(f"--save: {name} is the model shipped inside mtcli's package; its scores.json comes with the release "
+             "and is not rewritten (drop --save, or `mtcli models add` a copy and score that)")
+    guards.check_writable(model_dir / SCORES, "--save: the model's scores file")
 
 
 def _print_report(report: dict, source: str, console: Console) -> None:
@@ -1005,6 +1151,7 @@ def export(
         _not_an_input(output, _model_files(model_dir))
     else:
         output = _output_dir(Path(output), "-o")
+        _writable_dir(output, "-o")
     models = write(model_dir, output, fmt, quantization)
     (err if str(output) == "-" else _out).print(  # with -o - the package itself is on stdout
         f"wrote {output}" + (f" (the first of the ensemble's {models} models: CTranslate2 decodes one)"
@@ -1027,6 +1174,7 @@ def ensemble(
 
       mtcli ensemble runs/large-a runs/large-b runs/large-c -o runs/abc && mtcli evaluate -m runs/abc
     """
+    _writable_dir(output, "-o")
     with err.status("Checking and joining the models…"):
         written = registry.ensemble(models, output, dtype)
     _out.print(f"wrote {output}: {len(written)} models, "
@@ -1095,6 +1243,7 @@ def models_add(
 
       mtcli models add runs/large --name large-v2 --force
     """
+    _writable_dir(registry.user_models(), "the models directory (MTCLI_HOME)")
     with err.status(f"Checking and copying {src}…"):
         dest = registry.add(src, name, force)
     _out.print(f"added {dest.name} ({_megabytes(registry.describe(dest.name, dest).size)}) in {dest}; "
@@ -1103,7 +1252,7 @@ def models_add(
 
 @models_app.command("remove")
 def models_remove(name: str = typer.Argument(..., show_default=False, help="A name from `mtcli models`.")) -> None:
-    """Delete an added model (the shipped one stays).
+    """Delete an added model (the shipped one stays); refused while a running command uses it.
 
     Examples:
 
@@ -1149,8 +1298,10 @@ def serve(
     """
     from dataclasses import replace
 
+    from mtcli.guards import check_host
     from mtcli.serve.server import serve as run
 
+    check_host(host, "--host (MTCLI_HOST)")
     cfg = replace(_SERVE, host=host, port=port, api_key=api_key or None, beam=beam, char_limit=char_limit,
                   batch_limit=batch_limit, body_limit=body_limit, queue_limit=queue_limit)
     model_dir = registry.resolve(model)

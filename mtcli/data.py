@@ -21,7 +21,7 @@ import numpy as np
 
 from mtcli.config import DEFAULT_DATA, DEFAULT_DIRECTION, DEFAULT_PREPARED, VOCAB, ModelConfig, languages
 from mtcli.errors import UserError
-from mtcli import schema
+from mtcli import guards, schema
 from mtcli.atomic import atomic_write_bytes, atomic_write_json, claim_dir
 from mtcli.tokenizer import BOS, CASE_SCHEME, EOS, PAD, Tokenizer, train_tokenizer
 
@@ -63,8 +63,10 @@ def _read_bytes(path: Path) -> bytes:
     """A file's bytes ("-": standard input's), at most MAX_CORPUS_BYTES: /dev/zero or a runaway pipe must
     not fill the memory."""
     if str(path) == STDIN:
-        try:
-            raw = sys.stdin.buffer.read(MAX_CORPUS_BYTES + 1)
+        guards.check_stdin()
+        fd = guards.stdin_fd()
+        try:  # a file on stdin: to the end it has now; a pipe: to its end
+            raw = guards.read_once(fd, MAX_CORPUS_BYTES) if fd is not None else sys.stdin.buffer.read(MAX_CORPUS_BYTES + 1)
         except OSError as e:
             raise UserError(f"cannot read standard input: {e.strerror or e}") from None
         if len(raw) > MAX_CORPUS_BYTES:
@@ -77,8 +79,7 @@ def _read_bytes(path: Path) -> bytes:
     try:
         if path.is_char_device() or path.is_block_device():
             raise UserError(f"{path} is a device, not a corpus file")
-        with open(path, "rb") as f:
-            raw = f.read(MAX_CORPUS_BYTES + 1)
+        raw = guards.read_once(path, MAX_CORPUS_BYTES)  # a pipe with no writer is refused, not waited for
     except OSError as e:
         raise UserError(f"cannot read {path}: {e.strerror}") from None
     if len(raw) > MAX_CORPUS_BYTES:
@@ -499,9 +500,10 @@ def prepare(
     tokenizes into its --prepared directory, where --force means another thing).
     """
     data_path, out_dir = resolve_data_path(data_path), resolve_prepared_dir(out_dir)
-    if str(data_path) == STDIN:
-        raise UserError("--data -: the tokenized data records its corpus file, which training reads again "
-                        "(augmentation); give the corpus as a file")
+    if str(data_path) == STDIN or guards.kind(data_path) is not None:
+        what = "-" if str(data_path) == STDIN else f"{data_path} (a {guards.kind(data_path)})"
+        raise UserError(f"--data {what}: the corpus is read twice here and the tokenized data records its file, "
+                        "which training reads again (augmentation); give the corpus as a file")
     src_lang, tgt_lang = languages(direction)
     if src_lang != "en" and (lowercase_en or case_factors_en):
         raise UserError("--lowercase-en and --case-factors-en change the English source; in es-en English is the "

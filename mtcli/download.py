@@ -16,6 +16,7 @@ import os
 import re
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from collections.abc import Callable
@@ -41,6 +42,56 @@ MAX_RATIO = 50  # unpacked / packed size of one member (text compresses 3-5 time
 Progress = Callable[[int, "int | None"], None]
 
 
+def _userinfo(url: str) -> tuple[str, str]:
+    """(what comes before the authority, its user:password part without the @; "" when there is none)."""
+    head, sep, rest = url.partition("//")
+    if not sep:
+        return url, ""
+    netloc = re.split(r"[/?#]", rest, maxsplit=1)[0]
+    return head + sep, netloc.rpartition("@")[0]
+
+
+def redact(url: str) -> str:
+    """`url` as messages show it: user:password@ as user:***@, a lone user (often a token) as ***@."""
+    head, userinfo = _userinfo(url)
+    if not userinfo:
+        return url
+    user, colon, _ = userinfo.partition(":")
+    return head + (f"{user}:***" if colon else "***") + url[len(head) + len(userinfo):]
+
+
+def _secrets(url: str) -> list[str]:
+    """What of `url` no message may show: its user:password part, its password and a lone user, raw
+    and percent-decoded (urllib and http.client quote pieces of it in their own errors). Longest first;
+    a piece under 3 characters is left, or any message would lose its letters."""
+    userinfo = _userinfo(url)[1]
+    user, colon, password = userinfo.partition(":")
+    pieces = {userinfo, password, urllib.parse.unquote(password)} | (set() if colon else {user, urllib.parse.unquote(user)})
+    return sorted((p for p in pieces if len(p) >= 3), key=len, reverse=True)
+
+
+def _scrubbed(message: str, url: str) -> str:
+    message = message.replace(url, redact(url))
+    for secret in _secrets(url):
+        message = message.replace(secret, "***")
+    return message
+
+
+def _request(url: str) -> urllib.request.Request | str:
+    """The request for `url`: its user:password (if any) sent as HTTP basic authentication to that host
+    only (an unredirected header: a redirect elsewhere does not get it), not as part of the host."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None:
+        return url
+    import base64
+
+    bare = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    request = urllib.request.Request(bare)
+    token = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
+    request.add_unredirected_header("Authorization", "Basic " + base64.b64encode(token.encode()).decode("ascii"))
+    return request
+
+
 def _no_network(url: str, dest_dir: Path, reason) -> UserError:
     return UserError(
         f"could not download {url} ({reason}). Without network: copy spa-eng.zip from a machine that "
@@ -52,7 +103,7 @@ def _fetch(url: str, progress: Progress, dest_dir: Path) -> bytes:
     started = time.monotonic()
     buf = bytearray()
     try:
-        with urllib.request.urlopen(url, timeout=STALL_SECONDS) as response:  # timeout: silence per read
+        with urllib.request.urlopen(_request(url), timeout=STALL_SECONDS) as response:  # timeout: silence per read
             total = int(response.headers.get("Content-Length") or 0) or None
             if total is not None and total > MAX_DOWNLOAD:
                 raise UserError(f"{url} is {total:,} bytes, over the {MAX_DOWNLOAD:,}-byte limit: not the spa-eng archive")
@@ -119,7 +170,15 @@ def download(
     Each member is written to a temporary name and renamed, so an interrupted run never leaves a
     partial spa.txt behind.
     """
-    dest_dir = Path(dest_dir)
+    try:
+        return _download(Path(dest_dir), url, sha256, progress, force)
+    except UserError as e:  # every message names the URL without its password
+        raise UserError(_scrubbed(str(e), url)) from None
+
+
+def _download(dest_dir: Path, url: str, sha256: str, progress: Progress, force: bool) -> tuple[Path, bool]:
+    from mtcli.guards import check_writable
+
     target = dest_dir / SPA
     sha256 = sha256.lower()
     if not re.fullmatch("[0-9a-f]{64}", sha256):
@@ -131,6 +190,7 @@ def download(
             return target, False
     except OSError as e:
         raise UserError(f"cannot read {target}: {e.strerror or e}") from None
+    check_writable(dest_dir / "spa-eng", "--dest", directory=True)  # before the download, not after it
     spa, about = _unpack(_fetch(url, progress, dest_dir), url)
     got = hashlib.sha256(spa).hexdigest()
     if got != sha256:

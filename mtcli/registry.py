@@ -14,16 +14,24 @@ import os
 import re
 import shutil
 import tempfile
+import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 from mtcli.errors import UserError
+from mtcli.guards import expand_user
 
 SHIPPED = "en-es"  # the default of every command that takes one model (translate picks by direction)
 SHIPPED_DIR = Path(__file__).parent / "models"
 SHIPPED_NAMES = ("en-es", "es-en")  # a shipped model's name is its direction
 WEIGHTS = "model.safetensors"  # = checkpoint.WEIGHTS, which comes with NumPy and Numba: too slow for -h and completion
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a directory name on every platform, never a path
+READERS = ".mtcli.readers"  # in a registered model: locked (shared) by each command that uses it
+REGISTRY = ".mtcli.registry"  # in the models directory: locked by add and remove for their renames
+LOCK_WAIT = 30.0  # seconds to wait for another add or remove (each holds the lock for a rename or two)
+_REMOVED = re.compile(r"\.(.+)\.[0-9a-f]{32}\.removed")  # a model on its way out (a remove that was killed)
+_readers: dict[Path, int] = {}  # model directory -> descriptor of its lock, shared while this process uses it
 
 
 def model_files(path: Path | None = None) -> tuple[str, ...]:
@@ -37,7 +45,7 @@ def model_files(path: Path | None = None) -> tuple[str, ...]:
 def home() -> Path:
     """mtcli's per-user data directory: MTCLI_HOME, else the platform's user data directory."""
     if os.environ.get("MTCLI_HOME"):
-        return Path(os.environ["MTCLI_HOME"]).expanduser()
+        return expand_user(os.environ["MTCLI_HOME"], "MTCLI_HOME")
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("mtcli", appauthor=False))
@@ -80,8 +88,8 @@ def resolve(spec: str | os.PathLike) -> Path:
         raise UserError("the model is empty: give a name from `mtcli models` or a model directory")
     known = models()
     if text in known:
-        return known[text]
-    path = Path(text).expanduser()
+        return _use(known[text], text) if text not in SHIPPED_NAMES else known[text]
+    path = expand_user(text, "the model")
     if path.is_dir():
         return path
     named = not any(c in text for c in "/\\~")
@@ -158,12 +166,118 @@ def new_directory(parent: Path, name: str) -> Path:
     return tmp
 
 
+# --- locks: a model is added, replaced and removed whole, never under a command that uses it ---------
+
+
+def _flock(fd: int, exclusive: bool, seconds: float) -> bool:
+    """Lock `fd` (flock), trying for up to `seconds`; False if another process still holds it."""
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): the renames alone
+        return True
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
+
+
+def _open_lock(file: Path) -> int:
+    try:
+        return os.open(file, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except PermissionError:  # a model directory the user cannot write: its lock only if it is there
+        return os.open(file, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+
+
+def _same(fd: int, path: Path) -> bool:
+    try:
+        a, b = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _use(path: Path, name: str) -> Path:
+    """The registered model `name` in `path`, locked (shared) until this command ends (release): a
+    `models remove` or `models add --force` of it meanwhile is refused. One that is being removed or
+    replaced right now is one line."""
+    if path in _readers:
+        return path
+    try:
+        fd = _open_lock(path / READERS)
+    except OSError:  # no lock can be had (a read-only copy without one): used as any directory
+        return path
+    if not _flock(fd, False, LOCK_WAIT) or not _same(fd, path / READERS):
+        os.close(fd)
+        raise UserError(f"the model {name} was removed or replaced just now (`mtcli models`); run the command "
+                        "again to use what is there now")
+    _readers[path] = fd
+    return path
+
+
+def release() -> None:
+    """End this process's use of the registered models it resolved (at the end of a command)."""
+    while _readers:
+        os.close(_readers.popitem()[1])
+
+
+class _RegistryLock:
+    """The models directory's own lock, held by add and remove for their renames: one at a time."""
+
+    def __enter__(self):
+        user_models().mkdir(parents=True, exist_ok=True)
+        self.fd = _open_lock(user_models() / REGISTRY)
+        if not _flock(self.fd, True, LOCK_WAIT):
+            os.close(self.fd)
+            raise UserError(f"another `mtcli models add` or `remove` has held {user_models()} for {LOCK_WAIT:g} s; "
+                            "try again when it has ended")
+        _sweep()
+        return self
+
+    def __exit__(self, *exc):
+        os.close(self.fd)
+
+
+def _sweep() -> None:
+    """Delete what a killed remove left under its temporary name (no reader can reach it any more)."""
+    for d in user_models().iterdir():
+        if _REMOVED.fullmatch(d.name) and d.is_dir() and not d.is_symlink():
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def _take_away(path: Path, name: str) -> Path | None:
+    """Move the registered model in `path` out of its name (renamed beside it, so that no reader finds it
+    half deleted) once no command uses it; refused while one does. Returns where it went (None: a symlink
+    or a file, unlinked at once)."""
+    if path.is_symlink() or not path.is_dir():
+        path.unlink()
+        return None
+    fd = _open_lock(path / READERS)
+    try:
+        if path in _readers:  # this process itself (a test, a caller of the API) is done with it
+            os.close(_readers.pop(path))
+        if not _flock(fd, True, 0):
+            raise UserError(f"the model {name} is in use by a running mtcli (translate, evaluate, serve, ...); it "
+                            "is kept: try again once that has ended")
+        gone = path.with_name(f".{name}.{uuid.uuid4().hex}.removed")
+        path.rename(gone)
+        return gone
+    finally:
+        os.close(fd)
+
+
 def add(src: Path, name: str | None = None, force: bool = False) -> Path:
     """Copy the model directory `src` into the user's models directory as `name` (default: its
-    directory name), after loading it: weights, tokenizers and their checksums must be sound."""
+    directory name), after loading it: weights, tokenizers and their checksums must be sound. The copy
+    is made beside its place and renamed into it under the models directory's lock: an interrupted add
+    leaves no half model, two adds of one name never both win, a model in use is not replaced."""
     from mtcli.decode import Translator
 
-    src = Path(src).expanduser()
+    src = expand_user(src, "the model directory")
     if not src.is_dir():
         raise UserError(f"{src}: no such model directory")
     # the name the user sees (a link's own, not its target's); abspath makes "." a name too
@@ -174,18 +288,22 @@ def add(src: Path, name: str | None = None, force: bool = False) -> Path:
     Translator(src)
     try:
         user_models().mkdir(parents=True, exist_ok=True)
-        # copied beside its place, then renamed into it: an interrupted add leaves no half model
         tmp = new_directory(user_models(), name)
         try:
             for f in model_files(src):
                 if (src / f).is_file():
                     shutil.copyfile(src / f, tmp / f)
-            if dest.exists():
-                old = dest.rename(tmp.with_name(tmp.name + ".old"))
-                tmp.rename(dest)
-                _delete(old)
-            else:
-                tmp.rename(dest)
+            with _RegistryLock():
+                check_free(name, force)  # again: another add may have taken the name meanwhile
+                old = _take_away(dest, name) if dest.exists() or dest.is_symlink() else None
+                try:
+                    tmp.rename(dest)
+                except OSError:
+                    if old is not None:  # the model it was to replace goes back
+                        old.rename(dest)
+                    raise
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     except OSError as e:
@@ -193,11 +311,45 @@ def add(src: Path, name: str | None = None, force: bool = False) -> Path:
     return dest
 
 
+def _claim_empty(out: Path) -> tuple[int, bool]:
+    """`out` made (or found) an empty directory and locked for this process: (its descriptor, whether
+    this process made it). Another process writing there, or anything in it, is refused."""
+    made = False
+    try:
+        out.mkdir()
+        made = True
+    except FileExistsError:
+        pass
+    taken = UserError(f"{out} exists and is not an empty directory; give a new one for the ensemble")
+    try:
+        fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except NotADirectoryError:
+        raise taken from None
+    if not _flock(fd, True, 0):
+        os.close(fd)
+        raise UserError(f"{out} is being written by another `mtcli ensemble`; give another -o")
+    if not _same(fd, out) or any(out.iterdir()):  # another one finished there first
+        os.close(fd)
+        raise taken
+    return fd, made
+
+
+def _remove_empty(directories: list[Path]) -> None:
+    """Remove these directories (deepest first) where they are still empty: never what another
+    process put there."""
+    for d in directories:
+        try:
+            d.rmdir()
+        except OSError:
+            return
+
+
 def ensemble(specs: list[str], out: Path, dtype: str = "float16") -> list[Path]:
     """Models (names or directories, trained with the same tokenizers) joined as one ensemble in the
     new or empty directory `out` (refused if it holds anything: it is never overwritten), weights
-    stored as dtype. Written beside it and renamed into place: an interruption leaves no half
-    ensemble. Returns the weight files."""
+    stored as dtype. Written beside it and renamed over the empty directory, which this process holds
+    locked meanwhile: an interruption leaves no half ensemble, and two ensembles into one -o never mix
+    (the second is refused). Returns the weight files."""
     import numpy as np
 
     from mtcli.checkpoint import save_ensemble
@@ -207,29 +359,31 @@ def ensemble(specs: list[str], out: Path, dtype: str = "float16") -> list[Path]:
     if dtype not in ("float16", "float32"):
         raise UserError(f"--dtype must be float16 or float32, not {dtype!r}")
     dirs = [resolve(spec) for spec in specs]
-    out = Path(out)
+    out = expand_user(out, "-o")
     if str(out) == "-":
         raise UserError("-o - is standard output; an ensemble is a directory: give a new one")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UserError(f"{out} exists and is not an empty directory; give a new one for the ensemble")
-    created = next((d for d in reversed(out.absolute().parents) if not d.exists()), None)  # removed on failure
-    done = False
+    made = [d for d in out.absolute().parents if not d.exists()]  # parents this process makes, deepest first
+    fd, done = None, False
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
+        fd, made_out = _claim_empty(out)
+        made = [out.absolute()] * made_out + made
         tmp = new_directory(out.parent, out.name)
         try:
             written = save_ensemble(tmp, dirs, np.dtype(dtype))
-            if out.exists():
-                out.rmdir()  # (empty: checked above)
-            tmp.rename(out)
+            tmp.rename(out)  # over the empty directory, in one step
             done = True
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     except OSError as e:
         raise UserError(f"cannot write {out}: {e.strerror or e}") from None
     finally:
-        if not done and created is not None:
-            shutil.rmtree(created, ignore_errors=True)
+        if fd is not None:
+            os.close(fd)
+        if not done:
+            _remove_empty(made)
     return [out / f.name for f in written]
 
 
@@ -243,13 +397,24 @@ def _delete(path: Path) -> None:
 
 
 def remove(name: str) -> Path:
+    """Delete the registered model `name` (exactly that name), refused while a command uses it."""
     if name in SHIPPED_NAMES:
         raise UserError(f"{name} is a model shipped with mtcli; it cannot be removed")
-    known = models()
-    if name not in known:
-        raise UserError(f"no model named {name!r}; {_hint(known)}")
-    try:
-        _delete(known[name])
-    except OSError as e:
-        raise UserError(f"cannot remove {known[name]}: {e.strerror or e}") from None
+    with _RegistryLock():
+        known = models()
+        if name not in known:
+            raise UserError(f"no model named {name!r}; {_hint(known)}")
+        try:
+            gone = _take_away(known[name], name)
+            if gone is not None:
+                _delete(gone)
+        except OSError as e:
+            raise UserError(f"cannot remove {known[name]}: {e.strerror or e}") from None
     return known[name]
+
+
+def in_package(path: str | os.PathLike) -> bool:
+    """Whether `path` is (inside) mtcli's installed package, whose files a command never rewrites."""
+    package = os.path.realpath(Path(__file__).parent)
+    real = os.path.realpath(path)
+    return real == package or real.startswith(package + os.sep)

@@ -18,20 +18,13 @@ from mtcli.atomic import atomic_write_bytes, write_output
 from mtcli.checkpoint import METRICS
 from mtcli.errors import UserError
 from tests import worlds
+from tests.worlds import one_line as one_error_line
 from tests.conftest import REPO
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     return worlds.world(tmp_path_factory)
-
-
-def one_error_line(result, code: int = 2) -> str:
-    exit_code, _, err = result
-    assert exit_code == code and "Traceback" not in err, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    return lines[0]
 
 
 def test_devices_are_written_through_never_replaced(tally):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -28,6 +29,15 @@ def error_line(result, code: int = 2) -> str:
     return lines[-1]
 
 
+def one_line(result, code: int = 2) -> str:
+    """A run_cli result that failed with `code` and printed exactly one `error:` line, no traceback; that line."""
+    exit_code, _, err = result
+    assert exit_code == code and "Traceback" not in err, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    return lines[0]
+
+
 @pytest.fixture
 def cli_env(world, monkeypatch):
     """The tiny world as MTCLI_DATA and MTCLI_PREPARED (import it into a module that has `world`)."""
@@ -42,8 +52,12 @@ def tiny_cfg() -> ModelConfig:
 def world(tmp_path_factory) -> SimpleNamespace:
     """The tiny corpus tokenized, a model trained on it (with its state), and a second model with the
     same vocabulary sizes trained on other sentences, to mix up with the first."""
+    kept = os.environ.get("MTCLI_TEST_WORLD")  # a directory to build it in once for many test processes
+    if not _built and kept and (Path(kept) / "built").is_file():
+        d = Path(kept)
+        _built.update(dir=d, corpus=d / "spa.txt", prepared=d / "prepared", model=d / "model", other=d / "other")
     if not _built:
-        d: Path = tmp_path_factory.mktemp("reliability")
+        d: Path = Path(kept) if kept else tmp_path_factory.mktemp("reliability")
         corpus = write_tsv(d / "spa.txt", tiny_pairs())
         p = prepare(corpus, d / "prepared", **VOCAB)
         train(p, d / "model", tiny_cfg(), TrainConfig(batch_size=8, warmup=50, max_epochs=4), console=QUIET)
@@ -51,4 +65,6 @@ def world(tmp_path_factory) -> SimpleNamespace:
         p2 = prepare(write_tsv(d / "other.txt", other), d / "prepared-other", **VOCAB)
         train(p2, d / "other", tiny_cfg(), TrainConfig(batch_size=8, max_epochs=1), console=QUIET)
         _built.update(dir=d, corpus=corpus, prepared=d / "prepared", model=d / "model", other=d / "other")
+        if kept:
+            (d / "built").write_text("")
     return SimpleNamespace(**_built)

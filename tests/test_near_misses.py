@@ -1,0 +1,250 @@
+"""Issue 38, point 6: every check that guards something gets its almost-right value, and every option
+is shown to reach the code that uses it (a test that fails when the option is dropped on the way)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mtcli import guards, registry
+from mtcli.errors import UserError
+from tests import worlds
+from tests.worlds import one_line
+from tests.conftest import REPO
+
+# mtcli run in a process of its own (a real standard input) with every decode's options recorded
+DRIVER = """
+import dataclasses, json, os, sys
+from mtcli.decode import Translator
+real = Translator.translate_batch
+def record(self, lines, options):
+    with open(os.environ["RECORD"], "a") as f:
+        f.write(json.dumps(dataclasses.asdict(options)) + "\\n")
+    return real(self, lines, options)
+Translator.translate_batch = record
+from mtcli.cli import main
+sys.argv[0] = "mtcli"
+main()
+"""
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    return worlds.world(tmp_path_factory)
+
+
+def decoded_with(tmp_path: Path, args: list, stdin: bytes | Path | None = None) -> list[dict]:
+    record = tmp_path / "record.jsonl"
+    record.unlink(missing_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "RECORD": str(record)}
+    env.pop("MTCLI_BEAM", None)
+    if isinstance(stdin, Path):
+        with open(stdin, "rb") as f:
+            p = subprocess.run([sys.executable, "-c", DRIVER, *map(str, args)], stdin=f, capture_output=True, env=env,
+                               timeout=120)
+    else:
+        p = subprocess.run([sys.executable, "-c", DRIVER, *map(str, args)], input=stdin or b"", capture_output=True,
+                           env=env, timeout=120)
+    assert p.returncode == 0, p.stderr.decode()
+    return [json.loads(line) for line in record.read_text().splitlines()]
+
+
+OPTIONS = {  # command-line options -> what TranslationOptions must hold
+    "beam 3, alpha 0.7": (["--beam", "3", "--alpha", "0.7"], {"beam_size": 3, "length_penalty": 0.7}),
+    "greedy": (["--greedy"], {"beam_size": 1}),
+    "beam 4, batch 7": (["-b", "4", "--batch-size", "7"], {"beam_size": 4, "max_batch_size": 7, "batch_type": "examples"}),
+}
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+@pytest.mark.parametrize("mode", ["arguments", "-i FILE", "-i -", "stdin pipe", "stdin file", "-i FILE.srt",
+                                  "--format html on stdin", "-i FILE.md -o"])
+def test_decoding_options_reach_the_decoder_in_every_input_mode(mode, options, world, tmp_path):
+    flags, want = OPTIONS[options]
+    english = "Tom likes the cat.\nCome here, Ana!\n"
+    (tmp_path / "in.txt").write_text(english)
+    (tmp_path / "in.srt").write_text("1\n00:00:01,000 --> 00:00:02,000\nTom likes the cat.\n\n")
+    (tmp_path / "in.md").write_text("# Come here, Ana!\n\nTom likes the cat.\n")
+    base = ["translate", "-m", world.model, *flags]
+    args, stdin = {
+        "arguments": (base + ["Tom likes the cat.", "Come here, Ana!"], None),
+        "-i FILE": (base + ["-i", tmp_path / "in.txt"], None),
+        "-i -": (base + ["-i", "-"], english.encode()),
+        "stdin pipe": (base, english.encode()),
+        "stdin file": (base, tmp_path / "in.txt"),
+        "-i FILE.srt": (base + ["-i", tmp_path / "in.srt"], None),
+        "--format html on stdin": (base + ["--format", "html"], b"<p>Tom likes the cat.</p>\n"),
+        "-i FILE.md -o": (base + ["-i", tmp_path / "in.md", "-o", tmp_path / "out.md"], None),
+    }[mode]
+    seen = decoded_with(tmp_path, args, stdin)
+    assert seen, "nothing was decoded"
+    for options_got in seen:
+        assert {k: options_got[k] for k in want} == want, (mode, options_got)
+
+
+def test_nbest_reaches_the_decoder_and_the_output(world, tmp_path):
+    seen = decoded_with(tmp_path, ["translate", "-m", world.model, "--nbest", "3", "-i", "-"], b"Tom likes the cat.\n")
+    from mtcli.config import DEFAULTS
+
+    assert {(o["beam_size"], o["num_hypotheses"]) for o in seen} == {(max(DEFAULTS.beam_size, 3), 3)}
+    seen = decoded_with(tmp_path, ["translate", "-m", world.model, "--nbest", "6", "Tom likes the cat."])
+    assert {(o["beam_size"], o["num_hypotheses"]) for o in seen} == {(6, 6)}
+
+
+def test_evaluate_beam_and_alpha_reach_the_decoder(world, tmp_path):
+    seen = decoded_with(tmp_path, ["evaluate", "-m", world.model, "--data", world.corpus, "--limit", "3", "--beam", "2",
+                                   "--alpha", "0.9"])
+    assert {(o["beam_size"], o["length_penalty"]) for o in seen} == {(2, 0.9)}
+
+
+def test_the_repl_decodes_with_the_options_given(world, run_cli, monkeypatch, tmp_path):
+    from mtcli.decode import Translator
+
+    seen, real = [], Translator.translate_batch
+    monkeypatch.setattr(Translator, "translate_batch", lambda self, lines, o: seen.append(o) or real(self, lines, o))
+    monkeypatch.setenv("MTCLI_HOME", str(tmp_path))
+
+    class Terminal:
+        def isatty(self):
+            return True
+
+    typed = iter(["Tom likes the cat."])
+
+    def type_a_line(prompt=""):
+        try:
+            return next(typed)
+        except StopIteration:
+            raise EOFError from None
+
+    monkeypatch.setattr(sys, "stdin", Terminal())
+    monkeypatch.setattr("builtins.input", type_a_line)
+    code, out, err = run_cli("translate", "-m", world.model, "--beam", "2", "--alpha", "0.3")
+    assert code == 0 and out.startswith("es> "), err
+    assert {(o.beam_size, o.length_penalty) for o in seen} == {(2, 0.3)}
+
+
+# --- names ------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTCLI_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path / "home"
+
+
+@pytest.mark.parametrize("name", ["a" * 64, "a", "0", "a.b-c_d", "en-es2", "En-Es", "v1.0"])
+def test_model_names_almost_refused_are_taken(name):
+    registry._check_name(name)
+
+
+@pytest.mark.parametrize("name", ["a" * 65, "", "-a", ".a", "_a", "a/b", "a b", "a\n", "..", ".", "en-es", "é",
+                                  "a\\b", "a:b"])
+def test_model_names_almost_right_are_refused(name):
+    with pytest.raises(UserError):
+        registry._check_name(name)
+
+
+def test_a_name_resolves_only_exactly(world, home, run_cli):
+    registry.add(world.model, "medium")
+    assert registry.resolve("medium") == home / "models" / "medium"
+    registry.release()
+    for almost in ("mediu", "medium2", "Medium", " medium", "medium ", "medium/", "en-e", "en-es-"):
+        assert "model" in one_line(run_cli("info", "-m", almost)), almost
+    (Path("medium")).mkdir()  # a directory of the same name here: the name wins; ./medium is the directory
+    assert registry.resolve("medium") == home / "models" / "medium"
+    assert registry.resolve("./medium") == Path("./medium")
+    registry.release()
+
+
+def test_check_free_refuses_a_taken_name_unless_forced_and_only_that_name(world, home):
+    registry.add(world.model, "tiny")
+    with pytest.raises(UserError, match="exists"):
+        registry.check_free("tiny")
+    assert registry.check_free("tiny", force=True) == home / "models" / "tiny"
+    assert registry.check_free("tiny2") == home / "models" / "tiny2"
+    assert registry.check_free("tin") == home / "models" / "tin"
+
+
+def test_remove_refuses_the_shipped_model_by_its_name_only(run_cli, home):
+    assert "shipped" in one_line(run_cli("models", "remove", "en-es"))
+    for almost in ("en-es2", "en-e", "EN-ES"):
+        assert "no model named" in one_line(run_cli("models", "remove", almost))
+
+
+# --- paths ------------------------------------------------------------------------------------------------
+
+
+def test_an_output_almost_the_input_is_written(world, tmp_path):
+    english = tmp_path / "in.txt"
+    english.write_text("Tom likes the cat.\n")
+    copy = tmp_path / "copy.txt"
+    copy.write_bytes(english.read_bytes())  # the same bytes, another file
+    assert guards.input_named(copy, [english]) is None
+    assert guards.input_named(tmp_path / "new.txt", [english]) is None
+    assert guards.input_named("-", [english], stdin=True) is None
+    assert guards.input_named("/dev/null", ["/dev/null"]) is None  # a sink, whatever reads it
+    assert guards.input_named(tmp_path / "in.txt", [english]) == str(english)
+    assert guards.input_named(f"{tmp_path}/../{tmp_path.name}/in.txt", [english]) == str(english)
+    (tmp_path / "d").mkdir()
+    assert guards.input_named(tmp_path / "d", [tmp_path / "d"]) is None  # a directory is no file to destroy
+
+
+def test_writable_near_misses(tmp_path):
+    guards.check_writable(tmp_path / "new" / "deeper" / "out.txt", "-o")  # made on the way
+    guards.check_writable("-", "-o")
+    guards.check_writable("/dev/null", "-o")
+    (tmp_path / "file").write_text("x")
+    guards.check_writable(tmp_path / "file", "-o")
+    with pytest.raises(UserError, match="cannot be written"):
+        guards.check_writable(tmp_path / "file" / "under", "-o")  # a file on the way
+    with pytest.raises(UserError, match="cannot be written"):
+        guards.check_writable("/proc/self/x", "-o")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # the probe left nothing
+
+
+def test_output_file_and_dir_near_misses(tmp_path, run_cli, world):
+    from mtcli.cli import _output_file
+
+    assert _output_file(str(tmp_path / "out")) == tmp_path / "out"
+    assert _output_file("-") == Path("-")
+    assert "names a directory" in one_line(run_cli("translate", "-m", world.model, "-o", f"{tmp_path}/out/", "Hi."))
+    assert "standard output cannot take a directory" in one_line(run_cli("tokenize", "--out", "-"))
+
+
+# --- options ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args, refused", [
+    (["--greedy", "--beam", "1"], False), (["--greedy", "--beam", "2"], True),
+    (["--beam", "3", "--nbest", "3"], False), (["--beam", "2", "--nbest", "3"], True),
+    (["--beam", "2", "--alpha", "0.5"], False), (["--beam", "1", "--alpha", "0.5"], True),
+    (["--scores"], False), (["--scores", "--json"], True), (["--nbest", "2"], False), (["--greedy", "--nbest", "2"], True),
+    (["--nbest", "2", "--scores"], True), (["--batch-size", "1"], False), (["--batch-size", "0"], True),
+])
+def test_translate_options_right_and_almost_right(args, refused, world, run_cli):
+    result = run_cli("translate", "-m", world.model, *args, "Tom likes the cat.")
+    if refused:
+        one_line(result)
+    else:
+        assert result[0] == 0, result[2]
+
+
+@pytest.mark.parametrize("split, refused", [("test", False), ("selection", False), ("Test", True), ("test ", True),
+                                            ("train", True), ("", True)])
+def test_evaluate_split_right_and_almost_right(split, refused, run_cli, monkeypatch, world):
+    monkeypatch.setattr("mtcli.cli._load_translator", lambda model: (_ for _ in ()).throw(UserError("loaded")))
+    message = one_line(run_cli("evaluate", "-m", world.model, "--split", split, "--corpus", world.corpus))
+    assert ("--split must be test or selection" in message) == refused, message
+
+
+def test_evaluate_data_with_split_only_when_given(world, run_cli, monkeypatch):
+    monkeypatch.setattr("mtcli.cli._load_translator", lambda model: (_ for _ in ()).throw(UserError("loaded")))
+    assert "do not go with it" in one_line(run_cli("evaluate", "-m", world.model, "--data", world.corpus, "--split",
+                                                   "test"))
+    assert "loaded" in one_line(run_cli("evaluate", "-m", world.model, "--data", world.corpus))

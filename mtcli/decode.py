@@ -430,7 +430,9 @@ class Translator:
         return *_padded(seqs), sum(cut)
 
     def translate_batch(self, lines: list[str], options: TranslationOptions = DEFAULTS) -> list[TranslationResult]:
-        """One result per line, in input order; an empty line gets one empty hypothesis."""
+        """One result per line, in input order; an empty line gets one empty hypothesis. The lines count
+        towards an open kernels.for_decoding block (lines piped in: the compiled kernels once there are enough)."""
+        kernels.expect(len(lines))
         results = [TranslationResult([TranslationHypothesis([], "", 0.0, 0.0)]) for _ in lines]
         todo = [i for i, line in enumerate(lines) if line.strip()]
         if not todo:

@@ -8,7 +8,7 @@ import mtcli
 
 # lowest first; a module may import its own group and any before it
 GROUPS = {
-    "shared": ["mtcli", "config", "schema", "errors", "atomic", "stats"],
+    "shared": ["mtcli", "config", "schema", "errors", "atomic", "stats", "guards"],
     "data": ["tokenizer", "data", "augment", "download"],
     "numeric core": ["kernels", "layers", "attention", "model"],
     "training": ["optim", "checkpoint", "distributed", "metrics", "train"],
@@ -88,3 +88,11 @@ def test_no_text_module_calls_the_pipeline_back():
     calling = [str(path.relative_to(ROOT)) for path in sorted(TEXT.rglob("*.py"))
                if "mtcli.text.pipeline" in _imports(path) and path.parent.name != "formats"]
     assert not calling, calling
+
+
+def test_the_text_pipeline_never_reaches_decoding():
+    """mtcli/text reaches a model through its Engine only: the kernel choice and the search belong to
+    decode.Translator (the beam size travels down from the CLI or the request, never sideways)."""
+    reaching = [f"{p.relative_to(ROOT)} imports {m}" for p in sorted((ROOT / "text").rglob("*.py"))
+                for m in _imports(p) if _top(m) in ("kernels", "decode")]
+    assert not reaching, reaching

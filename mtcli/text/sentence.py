@@ -52,14 +52,11 @@ class Engine:
                         alpha: float = DEFAULTS.length_penalty, batch_size: int | None = None) -> Engine:
         """batch_size: sentences decoded together; None: TranslationOptions' batches of source tokens
         (benchmarks/decode.py's; measured 7 % less CPU than 64 sentences greedy on 2,000 unseen lines)."""
-        from mtcli import kernels
-
         options = replace(DEFAULTS, beam_size=beam, num_hypotheses=nbest, length_penalty=alpha)
         if batch_size is not None:
             options = replace(options, max_batch_size=batch_size, batch_type="examples")
 
         def decode(lines: list[str]) -> list[NBest]:
-            kernels.expect(len(lines))  # lines piped in: the compiled kernels once there are enough
             return [[(h.text, h.score) for h in r.hypotheses] for r in tr.translate_batch(lines, options)]
 
         src = [tr.src_tok.id_to_token(i) for i in range(tr.src_tok.vocab_size)]

@@ -133,7 +133,7 @@ def _check_text(fields: dict) -> None:
 
 
 def _digest(key: str) -> bytes:
-    return hashlib.sha256(key.encode("utf-8")).digest()
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()  # (the configured key may hold any)
 
 
 def _check_key(fields: dict, cfg: ServeConfig) -> None:

@@ -53,9 +53,9 @@ def post_json(client, route: str = "/translate", **fields):
     return client.post(route, content=json.dumps(fields), headers={"content-type": "application/json"})
 
 
-def ask(client, **fields):
-    """POST /translate of OK with these fields instead."""
-    return post_json(client, **{**OK, **fields})
+def ask(client, route: str = "/translate", **fields):
+    """POST /translate (or `route`) of OK with these fields instead."""
+    return post_json(client, route, **{**OK, **fields})
 
 
 # --- LibreTranslate's API, route by route ------------------------------------------------------
@@ -480,6 +480,21 @@ def test_text_work_past_the_deadline_is_ended(strict):
             assert ask(c, q="The plant is green.").json() == {"translatedText": "La planta es verde."}
     finally:
         service.translate_job = translate_job
+
+
+def test_work_still_running_when_the_shutdown_gives_up_is_a_503(shipped_model, tmp_path):
+    """Past the graceful shutdown's time, a request still at work is cancelled: its client gets a 503
+    (not uvicorn's 500), and its formatter is ended."""
+    with ThreadPoolExecutor(1) as pool, httpx.Client(timeout=60) as c:
+        with running_app(shipped_model, shutdown_timeout=1.0, decoders=1) as (u, app):
+            app.state.service.translate_job = _Slow(gil_seconds(0.5), tmp_path / "never")
+            pending = pool.submit(ask, c, route=u + "/translate", q="The plant is green.")
+            time.sleep(0.5)
+            stop = time.monotonic()
+        r = pending.result()  # (the server has stopped: running_app waited for it)
+        assert time.monotonic() - stop < 10
+    assert r.status_code == 503 and r.headers["retry-after"] == "5", r.text
+    assert r.json() == {"error": "Cannot translate text: the server is shutting down; retry in a moment"}
 
 
 # --- the command: decoders killed while it starts, SIGTERM with slow work in flight --------------

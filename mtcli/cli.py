@@ -1281,6 +1281,9 @@ def serve(
     body_limit: int = typer.Option(_SERVE.body_limit, "--body-limit", **limits("serve_body"), help="Bytes per request body."),
     queue_limit: int = typer.Option(_SERVE.queue_limit, "--queue-limit", **limits("serve_queue"),
                                     help="Characters waiting to be translated; more get 503 and Retry-After."),
+    request_timeout: float = typer.Option(_SERVE.request_timeout, "--request-timeout", envvar="MTCLI_REQUEST_TIMEOUT",
+                                          min=0.1, max=86_400,
+                                          help="Seconds a request's work may take; then 503 and Retry-After."),
 ) -> None:
     """Serve translations over HTTP with LibreTranslate's API, and a page to try them at /.
 
@@ -1303,7 +1306,8 @@ def serve(
 
     check_host(host, "--host (MTCLI_HOST)")
     cfg = replace(_SERVE, host=host, port=port, api_key=api_key or None, beam=beam, char_limit=char_limit,
-                  batch_limit=batch_limit, body_limit=body_limit, queue_limit=queue_limit)
+                  batch_limit=batch_limit, body_limit=body_limit, queue_limit=queue_limit,
+                  request_timeout=request_timeout)
     model_dir = registry.resolve(model)
     err.print(f"Loading {model_dir}…", highlight=False, soft_wrap=True)
     try:

@@ -33,8 +33,9 @@ SENTENCES = ["The plant is green.", "Where is the station?", "I like it.", "Tom 
 
 
 @contextmanager
-def running(model: Path, **options):
-    """The server in a thread of this process; yields its base URL."""
+def running_app(model: Path, **options):
+    """The server in a thread of this process, its decoders and formatters started; yields its base URL
+    and its Starlette app."""
     cfg = ServeConfig(port=0, **options)
     sock = bind(cfg.host, cfg.port)
     srv = server(model, cfg, sock)
@@ -50,10 +51,17 @@ def running(model: Path, **options):
             assert time.monotonic() < deadline, f"decoders or formatters did not start: {d}"
             time.sleep(0.02)
     try:
-        yield url(sock)
+        yield url(sock), srv.config.app
     finally:
         srv.should_exit = True
         thread.join(60)
+
+
+@contextmanager
+def running(model: Path, **options):
+    """The server in a thread of this process; yields its base URL."""
+    with running_app(model, **options) as (u, _):
+        yield u
 
 
 @pytest.fixture(scope="module")
@@ -746,6 +754,9 @@ def test_api_key_and_queue_limit(shipped_model):
         assert c.post("/translate", json={**OK, "api_key": ["s3cret"]}).status_code == 403
         assert c.post("/detect", data={"q": "Hello."}).status_code == 400
         assert c.post("/translate", json={**OK, "api_key": "s3cret"}).status_code == 200
+        for near in ("s3cre", "s", "s3cret!", "s3creT", "S3cret", "s3cret\n", " s3cret"):  # almost the key
+            assert c.post("/translate", json={**OK, "api_key": near}).status_code == 403, near
+            assert c.post("/detect", data={"q": "Hello.", "api_key": near}).status_code == 403, near
         assert c.get("/languages").status_code == 200 and c.get("/frontend/settings").json()["apiKeys"] is True
         assert LibreTranslateAPI(u, api_key="s3cret").translate("Hello.", timeout=120)
         # a request of 360 characters in flight leaves room for 40 more

@@ -133,7 +133,7 @@ def _check_text(fields: dict) -> None:
 
 
 def _digest(key: str) -> bytes:
-    return hashlib.sha256(key.encode("utf-8")).digest()
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()  # (the configured key may hold any)
 
 
 def _check_key(fields: dict, cfg: ServeConfig) -> None:
@@ -253,6 +253,9 @@ class Service:
         try:
             left = deadline - asyncio.get_running_loop().time()
             return await asyncio.wait_for(self.formatters.run(fn, *args), max(0.0, left))
+        except asyncio.CancelledError:  # (uvicorn's shutdown, its graceful time over: the work is cancelled)
+            raise ApiError(503, "Cannot translate text: the server is shutting down; retry in a moment",
+                           {"Retry-After": RETRY_LATER, "Connection": "close"}) from None
         except asyncio.TimeoutError:
             self.timeouts += 1
             raise ApiError(503, f"Cannot translate text: no answer within {self.cfg.request_timeout:g} s (the server "

@@ -20,6 +20,7 @@ import itertools
 import logging
 import os
 import pickle
+import queue
 import signal
 import socket
 import subprocess
@@ -85,10 +86,21 @@ class FormatterProcess:
             raise
         self.jobs: set[int] = set()  # jobs sent and not yet answered
         self.alive = True
+        # messages are sent by a thread of their own: a formatter whose text work holds its interpreter
+        # reads nothing meanwhile, and a message larger than the socket's buffer would hold the loop
+        self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        threading.Thread(target=self._send_all, name="mtcli-formatter-send", daemon=True).start()
 
     def send(self, message) -> None:
-        with contextlib.suppress(OSError):  # (it has stopped: the reading thread reports it)
-            self.pipe.send(message)
+        """Queue the message (pickled here: an error is the caller's)."""
+        self._outbox.put(pickle.dumps(message))
+
+    def _send_all(self) -> None:
+        while (data := self._outbox.get()) is not None:
+            try:
+                self.pipe.send_bytes(data)
+            except OSError:  # (it has stopped: the reading thread reports it)
+                return
 
     def read(self, loop: asyncio.AbstractEventLoop, on_message: Callable, on_exit: Callable) -> None:
         """In a thread of its own: each message handed to the event loop, then the end."""
@@ -105,9 +117,15 @@ class FormatterProcess:
         with contextlib.suppress(OSError):
             self.process.kill()
 
+    def release(self) -> None:
+        """Stop sending and close the pipe."""
+        if hasattr(self, "_outbox"):
+            self._outbox.put(None)
+        self.pipe.close()
+
     def close(self) -> None:
         """Once it has ended: release the pipe and reap the process."""
-        self.pipe.close()
+        self.release()
         try:
             self.process.wait(5)
         except subprocess.TimeoutExpired:
@@ -163,7 +181,7 @@ class Formatters:
                 retry = min(2 * retry, RETRY_SECONDS[1])
                 continue
             if self.closing:
-                process.send(("close",))
+                process.kill()
                 await asyncio.to_thread(process.close)
                 return
             self._processes[i] = process
@@ -185,9 +203,9 @@ class Formatters:
         process = min(alive, key=lambda p: (sum(not self._jobs[j].decoding for j in p.jobs), len(p.jobs)))
         job = next(self._ids)
         future = self._loop.create_future()
+        process.send(("job", job, fn, args))
         self._jobs[job] = _Job(process, future)
         process.jobs.add(job)
-        process.send(("job", job, fn, args))
         try:
             return await future
         except asyncio.CancelledError:
@@ -260,7 +278,7 @@ class Formatters:
                       process.process.poll(), len(process.jobs))
         process.jobs.clear()
         if self.closing:
-            process.pipe.close()  # (close() reaps it)
+            process.release()  # (close() reaps it)
         else:
             self._loop.run_in_executor(None, process.close)
             if i is not None:

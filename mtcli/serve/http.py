@@ -6,6 +6,11 @@ a head of any size in memory while it arrives, and neither limits a head that ar
 answered 200); h11 holds at most `h11_max_incomplete_event_size` bytes of an unfinished head, and
 reads a body both framings claim as chunked, answering what follows it as a second request (request
 smuggling behind a proxy). So: h11's buffer bound set to the head limit, and this middleware for the rest.
+
+And a connection is closed the way RFC 9112 section 9.6 asks: our side first (FIN), what the client still
+sends read and dropped until it closes too or LINGER_SECONDS pass. Closed at once with bytes unread
+(a refused head, a body the route did not read), the kernel resets it, and the client, still sending,
+may never read the answer (measured: a 2 MB body with `Connection: close` got its 413, then a reset).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import json
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+LINGER_SECONDS = 2.0
 HEAD_TOO_LARGE = "Request header fields too large: the request line and headers exceed {limit:,} bytes"
 
 
@@ -51,17 +57,57 @@ class Guard:
         await self.app(scope, receive, send)
 
 
+class _LingeringTransport:
+    """uvicorn's transport, whose close() ends our side of the connection and lingers (see above)."""
+
+    def __init__(self, transport, protocol: Protocol):
+        self._transport, self._protocol, self._closing = transport, protocol, False
+
+    def __getattr__(self, name: str):
+        return getattr(self._transport, name)
+
+    def is_closing(self) -> bool:
+        return self._closing or self._transport.is_closing()
+
+    def close(self) -> None:
+        if self._closing:
+            return
+        self._closing = True
+        transport = self._transport
+        if transport.is_closing() or not transport.can_write_eof():
+            transport.close()
+            return
+        self._protocol.discarding = True
+        transport.write_eof()  # (after what is still buffered: the answer)
+        transport.resume_reading()  # (paused while a route did not read the body)
+        self._protocol.loop.call_later(LINGER_SECONDS, transport.close)  # (at once when the client closes: eof_received)
+
+
 class Protocol(H11Protocol):
-    """uvicorn's h11 protocol, answering 431 rather than 400 when the error is a head still
-    unfinished at h11's buffer bound (the head limit: a whole head over it gets 431 from Guard)."""
+    """uvicorn's h11 protocol on a lingering transport, answering 431 rather than 400 when the error is
+    a head still unfinished at h11's buffer bound (the head limit: a whole head over it gets 431 from
+    Guard), and every parser error as JSON."""
+
+    discarding = False  # our side is closed: what the client sends is dropped
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(_LingeringTransport(transport, self))
+
+    def data_received(self, data: bytes) -> None:
+        if not self.discarding:
+            super().data_received(data)
 
     def send_400_response(self, msg: str) -> None:
         buffered, _ = self.conn.trailing_data
         limit = self.config.h11_max_incomplete_event_size
-        if len(buffered) <= limit:
-            return super().send_400_response(msg)
-        start, body = _json(431, HEAD_TOO_LARGE.format(limit=limit))
-        for event in (h11.Response(status_code=431, headers=start["headers"], reason=b"Request Header Fields Too Large"),
-                      h11.Data(data=body["body"]), h11.EndOfMessage()):
-            self.transport.write(self.conn.send(event))
+        status, reason, message = 400, b"Bad Request", "Invalid HTTP request"
+        if len(buffered) > limit:
+            status, reason, message = 431, b"Request Header Fields Too Large", HEAD_TOO_LARGE.format(limit=limit)
+        start, body = _json(status, message)
+        try:
+            for event in (h11.Response(status_code=status, headers=start["headers"], reason=reason),
+                          h11.Data(data=body["body"]), h11.EndOfMessage()):
+                self.transport.write(self.conn.send(event))
+        except h11.LocalProtocolError:  # (in the middle of another answer: nothing more can be said)
+            pass
         self.transport.close()

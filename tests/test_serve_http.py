@@ -1,0 +1,573 @@
+"""mtcli serve over HTTP as LibreTranslate's clients and an attacker see it: LibreTranslate's API
+behaviours, fields checked as text, the HTTP parser's limits (raw sockets), text work off the event
+loop, the request deadline, decoders killed at start, and the shutdown with slow work in flight."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import require
+from tests.test_serve import SENTENCES, running, running_app
+
+httpx = pytest.importorskip("httpx", reason="a test dependency: pip install -e '.[test]'")
+
+from mtcli.serve import languages  # noqa: E402
+from mtcli.serve.app import ROUTES  # noqa: E402
+from mtcli.serve.config import ServeConfig  # noqa: E402
+from mtcli.serve.texts import translate_job, translate_texts  # noqa: E402
+
+OK = {"q": "Hello.", "source": "en", "target": "es"}
+
+
+@pytest.fixture(scope="module")
+def served(shipped_model):
+    with running_app(shipped_model, body_timeout=1.0) as (u, app):
+        yield u, app
+
+
+@pytest.fixture(scope="module")
+def base(served):
+    return served[0]
+
+
+@pytest.fixture(scope="module")
+def client(base):
+    with httpx.Client(base_url=base, timeout=120) as c:
+        yield c
+
+
+def post_json(client, route: str = "/translate", **fields):
+    """A JSON body written as ASCII: a lone surrogate travels as its escape (\\ud800), as an attacker sends it."""
+    return client.post(route, content=json.dumps(fields), headers={"content-type": "application/json"})
+
+
+def ask(client, route: str = "/translate", **fields):
+    """POST /translate (or `route`) of OK with these fields instead."""
+    return post_json(client, route, **{**OK, **fields})
+
+
+# --- LibreTranslate's API, route by route ------------------------------------------------------
+
+def test_health_is_libretranslates_and_the_details_moved(client):
+    r = client.get("/health")
+    assert r.status_code == 200 and r.json() == {"status": "ok"}
+    r = client.post("/health")
+    assert r.status_code == 405 and r.json() == {"error": "Method Not Allowed"}
+    details = client.get("/health/details").json()
+    assert details["status"] == "ok" and details["decoders_running"] == details["decoders"] >= 1
+    assert details["formatters_running"] == details["formatters"] >= 2
+    assert {"steps", "sentences", "queued_characters", "decoder_failures", "request_timeouts"} <= details.keys()
+
+
+def test_spec_describes_every_route(client):
+    r = client.get("/spec")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+    doc = r.json()
+    assert doc["swagger"] == "2.0" and doc["info"]["title"] and doc["info"]["version"]
+    served = {(route.path, m.lower()) for route in ROUTES for m in route.methods - {"HEAD"}}
+    assert {(path, m) for path, methods in doc["paths"].items() for m in methods} == served
+    params = {p["name"]: p for p in doc["paths"]["/translate"]["post"]["parameters"]}
+    assert params["source"]["enum"] == ["en", "auto"] and params["target"]["enum"] == ["es"]
+    assert params["q"]["required"] and not params["api_key"]["required"]
+    assert params["alternatives"]["maximum"] == ServeConfig().alternatives_limit
+    assert set(params["format"]["enum"]) >= {"text", "html"}
+    for path, methods in doc["paths"].items():  # every reference resolves
+        for op in methods.values():
+            for answer in op["responses"].values():
+                ref = answer.get("schema", {}).get("$ref")
+                assert ref is None or ref.removeprefix("#/definitions/") in doc["definitions"], (path, ref)
+    assert client.post("/spec").status_code == 405
+
+
+def test_unsupported_languages_are_named_as_libretranslate_does(client):
+    form = {"q": "Hello", "format": "text"}
+    for source, target, message in (
+            ("en", "zz", "zz is not supported"), ("zz", "es", "zz is not supported"),
+            ("en", "ZZ", "zz is not supported"),
+            ("es", "es", "Spanish (es) is not available as a target language from Spanish (es)"),
+            ("en", "en", "English (en) is not available as a target language from English (en)"),
+            ("auto", "en", "English (en) is not available as a target language from English (en)")):
+        r = client.post("/translate", data={**form, "source": source, "target": target})
+        assert r.status_code == 400 and r.json() == {"error": message}, (source, target)
+    r = client.post("/translate", data={**form, "source": "en", "target": "x" * 10_000})
+    assert r.status_code == 400 and r.json()["error"] == "x" * 40 + "… is not supported"
+    r = client.post("/translate", data={**form, "source": "en", "target": "es", "format": "pdf"})
+    assert r.status_code == 400 and r.json()["error"].startswith("pdf format is not supported")
+    assert client.post("/translate", data={**form, "source": "EN", "target": "Es"}).status_code == 200
+
+
+def test_missing_fields_are_named(client):
+    for missing in ("q", "source", "target"):
+        r = client.post("/translate", data={k: v for k, v in {**OK, "format": "text"}.items() if k != missing})
+        assert r.status_code == 400 and r.json() == {"error": f"Invalid request: missing {missing} parameter"}
+    r = client.post("/detect")
+    assert r.status_code == 400 and r.json() == {"error": "Invalid request: missing q parameter"}
+
+
+def test_translate_detect_languages_and_settings(client):
+    r = client.post("/translate", data={**OK, "format": "text"})
+    assert r.status_code == 200 and isinstance(r.json()["translatedText"], str) and r.json()["translatedText"]
+    r = client.post("/translate", json={**OK, "q": ["Hello", "World"], "format": "text"})
+    assert r.status_code == 200 and len(r.json()["translatedText"]) == 2
+    r = client.post("/detect", data={"q": "Hello"})
+    assert r.status_code == 200 and r.json() == [{"confidence": 100.0, "language": "en"}]
+    assert client.get("/detect").status_code == 405
+    r = client.get("/languages")
+    assert r.status_code == 200 and r.json() == languages.listed()
+    assert {"code": "en", "name": "English", "targets": ["es"]} in r.json()
+    assert client.post("/languages").status_code == 405
+    r = client.get("/frontend/settings")
+    assert r.status_code == 200 and r.json()["language"] == {"source": {"code": "en", "name": "English"},
+                                                             "target": {"code": "es", "name": "Spanish"}}
+
+
+def test_the_official_client_translates_english_to_spanish(base, client):
+    require("libretranslatepy", "a test dependency: pip install -e '.[test]'")
+    from urllib.error import HTTPError
+
+    from libretranslatepy import LibreTranslateAPI
+
+    lt = LibreTranslateAPI(base)
+    for sentence in SENTENCES[:3]:
+        assert lt.translate(sentence, "en", "es", timeout=120) == ask(client, q=sentence).json()["translatedText"]
+    assert lt.detect("Where is the station?") == [{"language": "en", "confidence": 100.0}]
+    assert {"code": "es", "name": "Spanish", "targets": []} in lt.languages()
+    with pytest.raises(HTTPError) as refused:
+        lt.translate("Hello", "en", "zz", timeout=120)
+    assert refused.value.code == 400 and json.loads(refused.value.read()) == {"error": "zz is not supported"}
+
+
+# --- every field is text -------------------------------------------------------------------------
+
+SURROGATES = {
+    "q text": ({"q": "Hello \ud800 there"}, "q", 7),
+    "q html": ({"q": "<p>Hello \udfff</p>", "format": "html"}, "q", 10),
+    "q in a list": ({"q": ["Fine.", "\ud83d"]}, "q[1]", 1),
+    "source": ({"source": "e\ud800n"}, "source", 2),
+    "target": ({"target": "\udc00"}, "target", 1),
+    "format": ({"format": "html\ud800"}, "format", 5),
+    "api_key": ({"api_key": "k\ud800"}, "api_key", 2),
+    "alternatives": ({"alternatives": "\ud800"}, "alternatives", 1),
+}
+
+
+@pytest.mark.parametrize("name", SURROGATES)
+def test_a_lone_surrogate_in_any_field_is_a_400(client, name):
+    fields, where, at = SURROGATES[name]
+    for route in ("/translate", "/detect"):
+        r = post_json(client, route, **{**OK, **fields})
+        assert r.status_code == 400, (route, r.status_code, r.text)
+        code = re.search(r"[\ud800-\udfff]", json.dumps(fields, ensure_ascii=False)).group()
+        assert r.json() == {"error": f"Invalid request: {where} is not valid text: a lone surrogate "
+                                     f"(U+{ord(code):04X}) at character {at}"}
+    assert post_json(client, **OK).status_code == 200  # and the server goes on
+
+
+def test_a_valid_pair_of_surrogates_is_text(client):
+    r = post_json(client, **{**OK, "q": "Thank you \ud83d\ude42"})  # 🙂 as JSON escapes it
+    assert r.status_code == 200 and r.json()["translatedText"].endswith("🙂")
+
+
+# --- API keys: the almost-right key is refused -----------------------------------------------------
+
+KEY = "s3cret-Key-42"
+NEAR_MISSES = [KEY[:-1], KEY[:1], KEY + "x", KEY + " ", KEY[:-1] + "3", "S" + KEY[1:], " " + KEY, KEY.lower(),
+               KEY + KEY, KEY[::-1], KEY.replace("-", "_")]
+
+
+def test_api_key_near_misses_are_refused():
+    from mtcli.serve.app import ApiError, _check_key
+
+    cfg = ServeConfig(api_key=KEY)
+    _check_key({"api_key": KEY}, cfg)
+    for near in NEAR_MISSES:
+        with pytest.raises(ApiError) as refused:
+            _check_key({"api_key": near}, cfg)
+        assert refused.value.status == 403 and refused.value.message == "Invalid API key", near
+    for absent in ({}, {"api_key": ""}, {"api_key": None}):
+        with pytest.raises(ApiError) as refused:
+            _check_key(absent, cfg)
+        assert refused.value.status == 400
+    _check_key({"api_key": "anything"}, ServeConfig())  # no key: nothing to check
+
+
+def test_api_keys_are_compared_whole_in_constant_time(monkeypatch):
+    """What reaches the comparison is the same length whatever the key given (digests): a prefix of the
+    key is not compared as a prefix, and the time taken cannot tell how much of a key was right."""
+    import hmac
+
+    from mtcli.serve import app
+    from mtcli.serve.app import ApiError, _check_key
+
+    compared = []
+    real = hmac.compare_digest
+    monkeypatch.setattr(app.hmac, "compare_digest", lambda a, b: compared.append((a, b)) or real(a, b))
+    for given in (KEY, KEY[:1], KEY * 100):
+        try:
+            _check_key({"api_key": given}, ServeConfig(api_key=KEY))
+        except ApiError:
+            pass
+    assert [(len(a), len(b)) for a, b in compared] == [(32, 32)] * 3
+    assert compared[0][0] == compared[0][1] and compared[1][0] != compared[1][1]
+
+
+# --- the HTTP parser: raw sockets ------------------------------------------------------------------
+
+def exchange(base: str, data: bytes, pieces: int = 1, wait: float = 10.0) -> tuple[bytes, str | None]:
+    """Send `data` over a plain socket (in `pieces` pieces, 10 ms apart), then read until the server
+    closes the connection or `wait` seconds pass. Returns what came back and how the reading ended:
+    None for a clean close, "open" if still open, or the socket error's name."""
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=wait) as s:
+        size = -(-len(data) // pieces)
+        try:
+            for k in range(0, len(data), size):
+                s.sendall(data[k : k + size])
+                if pieces > 1:
+                    time.sleep(0.01)
+        except OSError:  # the server answered and closed before the whole request was sent
+            pass
+        answer, ended = b"", None
+        try:
+            while chunk := s.recv(65536):
+                answer += chunk
+        except TimeoutError:
+            ended = "open"
+        except OSError as e:
+            ended = type(e).__name__
+        return answer, ended
+
+
+def responses(answer: bytes) -> list[int]:
+    return [int(code) for code in re.findall(rb"HTTP/1\.1 (\d{3}) ", answer)]
+
+
+def test_content_length_with_transfer_encoding_is_refused_and_the_connection_closed(base):
+    """RFC 9112 section 6.1: what follows the chunked body (here a second request, smuggled behind a
+    proxy that framed by Content-Length) is never answered."""
+    smuggled = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+    body = b"0\r\n\r\n" + smuggled
+    for framing in (b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n" % len(body),
+                    b"transfer-encoding: chunked\r\ncontent-length: 5\r\n"):
+        answer, ended = exchange(base, b"POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                       + framing + b"\r\n" + body, wait=5)
+        assert responses(answer) == [400] and ended is None, answer
+        assert b"connection: close" in answer.lower() and b"Transfer-Encoding" in answer
+    # the same bytes with one framing: the smuggled request is a real second request, and answered
+    answer, _ = exchange(base, b"POST /detect HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + body, wait=3)
+    assert responses(answer) == [400, 200]
+
+
+def head(extra: bytes) -> bytes:
+    return b"GET /health HTTP/1.1\r\nHost: x\r\n" + extra + b"\r\n"
+
+
+def test_a_head_over_the_limit_gets_431(base):
+    limit = ServeConfig().header_limit
+    near = head(b"X-Pad: " + b"a" * (limit - 200) + b"\r\n")
+    answer, ended = exchange(base, near + head(b""), wait=3)
+    assert len(near) < limit and responses(answer) == [200, 200] and ended == "open"  # just under: served
+    for name, data, pieces in (
+            ("one header just over", head(b"X-Pad: " + b"a" * limit + b"\r\n"), 1),
+            ("an 80 KB header at once", head(b"X-Big: " + b"a" * 80_000 + b"\r\n"), 1),
+            ("an 80 KB header in pieces", head(b"X-Big: " + b"a" * 80_000 + b"\r\n"), 80),
+            ("800 headers", head(b"".join(b"X-%d: %s\r\n" % (i, b"b" * 100) for i in range(800))), 1),
+            ("a 40 KB path", b"GET /" + b"p" * 40_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 1)):
+        answer, ended = exchange(base, data, pieces, wait=5)
+        assert responses(answer) == [431] and ended is None, (name, answer[:200], ended)
+        assert b'"error":"Request header fields too large' in answer.replace(b": ", b":"), name
+
+
+def test_a_body_over_the_limit_gets_413_not_a_reset(base):
+    """The body is read to its end before the 413, so a client that asked to close the connection
+    (or speaks HTTP/1.0) gets the answer and a clean close, never a reset in the middle of its send."""
+    body = json.dumps({**OK, "q": "x" * (2 << 20)}).encode()
+    for version, extra in (("1.1", ""), ("1.1", "Connection: close\r\n"), ("1.0", "")):
+        request = (f"POST /translate HTTP/{version}\r\nHost: x\r\n{extra}Content-Type: application/json\r\n"
+                   f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+        answer, ended = exchange(base, request, pieces=32, wait=3)
+        assert responses(answer) == [413] and b"exceeds the limit of 1,048,576 bytes" in answer, (version, extra)
+        assert ended == ("open" if not extra and version == "1.1" else None), (version, extra, ended)
+    # on a kept-alive connection the next request is answered
+    answer, _ = exchange(base, b"POST /translate HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+                         + head(b""), pieces=32, wait=3)
+    assert responses(answer) == [413, 200]
+
+
+def test_a_body_at_the_limit_is_read(client):
+    limit = ServeConfig().body_limit
+    body = json.dumps({**OK, "q": "a"}).encode()
+    body = body[:-1] + b" " * (limit - len(body)) + b"}"
+    r = client.post("/translate", content=body, headers={"content-type": "application/json"})
+    assert len(body) == limit and r.status_code == 200
+    r = client.post("/translate", content=body[:-1] + b" }", headers={"content-type": "application/json"})
+    assert r.status_code == 413
+
+
+# --- text work off the event loop --------------------------------------------------------------
+
+def gil_seconds(seconds: float) -> int:
+    """How far sum(range(n)) must count to hold the interpreter for about `seconds` (one C call,
+    which lets no other thread of its process run, as a long regular expression search does)."""
+    start = time.perf_counter()
+    sum(range(2_000_000))
+    return int(2_000_000 * seconds / max(time.perf_counter() - start, 1e-6))
+
+
+def slow_translate_job(tools, texts, fmt, nbest, count):
+    """A request whose text work holds its process's interpreter (here: counting), then is translated."""
+    sum(range(count))
+    return translate_texts(texts, fmt, nbest, tools.engine)
+
+
+POLL = """
+import json, sys, time, httpx
+base, seconds = sys.argv[1], float(sys.argv[2])
+with httpx.Client(base_url=base, timeout=60) as c:
+    start = time.monotonic()
+    r = c.post("/translate", json={"q": "Where is the station?", "source": "en", "target": "es"})
+    short, worst, n = time.monotonic() - start, 0.0, 0
+    while time.monotonic() < start + seconds:
+        asked = time.monotonic()
+        assert c.get("/health").json() == {"status": "ok"}
+        worst, n = max(worst, time.monotonic() - asked), n + 1
+        time.sleep(0.02)
+print(json.dumps({"short": short, "short_status": r.status_code, "worst": worst, "n": n, "start": start,
+                  "end": time.monotonic()}))
+"""
+
+
+def poll_from_outside(base: str, seconds: float):
+    """Another process (so that nothing in this one can hold it up) sends a short translation, then
+    asks /health for `seconds`; a future of what it measured: short (s), worst (s), n, start, end."""
+    def run():
+        out = subprocess.run([sys.executable, "-c", POLL, base, str(seconds)], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    return ThreadPoolExecutor(1).submit(run)
+
+
+def test_slow_text_work_delays_neither_health_nor_another_client(served, client, tmp_path):
+    """A request whose text work holds its process (1.5 s at a time, until told to stop): /health and
+    another client's short request are answered meanwhile (with the text work in the server's
+    process, each waited for it)."""
+    base, app = served
+    service = app.state.service
+    service.translate_job = _Slow(gil_seconds(1.5), tmp_path / "stop")
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            slow = pool.submit(ask, client, q="The plant is green.")
+            time.sleep(0.2)  # (its job has gone to a formatter: the next requests get the real one)
+            service.translate_job = translate_job
+            seen = poll_from_outside(base, 3.0).result()
+            running_after = not slow.done()
+            (tmp_path / "stop").touch()
+            r = slow.result()
+    finally:
+        service.translate_job = translate_job
+    assert running_after and r.status_code == 200 and r.json()["translatedText"] == "La planta es verde."
+    assert seen["short_status"] == 200 and seen["short"] < 1.5, seen
+    assert seen["n"] >= 10 and seen["worst"] < 0.5, seen
+
+
+class _Slow:
+    """slow_translate_job with its count, picklable (sent to a formatter by reference and value); given
+    a file, counts again and again until the file is there."""
+
+    def __init__(self, count: int, until: Path | None = None):
+        self.count, self.until = count, until
+
+    def __call__(self, tools, texts, fmt, nbest):
+        while self.until is not None and not self.until.exists():
+            sum(range(self.count))
+        return slow_translate_job(tools, texts, fmt, nbest, self.count)
+
+
+def test_real_slow_texts_do_not_hold_health(shipped_model):
+    """Inputs an attack found slow (19,999 `_`; an HTML paragraph of 250 inline tags): /health stays
+    quick while they run, and each is answered within the deadline (translated, or 503)."""
+    with running(shipped_model, request_timeout=5.0) as u, httpx.Client(base_url=u, timeout=60) as c:
+        for fields in ({"q": "_" * 19_999}, {"q": "<p>" + "<i>a</i> " * 250 + "</p>", "format": "html"}):
+            with ThreadPoolExecutor(1) as pool:
+                start = time.monotonic()
+                slow = pool.submit(ask, c, **fields)
+                time.sleep(0.1)
+                seen = poll_from_outside(u, 2.0).result()
+                r = slow.result()
+                took = time.monotonic() - start
+            assert r.status_code in (200, 503) and took < 5.0 + 2.0, (r.status_code, took)
+            assert r.status_code == 200 or r.headers["retry-after"] == "5"
+            assert seen["worst"] < 0.5 and seen["short_status"] == 200, (fields["q"][:10], seen)
+
+
+# --- the deadline, runaways and stuck decoders -------------------------------------------------
+
+@pytest.fixture(scope="module")
+def strict(shipped_model):
+    """A server whose requests have 2.5 s."""
+    with running_app(shipped_model, request_timeout=2.5, decoders=2) as (u, app):
+        yield u, app
+
+
+def children(pid: int, module: str) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid), "-f", module], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def test_stopped_decoders_get_a_503_at_the_deadline(strict):
+    u, app = strict
+    with httpx.Client(base_url=u, timeout=60) as c:
+        mine = sorted(_decoder_pids(app))
+        assert len(mine) == 2 and set(mine) <= set(children(os.getpid(), "mtcli.serve.worker"))
+        for pid in mine:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            start = time.monotonic()
+            r = ask(c, q="The plant is green.")
+            took = time.monotonic() - start
+            health_start = time.monotonic()
+            assert c.get("/health").json() == {"status": "ok"} and time.monotonic() - health_start < 0.5
+        finally:
+            for pid in mine:
+                os.kill(pid, signal.SIGCONT)
+        assert r.status_code == 503 and r.headers["retry-after"] == "5" and 2.5 <= took < 5, (r.status_code, took)
+        assert r.json() == {"error": "Cannot translate text: no answer within 2.5 s (the server is busy or a "
+                                     "decoder is stuck); retry later"}
+        assert c.get("/health/details").json()["request_timeouts"] >= 1
+        assert ask(c, q="The plant is green.").json() == {"translatedText": "La planta es verde."}
+
+
+def _decoder_pids(app) -> set[int]:
+    return {d.process.pid for d in app.state.service.batcher._current if d is not None}
+
+
+def test_text_work_past_the_deadline_is_ended(strict):
+    """A request whose text work runs past its deadline gets its 503; the formatter still busy with it a
+    moment later is ended (no core kept busy for nothing) and another takes its place."""
+    u, app = strict
+    service = app.state.service
+    before = children(os.getpid(), "mtcli.serve.formatter")
+    service.translate_job = _Slow(gil_seconds(60.0))
+    try:
+        with httpx.Client(base_url=u, timeout=60) as c:
+            failures = c.get("/health/details").json()["formatter_failures"]
+            start = time.monotonic()
+            r = ask(c, q="The plant is green.")
+            assert r.status_code == 503 and 2.5 <= time.monotonic() - start < 5
+            service.translate_job = translate_job
+            deadline = time.monotonic() + 30
+            while not ((d := c.get("/health/details").json())["formatter_runaways"] == 1
+                       and d["formatter_failures"] == failures + 1 and d["formatters_running"] == d["formatters"]):
+                assert time.monotonic() < deadline, d
+                time.sleep(0.05)
+            ended = time.monotonic() - start
+            after = children(os.getpid(), "mtcli.serve.formatter")
+            assert len(set(before) - set(after)) == 1 and len(after) == len(before)  # one ended, one new
+            assert ended < 2.5 + 1.0 + 10  # (the new one's start included)
+            assert ask(c, q="The plant is green.").json() == {"translatedText": "La planta es verde."}
+    finally:
+        service.translate_job = translate_job
+
+
+def test_work_still_running_when_the_shutdown_gives_up_is_a_503(shipped_model, tmp_path):
+    """Past the graceful shutdown's time, a request still at work is cancelled: its client gets a 503
+    (not uvicorn's 500), and its formatter is ended."""
+    with ThreadPoolExecutor(1) as pool, httpx.Client(timeout=60) as c:
+        with running_app(shipped_model, shutdown_timeout=1.0, decoders=1) as (u, app):
+            app.state.service.translate_job = _Slow(gil_seconds(0.5), tmp_path / "never")
+            pending = pool.submit(ask, c, route=u + "/translate", q="The plant is green.")
+            time.sleep(0.5)
+            stop = time.monotonic()
+        r = pending.result()  # (the server has stopped: running_app waited for it)
+        assert time.monotonic() - stop < 10
+    assert r.status_code == 503 and r.headers["retry-after"] == "5", r.text
+    assert r.json() == {"error": "Cannot translate text: the server is shutting down; retry in a moment"}
+
+
+# --- the command: decoders killed while it starts, SIGTERM with slow work in flight --------------
+
+def start_cli(*args: str) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, "-m", "mtcli", "serve", "--port", "0", *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    line = ""
+    while "http://" not in line:
+        line = proc.stderr.readline()
+        assert line or proc.poll() is None, "mtcli serve exited"
+    threading.Thread(target=proc.stderr.read, daemon=True).start()  # keep the pipe from filling
+    return proc, line[line.index("http://"):].split()[0]
+
+
+def test_decoders_killed_while_the_server_starts_are_started_again(shipped_model):
+    proc, u = start_cli("-m", str(shipped_model))
+    try:
+        killed: set[int] = set()
+        deadline = time.monotonic() + 60
+        while len(killed) < 2:  # both, while they load their model
+            for pid in set(children(proc.pid, "mtcli.serve.worker")) - killed:
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+        with httpx.Client(base_url=u, timeout=60) as c:
+            while True:
+                try:
+                    details = c.get("/health/details").json()
+                except httpx.TransportError:  # (not listening yet)
+                    details = {}
+                if details.get("decoders_running") == 2:
+                    break
+                assert proc.poll() is None and time.monotonic() < deadline, details
+                time.sleep(0.05)
+            assert details["decoder_failures"] >= 2 and c.get("/health").json() == {"status": "ok"}
+            assert ask(c, q="The plant is green.").json() == {"translatedText": "La planta es verde."}
+        assert not killed & set(children(proc.pid, "mtcli.serve.worker"))
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_sigterm_with_slow_text_in_flight_leaves_no_work_behind(shipped_model):
+    """SIGTERM while a request's text work is slow: the server stops within the request's deadline and
+    a moment, and every process it started has ended (none left busy)."""
+    proc, u = start_cli("-m", str(shipped_model), "--request-timeout", "3")
+    try:
+        with httpx.Client(base_url=u, timeout=60) as c:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    d = c.get("/health/details").json()
+                    if d["formatters_running"] == d["formatters"] and d["decoders_running"] == d["decoders"]:
+                        break
+                except httpx.TransportError:
+                    pass
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.05)
+            started = children(proc.pid, "mtcli.serve")
+            with ThreadPoolExecutor(1) as pool:
+                pending = pool.submit(ask, c, q="<p>" + "<i>a</i> " * 250 + "</p>", format="html")
+                time.sleep(0.5)
+                stop = time.monotonic()
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(30)
+                stopped = time.monotonic() - stop
+                r = pending.result()
+        assert r.status_code in (200, 503) and stopped < 3 + 5, (r.status_code, stopped)
+        assert len(started) >= 4 and not [pid for pid in started if os.path.exists(f"/proc/{pid}")
+                                          and open(f"/proc/{pid}/stat").read().split()[2] != "Z"]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

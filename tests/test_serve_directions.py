@@ -123,3 +123,27 @@ def test_a_server_of_one_model_serves_its_direction_only(models, offline):
         r = post(c, q=[SPANISH, ENGLISH], source="auto", target="en")
         assert r.json()["translatedText"] == [offline("es-en", [SPANISH])[0], ENGLISH]
         assert c.get("/health/details").json()["model"] == "model"
+
+
+def test_cli_serves_every_shipped_model_or_the_one_given(models, run_cli, monkeypatch, tmp_path):
+    """`mtcli serve`: both shipped directions by default, -m's model alone (what it would load, told
+    by a stand-in for the server)."""
+    from mtcli import registry
+    from mtcli.serve import server
+
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    for d, path in models.items():
+        (shipped / d).symlink_to(path)
+    monkeypatch.setattr(registry, "SHIPPED_DIR", shipped)
+    monkeypatch.setenv("MTCLI_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("MTCLI_MODEL", raising=False)
+    loaded = []
+    monkeypatch.setattr(server, "serve", lambda dirs, cfg, announce: (loaded.append(dirs), announce("http://x")))
+    code, _, err = run_cli("serve")
+    assert code == 0 and loaded[-1] == [shipped / "en-es", shipped / "es-en"] and "(model en-es, es-en)" in err
+    code, _, err = run_cli("serve", "-m", models["es-en"])
+    assert code == 0 and loaded[-1] == [models["es-en"]]
+    (shipped / "es-en").unlink()
+    code, _, err = run_cli("serve")
+    assert code == 0 and loaded[-1] == [shipped / "en-es"]

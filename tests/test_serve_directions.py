@@ -75,6 +75,10 @@ def test_auto_tells_each_text_and_translates_it_its_way(client, offline):
     r = post(client, q=[ENGLISH, SPANISH, "12:30"], source="auto", target="en")
     assert r.json()["translatedText"][:2] == [ENGLISH, offline("es-en", [SPANISH])[0]]
     assert r.json()["detectedLanguage"][2] == {"confidence": 0.0, "language": "es"}  # nothing to tell: into en from es
+    # HTML is told by its text: its tag and attribute names and its script are not English prose
+    page = '<div class="header" title="x"><p>Hola, <b>amigo</b>.</p><script>go("Hello the world");</script></div>'
+    r = post(client, q=page, source="auto", target="en", format="html")
+    assert r.status_code == 200 and r.json()["detectedLanguage"]["language"] == "es", r.text
 
 
 def test_a_source_equal_to_the_target_is_returned_as_it_came(client):

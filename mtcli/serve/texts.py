@@ -8,7 +8,9 @@ batcher, so that many requests share one decoder, or a Translator for offline us
 
 from __future__ import annotations
 
+import html
 import pickle
+import re
 from dataclasses import replace
 
 from mtcli.config import DEFAULTS, TranslationOptions
@@ -21,6 +23,7 @@ from mtcli.text.pipeline import Engine, TextOptions, translate_lines
 from mtcli.text.read import _LINE_END
 
 FORMATS = ("text", "html", "markdown", "srt")  # LibreTranslate's two, and the pipeline's others
+_MARKUP = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.IGNORECASE | re.DOTALL)  # (for detection)
 
 
 def options(cfg: ServeConfig) -> TranslationOptions:
@@ -47,17 +50,20 @@ def setup(translators, cfg: ServeConfig) -> bytes:
     return pickle.dumps(made)
 
 
-def detected(text: str) -> tuple[str | None, float]:
-    """The text's language (None: nothing to tell) and mtcli.langid's confidence, 0-100 as LibreTranslate's."""
+def detected(text: str, fmt: str = "text") -> tuple[str | None, float]:
+    """The text's language (None: nothing to tell) and mtcli.langid's confidence, 0-100 as LibreTranslate's.
+    HTML is told by its text, without its markup (tag and attribute names, scripts, styles are English)."""
     from mtcli.langid import detect
 
+    if fmt == "html":
+        text = html.unescape(_MARKUP.sub(" ", text))
     d = detect(text)
     return d.language, round(100 * d.confidence, 1)
 
 
-def detect_job(tools, texts: list[str]) -> list[tuple[str | None, float]]:
+def detect_job(tools, texts: list[str], fmt: str = "text") -> list[tuple[str | None, float]]:
     """`detected` of each text, in a formatter process (mtcli.langid loads there once)."""
-    return [detected(text) for text in texts]
+    return [detected(text, fmt) for text in texts]
 
 
 def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str,
@@ -67,7 +73,7 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str,
     language and confidence of each. A text in the target language already comes back as it came; a
     text whose direction the server has no model for refuses the request (LibreTranslate's wording)."""
     directions = Directions.of(tools.engines)
-    told = detect_job(tools, texts) if source == AUTO else [(source, None)] * len(texts)
+    told = detect_job(tools, texts, fmt) if source == AUTO else [(source, None)] * len(texts)
     told = [(lang or directions.source_for(target), conf or 0.0) for lang, conf in told]
     out: list[list[str] | None] = [None] * len(texts)
     groups: dict[str, list[int]] = {}

@@ -101,6 +101,21 @@ def test_unsupported_languages_are_worded_as_libretranslate(client):
         assert r.status_code == 400 and r.json() == {"error": message}
 
 
+def test_libretranslate_behaviours_both_ways(client):
+    """What LibreTranslate's own API tests check, written here over HTTP."""
+    r = post(client, q="Hola mundo", source="es", target="en")
+    assert r.status_code == 200 and r.json()["translatedText"] != "Hola mundo"
+    r = post(client, q=["This is an English sentence", "Esta es una oración en español"], source="auto", target="es")
+    assert [d["language"] for d in r.json()["detectedLanguage"]] == ["en", "es"]
+    r = post(client, "/detect", q=["This is an English sentence", "Esta es una oración en español"])
+    assert r.status_code == 200 and isinstance(r.json(), list) and len(r.json()) >= 1
+    assert post(client, "/detect", q="This is an English sentence for detection").json()[0]["language"] == "en"
+    assert post(client, q=["😀", "😁"], source="es", target="en").json() == {"translatedText": ["😀", "😁"]}
+    r = post(client, q="Hola", source="es", target="en", format="xml")
+    assert r.status_code == 400 and r.json() == {"error": "xml format is not supported"}
+    assert client.get("/detect").status_code == 405
+
+
 def test_libretranslatepy_client_both_ways(client, offline):
     require("libretranslatepy", "a test dependency: pip install -e '.[test]'")
     from libretranslatepy import LibreTranslateAPI

@@ -194,7 +194,7 @@ def _format(fields: dict) -> str:
         return "text"
     if not isinstance(fmt, str) or fmt.lower() not in FORMATS:
         shown = _shown(fmt) if isinstance(fmt, str) else json.dumps(fmt)[:40]
-        raise ApiError(400, f"{shown} format is not supported (this server takes: {', '.join(FORMATS)})")
+        raise ApiError(400, f"{shown} format is not supported")  # (LibreTranslate's words; /spec lists the formats)
     return fmt.lower()
 
 

@@ -220,7 +220,7 @@ RETRY_SOON, RETRY_LATER = "1", "5"  # Retry-After: for a moment of overload or t
 
 def decoders_each(cfg: ServeConfig, directions: int) -> int:
     """Decoder processes per direction: cfg.decoders (one per core) shared among the directions, at
-    least one each (docs/serve.md: each holds its model, ~200 MB resident with the shipped ones)."""
+    least one each (docs/serve.md: each holds its model and kernels, 260-400 MB resident measured)."""
     return max(1, cfg.decoders // directions)
 
 

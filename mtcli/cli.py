@@ -1268,6 +1268,7 @@ _SERVE = ServeConfig()
 
 @app.command()
 def serve(
+    ctx: typer.Context,
     model: str = _model_option(),
     host: str = typer.Option(_SERVE.host, "--host", envvar="MTCLI_HOST",
                              help="Address to listen on (0.0.0.0: every interface; think of --api-key then)."),
@@ -1287,8 +1288,9 @@ def serve(
 ) -> None:
     """Serve translations over HTTP with LibreTranslate's API, and a page to try them at /.
 
-    POST /translate (q, source en|auto, target es, format text|html (or markdown, srt),
-    alternatives, api_key), POST /detect, GET /languages, GET /health. Sentences of concurrent
+    POST /translate (q, source en|es|auto, target en|es, format text|html (or markdown, srt),
+    alternatives, api_key), POST /detect, GET /languages, GET /health. Both directions with the
+    shipped models; -m (or MTCLI_MODEL) serves that model's direction only. Sentences of concurrent
     requests are decoded together in batches. Ctrl-C or SIGTERM lets the requests in flight finish.
 
     Examples:
@@ -1308,11 +1310,16 @@ def serve(
     cfg = replace(_SERVE, host=host, port=port, api_key=api_key or None, beam=beam, char_limit=char_limit,
                   batch_limit=batch_limit, body_limit=body_limit, queue_limit=queue_limit,
                   request_timeout=request_timeout)
-    model_dir = registry.resolve(model)
-    err.print(f"Loading {model_dir}…", highlight=False, soft_wrap=True)
+    if ctx.get_parameter_source("model").name != "DEFAULT":
+        model_dirs = [registry.resolve(model)]
+    else:  # every shipped model: each direction mtcli has
+        model_dirs = [path for name, path in registry.models().items() if name in registry.SHIPPED_NAMES]
+        model_dirs = model_dirs or [registry.shipped(registry.SHIPPED)]  # (none: the error says so)
+        model = ", ".join(path.name for path in model_dirs)
+    err.print(f"Loading {', '.join(map(str, model_dirs))}…", highlight=False, soft_wrap=True)
     try:
-        run(model_dir, cfg, lambda url: err.print(f"mtcli serve: {url} (model {model}); Ctrl-C stops",
-                                                  highlight=False, soft_wrap=True))
+        run(model_dirs, cfg, lambda url: err.print(f"mtcli serve: {url} (model {model}); Ctrl-C stops",
+                                                   highlight=False, soft_wrap=True))
     except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it handled, once everything has finished
         raise typer.Exit(130) from None
 

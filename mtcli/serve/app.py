@@ -1,4 +1,5 @@
-"""The HTTP API: LibreTranslate's routes and JSON shapes, for the directions in languages.py.
+"""The HTTP API: LibreTranslate's routes and JSON shapes, for the directions of the models loaded
+(languages.Directions): a source of en, es or auto, a target of en or es.
 
 POST /translate and /detect take a JSON object or form fields (urlencoded or multipart, and query
 parameters), as LibreTranslate does. Every refusal is {"error": "..."} with a 4xx status: 400 for a
@@ -35,7 +36,7 @@ from mtcli.serve.config import ServeConfig
 from mtcli.serve.formatter import FormatterFailed, FormatterProcess, Formatters
 from mtcli.serve.http import Guard
 from mtcli.serve.spec import document
-from mtcli.serve.texts import FORMATS, confidence_job, options, setup, translate_job
+from mtcli.serve.texts import FORMATS, detect_job, options, setup, translate_job
 from mtcli.serve.worker import DecoderProcess
 
 FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -178,11 +179,12 @@ def _shown(value: str) -> str:
     return value if len(value) <= 40 else value[:40] + "…"
 
 
-def _direction(fields: dict) -> tuple[str, str]:
-    """(source, target), lower case, once languages.py says the server translates that way."""
+def _direction(fields: dict, directions: languages.Directions) -> tuple[str, str]:
+    """(source, target), lower case, once the server's directions say it translates that way (with
+    auto: into that target from some language; each text's own is checked once told)."""
     source, target = (_required(fields, name).lower() for name in ("source", "target"))
-    if languages.refusal(source, target):  # (worded with long codes cut: they are refused the same way)
-        raise ApiError(400, languages.refusal(_shown(source), _shown(target)))
+    if directions.refusal(source, target):  # (worded with long codes cut: they are refused the same way)
+        raise ApiError(400, directions.refusal(_shown(source), _shown(target)))
     return source, target
 
 
@@ -192,7 +194,7 @@ def _format(fields: dict) -> str:
         return "text"
     if not isinstance(fmt, str) or fmt.lower() not in FORMATS:
         shown = _shown(fmt) if isinstance(fmt, str) else json.dumps(fmt)[:40]
-        raise ApiError(400, f"{shown} format is not supported (this server takes: {', '.join(FORMATS)})")
+        raise ApiError(400, f"{shown} format is not supported")  # (LibreTranslate's words; /spec lists the formats)
     return fmt.lower()
 
 
@@ -216,18 +218,28 @@ SHUTDOWN_SECONDS = 2.0  # at shutdown, for the formatters to leave (then ended)
 RETRY_SOON, RETRY_LATER = "1", "5"  # Retry-After: for a moment of overload or trouble; past a deadline
 
 
-class Service:
-    """The model behind the routes: admission (the queue bound and the deadline), the formatter
-    processes that do the text work, the batcher that decodes."""
+def decoders_each(cfg: ServeConfig, directions: int) -> int:
+    """Decoder processes per direction: cfg.decoders (one per core) shared among the directions, at
+    least one each (docs/serve.md: each holds its model and kernels, 260-400 MB resident measured)."""
+    return max(1, cfg.decoders // directions)
 
-    def __init__(self, translator, cfg: ServeConfig, name: str):
-        self.cfg, self.name = cfg, name
+
+class Service:
+    """The models behind the routes: admission (the queue bound and the deadline), the formatter
+    processes that do the text work, a batcher per direction that decodes. `names`: each model's
+    name, by direction."""
+
+    def __init__(self, translators, cfg: ServeConfig, names: dict[str, str]):
+        self.cfg, self.names = cfg, names
+        self.directions = languages.Directions.of(t.direction for t in translators)
         self.page = (files("mtcli.serve") / "index.html").read_text(encoding="utf-8")  # the page at /
-        self.batcher = Batcher(lambda: DecoderProcess(translator.model_dir, cfg.max_batch, options(cfg)), cfg.decoders,
-                               stall=max(cfg.request_timeout, 10.0))
-        made = setup(translator, cfg)
-        self.formatters = Formatters(lambda: FormatterProcess(made), cfg.formatters, self.batcher.translate)
-        self.translate_job, self.confidence_job = translate_job, confidence_job  # run in a formatter
+        each = decoders_each(cfg, len(translators))
+        self.batchers = {t.direction: Batcher(lambda d=t.model_dir: DecoderProcess(d, cfg.max_batch, options(cfg)),
+                                              each, stall=max(cfg.request_timeout, 10.0)) for t in translators}
+        made = setup(translators, cfg)
+        self.formatters = Formatters(lambda: FormatterProcess(made), cfg.formatters,
+                                     lambda direction, lines: self.batchers[direction].translate(lines))
+        self.translate_job, self.detect_job = translate_job, detect_job  # run in a formatter
         self.queued = 0  # characters admitted and not yet answered
         self.timeouts = 0  # requests answered 503 at their deadline
         self.closing = False
@@ -235,7 +247,8 @@ class Service:
     async def start(self) -> None:
         """Decoders and formatters start in the background (and start again whenever one stops):
         requests that come first wait for them, within their deadline."""
-        await self.batcher.start()
+        for batcher in self.batchers.values():
+            await batcher.start()
         await self.formatters.start()
 
     def deadline(self) -> float:
@@ -279,16 +292,14 @@ async def translate(request: Request) -> JSONResponse:
     _check_text(fields)
     _check_key(fields, cfg)
     texts, batch = _texts(fields, cfg)
-    source, _ = _direction(fields)
+    source, target = _direction(fields, service.directions)
     n = _alternatives(fields, cfg)
     fmt = _format(fields)
-    deadline = service.deadline()
-    results = await service.run(service.translate_job, texts, fmt, n + 1, chars=sum(map(len, texts)),
-                                deadline=deadline)
+    results, told = await service.run(service.translate_job, texts, fmt, n + 1, source, target,
+                                      chars=sum(map(len, texts)), deadline=service.deadline())
     out: dict = {"translatedText": [r[0] for r in results]}
-    if source == languages.AUTO:
-        confidences = await service.run(service.confidence_job, texts, chars=0, deadline=deadline)
-        out["detectedLanguage"] = [{"confidence": c, "language": languages.DETECTED} for c in confidences]
+    if told is not None:
+        out["detectedLanguage"] = [{"confidence": c, "language": language} for language, c in told]
     if n:
         out["alternatives"] = [r[1:] for r in results]
     return JSONResponse(out if batch else {k: v[0] for k, v in out.items()})
@@ -301,12 +312,14 @@ async def detect(request: Request) -> JSONResponse:
     _check_key(fields, service.cfg)
     texts, _ = _texts(fields, service.cfg)
     text = "\n".join(texts)
-    (confidence,) = await service.run(service.confidence_job, [text], chars=len(text), deadline=service.deadline())
-    return JSONResponse([{"confidence": confidence, "language": languages.DETECTED}])
+    ((language, confidence),) = await service.run(service.detect_job, [text], chars=len(text),
+                                                  deadline=service.deadline())
+    # (nothing to tell, such as digits alone: the first source the server has, with confidence 0)
+    return JSONResponse([{"confidence": confidence, "language": language or service.directions.pairs[0][0]}])
 
 
 async def listed(request: Request) -> JSONResponse:
-    return JSONResponse(languages.listed())
+    return JSONResponse(_service(request).directions.listed())
 
 
 async def health(request: Request) -> JSONResponse:
@@ -318,21 +331,31 @@ async def health(request: Request) -> JSONResponse:
 async def health_details(request: Request) -> JSONResponse:
     """What the server is doing: queue, decoders, formatters, and the decoders' work so far."""
     service = _service(request)
-    b, f = service.batcher, service.formatters
-    return JSONResponse({"status": "stopping" if service.closing else "ok", "model": service.name,
+    f = service.formatters
+
+    def work(bs) -> dict:
+        return {"decoders": sum(b.decoders for b in bs), "decoders_running": sum(b.running for b in bs),
+                "decoder_failures": sum(b.failures for b in bs), "steps": sum(b.steps for b in bs),
+                "step_sentences": sum(b.step_sentences for b in bs), "sentences": sum(b.sentences for b in bs),
+                "decoding_seconds": round(sum(b.busy for b in bs), 3),
+                "decoding_cpu_seconds": round(sum(b.cpu for b in bs), 3)}
+
+    # the totals over every direction, then each direction's own with its model's name
+    return JSONResponse({"status": "stopping" if service.closing else "ok",
+                         "model": ", ".join(service.names.values()),
                          "queued_characters": service.queued, "request_timeouts": service.timeouts,
-                         "decoders": b.decoders, "decoders_running": b.running, "decoder_failures": b.failures,
+                         **work(list(service.batchers.values())),
                          "formatters": f.count, "formatters_running": f.running, "formatter_failures": f.failures,
-                         "formatter_runaways": f.runaways, "steps": b.steps,
-                         "step_sentences": b.step_sentences, "sentences": b.sentences,
-                         "decoding_seconds": round(b.busy, 3),
-                         "decoding_cpu_seconds": round(b.cpu, 3)},
+                         "formatter_runaways": f.runaways,
+                         "directions": {d: {"model": service.names[d], **work([b])}
+                                        for d, b in service.batchers.items()}},
                         status_code=503 if service.closing else 200)
 
 
 async def settings(request: Request) -> JSONResponse:
-    cfg = _service(request).cfg
-    source, target = languages.DIRECTIONS[0]
+    service = _service(request)
+    cfg = service.cfg
+    source, target = service.directions.pairs[0]
     return JSONResponse({
         "charLimit": cfg.char_limit, "frontendTimeout": 500, "apiKeys": cfg.api_key is not None,
         "keyRequired": cfg.api_key is not None, "suggestions": False, "filesTranslation": False,
@@ -343,7 +366,8 @@ async def settings(request: Request) -> JSONResponse:
 
 
 async def spec(request: Request) -> JSONResponse:
-    return JSONResponse(document(_service(request).cfg, ROUTES, __version__))
+    service = _service(request)
+    return JSONResponse(document(service.cfg, ROUTES, __version__, service.directions))
 
 
 async def index(request: Request) -> HTMLResponse:
@@ -369,7 +393,7 @@ async def lifespan(app: Starlette):
     yield
     service.closing = True  # uvicorn has let the requests in flight finish (or cancelled them at its timeout)
     await service.formatters.close(SHUTDOWN_SECONDS)
-    await service.batcher.close()
+    await asyncio.gather(*(batcher.close() for batcher in service.batchers.values()))
 
 
 ROUTES = [
@@ -384,8 +408,11 @@ ROUTES = [
 ]
 
 
-def create_app(translator, cfg: ServeConfig, name: str = "en-es") -> Starlette:
-    """The API over a loaded Translator; each route finds the Service in app.state."""
+def create_app(translators, cfg: ServeConfig, names: dict[str, str] | None = None) -> Starlette:
+    """The API over loaded Translators (one per direction, or one); each route finds the Service in
+    app.state. `names`: each model's name by direction (default: the direction)."""
+    translators = list(translators) if isinstance(translators, (list, tuple)) else [translators]
+    names = names or {t.direction: t.direction for t in translators}
     app = Starlette(
         routes=ROUTES,
         middleware=[Middleware(Guard, limit=cfg.header_limit),
@@ -394,5 +421,5 @@ def create_app(translator, cfg: ServeConfig, name: str = "en-es") -> Starlette:
         exception_handlers={ApiError: refused, HTTPException: http_error, Exception: server_error},
         lifespan=lifespan,
     )
-    app.state.service = Service(translator, cfg, name)
+    app.state.service = Service(translators, cfg, names)
     return app

@@ -19,7 +19,8 @@ class ServeConfig:
     alpha: float = DEFAULTS.length_penalty  # length normalisation exponent
     max_batch: int = SENTENCES_PER_BATCH  # sentences each decoder has in progress at once (see batcher)
     decoders: int = field(default_factory=threads_per_process)  # batches decoded at once, one process
-    # each, one per core (one batch split over the cores would wait for its slowest part at every step)
+    # each, one per core (one batch split over the cores would wait for its slowest part at every step),
+    # shared among the directions served, at least one each (app.decoders_each; docs/serve.md: memory)
     # what one request may ask
     char_limit: int = 20_000  # characters of all texts in one request
     batch_limit: int = 128  # texts in one request (a list `q`)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import logging
 import os
@@ -47,11 +48,10 @@ class Cancelled(Exception):
 
 @dataclass
 class Tools:
-    """What a job function gets besides its arguments, in the formatter: the pipeline's Engine (its
-    decode goes to the server) and the source tokenizer."""
+    """What a job function gets besides its arguments, in the formatter: the pipeline's Engine of each
+    direction the server translates ("en-es": ...), its decode going to that direction's decoders."""
 
-    engine: object
-    tokenizer: object
+    engines: dict
 
 
 # As worker.py's decoders: a new interpreter that finds modules on the server's sys.path (sent first).
@@ -61,8 +61,8 @@ _CHILD = ("import sys; del sys.path[0]; from multiprocessing.connection import C
 
 
 class FormatterProcess:
-    """The server's end of one formatter process. `setup` is the pickled (tokenizer, length limit,
-    truecasing names) that its Engine is made of."""
+    """The server's end of one formatter process. `setup` is the pickled {direction: (tokenizer, length
+    limit, truecasing names)} that its Engines are made of (texts.setup)."""
 
     def __init__(self, setup: bytes):
         ours, theirs = socket.socketpair()
@@ -144,11 +144,12 @@ class _Job:
 
 class Formatters:
     """`count` formatter processes, each started (again after RETRY_SECONDS, doubling, while it
-    cannot start) in the background. `decode` is the batcher's: sentences -> their n-best lists.
+    cannot start) in the background. `decode(direction, sentences)` -> their n-best lists, from the
+    batcher of that direction.
     Every method runs on the event loop."""
 
     def __init__(self, open_process: Callable[[], FormatterProcess], count: int,
-                 decode: Callable[[list[str]], Awaitable[list]]):
+                 decode: Callable[[str, list[str]], Awaitable[list]]):
         self._open, self.count, self._decode = open_process, count, decode
         self._processes: list[FormatterProcess | None] = [None] * count
         self._jobs: dict[int, _Job] = {}
@@ -238,7 +239,7 @@ class Formatters:
             if state.cancelled:
                 process.send(("decoded", job, Cancelled()))
             else:
-                state.decoding = self._loop.create_task(self._decoded(process, job, rest[0]))
+                state.decoding = self._loop.create_task(self._decoded(process, job, *rest))
         elif op in ("done", "error"):
             del self._jobs[job]
             process.jobs.discard(job)
@@ -247,9 +248,9 @@ class Formatters:
             if not state.future.done():
                 (state.future.set_result if op == "done" else state.future.set_exception)(rest[0])
 
-    async def _decoded(self, process: FormatterProcess, job: int, lines: list[str]) -> None:
+    async def _decoded(self, process: FormatterProcess, job: int, direction: str, lines: list[str]) -> None:
         try:
-            result = await self._decode(lines)
+            result = await self._decode(direction, lines)
         except asyncio.CancelledError:
             result = Cancelled()
         except Exception as e:  # DecoderFailed: raised in the job, which answers it as an error
@@ -323,7 +324,7 @@ def main(pipe: Connection) -> None:
     from mtcli.text.pipeline import Engine
 
     try:
-        tokenizer, limit, names = pickle.loads(pipe.recv_bytes())
+        made = pickle.loads(pipe.recv_bytes())
     except (EOFError, OSError):
         return
     sending = threading.Lock()
@@ -335,19 +336,23 @@ def main(pipe: Connection) -> None:
         with sending, contextlib.suppress(OSError):
             pipe.send(message)
 
-    def decode(lines: list[str]) -> list:
+    def decode(direction: str, lines: list[str]) -> list:
         job = current.job
         if job in cancelled:
             raise Cancelled()
         slot = waiting[job] = [threading.Event(), None]
-        send(("decode", job, lines))
+        send(("decode", job, direction, lines))
         slot[0].wait()
         del waiting[job]
         if isinstance(slot[1], BaseException):
             raise slot[1]
         return slot[1]
 
-    tools = Tools(Engine(decode, lambda text: tokenizer.pieces(tokenizer.encode(text)), limit, names), tokenizer)
+    def engine(direction: str, tokenizer, limit: int, names: dict) -> Engine:
+        return Engine(functools.partial(decode, direction), lambda text: tokenizer.pieces(tokenizer.encode(text)),
+                      limit, names)
+
+    tools = Tools({direction: engine(direction, *parts) for direction, parts in made.items()})
 
     def run(job: int, fn: Callable, args: tuple) -> None:
         current.job = job

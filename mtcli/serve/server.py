@@ -1,4 +1,4 @@
-"""Load the model once, bind the socket, run uvicorn until Ctrl-C or SIGTERM."""
+"""Load the models once (one per direction), bind the socket, run uvicorn until Ctrl-C or SIGTERM."""
 
 from __future__ import annotations
 
@@ -30,27 +30,41 @@ def url(sock: socket.socket) -> str:
     return f"http://{f'[{host}]' if ':' in host else host}:{port}"
 
 
-def server(model_dir: Path, cfg: ServeConfig, sock: socket.socket):
-    """A uvicorn Server for the model, ready to `run(sockets=[sock])` (in this thread or another)."""
+def load(model_dirs) -> list:
+    """The Translators of a model directory or a list of them, one per direction (each model says its
+    own); two of one direction are refused."""
+    from mtcli.decode import Translator
+
+    translators = []
+    for model_dir in [model_dirs] if isinstance(model_dirs, (str, Path)) else model_dirs:
+        translator = Translator(model_dir, inter_threads=1)
+        if any(t.direction == translator.direction for t in translators):
+            raise UserError(f"two models of one direction ({translator.direction}): give one")
+        translators.append(translator)
+    return translators
+
+
+def server(model_dirs, cfg: ServeConfig, sock: socket.socket):
+    """A uvicorn Server for the models (a model directory or a list of them, one per direction), ready
+    to `run(sockets=[sock])` (in this thread or another)."""
     import uvicorn
 
-    from mtcli.decode import Translator
     from mtcli.serve.app import create_app
     from mtcli.serve.http import Protocol
 
     # this process reads, checks and answers requests; their text work runs in formatter processes
     # (formatter.py), their decoding in decoder processes (worker.py)
-    translator = Translator(model_dir, inter_threads=1)
+    translators = load(model_dirs)
     config = uvicorn.Config(
-        create_app(translator, cfg, Path(model_dir).name), log_level="info", access_log=False,
+        create_app(translators, cfg, {t.direction: Path(t.model_dir).name for t in translators}), log_level="info", access_log=False,
         limit_concurrency=cfg.max_connections, timeout_graceful_shutdown=cfg.shutdown_timeout,
         http=Protocol, h11_max_incomplete_event_size=cfg.header_limit)  # (http.py: why h11, and its limits)
     return uvicorn.Server(config)
 
 
-def serve(model_dir: Path, cfg: ServeConfig, announce: Callable[[str], None]) -> None:
+def serve(model_dirs, cfg: ServeConfig, announce: Callable[[str], None]) -> None:
     """Serve until stopped: requests in flight finish first (up to cfg.shutdown_timeout)."""
     sock = bind(cfg.host, cfg.port)
-    srv = server(model_dir, cfg, sock)
+    srv = server(model_dirs, cfg, sock)
     announce(url(sock))
     srv.run(sockets=[sock])

@@ -25,9 +25,9 @@ def _field(name: str, description: str, kind: str = "string", required: bool = F
     return {"in": "formData", "name": name, "type": kind, "required": required, "description": description, **more}
 
 
-def _parameters(path: str, cfg: ServeConfig) -> list[dict]:
-    sources = sorted({s for s, _ in languages.DIRECTIONS}) + [languages.AUTO]
-    targets = sorted({t for _, t in languages.DIRECTIONS})
+def _parameters(path: str, cfg: ServeConfig, directions: languages.Directions) -> list[dict]:
+    sources = sorted({s for s, _ in directions.pairs}) + [languages.AUTO]
+    targets = sorted({t for _, t in directions.pairs})
     key = [_field("api_key", "The server's API key", required=cfg.api_key is not None)]
     text = _field("q", f"The text, or the texts as a list (JSON) or a repeated field (forms); {cfg.char_limit:,} "
                        f"characters and {cfg.batch_limit:,} texts at most", required=True)
@@ -79,13 +79,13 @@ DEFINITIONS = {
 }
 
 
-def document(cfg: ServeConfig, routes: list, version: str) -> dict:
+def document(cfg: ServeConfig, routes: list, version: str, directions: languages.Directions) -> dict:
     paths: dict = {}
     for route in routes:
         tag, summary = SUMMARIES[route.path]
         for method in sorted(route.methods - {"HEAD"}):
             paths.setdefault(route.path, {})[method.lower()] = {
-                "tags": [tag], "summary": summary, "parameters": _parameters(route.path, cfg),
+                "tags": [tag], "summary": summary, "parameters": _parameters(route.path, cfg, directions),
                 "consumes": ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"],
                 "produces": ["text/html" if route.path == "/" else "application/json"],
                 "responses": _responses(route.path)}

@@ -1,6 +1,6 @@
 """What the server does to a text around decoding, through mtcli.text's pipeline (the one the CLI
 uses): text is cut into sentences, numbers and emoji are kept, case is repaired; HTML (and Markdown,
-SRT) keep their markup and only prose is translated. And how English a text looks.
+SRT) keep their markup and only prose is translated. And which language a text is in.
 
 The pipeline reaches the model through an `Engine` whose decode function the caller chooses: the
 batcher, so that many requests share one decoder, or a Translator for offline use.
@@ -8,19 +8,22 @@ batcher, so that many requests share one decoder, or a Translator for offline us
 
 from __future__ import annotations
 
+import html
 import pickle
 import re
 from dataclasses import replace
 
 from mtcli.config import DEFAULTS, TranslationOptions
+from mtcli.errors import UserError
+from mtcli.route import SOURCE_OPTIONS
 from mtcli.serve.config import ServeConfig
+from mtcli.serve.languages import AUTO, Directions, pair
 from mtcli.text.formats import translate_document
-from mtcli.text.pipeline import Engine, translate_lines
+from mtcli.text.pipeline import Engine, TextOptions, translate_lines
 from mtcli.text.read import _LINE_END
-from mtcli.tokenizer import UNK, Tokenizer
 
 FORMATS = ("text", "html", "markdown", "srt")  # LibreTranslate's two, and the pipeline's others
-WORD = re.compile(r"[^\W\d_]+")  # a run of letters
+_MARKUP = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.IGNORECASE | re.DOTALL)  # (for detection)
 
 
 def options(cfg: ServeConfig) -> TranslationOptions:
@@ -36,30 +39,68 @@ def engine(translator, cfg: ServeConfig) -> Engine:
                                   batch_size=cfg.max_batch)
 
 
-def setup(translator, cfg: ServeConfig) -> bytes:
-    """What a formatter process makes its Engine of (formatter.FormatterProcess): the source tokenizer,
-    the length limit and the truecasing names; its decode goes to the server's decoders."""
-    e = engine(translator, cfg)
-    return pickle.dumps((translator.src_tok, e.limit, e.names))
+def setup(translators, cfg: ServeConfig) -> bytes:
+    """What a formatter process makes its Engines of (formatter.FormatterProcess): for each direction
+    ("en-es", ...) the source tokenizer, the length limit and the truecasing names; their decode goes to
+    the server's decoders of that direction."""
+    made = {}
+    for translator in translators:
+        e = engine(translator, cfg)
+        made[translator.direction] = (translator.src_tok, e.limit, e.names)
+    return pickle.dumps(made)
 
 
-def translate_job(tools, texts: list[str], fmt: str, nbest: int) -> list[list[str]]:
-    """translate_texts in a formatter process (formatter.Tools)."""
-    return translate_texts(texts, fmt, nbest, tools.engine)
+def detected(text: str, fmt: str = "text") -> tuple[str | None, float]:
+    """The text's language (None: nothing to tell) and mtcli.langid's confidence, 0-100 as LibreTranslate's.
+    HTML is told by its text, without its markup (tag and attribute names, scripts, styles are English)."""
+    from mtcli.langid import detect
+
+    if fmt == "html":
+        text = html.unescape(_MARKUP.sub(" ", text))
+    d = detect(text)
+    return d.language, round(100 * d.confidence, 1)
 
 
-def confidence_job(tools, texts: list[str]) -> list[float]:
-    """english_confidence of each text, in a formatter process."""
-    return [english_confidence(tools.tokenizer, text) for text in texts]
+def detect_job(tools, texts: list[str], fmt: str = "text") -> list[tuple[str | None, float]]:
+    """`detected` of each text, in a formatter process (mtcli.langid loads there once)."""
+    return [detected(text, fmt) for text in texts]
 
 
-def translate_texts(texts: list[str], fmt: str, nbest: int, engine: Engine) -> list[list[str]]:
+def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str,
+                  target: str) -> tuple[list[list[str]], list[tuple[str, float]] | None]:
+    """In a formatter process (formatter.Tools): each text's translations (translate_texts) in the
+    direction of its language, `source` or, for `auto`, told from the text as a whole; and with auto the
+    language and confidence of each. A text in the target language already comes back as it came; a
+    text whose direction the server has no model for refuses the request (LibreTranslate's wording)."""
+    directions = Directions.of(tools.engines)
+    told = detect_job(tools, texts, fmt) if source == AUTO else [(source, None)] * len(texts)
+    told = [(lang or directions.source_for(target), conf or 0.0) for lang, conf in told]
+    out: list[list[str] | None] = [None] * len(texts)
+    groups: dict[str, list[int]] = {}
+    for i, (lang, _) in enumerate(told):
+        if lang == target:
+            out[i] = [texts[i]]
+        elif why := directions.unavailable(lang, target):
+            raise UserError(why)
+        else:
+            groups.setdefault(f"{lang}-{target}", []).append(i)
+    for direction, rows in groups.items():
+        done = translate_texts([texts[i] for i in rows], fmt, nbest, tools.engines[direction],
+                               SOURCE_OPTIONS[pair(direction)[0]])
+        for i, r in zip(rows, done):
+            out[i] = r
+    return out, told if source == AUTO else None
+
+
+def translate_texts(texts: list[str], fmt: str, nbest: int, engine: Engine,
+                    options: TextOptions = SOURCE_OPTIONS["en"]) -> list[list[str]]:
     """Each text's translations, best first: the best and up to nbest - 1 different alternatives (the
-    k-th alternative joins each line's k-th hypothesis). Documents (HTML, ...) get the best only."""
+    k-th alternative joins each line's k-th hypothesis). Documents (HTML, ...) get the best only.
+    `options`: the source language's (mtcli.route.SOURCE_OPTIONS)."""
     if fmt != "text":
-        return [["\n".join(translate_document(_LINE_END.split(t), fmt, engine)[0])] for t in texts]
+        return [["\n".join(translate_document(_LINE_END.split(t), fmt, engine, options)[0])] for t in texts]
     lines = [_LINE_END.split(t) for t in texts]
-    results = iter(translate_lines([line for ls in lines for line in ls], engine))  # one batch for all texts
+    results = iter(translate_lines([line for ls in lines for line in ls], engine, options))  # one batch for all texts
     out = []
     for ls in lines:
         hyps = [next(results).nbest for _ in ls]
@@ -68,15 +109,3 @@ def translate_texts(texts: list[str], fmt: str, nbest: int, engine: Engine) -> l
         seen = {candidates[0], ""}
         out.append(candidates[:1] + [c for c in candidates[1:] if not (c in seen or seen.add(c))])
     return out
-
-
-def english_confidence(tokenizer: Tokenizer, text: str) -> float:
-    """Share of the text's words (0-100) that the English vocabulary holds whole, in any of their
-    plain, lower or capitalised forms: 0 for a text without letters."""
-    words = sorted(set(WORD.findall(text)))
-    if not words:
-        return 0.0
-    ids = [tokenizer.pieces(i) for i in tokenizer.encode_batch([f for w in words for f in (w, w.lower(), w.capitalize())])]
-    known = {w for k, w in enumerate(words) if any(len(i) == 1 and i[0] != UNK for i in ids[3 * k : 3 * k + 3])}
-    counts = WORD.findall(text)
-    return round(100 * sum(w in known for w in counts) / len(counts), 1)

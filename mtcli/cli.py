@@ -1289,7 +1289,7 @@ def serve(
     """Serve translations over HTTP with LibreTranslate's API, and a page to try them at /.
 
     POST /translate (q, source en|es|auto, target en|es, format text|html (or markdown, srt),
-    alternatives, api_key), POST /detect, GET /languages, GET /health. Both directions with the
+    alternatives, api_key), POST /detect, GET /languages, GET /health (/health/details: the decoders), GET /spec. Both directions with the
     shipped models; -m (or MTCLI_MODEL) serves that model's direction only. Sentences of concurrent
     requests are decoded together in batches. Ctrl-C or SIGTERM lets the requests in flight finish.
 

@@ -67,12 +67,12 @@ TARGETS = {
     # atomic directories; the CLI's option handling and refusals (not the commands' bodies)
     "guards": (_GUARD_TESTS, None),
     "registry": (_GUARD_TESTS + ["tests/test_ensemble.py"],
-                 ["resolve", "_check_name", "check_free", "_flock", "_same", "_use", "release", "_sweep", "_take_away",
-                  "add", "_claim_empty", "_remove_empty", "ensemble", "_delete", "remove", "in_package", "home"]),
+                 ["resolve", "_check_name", "check_free", "_use", "_take_away", "_claim_empty", "_remove_empty",
+                  "remove", "in_package"]),
     "cli": (_GUARD_TESTS + ["tests/test_cli_conventions.py", "tests/test_cli_translate_input.py"],
-            ["_output_file", "_output_dir", "_not_an_input", "_writable_dir", "_model", "_given", "_translate_options",
+            ["_output_file", "_output_dir", "_not_an_input", "_writable_dir", "_model", "_translate_options",
              "_environment_beam", "_refuse_contradictions", "_read_input", "_utf8_arguments", "_scores_writable",
-             "_utf8_stdio", "_Utf8Noted.write", "_append_history", "_line_editing"]),
+             "_append_history"]),
 }
 # Tests that need the real corpus (a 3-minute tokenizer run per mutant) or that break the code on
 # purpose (tests/test_broken_versions.py patches the same functions) are left out; only those (a test

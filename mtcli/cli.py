@@ -859,7 +859,14 @@ MAX_INPUT_BYTES = 256 << 20  # translate -i: days of decoding on this machine
 def _utf8_arguments(texts: list[str]) -> list[str]:
     """Text arguments as their UTF-8 bytes say, whatever the locale decoded them as (a C locale hands
     é in as two undecodable bytes): read.arguments then refuses only what is not UTF-8."""
-    return [os.fsencode(t).decode("utf-8", "surrogateescape") for t in texts]
+    return [_utf8_argument(t) for t in texts]
+
+
+def _utf8_argument(text: str) -> str:
+    try:
+        return os.fsencode(text).decode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate no command line can carry (an API caller's): as it is
+        return text
 
 
 def _translate_document(lines: list[str], fmt: str, router, name) -> str:
@@ -956,9 +963,9 @@ def _append_history(path: Path, append: Callable[[], None]) -> None:
         ours = mark.read_text().strip() == f"{st.st_dev}:{st.st_ino}"
     except OSError:
         ours = False
-    if not ours or st.st_size <= 2 * HISTORY_LINES * 10:  # (cheap: only a file that may be long is counted)
+    if not ours:
         return
-    lines = path.read_bytes().splitlines(keepends=True)
+    lines = path.read_bytes().splitlines(keepends=True)  # (mtcli's own: never much over 2 x HISTORY_LINES)
     if len(lines) > 2 * HISTORY_LINES:
         atomic_write_bytes(path, b"".join(lines[-HISTORY_LINES:]))
         st = os.stat(path)

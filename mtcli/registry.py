@@ -27,8 +27,6 @@ SHIPPED_DIR = Path(__file__).parent / "models"
 SHIPPED_NAMES = ("en-es", "es-en")  # a shipped model's name is its direction
 WEIGHTS = "model.safetensors"  # = checkpoint.WEIGHTS, which comes with NumPy and Numba: too slow for -h and completion
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a directory name on every platform, never a path
-READERS = ".mtcli.readers"  # in a registered model: locked (shared) by each command that uses it
-REGISTRY = ".mtcli.registry"  # in the models directory: locked by add and remove for their renames
 LOCK_WAIT = 30.0  # seconds to wait for another add or remove (each holds the lock for a rename or two)
 _REMOVED = re.compile(r"\.(.+)\.[0-9a-f]{32}\.removed")  # a model on its way out (a remove that was killed)
 _readers: dict[Path, int] = {}  # model directory -> descriptor of its lock, shared while this process uses it
@@ -166,7 +164,8 @@ def new_directory(parent: Path, name: str) -> Path:
     return tmp
 
 
-# --- locks: a model is added, replaced and removed whole, never under a command that uses it ---------
+# --- locks (flock on the directories themselves): a model is added, replaced and removed whole, never
+# under a command that uses it
 
 
 def _flock(fd: int, exclusive: bool, seconds: float) -> bool:
@@ -186,11 +185,10 @@ def _flock(fd: int, exclusive: bool, seconds: float) -> bool:
             time.sleep(0.05)
 
 
-def _open_lock(file: Path) -> int:
-    try:
-        return os.open(file, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-    except PermissionError:  # a model directory the user cannot write: its lock only if it is there
-        return os.open(file, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+def _open_dir(directory: Path) -> int:
+    """A directory opened to be locked itself (flock): no lock file is left in it, and the lock moves
+    with it when it is renamed away."""
+    return os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
 
 
 def _same(fd: int, path: Path) -> bool:
@@ -205,13 +203,13 @@ def _use(path: Path, name: str) -> Path:
     """The registered model `name` in `path`, locked (shared) until this command ends (release): a
     `models remove` or `models add --force` of it meanwhile is refused. One that is being removed or
     replaced right now is one line."""
-    if path in _readers:
+    if path in _readers or path.is_symlink():  # a link is removed alone: what it points to stays, unlocked
         return path
     try:
-        fd = _open_lock(path / READERS)
-    except OSError:  # no lock can be had (a read-only copy without one): used as any directory
+        fd = _open_dir(path)
+    except OSError:  # gone (removed just now): the commands' own checks say so
         return path
-    if not _flock(fd, False, LOCK_WAIT) or not _same(fd, path / READERS):
+    if not _flock(fd, False, LOCK_WAIT) or not _same(fd, path):
         os.close(fd)
         raise UserError(f"the model {name} was removed or replaced just now (`mtcli models`); run the command "
                         "again to use what is there now")
@@ -230,7 +228,7 @@ class _RegistryLock:
 
     def __enter__(self):
         user_models().mkdir(parents=True, exist_ok=True)
-        self.fd = _open_lock(user_models() / REGISTRY)
+        self.fd = _open_dir(user_models())
         if not _flock(self.fd, True, LOCK_WAIT):
             os.close(self.fd)
             raise UserError(f"another `mtcli models add` or `remove` has held {user_models()} for {LOCK_WAIT:g} s; "
@@ -256,7 +254,7 @@ def _take_away(path: Path, name: str) -> Path | None:
     if path.is_symlink() or not path.is_dir():
         path.unlink()
         return None
-    fd = _open_lock(path / READERS)
+    fd = _open_dir(path)
     try:
         if path in _readers:  # this process itself (a test, a caller of the API) is done with it
             os.close(_readers.pop(path))
@@ -322,7 +320,7 @@ def _claim_empty(out: Path) -> tuple[int, bool]:
         pass
     taken = UserError(f"{out} exists and is not an empty directory; give a new one for the ensemble")
     try:
-        fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = _open_dir(out)
     except NotADirectoryError:
         raise taken from None
     if not _flock(fd, True, 0):

@@ -128,6 +128,16 @@ def test_the_repl_decodes_with_the_options_given(world, run_cli, monkeypatch, tm
     assert {(o.beam_size, o.length_penalty) for o in seen} == {(2, 0.3)}
 
 
+def test_arguments_that_are_not_utf8_are_one_line_whatever_the_locale_decoded(world, run_cli):
+    latin1 = b"Caf\xe9 is open.".decode("utf-8", "surrogateescape")  # as Python hands such bytes in sys.argv
+    assert "argument 2: byte offset 3: invalid UTF-8 (byte 0xe9)" in one_line(
+        run_cli("translate", "-m", world.model, "Hi.", latin1))
+    code, out, err = run_cli("translate", "-m", world.model, "--greedy", "Caf\u00e9 is open.")  # near miss: UTF-8
+    assert code == 0 and out.count("\n") == 1, err
+    code, out, err = run_cli("translate", "-m", world.model, "--greedy", "\ud800")  # no bytes at all: no traceback
+    assert code in (0, 2) and "Traceback" not in err, err
+
+
 # --- names ------------------------------------------------------------------------------------------------
 
 

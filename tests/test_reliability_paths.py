@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import threading
@@ -34,10 +35,10 @@ def world(tmp_path_factory):
     return worlds.world(tmp_path_factory)
 
 
-def mtcli(*args, stdin=None, env=None, timeout=120, **kw) -> tuple[int, str, str]:
+def mtcli(*args, stdin=None, env=None, timeout=120) -> tuple[int, str, str]:
     """`python -m mtcli ARGS` in a process of its own (a real standard input, locale, descriptors)."""
     p = subprocess.run([sys.executable, "-m", "mtcli", *map(str, args)], stdin=stdin, capture_output=True,
-                       env={**ENV, **(env or {})}, timeout=timeout, cwd=kw.get("cwd"))
+                       env={**ENV, **(env or {})}, timeout=timeout)
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
@@ -143,19 +144,28 @@ def test_a_history_file_mtcli_did_not_make_is_appended_to_never_cut(history, tmp
     tally["input: odd paths (devices, FIFOs, links, directories, long names, loops)"] += 2
 
 
-def test_mtcli_s_own_history_is_kept_short_and_a_replaced_one_is_not_cut(history):
+def test_mtcli_s_own_history_is_cut_back_past_twice_its_bound_and_a_replaced_one_is_not(history):
     path, session = history
-    session(["first"])  # made by mtcli: marked
-    for k in range(3):
-        session([f"s{k} {i}" for i in range(1000)])
-    lines = path.read_text().splitlines()
-    assert 1000 <= len(lines) <= 2000 and lines[-1] == "s2 999"
-    mine = path.read_text()
+    session(["first"])  # made by mtcli (private, 0600) and marked
+    assert path.read_text() == "first\n" and stat.S_IMODE(path.stat().st_mode) == 0o600
+    session([f"s0 {i}" for i in range(1000)])  # 1,001 lines: kept
+    session([f"s1 {i}" for i in range(999)])  # 2,000 lines: kept (not over twice the bound)
+    assert path.read_text().splitlines() == ["first", *(f"s0 {i}" for i in range(1000)), *(f"s1 {i}" for i in range(999))]
+    session(["one more"])  # 2,001 lines: cut back to the last 1,000
+    assert path.read_text().splitlines() == [*(f"s1 {i}" for i in range(999)), "one more"]
+    session(["still mine"])  # the cut file (a new inode) is still mtcli's
+    assert path.read_text().splitlines()[-1] == "still mine"
     path.unlink()  # the user put a file of their own in its place: not mtcli's any more
     path.write_text("keep\n" * 3000)
     session(["after"])
     assert path.read_text() == "keep\n" * 3000 + "after\n"
-    assert mine  # (mtcli's earlier text was its own to cut)
+
+
+def test_a_history_in_a_home_not_made_yet_is_saved(history, tmp_path, monkeypatch):
+    path, session = history
+    monkeypatch.setenv("MTCLI_HOME", str(tmp_path / "a" / "b" / "c"))
+    session(["deep"])
+    assert (tmp_path / "a" / "b" / "c" / "history").read_text() == "deep\n"
 
 
 def test_a_huge_history_is_not_read_and_still_not_cut(history):
@@ -212,7 +222,7 @@ def test_a_model_in_use_is_neither_removed_nor_replaced_until_its_users_end(worl
         holder.stdin.close()
         holder.wait(30)
     assert run_cli("models", "remove", "tiny")[0] == 0 and "tiny" not in registry.models()
-    assert [p.name for p in (home / "models").iterdir() if not p.name.startswith(".mtcli")] == []
+    assert [p.name for p in (home / "models").iterdir()] == []  # (the locks are on directories: no lock files)
     tally["fault: concurrent commands"] += 3
 
 
@@ -221,7 +231,7 @@ def test_a_model_being_removed_is_one_line_for_its_reader(world, home, monkeypat
     import fcntl
 
     registry.add(world.model, "tiny")
-    fd = os.open(home / "models" / "tiny" / registry.READERS, os.O_RDWR | os.O_CREAT)
+    fd = os.open(home / "models" / "tiny", os.O_RDONLY)
     fcntl.flock(fd, fcntl.LOCK_EX)
     monkeypatch.setattr(registry, "LOCK_WAIT", 0.2)
     try:
@@ -243,6 +253,38 @@ def test_remove_takes_exactly_the_name_and_sweeps_what_a_killed_remove_left(worl
     left.mkdir()
     assert run_cli("models", "remove", "Medium")[0] == 0
     assert not left.exists() and set(registry.models()) - {registry.SHIPPED} == {"medium-v2", "medium2"}
+
+
+def test_a_command_that_used_a_model_may_remove_it_itself(world, home):
+    registry.add(world.model, "tiny")
+    assert registry.resolve("tiny") == home / "models" / "tiny"  # this process now uses it
+    assert registry.remove("tiny") == home / "models" / "tiny" and not (home / "models" / "tiny").exists()
+    registry.release()
+
+
+def test_removing_a_model_that_is_a_link_leaves_its_target_alone(world, home, tmp_path, run_cli):
+    target = tmp_path / "mine"
+    shutil.copytree(world.model, target)
+    before = sorted(p.name for p in target.iterdir())
+    (home / "models").mkdir(parents=True)
+    (home / "models" / "linked").symlink_to(target)
+    assert run_cli("translate", "-m", "linked", "--greedy", "Tom likes the cat.")[0] == 0
+    assert run_cli("models", "remove", "linked")[0] == 0
+    assert not (home / "models" / "linked").is_symlink()
+    assert sorted(p.name for p in target.iterdir()) == before  # (no lock file made in the user's directory)
+
+
+def test_refusals_name_the_model(world, home, run_cli):
+    registry.add(world.model, "tiny")
+    holder = _holder(home, "tiny")
+    try:
+        assert "the model tiny is in use" in one_line(run_cli("models", "remove", "tiny"))
+    finally:
+        holder.stdin.close()
+        holder.wait(30)
+    for bad, said in (("a/b", "'a/b' is not a model name"), ("en-es", "en-es is the shipped model's name")):
+        with pytest.raises(UserError, match=said):
+            registry.check_free(bad)
 
 
 def test_two_adds_of_one_name_at_once_never_both_win(world, home):
@@ -283,6 +325,8 @@ def test_two_ensembles_into_one_directory_leave_one_whole_ensemble(world, tmp_pa
     for t in threads:
         t.join(120)
     assert sorted(r[0] for r in results) == ["ok", "refused", "refused"], results
+    for status, message in results:
+        assert status == "ok" or "being written by another" in message or "not an empty directory" in message, message
     assert len(Translator(out).models) == 2
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     # one more after it: refused, the ensemble untouched, nothing around it removed
@@ -314,19 +358,36 @@ def test_a_failed_ensemble_removes_only_the_empty_directories_it_made(world, tmp
     assert empty.is_dir()
 
 
-def test_an_ensemble_directory_another_process_is_filling_is_refused(world, tmp_path):
+@pytest.mark.parametrize("kind", ["LOCK_EX", "LOCK_SH"])
+def test_an_ensemble_directory_another_process_is_filling_is_refused(world, tmp_path, kind):
+    """Any lock on it (the claim is exclusive: even a shared one refuses it)."""
     import fcntl
 
     out = tmp_path / "ab"
     out.mkdir()
     fd = os.open(out, os.O_RDONLY)
-    fcntl.flock(fd, fcntl.LOCK_EX)
+    fcntl.flock(fd, getattr(fcntl, kind))
     try:
         with pytest.raises(UserError, match="being written by another"):
             registry.ensemble([str(world.model), str(world.model)], out)
     finally:
         os.close(fd)
     assert out.is_dir() and not any(out.iterdir())
+
+
+def test_claiming_an_ensemble_directory_that_is_taken(tmp_path):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    (tmp_path / "file").write_text("x")
+    for taken in (tmp_path / "full", tmp_path / "file"):
+        with pytest.raises(UserError, match="exists and is not an empty directory; give a new one"):
+            registry._claim_empty(taken)
+    fd, made = registry._claim_empty(tmp_path / "new")
+    os.close(fd)
+    assert made and (tmp_path / "new").is_dir()
+    fd, made = registry._claim_empty(tmp_path / "new")  # empty, not made now
+    os.close(fd)
+    assert not made
 
 
 # --- files destroyed: the installed package's own files ------------------------------------------------
@@ -385,6 +446,28 @@ def test_read_only_destinations_are_refused_before_any_work(world, tmp_path, run
     assert "cannot be written" in one_line(run_cli("models", "add", world.model, "--name", "x"))
 
 
+def test_a_directory_that_refuses_files_is_judged_itself_not_its_parent(world, tmp_path, run_cli, monkeypatch):
+    """An existing --out that cannot take files in a parent that can (a read-only mount point, say)."""
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    real_probe = guards._probe
+
+    def probe(directory):
+        if Path(directory) == ro:
+            raise OSError(30, "Read-only file system")
+        real_probe(directory)
+
+    monkeypatch.setattr(guards, "_probe", probe)
+    for args, option in ((["train", "--prepared", world.prepared, "--out", ro], "--out"),
+                         (["export", world.model, "-o", ro / "ct2"], "-o"),
+                         (["ensemble", world.model, world.model, "-o", ro], "-o"),
+                         (["download", "--dest", ro / "x", "--url", "http://127.0.0.1:9/spa-eng.zip"], "--dest")):
+        message = one_line(run_cli(*args))
+        assert message.startswith(f"error: {option} {ro}") and "Read-only file system" in message, message
+    monkeypatch.setenv("MTCLI_HOME", str(ro))
+    assert "MTCLI_HOME" in one_line(run_cli("models", "add", world.model, "--name", "x"))
+
+
 def test_a_verified_download_in_a_read_only_place_is_still_found(tmp_path, run_cli, monkeypatch):
     """Near miss: nothing to write, nothing refused."""
     import hashlib
@@ -401,6 +484,8 @@ def test_a_read_only_directory_for_an_ordinary_user():
     """chmod 555 refuses an ordinary user (root passes it: the probe asks the system, not the mode bits)."""
     import tempfile
 
+    if os.environ.get("MUTANT_UNDER_TEST"):  # mutmut's trampolines cannot record an ordinary user's run
+        pytest.skip("not under mutmut")
     base = Path(tempfile.mkdtemp(prefix="mtcli-ro-"))  # (pytest's own are private to root)
     try:
         base.chmod(0o777)  # (the ordinary user keeps its numba cache and HOME here)
@@ -475,6 +560,23 @@ def test_hosts_almost_refused_are_taken(host):
     assert guards.check_host(host) == host
 
 
+@pytest.mark.parametrize("host", ["bad_label.example.", "trail-.", "ex ample.", "-.", "a..b."])
+def test_hosts_with_a_final_dot_are_checked_whole(host):
+    with pytest.raises(UserError):
+        guards.check_host(host)
+
+
+def test_host_name_length_bound_and_message():
+    name = ".".join(["a" * 63] * 3 + ["a" * 61])  # 253 characters: the most a name may have
+    assert len(name) == 253 and guards.check_host(name) == name
+    with pytest.raises(UserError) as refused:
+        guards.check_host(name + "a")
+    assert str(refused.value).startswith("--host '") and "IP address" in str(refused.value)
+    with pytest.raises(UserError) as refused:
+        guards.check_host("", "MTCLI_HOST")
+    assert str(refused.value).startswith("MTCLI_HOST '': not an address; give an IP address")
+
+
 def test_mtcli_host_is_checked_before_the_model_loads(run_cli, monkeypatch):
     monkeypatch.setattr("mtcli.registry.resolve", lambda spec: pytest.fail("checked only after the model"))
     monkeypatch.setenv("MTCLI_HOST", "not..a..host")
@@ -542,12 +644,42 @@ def test_redaction_near_misses():
 # --- environment: standard input that cannot be read; locales -------------------------------------------
 
 
+def test_standard_input_that_cannot_be_read_is_named(tmp_path, monkeypatch):
+    class Stream:
+        def __init__(self, fd):
+            self.fd = fd
+
+        def fileno(self):
+            return self.fd
+
+    with open(tmp_path / "w", "wb") as write_only:
+        monkeypatch.setattr(sys, "stdin", write_only)
+        with pytest.raises(UserError, match="open for writing only"):
+            guards.check_stdin()
+    directory = os.open(tmp_path, os.O_RDONLY)
+    try:
+        monkeypatch.setattr(sys, "stdin", Stream(directory))
+        with pytest.raises(UserError, match="standard input is a directory"):
+            guards.check_stdin()
+    finally:
+        os.close(directory)
+    monkeypatch.setattr(sys, "stdin", Stream(directory))  # (closed now)
+    with pytest.raises(UserError, match="standard input is closed"):
+        guards.check_stdin()
+    for readable in (open(tmp_path / "w", "rb"), open(tmp_path / "w", "r+b")):  # near misses: readable ones pass
+        with readable:
+            monkeypatch.setattr(sys, "stdin", readable)
+            guards.check_stdin()
+            assert guards.stdin_stat().st_ino == os.stat(tmp_path / "w").st_ino
+
+
 @pytest.mark.parametrize("args", [["translate", "--greedy"], ["translate", "-i", "-", "--greedy"],
                                   ["translate", "-f", "html"], ["evaluate", "--data", "-", "--beam", "1"],
                                   ["translate", "-f", "srt", "-o", "x.srt"]], ids=" ".join)
 def test_a_write_only_standard_input_is_one_line(args, world, tmp_path):
+    args = [tmp_path / a if a == "x.srt" else a for a in args]
     with open(tmp_path / "w", "wb") as stdin:
-        code, out, err = mtcli(*args, "-m", world.model, stdin=stdin, cwd=tmp_path)
+        code, out, err = mtcli(*args, "-m", world.model, stdin=stdin)
     assert code == 2 and err.count("\n") == 1 and "standard input is open for writing only" in err, err
 
 
@@ -589,6 +721,20 @@ def test_a_pipe_with_no_writer_is_refused_after_a_bounded_wait(world, fifo, run_
         assert code == 2 and "no program opened to write" in err and "waiting for a program" in err, err
         assert time.perf_counter() - started < 10
         tally["input: odd paths (devices, FIFOs, links, directories, long names, loops)"] += 1
+
+
+def test_what_a_pipe_carries_is_read_exactly(fifo):
+    def write(delay, data):
+        time.sleep(delay)
+        with open(fifo, "wb") as f:
+            f.write(data)
+
+    for delay, data in ((0.0, b"x"), (0.3, b"Tom likes the cat.\n" * 5000), (1.2, b"\xff\x00a\n"), (0.1, b"")):
+        t = threading.Thread(target=write, args=(delay, data))
+        t.start()
+        got = guards.read_once(fifo, 1 << 20)
+        t.join(10)
+        assert got == data, (delay, len(got))
 
 
 def test_tokenize_and_train_refuse_a_pipe_at_once(world, fifo, tmp_path, run_cli):

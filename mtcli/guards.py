@@ -234,7 +234,8 @@ def check_writable(path: str | os.PathLike, what: str, directory: bool = False) 
             raise OSError(errno.ENOTDIR, f"{nearest} is a file, not a directory")
         _probe(nearest)
     except OSError as e:
-        raise UserError(f"{what} {text}: cannot be written ({e.strerror or e}); give a writable place") from None
+        raise UserError(f"{what} {text}: cannot be written ({e.strerror or e}); mtcli cannot write there: give a "
+                        "writable place") from None
 
 
 # --- host names --------------------------------------------------------------------------------------

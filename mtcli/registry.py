@@ -141,7 +141,7 @@ def _check_name(name: str) -> None:
         raise UserError(f"{name!r} is not a model name: use letters, digits, '.', '_' and '-' "
                         "(up to 64, starting with a letter or digit)")
     if name in SHIPPED_NAMES:
-        raise UserError(f"{name} is a shipped model's name; choose another --name")
+        raise UserError(f"{name} is the shipped model's name; choose another --name")
 
 
 def check_free(name: str, force: bool = False) -> Path:

@@ -23,10 +23,9 @@ from tests.test_serve import SENTENCES, running, running_app
 
 httpx = pytest.importorskip("httpx", reason="a test dependency: pip install -e '.[test]'")
 
-from mtcli.serve import languages  # noqa: E402
 from mtcli.serve.app import ROUTES  # noqa: E402
 from mtcli.serve.config import ServeConfig  # noqa: E402
-from mtcli.serve.texts import translate_job, translate_texts  # noqa: E402
+from mtcli.serve.texts import translate_job  # noqa: E402
 
 OK = {"q": "Hello.", "source": "en", "target": "es"}
 
@@ -95,12 +94,12 @@ def test_unsupported_languages_are_named_as_libretranslate_does(client):
     form = {"q": "Hello", "format": "text"}
     for source, target, message in (
             ("en", "zz", "zz is not supported"), ("zz", "es", "zz is not supported"),
-            ("en", "ZZ", "zz is not supported"),
-            ("es", "es", "Spanish (es) is not available as a target language from Spanish (es)"),
-            ("en", "en", "English (en) is not available as a target language from English (en)"),
-            ("auto", "en", "English (en) is not available as a target language from English (en)")):
+            ("en", "ZZ", "zz is not supported")):
         r = client.post("/translate", data={**form, "source": source, "target": target})
         assert r.status_code == 400 and r.json() == {"error": message}, (source, target)
+    for source, target in (("es", "es"), ("en", "en"), ("auto", "en")):  # already in the target language
+        r = client.post("/translate", data={**form, "source": source, "target": target})
+        assert r.status_code == 200 and r.json()["translatedText"] == "Hello", (source, target)
     r = client.post("/translate", data={**form, "source": "en", "target": "x" * 10_000})
     assert r.status_code == 400 and r.json()["error"] == "x" * 40 + "… is not supported"
     r = client.post("/translate", data={**form, "source": "en", "target": "es", "format": "pdf"})
@@ -122,10 +121,10 @@ def test_translate_detect_languages_and_settings(client):
     r = client.post("/translate", json={**OK, "q": ["Hello", "World"], "format": "text"})
     assert r.status_code == 200 and len(r.json()["translatedText"]) == 2
     r = client.post("/detect", data={"q": "Hello"})
-    assert r.status_code == 200 and r.json() == [{"confidence": 100.0, "language": "en"}]
+    assert r.status_code == 200 and r.json()[0]["language"] == "en" and 50 < r.json()[0]["confidence"] <= 100
     assert client.get("/detect").status_code == 405
     r = client.get("/languages")
-    assert r.status_code == 200 and r.json() == languages.listed()
+    assert r.status_code == 200 and {t for lang in r.json() for t in lang["targets"]} <= {lang["code"] for lang in r.json()}
     assert {"code": "en", "name": "English", "targets": ["es"]} in r.json()
     assert client.post("/languages").status_code == 405
     r = client.get("/frontend/settings")
@@ -326,10 +325,10 @@ def gil_seconds(seconds: float) -> int:
     return int(2_000_000 * seconds / max(time.perf_counter() - start, 1e-6))
 
 
-def slow_translate_job(tools, texts, fmt, nbest, count):
+def slow_translate_job(tools, texts, fmt, nbest, source, target, count):
     """A request whose text work holds its process's interpreter (here: counting), then is translated."""
     sum(range(count))
-    return translate_texts(texts, fmt, nbest, tools.engine)
+    return translate_job(tools, texts, fmt, nbest, source, target)
 
 
 POLL = """
@@ -390,10 +389,10 @@ class _Slow:
     def __init__(self, count: int, until: Path | None = None):
         self.count, self.until = count, until
 
-    def __call__(self, tools, texts, fmt, nbest):
+    def __call__(self, tools, texts, fmt, nbest, source, target):
         while self.until is not None and not self.until.exists():
             sum(range(self.count))
-        return slow_translate_job(tools, texts, fmt, nbest, self.count)
+        return slow_translate_job(tools, texts, fmt, nbest, source, target, self.count)
 
 
 def test_real_slow_texts_do_not_hold_health(shipped_model):
@@ -451,7 +450,7 @@ def test_stopped_decoders_get_a_503_at_the_deadline(strict):
 
 
 def _decoder_pids(app) -> set[int]:
-    return {d.process.pid for d in app.state.service.batcher._current if d is not None}
+    return {d.process.pid for b in app.state.service.batchers.values() for d in b._current if d is not None}
 
 
 def test_text_work_past_the_deadline_is_ended(strict):

@@ -294,7 +294,9 @@ def test_a_lowercasing_english_tokenizer_trains_a_model_blind_to_case(tiny_corpu
     train(p, tmp_path / "run", cfg(), TrainConfig(batch_size=8, max_epochs=1, augment_strip_punct=0.5))
     en = tiny_pairs()[0][0]
     results = Translator(tmp_path / "run").translate_batch([en, en.upper(), en.lower()])
-    assert len({(r.hypotheses[0].text, r.hypotheses[0].score) for r in results}) == 1
+    # the same ids: the same text, and the same score but for float32 summation order across batch rows
+    assert len({r.hypotheses[0].text for r in results}) == 1
+    assert max(r.hypotheses[0].score for r in results) - min(r.hypotheses[0].score for r in results) < 1e-5
 
 
 def test_case_factors_data_tunes_a_model_from_another_models_weights(tiny_corpus, tmp_path):

@@ -324,7 +324,7 @@ def main(pipe: Connection) -> None:
     from mtcli.text.pipeline import Engine
 
     try:
-        made = pickle.loads(pipe.recv_bytes())
+        made = pipe.recv()  # (the parent sent it with send_bytes of its pickle: what recv reads)
     except (EOFError, OSError):
         return
     sending = threading.Lock()

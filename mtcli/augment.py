@@ -7,7 +7,10 @@ so the case of the output follows the input), Title Case, a missing final stop o
 (the source alone loses it: a question typed without "?" is still a question), a source typed without
 accents or the opening ¿ and ¡ ("donde esta la estacion": how Spanish is often typed), and numbers the
 model has never seen, which it must copy digit by digit (a digit run shared by both sides is
-replaced by random digits on both). With English case factors (`mtcli tokenize --case-factors-en`) the
+replaced by random digits on both). Short pairs (a source of at most SHORT_WORDS words that is not a
+question: greetings, thanks, signs) come back as extra copies with another final mark on both sides
+(`!`, `.` or none; ¡…! in Spanish), so that "Hello!" means what "Hello." means: the corpus has each
+short phrase with one mark or two, and a model that saw "Hi!" only once invents words for it. With English case factors (`mtcli tokenize --case-factors-en`) the
 case modifiers change the English alone: its factors say how it was typed, and the Spanish keeps its
 usual case for the model to write whatever the English's."""
 
@@ -26,6 +29,8 @@ from mtcli.tokenizer import BOS, EOS, Tokenizer
 _WORD_START = re.compile(r"(?<![\w'’])(\w)")
 _FINAL_PUNCT = re.compile(r"[.!?。…]+[\"'”’»)]*\s*$")
 _DIGITS = re.compile(r"\b\d+\b")  # digit runs, not ordinals such as 3rd
+_MARKS = re.compile(r"^[¡¿\s]+|[.!¡…\s]+$")  # a short phrase's opening and final marks (questions are left alone)
+SHORT_WORDS = 3
 
 
 def _title(text: str) -> str:
@@ -54,6 +59,27 @@ def _numbers(en: str, es: str, rng: np.random.Generator) -> tuple[str, str]:
         new[run] = first + "".join(str(d) for d in rng.integers(0, 10, width - 1))
     swap = lambda m: new.get(m.group(0), m.group(0))  # noqa: E731
     return _DIGITS.sub(swap, en), _DIGITS.sub(swap, es)
+
+
+def _marked(text: str, mark: str, spanish: bool) -> str:
+    """text with its opening and final marks replaced by `mark` ("!", "." or "")."""
+    bare = _MARKS.sub("", text)
+    return f"¡{bare}!" if mark == "!" and spanish else bare + mark
+
+
+def short_variants(pairs: Sequence[tuple[str, str]], prob: float, rng: np.random.Generator,
+                   spanish: tuple[bool, bool]) -> list[tuple[int, tuple[str, str]]]:
+    """(row, pair) extra copies: each short pair, with probability `prob`, once more with a final mark
+    drawn from the other two of `!`, `.`, none. `spanish` says which side (source, target) is Spanish."""
+    extra = []
+    for i in np.flatnonzero(rng.random(len(pairs)) < prob) if prob else []:
+        src, tgt = pairs[i]
+        if len(src.split()) > SHORT_WORDS or "?" in src or "?" in tgt or not _MARKS.sub("", src):
+            continue
+        now = "!" if src.rstrip().endswith("!") else "." if src.rstrip().endswith(".") else ""
+        mark = [m for m in ("!", ".", "") if m != now][int(rng.integers(0, 2))]
+        extra.append((int(i), (_marked(src, mark, spanish[0]), _marked(tgt, mark, spanish[1]))))
+    return extra
 
 
 @dataclass(frozen=True)
@@ -92,19 +118,28 @@ def augment_pairs(pairs: Sequence[tuple[str, str]], probs: dict[str, float], rng
 
 
 def augment_split(split: EncodedSplit, pairs: Sequence[tuple[str, str]], src_tok: Tokenizer, tgt_tok: Tokenizer,
-                  probs: dict[str, float], seed: int, epoch: int, max_src_len: int, max_tgt_len: int) -> EncodedSplit:
+                  probs: dict[str, float], seed: int, epoch: int, max_src_len: int, max_tgt_len: int,
+                  spanish: tuple[bool, bool] = (False, True)) -> EncodedSplit:
     """The training split for one epoch: split's pairs (rows of `pairs`, the corpus) with modifiers
-    drawn for (seed, epoch). A modified pair over the length limits keeps its original ids."""
+    drawn for (seed, epoch), then the short pairs' extra copies. A pair over the length limits keeps its
+    original ids (an extra copy is dropped). `spanish`: which side (source, target) is Spanish."""
     if not any(probs.values()):
         return split
-    rng = np.random.default_rng([seed, epoch, 0xA06])
     rows = split.index
-    changed = augment_pairs([pairs[r] for r in rows], probs, rng, spanish_case=not src_tok.case_factors)
-    at = sorted(changed)
-    src_ids = src_tok.encode_batch([changed[i][0] for i in at])
-    tgt_ids = tgt_tok.encode_batch([changed[i][1] for i in at])
-    new = {i: (s, t) for i, s, t in zip(at, src_ids, tgt_ids)
-           if len(s) + 2 <= max_src_len and len(t) + 2 <= max_tgt_len + 1}
-    src = [[BOS, *new[i][0], EOS] if i in new else split.src_seq(i) for i in range(len(rows))]
-    tgt = [[BOS, *new[i][1], EOS] if i in new else split.tgt_seq(i) for i in range(len(rows))]
-    return EncodedSplit.from_sequences(rows, src, tgt)
+    text = [pairs[r] for r in rows]
+    changed = augment_pairs(text, probs, np.random.default_rng([seed, epoch, 0xA06]),
+                            spanish_case=not src_tok.case_factors)
+    # their own random stream, so that runs without them draw the same modifiers as before
+    extra = short_variants(text, probs.get("short", 0.0), np.random.default_rng([seed, epoch, 0x5407]), spanish)
+    todo = [(i, changed[i]) for i in sorted(changed)] + extra
+    src_ids = src_tok.encode_batch([p[0] for _, p in todo])
+    tgt_ids = tgt_tok.encode_batch([p[1] for _, p in todo])
+    fits = [len(s) + 2 <= max_src_len and len(t) + 2 <= max_tgt_len + 1 for s, t in zip(src_ids, tgt_ids)]
+    new = {i: ([BOS, *s, EOS], [BOS, *t, EOS]) for (i, _), s, t, ok in zip(todo[:len(changed)], src_ids, tgt_ids, fits)
+           if ok}
+    src = [new[i][0] if i in new else split.src_seq(i) for i in range(len(rows))]
+    tgt = [new[i][1] if i in new else split.tgt_seq(i) for i in range(len(rows))]
+    more = [(rows[i], [BOS, *s, EOS], [BOS, *t, EOS])
+            for (i, _), s, t, ok in zip(extra, src_ids[len(changed):], tgt_ids[len(changed):], fits[len(changed):]) if ok]
+    return EncodedSplit.from_sequences([*rows, *(m[0] for m in more)], src + [m[1] for m in more],
+                                       tgt + [m[2] for m in more])

@@ -474,6 +474,9 @@ def train(
     augment_unaccented: float | None = typer.Option(None, **limits("augment_unaccented"),
                                                     help="Augmentation: share of source sides typed without accents "
                                                          "and without the opening ¿ ¡."),
+    augment_short: float | None = typer.Option(None, **limits("augment_short"),
+                                               help="Augmentation: share of short pairs (≤ 3 source words) "
+                                                    "added again with another final mark (! . none)."),
     augment_numbers: float | None = typer.Option(None, **limits("augment_numbers"),
                                                  help="Augmentation: share of pairs whose shared numbers get random digits."),
     ema_decay: float | None = typer.Option(None, **limits("ema_decay"),

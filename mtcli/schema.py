@@ -41,6 +41,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "seed": (0, MAX_SEED), "augment_numbers": (0.0, 1.0), "augment_lowercase": (0.0, 1.0),
     "augment_titlecase": (0.0, 1.0), "augment_uppercase": (0.0, 1.0), "augment_strip_punct": (0.0, 1.0),
     "augment_unaccented": (0.0, 1.0),
+    "augment_short": (0.0, 1.0),
     "ema_decay": (0.0, 0.9999999), "bleu_sample": (0, 10**7),
     # LoopState
     "epoch": (0, BIG), "batch": (0, BIG), "elapsed": (0.0, 1e12), "best_error": (0.0, math.inf),

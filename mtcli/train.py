@@ -441,8 +441,9 @@ def _train_split(prepared: Prepared, tcfg: TrainConfig, mcfg: ModelConfig):
     if not any(probs.values()):
         return lambda epoch: split
     pairs = _corpus_pairs(prepared)
+    spanish = tuple(lang == "es" for lang in languages(prepared.direction))
     return lambda epoch: augment_split(split, pairs, prepared.src_tok, prepared.tgt_tok, probs,
-                                       tcfg.seed, epoch, mcfg.max_src_len, mcfg.max_tgt_len)
+                                       tcfg.seed, epoch, mcfg.max_src_len, mcfg.max_tgt_len, spanish)
 
 
 def _same_data(prepared: Prepared, meta: dict) -> None:

@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from mtcli.augment import augment_pairs, augment_split
+from mtcli.augment import augment_pairs, augment_split, short_variants
 from mtcli.checkpoint import load_model
 from mtcli.config import ModelConfig, TrainConfig
 from mtcli.data import make_batches, prepare, read_corpus
@@ -46,6 +46,35 @@ def test_modifiers_do_what_they_say():
     assert digits(en) != ["12"] and digits(en) == digits(es) and "3rd" in en
     assert augment_pairs(pair, {"numbers": 1}, rng) != augment_pairs(pair, {}, rng)
     assert augment_pairs([("I have no numbers.", "No tengo números.")], {"numbers": 1}, rng) == {}
+
+
+def test_short_pairs_come_back_with_the_other_final_marks():
+    pairs = [("Hello!", "Hola."), ("Thank you.", "¡Gracias!"), ("Excuse me", "Perdón"), ("Are you there?", "¿Estás?"),
+             ("I think Tom is going home now.", "Creo que Tom se va a casa ya."), ("Hola.", "Hi.")]
+    marks = {}
+    for seed in range(40):
+        for row, (src, tgt) in short_variants(pairs[:5], 1.0, np.random.default_rng(seed), (False, True)):
+            marks.setdefault(row, set()).add((src, tgt))
+    assert marks == {  # never the pair's own mark; questions and long pairs never
+        0: {("Hello.", "Hola."), ("Hello", "Hola")},
+        1: {("Thank you!", "¡Gracias!"), ("Thank you", "Gracias")},
+        2: {("Excuse me!", "¡Perdón!"), ("Excuse me.", "Perdón.")},
+    }
+    spanish_source = short_variants(pairs[5:], 1.0, np.random.default_rng(1), (True, False))
+    assert spanish_source[0][1] in {("¡Hola!", "Hi!"), ("Hola", "Hi")}
+    assert short_variants(pairs, 0.0, np.random.default_rng(0), (False, True)) == []
+    assert len(short_variants(pairs[:3] * 100, 0.5, np.random.default_rng(0), (False, True))) in range(120, 181)
+
+
+def test_short_copies_are_added_to_the_epoch_and_the_rest_is_unchanged(tiny):
+    plain, probs = tiny.splits["train"], {"lowercase": 0.3}
+    without, with_short = _split(tiny, probs, 0), _split(tiny, {**probs, "short": 1.0}, 0)
+    n = len(plain)
+    assert len(with_short) > n and len(without) == n
+    np.testing.assert_array_equal(with_short.index[:n], plain.index)  # the other modifiers drew as before
+    assert _texts(tiny, with_short)[:n] == _texts(tiny, without)
+    for en, es in _texts(tiny, with_short)[n:]:
+        assert len(en.split()) <= 3 and "?" not in en and (es.startswith("¡") == en.endswith("!"))
 
 
 def test_augmentation_is_seeded_by_epoch_and_off_by_default(tiny):

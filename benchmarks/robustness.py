@@ -1,16 +1,18 @@
 """How the shipped model fares on text typed the way people type, with the text pipeline (mtcli.text) and
 without it (the raw translator on each line).
 
-For the first --limit pairs of an external test set, seven variants of the English side: clean; lowercase
+For the first --limit pairs of an external test set, seven variants of the source side: clean; lowercase
 without final punctuation; runs of 1-3 spaces plus leading/trailing blanks; ALL CAPS (references in caps
-too); typographic quotes and apostrophes; apostrophes left out; three consecutive sentences per line
-(references joined).
+too); typographic quotes and apostrophes; three consecutive sentences per line (references joined); and
+the language's own: English with apostrophes left out; Spanish (`--direction es-en`, unseen-es.tsv) with
+its accents dropped, and with the opening ¿ ¡ left out.
 Three sides: "off" the raw model on each line, "on" the pipeline, "no case" the pipeline with its case
 treatment switched off (TextOptions(case=False): what the model itself makes of lowercase and ALL CAPS,
 issue 17's figure). Scores are case-insensitive sacrebleu BLEU and chrF. Then the numbers criterion: of all pairs whose
 reference holds every digit sequence of the source, the share whose translation holds them too.
 
     nice -n 10 python benchmarks/robustness.py                  # greedy, first 1,000 pairs
+    nice -n 10 python benchmarks/robustness.py --direction es-en  # the Spanish->English model on unseen-es.tsv
     python benchmarks/robustness.py --limit 200 --beam 4 --json out.json
 """
 
@@ -27,7 +29,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "tatoeba-test" / "unseen.tsv"
+DATA = {"en-es": REPO.parent / "shared" / "data" / "tatoeba-test" / "unseen.tsv",
+        "es-en": REPO.parent / "shared" / "data" / "tatoeba-test" / "unseen-es.tsv"}
 _FINAL = re.compile(r"[.!?]+$")
 _APOSTROPHE = re.compile(r"(?<=\w)'(?=\w)")  # don't -> dont, I'm -> Im, Tom's -> Toms
 DIGITS = re.compile(r"\d+")
@@ -49,19 +52,25 @@ def spaced(text: str, rng: random.Random) -> str:
     return " " * rng.randint(0, 3) + out + " " * rng.randint(1, 3)
 
 
-def variants(pairs: list[tuple[str, str]], seed: int = 0) -> dict[str, tuple[list[str], list[str]]]:
+def variants(pairs: list[tuple[str, str]], seed: int = 0, source: str = "en") -> dict[str, tuple[list[str], list[str]]]:
+    """name -> (sources, references); `source` is the source side's language."""
+    from mtcli.augment import _unaccented
+
     rng = random.Random(seed)
-    en, es = [p[0] for p in pairs], [p[1] for p in pairs]
+    src, ref = [p[0] for p in pairs], [p[1] for p in pairs]
     k = len(pairs) // 3 * 3
+    own = {"en": {"apostrophes left out (dont, im, its)": [_APOSTROPHE.sub("", e) for e in src]},
+           "es": {"accents dropped (and the opening ¿ ¡)": [_unaccented(e) for e in src],
+                  "opening ¿ ¡ left out": [e.replace("¿", "").replace("¡", "") for e in src]}}[source]
     return {
-        "clean": (en, es),
-        "lowercase, no final punctuation": ([_FINAL.sub("", e).lower() for e in en], es),
-        "runs of 1-3 spaces, blanks at the ends": ([spaced(e, rng) for e in en], es),
-        "ALL CAPS (references in caps)": ([e.upper() for e in en], [s.upper() for s in es]),
-        "typographic quotes and apostrophes": ([typographic(e) for e in en], es),
-        "apostrophes left out (dont, im, its)": ([_APOSTROPHE.sub("", e) for e in en], es),
-        "three sentences per line": ([" ".join(en[i : i + 3]) for i in range(0, k, 3)],
-                                     [" ".join(es[i : i + 3]) for i in range(0, k, 3)]),
+        "clean": (src, ref),
+        "lowercase, no final punctuation": ([_FINAL.sub("", e).lower() for e in src], ref),
+        "runs of 1-3 spaces, blanks at the ends": ([spaced(e, rng) for e in src], ref),
+        "ALL CAPS (references in caps)": ([e.upper() for e in src], [s.upper() for s in ref]),
+        "typographic quotes and apostrophes": ([typographic(e) for e in src], ref),
+        **{name: (lines, ref) for name, lines in own.items()},
+        "three sentences per line": ([" ".join(src[i : i + 3]) for i in range(0, k, 3)],
+                                     [" ".join(ref[i : i + 3]) for i in range(0, k, 3)]),
     }
 
 
@@ -72,8 +81,9 @@ def numbers_kept(sources: list[str], outputs: list[str]) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--model", default=None, help="model directory (default: the shipped model)")
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--direction", choices=sorted(DATA), default="en-es")
+    ap.add_argument("--model", default=None, help="model directory (default: the shipped model of --direction)")
+    ap.add_argument("--data", type=Path, default=None, help="default: the direction's unseen set")
     ap.add_argument("--limit", type=int, default=1000, help="first N pairs (0: all)")
     ap.add_argument("--beam", type=int, default=1, help="1: greedy (default, for speed)")
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads (1 on a machine that is busy training)")
@@ -86,10 +96,13 @@ def main() -> None:
     from mtcli import kernels, registry
     from mtcli.data import read_corpus
     from mtcli.decode import Translator
+    from mtcli.route import SOURCE_OPTIONS
     from mtcli.text.pipeline import Engine, TextOptions, translate_lines
 
     threadpool_limits(args.threads)
-    model = registry.resolve(args.model or registry.SHIPPED)
+    args.data = args.data or DATA[args.direction]
+    source = args.direction.split("-")[0]
+    model = registry.resolve(args.model or registry.shipped(args.direction))
     tr = Translator(model)
     engine = Engine.from_translator(tr, beam=args.beam, batch_size=64)
     decode, memo = engine.decode, {}
@@ -110,14 +123,14 @@ def main() -> None:
         return [n[0][0] for n in engine.decode(lines)]
 
     def on(lines: list[str]) -> list[str]:
-        return [r.text for r in translate_lines(lines, engine)]
+        return [r.text for r in translate_lines(lines, engine, SOURCE_OPTIONS[source])]
 
     def no_case(lines: list[str]) -> list[str]:
         return [r.text for r in translate_lines(lines, engine, TextOptions(case=False))]
 
     rows, figures = [], {"model": str(model), "data": str(args.data), "pairs": len(pairs), "decoding": decoding}
     with kernels.references():
-        for name, (src, ref) in variants(pairs).items():
+        for name, (src, ref) in variants(pairs, source=source).items():
             row = {}
             for side, fn in (("off", off), ("on", on), ("nocase", no_case)):
                 t = time.perf_counter()

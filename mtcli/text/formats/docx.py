@@ -198,7 +198,8 @@ def _run_with(run, text: str, fresh: bool = False):
         run.remove(t)
     t = etree.SubElement(run, w("t"))
     t.text = text
-    t.set(XML_SPACE, "preserve")
+    if text != text.strip():  # (Word drops the spaces at a w:t's ends without it)
+        t.set(XML_SPACE, "preserve")
     return run
 
 

@@ -11,15 +11,21 @@ from collections.abc import Callable
 from mtcli.text.formats.units import Units
 
 
-def read(element, units: Units, paired: Callable[[object], bool], inline: list) -> str:
+def read(element, units: Units, paired: Callable[[object], bool], inline: list,
+         as_text: Callable[[object], str | None] = lambda child: None) -> str:
     """element's text with its children as items (appended to `inline`, their keys the index there);
-    `paired(child)`: the child wraps text to translate."""
+    `paired(child)`: the child wraps text to translate; `as_text(child)`: the text that stands for a child
+    that is no more than that (ODF's <text:s/>, spaces: an item between two sentences misled the model),
+    which the translation's own text replaces."""
     out = [element.text or ""]
     for child in element:
+        if (text := as_text(child)) is not None:
+            out.append(text + (child.tail or ""))
+            continue
         key = len(inline)
         inline.append(child)
         if isinstance(child.tag, str) and paired(child):
-            out.append(units.wrap(key, read(child, units, paired, inline)))
+            out.append(units.wrap(key, read(child, units, paired, inline, as_text)))
         else:
             out.append(units.keep(key))
         out.append(child.tail or "")

@@ -1,6 +1,7 @@
 """OpenDocument text (.odt): the paragraphs and headings of the body (tables, text boxes, notes included) and
 of the master pages' headers and footers, each a text; spans and links items around their words, every other
-element in a paragraph (a note, an image, a field, spaces, a tab) an item kept as it is (mixed.py).
+element in a paragraph (a note, an image, a field, a tab, a line break) an item kept as it is (mixed.py); runs of
+spaces (<text:s/>) are spaces.
 Annotations (comments), tracked deletions and every other member of the package stay as they are."""
 
 from __future__ import annotations
@@ -18,8 +19,16 @@ SKIPPED = {f"{{{OFFICE}}}annotation", f"{{{TEXT}}}tracked-changes", f"{{{OFFICE}
            f"{{{OFFICE}}}automatic-styles"}
 
 
+# spaces (<text:s text:c="2"/>) and a layout hint: text, not items
+AS_TEXT = {f"{{{TEXT}}}s": " ", f"{{{TEXT}}}soft-page-break": ""}
+
+
 def _paired(element) -> bool:
     return element.tag in PAIRED
+
+
+def _as_text(element) -> str | None:
+    return AS_TEXT.get(element.tag) if isinstance(element.tag, str) else None
 
 
 def read(data: bytes, name: str, settings: Settings):
@@ -36,7 +45,7 @@ def read(data: bytes, name: str, settings: Settings):
                 continue
             number += 1
             inline: list = []
-            text = mixed.read(p, units, _paired, inline)
+            text = mixed.read(p, units, _paired, inline, _as_text)
             units.add(text, lambda tokens, p=p, inline=inline: mixed.write(p, tokens, inline, _paired), number)
 
     def write(language: str) -> bytes:

@@ -61,9 +61,9 @@ def _responses(path: str) -> dict:
     ok = {"description": "The answer", "schema": {"$ref": f"#/definitions/{path.strip('/').replace('/', '-') or 'page'}"}}
     if path == "/":
         ok = {"description": "The page (HTML)"}
-    out = {"200": ok}
     if path == "/download_file/{name}":
         ok = {"description": "The file (application/octet-stream)"}
+    out = {"200": ok}
     if path in ("/translate", "/detect", "/translate_file"):
         out.update({str(status): {"description": why, "schema": ERROR} for status, why in (
             (400, "A field is missing, not text, or not supported"), (403, "A wrong API key"),

@@ -107,3 +107,31 @@ def test_settings_and_spec_list_the_file_formats(client):
     assert settings["filesTranslation"] is True and {".docx", ".po", ".xlf", ".txt"} <= set(settings["supportedFilesFormat"])
     spec = client.get("/spec").json()["paths"]
     assert "/translate_file" in spec and "/download_file/{name}" in spec
+
+
+def test_the_page_translates_a_file(base, client, tmp_path):
+    polib = pytest.importorskip("polib")
+    from tests.test_serve import browser
+
+    source = tmp_path / "messages.po"
+    source.write_text(PO)
+    with browser() as cdp:
+        target = cdp.send("Target.createTarget", url=base + "/")["targetId"]
+        cdp.session = cdp.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        cdp.wait_for("document.readyState === 'complete' && !document.getElementById('file-bar').hidden")
+        assert ".po" in cdp.eval("document.getElementById('file').accept").split(",")
+        cdp.eval("document.getElementById('api-key').value = 'k3y'")
+        root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+        node = cdp.send("DOM.querySelector", nodeId=root, selector="#file")["nodeId"]
+        cdp.send("DOM.setFileInputFiles", files=[str(source)], nodeId=node)
+        cdp.eval("document.getElementById('translate-file').click()")
+        url = cdp.wait_for("!document.getElementById('download').hidden && document.getElementById('download').href")
+        po = polib.pofile(client.get(url).content.decode())
+        assert po[3].msgid == "Open the door" and po[3].msgstr and "fuzzy" in po[3].flags
+        # a file of a type the server does not take: its error shown
+        bad = tmp_path / "scan.pdf"
+        bad.write_bytes(b"%PDF-1.4")
+        cdp.send("DOM.setFileInputFiles", files=[str(bad)], nodeId=node)
+        cdp.eval("document.getElementById('translate-file').click()")
+        assert "file format not supported" in cdp.wait_for(
+            "document.getElementById('status').className === 'error' && document.getElementById('status').textContent")

@@ -652,6 +652,11 @@ class DocFormat(str, Enum):
     srt = "srt"
     markdown = "markdown"
     html = "html"
+    docx = "docx"
+    odt = "odt"
+    po = "po"
+    xliff = "xliff"
+    json = "json"
 
 
 def _translate_options(ctx: typer.Context, text: bool, input: Path | None, fmt: DocFormat | None, greedy: bool,
@@ -723,8 +728,12 @@ def translate(
     output: str | None = typer.Option(None, "--output", "-o", show_default=False,
                                       help="Write the translation to a file ('-': stdout)."),
     fmt: DocFormat | None = typer.Option(None, "--format", "-f", show_default=False,
-                                         help="text, srt, markdown or html [default: from the -i file's extension, "
-                                              "else text]."),
+                                         help="text, srt, markdown, html, docx, odt, po, xliff or json [default: "
+                                              "from the -i file's extension, else text]."),
+    keys: list[str] = typer.Option(None, "--keys", show_default=False,
+                                   help="json: translate only the values whose dotted key matches this glob "
+                                        "('menu.*'; repeatable)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="po, xliff: translate again what has a translation."),
     beam: int = typer.Option(DEFAULTS.beam_size, "--beam", "-b", **limits("beam"),
                              help="Beam size (MTCLI_BEAM, when set, changes the default; --beam or --greedy given wins)."),
     greedy: bool = typer.Option(False, "--greedy", help="Greedy decoding (same as --beam 1), fastest."),
@@ -745,7 +754,8 @@ def translate(
     lowercase and loosely typed text is translated like its usual form. Input: UTF-8, or UTF-16 with
     a BOM; -o FILE is written in the input file's encoding, BOM and line ends (stdout: UTF-8, one
     newline per line). Piped input is answered line by line as it arrives. --format srt|markdown|html keeps a
-    document's structure and translates its text only (default: from the -i file's extension). The
+    document's structure and translates its text only (default: from the -i file's extension); so do
+    docx, odt, po (msgstr filled, flagged fuzzy), xliff (targets to review) and json (string values). The
     language of each line is told from its text unless --from gives it (or -m a model of one direction).
 
     Examples:
@@ -764,12 +774,15 @@ def translate(
 
       cat README.md | mtcli translate --format markdown -o -
 
+      mtcli translate -i report.docx -o informe.docx
+
       mtcli translate --nbest 3 "I like it."
     """
     output = _output_file(output)
     from mtcli import kernels
     from mtcli.atomic import STDOUT, write_output
     from mtcli.text import read
+    from mtcli.text.formats import DOCUMENTS
 
     fmt, beam = _translate_options(ctx, bool(text), input, fmt, greedy, beam, nbest, scores, as_json, batch_size)
     from_stdin = input is not None and str(input) == STDOUT
@@ -779,6 +792,9 @@ def translate(
     if input is None and not text and sys.stdin.isatty():
         with kernels.for_decoding(0, beam):  # the REPL's lines are counted as they come (Engine's decode)
             return _repl(router)
+    _document_options(fmt, keys, overwrite)
+    if fmt in DOCUMENTS:
+        return _translate_file(input, from_stdin, output, fmt, router, keys, overwrite)
     doc = read.Document(read.arguments(_utf8_arguments(text))) if text else _read_input(None if from_stdin else input, fmt, output)
     lines = doc.lines if doc is not None else None
     to_stdout = output is None or str(output) == STDOUT
@@ -818,10 +834,36 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
                   languages)
 
 
-def _read_input(path: Path | None, fmt: str, output: Path | None = None):
+def _document_options(fmt: str, keys: list[str] | None, overwrite: bool) -> None:
+    if keys and fmt != "json":
+        fail(f"--keys picks the values of a JSON file to translate; --format {fmt} has none")
+    if overwrite and fmt not in ("po", "xliff"):
+        fail(f"--overwrite translates again the messages of a PO or XLIFF file; --format {fmt} has none")
+
+
+def _translate_file(input, from_stdin: bool, output, fmt: str, router, keys, overwrite: bool) -> None:
+    """A document read and written as bytes (docx, odt, po, xliff, json) translated whole."""
+    from mtcli.atomic import STDOUT, write_output
+    from mtcli.text.formats import Settings
+
+    name = "stdin" if input is None or from_stdin else str(input)
+    data = _read_input(None if from_stdin else input, fmt, output, raw=True)
+    if (output is None or str(output) == STDOUT) and fmt in ("docx", "odt") and sys.stdout.isatty():
+        fail(f"a {fmt} document is a zip package, not text for a terminal; give -o FILE")
+    with err.status(f"Translating {name}…"):
+        out, results = router.translate_file(data, fmt, name, Settings(tuple(keys or ()), overwrite))
+    _warn(sorted(results, key=lambda r: r.line), "paragraph" if fmt in ("docx", "odt") else "line")
+    if output is None or str(output) == STDOUT:
+        sys.stdout.buffer.write(out)
+        sys.stdout.flush()
+    else:
+        write_output(output, out)
+
+
+def _read_input(path: Path | None, fmt: str, output: Path | None = None, raw: bool = False):
     """The English lines of -i FILE (a file or a pipe: `-i <(...)`), or of a document on stdin (None:
-    plain lines on stdin, translated as they arrive), as a read.Document. An output that is the input itself is refused: the
-    English would be lost."""
+    plain lines on stdin, translated as they arrive), as a read.Document (raw: its bytes). An output that is the
+    input itself is refused: the English would be lost."""
     import stat
 
     from mtcli import guards
@@ -834,8 +876,8 @@ def _read_input(path: Path | None, fmt: str, output: Path | None = None):
         if fmt == "text" and not regular:  # lines piped in are answered as they come
             return None
         try:
-            return read.read_document(guards.read_once(guards.stdin_fd(), MAX_INPUT_BYTES) if regular
-                                      else sys.stdin.buffer.read(), "<stdin>")
+            data = guards.read_once(guards.stdin_fd(), MAX_INPUT_BYTES) if regular else sys.stdin.buffer.read()
+            return data if raw else read.read_document(data, "<stdin>")
         except OSError as e:
             fail(f"cannot read standard input: {e.strerror or e}")
     try:
@@ -849,7 +891,7 @@ def _read_input(path: Path | None, fmt: str, output: Path | None = None):
         data = guards.read_once(path, MAX_INPUT_BYTES)  # a file still being written: as it is now
         if len(data) > MAX_INPUT_BYTES:
             fail(f"{path}: over {MAX_INPUT_BYTES:,} bytes (a pipe that never ends?); give a smaller file")
-        return read.read_document(data, str(path))
+        return data if raw else read.read_document(data, str(path))
     except FileNotFoundError:
         fail(f"{path}: no such file")
     except OSError as e:

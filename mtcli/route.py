@@ -137,6 +137,20 @@ class Router:
                 f"the document is {NAMES[language]} already (confidence {confidence:.2f}); kept as it came"])]
         return translate_document(lines, fmt, self.engine(f"{language}-{target}"), SOURCE_OPTIONS[language])
 
+    def translate_file(self, data: bytes, fmt: str, name: str, settings=None) -> tuple[bytes, list[LineResult]]:
+        """A document read and written as bytes (formats.DOCUMENTS: docx, odt, po, xliff, json) whole, in the
+        direction of its text's language; one LineResult per text translated."""
+        from mtcli.text.formats import Settings, read_file
+
+        units, write = read_file(data, fmt, name, settings or Settings())
+        language, confidence = self.language_of(units.plain_texts())
+        target = self.languages.target or other(language)
+        if language == target:
+            return data, [LineResult(1, [("", 0.0)], warnings=[
+                f"the document is {NAMES[language]} already (confidence {confidence:.2f}); kept as it came"])]
+        results = units.translate(self.engine(f"{language}-{target}"), SOURCE_OPTIONS[language])
+        return write(target), results
+
     def _tell(self, line: str) -> tuple[str, float | None]:
         """A line's language and the detector's confidence (None: fixed, not told). A line with nothing to
         tell (digits, a URL) goes with the running majority: the pipeline keeps such spans as they are."""

@@ -17,6 +17,9 @@ import hashlib
 import hmac
 import json
 import re
+import time
+import uuid
+from collections import OrderedDict
 from contextlib import asynccontextmanager
 from importlib.resources import files
 
@@ -25,7 +28,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from mtcli import __version__
@@ -36,7 +39,7 @@ from mtcli.serve.config import ServeConfig
 from mtcli.serve.formatter import FormatterFailed, FormatterProcess, Formatters
 from mtcli.serve.http import Guard
 from mtcli.serve.spec import document
-from mtcli.serve.texts import FORMATS, detect_job, options, setup, translate_job
+from mtcli.serve.texts import FILE_FORMATS, FORMATS, detect_job, file_job, options, setup, translate_job
 from mtcli.serve.worker import DecoderProcess
 
 FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -56,13 +59,15 @@ def _missing(name: str) -> ApiError:
     return ApiError(400, f"Invalid request: missing {name} parameter")
 
 
-async def _body(request: Request, cfg: ServeConfig) -> bytes:
+async def _body(request: Request, cfg: ServeConfig, limit: int | None = None) -> bytes:
     """The request body, refused once it passes the byte limit or the time limit. A body over the
     limit is read to its end first (up to DRAIN_FACTOR times the limit, within the time limit), so that
-    the client, still sending, gets the 413 rather than a reset connection."""
+    the client, still sending, gets the 413 rather than a reset connection. `limit`: the route's own
+    (/translate_file's), else cfg.body_limit."""
+    limit = limit or cfg.body_limit
     declared = request.headers.get("content-length", "")
-    too_large = ApiError(413, f"Invalid request: the body exceeds the limit of {cfg.body_limit:,} bytes")
-    if declared.isdigit() and int(declared) > DRAIN_FACTOR * cfg.body_limit:
+    too_large = ApiError(413, f"Invalid request: the body exceeds the limit of {limit:,} bytes")
+    if declared.isdigit() and int(declared) > DRAIN_FACTOR * limit:
         too_large.headers = {"Connection": "close"}  # (not read: the connection cannot serve on)
         raise too_large
     chunks, size = [], 0
@@ -71,20 +76,20 @@ async def _body(request: Request, cfg: ServeConfig) -> bytes:
         nonlocal size
         async for chunk in request.stream():
             size += len(chunk)
-            if size > DRAIN_FACTOR * cfg.body_limit:
+            if size > DRAIN_FACTOR * limit:
                 too_large.headers = {"Connection": "close"}
                 break
-            if size <= cfg.body_limit:
+            if size <= limit:
                 chunks.append(chunk)
 
     try:
         await asyncio.wait_for(receive(), cfg.body_timeout)
     except asyncio.TimeoutError:
-        if size > cfg.body_limit or (declared.isdigit() and int(declared) > cfg.body_limit):
+        if size > limit or (declared.isdigit() and int(declared) > limit):
             too_large.headers = {"Connection": "close"}
             raise too_large from None
         raise ApiError(408, f"Invalid request: the body did not arrive within {cfg.body_timeout:g} s") from None
-    if size > cfg.body_limit:
+    if size > limit:
         raise too_large
     return b"".join(chunks)
 
@@ -240,6 +245,7 @@ class Service:
         self.formatters = Formatters(lambda: FormatterProcess(made), cfg.formatters,
                                      lambda direction, lines: self.batchers[direction].translate(lines))
         self.translate_job, self.detect_job = translate_job, detect_job  # run in a formatter
+        self.files: OrderedDict[str, tuple[float, bytes]] = OrderedDict()  # translated files: expiry, bytes
         self.queued = 0  # characters admitted and not yet answered
         self.timeouts = 0  # requests answered 503 at their deadline
         self.closing = False
@@ -250,6 +256,20 @@ class Service:
         for batcher in self.batchers.values():
             await batcher.start()
         await self.formatters.start()
+
+    def keep_file(self, name: str, data: bytes) -> None:
+        """Keep a translated file for download: cfg.file_seconds, MAX_STORED_FILES at most."""
+        self.stored_file("")  # (expired ones go)
+        self.files[name] = (time.monotonic() + self.cfg.file_seconds, data)
+        while len(self.files) > MAX_STORED_FILES:
+            self.files.popitem(last=False)
+
+    def stored_file(self, name: str) -> bytes | None:
+        now = time.monotonic()
+        for old in [k for k, (expiry, _) in self.files.items() if expiry < now]:
+            del self.files[old]
+        kept = self.files.get(name)
+        return kept[1] if kept else None
 
     def deadline(self) -> float:
         return asyncio.get_running_loop().time() + self.cfg.request_timeout
@@ -305,6 +325,65 @@ async def translate(request: Request) -> JSONResponse:
     return JSONResponse(out if batch else {k: v[0] for k, v in out.items()})
 
 
+FILE_FIELDS = ("source", "target", "api_key")
+MAX_STORED_FILES = 64  # translated files kept for download at once (the oldest go first)
+
+
+def _file_kind(filename: str) -> str:
+    """The format of a file sent to /translate_file, by its extension; other types refused naming the taken ones."""
+    ext = ("." + filename.rsplit(".", 1)[-1].lower()) if "." in filename else ""
+    if ext not in FILE_FORMATS:
+        raise ApiError(400, f"Invalid request: file format not supported ({_shown(ext or filename)}); give one of "
+                            + ", ".join(sorted(FILE_FORMATS)))
+    return FILE_FORMATS[ext]
+
+
+async def translate_file(request: Request) -> JSONResponse:
+    """LibreTranslate's file translation: multipart fields file, source, target (api_key); the answer names
+    where the translation can be downloaded (for cfg.file_seconds)."""
+    service = _service(request)
+    cfg = service.cfg
+    body = await _body(request, cfg, limit=cfg.file_limit + 64 * 1024)
+
+    async def replay() -> dict:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != "multipart/form-data":
+        raise ApiError(400, "Invalid request: send multipart/form-data with the fields file, source and target")
+    try:
+        form = await Request(request.scope, replay).form(max_files=1, max_fields=8, max_part_size=cfg.file_limit)
+    except Exception as e:  # python-multipart's errors, HTTPException: all from the body alone
+        raise ApiError(400, f"Invalid form data: {getattr(e, 'detail', None) or e}") from None
+    fields = {k: form.get(k) for k in FILE_FIELDS if isinstance(form.get(k), str)}
+    _check_text(fields)
+    _check_key(fields, cfg)
+    upload = form.get("file")
+    if upload is None or isinstance(upload, str):
+        raise _missing("file")
+    filename = (upload.filename or "").replace("\\", "/").rsplit("/", 1)[-1]
+    if not filename:
+        raise ApiError(400, "Invalid request: empty file")
+    fmt = _file_kind(filename)
+    source, target = _direction(fields, service.directions)
+    data = await upload.read()
+    out = await service.run(file_job, data, fmt, filename, source, target, chars=cfg.char_limit,
+                            deadline=service.deadline())
+    name = f"{uuid.uuid4().hex}.{re.sub(r'[^A-Za-z0-9._-]+', '_', filename)[-120:]}"
+    service.keep_file(name, out)
+    return JSONResponse({"translatedFileUrl": str(request.url_for("download_file", name=name))})
+
+
+async def download_file(request: Request) -> Response:
+    """A file /translate_file translated, under the name it came with, while it is kept."""
+    name = request.path_params["name"]
+    data = _service(request).stored_file(name)
+    if data is None:
+        raise ApiError(404, "Invalid filename: no such file, or it has expired")
+    shown = name.split(".", 1)[1]
+    return Response(data, media_type="application/octet-stream",
+                    headers={"Content-Disposition": f'attachment; filename="{shown}"'})
+
+
 async def detect(request: Request) -> JSONResponse:
     service = _service(request)
     fields = await _fields(request, service.cfg)
@@ -358,8 +437,8 @@ async def settings(request: Request) -> JSONResponse:
     source, target = service.directions.pairs[0]
     return JSONResponse({
         "charLimit": cfg.char_limit, "frontendTimeout": 500, "apiKeys": cfg.api_key is not None,
-        "keyRequired": cfg.api_key is not None, "suggestions": False, "filesTranslation": False,
-        "supportedFilesFormat": [],
+        "keyRequired": cfg.api_key is not None, "suggestions": False, "filesTranslation": True,
+        "supportedFilesFormat": sorted(FILE_FORMATS),
         "language": {"source": {"code": source, "name": languages.NAMES[source]},
                      "target": {"code": target, "name": languages.NAMES[target]}},
     })
@@ -399,6 +478,8 @@ async def lifespan(app: Starlette):
 ROUTES = [
     Route("/translate", translate, methods=["POST"]),
     Route("/detect", detect, methods=["POST"]),
+    Route("/translate_file", translate_file, methods=["POST"]),
+    Route("/download_file/{name}", download_file, methods=["GET"], name="download_file"),
     Route("/languages", listed, methods=["GET"]),
     Route("/health", health, methods=["GET"]),
     Route("/health/details", health_details, methods=["GET"]),

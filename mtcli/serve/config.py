@@ -25,6 +25,8 @@ class ServeConfig:
     char_limit: int = 20_000  # characters of all texts in one request
     batch_limit: int = 128  # texts in one request (a list `q`)
     body_limit: int = 1 << 20  # bytes of a request body
+    file_limit: int = 8 << 20  # bytes of a file sent to /translate_file (its request body: this and its fields)
+    file_seconds: float = 600.0  # how long a translated file can be downloaded from /download_file
     body_timeout: float = 10.0  # seconds to receive a request body (slow clients get 408)
     header_limit: int = 16 * 1024  # bytes of a request's line and headers (beyond: 431)
     request_timeout: float = 60.0  # seconds a request's work may take once its body is in (beyond: 503

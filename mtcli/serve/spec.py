@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from mtcli.serve import languages
 from mtcli.serve.config import ServeConfig
-from mtcli.serve.texts import FORMATS
+from mtcli.serve.texts import FILE_FORMATS, FORMATS
 
 ERROR = {"$ref": "#/definitions/error"}
 SUMMARIES = {  # path -> (tag, summary); a route missing here is a bug the tests catch
     "/translate": ("translate", "Translate one text or a list of texts"),
     "/detect": ("translate", "Tell the language of a text"),
+    "/translate_file": ("translate", "Translate a file (multipart: file, source, target); the answer says where "
+                                     "to download it"),
+    "/download_file/{name}": ("translate", "A translated file, while it is kept"),
     "/languages": ("translate", "The languages and, for each, the languages it translates into"),
     "/frontend/settings": ("frontend", "What the page at / needs: limits, languages, whether a key is needed"),
     "/health": ("misc", "Whether the server is up: {\"status\": \"ok\"}"),
@@ -33,6 +36,14 @@ def _parameters(path: str, cfg: ServeConfig, directions: languages.Directions) -
                        f"characters and {cfg.batch_limit:,} texts at most", required=True)
     if path == "/detect":
         return [text, *key]
+    if path == "/translate_file":
+        return [_field("file", f"The file: {', '.join(sorted(FILE_FORMATS))}; {cfg.file_limit:,} bytes at most",
+                       kind="file", required=True),
+                _field("source", f"The file's language, or {languages.AUTO}", required=True, enum=sources),
+                _field("target", "The language to translate into", required=True, enum=targets), *key]
+    if path == "/download_file/{name}":
+        return [{"in": "path", "name": "name", "type": "string", "required": True,
+                 "description": "The name in translatedFileUrl"}]
     if path != "/translate":
         return []
     return [text,
@@ -50,8 +61,10 @@ def _responses(path: str) -> dict:
     ok = {"description": "The answer", "schema": {"$ref": f"#/definitions/{path.strip('/').replace('/', '-') or 'page'}"}}
     if path == "/":
         ok = {"description": "The page (HTML)"}
+    if path == "/download_file/{name}":
+        ok = {"description": "The file (application/octet-stream)"}
     out = {"200": ok}
-    if path in ("/translate", "/detect"):
+    if path in ("/translate", "/detect", "/translate_file"):
         out.update({str(status): {"description": why, "schema": ERROR} for status, why in (
             (400, "A field is missing, not text, or not supported"), (403, "A wrong API key"),
             (408, "The body arrived too slowly"), (413, "The body is too large"),
@@ -72,6 +85,8 @@ DEFINITIONS = {
     "detect": {"type": "array", "items": {"type": "object", "properties": {"language": STRING, "confidence": NUMBER}}},
     "languages": {"type": "array", "items": {"type": "object", "properties": {
         "code": STRING, "name": STRING, "targets": {"type": "array", "items": STRING}}}},
+    "translate_file": {"type": "object", "required": ["translatedFileUrl"], "properties": {
+        "translatedFileUrl": {"description": "Where the translated file can be downloaded", "type": "string"}}},
     "frontend-settings": {"type": "object"},
     "health": {"type": "object", "properties": {"status": STRING}},
     "health-details": {"type": "object"},
@@ -87,7 +102,8 @@ def document(cfg: ServeConfig, routes: list, version: str, directions: languages
             paths.setdefault(route.path, {})[method.lower()] = {
                 "tags": [tag], "summary": summary, "parameters": _parameters(route.path, cfg, directions),
                 "consumes": ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"],
-                "produces": ["text/html" if route.path == "/" else "application/json"],
+                "produces": ["text/html" if route.path == "/" else "application/octet-stream"
+                             if route.path.startswith("/download_file") else "application/json"],
                 "responses": _responses(route.path)}
     return {"swagger": "2.0", "basePath": "/", "paths": paths, "definitions": DEFINITIONS,
             "info": {"title": "mtcli serve", "version": version, "license": {"name": "MIT"},

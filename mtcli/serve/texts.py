@@ -18,11 +18,13 @@ from mtcli.errors import UserError
 from mtcli.route import SOURCE_OPTIONS
 from mtcli.serve.config import ServeConfig
 from mtcli.serve.languages import AUTO, Directions, pair
-from mtcli.text.formats import translate_document
+from mtcli.text.formats import DOCUMENTS, EXTENSIONS, read_file, translate_document
 from mtcli.text.pipeline import Engine, TextOptions, translate_lines
-from mtcli.text.read import _LINE_END
+from mtcli.text.read import _LINE_END, read_document
 
 FORMATS = ("text", "html", "markdown", "srt")  # LibreTranslate's two, and the pipeline's others
+# /translate_file: a file's format by its extension (LibreTranslate's .txt, .html, and the pipeline's others)
+FILE_FORMATS = {".txt": "text", **EXTENSIONS}
 _MARKUP = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.IGNORECASE | re.DOTALL)  # (for detection)
 
 
@@ -109,3 +111,21 @@ def translate_texts(texts: list[str], fmt: str, nbest: int, engine: Engine,
         seen = {candidates[0], ""}
         out.append(candidates[:1] + [c for c in candidates[1:] if not (c in seen or seen.add(c))])
     return out
+
+
+def file_job(tools, data: bytes, fmt: str, name: str, source: str, target: str) -> bytes:
+    """In a formatter process: a file (a FILE_FORMATS format) translated whole, as `mtcli translate -i`
+    does it; a file in the target language already comes back as it came."""
+    if fmt not in DOCUMENTS:
+        doc = read_document(data, name)
+        (out,), _ = translate_job(tools, ["\n".join(doc.lines)], fmt, 1, source, target)
+        return doc.encode(out[0] + "\n")
+    units, write = read_file(data, fmt, name)
+    directions = Directions.of(tools.engines)
+    language = source if source != AUTO else detected("\n".join(units.plain_texts()))[0] or directions.source_for(target)
+    if language == target:
+        return data
+    if why := directions.unavailable(language, target):
+        raise UserError(why)
+    units.translate(tools.engines[f"{language}-{target}"], SOURCE_OPTIONS[language])
+    return write(target)

@@ -7,26 +7,48 @@ private-use character standing for an item: verbatim parts and, at odd positions
 block is translated as one text, then spread over its slots in proportion to their lengths: every line
 of the document stays a line, and only prose changes. One module a format (srt, markdown, html), each
 filling a prose.Prose.
+
+Documents read and written as bytes (DOCUMENTS: Word, OpenDocument, PO, XLIFF, i18n JSON) have a module each
+too, which finds their texts (units.Units) and writes each translation back in place: read_file.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import re
 from dataclasses import replace
 from pathlib import Path
 
+from mtcli.errors import UserError
 from mtcli.text.formats import html, markdown, srt
 from mtcli.text.formats.prose import Prose
+from mtcli.text.formats.units import Settings
 from mtcli.text.markup import expand
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
 
 FORMATS = ("text", "srt", "markdown", "html")
-EXTENSIONS = {".srt": "srt", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+# read and written whole as bytes: format -> (its module, the library it needs beyond mtcli's own)
+DOCUMENTS = {"docx": ("docx", "lxml"), "odt": ("odt", "lxml"), "po": ("po", "polib"), "xliff": ("xliff", "lxml"),
+             "json": ("i18n_json", None)}
+EXTRA = "documents"  # the pip extra that brings those libraries: pip install 'mtcli[documents]'
+EXTENSIONS = {".srt": "srt", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
+              ".docx": "docx", ".docm": "docx", ".dotx": "docx", ".odt": "odt", ".ott": "odt", ".po": "po",
+              ".pot": "po", ".xliff": "xliff", ".xlf": "xliff", ".json": "json", ".arb": "json"}
 
 
 def format_for(path: str | Path | None) -> str:
     """The format a file name suggests (text when none does)."""
     return EXTENSIONS.get(Path(path).suffix.lower(), "text") if path else "text"
+
+
+def read_file(data: bytes, fmt: str, name: str, settings: Settings = Settings()):
+    """A document of DOCUMENTS as (units.Units, write(target language) -> bytes); its library imported
+    only now, and named in one line with the pip extra when it is missing."""
+    module, library = DOCUMENTS[fmt]
+    if library and importlib.util.find_spec(library) is None:
+        raise UserError(f"{fmt} documents need {library}, which is not installed: pip install 'mtcli[{EXTRA}]'")
+    return importlib.import_module(f"mtcli.text.formats.{module}").read(data, name, settings)
 
 
 def translate_document(lines: list[str], fmt: str, engine: Engine,

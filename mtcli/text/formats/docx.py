@@ -1,0 +1,211 @@
+"""Word (.docx): the paragraphs of the body, headers, footers, footnotes and endnotes (text boxes and table
+cells included), each a text; comments, images, embedded objects and every other part stay byte for byte.
+
+A paragraph's runs of the formatting most of its text has are its plain text; a run of other formatting
+(a bold word) and a hyperlink are items around their words, so the formatting lands on the words that
+translate them (markup.py); a run without text (an image, a footnote mark, a tab) and a field (its code and
+its shown result) are items kept as they are. The pieces go back into the places the paragraph's runs held:
+bookmarks, comment ranges and properties stay where they were.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from dataclasses import dataclass, field
+
+from mtcli.errors import UserError
+from mtcli.text.formats import package
+from mtcli.text.formats.units import Settings, Units
+
+W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+CT = "http://schemas.openxmlformats.org/package/2006/content-types"
+XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
+# the parts whose paragraphs are translated, by the end of their content type (comments' part is not one)
+TEXT_PARTS = ("document.main+xml", "document.macroEnabled.main+xml", "template.main+xml", "header+xml",
+              "footer+xml", "footnotes+xml", "endnotes+xml")
+_TEXT_RUN = {f"{{{W}}}t", f"{{{W}}}rPr", f"{{{W}}}lastRenderedPageBreak"}  # a run of text has only these
+_MARKERS = {f"{{{W}}}{n}" for n in ("pPr", "bookmarkStart", "bookmarkEnd", "proofErr", "commentRangeStart",
+                                      "commentRangeEnd", "permStart", "permEnd")}  # stay where they are
+
+
+def w(name: str) -> str:
+    return f"{{{W}}}{name}"
+
+
+@dataclass
+class Piece:
+    kind: str  # "run" (text of one formatting), "link" (a hyperlink), "keep" (kept as it is)
+    elements: list
+    text: str = ""
+    style: bytes = b""  # the runs' properties, serialized
+    used: int = field(default=0)
+
+
+def read(data: bytes, name: str, settings: Settings):
+    zf = package.open_zip(data, name)
+    types = package.parse_xml(package.read_member(zf, "[Content_Types].xml", name), f"{name}: [Content_Types].xml")
+    overrides = [(o.get("PartName", "").lstrip("/"), o.get("ContentType", "")) for o in types.iter(f"{{{CT}}}Override")]
+    parts = [part for part, kind in overrides if kind.endswith(TEXT_PARTS)]
+    if not any(kind.endswith(TEXT_PARTS[:3]) for _, kind in overrides):
+        raise UserError(f"{name}: no main document part in [Content_Types].xml: not a Word document")
+    roots = {part: package.parse_xml(package.read_member(zf, part, name), f"{name}: {part}") for part in parts}
+    units = Units("".join("".join(root.itertext()) for root in roots.values()))
+    number = 0
+    for root in roots.values():
+        for p in root.iter(w("p")):
+            number += 1
+            _paragraph(p, units, number)
+
+    def write(language: str) -> bytes:
+        return package.write_zip(zf, {part: package.write_xml(root) for part, root in roots.items()}, name)
+
+    return units, write
+
+
+def _paragraph(p, units: Units, number: int) -> None:
+    pieces = _pieces(p)
+    runs = [x for x in pieces if x.kind == "run"]
+    if not runs and not any(x.kind == "link" for x in pieces):
+        return
+    weight = Counter()
+    for x in runs:
+        weight[x.style] += len(x.text)
+    base = weight.most_common(1)[0][0] if weight else None
+    text = "".join(x.text if x.kind == "run" and x.style == base else units.keep(k) if x.kind == "keep"
+                   else units.wrap(k, x.text) for k, x in enumerate(pieces))
+    template = next((x.elements[0] for x in runs if x.style == base), None)
+    units.add(text, lambda tokens: _write(p, pieces, template, tokens), number)
+
+
+def _pieces(p) -> list[Piece]:
+    """The paragraph's content, child by child (runs of one formatting merged; a field's runs one piece)."""
+    pieces: list[Piece] = []
+    field_depth = 0
+    for child in list(p):
+        if not isinstance(child.tag, str) or child.tag in _MARKERS:
+            continue
+        if child.tag == w("r"):
+            for run in _split(child):
+                chars = run.findall(w("fldChar"))
+                starts = sum(c.get(w("fldCharType")) == "begin" for c in chars)
+                ends = sum(c.get(w("fldCharType")) == "end" for c in chars)
+                in_field = field_depth > 0 or starts
+                field_depth = max(0, field_depth + starts - ends)
+                if in_field:  # a field: its code and its result kept
+                    if pieces and pieces[-1].kind == "keep" and pieces[-1].text == "field":
+                        pieces[-1].elements.append(run)
+                    else:
+                        pieces.append(Piece("keep", [run], "field"))
+                elif all(c.tag in _TEXT_RUN for c in run) and run.find(w("t")) is not None:
+                    style = _style(run)
+                    words = "".join(t.text or "" for t in run.iter(w("t")))
+                    if pieces and pieces[-1].kind == "run" and pieces[-1].style == style:
+                        pieces[-1].elements.append(run)
+                        pieces[-1].text += words
+                    else:
+                        pieces.append(Piece("run", [run], words, style))
+                else:
+                    pieces.append(Piece("keep", [run]))
+        elif child.tag == w("hyperlink") and child.find(f".//{w('t')}") is not None:
+            pieces.append(Piece("link", [child], "".join(t.text or "" for t in child.iter(w("t")))))
+        else:  # tracked changes, content controls, math, a simple field: kept whole
+            pieces.append(Piece("keep", [child]))
+    return pieces
+
+
+def _split(run) -> list:
+    """A run of text and other content (a line break, a tab, a footnote mark) as runs of one each, with
+    its properties: the text is translated, the rest kept."""
+    content = [c for c in run if c.tag != w("rPr")]
+    if all(c.tag in _TEXT_RUN for c in content) or not any(c.tag == w("t") for c in content):
+        return [run]
+    parts = []
+    for c in content:
+        new = copy.deepcopy(run)
+        for old in [x for x in new if x.tag != w("rPr")]:
+            new.remove(old)
+        new.append(c)
+        parts.append(new)
+    for new in parts:
+        run.addprevious(new)
+    run.getparent().remove(run)
+    return parts
+
+
+def _style(run) -> bytes:
+    from lxml import etree
+
+    props = run.find(w("rPr"))
+    return b"" if props is None else etree.tostring(props, method="c14n")
+
+
+def _write(p, pieces: list[Piece], template, tokens: list[tuple[str, str]]) -> None:
+    from lxml import etree
+
+    segments: list[list] = []  # [key or None, text] (key: a piece's index), in the translation's order
+    stack: list[int] = []
+    for kind, value in tokens:
+        if kind == "text":
+            key = stack[-1] if stack else None
+            if segments and segments[-1][0] == key and segments[-1][1] is not None:
+                segments[-1][1] += value
+            else:
+                segments.append([key, value])
+        elif kind == "open" and int(value) < len(pieces):
+            stack.append(int(value))
+        elif kind == "close" and stack:
+            stack.pop()
+        elif kind == "keep" and int(value) < len(pieces):
+            segments.append([int(value), None])
+    out = []
+    for key, text in segments:
+        if key is None:
+            if text:
+                out.append(_run_with(template, text, fresh=True))
+            continue
+        piece = pieces[key]
+        if piece.kind == "run" and text:
+            out.append(_run_with(piece.elements[0] if not piece.used else copy.deepcopy(piece.elements[0]), text))
+        elif piece.kind == "link" and text:
+            link = piece.elements[0] if not piece.used else copy.deepcopy(piece.elements[0])
+            _link_text(link, text)
+            out.append(link)
+        elif piece.kind == "keep":
+            out.extend(piece.elements if not piece.used else [copy.deepcopy(e) for e in piece.elements])
+        piece.used += 1
+    out += [e for x in pieces if x.kind == "keep" and not x.used for e in x.elements]  # never lost
+    slots = [e for x in pieces for e in x.elements]
+    anchors = []
+    for e in slots:
+        anchor = etree.Comment("mtcli")
+        e.addprevious(anchor)
+        anchors.append(anchor)
+        p.remove(e)
+    for k, e in enumerate(out):
+        anchors[min(k, len(anchors) - 1)].addprevious(e)
+    for anchor in anchors:
+        p.remove(anchor)
+
+
+def _run_with(run, text: str, fresh: bool = False):
+    """The run (a copy when fresh) holding this text in one w:t."""
+    from lxml import etree
+
+    if fresh:
+        run = copy.deepcopy(run) if run is not None else etree.Element(w("r"))
+    for t in run.findall(w("t")):
+        run.remove(t)
+    t = etree.SubElement(run, w("t"))
+    t.text = text
+    if text != text.strip():  # (Word drops the spaces at a w:t's ends without it)
+        t.set(XML_SPACE, "preserve")
+    return run
+
+
+def _link_text(link, text: str) -> None:
+    """The hyperlink's words in its first run of text; its other runs of text go."""
+    runs = [r for r in link.iter(w("r")) if r.find(w("t")) is not None]
+    _run_with(runs[0], text)
+    for r in runs[1:]:
+        r.getparent().remove(r)

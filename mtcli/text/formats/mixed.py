@@ -1,0 +1,76 @@
+"""XML elements of mixed content (an OpenDocument paragraph, an XLIFF source) as a unit's text and back: the
+inline elements that wrap text to translate (a span, a link, <g>, <pc>) are items around their words, the
+others (a footnote, an image, a field, <x/>, <ph>) items kept as they are; the translation's tokens are built
+back into the element with the same inline elements (the originals, moved; a copy for a second use)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+from mtcli.text.formats.units import Units
+
+
+def read(element, units: Units, paired: Callable[[object], bool], inline: list,
+         as_text: Callable[[object], str | None] = lambda child: None) -> str:
+    """element's text with its children as items (appended to `inline`, their keys the index there);
+    `paired(child)`: the child wraps text to translate; `as_text(child)`: the text that stands for a child
+    that is no more than that (ODF's <text:s/>, spaces: an item between two sentences misled the model),
+    which the translation's own text replaces."""
+    out = [element.text or ""]
+    for child in element:
+        if (text := as_text(child)) is not None:
+            out.append(text + (child.tail or ""))
+            continue
+        key = len(inline)
+        inline.append(child)
+        if isinstance(child.tag, str) and paired(child):
+            out.append(units.wrap(key, read(child, units, paired, inline, as_text)))
+        else:
+            out.append(units.keep(key))
+        out.append(child.tail or "")
+    return "".join(out)
+
+
+def write(element, tokens: list[tuple[str, str]], inline: list, paired: Callable[[object], bool]) -> None:
+    """element's content made of the tokens (its attributes and tail stay). An element kept as it is that
+    the translation lost (a footnote, an image) is put back at the end: only words may be lost."""
+    for child in list(element):
+        element.remove(child)
+    element.text = None
+    stack, used = [element], set()
+
+    def place(key: str, whole: bool):
+        k = int(key)
+        if not 0 <= k < len(inline):
+            return None
+        node = copy.deepcopy(inline[k]) if k in used else inline[k]
+        used.add(k)
+        if not whole:  # a wrapping element: its content comes from the tokens
+            for child in list(node):
+                node.remove(child)
+            node.text = None
+        node.tail = None
+        stack[-1].append(node)
+        return node
+
+    for kind, value in tokens:
+        if kind == "text":
+            top = stack[-1]
+            if len(top):
+                top[-1].tail = (top[-1].tail or "") + value
+            else:
+                top.text = (top.text or "") + value
+        elif kind == "open":
+            node = place(value, whole=False)
+            if node is not None:
+                stack.append(node)
+        elif kind == "close":
+            if len(stack) > 1:
+                stack.pop()
+        else:
+            place(value, whole=True)
+    for k, node in enumerate(inline):
+        if k not in used and not (isinstance(node.tag, str) and paired(node)):
+            node.tail = None
+            element.append(node)

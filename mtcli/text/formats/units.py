@@ -1,0 +1,106 @@
+"""What the documents read and written whole as bytes (Word, OpenDocument, gettext PO, XLIFF, i18n JSON) share:
+their texts (units), each with a function that puts its translation back where the text was, all translated
+in one call of the pipeline (one decode for the whole document).
+
+Markup inside a unit (a bold run, a link, an XLIFF <g>) is an item, as in the line formats: a private-use
+character the pipeline moves with the words it wraps (markup.py). Its verbatim parts here are marks of
+control characters that XML 1.0 cannot hold ("\\x01" key "\\x02"), so that the translation, expanded, is
+read back into pieces (tokens) that no text of an XML document can imitate.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from mtcli.text.formats.prose import Prose
+from mtcli.text.kinds import PRIVATE
+from mtcli.text.markup import expand
+from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
+
+_MARK = re.compile("\x01(/?)([0-9]+)(/?)\x02")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a user may ask of a document: `keys`, glob patterns of the JSON keys to translate (dotted
+    paths; all when empty); `overwrite`: translate again what a PO or XLIFF file has translated already."""
+
+    keys: tuple[str, ...] = ()
+    overwrite: bool = False
+
+
+@dataclass
+class Units:
+    """A document's texts to translate; `own` is its whole text, whose private-use characters (an
+    icon font's) items never take."""
+
+    own: str = ""
+    texts: list[str] = field(default_factory=list)
+    puts: list[Callable[[list[tuple[str, str]]], None]] = field(default_factory=list)
+    where: list[int] = field(default_factory=list)  # a number for each text's warnings (a paragraph's, a line's)
+
+    def __post_init__(self):
+        self.prose = Prose([self.own])
+
+    def plain_texts(self) -> list[str]:
+        """The texts' words, without markup (to tell their language)."""
+        return [plain(t, self.prose.items) for t in self.texts]
+
+    def wrap(self, key: int, text: str) -> str:
+        """An item for markup around text to translate (a run, a span, a link): key names it in the tokens."""
+        return self.prose.item(f"\x01{key}\x02", text, f"\x01/{key}\x02")
+
+    def keep(self, key: int) -> str:
+        """An item for markup kept as it is, without text to translate (an image, a field, a footnote mark)."""
+        return self.prose.item(f"\x01{key}/\x02")
+
+    def add(self, text: str, put: Callable[[list[tuple[str, str]]], None], where: int) -> None:
+        """A text to translate, if it has words (its markup's included); put(tokens) writes its translation."""
+        if _LETTER.search(plain(text, self.prose.items)):
+            self.texts.append(text)
+            self.puts.append(put)
+            self.where.append(where)
+
+    def translate(self, engine: Engine, options: TextOptions) -> list[LineResult]:
+        """Every text translated in one call and put back; a LineResult per text, numbered by its `where`."""
+        if not self.texts:
+            return []
+        rendered: dict[str, str] = {}
+        # (a paragraph, a cell, a message without a final stop gets none)
+        results = translate_lines(self.texts, engine, replace(options, keep_stop=False), items=self.prose.items,
+                                  rendered=rendered)
+        for r, put, where in zip(results, self.puts, self.where):
+            text = r.text
+            for _ in range(8):  # (an item's rendering holds the items nested in it)
+                text, before = expand(text, rendered), text
+                if text == before or not PRIVATE.search(text):
+                    break
+            put(tokens(text, self.prose.items))
+            r.line = where
+        return results
+
+
+def plain(text: str, items: dict[str, tuple[str, ...]]) -> str:
+    """The words of a text with items: the parts to translate of each (nested ones included)."""
+    def words(m: re.Match) -> str:
+        parts = items.get(m.group())
+        return m.group() if parts is None else " ".join(plain(p, items) for p in parts[1::2])
+    return PRIVATE.sub(words, text) if items else text
+
+
+def tokens(text: str, items: dict[str, tuple[str, ...]] | None = None) -> list[tuple[str, str]]:
+    """An expanded translation as ("text", words), ("open", key), ("close", key) and ("keep", key) in order.
+    An item the pipeline left unexpanded comes back as the words it stands for."""
+    out: list[tuple[str, str]] = []
+    at = 0
+    for m in _MARK.finditer(text):
+        if m.start() > at:
+            out.append(("text", text[at : m.start()]))
+        out.append(("close" if m.group(1) else "keep" if m.group(3) else "open", m.group(2)))
+        at = m.end()
+    if at < len(text):
+        out.append(("text", text[at:]))
+    return [(kind, plain(value, items or {}) if kind == "text" else value) for kind, value in out]

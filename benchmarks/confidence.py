@@ -18,6 +18,7 @@ rows choose the coverage heads; the rest of both is held out, and every figure i
     nice -n 10 python benchmarks/confidence.py build     # translate and read the signals (~10 min) -> CACHE
     python benchmarks/confidence.py label                # print the hand-label sample (row, source, translation, refs)
     python benchmarks/confidence.py fit                  # fit, write mtcli/models/en-es/confidence.json, report
+    nice -n 10 python benchmarks/confidence.py cost      # CPU of checking 2,000 lines, --fast and full (~8 min)
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ def _raw(tr, back, sources: list[str], targets: list[str], margins: list) -> lis
     """What the fit reads again with each choice of coverage: the teacher-forced reading, the round trip."""
     forced = tr.force(sources, targets)
     trips = conf.round_trip(back, targets)
-    return [dict(source=s, target=t, margin=m, forced=f, trip=trip)
+    return [dict(source=s, target=t, scores=m, forced=f, trip=trip)
             for s, t, m, f, trip in zip(sources, targets, margins, forced, trips)]
 
 
@@ -119,7 +120,7 @@ def build(args) -> None:
                                   ("messages", [m[0] for m in messages], [m[0] for m in messages])):
         results = _translate(tr, inputs)
         targets = [r.nbest[0][0] for r in results]
-        margins = [r.nbest[0][1] - r.nbest[1][1] if len(r.nbest) > 1 else None for r in results]
+        margins = [[score for _, score in r.nbest] for r in results]  # (the beam's scores, best first)
         rows = _raw(tr, back, sources, targets, margins)
         for k, row in enumerate(rows):
             if name == "selection":
@@ -142,13 +143,41 @@ def label(args) -> None:
         print(f"{k}\t{r['chrf']:.0f}\t{r['source']}\t{r['target']}\t{' | '.join(r['refs'])}")
 
 
+def cost(args) -> None:
+    """CPU seconds of `mtcli translate -i FILE` (N_COST selection sentences, beam 4) unchecked, --fast and checked,
+    each in its own process (model loading included; the round trip loads the other direction's model)."""
+    import resource
+    import subprocess
+    import tempfile
+
+    tr = _translator("en-es")
+    pairs = held_out_pairs(resolve_data_path(None), tr.meta["data"], "selection", "en-es")
+    lines = sorted({en for en, _ in pairs})
+    random.Random(SEED + 2).shuffle(lines)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "in.txt"
+        src.write_text("".join(line + "\n" for line in lines[: args.lines]), "utf-8")
+        found = {}
+        for name, extra in (("unchecked", ["--no-check"]), ("fast", ["--fast"]), ("full", []), ("unchecked again", ["--no-check"])):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run([sys.executable, "-m", "mtcli", "translate", "--from", "en", "-i", str(src), "-o",
+                            str(Path(tmp) / "out.txt"), *extra], check=True, cwd=ROOT)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            found[name] = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        base = (found["unchecked"] + found["unchecked again"]) / 2
+        print(json.dumps({"lines": args.lines, **{k: round(v, 1) for k, v in found.items()},
+                          "fast_extra": round(found["fast"] / base - 1, 3), "full_extra": round(found["full"] / base - 1, 3)}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("build", "label", "fit"):
-        sub.add_parser(name)
+    for name in ("build", "label", "fit", "cost"):
+        p = sub.add_parser(name)
+        if name == "cost":
+            p.add_argument("--lines", type=int, default=2000)
     args = parser.parse_args()
-    {"build": build, "label": label, "fit": fit}[args.command](args)
+    {"build": build, "label": label, "fit": fit, "cost": cost}[args.command](args)
 
 
 def _labels(data: dict, hand: dict[int, int]) -> None:
@@ -163,7 +192,7 @@ def _labels(data: dict, hand: dict[int, int]) -> None:
 
 def _signals(rows: list[dict], scorer: conf.Scorer, vocab: conf.Vocab, names) -> np.ndarray:
     """(rows, features) as mtcli reads them with this scorer's choices (mtcli.confidence.read)."""
-    found = [conf.read(r["forced"], r["source"], r["target"], r["margin"], r["trip"], scorer, vocab)[0] for r in rows]
+    found = [conf.read(r["forced"], r["source"], r["target"], r["scores"], r["trip"], scorer, vocab)[0] for r in rows]
     return np.array([[s[n] for n in names] for s in found], float)
 
 
@@ -296,7 +325,7 @@ def fit(args) -> None:
     kept = json.loads(target.read_text()) if target.is_file() else {}  # the alignment heads (benchmarks/align.py)
     target.write_text(json.dumps({"fitted_by": "benchmarks/confidence.py fit",
                                   "scorers": {k: v.to_json() for k, v in scorers.items() if k != "logprob"},
-                                  "align": kept.get("align", {"layer": layer, "heads": list(heads)})}, indent=1) + "\n")
+                                  "align": kept.get("align", {"layer": layer, "heads": list(heads), "shift": 1})}, indent=1) + "\n")
     print(json.dumps(report, indent=1))
     CURVES.write_bytes(pickle.dumps(curves))
 

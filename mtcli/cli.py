@@ -1121,6 +1121,42 @@ def _repl(router) -> None:
 
 
 @app.command()
+def explain(
+    ctx: typer.Context,
+    sentence: str = typer.Argument(..., show_default=False, help="One sentence, English or Spanish."),
+    model: str = _model_option(),
+    layer: int | None = typer.Option(None, "--layer", show_default=False,
+                                     help="Cross-attention layer of the heat map [default: the last]."),
+    head: int | None = typer.Option(None, "--head", show_default=False,
+                                    help="Its head [default: all heads averaged]."),
+) -> None:
+    """Show how the model translated a sentence: the pieces on both sides, each target piece's probability
+    (unlikely ones marked) and a cross-attention heat map (rows: target pieces, columns: source pieces).
+
+    The sentence goes to the model as it is (not through translate's text pipeline); without -m, to the
+    shipped model of its language.
+
+    Examples:
+
+      mtcli explain "Where is the station?"
+
+      mtcli explain --layer 0 --head 7 "I will call you next week."
+    """
+    from mtcli.confidence.explain import explain as explained
+    from mtcli.confidence.explain import render
+    from mtcli.langid import detect
+    from mtcli.route import other
+
+    sentence = _utf8_argument(sentence)
+    if ctx.get_parameter_source("model").name != "DEFAULT":
+        path = registry.resolve(model)
+    else:
+        language = detect(sentence).language or "en"
+        path = registry.shipped(f"{language}-{other(language)}")
+    render(explained(_load_translator(path), sentence, layer, head), _out)
+
+
+@app.command()
 def evaluate(
     ctx: typer.Context,
     model_arg: str | None = _model_argument(),

@@ -48,8 +48,8 @@ class Forced:
     """A given translation read by the model under teacher forcing (what mtcli.confidence and the
     alignments read; decoding itself never computes it)."""
 
-    logprobs: np.ndarray  # (T + 1,) each target token's log-probability given the ones before, EOS last
-    attention: np.ndarray  # (L, H, T + 1, S) cross-attention of the position predicting each of them to each source id
+    logprobs: np.ndarray | None  # (T + 1,) each target token's log-probability given the ones before, EOS last
+    attention: np.ndarray  # (L', H, T + 1, S) cross-attention of the position predicting each of them to each source id
     src: list[int]  # source ids, BOS and EOS included (S)
     tgt: list[int]  # target ids without BOS/EOS (T)
 
@@ -373,21 +373,28 @@ def beam_search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = 
     return search(model, src, src_len, beam, nbest, alpha)
 
 
-def forced(model: Model, src, src_len, tgt, tgt_len) -> list[Forced]:
+def forced(model: Model, src, src_len, tgt, tgt_len, layers: int | None = None) -> list[Forced]:
     """Teacher forcing of padded targets tgt (B, T) (ids without BOS/EOS, lengths (B,)) given the padded
-    sources src (B, S): one whole-sequence pass, the cross-attention weights kept from its cache."""
+    sources src (B, S): one whole-sequence pass, the cross-attention weights kept from its cache. `layers`:
+    only the first that many decoder blocks, and no log-probabilities (a check's coverage reads the lowest)."""
     B = len(src)
     tgt_in = np.concatenate([np.full((B, 1), BOS), tgt], 1)  # (B, T + 1)
-    tgt_out = np.concatenate([tgt, np.full((B, 1), PAD)], 1)
-    tgt_out[np.arange(B), tgt_len] = EOS
     memory, _ = model.encode(src, src_len)
-    y, cache = model.decode(tgt_in, tgt_len + 1, memory, src_len)  # (B, T + 1, C)
-    logits = linear_forward(y, model.params["out"]["w"], model.params["out"]["b"])[0]  # (B, T + 1, V)
-    m = logits.max(-1)
-    lse = m + np.log(np.exp(logits - m[..., None]).sum(-1))
-    logp = np.take_along_axis(logits, tgt_out[..., None], -1)[..., 0] - lse  # (B, T + 1)
-    probs = np.stack([block.cross_attn.probs for block in cache.blocks], 1)  # (B, L, H, T + 1, S)
-    return [Forced(logp[b, : tgt_len[b] + 1], probs[b, :, :, : tgt_len[b] + 1, : src_len[b]],
+    y = model._embed(tgt_in, "tgt_emb", model.pe_tgt, None)[0]
+    probs = []
+    for i in range(model.cfg.n_layers if layers is None else layers):
+        y, block = model.decoder_block(i, y, memory, src_len, tgt_len + 1)  # (B, T + 1, C)
+        probs.append(block.cross_attn.probs)
+    probs = np.stack(probs, 1)  # (B, L', H, T + 1, S)
+    logp = None
+    if layers is None:
+        tgt_out = np.concatenate([tgt, np.full((B, 1), PAD)], 1)
+        tgt_out[np.arange(B), tgt_len] = EOS
+        logits = linear_forward(y, model.params["out"]["w"], model.params["out"]["b"])[0]  # (B, T + 1, V)
+        m = logits.max(-1)
+        lse = m + np.log(np.exp(logits - m[..., None]).sum(-1))
+        logp = np.take_along_axis(logits, tgt_out[..., None], -1)[..., 0] - lse  # (B, T + 1)
+    return [Forced(None if logp is None else logp[b, : tgt_len[b] + 1], probs[b, :, :, : tgt_len[b] + 1, : src_len[b]],
                    src[b, : src_len[b]].tolist(), tgt[b, : tgt_len[b]].tolist()) for b in range(B)]
 
 
@@ -491,7 +498,8 @@ class Translator:
         return TranslationResult([TranslationHypothesis([self.tgt_tok.id_to_token(i) for i in h.tokens], text,
                                                         h.score, h.logprob) for h, text in zip(hyps, texts)], truncated)
 
-    def force(self, sources: list[str], targets: list[str], batch: int = SENTENCES_PER_BATCH) -> list[Forced]:
+    def force(self, sources: list[str], targets: list[str], layers: int | None = None,
+              batch: int = SENTENCES_PER_BATCH) -> list[Forced]:
         """Each target read by the first model of the ensemble given its source (see forced): sources cut
         to the model's length as translate_batch cuts them, targets to what the decoder holds."""
         src_seqs, _ = self.source_ids(sources)
@@ -503,7 +511,7 @@ class Translator:
             group = order[k : k + batch]
             tgt, tgt_len = _padded([tgt_seqs[j] or [PAD] for j in group])
             tgt_len[[not tgt_seqs[j] for j in group]] = 0
-            for j, f in zip(group, forced(self.model, *_padded([src_seqs[j] for j in group]), tgt, tgt_len)):
+            for j, f in zip(group, forced(self.model, *_padded([src_seqs[j] for j in group]), tgt, tgt_len, layers)):
                 out[j] = f
         return out
 

@@ -7,8 +7,7 @@
     flagged below the model's threshold, with a reason where one is known ("may have left out: 'next week'").
 
 Signals (docs/confidence.md has what each one is worth, measured):
-  logprob     mean log-probability per target token (EOS included), the model reading its own output
-  minprob     the least probable token's log-probability; eos: the end's (low: the model expected more)
+  logprob     the beam's score: log-probability per target token (EOS included), what --scores prints
   margin      the beam's score of the best translation minus the second's (a sentence the model hesitates on)
   uncovered   source words (not punctuation) that no target position attended to (an omission)
   roundtrip   chrF of the translation translated back (the other direction's model, greedy) against the source
@@ -35,7 +34,7 @@ from mtcli.errors import UserError
 from mtcli.tokenizer import SPACE
 
 FILE = "confidence.json"  # in a model directory, beside its weights
-FEATURES = ("logprob", "minprob", "eos", "margin", "uncovered", "roundtrip", "pieces", "src_pieces", "length")
+FEATURES = ("logprob", "margin", "uncovered", "roundtrip", "pieces", "src_pieces", "length")
 NO_MARGIN = 5.0  # margin of a sentence with a single hypothesis (greedy): as sure as the beam ever is
 WORD = re.compile(r"[^\W_]", re.UNICODE)  # a word has a letter or digit; punctuation is never "left out"
 
@@ -65,16 +64,28 @@ def split_words(spans: Sequence[tuple[int, int, str]]) -> float:
     return float(np.mean([e - b >= 3 for b, e, w in spans if WORD.search(w)] or [0.0]))
 
 
+# Words a translation often has no word for ("the", "do", Spanish "se"), or pieces of contractions ("I'd" is
+# "i", "'", "d"): a run of them alone is never named as left out (on the selection split, most runs named
+# before this rule were of these words alone)
+FUNCTION_WORDS = frozenset("""a an the to of in on at for by with from and or but is are was were be been am
+do does did it its i you he she we they me him her us them my your his our their this that these those there
+not so as will would can could should shall may might must have has had s d ll re ve m t o
+el la los las lo le les un una unos unas de del al en y e o u que se me te nos os mi mis tu tus su sus por
+para con es son fue era no ya""".split())
+
+
 def uncovered_runs(spans: Sequence[tuple[int, int, str]], covered: np.ndarray, threshold: float) -> list[str]:
-    """Consecutive source words below the coverage threshold, as text ("next week"); punctuation alone never."""
+    """Consecutive source words below the coverage threshold, as text ("next week"); punctuation never, and
+    a run of function words alone never."""
     runs, current = [], []
-    for (_, _, word), c in zip(spans, covered):
+    for (_, _, word), c in [*zip(spans, covered), ((0, 0, ""), np.inf)]:
         if c < threshold and WORD.search(word):
             current.append(word)
         elif current:
-            runs.append(" ".join(current))
+            if any(w.lower() not in FUNCTION_WORDS for w in current):
+                runs.append(" ".join(current))
             current = []
-    return runs + ([" ".join(current)] if current else [])
+    return runs
 
 
 def chrf(hypothesis: str, references: Sequence[str]) -> float:
@@ -125,11 +136,13 @@ class Scorer:
 @dataclass(frozen=True)
 class Fitted:
     """What benchmarks/confidence.py measured for a model (MODEL/confidence.json): its combinations by name
-    ("full": every signal, "fast": without the round trip) and the cross-attention heads that align best."""
+    ("full": every signal, "fast": without the round trip) and how alignments read the cross-attention
+    (benchmarks/align.py): a layer, its heads (averaged; none: all), a shift (see align)."""
 
     scorers: dict[str, Scorer]
     align_layer: int
-    align_heads: tuple[int, ...]
+    align_heads: tuple[int, ...] = ()
+    align_shift: int = 0
 
 
 def load_fitted(model_dir: Path, n_layers: int) -> Fitted:
@@ -137,11 +150,12 @@ def load_fitted(model_dir: Path, n_layers: int) -> Fitted:
     which benchmarks/confidence.py can fit); without a measured choice, alignments read the last layer."""
     path = Path(model_dir) / FILE
     if not path.is_file():
-        return Fitted({}, n_layers - 1, ())
+        return Fitted({}, n_layers - 1)
     try:
         data = json.loads(path.read_text("utf-8"))
+        a = data["align"]
         return Fitted({name: Scorer.from_json(d) for name, d in data["scorers"].items()},
-                      int(data["align"]["layer"]), tuple(int(h) for h in data["align"]["heads"]))
+                      int(a["layer"]), tuple(int(h) for h in a["heads"]), int(a["shift"]))
     except (ValueError, KeyError, TypeError) as e:
         raise UserError(f"{path} is damaged ({e}); remove it or fit it again with benchmarks/confidence.py") from None
 
@@ -161,15 +175,15 @@ class Vocab:
                    tuple(t.id_to_token(i) for i in range(t.vocab_size)), s.vocab_size)
 
 
-def read(f, source: str, target: str, margin: float | None, trip: str | None, scorer: Scorer,
+def read(f, source: str, target: str, scores: Sequence[float], trip: str | None, scorer: Scorer,
          vocab: Vocab) -> tuple[dict, list[str]]:
-    """One pair's signals from its teacher-forced reading f (decode.Forced) and round trip (None: not made),
-    and the runs of source words it probably left out."""
+    """One pair's signals from the beam's scores (best first), its teacher-forced reading f (decode.Forced, the
+    cross-attention of the lowest layers is enough) and round trip (None: not made), and the runs of source
+    words it probably left out."""
     spans = words([vocab.src[i % vocab.src_size] for i in f.src[1:-1]])  # (case factors stripped)
     cover = word_coverage(f.attention, spans, scorer.layer, scorer.heads)
     content = np.array([bool(WORD.search(w)) for _, _, w in spans], bool)
-    s = {"logprob": float(f.logprobs.mean()), "minprob": float(f.logprobs.min()), "eos": float(f.logprobs[-1]),
-         "margin": NO_MARGIN if margin is None else min(float(margin), NO_MARGIN),
+    s = {"logprob": float(scores[0]), "margin": min(scores[0] - scores[1], NO_MARGIN) if len(scores) > 1 else NO_MARGIN,
          "uncovered": float((cover[content] < scorer.covered).sum()),
          "pieces": split_words(words([vocab.tgt[i] for i in f.tgt])), "src_pieces": split_words(spans),
          "length": abs(math.log((len(target) + 1) / (len(source) + 1)) - scorer.ratio)}
@@ -198,13 +212,15 @@ def spaced_words(pieces: Sequence[str]) -> list[tuple[int, int]]:
     return [tuple(w) for w in out]
 
 
-def align(attention: np.ndarray, src_words, tgt_words, layer: int, heads: Sequence[int]) -> list[tuple[int, int]]:
+def align(attention: np.ndarray, src_words, tgt_words, layer: int, heads: Sequence[int],
+          shift: int = 0) -> list[tuple[int, int]]:
     """Source-target word pairs (i, j), by target word j: the source word its pieces attend to most (the
-    mean of `heads` of `layer`; a source word's attention is its pieces' sum). attention (L, H, T + 1, S)
-    with the source's BOS first and EOS last, which no word owns."""
+    mean of `heads` of `layer`; a source word's attention is its pieces' sum). shift 0 reads the positions
+    that predict the word's pieces, 1 those that read them as input (Shift-Att, Chen et al. 2020).
+    attention (L, H, T + 1, S) with the source's BOS first and EOS last, which no word owns."""
     a = attention[layer, list(heads)].mean(0)  # (T + 1, S)
     by_src = np.stack([a[:, 1 + s : 1 + e].sum(1) for s, e in src_words], 1)  # (T + 1, I)
-    return sorted((int(by_src[s:e].mean(0).argmax()), j) for j, (s, e) in enumerate(tgt_words))
+    return sorted((int(by_src[s + shift : e + shift].mean(0).argmax()), j) for j, (s, e) in enumerate(tgt_words))
 
 
 @dataclass
@@ -261,6 +277,12 @@ def sentence_pairs(source: str, translation: str) -> list[tuple[str, str]]:
 BACK_DIFFERS = 40.0  # round-trip chrF below which the way back is shown as the reason
 
 
+def as_written(run: str, source: str) -> str:
+    """A run of words (as the tokenizer gave them: lowercased, a contraction in pieces) as the source has it."""
+    found = re.search(r"\W*".join(re.escape(w) for w in run.split()), source, re.IGNORECASE)
+    return found.group() if found else run
+
+
 def _reason(runs: list[str], trip: str | None, found: dict) -> str:
     """A flagged sentence's one-line reason: what it left out, else what it says translated back, else doubt."""
     if runs:
@@ -295,7 +317,8 @@ class Checker:
         out: list[LineCheck | None] = [None] * len(sources)
         if not flat:
             return out
-        forced = self.translator.force([s for _, s, _ in flat], [t for _, _, t in flat])
+        layers = max(self.scorer.layer if self.scorer else 0, self.fitted.align_layer) + 1
+        forced = self.translator.force([s for _, s, _ in flat], [t for _, _, t in flat], layers)
         scorer = self.scorer
         trips = (round_trip(self.back(), [t for _, _, t in flat]) if scorer and "roundtrip" in scorer.features
                  else [None] * len(flat))
@@ -303,12 +326,11 @@ class Checker:
         for (k, s, t), f, trip in zip(flat, forced, trips):
             sc = SentenceCheck(s, t)
             if scorer:
-                nb = nbests[k]
-                found, runs = read(f, s, t, nb[0][1] - nb[1][1] if len(nb) > 1 else None, trip, scorer, self.vocab)
+                found, runs = read(f, s, t, [score for _, score in nbests[k]], trip, scorer, self.vocab)
                 sc.confidence = scorer.confidence(found)
                 sc.flagged = sc.confidence < scorer.threshold
                 if sc.flagged:
-                    sc.warnings.append(_reason(runs, trip, found))
+                    sc.warnings.append(_reason([as_written(r, s) for r in runs], trip, found))
             if self.options.return_alignments:
                 sc.alignment = self._alignment(f, t)
             checks[k].append(sc)
@@ -321,5 +343,6 @@ class Checker:
         tgt = spaced_words([self.vocab.tgt[i] for i in f.tgt])
         if not src or not tgt or len(tgt) != len(target.split()):
             return None  # (a target cut to the decoder's length)
-        heads = self.fitted.align_heads or range(f.attention.shape[1])
-        return align(f.attention, src, tgt, self.fitted.align_layer, heads)
+        fitted = self.fitted
+        return align(f.attention, src, tgt, fitted.align_layer, fitted.align_heads or range(f.attention.shape[1]),
+                     fitted.align_shift)

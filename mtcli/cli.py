@@ -1116,6 +1116,7 @@ def _repl(router) -> None:
         if line.strip():
             results = router.translate([line], first=number)
             _warn(results)
+            _Tally().add(results, "line", None)
             r = results[0]
             print(f"{router.languages.target or other(r.language)}> {_one_line(r.text)}")
 

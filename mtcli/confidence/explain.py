@@ -76,4 +76,4 @@ def render(e: Explained, console: Console) -> None:
         console.print(f"{piece[:label]:<{label}} {cells}", highlight=False, soft_wrap=True)
     if shown < len(e.source):
         console.print(f"(source pieces {shown} to {len(e.source) - 1} left out: the terminal is "
-                      f"{console.width} columns wide)", highlight=False)
+                      f"{console.width} columns wide)", highlight=False, soft_wrap=True)

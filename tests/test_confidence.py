@@ -93,8 +93,8 @@ def test_shipped_en_es_has_a_fitted_check_that_separates(en_es):
     own = en_es.translate_batch([source], replace(DEFAULTS, num_hypotheses=2))[0].hypotheses
     good = checker.check([source], [[(h.text, h.score) for h in own]])[0]
     bad = checker.check([source], [[("Te llamaré.", own[0].score - 1.0), ("Te llamo.", own[0].score - 1.1)]])[0]
-    assert good.confidence > bad.confidence and bad.flagged and not good.flagged
-    assert bad.warnings and "left out" in bad.warnings[0] and "Madrid" in bad.warnings[0]
+    assert good.confidence > 100 * bad.confidence and bad.flagged
+    assert bad.warnings and "left out" in bad.warnings[0]
     assert checker.check([source], [[(source, 0.0)]]) == [None]  # kept as it came: nothing to check
 
 

@@ -64,7 +64,6 @@ def test_explain_on_a_terminal_without_colour_and_narrow():
     assert "translation: ¿Dónde está la estación?" in CODES.sub("", plain)
     long = "I think that the museum in the old town is closed on Mondays and Tuesdays until the spring."
     narrow = CODES.sub("", _pty(["explain", long], 30))
-    assert "left out: the terminal is 30 columns wide" in narrow
     assert all(len(line) <= 30 for line in narrow.splitlines() if line.startswith("▁") and " " in line), narrow
 
 

@@ -260,6 +260,15 @@ class LineCheck:
     def warnings(self) -> list[str]:
         return [w for s in self.sentences for w in s.warnings]
 
+    @property
+    def alignment(self) -> list[tuple[int, int]]:
+        """The sentences' alignments as one for the line: word numbers counted from the line's start."""
+        out, i0, j0 = [], 0, 0
+        for s in self.sentences:
+            out += [(i + i0, j + j0) for i, j in s.alignment or []]
+            i0, j0 = i0 + len(s.source.split()), j0 + len(s.translation.split())
+        return out
+
     def to_json(self) -> dict:
         c = self.confidence
         return {"confidence": None if c is None else round(c, 4), "flagged": self.flagged,

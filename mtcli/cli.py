@@ -610,20 +610,87 @@ def _one_line(text: str) -> str:
     return text[: len(text) - len(body)] + "\t".join(" ".join(cell.split()) for cell in body.split("\t"))
 
 
-def _format(r, n: int, scores: bool, as_json: bool) -> str:
-    """One input line's output: its translation(s), as text, n-best rows or a JSON object."""
+def _format(r, n: int, scores: bool, as_json: bool, align: bool = False, marked: bool = False) -> str:
+    """One input line's output: its translation(s), as text, n-best rows or a JSON object. `marked`: the
+    flagged sentences marked (a terminal), `align`: the line's word alignments after ' ||| '."""
     import json
 
+    check = getattr(r, "check", None)
     if as_json:
-        return json.dumps({"line": r.line, "translations": [{"text": t, "score": round(s, 4)} for t, s in r.nbest[:n]],
-                           "sentences": r.sentences, "split": r.split, "kept": r.kept, "warnings": r.warnings,
-                           "language": r.language,
-                           "confidence": None if r.confidence is None else round(r.confidence, 4)},
-                          ensure_ascii=False)
+        out = {"line": r.line, "translations": [{"text": t, "score": round(s, 4)} for t, s in r.nbest[:n]],
+               "sentences": r.sentences, "split": r.split, "kept": r.kept, "warnings": r.warnings,
+               "language": r.language, "confidence": None if r.confidence is None else round(r.confidence, 4)}
+        if check is not None:
+            out["quality"] = check.to_json()
+        return json.dumps(out, ensure_ascii=False)
     if n > 1:
         return "\n".join(f"{r.line - 1} ||| {_one_line(t)} ||| {s:.4f}" for t, s in r.nbest[:n])
     text, score = r.nbest[0]
-    return f"{score:.4f}\t{_one_line(text)}" if scores else _one_line(text)
+    text = _one_line(text)
+    if align:
+        text += " ||| " + " ".join(f"{i}-{j}" for i, j in (check.alignment if check else []))
+    elif marked and check is not None and check.flagged:
+        text = _marked(text, [s.translation for s in check.sentences if s.flagged])
+    return f"{score:.4f}\t{text}" if scores else text
+
+
+FLAG = "⚠"  # before a flagged line on a terminal: a shape, not a colour, says it (colour-blind safe)
+
+
+def _marked(text: str, flagged: list[str]) -> str:
+    """A line for the terminal with its flagged sentences underlined after the flag (plain with NO_COLOR)."""
+    if _out.no_color or not _out.is_terminal:
+        return f"{FLAG} {text}"
+    line = Text(f"{FLAG} ", style="bold yellow")
+    rest = text
+    for sentence in flagged:
+        at = rest.find(sentence)
+        if at < 0:
+            continue
+        line.append(rest[:at])
+        line.append(sentence, style="underline")
+        rest = rest[at + len(sentence):]
+    line.append(rest)
+    with _out.capture() as captured:
+        _out.print(line, end="", soft_wrap=True, highlight=False)
+    return captured.get()
+
+
+class _Tally:
+    """The checked lines of a translate run: which were flagged, which fell below --min-confidence."""
+
+    def __init__(self):
+        self.checked, self.flagged, self.low = 0, [], []
+
+    def add(self, results, where: str, min_confidence: float | None) -> None:
+        for r in results:
+            check = getattr(r, "check", None)
+            if check is None or check.confidence is None:
+                continue
+            self.checked += 1
+            if check.flagged:
+                self.flagged.append(r.line)
+                _warning(f"{where} {r.line}: probably wrong (confidence {check.confidence:.2f}): "
+                         + "; ".join(dict.fromkeys(check.warnings)))
+            if min_confidence is not None and check.confidence < min_confidence:
+                self.low.append(r.line)
+
+    def finish(self, lines: bool, flagged_file: Path | None, min_confidence: float | None) -> None:
+        """The run's end: "N of M lines flagged" (lines, not arguments), --flagged FILE, and exit status 4
+        when a line fell below --min-confidence."""
+        from mtcli.atomic import write_output
+
+        if lines and self.checked:
+            err.print(f"{len(self.flagged)} of {self.checked} lines flagged", highlight=False)
+        if flagged_file is not None:
+            write_output(flagged_file, "".join(f"{n}\n" for n in self.flagged).encode())
+        if self.low:
+            shown = ", ".join(map(str, self.low[:10])) + (", …" if len(self.low) > 10 else "")
+            err.print(f"{len(self.low)} line(s) below --min-confidence {min_confidence:g}: {shown}", highlight=False)
+            raise typer.Exit(LOW_CONFIDENCE)
+
+
+LOW_CONFIDENCE = 4  # exit status of a translate run with a line below --min-confidence (0-3 and 130 are taken)
 
 
 def _warning(message: str) -> None:
@@ -712,6 +779,24 @@ def _refuse_contradictions(ctx: typer.Context, text: bool, input: bool, greedy: 
         fail(f"--scores: the output of {'--json' if as_json else '--nbest'} carries the scores already")
 
 
+def _check_options(ctx: typer.Context, fmt: str, beam: int, nbest: int, check: bool, fast: bool,
+                   min_confidence: float | None, flagged: str | None, align: bool, scores: bool):
+    """translate's checking options as the decoding options object carries them (config.TranslationOptions);
+    combinations that would be ignored are an error."""
+    from dataclasses import replace
+
+    asked = [name for name, given in (("--fast", fast), ("--min-confidence", min_confidence is not None),
+                                      ("--flagged", flagged is not None)) if given]
+    if not check and asked:
+        fail(f"{asked[0]} reads the check that --no-check turns off")
+    if fmt != "text" and (asked or align):
+        fail(f"--format {fmt}: {(asked or ['--align'])[0]} is for plain lines (a document is not checked)")
+    if align and (nbest > 1 or scores):
+        fail(f"--align: its alignments follow the one translation of each line, not {'--nbest' if nbest > 1 else '--scores'}")
+    return replace(DEFAULTS, beam_size=beam, num_hypotheses=nbest, check="off" if not check else "fast" if fast else "full",
+                   return_alignments=align)
+
+
 @app.command()
 def translate(
     ctx: typer.Context,
@@ -746,6 +831,18 @@ def translate(
     batch_size: int | None = typer.Option(None, "--batch-size", **limits("decode_batch"), show_default=False,
                                           help=f"Sentences decoded together [default: {DEFAULTS.max_batch_size:,} "
                                                f"source {DEFAULTS.batch_type}' worth]."),
+    check: bool = typer.Option(True, "--check/--no-check",
+                               help="Flag translations that are probably wrong, with a reason where one is known "
+                                    "(docs/confidence.md): marked on a terminal, a warning on stderr, 'quality' "
+                                    "in --json."),
+    fast: bool = typer.Option(False, "--fast", help="Check without translating each line back: about 5 % more CPU "
+                                                    "instead of 25 %, fewer wrong lines caught."),
+    min_confidence: float | None = typer.Option(None, "--min-confidence", min=0.0, max=1.0, show_default=False,
+                                                help="Exit with status 4 when a line's confidence (0-1) is below X."),
+    flagged: str | None = typer.Option(None, "--flagged", show_default=False,
+                                       help="Write the numbers of the flagged lines (1-based) to FILE, one a line."),
+    align: bool = typer.Option(False, "--align", help="Source-target word alignments (i-j, words between spaces) "
+                                                      "after ' ||| ' on each line; in --json per sentence."),
 ) -> None:
     """Translate English to Spanish and Spanish to English: arguments, a file, piped lines, or interactively.
 
@@ -777,6 +874,8 @@ def translate(
       mtcli translate -i report.docx -o informe.docx
 
       mtcli translate --nbest 3 "I like it."
+
+      mtcli translate -i english.txt -o spanish.txt --flagged check.txt --min-confidence 0.3
     """
     output = _output_file(output)
     from mtcli import kernels
@@ -785,10 +884,15 @@ def translate(
     from mtcli.text.formats import DOCUMENTS
 
     fmt, beam = _translate_options(ctx, bool(text), input, fmt, greedy, beam, nbest, scores, as_json, batch_size)
+    options = _check_options(ctx, fmt, beam, nbest, check, fast, min_confidence, flagged, align, scores)
+    flagged_file = _output_file(flagged)
     from_stdin = input is not None and str(input) == STDOUT
     reads_stdin = not text and (input is None or from_stdin) and not sys.stdin.isatty()
+    checking = options.check != "off"
+    # the beam's second best gives the margin the check reads (beam search finds it anyway)
     router = _router(ctx, model, source.value, target.value if target else None, output,
-                     dict(beam=beam, nbest=nbest, alpha=alpha, batch_size=batch_size), reads_stdin)
+                     dict(beam=beam, nbest=max(nbest, 2) if checking and beam > 1 else nbest, alpha=alpha,
+                          batch_size=batch_size), reads_stdin, options)
     if input is None and not text and sys.stdin.isatty():
         with kernels.for_decoding(0, beam):  # the REPL's lines are counted as they come (Engine's decode)
             return _repl(router)
@@ -805,33 +909,50 @@ def translate(
         else:
             groups = [lines] if lines is not None else read.stream_lines(sys.stdin.buffer, "<stdin>")
             show = input is not None and not from_stdin and err.is_terminal
+            tally = _Tally()
             rendered = _translate_groups(groups, router, batch_size, nbest, scores, as_json, to_stdout, show,
-                                         "argument" if text else "line")
+                                         "argument" if text else "line", tally, align, min_confidence)
     if not to_stdout:  # a file is written back as the input file came (line ends, encoding, BOM); stdout: "\n"
         write_output(output, (doc or read.Document([])).encode(rendered))
     elif fmt != "text":
         sys.stdout.write(rendered)
+    if fmt == "text" and checking:
+        tally.finish(not text, flagged_file, min_confidence)
 
 
-def _router(ctx: typer.Context, model: str, source: str, target: str | None, output, decoding: dict, stdin: bool):
+def _router(ctx: typer.Context, model: str, source: str, target: str | None, output, decoding: dict, stdin: bool,
+            options=None):
     """translate's way to the models: the one given with -m or MTCLI_MODEL (its direction fixed, --from
-    and --to must agree with it), else the shipped model of each line's direction, loaded on first use."""
+    and --to must agree with it), else the shipped model of each line's direction, loaded on first use.
+    `options` (config.TranslationOptions): how the translations are checked (mtcli.confidence); the round
+    trip's model is the shipped one of the other direction, loaded on first use."""
+    import functools
+
+    from mtcli.confidence import Checker
     from mtcli.route import Languages, Router
     from mtcli.text.pipeline import Engine
 
     languages = Languages.parse(source, target)
+    shipped = functools.cache(lambda direction: _load_translator(registry.shipped(direction)))
     if ctx.get_parameter_source("model").name != "DEFAULT":
         path = registry.resolve(model)
         _not_an_input(output, _model_files(path), stdin=stdin)  # (-i FILE: _read_input)
         translator = _load_translator(path)
         languages.agree(translator.direction, model)
-        engine = Engine.from_translator(translator, **decoding)
-        return Router(lambda direction: engine, languages, fixed=translator.direction)
-    for path in registry.models().values():
-        if path.parent == registry.SHIPPED_DIR:
-            _not_an_input(output, _model_files(path), stdin=stdin)
-    return Router(lambda direction: Engine.from_translator(_load_translator(registry.shipped(direction)), **decoding),
-                  languages)
+        translator_of, fixed = (lambda direction: translator), translator.direction
+    else:
+        for path in registry.models().values():
+            if path.parent == registry.SHIPPED_DIR:
+                _not_an_input(output, _model_files(path), stdin=stdin)
+        translator_of, fixed = shipped, None
+    engine_of = lambda direction: Engine.from_translator(translator_of(direction), **decoding)  # noqa: E731
+
+    def checker_for(direction: str):
+        back = "-".join(reversed(direction.split("-")))
+        return Checker(translator_of(direction), lambda: shipped(back), options)
+
+    checking = options is not None and (options.check != "off" or options.return_alignments)
+    return Router(engine_of, languages, fixed=fixed, checker_for=checker_for if checking else None)
 
 
 def _document_options(fmt: str, keys: list[str] | None, overwrite: bool) -> None:
@@ -923,7 +1044,8 @@ def _translate_document(lines: list[str], fmt: str, router, name) -> str:
 
 
 def _translate_groups(groups, router, batch_size: int, nbest: int, scores: bool, as_json: bool, to_stdout: bool,
-                      progress: bool, where: str) -> str:
+                      progress: bool, where: str, tally: _Tally | None = None, align: bool = False,
+                      min_confidence: float | None = None) -> str:
     """Lines in groups as they arrive (a pipe), translated up to LINES_PER_CALL (or batch_size) at a time;
     each batch is written to stdout and flushed at once (a line is answered before the input ends) or
     kept for one atomic write."""
@@ -943,7 +1065,10 @@ def _translate_groups(groups, router, batch_size: int, nbest: int, scores: bool,
                 results = router.translate(batch, first=done + 1)
                 done += len(batch)
                 _warn(results, where)
-                chunk = "".join(_format(r, nbest, scores, as_json) + "\n" for r in results)
+                if tally is not None:
+                    tally.add(results, where, min_confidence)
+                marked = to_stdout and _out.is_terminal
+                chunk = "".join(_format(r, nbest, scores, as_json, align, marked) + "\n" for r in results)
                 if to_stdout:
                     sys.stdout.write(chunk)
                     sys.stdout.flush()
@@ -1036,8 +1161,45 @@ def _repl(router) -> None:
         if line.strip():
             results = router.translate([line], first=number)
             _warn(results)
+            _Tally().add(results, "line", None)
             r = results[0]
             print(f"{router.languages.target or other(r.language)}> {_one_line(r.text)}")
+
+
+@app.command()
+def explain(
+    ctx: typer.Context,
+    sentence: str = typer.Argument(..., show_default=False, help="One sentence, English or Spanish."),
+    model: str = _model_option(),
+    layer: int | None = typer.Option(None, "--layer", show_default=False,
+                                     help="Cross-attention layer of the heat map [default: the last]."),
+    head: int | None = typer.Option(None, "--head", show_default=False,
+                                    help="Its head [default: all heads averaged]."),
+) -> None:
+    """Show how the model translated a sentence: the pieces on both sides, each target piece's probability
+    (unlikely ones marked) and a cross-attention heat map (rows: target pieces, columns: source pieces).
+
+    The sentence goes to the model as it is (not through translate's text pipeline); without -m, to the
+    shipped model of its language.
+
+    Examples:
+
+      mtcli explain "Where is the station?"
+
+      mtcli explain --layer 0 --head 7 "I will call you next week."
+    """
+    from mtcli.confidence.explain import explain as explained
+    from mtcli.confidence.explain import render
+    from mtcli.langid import detect
+    from mtcli.route import other
+
+    sentence = _utf8_argument(sentence)
+    if ctx.get_parameter_source("model").name != "DEFAULT":
+        path = registry.resolve(model)
+    else:
+        language = detect(sentence).language or "en"
+        path = registry.shipped(f"{language}-{other(language)}")
+    render(explained(_load_translator(path), sentence, layer, head), _out)
 
 
 @app.command()

@@ -107,6 +107,9 @@ class TrainConfig:
         raise ValueError(f"unknown lr_schedule {self.lr_schedule!r} (noam or thesis)")
 
 
+CHECKS = ("full", "fast", "off")
+
+
 @dataclass(frozen=True)
 class TranslationOptions:
     """Decoding settings, named as CTranslate2's translate_batch names them. decode.py uses them; they
@@ -121,12 +124,19 @@ class TranslationOptions:
     no_repeat_ngram_size: int = 4  # an n-gram repeated within one output is a loop, never Spanish; 0: off
     max_batch_size: int = 2048  # sentences decoded together, in examples or source tokens (padded)
     batch_type: str = "tokens"  # "tokens" or "examples"
+    # how sure each translation is (mtcli/confidence.py; docs/confidence.md): "full" reads it again under
+    # teacher forcing and translates it back (<= 25 % more CPU, measured), "fast" without the way back
+    # (<= 5 %), "off"; a model without a fitted combination (MODEL/confidence.json) is not checked
+    check: str = "full"
+    return_alignments: bool = False  # source-target word alignments from the cross-attention (--align)
 
     def __post_init__(self):
         if self.beam_size < 1 or self.num_hypotheses < 1 or self.max_batch_size < 1:
             raise UserError("beam size, number of hypotheses and batch size must be at least 1")
         if self.batch_type not in ("tokens", "examples"):
             raise UserError(f"batch type must be tokens or examples, not {self.batch_type!r}")
+        if self.check not in CHECKS:
+            raise UserError(f"check must be {', '.join(CHECKS)}, not {self.check!r}")
 
 
 DEFAULTS = TranslationOptions()  # the decoding of `mtcli translate`, `evaluate` and `serve` unless told otherwise

@@ -44,6 +44,17 @@ class TranslationHypothesis:
 
 
 @dataclass
+class Forced:
+    """A given translation read by the model under teacher forcing (what mtcli.confidence and the
+    alignments read; decoding itself never computes it)."""
+
+    logprobs: np.ndarray | None  # (T + 1,) each target token's log-probability given the ones before, EOS last
+    attention: np.ndarray  # (L', H, T + 1, S) cross-attention of the position predicting each of them to each source id
+    src: list[int]  # source ids, BOS and EOS included (S)
+    tgt: list[int]  # target ids without BOS/EOS (T)
+
+
+@dataclass
 class TranslationResult:
     hypotheses: list[TranslationHypothesis] = field(default_factory=list)  # best first
     truncated: bool = False  # the source was cut to the model's length
@@ -362,6 +373,31 @@ def beam_search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = 
     return search(model, src, src_len, beam, nbest, alpha)
 
 
+def forced(model: Model, src, src_len, tgt, tgt_len, layers: int | None = None) -> list[Forced]:
+    """Teacher forcing of padded targets tgt (B, T) (ids without BOS/EOS, lengths (B,)) given the padded
+    sources src (B, S): one whole-sequence pass, the cross-attention weights kept from its cache. `layers`:
+    only the first that many decoder blocks, and no log-probabilities (a check's coverage reads the lowest)."""
+    B = len(src)
+    tgt_in = np.concatenate([np.full((B, 1), BOS), tgt], 1)  # (B, T + 1)
+    memory, _ = model.encode(src, src_len)
+    y = model._embed(tgt_in, "tgt_emb", model.pe_tgt, None)[0]
+    probs = []
+    for i in range(model.cfg.n_layers if layers is None else layers):
+        y, block = model.decoder_block(i, y, memory, src_len, tgt_len + 1)  # (B, T + 1, C)
+        probs.append(block.cross_attn.probs)
+    probs = np.stack(probs, 1)  # (B, L', H, T + 1, S)
+    logp = None
+    if layers is None:
+        tgt_out = np.concatenate([tgt, np.full((B, 1), PAD)], 1)
+        tgt_out[np.arange(B), tgt_len] = EOS
+        logits = linear_forward(y, model.params["out"]["w"], model.params["out"]["b"])[0]  # (B, T + 1, V)
+        m = logits.max(-1)
+        lse = m + np.log(np.exp(logits - m[..., None]).sum(-1))
+        logp = np.take_along_axis(logits, tgt_out[..., None], -1)[..., 0] - lse  # (B, T + 1)
+    return [Forced(None if logp is None else logp[b, : tgt_len[b] + 1], probs[b, :, :, : tgt_len[b] + 1, : src_len[b]],
+                   src[b, : src_len[b]].tolist(), tgt[b, : tgt_len[b]].tolist()) for b in range(B)]
+
+
 def batches(lengths: np.ndarray, options: TranslationOptions) -> list[np.ndarray]:
     """Indices of sentences grouped by source length (shortest first), each group within
     options.max_batch_size sentences or padded source tokens."""
@@ -461,6 +497,23 @@ class Translator:
         texts = self.tgt_tok.decode_batch([h.tokens for h in hyps])
         return TranslationResult([TranslationHypothesis([self.tgt_tok.id_to_token(i) for i in h.tokens], text,
                                                         h.score, h.logprob) for h, text in zip(hyps, texts)], truncated)
+
+    def force(self, sources: list[str], targets: list[str], layers: int | None = None,
+              batch: int = SENTENCES_PER_BATCH) -> list[Forced]:
+        """Each target read by the first model of the ensemble given its source (see forced): sources cut
+        to the model's length as translate_batch cuts them, targets to what the decoder holds."""
+        src_seqs, _ = self.source_ids(sources)
+        room = self.model.cfg.max_tgt_len - 1
+        tgt_seqs = [t[:room] for t in self.tgt_tok.encode_batch(targets)]
+        out: list[Forced | None] = [None] * len(sources)
+        order = np.argsort([len(s) for s in src_seqs], kind="stable")
+        for k in range(0, len(order), batch):
+            group = order[k : k + batch]
+            tgt, tgt_len = _padded([tgt_seqs[j] or [PAD] for j in group])
+            tgt_len[[not tgt_seqs[j] for j in group]] = 0
+            for j, f in zip(group, forced(self.model, *_padded([src_seqs[j] for j in group]), tgt, tgt_len, layers)):
+                out[j] = f
+        return out
 
     def stream(self, slots: int, options: TranslationOptions = DEFAULTS) -> TranslationStream:
         """Lines decoded as they come, up to `slots` at once (continuous batching: a server's decoder)."""

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
+from mtcli.confidence import LineCheck
 from mtcli.config import DEFAULT_DIRECTION
 from mtcli.errors import UserError
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
@@ -68,18 +69,26 @@ class Languages:
 
 
 @dataclass
+class CheckedLine(LineResult):
+    check: LineCheck | None = None  # how sure each sentence's translation is (mtcli.confidence); None: not checked
+
+
+@dataclass
 class Router:
     """Lines to the engine of their direction. `engine_for(direction)` builds an engine (called once
     per direction, on first use). `fixed`: every line goes that way (a model given with -m, or --from);
     else each line's language is told from its text. `detect(text, prior)` -> (language or None,
-    confidence 0-1): mtcli.langid.detect unless a test gives another."""
+    confidence 0-1): mtcli.langid.detect unless a test gives another. `checker_for(direction)`: an
+    mtcli.confidence.Checker of that direction's translations (None: none checked), built on first use."""
 
     engine_for: Callable[[str], Engine]
     languages: Languages = field(default_factory=Languages)
     fixed: str | None = None
     detect: Callable | None = None
     seen: Counter = field(default_factory=Counter)  # languages of the lines so far: the running majority
+    checker_for: Callable | None = None
     _engines: dict[str, Engine] = field(default_factory=dict)
+    _checkers: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self.fixed = self.fixed or (self.languages.direction() if self.languages.source else None)
@@ -105,23 +114,34 @@ class Router:
         language, confidence = self.detect("\n".join(lines), self.prior)
         return language or self.prior or DEFAULT_DIRECTION.split("-")[0], confidence
 
-    def translate(self, lines: Sequence[str], first: int = 1) -> list[LineResult]:
-        """One LineResult per line, in order, each with the language it was read as."""
+    def checker(self, direction: str):
+        if self.checker_for is None:
+            return None
+        if direction not in self._checkers:
+            self._checkers[direction] = self.checker_for(direction)
+        return self._checkers[direction]
+
+    def translate(self, lines: Sequence[str], first: int = 1) -> list[CheckedLine]:
+        """One result per line, in order, each with the language it was read as and, given a checker, how
+        sure its translation is."""
         told = [self._tell(line) for line in lines]
-        results: list[LineResult | None] = [None] * len(lines)
+        results: list[CheckedLine | None] = [None] * len(lines)
         groups: dict[str, list[int]] = {}
         for i, (language, confidence) in enumerate(told):
             target = self.languages.target or other(language)
             if language == target:  # (only with --to: the other direction is never forced on a line)
-                results[i] = LineResult(first + i, [(lines[i], 0.0)], warnings=[
+                results[i] = CheckedLine(first + i, [(lines[i], 0.0)], warnings=[
                     f"this is {NAMES[language]} already (confidence {confidence:.2f}); kept as it came"])
             else:
                 groups.setdefault(f"{language}-{target}", []).append(i)
         for direction, rows in groups.items():
             source = direction.split("-")[0]
-            done = translate_lines([lines[i] for i in rows], self.engine(direction), SOURCE_OPTIONS[source])
-            for i, r in zip(rows, done):
-                results[i] = replace(r, line=first + i)
+            sources = [lines[i] for i in rows]
+            done = translate_lines(sources, self.engine(direction), SOURCE_OPTIONS[source])
+            checker = self.checker(direction)
+            checks = checker.check(sources, [r.nbest for r in done]) if checker else [None] * len(rows)
+            for i, r, check in zip(rows, done, checks):
+                results[i] = CheckedLine(**{**vars(r), "line": first + i}, check=check)
         for r, (language, confidence) in zip(results, told):
             r.language, r.confidence = language, confidence
         return results

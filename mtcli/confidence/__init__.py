@@ -1,0 +1,357 @@
+"""How likely a translation is wrong, and why: signals read from the model and a small fitted combination.
+
+    (source sentence, its translation, the beam's scores) -> the translation read again under teacher
+    forcing (decode.Translator.force: per-token log-probabilities, cross-attention) -> signals (below)
+    -> logistic regression with coefficients fitted per model direction (MODEL/confidence.json, written by
+    benchmarks/confidence.py) -> a confidence 0-1 (the fitted probability the translation is right),
+    flagged below the model's threshold, with a reason where one is known ("may have left out: 'next week'").
+
+Signals (docs/confidence.md has what each one is worth, measured):
+  logprob     the beam's score: log-probability per target token (EOS included), what --scores prints
+  margin      the beam's score of the best translation minus the second's (a sentence the model hesitates on)
+  uncovered   source words (not punctuation) that no target position attended to (an omission)
+  roundtrip   chrF of the translation translated back (the other direction's model, greedy) against the source
+  pieces      the share of target words spelled in three WordPiece pieces or more (words the corpus never had);
+  src_pieces  the same of the source's words (words the model rarely saw)
+  length      |log(target characters / source characters) - the usual ratio|
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from mtcli.config import DEFAULTS
+from mtcli.errors import UserError
+from mtcli.tokenizer import SPACE
+
+FILE = "confidence.json"  # in a model directory, beside its weights
+FEATURES = ("logprob", "margin", "uncovered", "roundtrip", "pieces", "src_pieces", "length")
+NO_MARGIN = 5.0  # margin of a sentence with a single hypothesis (greedy): as sure as the beam ever is
+WORD = re.compile(r"[^\W_]", re.UNICODE)  # a word has a letter or digit; punctuation is never "left out"
+
+
+def words(pieces: Sequence[str]) -> list[tuple[int, int, str]]:
+    """WordPiece pieces ("▁next", "▁wee", "##k", "?") grouped into words: (first piece, end, the word)."""
+    out: list[list] = []
+    for i, p in enumerate(pieces):
+        if p.startswith("##") and out:
+            out[-1][1], out[-1][2] = i + 1, out[-1][2] + p[2:]
+        else:
+            out.append([i, i + 1, p.lstrip("▁")])
+    return [tuple(w) for w in out]
+
+
+def word_coverage(attention: np.ndarray, spans: Sequence[tuple[int, int, str]], layer: int,
+                  heads: Sequence[int]) -> np.ndarray:
+    """Each source word's coverage: the most attention (the mean of `heads` of layer `layer`) any target
+    position gives its pieces together. attention (L, H, T + 1, S) with S counting BOS first and EOS last."""
+    a = attention[layer, list(heads)].mean(0)  # (T + 1, S)
+    return np.array([a[:, 1 + s : 1 + e].sum(1).max(initial=0.0) for s, e, _ in spans])
+
+
+def split_words(spans: Sequence[tuple[int, int, str]]) -> float:
+    """The share of words (not punctuation) spelled in three WordPiece pieces or more: rare words, or
+    words the corpus never had (a target word of pieces the model put together)."""
+    return float(np.mean([e - b >= 3 for b, e, w in spans if WORD.search(w)] or [0.0]))
+
+
+# Words a translation often has no word for ("the", "do", Spanish "se"), or pieces of contractions ("I'd" is
+# "i", "'", "d"): a run of them alone is never named as left out (on the selection split, most runs named
+# before this rule were of these words alone)
+FUNCTION_WORDS = frozenset("""a an the to of in on at for by with from and or but is are was were be been am
+do does did it its i you he she we they me him her us them my your his our their this that these those there
+not so as will would can could should shall may might must have has had s d ll re ve m t o
+el la los las lo le les un una unos unas de del al en y e o u que se me te nos os mi mis tu tus su sus por
+para con es son fue era no ya""".split())
+
+
+def uncovered_runs(spans: Sequence[tuple[int, int, str]], covered: np.ndarray, threshold: float) -> list[str]:
+    """Consecutive source words below the coverage threshold, as text ("next week"); punctuation never, and
+    a run of function words alone never."""
+    runs, current = [], []
+    for (_, _, word), c in [*zip(spans, covered), ((0, 0, ""), np.inf)]:
+        if c < threshold and WORD.search(word):
+            current.append(word)
+        elif current:
+            if any(w.lower() not in FUNCTION_WORDS for w in current):
+                runs.append(" ".join(current))
+            current = []
+    return runs
+
+
+def chrf(hypothesis: str, references: Sequence[str]) -> float:
+    """Sentence chrF (sacrebleu's, 0-100) against the best of the references, case ignored."""
+    metric = _chrf()
+    return max(metric.sentence_score(hypothesis.lower(), [r.lower()]).score for r in references)
+
+
+@functools.cache
+def _chrf():
+    from sacrebleu.metrics import CHRF
+
+    return CHRF()
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """A model direction's fitted combination (MODEL/confidence.json): standardised signals, logistic
+    regression coefficients, the coverage layer and threshold, the usual length ratio and the flag's
+    threshold on the confidence (chosen for at most `false_flags` of right sentences flagged)."""
+
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    bias: float
+    threshold: float  # flagged below this confidence
+    layer: int = 0  # the cross-attention layer coverage reads
+    heads: tuple[int, ...] = (0,)  # and its heads (averaged): the ones that align best
+    covered: float = 0.1  # a source word below this coverage is uncovered (the signal)
+    named: float = 0.03  # below this, a flagged sentence's warning names it as left out (rarer, surer)
+    ratio: float = 0.0  # the usual log(target characters / source characters)
+    false_flags: float = 0.1
+
+    def confidence(self, signals: dict[str, float]) -> float:
+        z = self.bias + sum(c * (signals[f] - m) / s for f, m, s, c in
+                            zip(self.features, self.mean, self.scale, self.coef))
+        return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+
+    def to_json(self) -> dict:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Scorer:
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """What benchmarks/confidence.py measured for a model (MODEL/confidence.json): its combinations by name
+    ("full": every signal, "fast": without the round trip) and how alignments read the cross-attention
+    (benchmarks/align.py): a layer, its heads (averaged; none: all), a shift (see align)."""
+
+    scorers: dict[str, Scorer]
+    align_layer: int
+    align_heads: tuple[int, ...] = ()
+    align_shift: int = 0
+
+
+def load_fitted(model_dir: Path, n_layers: int) -> Fitted:
+    """The model's fitted combinations (none for a model without confidence.json: a model you trained,
+    which benchmarks/confidence.py can fit); without a measured choice, alignments read the last layer."""
+    path = Path(model_dir) / FILE
+    if not path.is_file():
+        return Fitted({}, n_layers - 1)
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        a = data["align"]
+        return Fitted({name: Scorer.from_json(d) for name, d in data["scorers"].items()},
+                      int(a["layer"]), tuple(int(h) for h in a["heads"]), int(a["shift"]))
+    except (ValueError, KeyError, TypeError) as e:
+        raise UserError(f"{path} is damaged ({e}); remove it or fit it again with benchmarks/confidence.py") from None
+
+
+@dataclass(frozen=True)
+class Vocab:
+    """A translator's pieces by id, both sides (words() groups them)."""
+
+    src: tuple[str, ...]
+    tgt: tuple[str, ...]
+    src_size: int
+
+    @classmethod
+    def of(cls, translator) -> Vocab:
+        s, t = translator.src_tok, translator.tgt_tok
+        return cls(tuple(s.id_to_token(i) for i in range(s.vocab_size)),
+                   tuple(t.id_to_token(i) for i in range(t.vocab_size)), s.vocab_size)
+
+
+def read(f, source: str, target: str, scores: Sequence[float], trip: str | None, scorer: Scorer,
+         vocab: Vocab) -> tuple[dict, list[str]]:
+    """One pair's signals from the beam's scores (best first), its teacher-forced reading f (decode.Forced, the
+    cross-attention of the lowest layers is enough) and round trip (None: not made), and the runs of source
+    words it probably left out."""
+    spans = words([vocab.src[i % vocab.src_size] for i in f.src[1:-1]])  # (case factors stripped)
+    cover = word_coverage(f.attention, spans, scorer.layer, scorer.heads)
+    content = np.array([bool(WORD.search(w)) for _, _, w in spans], bool)
+    s = {"logprob": float(scores[0]), "margin": min(scores[0] - scores[1], NO_MARGIN) if len(scores) > 1 else NO_MARGIN,
+         "uncovered": float((cover[content] < scorer.covered).sum()),
+         "pieces": split_words(words([vocab.tgt[i] for i in f.tgt])), "src_pieces": split_words(spans),
+         "length": abs(math.log((len(target) + 1) / (len(source) + 1)) - scorer.ratio)}
+    if trip is not None:
+        s["roundtrip"] = chrf(trip, [source])
+    return s, uncovered_runs(spans, cover, scorer.named)
+
+
+def round_trip(back, targets: list[str]) -> list[str]:
+    """The targets translated back by `back` (a decode.Translator), greedy and by its first model only:
+    the budget of a check (an ensemble's second model would double its cost)."""
+    single = copy.copy(back)
+    single.models = back.models[:1]
+    return [r.hypotheses[0].text for r in single.translate_batch(targets, replace(DEFAULTS, beam_size=1))]
+
+
+def spaced_words(pieces: Sequence[str]) -> list[tuple[int, int]]:
+    """Pieces grouped into the words of the text between spaces (a piece with the space marker starts one;
+    "##" pieces and glued punctuation go on with it): the words alignments number."""
+    out: list[list[int]] = []
+    for i, p in enumerate(pieces):
+        if p.startswith(SPACE) or not out:
+            out.append([i, i + 1])
+        else:
+            out[-1][1] = i + 1
+    return [tuple(w) for w in out]
+
+
+def align(attention: np.ndarray, src_words, tgt_words, layer: int, heads: Sequence[int],
+          shift: int = 0) -> list[tuple[int, int]]:
+    """Source-target word pairs (i, j), by target word j: the source word its pieces attend to most (the
+    mean of `heads` of `layer`; a source word's attention is its pieces' sum). shift 0 reads the positions
+    that predict the word's pieces, 1 those that read them as input (Shift-Att, Chen et al. 2020).
+    attention (L, H, T + 1, S) with the source's BOS first and EOS last, which no word owns."""
+    a = attention[layer, list(heads)].mean(0)  # (T + 1, S)
+    by_src = np.stack([a[:, 1 + s : 1 + e].sum(1) for s, e in src_words], 1)  # (T + 1, I)
+    return sorted((int(by_src[s + shift : e + shift].mean(0).argmax()), j) for j, (s, e) in enumerate(tgt_words))
+
+
+@dataclass
+class SentenceCheck:
+    """One sentence of a line: how sure its translation is, why not, and its word alignment (--align)."""
+
+    source: str
+    translation: str
+    confidence: float | None = None  # None: not checked (no fitted combination, or --no-check)
+    flagged: bool = False
+    warnings: list[str] = field(default_factory=list)
+    alignment: list[tuple[int, int]] | None = None  # (source word, target word), words between spaces
+
+    def to_json(self) -> dict:
+        out = {"source": self.source, "translation": self.translation,
+               "confidence": None if self.confidence is None else round(self.confidence, 4),
+               "flagged": self.flagged, "warnings": self.warnings}
+        if self.alignment is not None:
+            out["alignment"] = " ".join(f"{i}-{j}" for i, j in self.alignment)
+        return out
+
+
+@dataclass
+class LineCheck:
+    sentences: list[SentenceCheck]
+
+    @property
+    def confidence(self) -> float | None:
+        found = [s.confidence for s in self.sentences if s.confidence is not None]
+        return min(found) if found else None
+
+    @property
+    def flagged(self) -> bool:
+        return any(s.flagged for s in self.sentences)
+
+    @property
+    def warnings(self) -> list[str]:
+        return [w for s in self.sentences for w in s.warnings]
+
+    @property
+    def alignment(self) -> list[tuple[int, int]]:
+        """The sentences' alignments as one for the line: word numbers counted from the line's start."""
+        out, i0, j0 = [], 0, 0
+        for s in self.sentences:
+            out += [(i + i0, j + j0) for i, j in s.alignment or []]
+            i0, j0 = i0 + len(s.source.split()), j0 + len(s.translation.split())
+        return out
+
+    def to_json(self) -> dict:
+        c = self.confidence
+        return {"confidence": None if c is None else round(c, 4), "flagged": self.flagged,
+                "sentences": [s.to_json() for s in self.sentences]}
+
+
+def sentence_pairs(source: str, translation: str) -> list[tuple[str, str]]:
+    """A line's (source, translation) sentences, paired when both sides have as many; else the line whole."""
+    from mtcli.text.segment import sentences
+
+    src, tgt = sentences(" ".join(source.split())), sentences(" ".join(translation.split()))
+    return list(zip(src, tgt)) if len(src) == len(tgt) > 1 else [(source.strip(), translation.strip())]
+
+
+BACK_DIFFERS = 40.0  # round-trip chrF below which the way back is shown as the reason
+
+
+def as_written(run: str, source: str) -> str:
+    """A run of words (as the tokenizer gave them: lowercased, a contraction in pieces) as the source has it."""
+    found = re.search(r"\W*".join(re.escape(w) for w in run.split()), source, re.IGNORECASE)
+    return found.group() if found else run
+
+
+def _reason(runs: list[str], trip: str | None, found: dict) -> str:
+    """A flagged sentence's one-line reason: what it left out, else what it says translated back, else doubt."""
+    if runs:
+        return f"may have left out: {', '.join(repr(r) for r in runs)}"
+    if trip is not None and found["roundtrip"] < BACK_DIFFERS:
+        return f"translated back it reads: {trip!r}"
+    return "the model was unsure of it"
+
+
+class Checker:
+    """The confidence of one direction's translations (`translator`, a decode.Translator, with what was
+    fitted for its model), `back()` the other direction's translator for the round trip, loaded on first
+    use; `options` (config.TranslationOptions) say which check and whether to align."""
+
+    def __init__(self, translator, back, options):
+        self.translator, self.back, self.options = translator, back, options
+        self.fitted = load_fitted(translator.model_dir, translator.model.cfg.n_layers)
+        self.scorer = self.fitted.scorers.get(options.check)
+        self.vocab = Vocab.of(translator)
+
+    @property
+    def active(self) -> bool:
+        return self.scorer is not None or self.options.return_alignments
+
+    def check(self, sources: list[str], nbests: list) -> list[LineCheck | None]:
+        """Each line's check, from its source and n-best list (text, score) pairs, best first; None for a
+        line kept as it came (nothing was translated)."""
+        todo = [k for k, (src, nb) in enumerate(zip(sources, nbests)) if nb and nb[0][0].strip()
+                and nb[0][0].strip() != src.strip()]
+        pairs = {k: sentence_pairs(sources[k], nbests[k][0][0]) for k in todo}
+        flat = [(k, s, t) for k in todo for s, t in pairs[k]]
+        out: list[LineCheck | None] = [None] * len(sources)
+        if not flat:
+            return out
+        layers = max(self.scorer.layer if self.scorer else 0, self.fitted.align_layer) + 1
+        forced = self.translator.force([s for _, s, _ in flat], [t for _, _, t in flat], layers)
+        scorer = self.scorer
+        trips = (round_trip(self.back(), [t for _, _, t in flat]) if scorer and "roundtrip" in scorer.features
+                 else [None] * len(flat))
+        checks: dict[int, list[SentenceCheck]] = {k: [] for k in todo}
+        for (k, s, t), f, trip in zip(flat, forced, trips):
+            sc = SentenceCheck(s, t)
+            if scorer:
+                found, runs = read(f, s, t, [score for _, score in nbests[k]], trip, scorer, self.vocab)
+                sc.confidence = scorer.confidence(found)
+                sc.flagged = sc.confidence < scorer.threshold
+                if sc.flagged:
+                    sc.warnings.append(_reason([as_written(r, s) for r in runs], trip, found))
+            if self.options.return_alignments:
+                sc.alignment = self._alignment(f, t)
+            checks[k].append(sc)
+        for k in todo:
+            out[k] = LineCheck(checks[k])
+        return out
+
+    def _alignment(self, f, target: str) -> list[tuple[int, int]] | None:
+        src = spaced_words([self.vocab.src[i % self.vocab.src_size] for i in f.src[1:-1]])
+        tgt = spaced_words([self.vocab.tgt[i] for i in f.tgt])
+        if not src or not tgt or len(tgt) != len(target.split()):
+            return None  # (a target cut to the decoder's length)
+        fitted = self.fitted
+        return align(f.attention, src, tgt, fitted.align_layer, fitted.align_heads or range(f.attention.shape[1]),
+                     fitted.align_shift)

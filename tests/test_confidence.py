@@ -1,0 +1,161 @@
+"""mtcli.confidence (issue 41): the teacher-forced reading it rests on, words and alignments, the fitted
+combination, and what `mtcli translate` shows of it (stderr, --json, --flagged, --min-confidence, --align)."""
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mtcli import confidence as conf
+from mtcli.config import DEFAULTS
+from mtcli.errors import UserError
+
+ALIGNED = Path(__file__).parent / "data" / "align-en-es.tsv"
+
+
+@pytest.fixture(scope="module")
+def es_en():
+    from mtcli import registry
+    from mtcli.decode import Translator
+
+    return Translator(registry.shipped("es-en"))
+
+
+@pytest.fixture(scope="module")
+def en_es():
+    from mtcli import registry
+    from mtcli.decode import Translator
+
+    return Translator(registry.shipped("en-es"))
+
+
+def test_forced_reading_gives_the_beams_own_log_probability(es_en):
+    """A single model's teacher-forced log-probabilities add up to what beam search found for its output;
+    an almost-right translation (one word changed) reads less probable; attention rows are distributions."""
+    lines = ["¿Puedes prestarme tu bicicleta mañana?", "Me gusta el té verde."]
+    found = [r.hypotheses[0] for r in es_en.translate_batch(lines)]
+    forced = es_en.force(lines, [h.text for h in found])
+    for h, f in zip(found, forced):
+        assert [es_en.tgt_tok.id_to_token(i) for i in f.tgt] == h.tokens
+        assert f.logprobs.sum() == pytest.approx(h.logprob, abs=1e-3)
+        assert f.attention.shape[:2] == (es_en.model.cfg.n_layers, es_en.model.cfg.n_heads)
+        assert np.allclose(f.attention.sum(-1), 1, atol=1e-4)
+    worse = es_en.force(lines[1:], [found[1].text.replace("green", "red")])[0]
+    assert worse.logprobs.sum() < forced[1].logprobs.sum() - 1
+    lowest = es_en.force(lines[1:], [found[1].text], layers=1)[0]
+    assert lowest.logprobs is None and np.allclose(lowest.attention[0], forced[1].attention[0], atol=1e-5)
+
+
+def test_words_and_spaced_words_group_pieces():
+    pieces = ["▁next", "▁wee", "##k", "?", "▁¿", "dónde"]
+    assert conf.words(pieces) == [(0, 1, "next"), (1, 3, "week"), (3, 4, "?"), (4, 5, "¿"), (5, 6, "dónde")]
+    assert conf.spaced_words(pieces) == [(0, 1), (1, 4), (4, 6)]  # "next", "week?", "¿dónde"
+
+
+def test_uncovered_runs_name_content_words_only():
+    spans = conf.words(["▁see", "▁you", "▁next", "▁week", ".", "▁at", "▁the", "▁station"])
+    low = np.array([0.5, 0.5, 0.01, 0.02, 0.0, 0.01, 0.01, 0.9])
+    assert conf.uncovered_runs(spans, low, 0.03) == ["next week"]  # "." never; "at the" alone: function words
+    assert conf.uncovered_runs(spans, np.where(np.arange(8) == 7, 0.01, low), 0.03) == ["next week", "at the station"]
+    assert conf.uncovered_runs(spans, np.full(8, 0.5), 0.03) == []
+    assert conf.as_written("i d like", "Well, I'd like that") == "I'd like"
+
+
+def test_align_reads_the_given_positions():
+    """Target word j attends to source word j at the positions that read it (shift 1), to the next one at
+    the positions predicting it: each choice gives its own alignment."""
+    # source ids: BOS, 2 pieces of word 0, 1 of word 1, EOS; target: 3 pieces (word 0, then word 1 in two),
+    # a row for each position (the one predicting piece 0 first, the one reading the last piece last)
+    att = np.array([[0, 0, 0, 1, 0], [0, 1, 0, 0, 0], [0, 0.2, 0, 0.8, 0], [0, 0, 0, 1, 0]], float)[None, None]
+    src, tgt = [(0, 2), (2, 3)], [(0, 1), (1, 3)]
+    assert conf.align(att, src, tgt, 0, [0], shift=0) == [(0, 1), (1, 0)]
+    assert conf.align(att, src, tgt, 0, [0], shift=1) == [(0, 0), (1, 1)]
+
+
+def test_scorer_and_its_file(tmp_path: Path):
+    sc = conf.Scorer(("logprob", "margin"), (0.0, 0.0), (1.0, 1.0), (2.0, 0.5), 0.0, 0.4)
+    assert sc.confidence({"logprob": -2.0, "margin": 0.0}) < 0.4 < sc.confidence({"logprob": 0.5, "margin": 1.0})
+    assert conf.Scorer.from_json(json.loads(json.dumps(sc.to_json()))) == sc
+    assert conf.load_fitted(tmp_path, 2) == conf.Fitted({}, 1)  # no file: nothing fitted, the last layer aligns
+    (tmp_path / conf.FILE).write_text('{"scorers": {"full": {"features": []}}}')
+    with pytest.raises(UserError, match="damaged"):
+        conf.load_fitted(tmp_path, 2)
+
+
+def test_shipped_en_es_has_a_fitted_check_that_separates(en_es):
+    """The shipped coefficients flag a translation that drops half the sentence, not the model's own one."""
+    fitted = conf.load_fitted(en_es.model_dir, en_es.model.cfg.n_layers)
+    assert set(fitted.scorers) == {"full", "fast"}
+    checker = conf.Checker(en_es, None, replace(DEFAULTS, check="fast"))
+    source = "I will call you next week when I get back from Madrid."
+    own = en_es.translate_batch([source], replace(DEFAULTS, num_hypotheses=2))[0].hypotheses
+    good = checker.check([source], [[(h.text, h.score) for h in own]])[0]
+    bad = checker.check([source], [[("Te llamaré.", own[0].score - 1.0), ("Te llamo.", own[0].score - 1.1)]])[0]
+    assert good.confidence > 100 * bad.confidence and bad.flagged
+    assert bad.warnings and "left out" in bad.warnings[0]
+    assert checker.check([source], [[(source, 0.0)]]) == [None]  # kept as it came: nothing to check
+
+
+def test_hand_aligned_pairs_are_well_formed():
+    rows = [line.split("\t") for line in ALIGNED.read_text("utf-8").splitlines() if not line.startswith("#")]
+    assert len(rows) == 50
+    for en, es, links in rows:
+        pairs = [tuple(map(int, p.split("-"))) for p in links.split()]
+        assert all(i < len(en.split()) and j < len(es.split()) for i, j in pairs), en
+
+
+@pytest.mark.slow
+def test_alignment_beats_the_last_layer_baseline(en_es):
+    """The head and shift mtcli aligns with: a lower alignment error rate on the hand-aligned pairs than each
+    target word's highest-attention source word in the last layer (benchmarks/align.py)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("align_bench", Path(__file__).parents[1] / "benchmarks" / "align.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    pairs = bench.read_pairs(ALIGNED)
+    gold = [p[2] for p in pairs]
+    fitted = conf.load_fitted(en_es.model_dir, 2)
+    ours = bench.aer(bench.alignments(en_es, pairs, fitted.align_layer, fitted.align_heads, fitted.align_shift), gold)
+    baseline = bench.aer(bench.alignments(en_es, pairs, 1, range(8)), gold)
+    assert ours < baseline and ours < 0.1
+
+
+@pytest.mark.slow
+def test_translate_flags_lines(run_cli, tmp_path: Path):
+    src = tmp_path / "in.txt"
+    src.write_text("Where is the station?\nI will call you next week.\n\nGood morning!\n", "utf-8")
+    flagged = tmp_path / "flagged.txt"
+    code, out, err = run_cli("translate", "--from", "en", "-i", str(src), "--json", "--fast", "--flagged", str(flagged))
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert "quality" not in rows[2]  # a blank line: nothing to check
+    quality = [r.get("quality") for r in rows]
+    assert all(0 <= q["confidence"] <= 1 for q in quality if q)
+    assert {"source", "translation", "confidence", "flagged", "warnings"} <= set(quality[0]["sentences"][0])
+    numbers = [int(n) for n in flagged.read_text().split()]
+    assert numbers == [r["line"] for r in rows if r.get("quality") and r["quality"]["flagged"]]
+    assert f"{len(numbers)} of 3 lines flagged" in err
+    assert "⚠" not in out  # piped: the translations as they are
+    # every line below a confidence of 1: exit status 4, the output written all the same
+    code, out, err = run_cli("translate", "--from", "en", "--fast", "--min-confidence", "1", "Where is the station?")
+    assert code == 4 and out.strip() == "¿Dónde está la estación?" and "below --min-confidence 1" in err
+    code, out, err = run_cli("translate", "--from", "en", "--fast", "--min-confidence", "0", "Where is the station?")
+    assert code == 0
+    code, out, err = run_cli("translate", "--from", "en", "--no-check", "--json", "Where is the station?")
+    assert code == 0 and "quality" not in json.loads(out)
+    code, out, err = run_cli("translate", "--from", "en", "--no-check", "--align", "Where is the station?")
+    assert code == 0 and out.strip() == "¿Dónde está la estación? ||| 0-0 1-1 2-2 3-3"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--no-check", "--fast"], "--fast reads the check that --no-check turns off"),
+    (["--no-check", "--min-confidence", "0.5"], "--min-confidence reads the check"),
+    (["--align", "--nbest", "2"], "--align"),
+    (["--format", "markdown", "--flagged", "x.txt"], "is for plain lines"),
+])
+def test_contradicting_check_options_are_refused(run_cli, args, message):
+    code, out, err = run_cli("translate", *args, "-i", "-")
+    assert code == 2 and message in err and not out

@@ -128,7 +128,7 @@ def test_translate_flags_lines(run_cli, tmp_path: Path):
     src = tmp_path / "in.txt"
     src.write_text("Where is the station?\nI will call you next week.\n\nGood morning!\n", "utf-8")
     flagged = tmp_path / "flagged.txt"
-    code, out, err = run_cli("translate", "--from", "en", "-i", str(src), "--json", "--fast", "--flagged", str(flagged))
+    code, out, err = run_cli("translate", "--from", "en", "-i", str(src), "--json", "--flagged", str(flagged))
     assert code == 0
     rows = [json.loads(line) for line in out.splitlines()]
     assert "quality" not in rows[2]  # a blank line: nothing to check
@@ -140,9 +140,9 @@ def test_translate_flags_lines(run_cli, tmp_path: Path):
     assert f"{len(numbers)} of 3 lines flagged" in err
     assert "⚠" not in out  # piped: the translations as they are
     # every line below a confidence of 1: exit status 4, the output written all the same
-    code, out, err = run_cli("translate", "--from", "en", "--fast", "--min-confidence", "1", "Where is the station?")
+    code, out, err = run_cli("translate", "--from", "en", "--min-confidence", "1", "Where is the station?")
     assert code == 4 and out.strip() == "¿Dónde está la estación?" and "below --min-confidence 1" in err
-    code, out, err = run_cli("translate", "--from", "en", "--fast", "--min-confidence", "0", "Where is the station?")
+    code, out, err = run_cli("translate", "--from", "en", "--min-confidence", "0", "Where is the station?")
     assert code == 0
     code, out, err = run_cli("translate", "--from", "en", "--no-check", "--json", "Where is the station?")
     assert code == 0 and "quality" not in json.loads(out)
@@ -151,7 +151,7 @@ def test_translate_flags_lines(run_cli, tmp_path: Path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--no-check", "--fast"], "--fast reads the check that --no-check turns off"),
+    (["--no-check", "--round-trip"], "--round-trip reads the check that --no-check turns off"),
     (["--no-check", "--min-confidence", "0.5"], "--min-confidence reads the check"),
     (["--align", "--nbest", "2"], "--align"),
     (["--format", "markdown", "--flagged", "x.txt"], "is for plain lines"),

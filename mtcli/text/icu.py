@@ -56,20 +56,24 @@ def balanced_end(text: str, at: int) -> int:
 
 def read(text: str, at: int, item: Item) -> tuple[int, str]:
     """The message that opens at text[at] (START matches there): where it ends, and the character that stands
-    for it (for the whole of it, kept as it came, if it does not read)."""
-    got = _read(text, at, item)
+    for it (for the whole of it, kept as it came, if it does not read: up to its closing brace or as far as it
+    was read, whichever is further, so that no character is read twice)."""
+    reached = [at]
+    got = _read(text, at, item, reached)
     if got is None:
-        end = balanced_end(text, at)
+        end = max(balanced_end(text, at), reached[0])
         return end, item((text[at:end],))
     return got
 
 
-def _read(text: str, at: int, item: Item) -> tuple[int, str] | None:
+def _read(text: str, at: int, item: Item, reached: list[int]) -> tuple[int, str] | None:
+    """The message read, or None; reached[0]: how far."""
     stack: list[_Argument] = []
     i = _open(text, at, stack)
     if not stack:  # a number, a date, ...: kept whole
         return (i, item((text[at:i],))) if i is not None else None
     while i is not None:
+        reached[0] = i
         top = stack[-1]
         if top.text is not None:
             i = _in_branch(text, i, top, stack, item)
@@ -152,7 +156,7 @@ def skeleton(text: str) -> list[str] | None:
     found, at = [], 0
     while m := START.search(text, at):
         parts: list[tuple[str, ...]] = []
-        got = _read(text, m.start(), lambda p: parts.append(p) or f"\0{len(parts) - 1}\0")
+        got = _read(text, m.start(), lambda p: parts.append(p) or f"\0{len(parts) - 1}\0", [0])
         if got is None:
             return None
         found.append(_structure(parts, len(parts) - 1))

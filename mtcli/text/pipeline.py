@@ -74,8 +74,8 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             results[i].warnings.append(f"longer than {MAX_LINE_CHARS:,} characters: its first {len(raw):,} were "
                                        f"translated, the other {len(lines[i]) - len(raw):,} are kept as they came")
         if options.protect:  # a template's placeholders and ICU messages made items before anything reads the line
-            raw = shield(raw, items)
-            as_it_came += [i] if only_placeholders(raw, items) and i not in tails else []
+            raw, shielded = shield(raw, items), raw
+            as_it_came += [i] if raw != shielded and i not in tails and only_placeholders(raw, items) else []
         indents.append(((line_steps.MARK.match(raw) if options.protect else None) or line_steps.INDENT.match(raw)).group())
         text = normalize(spaced_dashes(raw[len(indents[i]):]) if "—" in raw else raw[len(indents[i]):])
         if items:  # markup around words ("is <b>green</b>") out of the way of the model: put back after
@@ -106,7 +106,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
         elif tail or indents[i].strip():  # (a mark before nothing to translate: "- \u200b")
             results[i].nbest = [((indents[i] + tail.lstrip()).rstrip(), 0.0)]
     for i in as_it_came:  # ("%s: %d", "{0}  {1}": not even respaced)
-        results[i].nbest = [(lines[i], 0.0)]
+        results[i].nbest = [(markup.expand(lines[i], done), 0.0)]
     return results
 
 

@@ -19,9 +19,7 @@ from mtcli.text.kinds import EMOTICON, KIND, KINDS, MAYBE_SPAN, OWN_STOP, PRIVAT
 
 # placeholder sequences tried in turn: span i gets seq[i % len(seq)]
 PLACEHOLDERS: tuple[tuple[str, ...], ...] = (("50",), ("12", "50"))
-# the Spanish-English model's own (Engine.placeholders), as many rungs (retry.VERIFY): it says "fifty" for "50".
-# Of 15 software strings in Spanish with placeholders, it kept "50" in 0, "12" in 3, "5" in 10, "Tom" in 11; of
-# benchmarks/sets/software-es.txt's 71, the ladder below left 4 to phrases of one span each, ("5",), ("8", "5") 20
+# the Spanish-English model's (Engine.placeholders; as many rungs): it says "fifty" for "50" (docs/text-pipeline.md)
 PLACEHOLDERS_FROM = {"es": (("Tom",), ("Mary", "Tom"))}
 LONG_WORD = 40  # characters: no English word is this long (a hash, a base64 blob): kept as it is
 
@@ -231,13 +229,6 @@ def remask(masked: Masked, seq: tuple[str, ...]) -> Masked:
     k = iter(range(len(masked.spans)))
     text = _pattern(masked.seq).sub(lambda m: seq[next(k) % len(seq)], masked.text)
     return replace(masked, text=text, seq=seq)
-
-
-def ladder(masked: Masked, preferred: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
-    """The model's ladder of placeholders (Engine.placeholders), or the default one where a placeholder of it is a
-    word of the sentence already ("Tom" in "Tom tiene 5 gatos."): restore would take the sentence's for a span."""
-    words = _pattern(masked.seq).sub(" ", masked.text)
-    return PLACEHOLDERS if _pattern(tuple({p for seq in preferred for p in seq})).search(words) else preferred
 
 
 def unmasked(masked: Masked) -> str:

@@ -17,25 +17,16 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from mtcli.text import icu  # noqa: E402
-from mtcli.text.quotes import Items  # noqa: E402
-from mtcli.text.templates import shield  # noqa: E402
+from mtcli.text.templates import placeholders  # noqa: E402
 
 SETS = {"en-es": REPO / "benchmarks" / "sets" / "software-en.txt",
         "es-en": REPO / "benchmarks" / "sets" / "software-es.txt"}
-
-
-def placeholders(line: str) -> Counter:
-    """The line's placeholders and ICU messages' kept parts (not their texts), as a multiset."""
-    items = Items({}, [line])
-    shield(line, items)
-    return Counter(part for parts in items.values() for part in parts[::2] if len(parts) == 1)
 
 
 def check(source: str, output: str) -> tuple[bool, bool]:

@@ -13,6 +13,7 @@ aside there; any other placeholder is a word of the sentence (Items.words). What
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from mtcli.text import icu
@@ -88,6 +89,14 @@ def _new(items: Items, parts: tuple[str, ...], word: bool) -> str:
     if word:
         items.words.add(char)
     return char
+
+
+def placeholders(line: str) -> Counter:
+    """A line's placeholders, and its ICU messages' `#`s and simple arguments, as a multiset: a translation that
+    keeps them has the source's (benchmarks/software_strings.py)."""
+    items = Items({}, [line])
+    shield(line, items)
+    return Counter(parts[0] for parts in items.values() if len(parts) == 1)
 
 
 def only_placeholders(shielded: str, items: Items) -> bool:

@@ -12,7 +12,7 @@ import pytest
 from mtcli.text import protect
 from mtcli.text.pipeline import translate_lines
 from mtcli.text.quotes import Items
-from mtcli.text.templates import breaks, shield
+from mtcli.text.templates import breaks, placeholders, shield
 
 from tests.conftest import require
 from tests.text.fakes import answers, engine, upper
@@ -40,18 +40,12 @@ PLACEHOLDERS = {
 }
 
 
-def _kept(line: str) -> Counter:
-    items = Items({}, [line])
-    shield(line, items)
-    return Counter(parts[0] for parts in items.values() if len(parts) == 1)
-
-
 @pytest.mark.parametrize("line", PLACEHOLDERS)
 def test_each_syntax_reaches_the_model_as_a_number_and_comes_back_byte_for_byte(line):
     seen = []
     (r,) = translate_lines([line], engine(answers({}, seen, default=str.upper)))
     assert seen == [PLACEHOLDERS[line]]
-    assert _kept(r.text) == _kept(line) and sum(_kept(line).values()) >= 1
+    assert placeholders(r.text) == placeholders(line) and sum(placeholders(line).values()) >= 1
     assert r.kept and not r.warnings
 
 
@@ -82,7 +76,7 @@ def test_a_line_of_placeholders_only_passes_through_untouched_without_the_model(
     ('Write "\\\\n" for a backslash and an n.', ["\\\\"]), ("Open \\\\server\\share now.", []),
 ])
 def test_what_is_a_placeholder_and_what_is_prose(line, kept):
-    assert _kept(line) == Counter(kept)
+    assert placeholders(line) == Counter(kept)
 
 
 def test_escaped_newlines_part_a_string_into_lines_translated_each():
@@ -112,7 +106,7 @@ def test_a_model_that_loses_the_placeholder_goes_down_the_ladder_and_loses_nothi
     lines = ["Hello {name}, you have %d new messages.", "%1$s shared %2$s with %3$s.", "Loading {}..."]
     out = translate_lines(lines, engine(no_number))
     for line, r in zip(lines, out):
-        assert _kept(r.text) == _kept(line) and any("in phrases of one" in w for w in r.warnings), r.text
+        assert placeholders(r.text) == placeholders(line) and any("in phrases of one" in w for w in r.warnings), r.text
 
 
 def test_the_spanish_models_ladder_shows_a_name_and_falls_back_to_digits_where_the_name_is_the_sentence_s():
@@ -169,7 +163,7 @@ def test_the_shipped_models_keep_every_placeholder(direction, shipped_model):
     lines = SOFTWARE[direction]
     out = translate_lines(lines, Engine.from_translator(Translator(model), beam=1), SOURCE_OPTIONS[direction[:2]])
     for line, r in zip(lines, out):
-        assert _kept(r.text) == _kept(line), (line, r.text)
+        assert placeholders(r.text) == placeholders(line), (line, r.text)
         assert icu.skeleton(r.text) == icu.skeleton(line)
         assert not re.search(r"\b(?:fifty|cincuenta)\b", r.text, re.IGNORECASE), r.text
 

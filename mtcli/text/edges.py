@@ -29,7 +29,7 @@ class Edges:
     def strip(self, s: Sentence, c: Context) -> bool:
         text, items = s.text, c.items
         s.spans = spans = c.spans(text)  # (the spans of what the heads left)
-        if spans and spans[0][0] == 0 and symbols(text[: spans[0][1]]):
+        if spans and spans[0][0] == 0 and symbols(text[: spans[0][1]]) and not words(text[: spans[0][1]], items):
             end = spans[0][1]
             s.lead, text = s.lead + text[:end] + text[end : len(text) - len(text[end:].lstrip())], text[end:].lstrip()
             quoted = [items[ch] for ch in PRIVATE.findall(s.lead) if ch in items]
@@ -38,7 +38,8 @@ class Edges:
                 # garbled: "said the teacher." -> "Le paga al profesor."; "the teacher said." it knows
                 text = INVERTED_TAG.sub(lambda m: f"{m[2]} {m[1]}{m[3]}", text)
             s.spans = spans = c.spans(text)
-        if spans and spans[-1][1] == len(text) and (symbols(text[spans[-1][0] :]) or footnote(text, *spans[-1], items)):
+        if spans and spans[-1][1] == len(text) and not words(text[spans[-1][0] :], items) \
+                and (symbols(text[spans[-1][0] :]) or footnote(text, *spans[-1], items)):
             start = spans[-1][0]
             s.trail, text = text[len(text[:start].rstrip()) :], text[:start].rstrip()
             if PRIVATE.search(s.trail) and not footnote(s.trail, 0, len(s.trail), items, glued=False):
@@ -57,6 +58,11 @@ class Edges:
 def symbols(span: str) -> bool:
     """Emoji, emoticons (":D"), symbols and markup: no letter or digit of their own to translate or to place."""
     return all(not re.search(r"[A-Za-z0-9]", part) or EMOTICON.fullmatch(part) for part in span.split())
+
+
+def words(span: str, items) -> bool:
+    """The span holds a template's placeholder (quotes.Items.words): the model sees it as a word, wherever it is."""
+    return bool(items.words) and any(c in items.words for c in PRIVATE.findall(span))
 
 
 _NOTE = re.compile(rf"{SCRIPT_OPEN}|\[\^", re.IGNORECASE)  # a superscript, a subscript, a Markdown footnote ([^1])

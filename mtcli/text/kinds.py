@@ -122,6 +122,34 @@ _NAME = (r"(?<![\w@./-])[\w-]+(?:\.[\w-]+)*\.(?-i:" + "|".join(sorted(set((_TLDS
                                                                         key=len, reverse=True))
          + r")(?![\w-])(?::\d+)?(?:/[^\s<>\"]*)?")
 
+# a template's placeholders (software strings: printf, Python, .NET, ICU, Mustache and Jinja, JavaScript, Ruby,
+# shell, Rails and Express routes), kept byte for byte. templates.py finds them in the raw line, before normalize
+# (which would respace "{{ name }}" and "Total: %.2f") and the sentence splitter see it; never in SPAN
+# {{ name }}, {{{html}}}, {% if x %}
+_DOUBLE_BRACES = r"\{\{\{[^{}\n]*\}\}\}|\{\{[^{}\n]*\}\}|\{%[^{}\n]*%\}"
+# {name}, {0}, {}, { count }, {user.name}, {0:.2f}, {name!r}: one name or none (not "{very rough}", "{ name")
+_BRACES = r"\{ *(?:[A-Za-z_][\w.\-]*(?:\[\w+\])?|\d+)? *(?:![rsa])?(?::[^{}\s]*)? *\}"
+# printf's %s, %d, %1$s, %-5.2f, %ld, %@ and %% (not after a digit: "50%d" is a number's; no space flag: "50% sure"),
+# Python's %(name)s
+_PRINTF = (r"%%|(?<!\d)%(?:\d+\$)?[-+0#']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|q|j|z|t)?[diouxXeEfFgGaAcCsSpn@]"
+           r"|%\(\w[\w.\-]*\)[-+0#]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
+_INTERPOLATION = r"[$#]\{[^{}\n]+\}|\$\((?:[^()\n]|\([^()\n]*\))+\)"  # ${amount}, #{name}, $(whoami)
+# :name after a space, a slash or a bracket (Laravel's ":attribute", a route's "/users/:id"): a template's only in a
+# line that is one (templates.py: another placeholder, or a route); "Note: x", "3:15", "std::map", ":P" are none
+COLON_NAME = r"(?<![^\s/(\[])(?<!::):[A-Za-z_]\w*(?!\w)"
+ROUTE = re.compile(r"/:[A-Za-z_]")
+_ENTITY = r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});"  # &nbsp; &amp; &#39; &#x27;
+# a newline, a tab, a return, a backslash or a character written as a backslash sequence (a JSON or a .strings
+# file's); not in
+# a Windows path ("C:\new\table", "\\server\share": templates.py)
+ESCAPED_BREAK = r"(?<!\\)\\[ntr]"  # (not "\\\\n": an escaped backslash, then an "n")
+ESCAPE = rf"\\\\|{ESCAPED_BREAK}|\\u[0-9A-Fa-f]{{4}}"
+WINDOWS_PATH = re.compile(r"(?<!\S)(?:[A-Za-z]:\\|\\\\\w)\S*")
+# what opens an ICU MessageFormat argument with a type ("{count, plural, ...", "{n, number}"): icu.py reads it whole
+ICU_TYPES = ("plural", "selectordinal", "select", "number", "date", "time", "spellout", "ordinal", "duration", "choice")
+ICU_START = rf"\{{ *[A-Za-z_\d][\w.\-]* *, *(?:{'|'.join(ICU_TYPES)})\b"
+
+
 def _date_in_spanish(span: str) -> str:
     """Each date in the span written as Spanish writes it ("May 5, 2025" -> "5 de mayo de 2025"), in its case
     ("MAY 5" -> "5 DE MAYO")."""
@@ -181,6 +209,7 @@ class Kind:
     # guard, a group), not in SPAN's alternation
     hint: str = r"\d"  # what every match of it holds: SPAN is searched only in text holding a row's hint
     languages: frozenset[str] = frozenset({"en"})  # the source languages the row serves
+    template: bool = False  # a template's placeholder: found in the raw line by templates.py, not in SPAN
 
 
 # in SPAN's order: the first alternative that matches at a place wins
@@ -201,11 +230,21 @@ KINDS = (
     Kind("number", _NUMBER),
     Kind("emoticon", EMOTICON.pattern, own_stop=True, hint=r"[:;=][-o^']?[)(\]\[DPpOo3/|*]|[\^_]|xD|XD"),
     Kind("roman numeral", ROMAN.pattern, find=_romans),
+    # (a template's, in this order: the first that matches at a place wins; ICU messages are icu.py's)
+    Kind("template braces", _DOUBLE_BRACES, template=True, hint=r"\{"),
+    Kind("template interpolation", _INTERPOLATION, template=True, hint=r"[$#][{(]"),
+    Kind("template brace", _BRACES, template=True, hint=r"\{"),
+    Kind("printf placeholder", _PRINTF, template=True, hint="%"),
+    Kind("html entity", _ENTITY, template=True, hint="&"),
+    Kind("escape", ESCAPE, template=True, hint=r"\\"),
+    Kind("colon name", COLON_NAME, template=True, hint=":"),
 )
 KIND = {k.name: k for k in KINDS}
-SPAN = re.compile("|".join(k.pattern for k in KINDS if not k.find), re.IGNORECASE)
+SPAN = re.compile("|".join(k.pattern for k in KINDS if not (k.find or k.template)), re.IGNORECASE)
 # in every SPAN match (most sentences have none)
-MAYBE_SPAN = re.compile("|".join(dict.fromkeys(k.hint for k in KINDS if not k.find)), re.IGNORECASE)
+MAYBE_SPAN = re.compile("|".join(dict.fromkeys(k.hint for k in KINDS if not (k.find or k.template))), re.IGNORECASE)
+TEMPLATE = re.compile("|".join(f"(?P<k{n}>{k.pattern})" for n, k in enumerate(KINDS) if k.template))  # (case matters)
+MAYBE_TEMPLATE = re.compile("|".join(k.hint for k in KINDS if k.template))
 OWN_STOP = re.compile("|".join(k.pattern for k in KINDS if k.own_stop))
 WRITTEN_ANEW = re.compile(f"{DATE.pattern}|{_TITLE}")  # what in_spanish rewrites: not kept as it came
 

@@ -57,21 +57,24 @@ def looks_spanish(text: str) -> bool:
 
 
 def in_cells(lines: Sequence[str], engine: Engine, options: TextOptions, first: int,
-             translate: Callable[..., list[LineResult]]) -> list[LineResult]:
+             translate: Callable[..., list[LineResult]],
+             cut: Callable[[str], list[str] | None] | None = None) -> list[LineResult]:
     """Lines with tabs inside them (a spreadsheet's rows, pasted): each cell translated as a line of its own,
     the tabs kept (normalised to spaces, "Apple<TAB>Red<TAB>3" reached the model as one sentence and lost
-    "Red"). The other lines as ever."""
-    rows = [raw.split("\t") if "\t" in raw.strip(" \t") else None for raw in lines]
+    "Red"). The other lines as ever. `cut`: a line's pieces and what parts them ([piece, sep, piece, ...]), or
+    None, instead of its tabs (templates.breaks: a string's escaped newlines)."""
+    rows = [cut(raw) if cut else re.split("(\t)", raw) if "\t" in raw.strip(" \t") else None for raw in lines]
     # (a cell is a heading or a value more often than a sentence: no final stop it had not)
-    cells = iter(translate([c for row in rows if row for c in row], engine, replace(options, keep_stop=False)))
+    cells = iter(translate([c for row in rows if row for c in row[::2]], engine, replace(options, keep_stop=False)))
     others = iter(translate([raw for raw, row in zip(lines, rows) if row is None], engine, options))
     results = []
     for i, row in enumerate(rows):
         if row is None:
             results.append(replace(next(others), line=first + i))
             continue
-        done = [next(cells) for _ in row]
-        results.append(LineResult(first + i, combine([r.nbest for r in done], "\t"), sum(r.sentences for r in done),
-                                  sum(r.split for r in done),
+        done = [next(cells) for _ in row[::2]]
+        nbest = [("".join(t + sep for t, sep in zip(text.split("\0"), [*row[1::2], ""])), score)
+                 for text, score in combine([r.nbest for r in done], "\0")]
+        results.append(LineResult(first + i, nbest, sum(r.sentences for r in done), sum(r.split for r in done),
                                   [k for r in done for k in r.kept], [w for r in done for w in r.warnings]))
     return results

@@ -126,7 +126,7 @@ def unwrap(text: str, items: Items) -> tuple[str, list[Wrap]]:
                         out.extend((text[last : word.start()], mark))
                         at += word.start() - last + 1
                         last = m.end()
-        elif len(parts) == 3 and parts[1].strip() and not PRIVATE.search(parts[1]) \
+        elif len(parts) == 3 and m.group() not in items.words and parts[1].strip() and not PRIVATE.search(parts[1]) \
                 and not _RAW_MARKUP.search(parts[1]):
             wrap(m.start(), m.end(), m.group(), parts[1].replace("\n", " "))  # (a line of its own: "<b>\nx</b>")
     return "".join(out) + text[last:], wraps

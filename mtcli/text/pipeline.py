@@ -31,6 +31,7 @@ from mtcli.text.segment import sentences
 from mtcli.text.sentence import (RAW, Context, Engine, LineResult, NBest, Sentence, Stage, TextOptions, combine,
                                  remembering, to_pieces, unknown_pieces)
 from mtcli.text.spans import Spans
+from mtcli.text.templates import breaks, only_placeholders, shield
 
 __all__ = ["LINES_PER_CALL", "RAW", "Engine", "LineResult", "TextOptions", "translate_lines"]
 
@@ -59,17 +60,22 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     if items is None and options.segment and any("\t" in raw.strip(" \t") for raw in lines):
         # (each line with tabs inside, cell by cell)
         return line_steps.in_cells(lines, engine, options, first, translate_lines)
+    if items is None and options.protect and any(map(breaks, lines)):  # (a string's "\\n": each piece a line)
+        return line_steps.in_cells(lines, engine, options, first, translate_lines, cut=breaks)
     # (quotations and asides are added to it, in characters none of these lines has)
     items = items if isinstance(items, Items) else Items(items or {}, lines)
     engine = replace(engine, encode=remembering(engine.encode))
     results = [LineResult(first + i, [("", 0.0)]) for i in range(len(lines))]
     unknown = unknown_pieces(engine)
-    indents, tails, todo, wraps, unwrapped = [], {}, [], {}, {}
+    indents, tails, todo, wraps, unwrapped, as_it_came = [], {}, [], {}, {}, []
     for i, raw in enumerate(lines):
         if len(raw) > MAX_LINE_CHARS:  # the model reads 54 tokens of a sentence: a 10 MB line is an attack or an error
             raw, tails[i] = line_steps.cut_long(raw)
             results[i].warnings.append(f"longer than {MAX_LINE_CHARS:,} characters: its first {len(raw):,} were "
                                        f"translated, the other {len(lines[i]) - len(raw):,} are kept as they came")
+        if options.protect:  # a template's placeholders and ICU messages made items before anything reads the line
+            raw, shielded = shield(raw, items), raw
+            as_it_came += [i] if raw != shielded and i not in tails and only_placeholders(raw, items) else []
         indents.append(((line_steps.MARK.match(raw) if options.protect else None) or line_steps.INDENT.match(raw)).group())
         text = normalize(spaced_dashes(raw[len(indents[i]):]) if "—" in raw else raw[len(indents[i]):])
         if items:  # markup around words ("is <b>green</b>") out of the way of the model: put back after
@@ -99,6 +105,8 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
                                 for t, score in nbest]
         elif tail or indents[i].strip():  # (a mark before nothing to translate: "- \u200b")
             results[i].nbest = [((indents[i] + tail.lstrip()).rstrip(), 0.0)]
+    for i in as_it_came:  # ("%s: %d", "{0}  {1}": not even respaced)
+        results[i].nbest = [(markup.expand(lines[i], done), 0.0)]
     return results
 
 

@@ -19,6 +19,8 @@ from mtcli.text.kinds import EMOTICON, KIND, KINDS, MAYBE_SPAN, OWN_STOP, PRIVAT
 
 # placeholder sequences tried in turn: span i gets seq[i % len(seq)]
 PLACEHOLDERS: tuple[tuple[str, ...], ...] = (("50",), ("12", "50"))
+# the Spanish-English model's (Engine.placeholders; as many rungs): it says "fifty" for "50" (docs/text-pipeline.md)
+PLACEHOLDERS_FROM = {"es": (("Tom",), ("Mary", "Tom"))}
 LONG_WORD = 40  # characters: no English word is this long (a hash, a base64 blob): kept as it is
 
 # the model rarely saw "$50" but often "50 dollars" (measured: "I paid $50 for..." -> "Pagué 90.")
@@ -253,7 +255,7 @@ _PHRASE_START = re.compile(r"\s(?=(?:for|on|in|at|to|from|with|by|and|but|or|of|
                            r"when|while|than|per|about|around|between|during|into|over|under)\b)", re.IGNORECASE)
 
 
-def one_span_phrases(masked: Masked) -> list[Masked]:
+def one_span_phrases(masked: Masked, seq: tuple[str, ...] = PLACEHOLDERS[0]) -> list[Masked]:
     """The sentence cut into phrases that each hold one span (the model copies one placeholder far more
     reliably than several): each cut is at the last phrase-starting word between two spans, else right
     after the first of them."""
@@ -266,8 +268,8 @@ def one_span_phrases(masked: Masked) -> list[Masked]:
     cuts.append(len(masked.text))
     phrases = []
     for k, (s, e) in enumerate(zip(cuts, cuts[1:])):
-        text = _pattern(masked.seq).sub(PLACEHOLDERS[0][0], masked.text[s:e]).strip()
-        phrases.append(Masked(text, masked.spans[k : k + 1], PLACEHOLDERS[0], _signs(masked)[k : k + 1],
+        text = _pattern(masked.seq).sub(seq[0], masked.text[s:e]).strip()
+        phrases.append(Masked(text, masked.spans[k : k + 1], seq[:1], _signs(masked)[k : k + 1],
                               masked.glued[k : k + 1]))
     return phrases
 

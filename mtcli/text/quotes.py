@@ -31,6 +31,9 @@ class Items(dict):
         super().__init__(items)
         self.own = set(PRIVATE.findall("".join(lines))) - set(items)
         self.next = PRIVATE_RANGES[2][-1]
+        # those standing for a template's placeholder or ICU message (templates.py): a word of the sentence to
+        # the model (a number's placeholder), never markup set aside at its edge or wrapped around words
+        self.words: set[str] = set()
 
     def new(self, parts: tuple[str, ...]) -> str | None:
         plane15, plane16 = PRIVATE_RANGES[1:]

@@ -59,14 +59,23 @@ def _took(s: Sentence, got: list[NBest]) -> bool:
     return False
 
 
+def ladder(masked: protect.Masked, preferred: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
+    """`preferred` (Engine.placeholders), or the default ladder where one of its placeholders is a word of the
+    sentence already ("Tom tiene 5 gatos."): restore would take the sentence's for a span."""
+    words = protect.remask(masked, ("",)).text
+    ours = "|".join(re.escape(p) for seq in preferred for p in seq)
+    return protect.PLACEHOLDERS if re.search(rf"(?<!\w)(?:{ours})(?!\w)", words) else preferred
+
+
 def _fallbacks(s: Sentence, engine: Engine) -> list[Sentence]:
     """The tries after s's, in order: the next placeholders, the sentence unmasked, phrases of one span each."""
     tries, masked = [], s.masked
+    rungs = ladder(masked, engine.placeholders)
     for attempt in range(s.attempt + 1, VERIFY):
-        masked = protect.remask(masked, protect.PLACEHOLDERS[attempt])
+        masked = protect.remask(masked, rungs[attempt])
         tries.append(replace(s, attempt=attempt, masked=masked, pieces=to_pieces(masked.text, engine)))
     tries.append(replace(s, attempt=VERIFY, masked=masked, pieces=to_pieces(protect.unmasked(masked), engine)))
-    phrases = protect.one_span_phrases(masked)
+    phrases = protect.one_span_phrases(masked, rungs[0])
     fitted = [to_pieces(phrase.text, engine) for phrase in phrases]
     return tries + [replace(s, attempt=AROUND, masked=masked, phrases=phrases, counts=[len(f) for f in fitted],
                             pieces=[p for f in fitted for p in f])]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Protocol
 
-from mtcli.config import DEFAULTS
+from mtcli.config import DEFAULT_DIRECTION, DEFAULTS
 from mtcli.text import case, protect
 from mtcli.text.segment import fit
 
@@ -46,6 +46,7 @@ class Engine:
     encode: Callable[[str], list[int]]  # source ids, without start and end
     limit: int  # most source ids one decoded piece may have
     names: dict[str, str] = field(default_factory=dict)  # truecasing table (case.truecase_table)
+    placeholders: tuple[tuple[str, ...], ...] = protect.PLACEHOLDERS  # the ladder the model copies (protect.py)
 
     @classmethod
     def from_translator(cls, tr, beam: int = DEFAULTS.beam_size, nbest: int = DEFAULTS.num_hypotheses,
@@ -62,7 +63,8 @@ class Engine:
         src = [tr.src_tok.id_to_token(i) for i in range(tr.src_tok.vocab_size)]
         tgt = {tr.tgt_tok.id_to_token(i) for i in range(tr.tgt_tok.vocab_size)}
         return cls(decode, lambda text: tr.src_tok.pieces(tr.src_tok.encode(text)), tr.model.cfg.max_src_len - 2,
-                   case.truecase_table(src, tgt))
+                   case.truecase_table(src, tgt),
+                   protect.PLACEHOLDERS_FROM.get(getattr(tr, "direction", DEFAULT_DIRECTION)[:2], protect.PLACEHOLDERS))
 
 
 @dataclass
@@ -107,7 +109,7 @@ class Sentence:
     strip_stop: bool = False  # the source has no final punctuation: nor will the translation (documents)
     aside: dict = field(default_factory=dict)
     kept: list[str] = field(default_factory=list)  # spans put back exactly as they came, in order
-    attempt: int = 0  # index into protect.PLACEHOLDERS, or retry.VERIFY, or retry.AROUND
+    attempt: int = 0  # index into Engine.placeholders, or retry.VERIFY, or retry.AROUND
     pieces: list[str] = field(default_factory=list)  # what is decoded
     phrases: list[protect.Masked] = field(default_factory=list)  # AROUND: phrases of one span each
     counts: list[int] = field(default_factory=list)  # AROUND: pieces of each phrase

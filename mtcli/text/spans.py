@@ -8,6 +8,7 @@ import re
 
 from mtcli.text import protect
 from mtcli.text.kinds import PRIVATE, TITLE, WRITTEN_ANEW, in_spanish
+from mtcli.text.retry import ladder
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each
 
 
@@ -19,7 +20,8 @@ class Spans:
     name = "spans"
 
     def strip(self, s: Sentence, c: Context) -> bool:
-        s.masked = protect.mask(s.text, s.spans, protect.PLACEHOLDERS[0])
+        s.masked = protect.mask(s.text, s.spans, protect.PLACEHOLDERS[0])  # (digits: never a word of the sentence)
+        s.masked = protect.remask(s.masked, ladder(s.masked, c.engine.placeholders)[0])
         s.outside = drop_spans(s.text, s.spans)
         if not LETTER.search(s.outside):
             s.verbatim = s.text  # numbers, symbols, punctuation: nothing for the model

@@ -48,8 +48,10 @@ def _modules() -> list[Path]:
 def test_the_table_lists_the_kinds_in_the_order_they_are_tried():
     assert [k.name for k in kinds.KINDS] == [
         "url", "email", "code", "tag", "handle", "path", "file or domain", "time", "money", "quantity",
-        "feet and inches", "date", "title and name", "number", "emoticon", "roman numeral"]
-    assert kinds.SPAN.pattern == "|".join(k.pattern for k in kinds.KINDS if not k.find)
+        "feet and inches", "date", "title and name", "number", "emoticon", "roman numeral", "template braces",
+        "template interpolation", "template brace", "printf placeholder", "html entity", "escape", "colon name"]
+    assert kinds.SPAN.pattern == "|".join(k.pattern for k in kinds.KINDS if not (k.find or k.template))
+    assert [k.name for k in kinds.KINDS if k.template] == [k.name for k in kinds.KINDS[-7:]]
     assert [k.name for k in kinds.KINDS if k.find] == ["date", "roman numeral"]
     assert [k.name for k in kinds.KINDS if k.rewrite] == ["date", "title and name"]
     assert [k.name for k in kinds.KINDS if k.own_stop] == ["feet and inches", "emoticon"]
@@ -93,9 +95,16 @@ EXAMPLES = {"url": "see http://x.org/a now", "email": "mail tom@x.org", "code": 
             "title and name": "ask Mr. Brown", "number": "buy 42 eggs", "emoticon": "fine :-)"}
 
 
+TEMPLATE_EXAMPLES = {"template braces": "hi {{ name }}", "template interpolation": "pay ${amount}",
+                     "template brace": "hi {0}", "printf placeholder": "%1$s left", "html entity": "Q&amp;A",
+                     "escape": "one\\ntwo", "colon name": "the :attribute field"}
+
+
 @pytest.mark.parametrize("kind", [k for k in kinds.KINDS if not k.find], ids=lambda k: k.name)
 def test_a_kind_s_hint_is_in_every_span_of_it(kind):
-    """SPAN is searched only where some row's hint is: a row's example is found, and its match holds its hint."""
-    text = EXAMPLES[kind.name]
-    match = next(m for m in kinds.SPAN.finditer(text) if re.fullmatch(kind.pattern, m.group(), re.IGNORECASE))
-    assert re.search(kind.hint, match.group(), re.IGNORECASE) and kinds.MAYBE_SPAN.search(text)
+    """SPAN (TEMPLATE for a template's rows) is searched only where some row's hint is: a row's example is found,
+    and its match holds its hint."""
+    text = {**EXAMPLES, **TEMPLATE_EXAMPLES}[kind.name]
+    table, maybe = (kinds.TEMPLATE, kinds.MAYBE_TEMPLATE) if kind.template else (kinds.SPAN, kinds.MAYBE_SPAN)
+    match = next(m for m in table.finditer(text) if re.fullmatch(kind.pattern, m.group(), re.IGNORECASE))
+    assert re.search(kind.hint, match.group(), re.IGNORECASE) and maybe.search(text)

@@ -21,6 +21,12 @@ from mtcli.text.kinds import EMOTICON, KIND, KINDS, MAYBE_SPAN, OWN_STOP, PRIVAT
 PLACEHOLDERS: tuple[tuple[str, ...], ...] = (("50",), ("12", "50"))
 # the Spanish-English model's (Engine.placeholders; as many rungs): it says "fifty" for "50" (docs/text-pipeline.md)
 PLACEHOLDERS_FROM = {"es": (("Tom",), ("Mary", "Tom"))}
+
+
+def placeholders_for(direction: str) -> tuple[tuple[str, ...], ...]:
+    """The placeholder ladder of a direction's model ("es-en" -> the Spanish source's)."""
+    return PLACEHOLDERS_FROM.get(direction.split("-")[0], PLACEHOLDERS)
+
 LONG_WORD = 40  # characters: no English word is this long (a hash, a base64 blob): kept as it is
 
 # the model rarely saw "$50" but often "50 dollars" (measured: "I paid $50 for..." -> "Pagué 90.")

@@ -64,7 +64,7 @@ class Engine:
         tgt = {tr.tgt_tok.id_to_token(i) for i in range(tr.tgt_tok.vocab_size)}
         return cls(decode, lambda text: tr.src_tok.pieces(tr.src_tok.encode(text)), tr.model.cfg.max_src_len - 2,
                    case.truecase_table(src, tgt),
-                   protect.PLACEHOLDERS_FROM.get(getattr(tr, "direction", DEFAULT_DIRECTION)[:2], protect.PLACEHOLDERS))
+                   protect.placeholders_for(getattr(tr, "direction", DEFAULT_DIRECTION)))
 
 
 @dataclass

@@ -399,6 +399,11 @@ def _model_option(default: str | None = DEFAULT_MODEL):
                         help="Model: a name from `mtcli models` or a model directory.")
 
 
+def _glossary_option():
+    return typer.Option(None, "--glossary", "-g", metavar="FILE", show_default=False,
+                        help="Terms that must come out as given: a TSV of source TAB target (docs/glossary.md).")
+
+
 def _model_argument():
     return typer.Argument(None, show_default=False, metavar="[MODEL]", help="The model, as with -m.")
 
@@ -734,6 +739,7 @@ def translate(
     batch_size: int | None = typer.Option(None, "--batch-size", **limits("decode_batch"), show_default=False,
                                           help=f"Sentences decoded together [default: {DEFAULTS.max_batch_size:,} "
                                                f"source {DEFAULTS.batch_type}' worth]."),
+    glossary: Path | None = _glossary_option(),
 ) -> None:
     """Translate English to Spanish and Spanish to English: arguments, a file, piped lines, or interactively.
 
@@ -762,6 +768,8 @@ def translate(
       cat README.md | mtcli translate --format markdown -o -
 
       mtcli translate --nbest 3 "I like it."
+
+      mtcli translate --glossary terms.tsv -i manual.txt -o manual.es.txt
     """
     output = _output_file(output)
     from mtcli import kernels
@@ -772,7 +780,7 @@ def translate(
     from_stdin = input is not None and str(input) == STDOUT
     reads_stdin = not text and (input is None or from_stdin) and not sys.stdin.isatty()
     router = _router(ctx, model, source.value, target.value if target else None, output,
-                     dict(beam=beam, nbest=nbest, alpha=alpha, batch_size=batch_size), reads_stdin)
+                     dict(beam=beam, nbest=nbest, alpha=alpha, batch_size=batch_size), reads_stdin, glossary)
     if input is None and not text and sys.stdin.isatty():
         with kernels.for_decoding(0, beam):  # the REPL's lines are counted as they come (Engine's decode)
             return _repl(router)
@@ -794,25 +802,28 @@ def translate(
         sys.stdout.write(rendered)
 
 
-def _router(ctx: typer.Context, model: str, source: str, target: str | None, output, decoding: dict, stdin: bool):
+def _router(ctx: typer.Context, model: str, source: str, target: str | None, output, decoding: dict, stdin: bool,
+            glossary: Path | None = None):
     """translate's way to the models: the one given with -m or MTCLI_MODEL (its direction fixed, --from
     and --to must agree with it), else the shipped model of each line's direction, loaded on first use."""
-    from mtcli.route import Languages, Router
+    from mtcli.route import Languages, Router, source_options
+    from mtcli.text import glossary as terms
     from mtcli.text.pipeline import Engine
 
     languages = Languages.parse(source, target)
+    options = source_options(terms.read(glossary) if glossary else None)
     if ctx.get_parameter_source("model").name != "DEFAULT":
         path = registry.resolve(model)
         _not_an_input(output, _model_files(path), stdin=stdin)  # (-i FILE: _read_input)
         translator = _load_translator(path)
         languages.agree(translator.direction, model)
         engine = Engine.from_translator(translator, **decoding)
-        return Router(lambda direction: engine, languages, fixed=translator.direction)
+        return Router(lambda direction: engine, languages, fixed=translator.direction, options=options)
     for path in registry.models().values():
         if path.parent == registry.SHIPPED_DIR:
             _not_an_input(output, _model_files(path), stdin=stdin)
     return Router(lambda direction: Engine.from_translator(_load_translator(registry.shipped(direction)), **decoding),
-                  languages)
+                  languages, options=options)
 
 
 def _read_input(path: Path | None, fmt: str, output: Path | None = None):

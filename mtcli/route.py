@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from mtcli.config import DEFAULT_DIRECTION
 from mtcli.errors import UserError
+from mtcli.text.glossary import Glossary
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
 
 LANGUAGES = ("en", "es")
@@ -24,6 +25,13 @@ MAJORITY = 0.8  # a line counts towards the stream's running majority when told 
 # Spanish text keeps them off until it has rules of its own (the model learned lowercase, ALL CAPS and
 # unaccented Spanish from augmented pairs)
 SOURCE_OPTIONS = {"en": TextOptions(), "es": TextOptions(case=False)}
+
+
+def source_options(glossary: Glossary | None = None) -> dict[str, TextOptions]:
+    """SOURCE_OPTIONS with the user's glossary, bound to each direction (its plurals are the languages')."""
+    if glossary is None:
+        return SOURCE_OPTIONS
+    return {src: replace(o, glossary=glossary.towards(src, other(src))) for src, o in SOURCE_OPTIONS.items()}
 
 
 def other(language: str) -> str:
@@ -79,6 +87,7 @@ class Router:
     fixed: str | None = None
     detect: Callable | None = None
     seen: Counter = field(default_factory=Counter)  # languages of the lines so far: the running majority
+    options: dict[str, TextOptions] = field(default_factory=lambda: SOURCE_OPTIONS)  # by source language
     _engines: dict[str, Engine] = field(default_factory=dict)
 
     def __post_init__(self):
@@ -119,7 +128,7 @@ class Router:
                 groups.setdefault(f"{language}-{target}", []).append(i)
         for direction, rows in groups.items():
             source = direction.split("-")[0]
-            done = translate_lines([lines[i] for i in rows], self.engine(direction), SOURCE_OPTIONS[source])
+            done = translate_lines([lines[i] for i in rows], self.engine(direction), self.options[source])
             for i, r in zip(rows, done):
                 results[i] = replace(r, line=first + i)
         for r, (language, confidence) in zip(results, told):
@@ -135,7 +144,7 @@ class Router:
         if language == target:
             return list(lines), [LineResult(1, [("", 0.0)], warnings=[
                 f"the document is {NAMES[language]} already (confidence {confidence:.2f}); kept as it came"])]
-        return translate_document(lines, fmt, self.engine(f"{language}-{target}"), SOURCE_OPTIONS[language])
+        return translate_document(lines, fmt, self.engine(f"{language}-{target}"), self.options[language])
 
     def _tell(self, line: str) -> tuple[str, float | None]:
         """A line's language and the detector's confidence (None: fixed, not told). A line with nothing to

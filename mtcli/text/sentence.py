@@ -16,6 +16,7 @@ from typing import Protocol
 
 from mtcli.config import DEFAULTS
 from mtcli.text import case, protect
+from mtcli.text.glossary import Glossary, with_terms
 from mtcli.text.segment import fit
 
 NBest = list[tuple[str, float]]
@@ -35,6 +36,7 @@ class TextOptions:
     # a fragment (a link's text): no final mark, no capital letter first
     keep_stop: bool = True  # off: a source without final punctuation gets a translation without a final "."
     # (documents: a heading, a cell, a link's text)
+    glossary: Glossary | None = None  # the user's terms, kept and put back as its targets (glossary.py)
 
 
 RAW = TextOptions(segment=False, protect=False, case=False, punctuate=False)
@@ -125,7 +127,8 @@ class Context:
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         long_word = min(protect.LONG_WORD, self.engine.limit - 1)  # a word that long may not fit the model
-        return protect.find_spans(text, self.unknown, long_word) if self.options.protect else []
+        spans = protect.find_spans(text, self.unknown, long_word) if self.options.protect else []
+        return with_terms(text, spans, self.options.glossary) if self.options.glossary else spans
 
 
 class Stage(Protocol):

@@ -5,8 +5,10 @@ ladder, retry.py), a sentence of spans only answered as it is, and dates and tit
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from mtcli.text import protect
+from mtcli.text.glossary import agreeing, targets
 from mtcli.text.kinds import PRIVATE, TITLE, WRITTEN_ANEW, in_spanish
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each
 
@@ -20,9 +22,13 @@ class Spans:
 
     def strip(self, s: Sentence, c: Context) -> bool:
         s.masked = protect.mask(s.text, s.spans, protect.PLACEHOLDERS[0])
+        if c.options.glossary:  # a term's placeholder comes back as its target
+            outs = targets(s.text, s.spans, c.options.glossary)
+            s.aside[self.name] = ([t for t, kept in zip(outs, s.masked.spans) if t != kept], c.options.glossary)
+            s.masked = replace(s.masked, spans=outs)
         s.outside = drop_spans(s.text, s.spans)
         if not LETTER.search(s.outside):
-            s.verbatim = s.text  # numbers, symbols, punctuation: nothing for the model
+            s.verbatim = _spans_out(s.text, s.spans, s.masked.spans)  # numbers, symbols, punctuation, terms
             return False
         s.text = s.masked.text
         return True
@@ -33,7 +39,14 @@ class Spans:
         parts = [p.strip(" ,") for span in spans for p in (WRITTEN_ANEW.sub("\0", span).split("\0")
                                                            if span in dates or TITLE.search(span) else [span])]
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
-        return each(out, lambda t: _dated(t, dates))
+        terms, glossary = s.aside.get(self.name, ((), None))
+        return each(out, lambda t: agreeing(_dated(t, dates), terms, glossary) if terms else _dated(t, dates))
+
+
+def _spans_out(text: str, spans: list[tuple[int, int]], outs: tuple[str, ...]) -> str:
+    """The text with each span as it is to come back (a glossary term as its target)."""
+    ends = [0] + [e for _, e in spans]
+    return "".join(text[a:s] + out for a, (s, _), out in zip(ends, spans, outs)) + text[ends[-1]:]
 
 
 def _dated(text: str, dates: dict[str, str]) -> str:

@@ -555,6 +555,47 @@ def train(
         _register(out, register, loop, console)
 
 
+@app.command()
+def finetune(
+    ctx: typer.Context,
+    model: str = _model_option(),
+    pairs: Path = typer.Option(..., "--pairs", "-p", show_default=False, metavar="FILE",
+                               help="Your pairs: a UTF-8 TSV of source TAB target, in the model's direction."),
+    name: str = typer.Option(..., "--name", "-n", show_default=False, help="Add the result to `mtcli models` as NAME."),
+    max_time: float = typer.Option(0.0, "--max-time", **limits("max_time"),
+                                   help="Stop after this many seconds of training (0 = when the held-out pairs stop improving)."),
+    corpus: Path | None = typer.Option(None, "--corpus", envvar="MTCLI_DATA", show_default=False,
+                                       help=f"The corpus a share of which is mixed in [default: {DEFAULT_DATA}]."),
+    corpus_share: float = typer.Option(0.5, "--corpus-share", min=0.0, max=0.9,
+                                       help="Share of the training pairs drawn from the corpus, against forgetting."),
+    out: Path | None = typer.Option(None, "--out", "-o", show_default=False,
+                                    help="Run directory [default: runs/finetune-NAME]."),
+    resume: bool = typer.Option(False, "--resume", help="Continue an interrupted fine-tuning in --out."),
+) -> None:
+    """Fine-tune a model on your own pairs (docs/finetune.md): its vocabularies, a low learning rate, a
+    share of its corpus mixed in, early stopping on a tenth of your pairs; the best epoch added to
+    `mtcli models` as NAME. Ctrl-C saves the state; --resume continues.
+
+    Examples:
+
+      mtcli finetune -m en-es --pairs ui.tsv --name en-es-ui --max-time 600
+
+      mtcli translate -m en-es-ui "Save your changes before closing."
+    """
+    from mtcli.data import resolve_data_path
+    from mtcli.finetune import finetune as run
+
+    registry.check_free(name)
+    out = _output_dir(out, "--out") or DEFAULT_RUNS / f"finetune-{name}"
+    _writable_dir(out, "--out")
+    loop, _ = run(registry.resolve(model), pairs, out, resolve_data_path(corpus), corpus_share, max_time, resume,
+                  console=err)
+    if loop.done == "interrupted":
+        raise typer.Exit(130)
+    err.print(f"stopped: {loop.done}; model in {out}", highlight=False)
+    _register(out, name, loop, err)
+
+
 def _register(out: Path, name: str, loop, console: Console) -> None:
     if not loop.history:
         fail(f"nothing to register as {name}: no epoch finished")

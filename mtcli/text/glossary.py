@@ -71,6 +71,24 @@ def plural(term: str, language: str) -> str | None:
     return " ".join(out) if out != words else None
 
 
+# a Spanish sentence holding a term is masked with a name the model copies as it is, not protect's number, which
+# es-en reads as an amount where a noun goes ("Mi 50 es muy lento." -> "My fifty is very slow 50."): the first
+# name the sentence does not hold already (Tatoeba's are full of Tom and Mary). English keeps the number, which
+# en-es copied better than a name ("The Tom is near..." -> "El río Tom..."). Measured in docs/glossary.md
+NAMES = {"es": ("Tom", "Mary", "John")}
+# a Spanish article before a term: English puts one before it too, which a name as placeholder lost
+# ("El piso tiene dos dormitorios." -> "Apartment has two bedrooms.")
+_ES_ARTICLE = re.compile(r"(?<!\w)(?:(el|la|los|las|del|al)|(un|una))\s+$", re.IGNORECASE)
+_EN_BEFORE = re.compile(r"(?<!\w)(?:the|a|an|my|your|his|her|its|our|their|this|that|these|those|some|any|no|"
+                        r"every|each|one|of|[\w'’]+'s|\d+)\s+$", re.IGNORECASE)
+
+
+def placeholders(text: str, language: str) -> tuple[str, ...] | None:
+    """The placeholder sequence for a sentence with terms (None: protect's numbers)."""
+    free = [n for n in NAMES.get(language, ()) if not re.search(rf"(?<!\w){n}(?!\w)", text, re.IGNORECASE)]
+    return (free[0],) if free else None
+
+
 def _key(text: str) -> tuple[tuple[str, bool], ...]:
     """A term as the matcher sees it: its tokens, each with whether a space comes before it."""
     return tuple((m.group(), m.start() > 0 and text[m.start() - 1].isspace()) for m in _TOKEN.finditer(text))
@@ -102,8 +120,8 @@ class Glossary:
             for k, (form, out) in enumerate(forms):
                 table = derived if k else own
                 if src != src.lower():  # as written, or in ALL CAPS
+                    table[("exact", _key(form.upper()))] = out.upper()  # (a shouted term, shouted)
                     table[("exact", _key(form))] = out
-                    table[("exact", _key(form.upper()))] = out.upper() if tgt.isupper() else out
                 else:
                     table[("folded", _folded(_key(form)))] = out
         for (kind, key), out in {**derived, **own}.items():  # (a line of its own wins over a derived plural)
@@ -129,11 +147,12 @@ class Glossary:
         while i < len(tokens):
             for n in range(min(self._longest[0], len(tokens) - i), 0, -1):
                 key = ((keys[i][0], False),) + tuple(keys[i + 1 : i + n])
-                out = self._exact.get(key) or self._folded.get(_folded(key))
+                exact = self._exact.get(key)
+                out = exact if exact is not None else self._folded.get(_folded(key))
                 # (whole words: a term ending in a symbol, "C++", is not the start of "C++11")
                 if out is not None and not _glued(text, tokens[i].start(), tokens[i + n - 1].end()):
                     words = text[tokens[i].start() : tokens[i + n - 1].end()]
-                    shout = len(words) > 1 and words.isupper() and not out.isupper()
+                    shout = exact is None and len(words) > 1 and words.isupper()
                     found.append((tokens[i].start(), tokens[i + n - 1].end(), out.upper() if shout else out))
                     i += n
                     break
@@ -158,6 +177,9 @@ _FEMININE = re.compile(r"(?:a|ión|ion|dad|tad|tud|umbre|ez|sis)$")
 _MASCULINE_A = set("día mapa problema sistema programa tema idioma clima esquema diagrama dilema drama poema "
                    "síntoma teorema planeta sofá".split())
 
+# feminine nouns opening on a stressed "a" that take "el" and "un" in the singular
+_STRESSED_A = set("agua águila alma arma área aula ala alga habla hacha hambre hada haba".split())
+
 
 def _feminine(word: str) -> bool:
     word = word.lower()
@@ -171,6 +193,8 @@ def _agrees(det: str, term: str, plural: bool) -> str:
         head = next((h for h in (head[:-2], head[:-1]) if _feminine(h)), head[:-1])
     row = _DETERMINER[det.lower()]
     out = row[_feminine(head) + 2 * plural]
+    if not plural and head in _STRESSED_A and row[0] in ("el", "un", "del", "al", "algún", "ningún"):
+        out = row[0]  # (el agua, un arma)
     return out.capitalize() if det[:1].isupper() else out
 
 
@@ -187,22 +211,37 @@ def _agreeing_before(before: str, term: str, plural: bool) -> str:
     return before
 
 
-def agreeing(text: str, terms: list[str], glossary: Glossary) -> str:
-    """The translation with what comes right before each term made to fit it: a Spanish determiner its
-    gender and number, an English "a" or "an" its first sound; a term that opens the sentence capitalised."""
+def notes(text: str, spans: list[tuple[int, int]], outs: tuple[str, ...], glossary: Glossary) -> list[tuple[str, str]]:
+    """Each term's target, and for an English target the article a Spanish one before it asks for ("the",
+    "a" or "")."""
+    found = []
+    for (a, b), out in zip(spans, outs):
+        if out != text[a:b]:
+            m = _ES_ARTICLE.search(text, 0, a) if glossary.languages == ("es", "en") else None
+            found.append((out, "" if not m else "the" if m[1] else "a"))
+    return found
+
+
+def agreeing(text: str, terms: list[tuple[str, str]], glossary: Glossary) -> str:
+    """The translation with what comes right before each term made to fit it: a Spanish determiner its gender
+    and number, an English "a" or "an" its first sound (and the article a Spanish one asked for, when nothing
+    stands before it); a term that opens the sentence capitalised."""
     language = glossary.languages[1] if glossary.languages else "es"
-    for term in dict.fromkeys(terms):
-        at = 0
-        while m := re.compile(rf"(?<!\w){re.escape(term)}(?!\w)").search(text, at):
-            before, k = text[: m.start()], m.start()
+    for term, article in dict.fromkeys(terms):
+        for m in reversed(list(re.finditer(rf"(?<!\w){re.escape(term)}(?!\w)", text))):  # (the later first)
+            before, word, opening = text[: m.start()], m.group(), re.match(r"[\s¿¡\"'«(]*", text).end()
             if language == "es" and not term[:1].isupper():
                 before = _agreeing_before(before, term, glossary.is_plural(term))
+            elif language == "en" and article and not _EN_BEFORE.search(before) \
+                    and (article == "the" or not glossary.is_plural(term)):
+                before += "the " if article == "the" else f"{_an(term)} "
             elif language == "en" and (d := re.search(r"(?<!\w)(an?)\s+$", before, re.IGNORECASE)):
-                an = _an(term)
-                before = before[: d.start(1)] + (an.capitalize() if d.group(1)[0].isupper() else an) + before[d.end(1) :]
-            first = not before.strip(" ¿¡\"'«(") and term[:1].islower()
-            text = before + (term[:1].upper() + term[1:] if first else term) + text[m.end() :]
-            at = len(before) + len(term)
+                before = before[: d.start(1)] + (_an(term).capitalize() if d[1][0].isupper() else _an(term)) + before[d.end(1) :]
+            if len(before) > opening and len(text[: m.start()]) == opening:  # an article now opens the sentence
+                before = before[:opening] + before[opening].upper() + before[opening + 1 :]
+            elif len(before) == opening:
+                word = word[:1].upper() + word[1:]
+            text = before + word + text[m.end() :]
     return text
 
 

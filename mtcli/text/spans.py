@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 
 from mtcli.text import protect
-from mtcli.text.glossary import agreeing, targets
+from mtcli.text.glossary import agreeing, notes, placeholders, targets
 from mtcli.text.kinds import PRIVATE, TITLE, WRITTEN_ANEW, in_spanish
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each
 
@@ -21,10 +21,13 @@ class Spans:
     name = "spans"
 
     def strip(self, s: Sentence, c: Context) -> bool:
-        s.masked = protect.mask(s.text, s.spans, protect.PLACEHOLDERS[0])
-        if c.options.glossary:  # a term's placeholder comes back as its target
-            outs = targets(s.text, s.spans, c.options.glossary)
-            s.aside[self.name] = ([t for t, kept in zip(outs, s.masked.spans) if t != kept], c.options.glossary)
+        terms = c.options.glossary
+        outs = targets(s.text, s.spans, terms) if terms else ()
+        kept = [s.text[a:b] for a, b in s.spans]
+        seq = terms and outs != tuple(kept) and placeholders(s.text, terms.languages[0]) or protect.PLACEHOLDERS[0]
+        s.masked = protect.mask(s.text, s.spans, seq)
+        if terms:  # a term's placeholder comes back as its target
+            s.aside[self.name] = (notes(s.text, s.spans, outs, terms), terms)
             s.masked = replace(s.masked, spans=outs)
         s.outside = drop_spans(s.text, s.spans)
         if not LETTER.search(s.outside):

@@ -15,6 +15,7 @@ a glossary line of its own wins over a derived plural ("mouse<TAB>ratón", "mice
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -105,6 +106,7 @@ class Glossary:
 
     terms: tuple[tuple[str, str], ...]
     languages: tuple[str, str] | None = None
+    lines: tuple[int, ...] = ()  # each term's line in its file (mtcli glossary check names them)
     _exact: dict = field(default_factory=dict, repr=False)  # key -> target (terms with a capital letter)
     _folded: dict = field(default_factory=dict, repr=False)  # folded key -> target
     _longest: list = field(default_factory=lambda: [0], repr=False)
@@ -136,7 +138,7 @@ class Glossary:
 
     def towards(self, source: str, target: str) -> Glossary:
         """The same terms for translating `source` into `target` (their plurals by each language's rule)."""
-        return self if self.languages == (source, target) else Glossary(self.terms, (source, target))
+        return self if self.languages == (source, target) else Glossary(self.terms, (source, target), self.lines)
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, target) of each term in text, left to right, the longest at each place; the target
@@ -253,11 +255,24 @@ def _glued(text: str, start: int, end: int) -> bool:
         or after[:1] == "-" and after[1:].isalnum()
 
 
-def parse(lines: list[str], name: str) -> Glossary:
+def _term_key(src: str) -> tuple:
+    return _key(src) if src != src.lower() else _folded(_key(src))
+
+
+def merged(base: Glossary | None, extra: Glossary | None) -> Glossary | None:
+    """base's terms and extra's, extra's target where both have a term (a request's over a server's)."""
+    if not (base and extra):
+        return base or extra
+    terms = {_term_key(src): (src, tgt) for src, tgt in (*base.terms, *extra.terms)}
+    return Glossary(tuple(terms.values()), base.languages)
+
+
+def parse(lines: list[str], name: str, unit: str = "line", most: int = MAX_TERMS) -> Glossary:
     """A glossary from its TSV lines: source TAB target; '#' lines and blank ones skipped; a first line
-    'source TAB target' is a header. Anything else malformed is refused in one line naming the line."""
+    'source TAB target' is a header. Anything else malformed is refused in one line naming the line (or
+    `unit`: an entry of a request's glossary); more than `most` terms too."""
     targets: dict[tuple, tuple[str, str, int]] = {}
-    terms = []
+    terms, lines_of = [], []
     for n, line in enumerate(lines, 1):
         line = line.strip("\r\n")
         if not line.strip() or line.lstrip().startswith("#"):
@@ -265,7 +280,7 @@ def parse(lines: list[str], name: str) -> Glossary:
         cells = [c.strip() for c in line.split("\t")]
         if tuple(c.lower() for c in cells) == HEADER and not terms:
             continue
-        where = f"{name}: line {n}"
+        where = f"{name}: {unit} {n}"
         if len(cells) != 2:
             raise UserError(f"{where}: {len(cells)} column{'s' * (len(cells) != 1)}, not 2: give source TAB target")
         src, tgt = (" ".join(c.split()) for c in cells)
@@ -275,16 +290,17 @@ def parse(lines: list[str], name: str) -> Glossary:
             raise UserError(f"{where}: a term longer than {MAX_TERM_CHARS} characters: a glossary holds terms")
         if not re.search(r"\w", src):
             raise UserError(f"{where}: the source term {src!r} has no letter or digit to find in a text")
-        key = _key(src) if src != src.lower() else _folded(_key(src))
+        key = _term_key(src)
         if key in targets and targets[key][0] != tgt:
-            raise UserError(f"{where}: {src!r} again, now as {tgt!r}; line {targets[key][2]} gave "
+            raise UserError(f"{where}: {src!r} again, now as {tgt!r}; {unit} {targets[key][2]} gave "
                             f"{targets[key][0]!r}: keep one")
         if key not in targets:
             targets[key] = (tgt, src, n)
             terms.append((src, tgt))
-        if len(terms) > MAX_TERMS:
-            raise UserError(f"{where}: more than {MAX_TERMS:,} terms: a glossary holds terms, not a corpus")
-    return Glossary(tuple(terms))
+            lines_of.append(n)
+        if len(terms) > most:
+            raise UserError(f"{where}: more than {most:,} terms: a glossary holds terms, not a corpus")
+    return Glossary(tuple(terms), lines=tuple(lines_of))
 
 
 def read(path: Path) -> Glossary:
@@ -327,3 +343,22 @@ def targets(text: str, spans: list[tuple[int, int]], glossary: Glossary) -> tupl
         ends = [s] + [b for _, b, _ in inside]
         outs.append("".join(text[x:a] + t for x, (a, _, t) in zip(ends, inside)) + text[ends[-1] : e])
     return tuple(outs)
+
+
+def check(glossary: Glossary, unknown_source: Callable[[str], list[str]], unknown_target: Callable[[str], list[str]],
+          translate: Callable[[list[str]], list[str]]) -> list[str]:
+    """What `mtcli glossary check` reports, a line each: terms whose words the model's vocabularies cannot
+    spell (`unknown_*`: the words of a text with pieces unknown), and terms whose target the model does not
+    write for the term alone (`translate`): those the glossary changes. Either way the glossary puts the
+    target in; the model cannot learn or write such a term by itself (`mtcli finetune` can teach it one)."""
+    own = translate([src for src, _ in glossary.terms])
+    report = []
+    for (src, tgt), line, out in zip(glossary.terms, glossary.lines or [0] * len(own), own):
+        where = f"line {line}: {src!r} -> {tgt!r}"
+        if words := unknown_source(src):
+            report.append(f"{where}: the model cannot read {', '.join(map(repr, words))} (unknown pieces)")
+        if words := unknown_target(tgt):
+            report.append(f"{where}: the model cannot write {', '.join(map(repr, words))} (unknown pieces)")
+        if not re.search(rf"(?<!\w){re.escape(tgt)}(?!\w)", out, re.IGNORECASE):
+            report.append(f"{where}: the model writes {out!r} for the term alone")
+    return report

@@ -149,11 +149,15 @@ def prepared(base: Base, pairs: Pairs, corpus: list[tuple[str, str]], seed: int,
                         "some to stop on)")
     order = np.random.default_rng([seed, 0x5E1]).permutation(len(split))
     n_sel = max(MIN_SELECTION, round(SELECTION * len(split)))
-    selection, train_rows = split.subset(np.sort(order[:n_sel])), split.subset(np.sort(order[n_sel:]))
+    held = np.zeros(len(split), bool)
+    held[order[:n_sel]] = True
+    selection, train_rows = split.subset(held), split.subset(~held)
     mixed, _ = encoded(base, Pairs(corpus, lines=list(range(len(corpus)))))
     src, tgt = languages(base.direction)
     cfg = base.model.cfg
-    manifest = {"direction": base.direction, "data_sha256": digest, "seed": seed, "split": "finetune",
+    # (data_sha256: the user's pairs' digest, so no corpus split is rebuilt as this model's held-out one)
+    manifest = {"direction": base.direction, "data_sha256": digest, "seed": seed,
+                "split": base.meta.get("data", {}).get("split", "grouped"),
                 "split_sizes": {"train": len(train_rows) + len(mixed), "selection": len(selection), "test": 0},
                 "vocab": {src: base.src_tok.vocab_size, tgt: base.tgt_tok.vocab_size},
                 "max_len": {src: cfg.max_src_len, tgt: cfg.max_tgt_len + 1}}

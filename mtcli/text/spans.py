@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from mtcli.text import protect
 from mtcli.text.glossary import agreeing, notes, placeholders, targets
+from mtcli.text.retry import OWN
 from mtcli.text.kinds import PRIVATE, TITLE, WRITTEN_ANEW, in_spanish
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each
 
@@ -26,14 +27,15 @@ class Spans:
         kept = [s.text[a:b] for a, b in s.spans]
         seq = terms and outs != tuple(kept) and placeholders(s.text, terms.languages[0]) or protect.PLACEHOLDERS[0]
         s.masked = protect.mask(s.text, s.spans, seq)
-        if terms:  # a term's placeholder comes back as its target
+        if terms and outs != tuple(kept):  # a term's placeholder comes back as its target
             s.aside[self.name] = (notes(s.text, s.spans, outs, terms), terms)
-            s.masked = replace(s.masked, spans=outs)
+            s.masked, s.own = replace(s.masked, spans=outs), tuple(kept)
         s.outside = drop_spans(s.text, s.spans)
         if not LETTER.search(s.outside):
             s.verbatim = _spans_out(s.text, s.spans, s.masked.spans)  # numbers, symbols, punctuation, terms
             return False
         s.text = s.masked.text
+        s.attempt = OWN if s.own else s.attempt
         return True
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:
@@ -42,7 +44,7 @@ class Spans:
         parts = [p.strip(" ,") for span in spans for p in (WRITTEN_ANEW.sub("\0", span).split("\0")
                                                            if span in dates or TITLE.search(span) else [span])]
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
-        terms, glossary = s.aside.get(self.name, ((), None))
+        terms, glossary = s.aside.get(self.name, ((), None)) if s.attempt != OWN else ((), None)  # (its own words)
         return each(out, lambda t: agreeing(_dated(t, dates), terms, glossary) if terms else _dated(t, dates))
 
 

@@ -209,8 +209,8 @@ def _glossary(fields: dict, service: Service):
     if isinstance(value, dict):
         bad = next((k for k, v in value.items() if not isinstance(v, str) or re.search(r"[\t\r\n]", k + v)), None)
         if bad is not None:
-            raise ApiError(400, f"Invalid request: glossary: the term {_shown(bad)} needs a target that is text "
-                                "on one line")
+            raise ApiError(400, f"Invalid request: glossary: the term {bad[:80]!r} and its target must be text on "
+                                "one line each")
         lines, unit = [f"{k}\t{v}" for k, v in value.items()], "entry"
     elif isinstance(value, str):
         lines, unit = value.splitlines(), "line"

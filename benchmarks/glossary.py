@@ -80,7 +80,7 @@ def direction_figures(src: str, tgt: str, beam: int, unseen: int) -> dict:
             held = [k for k, line in enumerate(lines) if options.glossary.find(line)]
             termless = [k for k in range(len(lines)) if k not in held]
             out[f"unseen, {name}"] = {
-                "lines": len(lines), "lines with a term": len(held),
+                "lines": len(lines), "how many hold a term": len(held),
                 "termless lines unchanged": f"{sum(before[k] == after[k] for k in termless)} of {len(termless)}",
                 "all lines": [scores(before, refs), scores(after, refs)],
                 "lines with a term": [scores([before[k] for k in held], [refs[k] for k in held]),

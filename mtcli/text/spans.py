@@ -8,7 +8,8 @@ import re
 from dataclasses import replace
 
 from mtcli.text import protect
-from mtcli.text.glossary import agreeing, notes, placeholders, targets
+from mtcli.text.agreement import agreeing, notes
+from mtcli.text.glossary import placeholders, targets
 from mtcli.text.retry import OWN
 from mtcli.text.kinds import PRIVATE, TITLE, WRITTEN_ANEW, in_spanish
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each

@@ -7,7 +7,7 @@ import pytest
 
 from mtcli.errors import UserError
 from mtcli.route import source_options
-from mtcli.text import glossary
+from mtcli.text import agreement, glossary
 from mtcli.text.pipeline import translate_lines
 
 from tests.text.fakes import answers, engine
@@ -140,6 +140,6 @@ def test_a_term_beside_a_number_is_one_span():
 
 def test_the_determiners_before_a_term_agree_and_stressed_a_keeps_el():
     g = terms("water\tagua\ncity\tciudad\nproblem\tproblema")
-    assert glossary.agreeing("Los nuevos ciudad y el agua y la problema", [("ciudad", ""), ("agua", ""),
+    assert agreement.agreeing("Los nuevos ciudad y el agua y la problema", [("ciudad", ""), ("agua", ""),
                                                                           ("problema", "")], g) \
         == "La nueva ciudad y el agua y el problema"

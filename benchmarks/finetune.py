@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -41,6 +42,7 @@ def main() -> None:
     ap.add_argument("--share", type=float, default=0.5)
     ap.add_argument("--max-time", type=float, default=150.0)
     ap.add_argument("--unseen", type=int, default=500)
+    ap.add_argument("--before-only", action="store_true", help="the scores before fine-tuning only")
     args = ap.parse_args()
     from mtcli import finetune, registry
 
@@ -51,6 +53,15 @@ def main() -> None:
     out = {"direction": args.direction, "share": args.share, "max_time": args.max_time,
            "before": {"ui": bleu(base, test), "unseen": bleu(base, unseen)}}
     with tempfile.TemporaryDirectory() as work:
+        if (base / "member1.safetensors").exists():  # an ensemble: fine-tuning starts from its first model alone
+            first = Path(work) / "first"
+            first.mkdir()
+            for name in ("model.safetensors", "src.json", "tgt.json"):
+                shutil.copy(base / name, first / name)
+            out["before, its first model alone"] = {"ui": bleu(first, test), "unseen": bleu(first, unseen)}
+        if args.before_only:
+            print(json.dumps(out, indent=2))
+            return
         start, cpu = time.perf_counter(), time.process_time()
         loop, kept = finetune.finetune(base, train, Path(work) / "ft", CORPUS, args.share, args.max_time)
         out["finetune"] = {"seconds": round(time.perf_counter() - start), "cpu seconds": round(time.process_time() - cpu),

@@ -1282,10 +1282,11 @@ def glossary_check(
     from mtcli.text.pipeline import Engine, translate_lines
     from mtcli.tokenizer import UNK
 
-    g = terms.read(file)
     if source == FromLanguage.auto and model is None:
         fail("--from auto: give the glossary's source language, en or es (or -m a model)")
-    tr = _load_translator(registry.resolve(model) if model else registry.shipped(f"{source.value}-{other(source.value)}"))
+    path = registry.resolve(model) if model else registry.shipped(f"{source.value}-{other(source.value)}")
+    g = terms.read(file)
+    tr = _load_translator(path)
 
     def unknown(tok):
         return lambda text: [w for w in text.split() if UNK in tok.encode(w)]

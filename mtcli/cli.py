@@ -399,6 +399,17 @@ def _model_option(default: str | None = DEFAULT_MODEL):
                         help="Model: a name from `mtcli models` or a model directory.")
 
 
+def _read_glossary(path: Path | None):
+    from mtcli.text import glossary
+
+    return glossary.read(path) if path else None
+
+
+def _glossary_option():
+    return typer.Option(None, "--glossary", "-g", metavar="FILE", show_default=False,
+                        help="Terms that must come out as given: a TSV of source TAB target (docs/glossary.md).")
+
+
 def _model_argument():
     return typer.Argument(None, show_default=False, metavar="[MODEL]", help="The model, as with -m.")
 
@@ -551,6 +562,47 @@ def train(
     console.print(f"stopped: {loop.done}; {best}; model in {out}", highlight=False)
     if register is not None and comm.rank == 0:
         _register(out, register, loop, console)
+
+
+@app.command()
+def finetune(
+    ctx: typer.Context,
+    model: str = _model_option(),
+    pairs: Path = typer.Option(..., "--pairs", "-p", show_default=False, metavar="FILE",
+                               help="Your pairs: a UTF-8 TSV of source TAB target, in the model's direction."),
+    name: str = typer.Option(..., "--name", "-n", show_default=False, help="Add the result to `mtcli models` as NAME."),
+    max_time: float = typer.Option(0.0, "--max-time", **limits("max_time"),
+                                   help="Stop after this many seconds of training (0 = when the held-out pairs stop improving)."),
+    corpus: Path | None = typer.Option(None, "--corpus", envvar="MTCLI_DATA", show_default=False,
+                                       help=f"The corpus a share of which is mixed in [default: {DEFAULT_DATA}]."),
+    corpus_share: float = typer.Option(0.5, "--corpus-share", min=0.0, max=0.9,
+                                       help="Share of the training pairs drawn from the corpus, against forgetting."),
+    out: Path | None = typer.Option(None, "--out", "-o", show_default=False,
+                                    help="Run directory [default: runs/finetune-NAME]."),
+    resume: bool = typer.Option(False, "--resume", help="Continue an interrupted fine-tuning in --out."),
+) -> None:
+    """Fine-tune a model on your own pairs (docs/finetune.md): its vocabularies, a low learning rate, a
+    share of its corpus mixed in, early stopping on a tenth of your pairs; the best epoch added to
+    `mtcli models` as NAME. Ctrl-C saves the state; --resume continues.
+
+    Examples:
+
+      mtcli finetune -m en-es --pairs ui.tsv --name en-es-ui --max-time 600
+
+      mtcli translate -m en-es-ui "Save your changes before closing."
+    """
+    from mtcli.data import resolve_data_path
+    from mtcli.finetune import finetune as run
+
+    registry.check_free(name)
+    out = _output_dir(out, "--out") or DEFAULT_RUNS / f"finetune-{name}"
+    _writable_dir(out, "--out")
+    loop, _ = run(registry.resolve(model), pairs, out, resolve_data_path(corpus), corpus_share, max_time, resume,
+                  console=err)
+    if loop.done == "interrupted":
+        raise typer.Exit(130)
+    err.print(f"stopped: {loop.done}; model in {out}", highlight=False)
+    _register(out, name, loop, err)
 
 
 def _register(out: Path, name: str, loop, console: Console) -> None:
@@ -843,6 +895,7 @@ def translate(
                                        help="Write the numbers of the flagged lines (1-based) to FILE, one a line."),
     align: bool = typer.Option(False, "--align", help="Source-target word alignments (i-j, words between spaces) "
                                                       "after ' ||| ' on each line; in --json per sentence."),
+    glossary: Path | None = _glossary_option(),
 ) -> None:
     """Translate English to Spanish and Spanish to English: arguments, a file, piped lines, or interactively.
 
@@ -876,6 +929,7 @@ def translate(
       mtcli translate --nbest 3 "I like it."
 
       mtcli translate -i english.txt -o spanish.txt --flagged check.txt --min-confidence 0.3
+      mtcli translate --glossary terms.tsv -i manual.txt -o manual.es.txt
     """
     output = _output_file(output)
     from mtcli import kernels
@@ -892,7 +946,7 @@ def translate(
     # the beam's second best gives the margin the check reads (beam search finds it anyway)
     router = _router(ctx, model, source.value, target.value if target else None, output,
                      dict(beam=beam, nbest=max(nbest, 2) if checking and beam > 1 else nbest, alpha=alpha,
-                          batch_size=batch_size), reads_stdin, options)
+                          batch_size=batch_size), reads_stdin, options, glossary)
     if input is None and not text and sys.stdin.isatty():
         with kernels.for_decoding(0, beam):  # the REPL's lines are counted as they come (Engine's decode)
             return _repl(router)
@@ -921,18 +975,20 @@ def translate(
 
 
 def _router(ctx: typer.Context, model: str, source: str, target: str | None, output, decoding: dict, stdin: bool,
-            options=None):
+            options=None, glossary: Path | None = None):
     """translate's way to the models: the one given with -m or MTCLI_MODEL (its direction fixed, --from
     and --to must agree with it), else the shipped model of each line's direction, loaded on first use.
     `options` (config.TranslationOptions): how the translations are checked (mtcli.confidence); the round
-    trip's model is the shipped one of the other direction, loaded on first use."""
+    trip's model is the shipped one of the other direction, loaded on first use. `glossary`: the user's terms,
+    in the text options of each source language."""
     import functools
 
     from mtcli.confidence import Checker
-    from mtcli.route import Languages, Router
+    from mtcli.route import Languages, Router, source_options
     from mtcli.text.pipeline import Engine
 
     languages = Languages.parse(source, target)
+    text_options = source_options(_read_glossary(glossary))
     shipped = functools.cache(lambda direction: _load_translator(registry.shipped(direction)))
     if ctx.get_parameter_source("model").name != "DEFAULT":
         path = registry.resolve(model)
@@ -952,7 +1008,8 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
         return Checker(translator_of(direction), lambda: shipped(back), options)
 
     checking = options is not None and (options.check != "off" or options.return_alignments)
-    return Router(engine_of, languages, fixed=fixed, checker_for=checker_for if checking else None)
+    return Router(engine_of, languages, fixed=fixed, checker_for=checker_for if checking else None,
+                  options=text_options)
 
 
 def _document_options(fmt: str, keys: list[str] | None, overwrite: bool) -> None:
@@ -1220,6 +1277,7 @@ def evaluate(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     save: bool = typer.Option(False, "--save", help="Also record the report in MODEL/scores.json (shown by `mtcli info`); "
                                                    "not for the shipped model, whose scores come with the package."),
+    glossary: Path | None = _glossary_option(),
 ) -> None:
     """Score a model: masked cross-entropy error, accuracy and perplexity (teacher forcing, as the
     thesis defines them) and sacrebleu BLEU and chrF of its translations.
@@ -1233,6 +1291,8 @@ def evaluate(
       mtcli evaluate --data ../shared/data/tatoeba-test/unseen.tsv --json
 
       mtcli evaluate -m es-en --data ../shared/data/tatoeba-test/unseen-es.tsv
+
+      mtcli evaluate --data manual.tsv --glossary terms.tsv     (through the text pipeline, with term accuracy)
     """
     import json
 
@@ -1259,15 +1319,18 @@ def evaluate(
     if save:
         _scores_writable(name, model_dir)
         check_scores(model_dir)
+    terms = _read_glossary(glossary)
     tr = _load_translator(model_dir)
     pairs, source, key, skipped, skipped_lines = evaluation_set(tr.meta, name, data, corpus, split, limit)
+    key += f", glossary {glossary.name}" if glossary else ""
     for line in skipped_lines:
         _warning(f"{source} line {line}: not a source<TAB>reference pair (or a side is empty); not scored")
     if skipped > len(skipped_lines):
         _warning(f"{source}: {skipped - len(skipped_lines):,} more malformed lines not scored")
     with Progress(console=err, transient=True) as bar:
         task = bar.add_task("translating", total=len(set(en for en, _ in pairs)))
-        report, hyps = evaluate_pairs(tr, pairs, beam=beam, alpha=alpha, on_progress=lambda n: bar.advance(task, n))
+        report, hyps = evaluate_pairs(tr, pairs, beam=beam, alpha=alpha, on_progress=lambda n: bar.advance(task, n),
+                                      glossary=terms)
     report = {"model": name, "direction": tr.direction, "data": source, **report, "skipped": skipped}
     if output is not None:  # (first: a --save that fails keeps the translations)
         write_output(output, "".join(_one_line(h) + "\n" for h in hyps))
@@ -1299,6 +1362,10 @@ def _print_report(report: dict, source: str, console: Console) -> None:
     for key in ("pairs", "tokens", "error", "accuracy", "perplexity", "bleu", "chrf", "decoding"):
         value = report[key]
         table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
+    if "glossary" in report:
+        g = report["glossary"]
+        table.add_row("glossary terms", f"{g['terms']:,}, {g['term_accuracy']}% as the glossary says"
+                      if g["terms"] else "none found in the sources")
     console.print(table)
     console.print(f"BLEU: {report['bleu_signature']}\nchrF: {report['chrf_signature']}", highlight=False)
 
@@ -1393,6 +1460,52 @@ def ensemble(
         written = registry.ensemble(models, output, dtype)
     _out.print(f"wrote {output}: {len(written)} models, "
                f"{_megabytes(sum(f.stat().st_size for f in written))} of weights", highlight=False, soft_wrap=True)
+
+
+glossary_app = typer.Typer(no_args_is_help=True, help="Glossaries: terms that come out as you give them "
+                                                        "(docs/glossary.md).")
+app.add_typer(glossary_app, name="glossary")
+
+
+@glossary_app.command("check")
+def glossary_check(
+    ctx: typer.Context,
+    file: Path = typer.Argument(..., show_default=False, help="A glossary: TSV of source TAB target."),
+    model: str | None = _model_option(None),
+    source: FromLanguage = typer.Option(FromLanguage.en, "--from", help="The glossary's source language (the "
+                                                                        "shipped model of that direction), unless -m."),
+) -> None:
+    """Check a glossary: its format (one line naming each error), then each term the model cannot read or
+    write (pieces its vocabularies lack) or does not write by itself for the term alone, a line each.
+
+    Examples:
+
+      mtcli glossary check terms.tsv
+
+      mtcli glossary check --from es terms-es.tsv
+    """
+    from mtcli.route import SOURCE_OPTIONS, other
+    from mtcli.text import glossary as terms
+    from mtcli.text.pipeline import Engine, translate_lines
+    from mtcli.tokenizer import UNK
+
+    if source == FromLanguage.auto and model is None:
+        fail("--from auto: give the glossary's source language, en or es (or -m a model)")
+    path = registry.resolve(model) if model else registry.shipped(f"{source.value}-{other(source.value)}")
+    g = terms.read(file)
+    tr = _load_translator(path)
+
+    def unknown(tok):
+        return lambda text: [w for w in text.split() if UNK in tok.encode(w)]
+
+    engine, src = Engine.from_translator(tr, beam=1, nbest=1), tr.direction.split("-")[0]
+    report = terms.check(g.towards(src, other(src)), unknown(tr.src_tok), unknown(tr.tgt_tok),  # (alone, as translate does)
+                         lambda texts: [r.text for r in translate_lines(texts, engine, SOURCE_OPTIONS[src])])
+    for line in report:
+        print(f"{file}: {line}", flush=True)
+    changed = sum("writes" in line for line in report)
+    err.print(f"{len(g.terms):,} terms; {changed:,} the model writes otherwise (the glossary changes them)",
+              highlight=False)
 
 
 # --- models: the shipped one and the user's --------------------------------------------
@@ -1499,11 +1612,14 @@ def serve(
     request_timeout: float = typer.Option(_SERVE.request_timeout, "--request-timeout", envvar="MTCLI_REQUEST_TIMEOUT",
                                           min=0.1, max=86_400,
                                           help="Seconds a request's work may take; then 503 and Retry-After."),
+    glossary: Path | None = typer.Option(None, "--glossary", "-g", metavar="FILE", show_default=False,
+                                         help="Terms for every request (TSV source TAB target); a request's own "
+                                              "`glossary` field wins over it."),
 ) -> None:
     """Serve translations over HTTP with LibreTranslate's API, and a page to try them at /.
 
     POST /translate (q, source en|es|auto, target en|es, format text|html (or markdown, srt),
-    alternatives, api_key), POST /detect, GET /languages, GET /health (/health/details: the decoders), GET /spec. Both directions with the
+    alternatives, api_key, glossary: {"source term": "target term"} or TSV text), POST /detect, GET /languages, GET /health (/health/details: the decoders), GET /spec. Both directions with the
     shipped models; -m (or MTCLI_MODEL) serves that model's direction only. Sentences of concurrent
     requests are decoded together in batches. Ctrl-C or SIGTERM lets the requests in flight finish.
 
@@ -1523,7 +1639,8 @@ def serve(
     check_host(host, "--host (MTCLI_HOST)")
     cfg = replace(_SERVE, host=host, port=port, api_key=api_key or None, beam=beam, char_limit=char_limit,
                   batch_limit=batch_limit, body_limit=body_limit, queue_limit=queue_limit,
-                  request_timeout=request_timeout)
+                  request_timeout=request_timeout, glossary=str(glossary) if glossary else None)
+    _read_glossary(glossary)  # (refused now, in one line, not when the server starts)
     if ctx.get_parameter_source("model").name != "DEFAULT":
         model_dirs = [registry.resolve(model)]
     else:  # every shipped model: each direction mtcli has

@@ -5,6 +5,7 @@ and the report kept in the model directory's scores.json."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -17,7 +18,10 @@ from mtcli.data import encode_pairs, held_out_pairs, make_batches, oriented, rea
 from mtcli.decode import Translator
 from mtcli.errors import UserError
 from mtcli.metrics import EVAL_BATCH, percent, teacher_forced
+from mtcli.route import source_options
 from mtcli.schema import read_scores
+from mtcli.text.glossary import Glossary
+from mtcli.text.pipeline import Engine, translate_lines
 
 PROGRESS_EVERY = 256  # sentences translated between progress reports
 
@@ -54,17 +58,27 @@ def evaluation_set(meta: dict, model: str, data: Path | None, corpus: Path | Non
 
 
 def evaluate_pairs(translator: Translator, pairs: list[tuple[str, str]], beam: int, alpha: float,
-                   on_progress: Callable[[int], None] | None = None) -> tuple[dict, list[str]]:
-    """The report on (source, reference) pairs, one reference each, and the translations."""
+                   on_progress: Callable[[int], None] | None = None,
+                   glossary: Glossary | None = None) -> tuple[dict, list[str]]:
+    """The report on (source, reference) pairs, one reference each, and the translations. With a glossary
+    the sentences go through the text pipeline with its terms (as `mtcli translate --glossary` does) and the
+    report adds its term accuracy: of the terms found in the sources, the share whose target the
+    translation holds."""
     cfg = translator.model.cfg
     split = encode_pairs(translator.src_tok, translator.tgt_tok, pairs, cfg.max_src_len, cfg.max_tgt_len)
     report = teacher_forced(translator.models, make_batches(split, EVAL_BATCH, 0, 0, shuffle=False))
     unique = list(dict.fromkeys(en for en, _ in pairs))  # sentences with several references: decode once
+    if glossary is not None:
+        engine = Engine.from_translator(translator, beam=beam, nbest=1, alpha=alpha)
+        options = source_options(glossary)[direction(translator.meta).split("-")[0]]
     out: dict[str, str] = {}
     for k in range(0, len(unique), PROGRESS_EVERY):
         chunk = unique[k : k + PROGRESS_EVERY]
-        nbest, _ = translator.translate(chunk, beam=beam, alpha=alpha)
-        out.update(zip(chunk, (n[0][0] for n in nbest)))
+        if glossary is None:
+            nbest, _ = translator.translate(chunk, beam=beam, alpha=alpha)
+            out.update(zip(chunk, (n[0][0] for n in nbest)))
+        else:
+            out.update(zip(chunk, (r.text for r in translate_lines(chunk, engine, options))))
         if on_progress:
             on_progress(len(chunk))
     hyps = [out[en] for en, _ in pairs]
@@ -79,7 +93,17 @@ def evaluate_pairs(translator: Translator, pairs: list[tuple[str, str]], beam: i
         "chrf_signature": str(chrf.get_signature()),
         "decoding": "greedy" if beam <= 1 else f"beam {beam}, alpha {alpha}",
     }
+    if glossary is not None:
+        report["glossary"] = term_accuracy(options.glossary, [src for src, _ in pairs], hyps)
     return report, hyps
+
+
+def term_accuracy(glossary: Glossary, sources: list[str], hyps: list[str]) -> dict:
+    """Of the glossary's terms found in the sources, how many and the share whose target the translation
+    holds (whole words, any case)."""
+    wanted = [(hyp, target) for src, hyp in zip(sources, hyps) for _, _, target in glossary.find(src)]
+    right = sum(bool(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", hyp, re.IGNORECASE)) for hyp, t in wanted)
+    return {"terms": len(wanted), "term_accuracy": round(100 * right / len(wanted), 1) if wanted else None}
 
 
 def check_scores(model_dir: Path) -> None:

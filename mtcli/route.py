@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mtcli.confidence import LineCheck
 from mtcli.config import DEFAULT_DIRECTION
 from mtcli.errors import UserError
+from mtcli.text.glossary import Glossary
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
 
 LANGUAGES = ("en", "es")
@@ -25,6 +26,13 @@ MAJORITY = 0.8  # a line counts towards the stream's running majority when told 
 # Spanish text keeps them off until it has rules of its own (the model learned lowercase, ALL CAPS and
 # unaccented Spanish from augmented pairs)
 SOURCE_OPTIONS = {"en": TextOptions(), "es": TextOptions(case=False)}
+
+
+def source_options(glossary: Glossary | None = None) -> dict[str, TextOptions]:
+    """SOURCE_OPTIONS with the user's glossary, bound to each direction (its plurals are the languages')."""
+    if glossary is None:
+        return SOURCE_OPTIONS
+    return {src: replace(o, glossary=glossary.towards(src, other(src))) for src, o in SOURCE_OPTIONS.items()}
 
 
 def other(language: str) -> str:
@@ -87,6 +95,7 @@ class Router:
     detect: Callable | None = None
     seen: Counter = field(default_factory=Counter)  # languages of the lines so far: the running majority
     checker_for: Callable | None = None
+    options: dict[str, TextOptions] = field(default_factory=lambda: SOURCE_OPTIONS)  # by source language
     _engines: dict[str, Engine] = field(default_factory=dict)
     _checkers: dict = field(default_factory=dict)
 
@@ -137,7 +146,7 @@ class Router:
         for direction, rows in groups.items():
             source = direction.split("-")[0]
             sources = [lines[i] for i in rows]
-            done = translate_lines(sources, self.engine(direction), SOURCE_OPTIONS[source])
+            done = translate_lines(sources, self.engine(direction), self.options[source])
             checker = self.checker(direction)
             checks = checker.check(sources, [r.nbest for r in done]) if checker else [None] * len(rows)
             for i, r, check in zip(rows, done, checks):
@@ -155,7 +164,7 @@ class Router:
         if language == target:
             return list(lines), [LineResult(1, [("", 0.0)], warnings=[
                 f"the document is {NAMES[language]} already (confidence {confidence:.2f}); kept as it came"])]
-        return translate_document(lines, fmt, self.engine(f"{language}-{target}"), SOURCE_OPTIONS[language])
+        return translate_document(lines, fmt, self.engine(f"{language}-{target}"), self.options[language])
 
     def translate_file(self, data: bytes, fmt: str, name: str, settings=None) -> tuple[bytes, list[LineResult]]:
         """A document read and written as bytes (formats.DOCUMENTS: docx, odt, po, xliff, json) whole, in the
@@ -168,7 +177,7 @@ class Router:
         if language == target:
             return data, [LineResult(1, [("", 0.0)], warnings=[
                 f"the document is {NAMES[language]} already (confidence {confidence:.2f}); kept as it came"])]
-        results = units.translate(self.engine(f"{language}-{target}"), SOURCE_OPTIONS[language])
+        results = units.translate(self.engine(f"{language}-{target}"), self.options[language])
         return write(target), results
 
     def _tell(self, line: str) -> tuple[str, float | None]:

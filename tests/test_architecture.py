@@ -11,7 +11,7 @@ GROUPS = {
     "shared": ["mtcli", "config", "schema", "errors", "atomic", "stats", "guards"],
     "data": ["tokenizer", "data", "augment", "download"],
     "numeric core": ["kernels", "layers", "attention", "model"],
-    "training": ["optim", "checkpoint", "distributed", "metrics", "train"],
+    "training": ["optim", "checkpoint", "distributed", "metrics", "train", "finetune"],
     "translation": ["decode", "text", "langid", "confidence", "route", "evaluate"],
     "interfaces": ["cli", "__main__", "serve", "registry", "export"],
 }

@@ -22,6 +22,7 @@ import uuid
 from collections import OrderedDict
 from contextlib import asynccontextmanager
 from importlib.resources import files
+from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -41,6 +42,7 @@ from mtcli.serve.http import Guard
 from mtcli.serve.spec import document
 from mtcli.serve.texts import FILE_FORMATS, FORMATS, detect_job, file_job, options, setup, translate_job
 from mtcli.serve.worker import DecoderProcess
+from mtcli.text import glossary as terms
 
 FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
 TEXT_FIELDS = ("q", "source", "target", "format", "api_key", "alternatives")  # checked as text first
@@ -203,6 +205,30 @@ def _format(fields: dict) -> str:
     return fmt.lower()
 
 
+def _glossary(fields: dict, service: Service):
+    """The request's `glossary` (an object of source: target terms, or TSV text) checked, merged over the
+    server's own (--glossary); None: neither."""
+    value = fields.get("glossary")
+    if value is None or value == "" or value == {}:
+        return service.glossary
+    if isinstance(value, dict):
+        bad = next((k for k, v in value.items() if not isinstance(v, str) or re.search(r"[\t\r\n]", k + v)), None)
+        if bad is not None:
+            raise ApiError(400, f"Invalid request: glossary: the term {bad[:80]!r} and its target must be text on "
+                                "one line each")
+        lines, unit = [f"{k}\t{v}" for k, v in value.items()], "entry"
+    elif isinstance(value, str):
+        lines, unit = value.splitlines(), "line"
+    else:
+        raise ApiError(400, "Invalid request: glossary must be an object of source: target terms or TSV text")
+    if any(SURROGATE.search(line) for line in lines):
+        raise ApiError(400, "Invalid request: glossary is not valid text: a lone surrogate")
+    try:
+        return terms.merged(service.glossary, terms.parse(lines, "glossary", unit, service.cfg.glossary_terms))
+    except UserError as e:
+        raise ApiError(400, f"Invalid request: {e}") from None
+
+
 def _alternatives(fields: dict, cfg: ServeConfig) -> int:
     value = fields.get("alternatives", 0)
     if isinstance(value, str) and len(value) < 20:  # a form field; int() of a huge string is slow
@@ -236,6 +262,7 @@ class Service:
 
     def __init__(self, translators, cfg: ServeConfig, names: dict[str, str]):
         self.cfg, self.names = cfg, names
+        self.glossary = terms.read(Path(cfg.glossary)) if cfg.glossary else None  # every request's terms
         self.directions = languages.Directions.of(t.direction for t in translators)
         self.page = (files("mtcli.serve") / "index.html").read_text(encoding="utf-8")  # the page at /
         each = decoders_each(cfg, len(translators))
@@ -315,8 +342,10 @@ async def translate(request: Request) -> JSONResponse:
     source, target = _direction(fields, service.directions)
     n = _alternatives(fields, cfg)
     fmt = _format(fields)
+    glossary = _glossary(fields, service)  # (sent only when there is one: a job may take the six arguments alone)
     results, told = await service.run(service.translate_job, texts, fmt, n + 1, source, target,
-                                      chars=sum(map(len, texts)), deadline=service.deadline())
+                                      *([glossary] if glossary else []), chars=sum(map(len, texts)),
+                                      deadline=service.deadline())
     out: dict = {"translatedText": [r[0] for r in results]}
     if told is not None:
         out["detectedLanguage"] = [{"confidence": c, "language": language} for language, c in told]

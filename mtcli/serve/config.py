@@ -38,11 +38,13 @@ class ServeConfig:
     # the requests' text work (each request's in a thread of one of them), off the event loop
     max_connections: int = 512  # open connections and requests (uvicorn answers 503 beyond)
     shutdown_timeout: float = 30.0  # seconds that requests in flight get to finish on Ctrl-C / SIGTERM
+    glossary: str | None = None  # a glossary file for every request (a request's own terms win over its)
+    glossary_terms: int = 1_000  # terms a request's `glossary` field may hold
 
     def __post_init__(self):
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name not in ("host", "port", "api_key", "alpha") and value <= 0:
+            if f.name not in ("host", "port", "api_key", "alpha", "glossary") and value <= 0:
                 raise UserError(f"{f.name.replace('_', '-')} must be positive, not {value}")
         if self.char_limit > self.queue_limit:
             raise UserError(f"char-limit {self.char_limit:,} exceeds queue-limit {self.queue_limit:,}: "

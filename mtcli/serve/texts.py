@@ -15,10 +15,11 @@ from dataclasses import replace
 
 from mtcli.config import DEFAULTS, TranslationOptions
 from mtcli.errors import UserError
-from mtcli.route import SOURCE_OPTIONS
+from mtcli.route import SOURCE_OPTIONS, source_options
 from mtcli.serve.config import ServeConfig
 from mtcli.serve.languages import AUTO, Directions, pair
 from mtcli.text.formats import DOCUMENTS, EXTENSIONS, read_file, translate_document
+from mtcli.text.glossary import Glossary
 from mtcli.text.pipeline import Engine, TextOptions, translate_lines
 from mtcli.text.read import _LINE_END, read_document
 
@@ -68,13 +69,14 @@ def detect_job(tools, texts: list[str], fmt: str = "text") -> list[tuple[str | N
     return [detected(text, fmt) for text in texts]
 
 
-def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str,
-                  target: str) -> tuple[list[list[str]], list[tuple[str, float]] | None]:
+def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, target: str,
+                  glossary: Glossary | None = None) -> tuple[list[list[str]], list[tuple[str, float]] | None]:
     """In a formatter process (formatter.Tools): each text's translations (translate_texts) in the
     direction of its language, `source` or, for `auto`, told from the text as a whole; and with auto the
     language and confidence of each. A text in the target language already comes back as it came; a
-    text whose direction the server has no model for refuses the request (LibreTranslate's wording)."""
-    directions = Directions.of(tools.engines)
+    text whose direction the server has no model for refuses the request (LibreTranslate's wording).
+    `glossary`: the request's terms (and the server's), for every direction."""
+    directions, by_source = Directions.of(tools.engines), source_options(glossary)
     told = detect_job(tools, texts, fmt) if source == AUTO else [(source, None)] * len(texts)
     told = [(lang or directions.source_for(target), conf or 0.0) for lang, conf in told]
     out: list[list[str] | None] = [None] * len(texts)
@@ -88,7 +90,7 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str,
             groups.setdefault(f"{lang}-{target}", []).append(i)
     for direction, rows in groups.items():
         done = translate_texts([texts[i] for i in rows], fmt, nbest, tools.engines[direction],
-                               SOURCE_OPTIONS[pair(direction)[0]])
+                               by_source[pair(direction)[0]])
         for i, r in zip(rows, done):
             out[i] = r
     return out, told if source == AUTO else None

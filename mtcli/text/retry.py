@@ -13,6 +13,9 @@ from mtcli.text.sentence import Engine, LineResult, NBest, Sentence, combine, to
 
 VERIFY = len(protect.PLACEHOLDERS)  # attempt: the sentence as it is, kept if every span comes back
 AROUND = VERIFY + 1  # attempt: phrases of one span each (protect.one_span_phrases)
+# attempt: a sentence with glossary terms first as it came, kept if the model wrote each term's target itself:
+# as placeholders, common words (house -> casa) lost 11-14 BLEU on the sentences that held them (docs/glossary.md)
+OWN = -1
 
 
 def decode_all(todo: list[Sentence], engine: Engine, results: list[LineResult],
@@ -22,6 +25,9 @@ def decode_all(todo: list[Sentence], engine: Engine, results: list[LineResult],
     phrases of one span each, where a span the model still loses is put at the phrase's edge: all its
     tries decoded in one more call (one call per try cost ~0.1 s CPU each for a few sentences), the
     first that works kept. `source` shows a span in a warning as the document had it (its markup)."""
+    for s in todo:
+        if s.attempt == OWN:
+            s.pieces = to_pieces(protect.unmasked(replace(s.masked, spans=s.own)), engine)
     failed = [s for s, got in zip(todo, _decoded(todo, engine)) if not _took(s, got)]
     tries = [_fallbacks(s, engine) for s in failed]
     outs = iter(_decoded([t for ts in tries for t in ts], engine))
@@ -49,7 +55,7 @@ def _took(s: Sentence, got: list[NBest]) -> bool:
     nbest = combine(got)
     if s.shout:
         nbest = [(t.upper(), score) for t, score in nbest]
-    if s.attempt == VERIFY:
+    if s.attempt in (VERIFY, OWN):
         kept = [(protect.resign(t, s.masked), score) for t, score in nbest if protect.all_kept(t, s.masked)]
     else:
         kept = [(r, score) for t, score in nbest if (r := protect.restore(t, s.masked)) is not None]
@@ -71,8 +77,8 @@ def _fallbacks(s: Sentence, engine: Engine) -> list[Sentence]:
     """The tries after s's, in order: the next placeholders, the sentence unmasked, phrases of one span each."""
     tries, masked = [], s.masked
     rungs = ladder(masked, engine.placeholders)
-    for attempt in range(s.attempt + 1, VERIFY):
-        masked = protect.remask(masked, rungs[attempt])
+    for attempt in range(s.attempt + 1, VERIFY):  # (from OWN: first its own placeholders)
+        masked = protect.remask(masked, rungs[attempt]) if attempt else masked
         tries.append(replace(s, attempt=attempt, masked=masked, pieces=to_pieces(masked.text, engine)))
     tries.append(replace(s, attempt=VERIFY, masked=masked, pieces=to_pieces(protect.unmasked(masked), engine)))
     phrases = protect.one_span_phrases(masked, rungs[0])

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from mtcli.config import DEFAULT_DIRECTION, DEFAULTS
 from mtcli.text import case, protect
+from mtcli.text.glossary import Glossary, with_terms
 from mtcli.text.segment import fit
 
 NBest = list[tuple[str, float]]
@@ -35,6 +36,7 @@ class TextOptions:
     # a fragment (a link's text): no final mark, no capital letter first
     keep_stop: bool = True  # off: a source without final punctuation gets a translation without a final "."
     # (documents: a heading, a cell, a link's text)
+    glossary: Glossary | None = None  # the user's terms, kept and put back as its targets (glossary.py)
 
 
 RAW = TextOptions(segment=False, protect=False, case=False, punctuate=False)
@@ -109,7 +111,8 @@ class Sentence:
     strip_stop: bool = False  # the source has no final punctuation: nor will the translation (documents)
     aside: dict = field(default_factory=dict)
     kept: list[str] = field(default_factory=list)  # spans put back exactly as they came, in order
-    attempt: int = 0  # index into Engine.placeholders, or retry.VERIFY, or retry.AROUND
+    attempt: int = 0  # index into Engine.placeholders, or retry.VERIFY, retry.AROUND or retry.OWN
+    own: tuple[str, ...] = ()  # retry.OWN: the spans as they came (masked.spans has the glossary's targets)
     pieces: list[str] = field(default_factory=list)  # what is decoded
     phrases: list[protect.Masked] = field(default_factory=list)  # AROUND: phrases of one span each
     counts: list[int] = field(default_factory=list)  # AROUND: pieces of each phrase
@@ -127,7 +130,8 @@ class Context:
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         long_word = min(protect.LONG_WORD, self.engine.limit - 1)  # a word that long may not fit the model
-        return protect.find_spans(text, self.unknown, long_word) if self.options.protect else []
+        spans = protect.find_spans(text, self.unknown, long_word) if self.options.protect else []
+        return with_terms(text, spans, self.options.glossary) if self.options.glossary else spans
 
 
 class Stage(Protocol):

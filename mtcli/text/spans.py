@@ -5,8 +5,12 @@ ladder, retry.py), a sentence of spans only answered as it is, and dates and tit
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from mtcli.text import protect
+from mtcli.text.agreement import agreeing, notes
+from mtcli.text.glossary import placeholders, targets
+from mtcli.text.retry import OWN
 from mtcli.text.kinds import PRIVATE, TITLE, WRITTEN_ANEW, in_spanish
 from mtcli.text.retry import ladder
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each
@@ -20,13 +24,22 @@ class Spans:
     name = "spans"
 
     def strip(self, s: Sentence, c: Context) -> bool:
-        s.masked = protect.mask(s.text, s.spans, protect.PLACEHOLDERS[0])  # (digits: never a word of the sentence)
-        s.masked = protect.remask(s.masked, ladder(s.masked, c.engine.placeholders)[0])
+        terms = c.options.glossary
+        outs = targets(s.text, s.spans, terms) if terms else ()
+        kept = [s.text[a:b] for a, b in s.spans]
+        if terms and outs != tuple(kept):  # a term's placeholder comes back as its target
+            s.masked = protect.mask(s.text, s.spans, placeholders(s.text, terms.languages[0]))
+            s.aside[self.name] = (notes(s.text, s.spans, outs, terms), terms)
+            s.masked, s.own = replace(s.masked, spans=outs), tuple(kept)
+        else:
+            s.masked = protect.mask(s.text, s.spans, protect.PLACEHOLDERS[0])  # (digits: never a word of the sentence)
+            s.masked = protect.remask(s.masked, ladder(s.masked, c.engine.placeholders)[0])
         s.outside = drop_spans(s.text, s.spans)
         if not LETTER.search(s.outside):
-            s.verbatim = s.text  # numbers, symbols, punctuation: nothing for the model
+            s.verbatim = _spans_out(s.text, s.spans, s.masked.spans)  # numbers, symbols, punctuation, terms
             return False
         s.text = s.masked.text
+        s.attempt = OWN if s.own else s.attempt
         return True
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:
@@ -35,7 +48,14 @@ class Spans:
         parts = [p.strip(" ,") for span in spans for p in (WRITTEN_ANEW.sub("\0", span).split("\0")
                                                            if span in dates or TITLE.search(span) else [span])]
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
-        return each(out, lambda t: _dated(t, dates))
+        terms, glossary = s.aside.get(self.name, ((), None)) if s.attempt != OWN else ((), None)  # (its own words)
+        return each(out, lambda t: agreeing(_dated(t, dates), terms, glossary) if terms else _dated(t, dates))
+
+
+def _spans_out(text: str, spans: list[tuple[int, int]], outs: tuple[str, ...]) -> str:
+    """The text with each span as it is to come back (a glossary term as its target)."""
+    ends = [0] + [e for _, e in spans]
+    return "".join(text[a:s] + out for a, (s, _), out in zip(ends, spans, outs)) + text[ends[-1]:]
 
 
 def _dated(text: str, dates: dict[str, str]) -> str:

@@ -1,0 +1,195 @@
+"""A trained model taught a user's own pairs (`mtcli finetune`): `train --init-from` the model on the user's
+pairs with the model's own vocabularies, at a low learning rate, a share of the corpus it learned from mixed in
+against forgetting, and early stopping on a split of the user's pairs (docs/finetune.md has the figures).
+
+    pairs file -> checked (one-line errors naming the line; duplicates and pairs too long for the model
+    counted, reported and left out) -> 90/10 split -> encoded with the model's tokenizers, corpus pairs mixed
+    into the training part -> train.train (init from the model; resumable like training) -> the best epoch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+
+from mtcli.checkpoint import WEIGHTS, direction, load_tokenizers, load_weights
+from mtcli.config import TrainConfig, languages
+from mtcli.data import EncodedSplit, Prepared, oriented, read_corpus, split_pairs
+from mtcli.errors import UserError
+from mtcli.tokenizer import BOS, EOS
+from mtcli.train import LoopState, train
+
+SELECTION = 0.1  # of the user's pairs, held out to stop on (at least MIN_SELECTION)
+MIN_SELECTION = 5
+MIN_PAIRS = 20  # fewer cannot be split into something to learn from and something to stop on
+MAX_PAIRS = 1_000_000
+# corpus pairs per user pair in the training part; measured in docs/finetune.md (0 forgot the corpus faster)
+CORPUS_SHARE = 0.5
+# peak learning rate: the base models peaked at ~2e-3 (noam, k 1, d 256, warm-up 1000); a tenth of it moved the
+# user's pairs without undoing the rest (docs/finetune.md)
+PEAK_LR = 2e-4
+WARMUP = 50  # steps: a few hundred pairs make ~10 steps an epoch
+BATCH = 32  # pairs: small sets still get several steps an epoch
+MAX_EPOCHS = 30
+PATIENCE = 2  # epochs without a better selection error on the user's held-out pairs
+
+
+@dataclass
+class Pairs:
+    """A pairs file checked: the pairs to use, and what was left out (line numbers, first few)."""
+
+    pairs: list[tuple[str, str]]
+    duplicates: list[int] = field(default_factory=list)
+    too_long: list[int] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)  # each pair's line
+
+    def report(self, name: str) -> list[str]:
+        """One line for each kind of pair left out."""
+        out = []
+        for what, rows in (("duplicate pairs (the same source and target again)", self.duplicates),
+                           ("pairs too long for the model", self.too_long)):
+            if rows:
+                shown = ", ".join(map(str, rows[:5])) + (", ..." if len(rows) > 5 else "")
+                out.append(f"{name}: {len(rows):,} {what} left out (line{'s' * (len(rows) > 1)} {shown})")
+        return out
+
+
+def read_pairs(path: Path) -> Pairs:
+    """source TAB target lines (UTF-8); a blank line is skipped; anything else malformed is refused in one
+    line naming the line. Exact duplicates are left out and counted."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise UserError(f"cannot read the pairs file {path}: {e.strerror or e}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise UserError(f"{path}: line {line}: not UTF-8 text (byte 0x{data[e.start]:02x}); give a UTF-8 TSV of "
+                        "source TAB target") from None
+    seen: dict[tuple[str, str], int] = {}
+    found = Pairs([])
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        if len(cells) != 2:
+            raise UserError(f"{path}: line {n}: {len(cells)} column{'s' * (len(cells) != 1)}, not 2: give source TAB target")
+        src, tgt = (" ".join(c.split()) for c in cells)
+        if not src or not tgt:
+            raise UserError(f"{path}: line {n}: the {'source' if not src else 'target'} side is empty")
+        if (src, tgt) in seen:
+            found.duplicates.append(n)
+            continue
+        seen[src, tgt] = n
+        found.pairs.append((src, tgt))
+        found.lines.append(n)
+        if len(found.pairs) > MAX_PAIRS:
+            raise UserError(f"{path}: more than {MAX_PAIRS:,} pairs: train a model on them (`mtcli train`)")
+    return found
+
+
+@dataclass
+class Base:
+    """The model fine-tuned: where it is, its shape, its tokenizers and data record."""
+
+    path: Path
+    model: object
+    meta: dict
+    src_tok: object
+    tgt_tok: object
+
+    @classmethod
+    def load(cls, path: Path) -> Base:
+        model, meta = load_weights(path / WEIGHTS)
+        return cls(path, model, meta, *load_tokenizers(path, meta, model.cfg))
+
+    @property
+    def direction(self) -> str:
+        return direction(self.meta)
+
+
+def encoded(base: Base, pairs: Pairs) -> tuple[EncodedSplit, Pairs]:
+    """The pairs encoded with the model's tokenizers; those longer than the model reads left out (counted)."""
+    cfg = base.model.cfg
+    src = base.src_tok.encode_batch([s for s, _ in pairs.pairs])
+    tgt = base.tgt_tok.encode_batch([t for _, t in pairs.pairs])
+    keep = [k for k in range(len(src)) if len(src[k]) + 2 <= cfg.max_src_len and len(tgt[k]) + 2 <= cfg.max_tgt_len + 1]
+    left = replace(pairs, pairs=[pairs.pairs[k] for k in keep], lines=[pairs.lines[k] for k in keep],
+                   too_long=[pairs.lines[k] for k in sorted(set(range(len(src))) - set(keep))])
+    split = EncodedSplit.from_sequences(keep, [[BOS, *src[k], EOS] for k in keep], [[BOS, *tgt[k], EOS] for k in keep])
+    return split, left
+
+
+def corpus_sample(base: Base, corpus: Path, n: int, seed: int) -> list[tuple[str, str]]:
+    """n pairs of the training split of the corpus the model learned from, in its direction."""
+    if n == 0:
+        return []
+    if not Path(corpus).is_file():
+        raise UserError(f"corpus not found: {corpus} (a share of it is mixed in against forgetting): pass --corpus, "
+                        "run `mtcli download`, or give --corpus-share 0")
+    record = base.meta.get("data", {})
+    pairs = oriented(read_corpus(corpus).pairs, base.direction)
+    rows = split_pairs(pairs, record.get("seed", 0), record.get("split", "grouped"))["train"]
+    picked = np.random.default_rng([seed, 0xF1]).choice(len(rows), min(n, len(rows)), replace=False)
+    return [pairs[rows[k]] for k in sorted(picked)]
+
+
+def prepared(base: Base, pairs: Pairs, corpus: list[tuple[str, str]], seed: int, digest: str) -> tuple[Prepared, Pairs]:
+    """The user's pairs split (training part with the corpus pairs, held-out part to stop on) as train.train
+    takes tokenized data; the pairs kept."""
+    split, kept = encoded(base, pairs)
+    if len(split) < MIN_PAIRS:
+        raise UserError(f"{len(split)} usable pairs: fine-tuning needs at least {MIN_PAIRS} (some to learn from, "
+                        "some to stop on)")
+    order = np.random.default_rng([seed, 0x5E1]).permutation(len(split))
+    n_sel = max(MIN_SELECTION, round(SELECTION * len(split)))
+    held = np.zeros(len(split), bool)
+    held[order[:n_sel]] = True
+    selection, train_rows = split.subset(held), split.subset(~held)
+    mixed, _ = encoded(base, Pairs(corpus, lines=list(range(len(corpus)))))
+    src, tgt = languages(base.direction)
+    cfg = base.model.cfg
+    # (data_sha256: the user's pairs' digest, so no corpus split is rebuilt as this model's held-out one)
+    manifest = {"direction": base.direction, "data_sha256": digest, "seed": seed,
+                "split": base.meta.get("data", {}).get("split", "grouped"),
+                "split_sizes": {"train": len(train_rows) + len(mixed), "selection": len(selection), "test": 0},
+                "vocab": {src: base.src_tok.vocab_size, tgt: base.tgt_tok.vocab_size},
+                "max_len": {src: cfg.max_src_len, tgt: cfg.max_tgt_len + 1}}
+    empty = EncodedSplit.from_sequences([], [], [])
+    splits = {"train": EncodedSplit.concat(train_rows, mixed), "selection": selection, "test": empty}
+    return Prepared(base.path, manifest, base.src_tok, base.tgt_tok, splits), kept
+
+
+def train_config(base: Base, max_time: float, seed: int) -> TrainConfig:
+    """The base model's training settings but for a low peak learning rate, no augmentation, small batches and
+    early stopping on the user's held-out pairs."""
+    d = base.model.cfg.d_model
+    scale = PEAK_LR / (d**-0.5 * WARMUP**-0.5)  # noam's peak, at the end of the warm-up
+    return TrainConfig(batch_size=BATCH, lr_schedule="noam", lr_scale=scale, warmup=WARMUP, max_epochs=MAX_EPOCHS,
+                       max_time=max_time, patience=PATIENCE, seed=seed, init_from=str(base.path), train_on="train")
+
+
+def finetune(model: Path, pairs_file: Path, out: Path, corpus: Path, share: float = CORPUS_SHARE,
+             max_time: float = 0.0, resume: bool = False, seed: int = 0,
+             console: Console | None = None) -> tuple[LoopState, Pairs]:
+    """Fine-tune the model in `model` on pairs_file into `out` (resumable); the loop's end and the pairs used."""
+    console = console or Console(stderr=True)
+    if not 0 <= share < 1:
+        raise UserError(f"--corpus-share {share:g}: give a share from 0 up to (not including) 1")
+    base = Base.load(model)
+    pairs = read_pairs(pairs_file)
+    n_corpus = math.ceil(len(pairs.pairs) * share / (1 - share))
+    digest = hashlib.sha256(pairs_file.read_bytes() + f"{share}|{seed}".encode()).hexdigest()
+    data, kept = prepared(base, pairs, corpus_sample(base, corpus, n_corpus, seed), seed, digest)
+    for line in kept.report(str(pairs_file)):
+        console.print(f"[yellow]warning[/]: {line}", highlight=False)
+    tcfg = train_config(base, max_time, seed)
+    loop = train(data, out, base.model.cfg, tcfg, resume=resume, console=console,
+                 overrides=("max_time",) if resume else ("init_from",))
+    return loop, kept

@@ -1,0 +1,102 @@
+"""What stands right before a glossary term in a translation made to fit the term (glossary.py): the model
+wrote it for a placeholder, not for the term. A Spanish determiner takes the term's gender and number ("los 50"
+-> "la factura"), an English "a" or "an" its first sound, an English article a Spanish one asked for where a name
+as placeholder lost it; a term that opens the sentence is capitalised. Rules of thumb (gender by ending, a short
+list of exceptions), stated in docs/glossary.md.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mtcli.text.glossary import Glossary
+
+# a Spanish article before a term: English puts one before it too, which a name as placeholder lost
+# ("El piso tiene dos dormitorios." -> "Apartment has two bedrooms.")
+_ES_ARTICLE = re.compile(r"(?<!\w)(?:(el|la|los|las|del|al)|(un|una))\s+$", re.IGNORECASE)
+_EN_BEFORE = re.compile(r"(?<!\w)(?:the|a|an|my|your|his|her|its|our|their|this|that|these|those|some|any|no|"
+                        r"every|each|one|of|[\w'’]+'s|\d+)\s+$", re.IGNORECASE)
+
+
+# Spanish determiners, each (masculine, feminine) x (singular, plural): the model chose one for a placeholder,
+# not for the term, so the one before a term is made to agree with it ("los 50" -> "la factura")
+_DETERMINERS = [d.strip().split("/") for d in (
+    "el/la/los/las, un/una/unos/unas, del/de la/de los/de las, al/a la/a los/a las, este/esta/estos/estas, "
+    "ese/esa/esos/esas, aquel/aquella/aquellos/aquellas, mi/mi/mis/mis, tu/tu/tus/tus, su/su/sus/sus, "
+    "nuestro/nuestra/nuestros/nuestras, vuestro/vuestra/vuestros/vuestras, otro/otra/otros/otras, "
+    "algún/alguna/algunos/algunas, ningún/ninguna/ningunos/ningunas, mucho/mucha/muchos/muchas, "
+    "nuevo/nueva/nuevos/nuevas").split(",")]
+_DETERMINER = {w.lower(): row for row in _DETERMINERS for w in row}
+_BEFORE = re.compile(r"(?<![\w])(" + "|".join(sorted({re.escape(w) for row in _DETERMINERS for w in row}, key=len,
+                                                      reverse=True)) + r")\s+$", re.IGNORECASE)
+# feminine by ending (la factura, la canción, la ciudad, la costumbre), but these common -a/-ma nouns
+_FEMININE = re.compile(r"(?:a|ión|ion|dad|tad|tud|umbre|ez|sis)$")
+_MASCULINE_A = set("día mapa problema sistema programa tema idioma clima esquema diagrama dilema drama poema "
+                   "síntoma teorema planeta sofá".split())
+
+# feminine nouns opening on a stressed "a" that take "el" and "un" in the singular
+_STRESSED_A = set("agua águila alma arma área aula ala alga habla hacha hambre hada haba".split())
+
+
+def _feminine(word: str) -> bool:
+    word = word.lower()
+    return word not in _MASCULINE_A and bool(_FEMININE.search(word))
+
+
+def _agrees(det: str, term: str, plural: bool) -> str:
+    """The Spanish determiner `det` in the gender and number of `term` (as the model wrote it: its case)."""
+    head = term.split(" ")[0].lower()
+    if plural:  # (the singular's ending tells the gender: facturas, canciones)
+        head = next((h for h in (head[:-2], head[:-1]) if _feminine(h)), head[:-1])
+    row = _DETERMINER[det.lower()]
+    out = row[_feminine(head) + 2 * plural]
+    if not plural and head in _STRESSED_A and row[0] in ("el", "un", "del", "al", "algún", "ningún"):
+        out = row[0]  # (el agua, un arma)
+    return out.capitalize() if det[:1].isupper() else out
+
+
+def _an(term: str) -> str:
+    return "an" if re.match(r"(?i)[aeiou](?!n[ei]|s[eu]|ur)|h(?:our|onest|eir)", term) else "a"
+
+
+def _agreeing_before(before: str, term: str, plural: bool) -> str:
+    """The run of determiners right before a Spanish term ("el nuevo") in its gender and number."""
+    end = len(before)
+    while d := _BEFORE.search(before, 0, end):
+        before = before[: d.start(1)] + _agrees(d.group(1), term, plural) + before[d.end(1) :]
+        end = d.start(1)
+    return before
+
+
+def notes(text: str, spans: list[tuple[int, int]], outs: tuple[str, ...], glossary: Glossary) -> list[tuple[str, str]]:
+    """Each term's target, and for an English target the article a Spanish one before it asks for ("the",
+    "a" or "")."""
+    found = []
+    for (a, b), out in zip(spans, outs):
+        if out != text[a:b]:
+            m = _ES_ARTICLE.search(text, 0, a) if glossary.languages == ("es", "en") else None
+            found.append((out, "" if not m else "the" if m[1] else "a"))
+    return found
+
+
+def agreeing(text: str, terms: list[tuple[str, str]], glossary: Glossary) -> str:
+    """The translation with what comes right before each term made to fit it: a Spanish determiner its gender
+    and number, an English "a" or "an" its first sound (and the article a Spanish one asked for, when nothing
+    stands before it); a term that opens the sentence capitalised."""
+    language = glossary.languages[1] if glossary.languages else "es"
+    for term, article in dict.fromkeys(terms):
+        for m in reversed(list(re.finditer(rf"(?<!\w){re.escape(term)}(?!\w)", text))):  # (the later first)
+            before, word, opening = text[: m.start()], m.group(), re.match(r"[\s¿¡\"'«(]*", text).end()
+            if language == "es" and not term[:1].isupper():
+                before = _agreeing_before(before, term, glossary.is_plural(term))
+            elif language == "en" and article and not _EN_BEFORE.search(before) \
+                    and (article == "the" or not glossary.is_plural(term)):
+                before += "the " if article == "the" else f"{_an(term)} "
+            elif language == "en" and (d := re.search(r"(?<!\w)(an?)\s+$", before, re.IGNORECASE)):
+                before = before[: d.start(1)] + (_an(term).capitalize() if d[1][0].isupper() else _an(term)) + before[d.end(1) :]
+            if len(before) > opening and len(text[: m.start()]) == opening:  # an article now opens the sentence
+                before = before[:opening] + before[opening].upper() + before[opening + 1 :]
+            elif len(before) == opening:
+                word = word[:1].upper() + word[1:]
+            text = before + word + text[m.end() :]
+    return text

@@ -1,0 +1,145 @@
+"""Glossaries (mtcli/text/glossary.py): the file's checks, where terms are found, and their targets put back
+through the pipeline with fake models (the placeholder each source language gets, agreement around a term)."""
+
+from pathlib import Path
+
+import pytest
+
+from mtcli.errors import UserError
+from mtcli.route import source_options
+from mtcli.text import agreement, glossary
+from mtcli.text.pipeline import translate_lines
+
+from tests.text.fakes import answers, engine
+
+
+def terms(text: str, direction: tuple[str, str] = ("en", "es")) -> glossary.Glossary:
+    return glossary.parse(text.splitlines(), "g.tsv").towards(*direction)
+
+
+def found(g: glossary.Glossary, text: str) -> list[tuple[str, str]]:
+    return [(text[s:e], out) for s, e, out in g.find(text)]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("invoice\tfactura\nbill", "g.tsv: line 2: 1 column, not 2"),
+    ("invoice\tfactura\tx", "g.tsv: line 1: 3 columns, not 2"),
+    ("# c\n\ninvoice\t ", "g.tsv: line 3: the target term is empty"),
+    ("\tfactura", "g.tsv: line 1: the source term is empty"),
+    ("Apple\tApple Inc.\napple\tmanzana\nApple\tApple", "g.tsv: line 3: 'Apple' again"),  # (not line 2)
+    ("invoice\tfactura\n invoice\trecibo", "g.tsv: line 2: 'invoice' again, now as 'recibo'; line 1 gave 'factura'"),
+    ("...\tpuntos", "g.tsv: line 1: the source term '...' has no letter"),
+    ("x\t" + "y" * 201, "g.tsv: line 1: a term longer than 200"),
+])
+def test_malformed_lines_are_refused_naming_the_line(text, message):
+    with pytest.raises(UserError, match="^" + message.replace("(", r"\(").replace(".", r"\.")):
+        glossary.parse(text.splitlines(), "g.tsv")
+
+
+def test_header_comments_blank_lines_and_an_identical_repeat_are_accepted():
+    g = glossary.parse(["source\ttarget", "# a comment", "", "invoice\tfactura", "invoice \t factura"], "g.tsv")
+    assert g.terms == (("invoice", "factura"),)
+    with pytest.raises(UserError, match="line 2: 1 column"):  # (a header only as the first line)
+        glossary.parse(["invoice\tfactura", "source target"], "g.tsv")
+
+
+def test_files_unreadable_or_not_utf8_are_one_line_errors(tmp_path: Path):
+    bad = tmp_path / "bad.tsv"
+    bad.write_bytes("invoice\tfactura\n".encode() + b"bill\tcuenta\xff\n")
+    with pytest.raises(UserError, match=r"bad\.tsv: byte offset \d+, line 2: invalid UTF-8"):
+        glossary.read(bad)
+    with pytest.raises(UserError, match="cannot read the glossary"):
+        glossary.read(tmp_path / "missing.tsv")
+    with pytest.raises(UserError, match="a directory"):
+        glossary.read(tmp_path)
+    utf16 = tmp_path / "utf16.tsv"
+    utf16.write_bytes("\ufeffcanción\tsong\n".encode("utf-16-le"))
+    assert glossary.read(utf16).terms == (("canción", "song"),)
+
+
+def test_whole_words_case_insensitive_longest_first_across_spaces():
+    g = terms("card\ttarjeta\ncredit card\ttarjeta de crédito\ndog\tcan\nC++\tC++ (lenguaje)")
+    text = "My Credit  card, the dogma, a dog-sled, the DOG's card and C++11 or C++."
+    assert found(g, text) == [("Credit  card", "tarjeta de crédito"), ("DOG", "CAN"), ("card", "tarjeta"),
+                              ("C++", "C++ (lenguaje)")]
+
+
+def test_a_capitalised_term_matches_as_written_or_shouted_only():
+    g = terms("Apple\tApple Inc.\napple\tmanzana\nAPI\tAPI (interfaz)")
+    assert found(g, "Apple sells apples, APPLE too, with an API, not an Api.") == [
+        ("Apple", "Apple Inc."), ("apples", "manzanas"), ("APPLE", "APPLE INC."), ("API", "API (interfaz)")]
+
+
+@pytest.mark.parametrize("line, direction, text, want", [
+    ("invoice\tfactura", ("en", "es"), "two invoices", "facturas"),
+    ("box\tcaja", ("en", "es"), "the boxes", "cajas"),
+    ("city\tciudad", ("en", "es"), "two cities", "ciudades"),
+    ("song\tcanción", ("en", "es"), "songs", "canciones"),
+    ("point of sale\tpunto de venta", ("en", "es"), "points of sale", "puntos de venta"),
+    ("hard disk\tdisco duro", ("en", "es"), "hard disks", "discos duros"),
+    ("autobús\tbus", ("es", "en"), "dos autobuses", "buses"),
+    ("lápiz\tpencil", ("es", "en"), "los lápices", "pencils"),
+    ("tarjeta de crédito\tcredit card", ("es", "en"), "tarjetas de crédito", "credit cards"),
+    ("mouse\tratón\nmice\tratones", ("en", "es"), "three mice", "ratones"),
+])
+def test_plurals_match_and_come_out_plural(line, direction, text, want):
+    assert [out for _, out in found(terms(line, direction), text)] == [want]
+
+
+def test_a_line_of_its_own_wins_over_a_derived_plural():
+    g = terms("new\tnuevo\nnews\tnoticias")  # ("news" is no plural of "new")
+    assert found(g, "the news") == [("news", "noticias")]
+
+
+def _translated(lines, table, glossary_text, direction=("en", "es"), seen=None):
+    options = source_options(glossary.parse(glossary_text.splitlines(), "g.tsv"))[direction[0]]
+    return [r.text for r in translate_lines(lines, engine(answers(table, seen)), options)]
+
+
+def test_a_sentence_whose_own_translation_holds_the_target_keeps_it_untouched():
+    seen = []
+    out = _translated(["The invoice is here."], {"The invoice is here.": "La factura ya está aquí."},
+                      "invoice\tfactura", seen=seen)
+    assert seen == ["The invoice is here."] and out == ["La factura ya está aquí."]
+    # (a determiner the model wrote itself is its own: "la mano" is not made "el mano")
+    assert _translated(["The hand hurts."], {"The hand hurts.": "La mano duele."}, "hand\tmano") == ["La mano duele."]
+
+
+def test_an_english_term_goes_to_the_model_as_a_number_and_comes_back_as_the_target():
+    seen = []
+    out = _translated(["I sent the invoice to Tom.", "The invoices are here."],
+                      {"I sent the invoice to Tom.": "Envié el recibo a Tom.", "I sent the 50 to Tom.": "Envié el 50 a Tom.",
+                       "The 50 are here.": "Los 50 están aquí."}, "invoice\tfactura", seen=seen)
+    assert seen[:2] == ["I sent the invoice to Tom.", "The invoices are here."]  # (first as they came)
+    assert seen[2] == "I sent the 50 to Tom." and "The 50 are here." in seen
+    assert out == ["Envié la factura a Tom.", "Las facturas están aquí."]  # (the determiners made to agree)
+
+
+def test_a_spanish_term_goes_as_a_name_the_sentence_lacks_and_gets_its_article():
+    seen = []
+    out = _translated(["El piso de Tom es grande.", "Tengo un piso."],
+                      {"El Mary de Tom es grande.": "Tom's Mary is big.", "Tengo un Tom.": "I have Tom."},
+                      "piso\tapartment", ("es", "en"), seen)
+    assert {"El Mary de Tom es grande.", "Tengo un Tom."} <= set(seen) and not any("50" in x for x in seen[:4])
+    assert out == ["Tom's apartment is big.", "I have an apartment."]
+
+
+def test_sentences_without_terms_are_untouched_and_a_term_alone_needs_no_model():
+    seen = []
+    out = _translated(["The cat sleeps.", "Invoice", "INVOICES!"], {"The cat sleeps.": "El gato duerme."},
+                      "invoice\tfactura", seen=seen)
+    assert seen == ["The cat sleeps."]
+    assert out == ["El gato duerme.", "Factura", "FACTURAS!"]
+
+
+def test_a_term_beside_a_number_is_one_span():
+    seen = []
+    out = _translated(["Invoice 5 is late."], {"50 is late.": "50 llega tarde."}, "invoice\tfactura", seen=seen)
+    assert seen[:2] == ["Invoice 5 is late.", "50 is late."] and out == ["Factura 5 llega tarde."]
+
+
+def test_the_determiners_before_a_term_agree_and_stressed_a_keeps_el():
+    g = terms("water\tagua\ncity\tciudad\nproblem\tproblema")
+    assert agreement.agreeing("Los nuevos ciudad y el agua y la problema", [("ciudad", ""), ("agua", ""),
+                                                                          ("problema", "")], g) \
+        == "La nueva ciudad y el agua y el problema"

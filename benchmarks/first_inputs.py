@@ -90,8 +90,11 @@ def main() -> None:
     ap.add_argument("--nonwords", choices=["on", "off"], default="on",
                     help="penalise made-up words in search (on needs a lexicon in the model)")
     ap.add_argument("--penalty", type=float, help="the penalty of a made-up word (default decode.NONWORD_PENALTY)")
+    ap.add_argument("--check-all", action="store_true",
+                    help="check every line for made-up words (default: lines of decode.NONWORD_MAX_WORDS words)")
     ap.add_argument("--unseen", type=int, default=0, help="also the first N unseen lines: non-words, BLEU, latency")
     ap.add_argument("--corpus", type=Path, default=DATA / "spa-eng" / "spa.txt", help="for a model without lexicon")
+    ap.add_argument("--save-unseen", type=Path, help="the unseen lines' outputs, as JSON (omissions.py --outputs)")
     ap.add_argument("--show", action="store_true", help="print every failure")
     ap.add_argument("--json", type=Path, help="also write the figures here")
     args = ap.parse_args()
@@ -113,6 +116,8 @@ def main() -> None:
         raise SystemExit(f"{model} has no lexicon.json: build it with checkpoint.write_lexicon, or --nonwords off")
     elif args.penalty is not None:
         tr.words.penalty = args.penalty
+    if args.check_all:
+        tr.nonword_max_words = None
     lexicon = lexicon_of(tr, args.corpus)
     engine = Engine.from_translator(tr, beam=args.beam, batch_size=64)
     nbest = Engine.from_translator(tr, beam=args.beam, nbest=min(4, args.beam), batch_size=64)
@@ -124,7 +129,7 @@ def main() -> None:
         return [[t for t, _ in n] for n in nbest.decode(lines)]
 
     figures = {"model": str(model), "beam": args.beam, "nonwords": args.nonwords,
-               "penalty": tr.words.penalty if tr.words else None}
+               "penalty": tr.words.penalty if tr.words else None, "checked words": tr.nonword_max_words}
     started = time.perf_counter()
     short = read_set(SETS / f"{args.set}.tsv")
     src = [r[0] for r in short]
@@ -136,7 +141,8 @@ def main() -> None:
     figures["short"] = {"inputs": len(short), "acceptable pipeline": sum(ok_on) / len(short),
                         "acceptable raw": sum(ok_off) / len(short), "raw 4-best holds one": sum(ok_any) / len(short),
                         "non-word outputs": len(bad), "non-words per 1,000": 1000 * len(bad) / len(short)}
-    print(f"{model}, beam {args.beam}, non-word penalty {args.nonwords}")
+    checked = "" if not tr.words else " (every line)" if args.check_all else f" (lines of {tr.nonword_max_words} words)"
+    print(f"{model}, beam {args.beam}, non-word penalty {args.nonwords}{checked}")
     print(f"{args.set}: {len(short)} inputs; acceptable {sum(ok_on) / len(short):.1%} through the pipeline, "
           f"{sum(ok_off) / len(short):.1%} raw ({sum(ok_any) / len(short):.1%} with one of the raw 4 best); "
           f"outputs with a non-word: {len(bad)}")
@@ -173,6 +179,8 @@ def main() -> None:
         pairs = read_corpus(UNSEEN[way]).pairs
         test, timed = pairs[: args.unseen], [p[0] for p in pairs[args.unseen : args.unseen + LATENCY_LINES]]
         out = [n[0][0] for n in engine.decode([p[0] for p in test])]
+        if args.save_unseen:
+            args.save_unseen.write_text(json.dumps(out, ensure_ascii=False), encoding="utf-8")
         bad = [(s, o, w) for (s, _), o in zip(test, out) if (w := nonwords(s, o, lexicon))]
         bleu = BLEU().corpus_score(out, [[p[1] for p in test]]).score
         t = time.perf_counter()

@@ -39,6 +39,7 @@ def main() -> None:
 
     threadpool_limits(1)
     tr = Translator(registry.resolve(args.model or "en-es"))
+    tr.nonword_max_words = None  # every line checked
     record = tr.meta["data"]
     if "test" in tr.meta.get("trained_on", []):
         raise SystemExit("the model learned its test split: no held-out pairs to choose on")

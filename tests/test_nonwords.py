@@ -9,7 +9,7 @@ import pytest
 
 from mtcli.checkpoint import LEXICON, load_lexicon, write_lexicon
 from mtcli.data import target_lexicon
-from mtcli.decode import Translator, WordCheck, search, source_words
+from mtcli.decode import WORD, Translator, WordCheck, search, source_words
 from mtcli.errors import UserError
 
 from tests.conftest import tiny_pairs, write_tsv
@@ -54,7 +54,9 @@ def test_a_word_no_lexicon_word_starts_like_pays_once_where_it_starts():
 
 def test_source_words_names_and_numbers_are_no_made_up_words():
     source = source_words("Hello, DOLA!")
-    assert source == {"hello", "dola"}
+    assert source == {"hello", "dola"} and source_words("Hello, DOLA!", 2) == source
+    assert source_words("Hello, my DOLA!", 2) is None  # (a longer line is not checked)
+    assert _pay(["▁¡"], ["▁Dol"], None) == [False]
     assert _pay(["▁¡"], ["▁Dol"], source) == [False]
     assert _pay(["▁¡", "▁Dol", "##a"], ["!", "[END]"], source) == [False, False]
     assert _pay(["▁¡", "▁Dol"], ["##a"], frozenset({"dolares"})) == [False]  # (on its way to the source's word)
@@ -141,3 +143,11 @@ def test_ensembles_and_registered_models_carry_the_lexicon(tmp_path, monkeypatch
 
     save_ensemble(out, [model, model])
     assert (out / LEXICON).is_file()
+
+
+def test_the_shipped_model_ships_its_lexicon_and_makes_no_word_up_where_it_did(shipped_model):
+    """Inputs whose raw translations were made up before the check ("¡Dola!", "Crite", "Contácúbeos.")."""
+    tr = Translator(shipped_model)
+    lines = ["Hello!", "Welcome!", "Goodbye!", "Congratulations!", "Push", "Print", "Copy", "Contact us"]
+    for line, ((text, _),) in zip(lines, tr.translate(lines)[0]):
+        assert all(w.lower() in tr.words.words or w.lower() in source_words(line) for w in WORD.findall(text)), text

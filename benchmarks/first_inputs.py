@@ -78,7 +78,7 @@ def lexicon_of(tr, corpus: Path) -> frozenset[str]:
     from mtcli.data import read_corpus, target_lexicon
 
     found = load_lexicon(tr.model_dir, tr.meta)
-    return found if found is not None else frozenset(target_lexicon(read_corpus(corpus).pairs, tr.direction))
+    return frozenset(found if found is not None else target_lexicon(read_corpus(corpus).pairs, tr.direction))
 
 
 def main() -> None:
@@ -104,6 +104,7 @@ def main() -> None:
     from mtcli import registry
     from mtcli.data import read_corpus
     from mtcli.decode import Translator
+    from mtcli.route import SOURCE_OPTIONS
     from mtcli.text.pipeline import Engine, translate_lines
 
     threadpool_limits(1)
@@ -122,8 +123,8 @@ def main() -> None:
     engine = Engine.from_translator(tr, beam=args.beam, batch_size=64)
     nbest = Engine.from_translator(tr, beam=args.beam, nbest=min(4, args.beam), batch_size=64)
 
-    def pipeline(lines: list[str]) -> list[str]:
-        return [r.text for r in translate_lines(lines, engine)]
+    def pipeline(lines: list[str]) -> list[str]:  # (with the options `mtcli translate` gives the source language)
+        return [r.text for r in translate_lines(lines, engine, SOURCE_OPTIONS[way.split("-")[0]])]
 
     def raw(lines: list[str]) -> list[list[str]]:
         return [[t for t, _ in n] for n in nbest.decode(lines)]

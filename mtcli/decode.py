@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from bisect import bisect_left
+from collections.abc import Collection
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -96,8 +97,9 @@ class WordCheck:
     the word a prefix of no lexicon or source word, or closes it (a piece without "##", EOS) on a prefix
     that is no word; once."""
 
-    def __init__(self, pieces: list[str], lexicon: frozenset[str], penalty: float = NONWORD_PENALTY):
-        self.words, self.sorted, self.penalty = lexicon, sorted(lexicon), penalty
+    def __init__(self, pieces: list[str], lexicon: Collection[str], penalty: float = NONWORD_PENALTY):
+        self.sorted = sorted(lexicon)  # (a sorted list in a millisecond)
+        self.words, self.penalty = frozenset(self.sorted), penalty
         self.text = [p.removeprefix(CONTINUE).removeprefix(SPACE).lower() for p in pieces]
         self.continues = np.array([p.startswith(CONTINUE) for p in pieces])  # (V,) goes on with the word before
         self.starts = ~self.continues & np.array([t.isalnum() for t in self.text])  # (V,) opens a word

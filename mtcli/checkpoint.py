@@ -5,6 +5,8 @@ A model directory holds
   src.json, tgt.json  the English and Spanish tokenizers
   metrics.jsonl       one line per epoch
   scores.json         evaluation reports (`mtcli evaluate --save`)
+  lexicon.json        optional: the word types of the target side of the corpus (write_lexicon);
+                      beam search then penalises made-up words (decode.WordCheck)
   state.safetensors   parameters, Adam moments and loop position for --resume (not shipped)
   member1.safetensors, member2.safetensors, ...
                       an ensemble's further models (`mtcli ensemble`): decoded together with
@@ -37,6 +39,8 @@ from mtcli.tokenizer import Tokenizer
 WEIGHTS, STATE = "model.safetensors", "state.safetensors"
 SRC_TOK, TGT_TOK, METRICS = "src.json", "tgt.json", "metrics.jsonl"
 SCORES = "scores.json"  # evaluation reports, written by `mtcli evaluate --save`
+LEXICON = "lexicon.json"  # the target side's words (write_lexicon); optional
+LEXICON_LIMIT = 1 << 20  # bytes a lexicon may take (a shipped model's is in the wheel)
 META, CHECKSUM = "mtcli", "mtcli_sha256"  # the safetensors metadata keys
 
 
@@ -119,6 +123,38 @@ def load_tokenizers(model_dir: Path, meta: dict, cfg: ModelConfig) -> tuple[Toke
     if src_tok.case_factors != cfg.case_factors:
         raise UserError(f"{model_dir}: the English tokenizer and the model disagree on case factors")
     return src_tok, tgt_tok
+
+
+def load_lexicon(model_dir: Path, meta: dict) -> list[str] | None:
+    """The lowercased target-side words of model_dir's lexicon.json, sorted as written (sorting them anew
+    would cost a model's load 20 ms), None without one; refused if it is damaged or of the other direction."""
+    path = Path(model_dir) / LEXICON
+    if not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        words = record["words"]
+        if record["direction"] != direction(meta) or not all(isinstance(w, str) for w in words):
+            raise ValueError(f"not a lexicon of {direction(meta)}")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise UserError(f"{path} is damaged or not this model's ({e}); rebuild it with checkpoint.write_lexicon") from None
+    return words
+
+
+def write_lexicon(model_dir: Path, corpus: Path) -> Path:
+    """Put the lexicon of the corpus's target side, in the direction of model_dir's model, into model_dir
+    (for a model made before lexicons, or before shipping one); returns its path."""
+    from mtcli.data import read_corpus, target_lexicon
+
+    model_dir = Path(model_dir)
+    _, meta = load_model(model_dir)
+    data, way = read_corpus(corpus), direction(meta)
+    record = {"direction": way, "corpus_sha256": data.sha256, "words": target_lexicon(data.pairs, way)}
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
+    if len(text) > LEXICON_LIMIT:
+        raise UserError(f"the lexicon of {data.path} takes {len(text):,} bytes, over {LEXICON_LIMIT:,}")
+    atomic_write_bytes(model_dir / LEXICON, text)
+    return model_dir / LEXICON
 
 
 def load_model(model_dir: Path, dtype=np.float32) -> tuple[Model, dict]:
@@ -223,7 +259,7 @@ def save_ensemble(out: Path, model_dirs: list[Path], dtype=np.float16) -> list[P
             _check_member(Path(d) / WEIGHTS, model.cfg, meta, metas[0][0].cfg, metas[0][1])
         metas.append((model, meta))
     out = Path(out)
-    for name in (SRC_TOK, TGT_TOK, METRICS):  # (the first model's training record, for `mtcli info`)
+    for name in (SRC_TOK, TGT_TOK, METRICS, LEXICON):  # (the first model's training record, for `mtcli info`)
         if (Path(model_dirs[0]) / name).is_file():
             shutil.copyfile(Path(model_dirs[0]) / name, out / name)
     written = []

@@ -210,6 +210,17 @@ def oriented(pairs: Sequence[tuple[str, str]], direction: str) -> list[tuple[str
     return list(pairs) if src == "en" else [(es, en) for en, es in pairs]
 
 
+# --- target-side lexicon: the words a model's output may hold (checkpoint.write_lexicon, decode.WordCheck) ---
+
+WORD = re.compile(r"[^\W\d_]+")  # a word as the lexicon counts it: a run of letters (no digit, no "_")
+
+
+def target_lexicon(pairs: Sequence[tuple[str, str]], direction: str) -> list[str]:
+    """Every word type of the target side of the corpus's pairs, lowercased and sorted: an output word
+    outside it (and not in its source) is made up ("¡Dola!" for "Hello!")."""
+    return sorted({w.lower() for _, tgt in oriented(pairs, direction) for w in WORD.findall(tgt)})
+
+
 def held_out_pairs(corpus: Path, record: dict, split: str, model: str) -> list[tuple[str, str]]:
     """The (source, target) pairs of a model's own held-out split ("test" or "selection"), rebuilt from
     the corpus it was trained on and what it records of its data (direction, seed, split method, the

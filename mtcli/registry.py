@@ -35,9 +35,10 @@ _readers: dict[Path, int] = {}  # model directory -> descriptor of its lock, sha
 def model_files(path: Path | None = None) -> tuple[str, ...]:
     """What a model directory's model is (with an ensemble's further members, those in `path`); a
     run's state.safetensors stays behind."""
-    from mtcli.checkpoint import METRICS, SCORES, SRC_TOK, TGT_TOK, WEIGHTS, member_files
+    from mtcli.checkpoint import LEXICON, METRICS, SCORES, SRC_TOK, TGT_TOK, WEIGHTS, member_files
 
-    return WEIGHTS, *(f.name for f in member_files(path)[1:] if path is not None), SRC_TOK, TGT_TOK, METRICS, SCORES
+    return (WEIGHTS, *(f.name for f in member_files(path)[1:] if path is not None), SRC_TOK, TGT_TOK, METRICS, SCORES,
+            LEXICON)
 
 
 def home() -> Path:

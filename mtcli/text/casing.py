@@ -14,6 +14,7 @@ _LONE_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)?")
 # ... but greetings and commands alone on a line come out right as sentences only ("Hello." -> "Hola.", "Wait." ->
 # "Espera."; as fragments "aquí hola", "¿Colando?" for "run"): of 19 such words 13 right as sentences, 7 as
 # fragments. (In a document a word alone is often a piece of a sentence cut by markup: a fragment still.)
+_ARTICLE = re.compile(r"(?:el|la|los|las) (?=[^\W\d_])", re.IGNORECASE)
 _SENTENCE_WORDS = frozenset("hello hi thanks no sorry welcome help stop wait look listen run".split())
 
 
@@ -40,7 +41,9 @@ class LoneWord:
     """A word alone, without a stop (a dictionary look-up, a table's cell): a fragment, given the model lowercase
     and as it is. As a sentence it came out a command or noise: "Blue." -> "Apunta.", "Window." -> "Despierta.";
     as a fragment "azul", "ventana" (of 30 common words, 19 nonsense as sentences, 5 as fragments). Its
-    translation comes out as the word came: "red" -> "rojo", "Red" -> "Rojo", "RED" -> "ROJO"."""
+    translation comes out as the word came: "red" -> "rojo", "Red" -> "Rojo", "RED" -> "ROJO"; without the
+    article the model puts before a noun alone, which the English did not have (a sign, a button, a menu item:
+    "Exit" -> "La salida" -> "Salida", "Tools" -> "Herramientas")."""
 
     name = "lone word"
 
@@ -58,7 +61,7 @@ class LoneWord:
         if self.name not in s.aside:
             return out
         capital, lower = s.aside[self.name]
-        out = each(out, lambda t: as_fragment(t, s.masked.text))
+        out = each(out, lambda t: _without_article(as_fragment(t, s.masked.text)))
         return each(out, lambda t: (t[:1].upper() + t[1:] if capital else t) if lower else t.upper())
 
 
@@ -87,6 +90,12 @@ _LOWER_I = re.compile(r"\bi(?=\b|')")
 
 def _fix_i(text: str) -> str:
     return _LOWER_I.sub("I", text)
+
+
+def _without_article(text: str) -> str:
+    """A noun's translation without the article before it (not a name's: "Las Vegas")."""
+    m = _ARTICLE.match(text)
+    return text[m.end() :] if m and text[m.end()].islower() else text
 
 
 def as_fragment(text: str, source: str) -> str:

@@ -23,7 +23,7 @@ from mtcli.text.edges import Edges
 from mtcli.text.floating import Floating
 from mtcli.text.heads import ChatHead, Label
 from mtcli.text.normalize import normalize
-from mtcli.text.punctuation import DashClause, FinalStop, InnerEllipsis, clauses, spaced_dashes
+from mtcli.text.punctuation import DashClause, FinalStop, InnerEllipsis, ShortExclamation, clauses, spaced_dashes
 from mtcli.text.quotes import Items, asides
 from mtcli.text.retry import AROUND, decode_all
 from mtcli.text.rewrap import rewrap
@@ -47,7 +47,7 @@ LINES_PER_CALL = 2048
 # emoji), and those before the lead and the trail (edges).
 SPANS = Spans()
 STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Edges(), Floating(), Continuation(), SPANS, DashClause(),
-                             InnerEllipsis(), LoneWord(), Casing(), FinalStop())
+                             InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(), FinalStop())
 
 
 def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions = TextOptions(), first: int = 1,

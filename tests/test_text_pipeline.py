@@ -27,7 +27,7 @@ def test_sentences_are_decoded_one_by_one_in_one_batch():
         return upper(lines)
 
     translate_lines(["A b. C d! E f?", "G h."], engine(decode))
-    assert calls == [["A b.", "C d!", "E f?", "G h."]]
+    assert calls == [["A b.", "C d.", "E f?", "G h."]]  # a short "!" goes as "." (ShortExclamation)
 
 
 def test_raw_options_give_the_line_to_the_model_as_it_is():
@@ -162,7 +162,7 @@ def test_the_stages_strip_in_this_order_and_restore_in_the_reverse_one():
     from mtcli.text.pipeline import STAGES
 
     assert [stage.name for stage in STAGES] == ["chat head", "label", "edges", "floating emoji", "continuation",
-                                                "spans", "dash clause", "inner ellipsis", "lone word", "casing",
+                                                "spans", "dash clause", "inner ellipsis", "short exclamation", "lone word", "casing",
                                                 "final stop"]
     assert len({stage.name for stage in STAGES}) == len(STAGES)  # (each its own place in Sentence.aside)
 

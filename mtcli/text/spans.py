@@ -28,7 +28,7 @@ class Spans:
         outs = targets(s.text, s.spans, terms) if terms else ()
         kept = [s.text[a:b] for a, b in s.spans]
         if terms and outs != tuple(kept):  # a term's placeholder comes back as its target
-            s.masked = protect.mask(s.text, s.spans, placeholders(s.text, terms.languages[0]))
+            s.masked = protect.mask(s.text, s.spans, placeholders(s.text, terms.languages[0]) or protect.PLACEHOLDERS[0])
             s.aside[self.name] = (notes(s.text, s.spans, outs, terms), terms)
             s.masked, s.own = replace(s.masked, spans=outs), tuple(kept)
         else:

@@ -112,7 +112,7 @@ _TIME = r"\d{1,2}(?::\d\d)?\s?(?:[ap]\.m\.|[ap]m)(?!\w|-[^\W\d])"  # (a range: "
 _CODE = r"(?<!\w)(?:``(?:[^`]|`(?!`))+``|`[^`]+`)(?!\w)"  # not a backtick used as an apostrophe (Tom`s)
 _TAG = rf"</?[a-z][\w:-]*(?:\s[^<>]*)?/?>|{FOOTNOTE_REF}"  # (and a Markdown footnote reference, [^1])
 _HANDLE = r"(?<![\w@#&/])[@#]\w+"
-_PATH = r"(?<![\w/.~-])(?:~|\.{1,2})?/[\w.@%+~-]+(?:/[\w.@%+~-]*)*|(?<!\S)[^\s\\]*\\\S*"
+_PATH = r"(?<![\w/.~-])(?:~|\.{1,2})?/[\w.@%+~-]+(?:/[\w.@%+~-]*)*|[^\s\\]{0,255}\\\S*"
 _TLDS = ("com org net edu gov mil int io co uk de fr es eu ca au ru cn jp br mx ar cl nl se ch info biz dev app ai "
          "tv ly gg xyz online site tech blog cloud shop store news")
 _EXTENSIONS = ("txt md rst py js ts jsx tsx json csv tsv pdf doc docx xls xlsx ppt pptx odt png jpg jpeg gif svg webp "

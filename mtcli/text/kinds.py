@@ -36,12 +36,12 @@ EMOTICON = re.compile(r"(?<![\w:;=^<>()-])(?:[:;=][-o^']?[)(\]\[DPpOo3/\\|*]|</?
 WEEKDAYS = {"monday": "lunes", "tuesday": "martes", "wednesday": "miércoles", "thursday": "jueves",
             "friday": "viernes", "saturday": "sábado", "sunday": "domingo"}
 
-_URL = r"(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>\"]+"
-_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+_URL = r"(?:(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://|www\.)[^\s<>\"]+"
+_EMAIL = r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 # a run of number-ish characters holding a digit: 25.50, 7:15, 12/05/2023, 50%, -5°C, 3rd, MP3, COVID-19, 5$;
 # a currency sign before it stays outside, for the model to translate ("$50" -> "50 dólares")
 # (and an en dash: normalize keeps a range's, "10–20")
-_NUMBER = r"(?:(?<![\w-])[+-])?(?:\w+-)*\w*\d[\w%°.,:/+\-–$\u00a2-\u00a5\u20a0-\u20cf]*"
+_NUMBER = r"(?:(?<![\w-])[+-])?(?<!\w)(?:\w+-)*\w*\d[\w%°.,:/+\-–$\u00a2-\u00a5\u20a0-\u20cf]*"
 # an amount with its currency after it ("20 €", "25 USD") or its code before it ("USD 5"): kept whole (the model
 # made "20 €" twenty dollars; it dropped "USD")
 _CODES = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|MXN|CNY|INR|BRL|ARS|COP|CLP|PEN|RUB|KRW|SEK|NOK|DKK|PLN"
@@ -71,6 +71,7 @@ DATE = re.compile(rf"(?<![\w.,])(?:{_DATE_PARTS})(?![\w:/.-]\d|\w)")
 # not "WE MARCH 10 MILES", "I called April 3 times", "May 2 of us come in?", "Step 2 May Fail"
 _LEADS_TO_DATE = re.compile(r"(?:\b(?:on|by|since|until|till|from|before|after|through|between|to|and|of|in|the|"
                             r"every|each|next|last|this)|[,(])\s*$", re.IGNORECASE)
+_LEAD_REACH = 64  # characters before a date looked at for a word that leads to it (normalised text: one space)
 _ENDS_DATE = re.compile(r"\s*(?:[.,;:!?)\]\"'–—-]|$|(?:and|or|to|through|until|at)\b)", re.IGNORECASE)
 _TYPED_SPAN = re.compile(r"[`<>\"=/\\@]")  # code, markup, a path: no date in it is written out
 # a title before a name ("Mr. Brown", "Dr Smith", "MRS. JONES"): kept with the name, which the model translated or
@@ -111,7 +112,7 @@ _TIME = r"\d{1,2}(?::\d\d)?\s?(?:[ap]\.m\.|[ap]m)(?!\w|-[^\W\d])"  # (a range: "
 _CODE = r"(?<!\w)(?:``(?:[^`]|`(?!`))+``|`[^`]+`)(?!\w)"  # not a backtick used as an apostrophe (Tom`s)
 _TAG = rf"</?[a-z][\w:-]*(?:\s[^<>]*)?/?>|{FOOTNOTE_REF}"  # (and a Markdown footnote reference, [^1])
 _HANDLE = r"(?<![\w@#&/])[@#]\w+"
-_PATH = r"(?<![\w/.~-])(?:~|\.{1,2})?/[\w.@%+~-]+(?:/[\w.@%+~-]*)*|[^\s\\]*\\\S*"
+_PATH = r"(?<![\w/.~-])(?:~|\.{1,2})?/[\w.@%+~-]+(?:/[\w.@%+~-]*)*|[^\s\\]{0,255}\\\S*"
 _TLDS = ("com org net edu gov mil int io co uk de fr es eu ca au ru cn jp br mx ar cl nl se ch info biz dev app ai "
          "tv ly gg xyz online site tech blog cloud shop store news")
 _EXTENSIONS = ("txt md rst py js ts jsx tsx json csv tsv pdf doc docx xls xlsx ppt pptx odt png jpg jpeg gif svg webp "
@@ -179,7 +180,7 @@ def reads_as_date(text: str) -> list[tuple[int, int]]:
     while m := DATE.search(text, at):
         k = next(k for k in "123" if m[f"m{k}"])
         if m[f"y{k}"] or re.search(f"{_ORDINAL}$", m[f"d{k}"] or "") or _ENDS_DATE.match(text, m.end()) \
-                or _LEADS_TO_DATE.search(text, 0, m.start()):
+                or _LEADS_TO_DATE.search(text, max(m.start() - _LEAD_REACH, 0), m.start()):
             found.append(m.span())
             at = m.end()
         else:

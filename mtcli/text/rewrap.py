@@ -48,9 +48,18 @@ def _trigrams(text: str) -> set[str]:
     return {text[k : k + 3] for k in range(len(text) - 2)}
 
 
-def _dice(a: set, b: set, weight: Callable = lambda _: 1) -> float:
+def _dice(a: set, b: set, weight: Callable | None = None) -> float:
+    if weight is None:  # (each counts 1: the sizes, not a sum of ones, for each of a long line's places)
+        total = len(a) + len(b)
+        return 2 * len(a & b) / total if total else 0.0
     total = sum(map(weight, a)) + sum(map(weight, b))
     return 2 * sum(map(weight, a & b)) / total if total else 0.0
+
+
+# a wrap's words are looked for within this many words of where its text was (a share of the line): every
+# word of a long line for each of its hundreds of wraps cost time cubic in the line (a paragraph of 250
+# "<i>a</i>" took 12 s)
+REACH = 32
 
 
 def rewrap(text: str, wraps: list[Wrap], clues: dict[str, Clues], items: dict[str, tuple[str, ...]],
@@ -64,48 +73,111 @@ def rewrap(text: str, wraps: list[Wrap], clues: dict[str, Clues], items: dict[st
     # and so does markup after a word: "gatos<sup>4</sup>" can end the words wrapped, not be inside them)
     marked_after = [bool(PRIVATE.search(text, b, spans[k + 1][0] if k + 1 < len(spans) else len(text)))
                     for k, (_, b) in enumerate(spans)]
-    size, grams, missing = {}, {}, {}  # per wrap: its source words, its fragments' trigrams, the words
-    for w in wraps:                    # the line lacks without them
-        c = clues[w.mark]
-        size[w.mark] = len(words_of(c.fragments[-1])) or 1
-        # (a fragment's translation twice as long as its source has gone astray: "el verde es verde")
-        grams[w.mark] = [_trigrams(" ".join(words_of(f))) for f in c.fragments if 0 < len(words_of(f)) <= 2 * size[w.mark] + 1]
-        missing[w.mark] = set(words) - set(c.missing) if c.missing is not None else set()
-    span_grams = cache(lambda i, j: _trigrams(" ".join(words[i:j])))
-    todo, chosen = list(wraps), []
-    while todo:
-        best = (-1.0, None, 0, 0)
-        for w in todo:
-            c = clues[w.mark]
-            for i in range(len(words)):
-                # (a footnote mark, a wrap that opens with nothing, follows one word: "parque<sup>9</sup>", not
-                # "parque toda<sup>9</sup>")
-                longest = i + (size[w.mark] + 2 if items[w.mark][0] else 1)
-                for j in range(i + 1, min(len(words), longest) + 1):
-                    if taken[j - 1] or j - 1 > i and marked_after[j - 2]:
-                        break
-                    like = max((_dice(span_grams(i, j), g) for g in grams[w.mark]), default=0.0)
-                    if missing[w.mark]:  # (a long word tells more; "y", "es" or "el" nothing: the line without
-                        # the words may have changed around them, "es" -> "está")
-                        like = max(like, _dice(set(words[i:j]), missing[w.mark], lambda word: max(len(word) - 2, 0)))
-                    like -= 0.1 * abs(j - i - size[w.mark])  # about as many words as the source had
-                    like += 1e-3 * (1 - abs((i + 0.5) / len(words) - c.at))  # equally alike: the nearer
-                    if not items[w.mark][0]:  # a footnote's one word: its clues are weak (the word alone, the line
-                        like -= 0.3 * abs((i + 0.5) / len(words) - c.at)  # without it), where it was tells more
-                    if like > best[0]:
-                        best = (like, w, i, j)
-        like, w, i, j = best
-        if w is None or like < 0.35:  # nothing alike left: each where its text was, as many words
-            w = todo[0]
-            free = [k for k in range(len(words)) if not taken[k]]
-            i = j = min(free, key=lambda k: abs(k / len(words) - clues[w.mark].at)) if free else len(words)
-            while j < len(words) and not taken[j] and j - i < size[w.mark]:
+    # every place each wrap may go, the most alike first (then in the wraps' order, the words'); a place is
+    # taken at its turn if its words are still free
+    grams = cache(lambda i, j: _trigrams(" ".join(words[i:j])))
+    candidates = sorted(c for k, w in enumerate(wraps)
+                        for c in _places(k, clues[w.mark], items[w.mark][0], words, grams, taken, marked_after))
+    done, chosen, first, free = [False] * len(wraps), [], 0, _Free(taken)
+    best = iter(candidates)
+    candidate = next(best, None)
+    for _ in wraps:
+        while candidate and (done[candidate[1]] or any(taken[candidate[2] : candidate[3]])):
+            candidate = next(best, None)
+        while done[first]:
+            first += 1
+        if candidate:
+            k, i, j = candidate[1:]
+        else:  # nothing alike left: each where its text was, as many words
+            k = first
+            i = j = free.nearest(clues[wraps[k].mark].at)
+            while j < len(words) and not taken[j] and j - i < _size(clues[wraps[k].mark]):
                 j += 1
-        taken[i:j] = [True] * (j - i)
-        todo.remove(w)
-        chosen.append((i, j, w.mark))
+        free.take(i, j)
+        done[k] = True
+        chosen.append((i, j, wraps[k].mark))
+    return _marked(text, spans, len(words), chosen, items, rendered)
+
+
+def _size(c: Clues) -> int:
+    return len(words_of(c.fragments[-1])) or 1
+
+
+def _places(k: int, c: Clues, opens: str, words: list[str], span_grams: Callable, taken: list[bool],
+            marked_after: list[bool]) -> list[tuple[float, int, int, int]]:
+    """(minus how alike, k, i, j) for each words[i:j] alike enough that wrap k (the k-th of the line) may go
+    around."""
+    size = _size(c)
+    # (a fragment's translation twice as long as its source has gone astray: "el verde es verde")
+    grams = [_trigrams(" ".join(words_of(f))) for f in c.fragments if 0 < len(words_of(f)) <= 2 * size + 1]
+    missing = set(words) - set(c.missing) if c.missing is not None else set()  # the words the line lacks without them
+    near, alike, out = int(c.at * len(words)), set().union(*grams), []
+    for i in range(max(near - REACH, 0), min(near + REACH + 1, len(words))):
+        # (a footnote mark, a wrap that opens with nothing, follows one word: "parque<sup>9</sup>", not
+        # "parque toda<sup>9</sup>")
+        longest = i + (size + 2 if opens else 1)
+        off = abs((i + 0.5) / len(words) - c.at)
+        for j in range(i + 1, min(len(words), longest) + 1):
+            if taken[j - 1] or j - 1 > i and marked_after[j - 2]:
+                break
+            spanned = span_grams(i, j)  # (most places share no trigram: not alike at all)
+            like = 0.0 if alike.isdisjoint(spanned) else max(_dice(spanned, g) for g in grams)
+            if missing:  # (a long word tells more; "y", "es" or "el" nothing: the line without
+                # the words may have changed around them, "es" -> "está")
+                like = max(like, _dice(set(words[i:j]), missing, lambda word: max(len(word) - 2, 0)))
+            like -= 0.1 * abs(j - i - size)  # about as many words as the source had
+            like += 1e-3 * (1 - off)  # equally alike: the nearer
+            if not opens:  # a footnote's one word: its clues are weak (the word alone, the line
+                like -= 0.3 * off  # without it), where it was tells more
+            if like >= 0.35:  # (less is never chosen: the wrap then goes where its text was)
+                out.append((-like, k, i, j))
+    return out
+
+
+class _Free:
+    """Which words no wrap has taken yet, and the free one nearest a share of the line (the first of two as
+    near) found in time near constant: runs of taken words are skipped."""
+
+    def __init__(self, taken: list[bool]):
+        self.taken, self.n = taken, len(taken)
+        self.right = list(range(self.n + 1))  # a word's index -> the first free one at or after it (n: none)
+        self.left = list(range(self.n + 1))  # index + 1 -> the last free one at or before it, + 1 (0: none)
+        for k in range(self.n):
+            if taken[k]:
+                self._cover(k)
+
+    def _find(self, links: list[int], k: int) -> int:
+        root = k
+        while links[root] != root:
+            root = links[root]
+        while links[k] != root:
+            links[k], k = root, links[k]
+        return root
+
+    def _cover(self, k: int) -> None:
+        self.right[k], self.left[k + 1] = k + 1, k
+
+    def take(self, i: int, j: int) -> None:
+        for k in range(i, j):
+            self.taken[k] = True
+            self._cover(k)
+
+    def nearest(self, at: float) -> int:
+        if self._find(self.right, 0) == self.n:
+            return self.n
+        m = min(max(int(at * self.n), 0), self.n - 1)
+        found = {self._find(self.right, k) for k in range(max(m - 1, 0), m + 2)} | \
+            {self._find(self.left, k + 1) - 1 for k in range(max(m - 1, 0), min(m + 2, self.n))}
+        return min((k for k in found if 0 <= k < self.n), key=lambda k: (abs(k / self.n - at), k))
+
+
+def _marked(text: str, spans: list[tuple[int, int]], n: int, chosen: list[tuple[int, int, str]],
+            items: dict[str, tuple[str, ...]], rendered: dict[str, str] | None) -> str:
+    """text with each chosen words[i:j] inside its markup (right to left: the offsets before stay valid); the
+    pieces joined once (a line of hundreds of wraps was copied once for each)."""
+    pieces, last = [], None
     for i, j, mark in sorted(chosen, key=lambda c: (c[0], c[1]), reverse=True):
-        if i == len(words):  # (no word left for it: at the end)
+        if i == n:  # (no word left for it: at the end)
             start = end = len(text.rstrip(_EDGE + " "))
         else:
             start, end = spans[i][0], spans[j - 1][1]
@@ -116,5 +188,9 @@ def rewrap(text: str, wraps: list[Wrap], clues: dict[str, Clues], items: dict[st
         marked = open_ + text[start:end] + close
         if rendered is not None:
             rendered[mark], marked = marked, mark
-        text = text[:start] + marked + text[end:]
-    return text
+        if i == n:  # (these come first, and each goes after the one before)
+            text = text[:start] + marked + text[end:]
+        else:
+            pieces += [text[end:last], marked]
+            last = start
+    return "".join(reversed([*pieces, text[:last]]))

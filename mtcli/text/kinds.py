@@ -90,13 +90,32 @@ _NAME_REST = r"(?:\w|[-'’](?=\w)(?![sS]\b))*(?!\w)"  # "Smith-Jones", "O'Neil"
 # a Capitalised name after a title as written ("Mr. Brown", "Dr Smith"), one word, or two when the second is
 # Capitalised too ("Mary Ann", "John O'Neil"); an ALL CAPS one after an ALL CAPS title with its stop ("MR. BROWN";
 # "MS Word", "DR Congo" are no titles); not a file's name ("Smith.pdf")
-_AS_WRITTEN = rf"(?:{'|'.join(TITLES)})\.?"
-_SHOUTED = rf"(?:{'|'.join(t.upper() for t in TITLES)})\."
-_TITLE = rf"(?<![\w.])(?-i:{_AS_WRITTEN}|{_SHOUTED})(?= (?-i:[{_CAPITAL}]))"
-_TITLED = (rf"(?<![\w.])(?-i:{_AS_WRITTEN} {_NOT_NAME}[{_CAPITAL}]{_NAME_REST}"
-           rf"(?: {_NOT_NAME}[{_CAPITAL}](?=[a-zß-öø-ÿ'’]){_NAME_REST})?"
-           rf"|{_SHOUTED} {_NOT_NAME}[{_CAPITAL}][{_CAPITAL}'’-]*(?!\w))(?!\.\w)")
-TITLE, TITLED = re.compile(_TITLE), re.compile(_TITLED)
+
+
+def _titles(as_written: str, shouted: str, not_a_name: list[str], article: str = "") -> tuple[re.Pattern, re.Pattern]:
+    """A language's TITLE (a title before a capital, and the `article` before it, written anew without it) and
+    TITLED (the title and the name after it)."""
+    not_name = rf"(?!(?i:{'|'.join(not_a_name)})\b)"
+    title = rf"(?<![\w.]){article}(?-i:{as_written}|{shouted})(?= (?-i:[{_CAPITAL}]))"
+    titled = (rf"(?<![\w.]){article}(?-i:{as_written} {not_name}[{_CAPITAL}]{_NAME_REST}"
+              rf"(?: {not_name}[{_CAPITAL}](?=[a-zß-öø-ÿ'’]){_NAME_REST})?"
+              rf"|{shouted} {not_name}[{_CAPITAL}][{_CAPITAL}'’-]*(?!\w))(?!\.\w)")
+    return re.compile(title), re.compile(titled)
+
+
+TITLE, TITLED = _titles(rf"(?:{'|'.join(TITLES)})\.?", rf"(?:{'|'.join(t.upper() for t in TITLES)})\.", _NOT_A_NAME)
+# Spanish's titles, written in English, without the article Spanish puts before them ("El Sr. López vino." ->
+# "Mr. López came."; "Dra. Ruiz" had come out "Dr. Ru", the article "The Mr. López"): "D." only with its stop and
+# not after an initial ("J. D. Salinger"), and not before a word that is no name ("Sra. Presidenta")
+ES_TITLES = {"Sr": "Mr.", "Sra": "Mrs.", "Srta": "Miss", "Dr": "Dr.", "Dra": "Dr.", "D": "Don", "Dña": "Doña",
+             "Prof": "Prof.", "Profa": "Prof."}
+_ES_NOT_A_NAME = ("el la los las un una y o e de del en que es está a al con por para se me te le lo su mi tu yo él "
+                  "ella usted ustedes hoy ayer mañana sí no gracias presidente presidenta alcalde alcaldesa ministro "
+                  "ministra director directora").split() + [t.lower() for t in ES_TITLES]
+_ES_DOTTED = "|".join(sorted((t for t in ES_TITLES if t != "D"), key=len, reverse=True))
+ES_TITLE, ES_TITLED = _titles(rf"(?:(?<![A-Z]\. )D\.|(?:{_ES_DOTTED})\.?)",
+                              rf"(?:{'|'.join(sorted((t.upper() for t in ES_TITLES), key=len, reverse=True))})\.",
+                              _ES_NOT_A_NAME, r"(?:(?:[Ee]l|[Ll]as?|EL|LAS?) )?")
 # feet and inches, inches (5'11", 27"): one span, marks included (the model made "5'11\"" "511")
 _FEET = r"(?<![\w\"'])(?:\d+'(?:\d+(?:\.\d+)?\")?(?![\w'])|\d+(?:\.\d+)?\"(?=[\s.,;:!?)]|$))"  # (not '"5"', "'3'")
 FEET = re.compile(_FEET)
@@ -135,14 +154,53 @@ def _date_in_spanish(span: str) -> str:
     return DATE.sub(spanish, span) if any(c.isdigit() for c in span) else span
 
 
-def _title_in_spanish(span: str) -> str:
-    """A title before a name as Spanish abbreviates it ("Mr. Brown" -> "Sr. Brown")."""
+def _retitled(pattern: re.Pattern, titles: dict[str, str]) -> Callable[[str], str]:
+    """A span's title before a name as the other language abbreviates it ("Mr. Brown" -> "Sr. Brown", "Sra. Ruiz"
+    -> "Mrs. Ruiz")."""
     def title(m: re.Match) -> str:
-        out = TITLES[next(t for t in TITLES if t.lower() == m.group().rstrip(".").lower())]
-        out = out if m.group().endswith(".") else out.rstrip(".")  # ("Dr Pepper")
-        return out.upper() if m.group()[1:2].isupper() else out
+        written = m.group().split(" ")[-1]  # (without an article)
+        out = titles[next(t for t in titles if t.lower() == written.rstrip(".").lower())]
+        out = out if written.endswith(".") else out.rstrip(".")  # ("Dr Pepper")
+        return out.upper() if written[1:2].isupper() else out
 
-    return TITLE.sub(title, span)
+    return lambda span: pattern.sub(title, span)
+
+
+# a Spanish date with its month's name ("4 de junio de 1974", "4 de junio", "junio de 2020", "1.º de mayo"): one
+# span, written the English way ("June 4, 1974")
+_ES_MONTH = "|".join([*MONTHS.values(), "setiembre"])
+_ES_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:\.?º)?"
+ES_DATE = re.compile(rf"(?<![\w.,])(?i:(?P<d>{_ES_DAY}) de (?P<m>{_ES_MONTH})(?: del? (?P<y>{_YEAR}))?"
+                     rf"|(?P<m2>{_ES_MONTH}) del? (?P<y2>{_YEAR}))(?!\w|[.,/:-]\d)")
+
+
+def _date_in_english(span: str) -> str:
+    """Each Spanish date in the span written as English writes it ("4 de junio de 1974" -> "June 4, 1974"), in its
+    case ("4 DE JUNIO" -> "JUNE 4")."""
+    def english(m: re.Match) -> str:
+        month, day, year = m["m"] or m["m2"], m["d"] and re.sub(r"\D", "", m["d"]), m["y"] or m["y2"]
+        name = next(en for en, es in MONTHS.items() if es == month.lower().replace("setiembre", "septiembre"))
+        out = f"{name.capitalize()} {day}" if day else name.capitalize()
+        out += f", {year}" if day and year else f" {year}" if year else ""
+        return out.upper() if month.isupper() else out
+
+    return ES_DATE.sub(english, span)
+
+
+def _es_dates(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in ES_DATE.finditer(text)] if _DIGIT.search(text) else []
+
+
+# a Spanish ordinal number ("1.º", "2.ª", "3.er", "4º"): kept, written the English way ("1st", "2nd", "3rd", "4th")
+_ES_ORDINAL = r"(?<![\w.,])\d{1,4}\.?(?:[ºª]|(?-i:er))(?!\w)"
+
+
+def _ordinal_in_english(span: str) -> str:
+    def english(m: re.Match) -> str:
+        n = int(m[1])
+        return f"{n}{'th' if n % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+    return re.sub(r"(?<![\w.,])(\d{1,4})\.?(?:[ºª]|er)(?!\w)", english, span)
 
 
 def reads_as_date(text: str) -> list[tuple[int, int]]:
@@ -171,6 +229,10 @@ def _romans(text: str) -> list[tuple[int, int]]:
 _DIGIT = re.compile(r"\d")
 
 
+LANGUAGES = ("en", "es")  # source languages
+EN, ES = frozenset({"en"}), frozenset({"es"})
+
+
 @dataclass(frozen=True)
 class Kind:
     name: str  # what the span is
@@ -180,7 +242,7 @@ class Kind:
     find: Callable[[str], list[tuple[int, int]]] | None = None  # its spans in a text, by a search of its own (a
     # guard, a group), not in SPAN's alternation
     hint: str = r"\d"  # what every match of it holds: SPAN is searched only in text holding a row's hint
-    languages: frozenset[str] = frozenset({"en"})  # the source languages the row serves
+    languages: frozenset[str] = frozenset(LANGUAGES)  # the source languages the row serves
 
 
 # in SPAN's order: the first alternative that matches at a place wins
@@ -196,24 +258,53 @@ KINDS = (
     Kind("money", _MONEY),
     Kind("quantity", _UNIT),
     Kind("feet and inches", _FEET, own_stop=True),
-    Kind("date", DATE.pattern, rewrite=_date_in_spanish, find=_dates),  # (before the title's rewrite)
-    Kind("title and name", _TITLED, rewrite=_title_in_spanish, hint=_TITLE),
+    Kind("date", DATE.pattern, rewrite=_date_in_spanish, find=_dates, languages=EN),  # (before the title's rewrite)
+    Kind("title and name", TITLED.pattern, rewrite=_retitled(TITLE, TITLES), hint=TITLE.pattern, languages=EN),
+    Kind("fecha", ES_DATE.pattern, rewrite=_date_in_english, find=_es_dates, languages=ES),
+    Kind("título y nombre", ES_TITLED.pattern, rewrite=_retitled(ES_TITLE, ES_TITLES), hint=ES_TITLE.pattern,
+         languages=ES),
+    Kind("ordinal", _ES_ORDINAL, rewrite=_ordinal_in_english, languages=ES),
     Kind("number", _NUMBER),
     Kind("emoticon", EMOTICON.pattern, own_stop=True, hint=r"[:;=][-o^']?[)(\]\[DPpOo3/|*]|[\^_]|xD|XD"),
     Kind("roman numeral", ROMAN.pattern, find=_romans),
 )
 KIND = {k.name: k for k in KINDS}
-SPAN = re.compile("|".join(k.pattern for k in KINDS if not k.find), re.IGNORECASE)
-# in every SPAN match (most sentences have none)
-MAYBE_SPAN = re.compile("|".join(dict.fromkeys(k.hint for k in KINDS if not k.find)), re.IGNORECASE)
 OWN_STOP = re.compile("|".join(k.pattern for k in KINDS if k.own_stop))
-WRITTEN_ANEW = re.compile(f"{DATE.pattern}|{_TITLE}")  # what in_spanish rewrites: not kept as it came
+
+
+@dataclass(frozen=True)
+class Table:
+    """KINDS' rows that serve one source language, compiled."""
+
+    kinds: tuple[Kind, ...]
+    span: re.Pattern  # the rows' alternation (not the rows with `find`), case-insensitive
+    maybe_span: re.Pattern  # in every match of span (most sentences have none)
+    title: re.Pattern  # a title before a capital
+    titled: re.Pattern  # the title and the name after it
+    written_anew: re.Pattern  # what `rewritten` writes anew: not kept as it came
+
+    @classmethod
+    def of(cls, language: str, title: re.Pattern, titled: re.Pattern, written_anew: str) -> Table:
+        kinds = tuple(k for k in KINDS if language in k.languages)
+        return cls(kinds, re.compile("|".join(k.pattern for k in kinds if not k.find), re.IGNORECASE),
+                   re.compile("|".join(dict.fromkeys(k.hint for k in kinds if not k.find)), re.IGNORECASE),
+                   title, titled, re.compile(written_anew))
+
+
+TABLES = {"en": Table.of("en", TITLE, TITLED, f"{DATE.pattern}|{TITLE.pattern}"),
+          "es": Table.of("es", ES_TITLE, ES_TITLED, f"{ES_DATE.pattern}|{ES_TITLE.pattern}|{_ES_ORDINAL}")}
+
+
+def rewritten(span: str, source: str = "en") -> str:
+    """A span with each part a row of the source language rewrites written anew in the other language (dates, a
+    title before a name; Spanish ordinals); any other span as it is."""
+    if _TYPED_SPAN.search(span):
+        return span
+    for kind in TABLES[source].kinds:
+        span = kind.rewrite(span) if kind.rewrite else span
+    return span
 
 
 def in_spanish(span: str) -> str:
-    """A span with each part a row rewrites written anew (dates, a title before a name); any other span as it is."""
-    if _TYPED_SPAN.search(span):
-        return span
-    for kind in KINDS:
-        span = kind.rewrite(span) if kind.rewrite else span
-    return span
+    """An English span written anew in Spanish (its dates, a title before a name)."""
+    return rewritten(span, "en")

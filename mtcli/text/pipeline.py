@@ -75,7 +75,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
         if items:  # markup around words ("is <b>green</b>") out of the way of the model: put back after
             text, wraps[i] = markup.unwrap(text, items)
             unwrapped[i] = text
-        if options.case and line_steps.looks_spanish(text):
+        if options.case and options.source == "en" and line_steps.looks_spanish(text):
             results[i].warnings.append("this looks like Spanish already; it was translated as if it were English")
         results[i].sentences += _sentences(text, i, Context(engine, options, unknown, items), todo,
                                            quotes=not wraps.get(i), cut=i in tails)
@@ -106,13 +106,13 @@ def _sentences(text: str, i: int, c: Context, todo: list[Sentence], quotes: bool
     """The sentences of line i's text prepared (each clause one) into todo; how many sentences. `cut`: the line
     was cut by cut_long: its last sentence goes on in the rest kept."""
     options = c.options
-    parts = sentences(text) if options.segment else [text] if text else []
+    parts = sentences(text, options.source) if options.segment else [text] if text else []
     for k, s in enumerate(parts):
         # a label or a list mark inside the line too ("Q: Is it open? A: Yes.", "1) flour 2) eggs")
         label = line_steps.INNER_MARK.match(s) if k and options.protect else None
         s = s[label.end() :] if label else s
-        s = asides(s, c.items, quotes=quotes) if options.protect else s
-        pieces = clauses(s, c.unknown) if options.protect else [s]
+        s = asides(s, c.items, quotes=quotes, source=options.source) if options.protect else s
+        pieces = clauses(s, c.unknown, options.source) if options.protect else [s]
         for n, clause in enumerate(pieces):  # each but the last ends in a colon, which it keeps
             last = n == len(pieces) - 1
             todo.append(_prepare(clause, i, c if last else replace(c, options=replace(options, keep_stop=False)),

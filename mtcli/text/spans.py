@@ -1,26 +1,28 @@
 """The spans stage: what protect.py finds kept out of the model's way as placeholders (put back by the retry
-ladder, retry.py), a sentence of spans only answered as it is, and dates and titles written anew in Spanish
-(kinds.py's rewrites) once the translation holds them."""
+ladder, retry.py), a sentence of spans only answered as it is, and dates and titles written anew in the target
+language (kinds.py's rewrites) once the translation holds them."""
 
 from __future__ import annotations
 
 import re
 
 from mtcli.text import protect
-from mtcli.text.kinds import PRIVATE, TITLE, WRITTEN_ANEW, in_spanish
+from mtcli.text.kinds import PRIVATE, TABLES, rewritten
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each
 
 
 class Spans:
     """Each span a placeholder the model copies (protect.py says how well); numbers, symbols and punctuation
-    alone are nothing for the model (verbatim). A date or a title written anew is not kept; the rest of its
-    span is: "May 5, 2025 10:00" keeps "10:00", "Mr. Brown" "Brown"."""
+    alone are nothing for the model (verbatim). A date or a title written anew (in Spanish for an English source,
+    in English for a Spanish one) is not kept; the rest of its span is: "May 5, 2025 10:00" keeps "10:00", "Mr.
+    Brown" "Brown"."""
 
     name = "spans"
 
     def strip(self, s: Sentence, c: Context) -> bool:
         s.masked = protect.mask(s.text, s.spans, protect.PLACEHOLDERS[0])
         s.outside = drop_spans(s.text, s.spans)
+        s.aside[self.name] = c.options.source
         if not LETTER.search(s.outside):
             s.verbatim = s.text  # numbers, symbols, punctuation: nothing for the model
             return False
@@ -28,10 +30,11 @@ class Spans:
         return True
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:
-        spans = s.masked.spans if s.masked else ()
-        dates = {span: spanish for span in spans if (spanish := in_spanish(span)) != span}  # put back in Spanish
-        parts = [p.strip(" ,") for span in spans for p in (WRITTEN_ANEW.sub("\0", span).split("\0")
-                                                           if span in dates or TITLE.search(span) else [span])]
+        spans, source = s.masked.spans if s.masked else (), s.aside.get(self.name, "en")
+        dates = {span: anew for span in spans if (anew := rewritten(span, source)) != span}  # (in the target language)
+        table = TABLES[source]
+        parts = [p.strip(" ,") for span in spans for p in (table.written_anew.sub("\0", span).split("\0")
+                                                           if span in dates or table.title.search(span) else [span])]
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
         return each(out, lambda t: _dated(t, dates))
 

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from mtcli.schema import MAX_LINE_CHARS
 from mtcli.text import lines as line_steps
-from mtcli.text import markup
+from mtcli.text import markup, spanish
 from mtcli.text.casing import Casing, Continuation, LoneWord
 from mtcli.text.edges import Edges
 from mtcli.text.floating import Floating
@@ -71,7 +71,9 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             results[i].warnings.append(f"longer than {MAX_LINE_CHARS:,} characters: its first {len(raw):,} were "
                                        f"translated, the other {len(lines[i]) - len(raw):,} are kept as they came")
         indents.append(((line_steps.MARK.match(raw) if options.protect else None) or line_steps.INDENT.match(raw)).group())
-        text = normalize(spaced_dashes(raw[len(indents[i]):]) if "—" in raw else raw[len(indents[i]):])
+        text = raw[len(indents[i]) :]
+        text = spanish.dialogue(text) if options.source == "es" and options.protect else text
+        text = normalize(spaced_dashes(text) if "—" in text else text)
         if items:  # markup around words ("is <b>green</b>") out of the way of the model: put back after
             text, wraps[i] = markup.unwrap(text, items)
             unwrapped[i] = text

@@ -1,7 +1,7 @@
 """Spanish's own rules for a Spanish source (TextOptions.source "es"), beside case.py's English ones: names
 truecased from a table, accents typed without them put back where the vocabulary is sure, a missing final "?"
 where a question word opens the sentence, the sentence ends the splitter must not take for one (titles,
-abbreviations, a ¿…? or ¡…! pair), usted's abbreviations spelt out, and the raya's dialogue in English quotes.
+abbreviations, a ¿…? or ¡…! pair), usted's abbreviations spelt out, and the raya's dialogue in English's quotes.
 Span kinds (dates, titles, ordinals) are rows of kinds.py.
 """
 
@@ -35,7 +35,7 @@ BEFORE_NUMBERS = "núm pág págs tel cap vol".split()
 ABBREVIATIONS = [*TITLES, *BEFORE_NUMBERS, *"ud uds vd vds etc av avda ej p.ej aprox admón dpto depto cía atte fdo gral fig vs".split()]
 # usted's abbreviations, which the model never saw ("Ud." came out a name), spelt out for it
 _USTED = {"ud": "usted", "uds": "ustedes", "vd": "usted", "vds": "ustedes"}
-_USTED_WORD = re.compile(r"\b(?:[Uu]ds?|[Vv]ds?|UDS?|VDS?)\.(?= ?\S)")
+_USTED_WORD = re.compile(r"\b[UuVv]ds?\.(?= ?\S)")  # (not "UD.": an acronym; ALL CAPS is lowercased first)
 
 
 def names(table: dict[str, str], target: Iterable[str]) -> dict[str, str]:
@@ -83,13 +83,39 @@ def accented(text: str, table: dict[str, str]) -> str:
 
 
 def usted(text: str) -> str:
-    """Ud., Uds., Vd., Vds. spelt out ("¿Ud. viene?" -> "¿usted viene?"), in their case."""
+    """Ud., Uds., Vd., Vds. spelt out ("¿Ud. viene?" -> "¿Usted viene?", "a Vd." -> "a usted"), in capitals if
+    they were, with a capital if they open the sentence."""
     def spelt(m: re.Match) -> str:
         w = m.group()[:-1]
         out = _USTED[w.lower()]
-        return out.upper() if w.isupper() else out.capitalize() if w[0].isupper() else out
+        return out.upper() if w.isupper() else out.capitalize() if not text[: m.start()].strip("¿¡\"'«( ") else out
 
     return _USTED_WORD.sub(spelt, text) if "." in text else text
+
+
+_NARRATION_END = re.compile(r"[\s.,;:]*")
+_SPEECH_END = re.compile(r"[.,;:!?…]$")
+
+
+def dialogue(line: str) -> str:
+    """A line of dialogue opened by a raya ("—Hola —dijo él—. ¿Vienes?") in English's quotes, which the pipeline
+    translates inside them ('"Hola," dijo él. "¿Vienes?"' -> '"Hi," he said. "Are you coming?"'): the speech quoted,
+    the narration between rayas left outside with the marks after its closing raya. (Normalized, the rayas were
+    hyphens: "-Hola - dijo él." came out "-Hello - he said.")"""
+    if not line.startswith("—"):
+        return line
+    parts, out = line[1:].split("—"), []
+    for k, part in enumerate(parts):
+        if k % 2:  # the narration
+            out.append(part.strip())
+            continue
+        marks = _NARRATION_END.match(part).group() if k else ""
+        speech = part[len(marks) :].strip()
+        if out:
+            out[-1] += marks.strip()
+        if speech:
+            out.append(f'"{speech}{"," if k + 1 < len(parts) and not _SPEECH_END.search(speech) else ""}"')
+    return " ".join(p for p in out if p)
 
 
 def end_punctuation(text: str) -> str:

@@ -48,10 +48,17 @@ def _modules() -> list[Path]:
 def test_the_table_lists_the_kinds_in_the_order_they_are_tried():
     assert [k.name for k in kinds.KINDS] == [
         "url", "email", "code", "tag", "handle", "path", "file or domain", "time", "money", "quantity",
-        "feet and inches", "date", "title and name", "number", "emoticon", "roman numeral"]
-    assert kinds.SPAN.pattern == "|".join(k.pattern for k in kinds.KINDS if not k.find)
-    assert [k.name for k in kinds.KINDS if k.find] == ["date", "roman numeral"]
-    assert [k.name for k in kinds.KINDS if k.rewrite] == ["date", "title and name"]
+        "feet and inches", "date", "title and name", "fecha", "título y nombre", "ordinal", "number", "emoticon",
+        "roman numeral"]
+    for language, table in kinds.TABLES.items():
+        rows = [k for k in kinds.KINDS if language in k.languages]
+        assert table.kinds == tuple(rows)
+        assert table.span.pattern == "|".join(k.pattern for k in rows if not k.find)
+    assert [k.name for k in kinds.KINDS if k.find] == ["date", "fecha", "roman numeral"]
+    assert [k.name for k in kinds.KINDS if k.rewrite] == ["date", "title and name", "fecha", "título y nombre", "ordinal"]
+    # each language's own rows: English's dates and titles are written in Spanish, Spanish's in English
+    assert [k.name for k in kinds.KINDS if k.languages == {"en"}] == ["date", "title and name"]
+    assert [k.name for k in kinds.KINDS if k.languages == {"es"}] == ["fecha", "título y nombre", "ordinal"]
     assert [k.name for k in kinds.KINDS if k.own_stop] == ["feet and inches", "emoticon"]
 
 
@@ -90,12 +97,13 @@ def test_a_span_is_written_anew_by_the_rows_that_rewrite_in_the_table_s_order():
 EXAMPLES = {"url": "see http://x.org/a now", "email": "mail tom@x.org", "code": "run `ls -la` now", "tag": "a <b>b</b>",
             "handle": "ask @tom", "path": "open /usr/bin now", "file or domain": "open README.md now",
             "time": "at 5 pm", "money": "pay 20 €", "quantity": "run 10 km", "feet and inches": "he is 5'11\" tall",
-            "title and name": "ask Mr. Brown", "number": "buy 42 eggs", "emoticon": "fine :-)"}
+            "title and name": "ask Mr. Brown", "number": "buy 42 eggs", "emoticon": "fine :-)",
+            "título y nombre": "vino el Sr. López", "ordinal": "el 3.er piso"}
 
 
 @pytest.mark.parametrize("kind", [k for k in kinds.KINDS if not k.find], ids=lambda k: k.name)
 def test_a_kind_s_hint_is_in_every_span_of_it(kind):
     """SPAN is searched only where some row's hint is: a row's example is found, and its match holds its hint."""
-    text = EXAMPLES[kind.name]
-    match = next(m for m in kinds.SPAN.finditer(text) if re.fullmatch(kind.pattern, m.group(), re.IGNORECASE))
-    assert re.search(kind.hint, match.group(), re.IGNORECASE) and kinds.MAYBE_SPAN.search(text)
+    text, table = EXAMPLES[kind.name], kinds.TABLES[min(kind.languages)]
+    match = next(m for m in table.span.finditer(text) if re.fullmatch(kind.pattern, m.group(), re.IGNORECASE))
+    assert re.search(kind.hint, match.group(), re.IGNORECASE) and table.maybe_span.search(text)

@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mtcli.text.spanish import NOT_NAMES
+
 # private-use characters stand for markup (formats/, the pipeline's quotations and asides; a document's own
 # are items too): the BMP's, then planes 15 and 16 (indexed, not listed: a string of all 137,000 cost every
 # `mtcli translate` 30 ms to build)
@@ -93,8 +95,7 @@ _NAME_REST = r"(?:\w|[-'’](?=\w)(?![sS]\b))*(?!\w)"  # "Smith-Jones", "O'Neil"
 
 
 def _titles(as_written: str, shouted: str, not_a_name: list[str], article: str = "") -> tuple[re.Pattern, re.Pattern]:
-    """A language's TITLE (a title before a capital, and the `article` before it, written anew without it) and
-    TITLED (the title and the name after it)."""
+    """A language's TITLE (a title before a capital, an `article` before it) and TITLED (and the name after it)."""
     not_name = rf"(?!(?i:{'|'.join(not_a_name)})\b)"
     title = rf"(?<![\w.]){article}(?-i:{as_written}|{shouted})(?= (?-i:[{_CAPITAL}]))"
     titled = (rf"(?<![\w.]){article}(?-i:{as_written} {not_name}[{_CAPITAL}]{_NAME_REST}"
@@ -104,18 +105,15 @@ def _titles(as_written: str, shouted: str, not_a_name: list[str], article: str =
 
 
 TITLE, TITLED = _titles(rf"(?:{'|'.join(TITLES)})\.?", rf"(?:{'|'.join(t.upper() for t in TITLES)})\.", _NOT_A_NAME)
-# Spanish's titles, written in English, without the article Spanish puts before them ("El Sr. López vino." ->
-# "Mr. López came."; "Dra. Ruiz" had come out "Dr. Ru", the article "The Mr. López"): "D." only with its stop and
-# not after an initial ("J. D. Salinger"), and not before a word that is no name ("Sra. Presidenta")
+# Spanish's titles, written in English without the article Spanish puts before them ("El Sr. López
+# vino." -> "Mr. López came."; "Dra. Ruiz" had come out "Dr. Ru", the article "The Mr. López"): "D." only with its
+# stop and not after an initial ("J. D. Salinger"), not before a word that is no name ("Sra. Presidenta")
 ES_TITLES = {"Sr": "Mr.", "Sra": "Mrs.", "Srta": "Miss", "Dr": "Dr.", "Dra": "Dr.", "D": "Don", "Dña": "Doña",
              "Prof": "Prof.", "Profa": "Prof."}
-_ES_NOT_A_NAME = ("el la los las un una y o e de del en que es está a al con por para se me te le lo su mi tu yo él "
-                  "ella usted ustedes hoy ayer mañana sí no gracias presidente presidenta alcalde alcaldesa ministro "
-                  "ministra director directora").split() + [t.lower() for t in ES_TITLES]
 _ES_DOTTED = "|".join(sorted((t for t in ES_TITLES if t != "D"), key=len, reverse=True))
 ES_TITLE, ES_TITLED = _titles(rf"(?:(?<![A-Z]\. )D\.|(?:{_ES_DOTTED})\.?)",
                               rf"(?:{'|'.join(sorted((t.upper() for t in ES_TITLES), key=len, reverse=True))})\.",
-                              _ES_NOT_A_NAME, r"(?:(?:[Ee]l|[Ll]as?|EL|LAS?) )?")
+                              [*NOT_NAMES, *map(str.lower, ES_TITLES)], r"(?:(?:[Ee]l|[Ll]as?|EL|LAS?) )?")
 # feet and inches, inches (5'11", 27"): one span, marks included (the model made "5'11\"" "511")
 _FEET = r"(?<![\w\"'])(?:\d+'(?:\d+(?:\.\d+)?\")?(?![\w'])|\d+(?:\.\d+)?\"(?=[\s.,;:!?)]|$))"  # (not '"5"', "'3'")
 FEET = re.compile(_FEET)
@@ -155,8 +153,7 @@ def _date_in_spanish(span: str) -> str:
 
 
 def _retitled(pattern: re.Pattern, titles: dict[str, str]) -> Callable[[str], str]:
-    """A span's title before a name as the other language abbreviates it ("Mr. Brown" -> "Sr. Brown", "Sra. Ruiz"
-    -> "Mrs. Ruiz")."""
+    """A span's title before a name as the other language abbreviates it ("Mr. Brown" -> "Sr. Brown")."""
     def title(m: re.Match) -> str:
         written = m.group().split(" ")[-1]  # (without an article)
         out = titles[next(t for t in titles if t.lower() == written.rstrip(".").lower())]
@@ -171,12 +168,11 @@ def _retitled(pattern: re.Pattern, titles: dict[str, str]) -> Callable[[str], st
 _ES_MONTH = "|".join([*MONTHS.values(), "setiembre"])
 _ES_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:\.?º)?"
 ES_DATE = re.compile(rf"(?<![\w.,])(?i:(?P<d>{_ES_DAY}) de (?P<m>{_ES_MONTH})(?: del? (?P<y>{_YEAR}))?"
-                     rf"|(?P<m2>{_ES_MONTH}) del? (?P<y2>{_YEAR}))(?!\w|[.,/:-]\d)")
+                     rf"|(?P<m2>{_ES_MONTH}) del? (?P<y2>{_YEAR}))(?!\w|[.,/:-]\d)")  # (its groups: SPAN's only)
 
 
 def _date_in_english(span: str) -> str:
-    """Each Spanish date in the span written as English writes it ("4 de junio de 1974" -> "June 4, 1974"), in its
-    case ("4 DE JUNIO" -> "JUNE 4")."""
+    """Each Spanish date in the span as English writes it ("4 de junio de 1974" -> "June 4, 1974"), in its case."""
     def english(m: re.Match) -> str:
         month, day, year = m["m"] or m["m2"], m["d"] and re.sub(r"\D", "", m["d"]), m["y"] or m["y2"]
         name = next(en for en, es in MONTHS.items() if es == month.lower().replace("setiembre", "septiembre"))
@@ -187,12 +183,8 @@ def _date_in_english(span: str) -> str:
     return ES_DATE.sub(english, span)
 
 
-def _es_dates(text: str) -> list[tuple[int, int]]:
-    return [m.span() for m in ES_DATE.finditer(text)] if _DIGIT.search(text) else []
-
-
-# a Spanish ordinal number ("1.º", "2.ª", "3.er", "4º"): kept, written the English way ("1st", "2nd", "3rd", "4th")
-_ES_ORDINAL = r"(?<![\w.,])\d{1,4}\.?(?:[ºª]|(?-i:er))(?!\w)"
+# a Spanish ordinal number ("1.º", "2.ª", "3.er"): kept, written the English way ("1st", "2nd", "3rd")
+_ES_ORDINAL = r"(?<![\w.,])(\d{1,4})\.?(?:[ºª]|(?-i:er))(?!\w)"
 
 
 def _ordinal_in_english(span: str) -> str:
@@ -200,7 +192,7 @@ def _ordinal_in_english(span: str) -> str:
         n = int(m[1])
         return f"{n}{'th' if n % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
-    return re.sub(r"(?<![\w.,])(\d{1,4})\.?(?:[ºª]|er)(?!\w)", english, span)
+    return re.sub(_ES_ORDINAL, english, span)
 
 
 def reads_as_date(text: str) -> list[tuple[int, int]]:
@@ -260,9 +252,8 @@ KINDS = (
     Kind("feet and inches", _FEET, own_stop=True),
     Kind("date", DATE.pattern, rewrite=_date_in_spanish, find=_dates, languages=EN),  # (before the title's rewrite)
     Kind("title and name", TITLED.pattern, rewrite=_retitled(TITLE, TITLES), hint=TITLE.pattern, languages=EN),
-    Kind("fecha", ES_DATE.pattern, rewrite=_date_in_english, find=_es_dates, languages=ES),
-    Kind("título y nombre", ES_TITLED.pattern, rewrite=_retitled(ES_TITLE, ES_TITLES), hint=ES_TITLE.pattern,
-         languages=ES),
+    Kind("fecha", ES_DATE.pattern, rewrite=_date_in_english, languages=ES),
+    Kind("título y nombre", ES_TITLED.pattern, rewrite=_retitled(ES_TITLE, ES_TITLES), hint=ES_TITLE.pattern, languages=ES),
     Kind("ordinal", _ES_ORDINAL, rewrite=_ordinal_in_english, languages=ES),
     Kind("number", _NUMBER),
     Kind("emoticon", EMOTICON.pattern, own_stop=True, hint=r"[:;=][-o^']?[)(\]\[DPpOo3/|*]|[\^_]|xD|XD"),
@@ -296,8 +287,7 @@ TABLES = {"en": Table.of("en", TITLE, TITLED, f"{DATE.pattern}|{TITLE.pattern}")
 
 
 def rewritten(span: str, source: str = "en") -> str:
-    """A span with each part a row of the source language rewrites written anew in the other language (dates, a
-    title before a name; Spanish ordinals); any other span as it is."""
+    """A span with each part a row of the source language rewrites written in the other language; others as they are."""
     if _TYPED_SPAN.search(span):
         return span
     for kind in TABLES[source].kinds:

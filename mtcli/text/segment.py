@@ -49,7 +49,7 @@ def _segmenter(source: str = "en"):
     class Cotidiano(Spanish):
         class Abbreviation(Spanish.Abbreviation):
             ABBREVIATIONS = spanish.ABBREVIATIONS
-            PREPOSITIVE_ABBREVIATIONS = spanish.TITLES  # (before a name: "Sr. López" goes on)
+            PREPOSITIVE_ABBREVIATIONS = spanish.BEFORE_NAMES  # (before a name: "Sr. López" goes on)
             NUMBER_ABBREVIATIONS = spanish.BEFORE_NUMBERS
 
     seg = pysbd.Segmenter(language=source, clean=False)

@@ -30,9 +30,14 @@ _QUESTION = re.compile(r"^[\"'(«]*(?:¿|(?:qué|quién|quiénes|cuál|cuáles|c
                        r"cómo|por qué)(?![^\W\d_]))", re.IGNORECASE)
 # abbreviations a sentence goes on after (pysbd's Spanish list is mostly words that end sentences: "no", "en",
 # "con", "para", "bien", "entre"...)
-TITLES = "sr sra srta sres srs dr dra drs dras d dña prof profa lic ing arq".split()
+BEFORE_NAMES = "sr sra srta sres srs dr dra drs dras d dña prof profa lic ing arq".split()  # (titles: kinds.py)
 BEFORE_NUMBERS = "núm pág págs tel cap vol".split()
-ABBREVIATIONS = [*TITLES, *BEFORE_NUMBERS, *"ud uds vd vds etc av avda ej p.ej aprox admón dpto depto cía atte fdo gral fig vs".split()]
+ABBREVIATIONS = [*BEFORE_NAMES, *BEFORE_NUMBERS,
+                 *"ud uds vd vds etc av avda ej p.ej aprox admón dpto depto cía atte fdo gral fig vs".split()]
+# words after a title that are no name ("la Sra. Presidenta", "el Sr. de la casa")
+NOT_NAMES = ("el la los las un una y o e de del en que es está a al con por para se me te le lo su mi tu yo él ella "
+             "usted ustedes hoy ayer mañana sí no gracias presidente presidenta alcalde alcaldesa ministro ministra "
+             "director directora").split()
 # usted's abbreviations, which the model never saw ("Ud." came out a name), spelt out for it
 _USTED = {"ud": "usted", "uds": "ustedes", "vd": "usted", "vds": "ustedes"}
 _USTED_WORD = re.compile(r"\b[UuVv]ds?\.(?= ?\S)")  # (not "UD.": an acronym; ALL CAPS is lowercased first)

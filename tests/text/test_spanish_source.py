@@ -92,15 +92,14 @@ def test_spanish_sentences_end_where_spanish_ends_them():
 
 def test_spanish_dates_titles_and_ordinals_are_kept_and_written_in_english():
     table = {"Nací el 50.": "I was born on 50.", "50 vino con 50.": "50 came with 50.",
-             "Vivo en el 50 piso.": "I live on the 50 floor.", "NACÍ EL 50.": "I WAS BORN ON 50.",
-             "Nací el 50.": "I was born on 50."}
+             "Vivo en el 50 piso.": "I live on the 50 floor.", "NACÍ EL 50.": "I WAS BORN ON 50."}
     texts, seen, _ = run(["Nací el 4 de junio de 1974.", "El Sr. López vino con la Dra. Ruiz.", "Vivo en el 3.er piso.",
                           "NACÍ EL 4 DE JUNIO DE 1974."], table)
     assert texts == ["I was born on June 4, 1974.", "Mr. López came with Dr. Ruiz.", "I live on the 3rd floor.",
                      "I WAS BORN ON JUNE 4, 1974."]
     # an English source's rows do not read Spanish: the numbers alone are kept
     _, seen, _ = run(["Nací el 4 de junio de 1974."], options=TextOptions())
-    assert seen == ["Nací el 50 de junio de 12."] or seen[0].count("50") + seen[0].count("12") == 2
+    assert seen == ["Nací el 50 de junio de 50."]
 
 
 def test_spanish_amounts_and_times_keep_every_digit_as_written():

@@ -24,7 +24,8 @@ class Spans:
         s.outside = drop_spans(s.text, s.spans)
         s.aside[self.name] = c.options.source
         if not LETTER.search(s.outside):
-            s.verbatim = s.text  # numbers, symbols, punctuation: nothing for the model
+            # numbers, symbols, punctuation: nothing for the model (but Spanish's opening marks: English has none)
+            s.verbatim = s.text if c.options.source == "en" else s.text.replace("¿", "").replace("¡", "")
             return False
         s.text = s.masked.text
         return True

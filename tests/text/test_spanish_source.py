@@ -108,6 +108,8 @@ def test_spanish_amounts_and_times_keep_every_digit_as_written():
     texts, _, out = run(["Cuesta 1.234,56 €.", "La cena es a las 20.30 h.", "Nos vemos a las 8:15."], table)
     assert texts == ["It costs 1.234,56 €.", "Dinner is at 20.30 h.", "See you at 8:15."]
     assert [r.kept for r in out] == [["1.234,56 €"], ["20.30 h"], ["8:15"]]
+    texts, seen, _ = run(["¿15,50 €?", "¡100%!"])
+    assert texts == ["15,50 €?", "100%!"] and not seen  # (nothing for the model; English opens with no ¿ ¡)
 
 
 def test_spanish_quotes_and_raya_dialogue_come_out_in_english_quotes():

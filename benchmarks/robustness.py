@@ -7,7 +7,7 @@ too); typographic quotes and apostrophes; three consecutive sentences per line (
 the language's own: English with apostrophes left out; Spanish (`--direction es-en`, unseen-es.tsv) with
 its accents dropped, and with the opening ¿ ¡ left out.
 Three sides: "off" the raw model on each line, "on" the pipeline, "no case" the pipeline with its case
-treatment switched off (TextOptions(case=False): what the model itself makes of lowercase and ALL CAPS,
+treatment switched off (TextOptions(case=False, source=...): what the model itself makes of lowercase and ALL CAPS,
 issue 17's figure). Scores are case-insensitive sacrebleu BLEU and chrF. Then the numbers criterion: of all pairs whose
 reference holds every digit sequence of the source, the share whose translation holds them too.
 
@@ -126,7 +126,7 @@ def main() -> None:
         return [r.text for r in translate_lines(lines, engine, SOURCE_OPTIONS[source])]
 
     def no_case(lines: list[str]) -> list[str]:
-        return [r.text for r in translate_lines(lines, engine, TextOptions(case=False))]
+        return [r.text for r in translate_lines(lines, engine, TextOptions(case=False, source=source))]
 
     rows, figures = [], {"model": str(model), "data": str(args.data), "pairs": len(pairs), "decoding": decoding}
     with kernels.references():

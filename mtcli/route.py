@@ -22,10 +22,8 @@ LANGUAGES = ("en", "es")
 NAMES = {"en": "English", "es": "Spanish"}
 AUTO = "auto"
 MAJORITY = 0.8  # a line counts towards the stream's running majority when told at least this surely
-# what the text pipeline does for each source language: its case and contraction rules are English's;
-# Spanish text keeps them off until it has rules of its own (the model learned lowercase, ALL CAPS and
-# unaccented Spanish from augmented pairs)
-SOURCE_OPTIONS = {"en": TextOptions(), "es": TextOptions(case=False)}
+# the text pipeline for each source language: its rules chosen by the language (mtcli/text/spanish.py for Spanish)
+SOURCE_OPTIONS = {language: TextOptions(source=language) for language in LANGUAGES}
 
 
 def source_options(glossary: Glossary | None = None) -> dict[str, TextOptions]:

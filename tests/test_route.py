@@ -87,7 +87,7 @@ def test_a_fixed_model_takes_every_line():
 
 
 def test_spanish_lines_get_spanish_options_not_the_english_case_rules():
-    assert SOURCE_OPTIONS["en"].case and not SOURCE_OPTIONS["es"].case
+    assert SOURCE_OPTIONS["en"].source == "en" and SOURCE_OPTIONS["es"].source == "es"
     r, _ = router()
     out = r.translate(["Hola."])  # no "this looks like Spanish already" warning from the English rules
     assert not out[0].warnings

@@ -2,7 +2,7 @@
 
 import pytest
 
-from mtcli.text.kinds import in_spanish
+from mtcli.text.tables import in_spanish
 from mtcli.text.protect import (Masked, PLACEHOLDERS, all_kept, find_spans, mask, one_span_phrases, placed, remask, restore,
                                  unmasked)
 

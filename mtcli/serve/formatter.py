@@ -321,8 +321,8 @@ def main(pipe: Connection) -> None:
     the server is gone. A job's decode sends its sentences to the server and waits for them."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C and SIGTERM are the server's to handle
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    from mtcli.text import protect
     from mtcli.text.pipeline import Engine
+    from mtcli.text.sentence import placeholders_for
 
     try:
         made = pipe.recv()  # (the parent sent it with send_bytes of its pickle: what recv reads)
@@ -351,7 +351,7 @@ def main(pipe: Connection) -> None:
 
     def engine(direction: str, tokenizer, limit: int, names: dict) -> Engine:
         return Engine(functools.partial(decode, direction), lambda text: tokenizer.pieces(tokenizer.encode(text)),
-                      limit, names, protect.placeholders_for(direction))
+                      limit, names, placeholders_for(direction))
 
     tools = Tools({direction: engine(direction, *parts) for direction, parts in made.items()})
 

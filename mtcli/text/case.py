@@ -36,7 +36,8 @@ WH_WORDS = frozenset("what where when why who whom whose which how".split())
 SUBJECTS = frozenset("i you he she it we they".split())
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 _WORD_OR_NUMBER = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\d+")
-_FINAL = re.compile(r"[.!?…:;][\"')\]]*$")
+_ANY_WORD = re.compile(r"[^\W\d_]+")  # (a Spanish name: "maría")
+_FINAL = re.compile(r"[.!?…:;][\"')\]»]*$")
 
 
 def truecase_table(vocab: Iterable[str], target: Iterable[str] = ()) -> dict[str, str]:
@@ -82,16 +83,16 @@ def repair_contractions(text: str) -> str:
     return "".join(out) + text[last:]
 
 
-def truecase(text: str, table: dict[str, str], first: bool = True) -> str:
-    """Names from the table, "i" -> "I", and (if `first`) a capital first letter."""
+def truecase(text: str, table: dict[str, str], first: bool = True, english: bool = True) -> str:
+    """Names from the table, "i" -> "I" (`english`), and (if `first`) a capital first letter."""
     def word(m: re.Match) -> str:
         w = m.group()
         low = w.lower()
-        if low == "i" or low.startswith("i'"):
+        if english and (low == "i" or low.startswith("i'")):
             return "I" + w[1:]
         return table.get(low, w)
 
-    text = _WORD.sub(word, text)
+    text = (_WORD if english else _ANY_WORD).sub(word, text)
     if not first:
         return text
     m = re.search(r"\w", text)  # the first word: a capital if it is a word, not if it is a number

@@ -1,15 +1,18 @@
-"""The stages of case (case.py's rules applied to a sentence): a word alone given the model as a fragment,
-ALL CAPS, lowercase and loose contractions repaired, and no capital where the translation goes on after
-something set aside at its start."""
+"""The stages of case (case.py's rules applied to a sentence, and spanish.py's for a Spanish source): a word alone
+given the model as a fragment, ALL CAPS, lowercase, loose contractions and accents typed without them repaired,
+and no capital where the translation goes on after something set aside at its start."""
 
 from __future__ import annotations
 
 import re
 
-from mtcli.text import case
+from mtcli.text import case, spanish
 from mtcli.text.sentence import Context, NBest, Sentence, each
 
 _FIRST_WORD = re.compile(r"[^\W\d_]+")
+# an English translation's first words that are no name, lowercased after a quotation ('"Hi," he said.')
+_CLAUSE_OPENINGS = frozenset("he she it we you they the a an his her its our your their my this that these those "
+                             "there then and but so".split())
 _LONE_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)?")
 # ... but greetings and commands alone on a line come out right as sentences only ("Hello." -> "Hola.", "Wait." ->
 # "Espera."; as fragments "aquí hola", "¿Colando?" for "run"): of 19 such words 13 right as sentences, 7 as
@@ -26,15 +29,22 @@ class Continuation:
     name = "continuation"
 
     def strip(self, s: Sentence, c: Context) -> bool:
-        s.aside[self.name] = s.text[:1].islower()
+        s.aside[self.name] = s.text[:1].islower(), c.options.source
         return True
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:
         if not s.lower_first:
             return out
-        names = set(_FIRST_WORD.findall(s.masked.text)[s.aside[self.name] :])
-        return [(_FIRST_WORD.sub(lambda m: m.group().lower() if (m.group()[1:].islower() or len(m.group()) == 1)
-                                 and m.group() not in names else m.group(), t, count=1), score) for t, score in out]
+        lower, source = s.aside[self.name]
+        names = set(_FIRST_WORD.findall(s.masked.text)[lower:])
+
+        def first(m: re.Match) -> str:
+            w = m.group()
+            if source != "en":  # (a name the translation spells otherwise: "dijo María" -> "Mary said")
+                return w.lower() if w.lower() in _CLAUSE_OPENINGS else w
+            return w.lower() if (w[1:].islower() or len(w) == 1) and w not in names else w
+
+        return [(_FIRST_WORD.sub(first, t, count=1), score) for t, score in out]
 
 
 class LoneWord:
@@ -50,7 +60,7 @@ class LoneWord:
     def strip(self, s: Sentence, c: Context) -> bool:
         t, options = s.text, c.options
         s.alone = bool(_LONE_WORD.fullmatch(t))
-        if options.case and options.punctuate and s.alone and t.lower() not in c.engine.names \
+        if options.case and options.source == "en" and options.punctuate and s.alone and t.lower() not in c.engine.names \
                 and not (options.keep_stop and t.lower() in _SENTENCE_WORDS):
             s.aside[self.name], s.text = (t[:1].isupper(), not t[1:].isupper()), t.lower()
             s.strip_stop = True
@@ -66,19 +76,23 @@ class LoneWord:
 
 
 class Casing:
-    """ALL CAPS lowercased (upper-cased again in the translation: retry.py), contractions typed without their
-    apostrophe repaired, lowercase truecased. ALL CAPS is decided on the words outside the spans: a span, or the
-    currency word its mask adds ("$25.50" -> "50 dollars"), neither makes nor breaks it."""
+    """ALL CAPS lowercased (upper-cased again in the translation: retry.py), lowercase truecased; in English,
+    contractions typed without their apostrophe repaired and "i" made "I"; in Spanish, a sentence typed without
+    accents given them back where the vocabulary is sure (accents dropped: BLEU -1.9 on 300 unseen pairs), and
+    usted's abbreviations spelt out. ALL CAPS is decided on the words outside the spans: a span, or the currency
+    word its mask adds ("$25.50" -> "50 dollars"), neither makes nor breaks it. Spanish ALL CAPS had come out
+    nonsense (BLEU 0.9 against 31.1: the vocabulary spells "DÓNDE" in single letters and has no "Í" nor "Ñ")."""
 
     name = "casing"
 
     def strip(self, s: Sentence, c: Context) -> bool:
         if c.options.case:
+            english = c.options.source == "en"
             s.shout = case.is_shouting(s.outside)
             t = s.text.lower() if s.shout else s.text
-            t = case.repair_contractions(t)
-            s.text = case.truecase(t, c.engine.names, c.options.punctuate) if not any(ch.isupper() for ch in t) \
-                else _fix_i(t)
+            t = case.repair_contractions(t) if english else spanish.accented(spanish.usted(t), c.engine.accents)
+            s.text = case.truecase(t, c.engine.names, c.options.punctuate, english) \
+                if not any(ch.isupper() for ch in t) else _fix_i(t) if english else t
         return True
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:

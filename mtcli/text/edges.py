@@ -33,7 +33,7 @@ class Edges:
             end = spans[0][1]
             s.lead, text = s.lead + text[:end] + text[end : len(text) - len(text[end:].lstrip())], text[end:].lstrip()
             quoted = [items[ch] for ch in PRIVATE.findall(s.lead) if ch in items]
-            s.lower_first |= bool(quoted) and (text[:1].islower() or quoted[-1][-1].endswith((",", ";", ":")))
+            s.lower_first |= bool(quoted) and (text[:1].islower() or quoted[-1][-1].rstrip("\"'»").endswith((",", ";", ":")))
             if quoted and quoted[-1][0] in QUOTE_MARKS:  # a dialogue tag in a novel's order, alone, the model
                 # garbled: "said the teacher." -> "Le paga al profesor."; "the teacher said." it knows
                 text = INVERTED_TAG.sub(lambda m: f"{m[2]} {m[1]}{m[3]}", text)

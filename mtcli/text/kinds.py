@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mtcli.text.spanish import NOT_NAMES
+
 # private-use characters stand for markup (formats/, the pipeline's quotations and asides; a document's own
 # are items too): the BMP's, then planes 15 and 16 (indexed, not listed: a string of all 137,000 cost every
 # `mtcli translate` 30 ms to build)
@@ -78,8 +80,7 @@ _TYPED_SPAN = re.compile(r"[`<>\"=/\\@]")  # code, markup, a path: no date in it
 # dropped ("I met Mr. Brown yesterday." -> "Ayer me encontré marrón.", "Mrs. Jones" -> "Jesús"), the title written
 # as Spanish abbreviates it ("Sr. Brown"); the name as it came (an apostrophe's "s" is the sentence's: "Dr. Lee's")
 TITLES = {"Mr": "Sr.", "Mrs": "Sra.", "Ms": "Sra.", "Dr": "Dr.", "Prof": "Prof."}
-# words after a title that are no name: a new sentence ("Thank you, Dr. I will call."), an office ("Mr. President"),
-# a day, another title
+# after a title, no name: a new sentence ("Thank you, Dr. I will call."), an office ("Mr. President"), a day, a title
 _NOT_A_NAME = ("i he she it we you they the a an this that these those there here what who where when why how yes no "
                "not now then please thanks thank my your his her its our their and but or so if as at in on to of for "
                "with by from is are was were be do does did can will would should could may might must let "
@@ -91,13 +92,28 @@ _NAME_REST = r"(?:\w|[-'’](?=\w)(?![sS]\b))*(?!\w)"  # "Smith-Jones", "O'Neil"
 # a Capitalised name after a title as written ("Mr. Brown", "Dr Smith"), one word, or two when the second is
 # Capitalised too ("Mary Ann", "John O'Neil"); an ALL CAPS one after an ALL CAPS title with its stop ("MR. BROWN";
 # "MS Word", "DR Congo" are no titles); not a file's name ("Smith.pdf")
-_AS_WRITTEN = rf"(?:{'|'.join(TITLES)})\.?"
-_SHOUTED = rf"(?:{'|'.join(t.upper() for t in TITLES)})\."
-_TITLE = rf"(?<![\w.])(?-i:{_AS_WRITTEN}|{_SHOUTED})(?= (?-i:[{_CAPITAL}]))"
-_TITLED = (rf"(?<![\w.])(?-i:{_AS_WRITTEN} {_NOT_NAME}[{_CAPITAL}]{_NAME_REST}"
-           rf"(?: {_NOT_NAME}[{_CAPITAL}](?=[a-zß-öø-ÿ'’]){_NAME_REST})?"
-           rf"|{_SHOUTED} {_NOT_NAME}[{_CAPITAL}][{_CAPITAL}'’-]*(?!\w))(?!\.\w)")
-TITLE, TITLED = re.compile(_TITLE), re.compile(_TITLED)
+
+
+def _titles(as_written: str, shouted: str, not_a_name: list[str], article: str = "") -> tuple[re.Pattern, re.Pattern]:
+    """A language's TITLE (a title before a capital, an `article` before it) and TITLED (and the name after it)."""
+    not_name = rf"(?!(?i:{'|'.join(not_a_name)})\b)"
+    title = rf"(?<![\w.]){article}(?-i:{as_written}|{shouted})(?= (?-i:[{_CAPITAL}]))"
+    titled = (rf"(?<![\w.]){article}(?-i:{as_written} {not_name}[{_CAPITAL}]{_NAME_REST}"
+              rf"(?: {not_name}[{_CAPITAL}](?=[a-zß-öø-ÿ'’]){_NAME_REST})?"
+              rf"|{shouted} {not_name}[{_CAPITAL}][{_CAPITAL}'’-]*(?!\w))(?!\.\w)")
+    return re.compile(title), re.compile(titled)
+
+
+TITLE, TITLED = _titles(rf"(?:{'|'.join(TITLES)})\.?", rf"(?:{'|'.join(t.upper() for t in TITLES)})\.", _NOT_A_NAME)
+# Spanish's titles, written in English without the article Spanish puts before them ("El Sr. López
+# vino." -> "Mr. López came."; "Dra. Ruiz" had come out "Dr. Ru", the article "The Mr. López"): "D." only with its
+# stop and not after an initial ("J. D. Salinger"), not before a word that is no name ("Sra. Presidenta")
+ES_TITLES = {"Sr": "Mr.", "Sra": "Mrs.", "Srta": "Miss", "Dr": "Dr.", "Dra": "Dr.", "D": "Don", "Dña": "Doña",
+             "Prof": "Prof.", "Profa": "Prof."}
+_ES_DOTTED = "|".join(sorted((t for t in ES_TITLES if t != "D"), key=len, reverse=True))
+ES_TITLE, ES_TITLED = _titles(rf"(?:(?<![A-Z]\. )D\.|(?:{_ES_DOTTED})\.?)",
+                              rf"(?:{'|'.join(sorted((t.upper() for t in ES_TITLES), key=len, reverse=True))})\.",
+                              [*NOT_NAMES, *map(str.lower, ES_TITLES)], r"(?:(?:[Ee]l|[Ll]as?|EL|LAS?) )?")
 # feet and inches, inches (5'11", 27"): one span, marks included (the model made "5'11\"" "511")
 _FEET = r"(?<![\w\"'])(?:\d+'(?:\d+(?:\.\d+)?\")?(?![\w'])|\d+(?:\.\d+)?\"(?=[\s.,;:!?)]|$))"  # (not '"5"', "'3'")
 FEET = re.compile(_FEET)
@@ -130,8 +146,7 @@ _NAME = (r"(?<![\w@./-])[\w-]+(?:\.[\w-]+)*\.(?-i:" + "|".join(sorted(set((_TLDS
 _DOUBLE_BRACES = r"\{\{\{[^{}\n]*\}\}\}|\{\{[^{}\n]*\}\}|\{%[^{}\n]*%\}"
 # {name}, {0}, {}, { count }, {user.name}, {0:.2f}, {name!r}: one name or none (not "{very rough}", "{ name")
 _BRACES = r"\{ *(?:[A-Za-z_][\w.\-]*(?:\[\w+\])?|\d+)? *(?:![rsa])?(?::[^{}\s]*)? *\}"
-# printf's %s, %d, %1$s, %-5.2f, %ld, %@ and %% (not after a digit: "50%d" is a number's; no space flag: "50% sure"),
-# Python's %(name)s
+# printf's %s, %d, %1$s, %-5.2f, %ld, %@, %% and Python's %(name)s (not after a digit: "50%d" is a number's; "50% sure")
 _PRINTF = (r"%%|(?<!\d)%(?:\d+\$)?[-+0#']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|q|j|z|t)?[diouxXeEfFgGaAcCsSpn@]"
            r"|%\(\w[\w.\-]*\)[-+0#]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
 _INTERPOLATION = r"[$#]\{[^{}\n]+\}|\$\((?:[^()\n]|\([^()\n]*\))+\)"  # ${amount}, #{name}, $(whoami)
@@ -141,8 +156,7 @@ COLON_NAME = r"(?<![^\s/(\[])(?<!::):[A-Za-z_]\w*(?!\w)"
 ROUTE = re.compile(r"/:[A-Za-z_]")
 _ENTITY = r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});"  # &nbsp; &amp; &#39; &#x27;
 # a newline, a tab, a return, a backslash or a character written as a backslash sequence (a JSON or a .strings
-# file's); not in
-# a Windows path ("C:\new\table", "\\server\share": templates.py)
+# file's); not in a Windows path ("C:\new\table", "\\server\share": templates.py)
 ESCAPED_BREAK = r"(?<!\\)\\[ntr]"  # (not "\\\\n": an escaped backslash, then an "n")
 ESCAPE = rf"\\\\|{ESCAPED_BREAK}|\\u[0-9A-Fa-f]{{4}}"
 WINDOWS_PATH = re.compile(r"(?<!\S)(?:[A-Za-z]:\\|\\\\\w)\S*")
@@ -164,14 +178,47 @@ def _date_in_spanish(span: str) -> str:
     return DATE.sub(spanish, span) if any(c.isdigit() for c in span) else span
 
 
-def _title_in_spanish(span: str) -> str:
-    """A title before a name as Spanish abbreviates it ("Mr. Brown" -> "Sr. Brown")."""
+def _retitled(pattern: re.Pattern, titles: dict[str, str]) -> Callable[[str], str]:
+    """A span's title before a name as the other language abbreviates it ("Mr. Brown" -> "Sr. Brown")."""
     def title(m: re.Match) -> str:
-        out = TITLES[next(t for t in TITLES if t.lower() == m.group().rstrip(".").lower())]
-        out = out if m.group().endswith(".") else out.rstrip(".")  # ("Dr Pepper")
-        return out.upper() if m.group()[1:2].isupper() else out
+        written = m.group().split(" ")[-1]  # (without an article)
+        out = titles[next(t for t in titles if t.lower() == written.rstrip(".").lower())]
+        out = out if written.endswith(".") else out.rstrip(".")  # ("Dr Pepper")
+        return out.upper() if written[1:2].isupper() else out
 
-    return TITLE.sub(title, span)
+    return lambda span: pattern.sub(title, span)
+
+
+# a Spanish date with its month's name ("4 de junio de 1974", "4 de junio", "junio de 2020", "1.º de mayo"): one
+# span, written the English way ("June 4, 1974")
+_ES_MONTH = "|".join([*MONTHS.values(), "setiembre"])
+_ES_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:\.?º)?"
+ES_DATE = re.compile(rf"(?<![\w.,])(?i:(?P<d>{_ES_DAY}) de (?P<m>{_ES_MONTH})(?: del? (?P<y>{_YEAR}))?"
+                     rf"|(?P<m2>{_ES_MONTH}) del? (?P<y2>{_YEAR}))(?!\w|[.,/:-]\d)")  # (its groups: SPAN's only)
+
+
+def _date_in_english(span: str) -> str:
+    """Each Spanish date in the span as English writes it ("4 de junio de 1974" -> "June 4, 1974"), in its case."""
+    def english(m: re.Match) -> str:
+        month, day, year = m["m"] or m["m2"], m["d"] and re.sub(r"\D", "", m["d"]), m["y"] or m["y2"]
+        name = next(en for en, es in MONTHS.items() if es == month.lower().replace("setiembre", "septiembre"))
+        out = f"{name.capitalize()} {day}" if day else name.capitalize()
+        out += f", {year}" if day and year else f" {year}" if year else ""
+        return out.upper() if month.isupper() else out
+
+    return ES_DATE.sub(english, span)
+
+
+# a Spanish ordinal number ("1.º", "2.ª", "3.er"): kept, written the English way ("1st", "2nd", "3rd")
+_ES_ORDINAL = r"(?<![\w.,])(\d{1,4})\.?(?:[ºª]|(?-i:er))(?!\w)"
+
+
+def _ordinal_in_english(span: str) -> str:
+    def english(m: re.Match) -> str:
+        n = int(m[1])
+        return f"{n}{'th' if n % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+    return re.sub(_ES_ORDINAL, english, span)
 
 
 def reads_as_date(text: str) -> list[tuple[int, int]]:
@@ -200,6 +247,10 @@ def _romans(text: str) -> list[tuple[int, int]]:
 _DIGIT = re.compile(r"\d")
 
 
+LANGUAGES = ("en", "es")  # source languages
+EN, ES = frozenset({"en"}), frozenset({"es"})
+
+
 @dataclass(frozen=True)
 class Kind:
     name: str  # what the span is
@@ -209,8 +260,8 @@ class Kind:
     find: Callable[[str], list[tuple[int, int]]] | None = None  # its spans in a text, by a search of its own (a
     # guard, a group), not in SPAN's alternation
     hint: str = r"\d"  # what every match of it holds: SPAN is searched only in text holding a row's hint
-    languages: frozenset[str] = frozenset({"en"})  # the source languages the row serves
-    template: bool = False  # a template's placeholder: found in the raw line by templates.py, not in SPAN
+    languages: frozenset[str] = frozenset(LANGUAGES)  # the source languages the row serves
+    template: bool = False  # a template's placeholder: found in the raw line by templates.py, not in a Table's span
 
 
 # in SPAN's order: the first alternative that matches at a place wins
@@ -226,8 +277,11 @@ KINDS = (
     Kind("money", _MONEY),
     Kind("quantity", _UNIT),
     Kind("feet and inches", _FEET, own_stop=True),
-    Kind("date", DATE.pattern, rewrite=_date_in_spanish, find=_dates),  # (before the title's rewrite)
-    Kind("title and name", _TITLED, rewrite=_title_in_spanish, hint=_TITLE),
+    Kind("date", DATE.pattern, rewrite=_date_in_spanish, find=_dates, languages=EN),  # (before the title's rewrite)
+    Kind("title and name", TITLED.pattern, rewrite=_retitled(TITLE, TITLES), hint=TITLE.pattern, languages=EN),
+    Kind("fecha", ES_DATE.pattern, rewrite=_date_in_english, languages=ES),
+    Kind("título y nombre", ES_TITLED.pattern, rewrite=_retitled(ES_TITLE, ES_TITLES), hint=ES_TITLE.pattern, languages=ES),
+    Kind("ordinal", _ES_ORDINAL, rewrite=_ordinal_in_english, languages=ES),
     Kind("number", _NUMBER),
     Kind("emoticon", EMOTICON.pattern, own_stop=True, hint=r"[:;=][-o^']?[)(\]\[DPpOo3/|*]|[\^_]|xD|XD"),
     Kind("roman numeral", ROMAN.pattern, find=_romans),
@@ -241,19 +295,6 @@ KINDS = (
     Kind("colon name", COLON_NAME, template=True, hint=":"),
 )
 KIND = {k.name: k for k in KINDS}
-SPAN = re.compile("|".join(k.pattern for k in KINDS if not (k.find or k.template)), re.IGNORECASE)
-# in every SPAN match (most sentences have none)
-MAYBE_SPAN = re.compile("|".join(dict.fromkeys(k.hint for k in KINDS if not (k.find or k.template))), re.IGNORECASE)
 TEMPLATE = re.compile("|".join(f"(?P<k{n}>{k.pattern})" for n, k in enumerate(KINDS) if k.template))  # (case matters)
 MAYBE_TEMPLATE = re.compile("|".join(k.hint for k in KINDS if k.template))
 OWN_STOP = re.compile("|".join(k.pattern for k in KINDS if k.own_stop))
-WRITTEN_ANEW = re.compile(f"{DATE.pattern}|{_TITLE}")  # what in_spanish rewrites: not kept as it came
-
-
-def in_spanish(span: str) -> str:
-    """A span with each part a row rewrites written anew (dates, a title before a name); any other span as it is."""
-    if _TYPED_SPAN.search(span):
-        return span
-    for kind in KINDS:
-        span = kind.rewrite(span) if kind.rewrite else span
-    return span

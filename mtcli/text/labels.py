@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from mtcli.text.kinds import DATE, WEEKDAYS, in_spanish
+from mtcli.text.kinds import DATE, WEEKDAYS
+from mtcli.text.tables import in_spanish
 
 LABEL = re.compile(r"(?P<word>[A-Z][a-z'-]+|[A-Z]{2,})(?: (?P<second>[A-Z][a-z'-]+|[A-Z]{2,}))?"
                    r"(?: \d{1,3}[a-z]?)?:[ \t]+(?=\S)")

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from mtcli.schema import MAX_LINE_CHARS
 from mtcli.text import lines as line_steps
-from mtcli.text import markup
+from mtcli.text import markup, spanish
 from mtcli.text.casing import Casing, Continuation, LoneWord
 from mtcli.text.edges import Edges
 from mtcli.text.floating import Floating
@@ -77,11 +77,13 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             raw, shielded = shield(raw, items), raw
             as_it_came += [i] if raw != shielded and i not in tails and only_placeholders(raw, items) else []
         indents.append(((line_steps.MARK.match(raw) if options.protect else None) or line_steps.INDENT.match(raw)).group())
-        text = normalize(spaced_dashes(raw[len(indents[i]):]) if "—" in raw else raw[len(indents[i]):])
+        text = raw[len(indents[i]) :]
+        text = spanish.dialogue(text) if options.source == "es" and options.protect else text
+        text = normalize(spaced_dashes(text) if "—" in text else text)
         if items:  # markup around words ("is <b>green</b>") out of the way of the model: put back after
             text, wraps[i] = markup.unwrap(text, items)
             unwrapped[i] = text
-        if options.case and line_steps.looks_spanish(text):
+        if options.case and options.source == "en" and line_steps.looks_spanish(text):
             results[i].warnings.append("this looks like Spanish already; it was translated as if it were English")
         results[i].sentences += _sentences(text, i, Context(engine, options, unknown, items), todo,
                                            quotes=not wraps.get(i), cut=i in tails)
@@ -114,13 +116,13 @@ def _sentences(text: str, i: int, c: Context, todo: list[Sentence], quotes: bool
     """The sentences of line i's text prepared (each clause one) into todo; how many sentences. `cut`: the line
     was cut by cut_long: its last sentence goes on in the rest kept."""
     options = c.options
-    parts = sentences(text) if options.segment else [text] if text else []
+    parts = sentences(text, options.source) if options.segment else [text] if text else []
     for k, s in enumerate(parts):
         # a label or a list mark inside the line too ("Q: Is it open? A: Yes.", "1) flour 2) eggs")
         label = line_steps.INNER_MARK.match(s) if k and options.protect else None
         s = s[label.end() :] if label else s
-        s = asides(s, c.items, quotes=quotes) if options.protect else s
-        pieces = clauses(s, c.unknown) if options.protect else [s]
+        s = asides(s, c.items, quotes=quotes, source=options.source) if options.protect else s
+        pieces = clauses(s, c.unknown, options.source) if options.protect else [s]
         for n, clause in enumerate(pieces):  # each but the last ends in a colon, which it keeps
             last = n == len(pieces) - 1
             todo.append(_prepare(clause, i, c if last else replace(c, options=replace(options, keep_stop=False)),

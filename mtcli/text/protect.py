@@ -15,17 +15,13 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from mtcli.text.kinds import EMOTICON, KIND, KINDS, MAYBE_SPAN, OWN_STOP, PRIVATE, SCRIPT, SPAN, TITLED
+from mtcli.text.kinds import EMOTICON, KIND, OWN_STOP, PRIVATE, SCRIPT
+from mtcli.text.tables import TABLES
 
 # placeholder sequences tried in turn: span i gets seq[i % len(seq)]
 PLACEHOLDERS: tuple[tuple[str, ...], ...] = (("50",), ("12", "50"))
 # the Spanish-English model's (Engine.placeholders; as many rungs): it says "fifty" for "50" (docs/text-pipeline.md)
 PLACEHOLDERS_FROM = {"es": (("Tom",), ("Mary", "Tom"))}
-
-
-def placeholders_for(direction: str) -> tuple[tuple[str, ...], ...]:
-    """The placeholder ladder of a direction's model ("es-en" -> the Spanish source's)."""
-    return PLACEHOLDERS_FROM.get(direction.split("-")[0], PLACEHOLDERS)
 
 LONG_WORD = 40  # characters: no English word is this long (a hash, a base64 blob): kept as it is
 
@@ -69,13 +65,15 @@ class Masked:
 _JOINING = " +-–=*/&|^~×÷→·"  # spans apart by these only are one: "Ctrl+C", "x² + y² = z²", "9 - 5"
 
 
-def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_WORD) -> list[tuple[int, int]]:
+def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_WORD,
+               source: str = "en") -> list[tuple[int, int]]:
     """(start, end) of every span to keep, in order, none overlapping; spans separated by spaces or
     operators only are one span ("$25.50 🙂", "<kbd>Ctrl</kbd>+<kbd>C</kbd>"). `unknown(piece)` says whether the vocabulary cannot spell a piece; a
-    word of `long_word` characters or more is kept too (it could not fit the model whole)."""
+    word of `long_word` characters or more is kept too (it could not fit the model whole). `source`: the text's
+    language, whose rows of the kinds' table are searched (kinds.TABLES)."""
     long = _LONG if long_word == LONG_WORD else re.compile(rf"\S{{{long_word}}}")
-    found = []
-    for m in SPAN.finditer(text) if MAYBE_SPAN.search(text) else ():
+    found, table = [], TABLES[source]
+    for m in table.span.finditer(text) if table.maybe_span.search(text) else ():
         s, e = m.span()
         if _NUMBER_ONLY.fullmatch(m.group()) and not _NOT_A_NUMBER.fullmatch(m.group()):
             words = _WORDS_AFTER.search(m.group())  # "5...or maybe", "300,and then": the words are the sentence's
@@ -85,9 +83,9 @@ def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_
             e -= 1
         if _AM_PM.search(text, s, e) and text[e : e + 2] == ". ":
             e += 1  # "at 5 p.m. today": the stop is the time's (at the sentence's end it is the sentence's)
-        if re.search(r"[\d@/.`<>#\\]", text[s:e]) or EMOTICON.fullmatch(text, s, e) or TITLED.fullmatch(text, s, e):
+        if re.search(r"[\d@/.`<>#\\]", text[s:e]) or EMOTICON.fullmatch(text, s, e) or table.titled.fullmatch(text, s, e):
             found.append((s, e))
-    found += [span for kind in KINDS if kind.find for span in kind.find(text)]
+    found += [span for kind in table.kinds if kind.find for span in kind.find(text)]
     words = _NONSPACE.finditer(text)
     if not (PRIVATE.search(text) or long.search(text) or unknown(text)):
         words = ()  # (most sentences: every word spelled, no markup)

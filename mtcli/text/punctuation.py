@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from mtcli.text import case, labels, protect
+from mtcli.text import case, labels, protect, spanish
 from mtcli.text.heads import CHAT_HEAD, MAIL_HEAD
 from mtcli.text.kinds import MONTHS, PRIVATE, WEEKDAYS
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, each
@@ -19,20 +19,21 @@ from mtcli.text.sentence import LETTER, Context, NBest, Sentence, each
 _CLAUSE_COLON = re.compile(r"(?<=[^\W\d_]{2}): (?=\S)")
 
 
-def clauses(sentence: str, unknown) -> list[str]:
+def clauses(sentence: str, unknown, source: str = "en") -> list[str]:
     """The sentence cut after each colon between two words or more, not a question, and more words."""
     if ": " not in sentence:
         return [sentence]
     head = CHAT_HEAD.match(sentence) or MAIL_HEAD.match(sentence) or labels.LABEL.match(sentence)
     skip = head.end() if head else 0
-    spans = protect.find_spans(sentence, unknown)
+    spans = protect.find_spans(sentence, unknown, source=source)
+    question = case.is_question if source == "en" else spanish.is_question
     cuts = [m.end() for m in _CLAUSE_COLON.finditer(sentence, skip) if not any(a <= m.start() < b for a, b in spans)]
     pieces, start = [], 0
     for cut in cuts:
         clause, words = sentence[start : cut - 2], sentence[max(start, skip) : cut - 2].split()
         # ("Do you know what I want: a car?" is one)
         goes_on = LETTER.search(sentence, cut) or PRIVATE.search(sentence, cut)  # (words, a quotation)
-        if len(words) >= 2 and goes_on and not case.is_question(clause):
+        if len(words) >= 2 and goes_on and not question(clause):
             pieces.append(clause)
             start = cut
     return pieces + [sentence[start:]]
@@ -118,7 +119,8 @@ class ShortExclamation:
 
 
 class FinalStop:
-    """A missing final "?" or "." added (a question then comes out as ¿...?), but not to what goes on in kept
+    """A missing final "?" or "." added (a question then comes out as ¿...?; a Spanish one: after ¿ or a question
+    word, "dónde está la estación" had come out "where the train is on the train."), but not to what goes on in kept
     text (s.cut); and a sentence that had none (a label's value, a word alone, a document's heading or cell:
     not options.keep_stop) gets none in Spanish (nor a name alone: a signature, "John", was "John.")."""
 
@@ -127,7 +129,8 @@ class FinalStop:
     def strip(self, s: Sentence, c: Context) -> bool:
         t = s.text
         s.strip_stop = (s.cut or s.labelled or s.alone or not c.options.keep_stop) and not case.has_end_punctuation(t)
-        s.text = case.end_punctuation(t) if c.options.punctuate and not s.cut else t
+        end = case.end_punctuation if c.options.source == "en" else spanish.end_punctuation
+        s.text = end(t) if c.options.punctuate and not s.cut else t
         return True
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:

@@ -20,6 +20,7 @@ _TWO_LETTERS = re.compile(r"[^\W\d_]{2}")
 # single quotes that are apostrophes: a word's ("'em", "'cause", "'90s") or a plural's ("the kids' room")
 _ELIDED = re.compile(r"'(?:em|cause|cos|coz|til|tis|twas|n|bout|round|\d)\b", re.IGNORECASE)
 _POSSESSIVE = re.compile(r" [^\W\d_]")  # after "s'"
+_MARK_AFTER = re.compile(r"(?<=\S)([»\"])([,;:])(?= )")  # a Spanish clause's mark after its closing quote
 
 
 class Items(dict):
@@ -45,7 +46,7 @@ class Items(dict):
         return None
 
 
-def asides(sentence: str, items: Items, quotes: bool = True) -> str:
+def asides(sentence: str, items: Items, quotes: bool = True, source: str = "en") -> str:
     """Each quotation and each aside in brackets made an item (its text translated on its own, inside its
     marks). The vocabulary has no brackets, and the model garbled the sentence around them ("The meeting
     (on Monday) was long." -> "La reunión se asha de ( El lunes no fue largo de ) años."). Quotes it has
@@ -53,14 +54,20 @@ def asides(sentence: str, items: Items, quotes: bool = True) -> str:
     gatos.'), a reply ('"Tom likes Mary." "Yeah, I know."' -> '"¿A quién le gusta Mary?" "Sí."') or a
     quoted word ('He answered with a "no."' -> '... con "hay".'). A sentence that is all one aside in
     brackets ("(Really?)") stays as it is; a quotation is an item even then. Not `quotes` in a line with
-    markup around words: the markup is put back on the words of the line's translation."""
+    markup around words: the markup is put back on the words of the line's translation. A Spanish source's
+    quotation comes out in English's marks, a clause's comma inside them ('«Hola», dijo.' -> '"Hi," he said.': its
+    comma left outside went to the model alone, "Mary said shello")."""
     def quotation(m: re.Match) -> str:
         words = m.group()[1:-1].rstrip(",;:")  # a clause's comma stays out of the translation, and goes after
         if (not _TWO_LETTERS.search(words) or PRIVATE.search(words)  # (markup inside stays with its words)
                 or m.group()[0] == "'" and (_ELIDED.match(m.group()) or m.group().endswith("s'")
                                             and _POSSESSIVE.match(sentence, m.end()))):
             return m.group()
-        return items.new((m.group()[0], words, m.group()[-1] + m.group()[1 + len(words) : -1])) or m.group()
+        marks = m.group()[1 + len(words) : -1]
+        if source == "es":
+            opening = '"' if m.group()[0] == "«" else m.group()[0]
+            return items.new((opening, words, marks + opening)) or m.group()
+        return items.new((m.group()[0], words, m.group()[-1] + marks)) or m.group()
 
     def aside(m: re.Match) -> str:
         if m.start() == 0 and not sentence[m.end():].strip(".,;:!?\"' "):
@@ -68,5 +75,5 @@ def asides(sentence: str, items: Items, quotes: bool = True) -> str:
         return items.new((m.group()[0], m.group()[1:-1], m.group()[-1])) or m.group()
 
     if quotes and ('"' in sentence or "'" in sentence or "«" in sentence):
-        sentence = _QUOTE.sub(quotation, sentence)
+        sentence = _QUOTE.sub(quotation, _MARK_AFTER.sub(r"\2\1", sentence) if source == "es" else sentence)
     return _ASIDE.sub(aside, sentence) if "(" in sentence or "[" in sentence else sentence

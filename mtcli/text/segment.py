@@ -3,7 +3,9 @@
 pysbd was measured against sentencex on 10,000 lines of three corpus sentences each: boundary recall
 99.5 % vs 99.1 %, and with the abbreviations below removed from its list 99.98 %; sentencex runs on
 `?!` ("Are you serious?! I can't...") and both took "me." for an abbreviation (Maine). A line without
-a possible boundary skips the splitter (most lines).
+a possible boundary skips the splitter (most lines). Spanish text: pysbd's Spanish rules with spanish.py's
+abbreviations (its own list is mostly words that end sentences, "no", "en", "bien"): on 2,000 lines of three
+selection-split sentences, boundary recall 99.82 % (its own list 99.10 %); a ¿ or a ¡ stays with its ? or !.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from mtcli.text import spanish
 from mtcli.text.kinds import PRIVATE, SCRIPT_ELEMENT
 
 # In pysbd's English list but ordinary words that end spoken sentences far more often ("Tell me.")
@@ -19,7 +22,7 @@ NOT_ABBREVIATIONS = frozenset("me is man ill wash miss mass ok con id ken ore ma
 # every place pysbd can end an English sentence, before a space: a stop (its list holds the full-width
 # ones too), then closing quotes or brackets; and list items ("Step 1) mix 2) bake", "(a) one (b) two").
 # A boundary without a space never counts (the sentences must join back with single spaces).
-_MAYBE_BOUNDARY = re.compile(rf"[.!?…。．！？][\"')\]]*(?:[<{PRIVATE.pattern[1:-1]}]\S*)?\s|\)\s")
+_MAYBE_BOUNDARY = re.compile(rf"[.!?…。．！？][\"')\]»]*(?:[<{PRIVATE.pattern[1:-1]}]\S*)?\s|\)\s")
 # markup glued after a stop (a footnote mark: "car.<sup>1</sup>", "car.\ue000" in a document), kept out of pysbd's
 # sight: it cut before it ("car." | "<sup>1</sup> It"), or took "U.S.<sup>1</sup> and" for a sentence's end
 _GLUED_MARK = re.compile(rf"(?<=[.!?…\"')\]])(?:{PRIVATE.pattern}|{SCRIPT_ELEMENT})+(?=\s|$)", re.IGNORECASE)
@@ -33,32 +36,50 @@ CLAUSE_BREAKS = (
 )
 
 
-@lru_cache(maxsize=1)
-def _segmenter():
+@lru_cache(maxsize=2)
+def _segmenter(source: str = "en"):
     import pysbd
     from pysbd.lang.english import English
+    from pysbd.lang.spanish import Spanish
 
     class Everyday(English):
         class Abbreviation(English.Abbreviation):
             ABBREVIATIONS = [a for a in English.Abbreviation.ABBREVIATIONS if a not in NOT_ABBREVIATIONS]
 
-    seg = pysbd.Segmenter(language="en", clean=False)
-    seg.language_module = Everyday
+    class Cotidiano(Spanish):
+        class Abbreviation(Spanish.Abbreviation):
+            ABBREVIATIONS = spanish.ABBREVIATIONS
+            PREPOSITIVE_ABBREVIATIONS = spanish.BEFORE_NAMES  # (before a name: "Sr. López" goes on)
+            NUMBER_ABBREVIATIONS = spanish.BEFORE_NUMBERS
+
+    seg = pysbd.Segmenter(language=source, clean=False)
+    seg.language_module = Everyday if source == "en" else Cotidiano
     return seg
 
 
-def sentences(text: str) -> list[str]:
+def sentences(text: str, source: str = "en") -> list[str]:
     """The sentences of one normalised line, in order; joined with single spaces they give the line back."""
     if not _MAYBE_BOUNDARY.search(text):
         return [text] if text else []
-    return _split(text)
+    return _split(text, source) if source == "en" else _paired(_split(text, source))
 
 
-def _split(text: str) -> list[str]:
+def _paired(parts: list[str]) -> list[str]:
+    """Spanish sentences with each ¿ and ¡ in the same sentence as its ? or ! ("¿Viste la película... o no?")."""
+    out: list[str] = []
+    for part in parts:
+        if out and any(out[-1].count(a) > out[-1].count(b) for a, b in (("¿", "?"), ("¡", "!"))):
+            out[-1] += " " + part
+        else:
+            out.append(part)
+    return out
+
+
+def _split(text: str, source: str = "en") -> list[str]:
     """pysbd's sentences of the text, marks glued after a stop unseen and kept with the sentence they end."""
     marks = [(m.start(), m.end()) for m in _GLUED_MARK.finditer(text)]
     clean = "".join(text[b:a] for (_, b), (a, _) in zip([(0, 0), *marks], [*marks, (len(text), 0)]))
-    out = [s.strip() for s in _segmenter().segment(clean)]
+    out = [s.strip() for s in _segmenter(source).segment(clean)]
     out = [s for s in out if s]
     if " ".join(out) != clean:  # pysbd never drops text, but if it ever changed anything, keep the line whole
         return [text]

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from mtcli.config import DEFAULT_DIRECTION, DEFAULTS
-from mtcli.text import case, protect
+from mtcli.text import case, protect, spanish
 from mtcli.text.glossary import Glossary, with_terms
 from mtcli.text.segment import fit
 
@@ -37,6 +37,12 @@ class TextOptions:
     keep_stop: bool = True  # off: a source without final punctuation gets a translation without a final "."
     # (documents: a heading, a cell, a link's text)
     glossary: Glossary | None = None  # the user's terms, kept and put back as its targets (glossary.py)
+    source: str = "en"  # the source language: which language's rules run (contractions, questions, titles, dates)
+
+
+def placeholders_for(direction: str) -> tuple[tuple[str, ...], ...]:
+    """The placeholder ladder of a direction's model ("es-en" -> the Spanish source's)."""
+    return protect.PLACEHOLDERS_FROM.get(direction.split("-")[0], protect.PLACEHOLDERS)
 
 
 RAW = TextOptions(segment=False, protect=False, case=False, punctuate=False)
@@ -49,6 +55,7 @@ class Engine:
     limit: int  # most source ids one decoded piece may have
     names: dict[str, str] = field(default_factory=dict)  # truecasing table (case.truecase_table)
     placeholders: tuple[tuple[str, ...], ...] = protect.PLACEHOLDERS  # the ladder the model copies (protect.py)
+    accents: dict[str, str] = field(default_factory=dict)  # a Spanish source's (spanish.accent_table)
 
     @classmethod
     def from_translator(cls, tr, beam: int = DEFAULTS.beam_size, nbest: int = DEFAULTS.num_hypotheses,
@@ -64,9 +71,12 @@ class Engine:
 
         src = [tr.src_tok.id_to_token(i) for i in range(tr.src_tok.vocab_size)]
         tgt = {tr.tgt_tok.id_to_token(i) for i in range(tr.tgt_tok.vocab_size)}
+        names = case.truecase_table(src, tgt)
+        spanish_source = getattr(tr, "direction", DEFAULT_DIRECTION).startswith("es")
         return cls(decode, lambda text: tr.src_tok.pieces(tr.src_tok.encode(text)), tr.model.cfg.max_src_len - 2,
-                   case.truecase_table(src, tgt),
-                   protect.placeholders_for(getattr(tr, "direction", DEFAULT_DIRECTION)))
+                   spanish.names(names, tgt) if spanish_source else names,
+                   placeholders_for(getattr(tr, "direction", DEFAULT_DIRECTION)),
+                   spanish.accent_table(src) if spanish_source else {})
 
 
 @dataclass
@@ -130,7 +140,7 @@ class Context:
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         long_word = min(protect.LONG_WORD, self.engine.limit - 1)  # a word that long may not fit the model
-        spans = protect.find_spans(text, self.unknown, long_word) if self.options.protect else []
+        spans = protect.find_spans(text, self.unknown, long_word, self.options.source) if self.options.protect else []
         return with_terms(text, spans, self.options.glossary) if self.options.glossary else spans
 
 
@@ -192,6 +202,11 @@ def unknown_pieces(engine: Engine) -> Callable[[str], bool]:
         return UNK in engine.encode(piece) and UNK in engine.encode("a" + piece)
 
     def unknown(piece: str) -> bool:
-        return short(piece) if len(piece) <= 64 else UNK in engine.encode(piece)  # (no long keys kept)
+        # and lowercase: case alone makes no word unknown (a cased vocabulary lacks capitals such as "Í", "Ñ";
+        # the casing stage lowercases "DÓNDE" for the model)
+        low = piece.lower()
+        if len(piece) > 64:  # (no long keys kept)
+            return UNK in engine.encode(piece) and (low == piece or UNK in engine.encode(low))
+        return short(piece) and (low == piece or short(low))
 
     return unknown

@@ -1,6 +1,6 @@
 """The spans stage: what protect.py finds kept out of the model's way as placeholders (put back by the retry
-ladder, retry.py), a sentence of spans only answered as it is, and dates and titles written anew in Spanish
-(kinds.py's rewrites) once the translation holds them."""
+ladder, retry.py), a sentence of spans only answered as it is, and dates and titles written anew in the target
+language (kinds.py's rewrites) once the translation holds them."""
 
 from __future__ import annotations
 
@@ -10,16 +10,17 @@ from dataclasses import replace
 from mtcli.text import protect
 from mtcli.text.agreement import agreeing, notes
 from mtcli.text.glossary import placeholders, targets
-from mtcli.text.retry import OWN
-from mtcli.text.kinds import PRIVATE, TITLE, WRITTEN_ANEW, in_spanish
-from mtcli.text.retry import ladder
+from mtcli.text.kinds import PRIVATE
+from mtcli.text.tables import TABLES, rewritten
+from mtcli.text.retry import OWN, ladder
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each
 
 
 class Spans:
     """Each span a placeholder the model copies (protect.py says how well); numbers, symbols and punctuation
-    alone are nothing for the model (verbatim). A date or a title written anew is not kept; the rest of its
-    span is: "May 5, 2025 10:00" keeps "10:00", "Mr. Brown" "Brown"."""
+    alone are nothing for the model (verbatim). A date or a title written anew (in Spanish for an English source,
+    in English for a Spanish one) is not kept; the rest of its span is: "May 5, 2025 10:00" keeps "10:00", "Mr.
+    Brown" "Brown"."""
 
     name = "spans"
 
@@ -29,26 +30,30 @@ class Spans:
         kept = [s.text[a:b] for a, b in s.spans]
         if terms and outs != tuple(kept):  # a term's placeholder comes back as its target
             s.masked = protect.mask(s.text, s.spans, placeholders(s.text, terms.languages[0]) or protect.PLACEHOLDERS[0])
-            s.aside[self.name] = (notes(s.text, s.spans, outs, terms), terms)
+            s.aside["glossary"] = (notes(s.text, s.spans, outs, terms), terms)
             s.masked, s.own = replace(s.masked, spans=outs), tuple(kept)
         else:
             s.masked = protect.mask(s.text, s.spans, protect.PLACEHOLDERS[0])  # (digits: never a word of the sentence)
             s.masked = protect.remask(s.masked, ladder(s.masked, c.engine.placeholders)[0])
         s.outside = drop_spans(s.text, s.spans)
+        s.aside[self.name] = c.options.source
         if not LETTER.search(s.outside):
-            s.verbatim = _spans_out(s.text, s.spans, s.masked.spans)  # numbers, symbols, punctuation, terms
+            # numbers, symbols, punctuation, terms: nothing for the model (but Spanish's opening marks: English has none)
+            out = _spans_out(s.text, s.spans, s.masked.spans)
+            s.verbatim = out if c.options.source == "en" else out.replace("¿", "").replace("¡", "")
             return False
         s.text = s.masked.text
         s.attempt = OWN if s.own else s.attempt
         return True
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:
-        spans = s.masked.spans if s.masked else ()
-        dates = {span: spanish for span in spans if (spanish := in_spanish(span)) != span}  # put back in Spanish
-        parts = [p.strip(" ,") for span in spans for p in (WRITTEN_ANEW.sub("\0", span).split("\0")
-                                                           if span in dates or TITLE.search(span) else [span])]
+        spans, source = s.masked.spans if s.masked else (), s.aside.get(self.name, "en")
+        dates = {span: anew for span in spans if (anew := rewritten(span, source)) != span}  # (in the target language)
+        table = TABLES[source]
+        parts = [p.strip(" ,") for span in spans for p in (table.written_anew.sub("\0", span).split("\0")
+                                                           if span in dates or table.title.search(span) else [span])]
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
-        terms, glossary = s.aside.get(self.name, ((), None)) if s.attempt != OWN else ((), None)  # (its own words)
+        terms, glossary = s.aside.get("glossary", ((), None)) if s.attempt != OWN else ((), None)  # (its own words)
         return each(out, lambda t: agreeing(_dated(t, dates), terms, glossary) if terms else _dated(t, dates))
 
 

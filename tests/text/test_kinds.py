@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mtcli.text import kinds
+from mtcli.text import kinds, tables
 
 
 TEXT = Path(kinds.__file__).parent
@@ -48,12 +48,19 @@ def _modules() -> list[Path]:
 def test_the_table_lists_the_kinds_in_the_order_they_are_tried():
     assert [k.name for k in kinds.KINDS] == [
         "url", "email", "code", "tag", "handle", "path", "file or domain", "time", "money", "quantity",
-        "feet and inches", "date", "title and name", "number", "emoticon", "roman numeral", "template braces",
-        "template interpolation", "template brace", "printf placeholder", "html entity", "escape", "colon name"]
-    assert kinds.SPAN.pattern == "|".join(k.pattern for k in kinds.KINDS if not (k.find or k.template))
+        "feet and inches", "date", "title and name", "fecha", "título y nombre", "ordinal", "number", "emoticon",
+        "roman numeral", "template braces", "template interpolation", "template brace", "printf placeholder",
+        "html entity", "escape", "colon name"]
     assert [k.name for k in kinds.KINDS if k.template] == [k.name for k in kinds.KINDS[-7:]]
+    for language, table in tables.TABLES.items():
+        rows = [k for k in kinds.KINDS if language in k.languages]
+        assert table.kinds == tuple(rows)
+        assert table.span.pattern == "|".join(k.pattern for k in rows if not (k.find or k.template))
     assert [k.name for k in kinds.KINDS if k.find] == ["date", "roman numeral"]
-    assert [k.name for k in kinds.KINDS if k.rewrite] == ["date", "title and name"]
+    assert [k.name for k in kinds.KINDS if k.rewrite] == ["date", "title and name", "fecha", "título y nombre", "ordinal"]
+    # each language's own rows: English's dates and titles are written in Spanish, Spanish's in English
+    assert [k.name for k in kinds.KINDS if k.languages == {"en"}] == ["date", "title and name"]
+    assert [k.name for k in kinds.KINDS if k.languages == {"es"}] == ["fecha", "título y nombre", "ordinal"]
     assert [k.name for k in kinds.KINDS if k.own_stop] == ["feet and inches", "emoticon"]
 
 
@@ -84,15 +91,16 @@ def test_the_signatures_find_the_definitions_in_the_table():
 
 
 def test_a_span_is_written_anew_by_the_rows_that_rewrite_in_the_table_s_order():
-    assert kinds.in_spanish("Mr. May 5") == "Mr. 5 de mayo"  # (the date first: then no capital follows "Mr.")
-    assert kinds.in_spanish("Mr. Brown on May 5, 2025") == "Sr. Brown on 5 de mayo de 2025"
-    assert kinds.in_spanish("`May 5`") == "`May 5`"  # typed: code, markup, a path
+    assert tables.in_spanish("Mr. May 5") == "Mr. 5 de mayo"  # (the date first: then no capital follows "Mr.")
+    assert tables.in_spanish("Mr. Brown on May 5, 2025") == "Sr. Brown on 5 de mayo de 2025"
+    assert tables.in_spanish("`May 5`") == "`May 5`"  # typed: code, markup, a path
 
 
 EXAMPLES = {"url": "see http://x.org/a now", "email": "mail tom@x.org", "code": "run `ls -la` now", "tag": "a <b>b</b>",
             "handle": "ask @tom", "path": "open /usr/bin now", "file or domain": "open README.md now",
             "time": "at 5 pm", "money": "pay 20 €", "quantity": "run 10 km", "feet and inches": "he is 5'11\" tall",
-            "title and name": "ask Mr. Brown", "number": "buy 42 eggs", "emoticon": "fine :-)"}
+            "title and name": "ask Mr. Brown", "number": "buy 42 eggs", "emoticon": "fine :-)",
+            "título y nombre": "vino el Sr. López", "ordinal": "el 3.er piso", "fecha": "el 4 de junio de 1974"}
 
 
 TEMPLATE_EXAMPLES = {"template braces": "hi {{ name }}", "template interpolation": "pay ${amount}",
@@ -102,9 +110,10 @@ TEMPLATE_EXAMPLES = {"template braces": "hi {{ name }}", "template interpolation
 
 @pytest.mark.parametrize("kind", [k for k in kinds.KINDS if not k.find], ids=lambda k: k.name)
 def test_a_kind_s_hint_is_in_every_span_of_it(kind):
-    """SPAN (TEMPLATE for a template's rows) is searched only where some row's hint is: a row's example is found,
-    and its match holds its hint."""
+    """A table's span (TEMPLATE for a template's rows) is searched only where some row's hint is: a row's example
+    is found, and its match holds its hint."""
     text = {**EXAMPLES, **TEMPLATE_EXAMPLES}[kind.name]
-    table, maybe = (kinds.TEMPLATE, kinds.MAYBE_TEMPLATE) if kind.template else (kinds.SPAN, kinds.MAYBE_SPAN)
-    match = next(m for m in table.finditer(text) if re.fullmatch(kind.pattern, m.group(), re.IGNORECASE))
+    table = tables.TABLES[min(kind.languages)]
+    pattern, maybe = (kinds.TEMPLATE, kinds.MAYBE_TEMPLATE) if kind.template else (table.span, table.maybe_span)
+    match = next(m for m in pattern.finditer(text) if re.fullmatch(kind.pattern, m.group(), re.IGNORECASE))
     assert re.search(kind.hint, match.group(), re.IGNORECASE) and maybe.search(text)

@@ -48,8 +48,9 @@ def _options(
 
 
 # line breaks and other control characters a user typed (a model name, a path) shown escaped, as
-# repr shows them: a message stays one line and cannot move the terminal's cursor
-_ESCAPED = {c: repr(chr(c))[1:-1] for c in (*range(32), *range(127, 160), 0x2028, 0x2029)}
+# repr shows them: a message stays one line and cannot move the terminal's cursor; lone surrogates (an
+# argument that is no UTF-8) too, which no stream can encode
+_ESCAPED = {c: repr(chr(c))[1:-1] for c in (*range(32), *range(127, 160), 0x2028, 0x2029, *range(0xD800, 0xE000))}
 
 
 def _escaped(message: str) -> str:
@@ -728,11 +729,11 @@ class _Tally:
                 self.low.append(r.line)
 
     def finish(self, lines: bool, flagged_file: Path | None, min_confidence: float | None) -> None:
-        """The run's end: "N of M lines flagged" (lines, not arguments), --flagged FILE, and exit status 4
-        when a line fell below --min-confidence."""
+        """The run's end: "N of M lines flagged" when some were (lines, not arguments; a clean run stays quiet),
+        --flagged FILE, and exit status 4 when a line fell below --min-confidence."""
         from mtcli.atomic import write_output
 
-        if lines and self.checked:
+        if lines and self.flagged:
             err.print(f"{len(self.flagged)} of {self.checked} lines flagged", highlight=False)
         if flagged_file is not None:
             write_output(flagged_file, "".join(f"{n}\n" for n in self.flagged).encode())

@@ -200,3 +200,11 @@ def test_piped_lines_switch_to_compiled_kernels_once_there_are_enough():
     with kernels.references(), kernels.for_decoding(kernels.COMPILED_MIN_WORK, 1):
         assert type(kernels.attention_forward).__name__ == "CPUDispatcher"
     assert type(kernels.attention_forward).__name__ == "CPUDispatcher"
+
+
+def test_a_lone_surrogate_in_a_message_is_shown_escaped():
+    """An argument that is no UTF-8 reaches messages as lone surrogates, which no stream can encode."""
+    from mtcli.cli import _escaped
+
+    assert _escaped("no model '\ud800x\udcff'") == "no model '\\ud800x\\udcff'"
+    assert _escaped("señor ☃") == "señor ☃"  # (only what cannot be written)

@@ -13,7 +13,9 @@ from mtcli.text.glossary import placeholders, targets
 from mtcli.text.kinds import PRIVATE
 from mtcli.text.tables import TABLES, rewritten
 from mtcli.text.retry import OWN, ladder
-from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each
+from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each, is_name
+
+NAMES = ("Tom", "Mary", "John")  # the corpus's most frequent names: the model copies them (protect.py)
 
 
 class Spans:
@@ -34,7 +36,7 @@ class Spans:
             s.masked, s.own = replace(s.masked, spans=outs), tuple(kept)
         else:
             s.masked = protect.mask(s.text, s.spans, protect.PLACEHOLDERS[0])  # (digits: never a word of the sentence)
-            s.masked = protect.remask(s.masked, ladder(s.masked, c.engine.placeholders)[0])
+            s.masked = protect.remask(s.masked, _named(s.masked, ladder(s.masked, c.engine.placeholders)[0], c))
         s.outside = drop_spans(s.text, s.spans)
         s.aside[self.name] = c.options.source
         if not LETTER.search(s.outside):
@@ -55,6 +57,19 @@ class Spans:
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
         terms, glossary = s.aside.get("glossary", ((), None)) if s.attempt != OWN else ((), None)  # (its own words)
         return each(out, lambda t: agreeing(_dated(t, dates), terms, glossary) if terms else _dated(t, dates))
+
+
+def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context) -> tuple[str, ...]:
+    """`seq`, with a name's placeholder a name the model copies ("50 called while you were out." came out "El 50 y
+    no estabas fuera.") that the sentence does not have already."""
+    names = [is_name(span, c.engine.familiar) for span in masked.spans]
+    if not any(names):
+        return seq
+    words = set(re.findall(r"\w+", protect.remask(masked, ("",)).text))
+    name = next((n for n in NAMES if n not in words), None)
+    if name is None:
+        return seq
+    return tuple(name if is_ else seq[i % len(seq)] for i, is_ in enumerate(names))
 
 
 def _spans_out(text: str, spans: list[tuple[int, int]], outs: tuple[str, ...]) -> str:

@@ -10,10 +10,11 @@ crowded core they measure the work each side does). Layouts of the runs:
 
     taskset -c 0 nice -n 10 python benchmarks/documents.py [--format docx|odt|po|xliff] [--layout words]
         [--sentences 400] [--rounds 3]
-    taskset -c 0 nice -n 10 python benchmarks/documents.py --scaling [--entries 2000]
+    taskset -c 0 nice -n 10 python benchmarks/documents.py --scaling [--entries 250]
 
 --scaling times the text work alone (a model that answers at once) of PO and XLIFF files of 1x, 4x and 16x
---entries entries, and of a docx and an odt of as many sentences, to show it grows linearly with the size.
+--entries entries (a sentence each) and of a docx and an odt of as many sentences, every run formatted, to show
+that it grows linearly with the size.
 """
 
 from __future__ import annotations
@@ -49,12 +50,12 @@ def english(n: int, seed: int = 0) -> list[str]:
     return random.Random(seed).sample(sources, min(n, len(sources)))
 
 
-def paragraphs(sentences: list[str], layout: str, seed: int = 0) -> list[list[tuple[str, str]]]:
-    """The sentences 1-4 to a paragraph, each paragraph as runs (text, style: "" plain, "b", "i", "bi", "u",
+def paragraphs(sentences: list[str], layout: str, seed: int = 0, most: int = 4) -> list[list[tuple[str, str]]]:
+    """The sentences 1-`most` to a paragraph, each paragraph as runs (text, style: "" plain, "b", "i", "bi", "u",
     "link")."""
     rng, out, k = random.Random(seed), [], 0
     while k < len(sentences):
-        group = sentences[k : k + rng.randint(1, 4)]
+        group = sentences[k : k + rng.randint(1, most)]
         k += len(group)
         styles = STYLES[layout]
         if layout == "quarter":
@@ -195,17 +196,22 @@ def scaling(args) -> None:
     from tests.text.fakes import engine
 
     router = Router(lambda direction: engine(lambda ls: [[(s, -1.0)] for s in ls]), fixed="en-es")
-    sentences = [f"{s} {k}." for k in range(16 * args.entries)
-                 for s in ["The plant is green and the sky is blue"]][: 16 * args.entries]
+    words = "the plant is green and sky blue we see a red car today my friend likes big dogs".split()
+    rng = random.Random(0)  # (sentences of 4-12 words, each distinct: none is decoded once for another)
+    sentences = [" ".join(rng.choices(words, k=rng.randint(4, 12))).capitalize() + f" {k}." for k in
+                 range(16 * args.entries)]
+    router.translate(sentences[:8])  # (imports and caches warm)
     for fmt in ("po", "xliff", "docx", "odt"):
         base = None
-        for n in (1, 4, 16):
-            data = BUILD[fmt](paragraphs(sentences[: n * args.entries], "words" if fmt != "po" else "quarter"))
+        for n in (1, 4, 16):  # (PO messages and XLIFF units of a sentence each, every run of the others formatted)
+            paras = paragraphs(sentences[: n * args.entries], "words", most=1 if fmt in ("po", "xliff") else 4)
+            data = BUILD[fmt](paras)
             start = time.process_time()
             router.translate_file(data, fmt, f"scale.{fmt}")
             took = time.process_time() - start
             base = base or took
-            print(f"{fmt} {n:>2}x ({n * args.entries:,} sentences): {took:6.2f} CPU s ({took / base:4.1f}x)", flush=True)
+            print(f"{fmt:>5} {n:>2}x ({len(paras):,} entries or paragraphs, {n * args.entries:,} sentences): "
+                  f"{took:6.2f} CPU s ({took / base:4.1f}x)", flush=True)
 
 
 def main() -> None:
@@ -215,7 +221,7 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=400)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--scaling", action="store_true", help="the text work alone at 1x, 4x, 16x (a fake model)")
-    parser.add_argument("--entries", type=int, default=2000, help="sentences at 1x for --scaling")
+    parser.add_argument("--entries", type=int, default=250, help="entries (PO, XLIFF) or sentences at 1x for --scaling")
     args = parser.parse_args()
     scaling(args) if args.scaling else speed(args)
 

@@ -53,8 +53,9 @@ def test_docx_text_translated_and_everything_else_kept():
     out, results = translate(data, "docx", calls=calls)
     translate(docx_bytes(30), "docx", calls=more)
     # the whole document in one call of the pipeline: its decode calls (the sentences, then the markup's
-    # words alone and the lines without them) do not grow with the paragraphs
-    assert len(calls) == len(more) <= 3 and sum(more) > sum(calls)
+    # words alone and the lines without them) do not grow with the paragraphs, and the same paragraph 30 times
+    # is decoded once (its italic sentence is a run of its own: no more translations to place it)
+    assert len(calls) == len(more) <= 3 and sum(more) == sum(calls) == 12
     before, after = members(data), members(out)
     assert list(before) == list(after)
     changed = {n for n in before if before[n] != after[n]}

@@ -499,7 +499,7 @@ def test_markdown_blocks_are_translated_in_their_exact_place(source, expected):
      ["<div><p>.xis evif ruof eerht", "owt enO</p></div>"]),  # lines weighted by their text, not by where it starts
     ("srt", '1\n00:00:01,000 --> 00:00:02,000\n<font color="red" face="Arial">Hi\n'
      "there my dear old friend, how are you doing on this fine day?</font>", lambda lines: [[("Hola amigo.", -1.0)]] * len(lines),
-     ["1", "00:00:01,000 --> 00:00:02,000", '<font color="red" face="Arial">Hola', "amigo</font>."]),  # a short answer
+     ["1", "00:00:01,000 --> 00:00:02,000", '<font color="red" face="Arial">Hola', "amigo.</font>"]),  # a short answer (the tag was around the whole sentence: its stop stays in it)
 ])
 def test_blocks_over_lines_come_out_spread_exactly(fmt, source, model, expected):
     out, _ = translate_document(source.split("\n"), fmt, engine(model))

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from mtcli.schema import MAX_LINE_CHARS
 from mtcli.text import lines as line_steps
-from mtcli.text import markup, spanish
+from mtcli.text import markup, spanish, wholes
 from mtcli.text.casing import Casing, Continuation, LoneWord
 from mtcli.text.edges import Edges
 from mtcli.text.floating import Floating
@@ -28,8 +28,8 @@ from mtcli.text.quotes import Items, asides
 from mtcli.text.retry import AROUND, decode_all
 from mtcli.text.rewrap import rewrap
 from mtcli.text.segment import sentences
-from mtcli.text.sentence import (RAW, Context, Engine, LineResult, NBest, Sentence, Stage, TextOptions, combine,
-                                 remembering, to_pieces, unknown_pieces)
+from mtcli.text.sentence import (RAW, Context, Engine, LineResult, NBest, Once, Sentence, Stage, TextOptions,
+                                 combine, remembering, to_pieces, unknown_pieces)
 from mtcli.text.spans import Spans
 from mtcli.text.templates import breaks, only_placeholders, shield
 
@@ -64,10 +64,11 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
         return line_steps.in_cells(lines, engine, options, first, translate_lines, cut=breaks)
     # (quotations and asides are added to it, in characters none of these lines has)
     items = items if isinstance(items, Items) else Items(items or {}, lines)
-    engine = replace(engine, encode=remembering(engine.encode))
+    engine = replace(engine, encode=remembering(engine.encode),
+                     decode=engine.decode if isinstance(engine.decode, Once) else Once(engine.decode))
     results = [LineResult(first + i, [("", 0.0)]) for i in range(len(lines))]
     unknown = unknown_pieces(engine)
-    indents, tails, todo, wraps, unwrapped, as_it_came = [], {}, [], {}, {}, []
+    indents, tails, todo, wraps, unwrapped, as_it_came, whole = [], {}, [], {}, {}, [], {}
     for i, raw in enumerate(lines):
         if len(raw) > MAX_LINE_CHARS:  # the model reads 54 tokens of a sentence: a 10 MB line is an attack or an error
             raw, tails[i] = line_steps.cut_long(raw)
@@ -85,8 +86,11 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             unwrapped[i] = text
         if options.case and options.source == "en" and line_steps.looks_spanish(text):
             results[i].warnings.append("this looks like Spanish already; it was translated as if it were English")
-        results[i].sentences += _sentences(text, i, Context(engine, options, unknown, items), todo,
-                                           quotes=not wraps.get(i), cut=i in tails)
+        parts = _sentences(text, i, Context(engine, options, unknown, items), todo, quotes=not wraps.get(i),
+                           cut=i in tails)
+        results[i].sentences += len(parts)
+        if wraps.get(i):  # (markup around whole sentences goes back around their translations)
+            whole[i], wraps[i] = wholes.split(text, parts, wraps[i])
     done = markup.render_items(todo, items, engine, options, results, translate_lines)
     if rendered is not None:
         rendered.update(done)
@@ -99,10 +103,14 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     for i, outs in enumerate(by_line):
         tail = tails.get(i, "")
         if outs:
-            nbest = combine(outs)
+            nbest, stands = wholes.place(outs, whole[i], items) if whole.get(i) else (combine(outs), None)
             if wraps.get(i):  # (a document expands the best one's markup itself: `rendered`)
                 nbest = [(rewrap(t, wraps[i], clues, items, rendered if k == 0 else None), score)
                          for k, (t, score) in enumerate(nbest)]
+            if stands and rendered is not None:
+                rendered.update(stands[0])
+            nbest = [(markup.expand(t, stands[k]) if stands and (k or rendered is None) else t, score)
+                     for k, (t, score) in enumerate(nbest)]
             results[i].nbest = [(indents[i] + line_steps.join_tail(markup.expand(t, done), tail), score)
                                 for t, score in nbest]
         elif tail or indents[i].strip():  # (a mark before nothing to translate: "- \u200b")
@@ -112,12 +120,14 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     return results
 
 
-def _sentences(text: str, i: int, c: Context, todo: list[Sentence], quotes: bool, cut: bool) -> int:
-    """The sentences of line i's text prepared (each clause one) into todo; how many sentences. `cut`: the line
-    was cut by cut_long: its last sentence goes on in the rest kept."""
+def _sentences(text: str, i: int, c: Context, todo: list[Sentence], quotes: bool, cut: bool) -> wholes.Parts:
+    """The sentences of line i's text prepared (each clause one) into todo; each sentence with how many it put
+    there. `cut`: the line was cut by cut_long: its last sentence goes on in the rest kept."""
     options = c.options
     parts = sentences(text, options.source) if options.segment else [text] if text else []
-    for k, s in enumerate(parts):
+    out = []
+    for k, part in enumerate(parts):
+        s = part
         # a label or a list mark inside the line too ("Q: Is it open? A: Yes.", "1) flour 2) eggs")
         label = line_steps.INNER_MARK.match(s) if k and options.protect else None
         s = s[label.end() :] if label else s
@@ -130,7 +140,8 @@ def _sentences(text: str, i: int, c: Context, todo: list[Sentence], quotes: bool
             todo[-1].trail += "" if last else ":"
             todo[-1].lower_first |= n > 0 and (clause[:1].islower() or clause.startswith(("I ", "I'")))
         todo[-len(pieces)].lead = (label.group() if label else "") + todo[-len(pieces)].lead
-    return len(parts)
+        out.append((part, len(pieces)))
+    return out
 
 
 def _prepare(text: str, line: int, c: Context, cut: bool = False) -> Sentence:

@@ -166,7 +166,8 @@ def test_the_line_without_the_marked_words_is_asked_as_it_reads():
     items = {"\ue000": ("<b>", "the guide", "</b>"), "\ue001": ("<b>", "green", "</b>")}
     translate_lines(["Read \ue000 now.", "The plant is \ue001.", "It is \ue001,tall."], engine(answers({}, seen)),
                     items=items)
-    assert seen == ["Read the guide now.", "The plant is green.", "It is green,tall.", "the guide", "green", "green",
+    # ("green" twice is asked once: a call decodes each distinct piece once)
+    assert seen == ["Read the guide now.", "The plant is green.", "It is green,tall.", "the guide", "green",
                     "Read now.", "The plant is.", "It is,tall."]
 
 

@@ -17,7 +17,7 @@ def run(lines, options=TextOptions()):
 
 def test_a_short_exclamation_reaches_the_model_as_a_statement_and_comes_back_exclaimed():
     out, seen = run(["Good luck!", "Hello!", "Thanks a lot!", "GOOD LUCK!"])
-    assert seen == ["Good luck.", "Hello.", "Thanks a lot.", "Good luck."]
+    assert seen == ["Good luck.", "Hello.", "Thanks a lot."]  # (the same sentence is asked once)
     assert out == ["¡Buena suerte!", "¡Hola!", "¡Muchas gracias!", "¡BUENA SUERTE!"]
 
 
@@ -31,7 +31,7 @@ def test_only_a_short_single_exclamation_of_english_is_changed():
 
 def test_a_word_alone_comes_back_without_the_article_the_english_did_not_have():
     out, seen = run(["Exit", "exit", "EXIT", "table", "blue"])
-    assert seen == ["exit", "exit", "exit", "table", "blue"]
+    assert seen == ["exit", "table", "blue"]  # (asked once)
     assert out == ["Salida", "salida", "SALIDA", "mesa", "azul"]
 
 

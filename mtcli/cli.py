@@ -15,7 +15,7 @@ from rich.text import Text
 
 from mtcli import registry
 from mtcli.config import (DEFAULT_DATA, DEFAULT_DIRECTION, DEFAULT_DOWNLOAD_DIR, DEFAULT_PREPARED, DEFAULT_RUNS, DEFAULTS,
-                          DIRECTIONS, VOCAB, ModelConfig)
+                          DIRECTIONS, VOCAB, ModelConfig, Options)
 from mtcli.errors import UserError
 from mtcli.schema import limits
 from mtcli.serve.config import ServeConfig
@@ -780,14 +780,12 @@ class DocFormat(str, Enum):
 
 
 def _translate_options(ctx: typer.Context, text: bool, input: Path | None, fmt: DocFormat | None, greedy: bool,
-                       beam: int, nbest: int, scores: bool, as_json: bool, batch_size: int | None) -> tuple[str, int]:
-    """translate's document format (text for plain lines) and beam size; options out of range, or that
-    would be ignored or overruled, are an error, not a silent choice."""
+                       beam: int, nbest: int, scores: bool, as_json: bool) -> tuple[str, int]:
+    """translate's document format (text for plain lines) and beam size; options that would be ignored or
+    overruled are an error, not a silent choice (their ranges: typer's, from schema.RANGES)."""
     from mtcli.atomic import STDOUT
     from mtcli.text.formats import format_for
 
-    if beam < 1 or nbest < 1 or (batch_size is not None and batch_size < 1):
-        fail("--beam, --nbest and --batch-size must be at least 1")
     beam = _environment_beam(ctx, beam, greedy)
     _refuse_contradictions(ctx, text, input is not None, greedy, beam, nbest, scores, as_json)
     fmt = fmt.value if fmt else format_for(None if input is None or str(input) == STDOUT else input)
@@ -832,11 +830,12 @@ def _refuse_contradictions(ctx: typer.Context, text: bool, input: bool, greedy: 
         fail(f"--scores: the output of {'--json' if as_json else '--nbest'} carries the scores already")
 
 
-def _check_options(ctx: typer.Context, fmt: str, beam: int, nbest: int, check: bool, round_trip: bool,
-                   min_confidence: float | None, flagged: str | None, align: bool, scores: bool):
-    """translate's checking options as the decoding options object carries them (config.TranslationOptions);
-    combinations that would be ignored are an error."""
-    from dataclasses import replace
+def _decoding(ctx: typer.Context, fmt: str, beam: int, alpha: float, nbest: int, batch_size: int | None, check: bool,
+              round_trip: bool, min_confidence: float | None, flagged: str | None, align: bool, scores: bool):
+    """translate's decoding and checking, the one config.TranslationOptions the engines and the checker get;
+    combinations that would be ignored are an error. With a check, beam search keeps the second best too: its
+    margin is what the check reads (beam search finds it anyway)."""
+    from mtcli.config import TranslationOptions
 
     asked = [name for name, given in (("--round-trip", round_trip), ("--min-confidence", min_confidence is not None),
                                       ("--flagged", flagged is not None)) if given]
@@ -846,8 +845,10 @@ def _check_options(ctx: typer.Context, fmt: str, beam: int, nbest: int, check: b
         fail(f"--format {fmt}: {(asked or ['--align'])[0]} is for plain lines (a document is not checked)")
     if align and (nbest > 1 or scores):
         fail(f"--align: its alignments follow the one translation of each line, not {'--nbest' if nbest > 1 else '--scores'}")
-    return replace(DEFAULTS, beam_size=beam, num_hypotheses=nbest, check="off" if not check else "full" if round_trip else "fast",
-                   return_alignments=align)
+    batches = {} if batch_size is None else dict(max_batch_size=batch_size, batch_type="examples")
+    return TranslationOptions(beam_size=beam, num_hypotheses=max(nbest, 2) if check and beam > 1 else nbest,
+                              length_penalty=alpha, check="off" if not check else "full" if round_trip else "fast",
+                              return_alignments=align, **batches)
 
 
 @app.command()
@@ -938,16 +939,15 @@ def translate(
     from mtcli.text import read
     from mtcli.text.formats import DOCUMENTS
 
-    fmt, beam = _translate_options(ctx, bool(text), input, fmt, greedy, beam, nbest, scores, as_json, batch_size)
-    options = _check_options(ctx, fmt, beam, nbest, check, round_trip, min_confidence, flagged, align, scores)
+    fmt, beam = _translate_options(ctx, bool(text), input, fmt, greedy, beam, nbest, scores, as_json)
+    decoding = _decoding(ctx, fmt, beam, alpha, nbest, batch_size, check, round_trip, min_confidence, flagged, align,
+                         scores)
     flagged_file = _output_file(flagged)
     from_stdin = input is not None and str(input) == STDOUT
     reads_stdin = not text and (input is None or from_stdin) and not sys.stdin.isatty()
-    checking = options.check != "off"
-    # the beam's second best gives the margin the check reads (beam search finds it anyway)
-    router = _router(ctx, model, source.value, target.value if target else None, output,
-                     dict(beam=beam, nbest=max(nbest, 2) if checking and beam > 1 else nbest, alpha=alpha,
-                          batch_size=batch_size), reads_stdin, options, glossary)
+    checking = decoding.check != "off"
+    router = _router(ctx, model, source.value, target.value if target else None, output, reads_stdin,
+                     Options(decoding, glossary=_read_glossary(glossary)))
     if input is None and not text and sys.stdin.isatty():
         with kernels.for_decoding(0, beam):  # the REPL's lines are counted as they come (Engine's decode)
             return _repl(router)
@@ -965,7 +965,7 @@ def translate(
             groups = [lines] if lines is not None else read.stream_lines(sys.stdin.buffer, "<stdin>")
             show = input is not None and not from_stdin and err.is_terminal
             tally = _Tally()
-            rendered = _translate_groups(groups, router, batch_size, nbest, scores, as_json, to_stdout, show,
+            rendered = _translate_groups(groups, router, nbest, scores, as_json, to_stdout, show,
                                          "argument" if text else "line", tally, align, min_confidence)
     if not to_stdout:  # a file is written back as the input file came (line ends, encoding, BOM); stdout: "\n"
         write_output(output, (doc or read.Document([])).encode(rendered))
@@ -975,21 +975,19 @@ def translate(
         tally.finish(not text, flagged_file, min_confidence)
 
 
-def _router(ctx: typer.Context, model: str, source: str, target: str | None, output, decoding: dict, stdin: bool,
-            options=None, glossary: Path | None = None):
+def _router(ctx: typer.Context, model: str, source: str, target: str | None, output, stdin: bool, options: Options):
     """translate's way to the models: the one given with -m or MTCLI_MODEL (its direction fixed, --from
     and --to must agree with it), else the shipped model of each line's direction, loaded on first use.
-    `options` (config.TranslationOptions): how the translations are checked (mtcli.confidence); the round
-    trip's model is the shipped one of the other direction, loaded on first use. `glossary`: the user's terms,
-    in the text options of each source language."""
+    `options` (config.Options) go as they are to each direction's engine (their decoding), its checker (how the
+    translations are checked, mtcli.confidence; the round trip's model is the shipped one of the other
+    direction, loaded on first use) and the text pipeline (their glossary)."""
     import functools
 
     from mtcli.confidence import Checker
-    from mtcli.route import Languages, Router, source_options
+    from mtcli.route import Languages, Router
     from mtcli.text.pipeline import Engine
 
     languages = Languages.parse(source, target)
-    text_options = source_options(_read_glossary(glossary))
     shipped = functools.cache(lambda direction: _load_translator(registry.shipped(direction)))
     if ctx.get_parameter_source("model").name != "DEFAULT":
         path = registry.resolve(model)
@@ -1002,15 +1000,14 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
             if path.parent == registry.SHIPPED_DIR:
                 _not_an_input(output, _model_files(path), stdin=stdin)
         translator_of, fixed = shipped, None
-    engine_of = lambda direction: Engine.from_translator(translator_of(direction), **decoding)  # noqa: E731
+    engine_of = lambda direction: Engine.from_translator(translator_of(direction), options.decoding)  # noqa: E731
 
     def checker_for(direction: str):
         back = "-".join(reversed(direction.split("-")))
-        return Checker(translator_of(direction), lambda: shipped(back), options)
+        return Checker(translator_of(direction), lambda: shipped(back), options.decoding)
 
-    checking = options is not None and (options.check != "off" or options.return_alignments)
-    return Router(engine_of, languages, fixed=fixed, checker_for=checker_for if checking else None,
-                  options=text_options)
+    checking = options.decoding.check != "off" or options.decoding.return_alignments
+    return Router(engine_of, languages, fixed=fixed, checker_for=checker_for if checking else None, options=options)
 
 
 def _document_options(fmt: str, keys: list[str] | None, overwrite: bool) -> None:
@@ -1101,10 +1098,11 @@ def _translate_document(lines: list[str], fmt: str, router, name) -> str:
     return "".join(line + "\n" for line in out)
 
 
-def _translate_groups(groups, router, batch_size: int, nbest: int, scores: bool, as_json: bool, to_stdout: bool,
+def _translate_groups(groups, router, nbest: int, scores: bool, as_json: bool, to_stdout: bool,
                       progress: bool, where: str, tally: _Tally | None = None, align: bool = False,
                       min_confidence: float | None = None) -> str:
-    """Lines in groups as they arrive (a pipe), translated up to LINES_PER_CALL (or batch_size) at a time;
+    """Lines in groups as they arrive (a pipe), translated up to LINES_PER_CALL at a time (more than
+    --batch-size's most, schema.RANGES);
     each batch is written to stdout and flushed at once (a line is answered before the input ends) or
     kept for one atomic write."""
     from contextlib import nullcontext
@@ -1113,7 +1111,7 @@ def _translate_groups(groups, router, batch_size: int, nbest: int, scores: bool,
 
     from mtcli.text.pipeline import LINES_PER_CALL
 
-    kept, done, step = [], 0, max(batch_size or 0, LINES_PER_CALL)
+    kept, done, step = [], 0, LINES_PER_CALL
     total = sum(len(g) for g in groups) if progress else None
     with Progress(console=err, transient=True) if progress else nullcontext() as bar:
         task = bar.add_task("translating", total=total) if progress else None
@@ -1485,7 +1483,8 @@ def glossary_check(
 
       mtcli glossary check --from es terms-es.tsv
     """
-    from mtcli.route import SOURCE_OPTIONS, other
+    from mtcli.config import TranslationOptions
+    from mtcli.route import other
     from mtcli.text import glossary as terms
     from mtcli.text.pipeline import Engine, translate_lines
     from mtcli.tokenizer import UNK
@@ -1499,9 +1498,9 @@ def glossary_check(
     def unknown(tok):
         return lambda text: [w for w in text.split() if UNK in tok.encode(w)]
 
-    engine, src = Engine.from_translator(tr, beam=1, nbest=1), tr.direction.split("-")[0]
+    engine, src = Engine.from_translator(tr, TranslationOptions(beam_size=1)), tr.direction.split("-")[0]
     report = terms.check(g.towards(src, other(src)), unknown(tr.src_tok), unknown(tr.tgt_tok),  # (alone, as translate does)
-                         lambda texts: [r.text for r in translate_lines(texts, engine, SOURCE_OPTIONS[src])])
+                         lambda texts: [r.text for r in translate_lines(texts, engine, Options().text_for(src))])
     for line in report:
         print(f"{file}: {line}", flush=True)
     changed = sum("writes" in line for line in report)

@@ -127,7 +127,6 @@ class Sentence:
     aside: dict = field(default_factory=dict)
     kept: list[str] = field(default_factory=list)  # spans put back exactly as they came, in order
     attempt: int = 0  # index into Engine.placeholders, or retry.VERIFY, retry.AROUND or retry.OWN
-    own: tuple[str, ...] = ()  # retry.OWN: the spans as they came (masked.spans has the glossary's targets)
     pieces: list[str] = field(default_factory=list)  # what is decoded
     phrases: list[protect.Masked] = field(default_factory=list)  # AROUND: phrases of one span each
     counts: list[int] = field(default_factory=list)  # AROUND: pieces of each phrase

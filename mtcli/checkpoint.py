@@ -6,7 +6,8 @@ A model directory holds
   metrics.jsonl       one line per epoch
   scores.json         evaluation reports (`mtcli evaluate --save`)
   lexicon.json        optional: the word types of the target side of the corpus (write_lexicon);
-                      beam search then penalises made-up words (decode.WordCheck)
+                      beam search then penalises made-up words (decode.WordCheck); and the source
+                      side's, whose capitalised outsiders are names kept as written (data.familiar_words)
   state.safetensors   parameters, Adam moments and loop position for --resume (not shipped)
   member1.safetensors, member2.safetensors, ...
                       an ensemble's further models (`mtcli ensemble`): decoded together with
@@ -128,28 +129,42 @@ def load_tokenizers(model_dir: Path, meta: dict, cfg: ModelConfig) -> tuple[Toke
 def load_lexicon(model_dir: Path, meta: dict) -> list[str] | None:
     """The lowercased target-side words of model_dir's lexicon.json, sorted as written (sorting them anew
     would cost a model's load 20 ms), None without one; refused if it is damaged or of the other direction."""
+    record = _lexicon_record(model_dir, meta)
+    return None if record is None else record["words"]
+
+
+def load_familiar(model_dir: Path, meta: dict) -> frozenset[str] | None:
+    """The source-side words the model learned (data.familiar_words), None without them (a lexicon written
+    before they were: its model keeps every capitalised word the vocabulary spells)."""
+    record = _lexicon_record(model_dir, meta)
+    return None if record is None or "familiar" not in record else frozenset(record["familiar"])
+
+
+def _lexicon_record(model_dir: Path, meta: dict) -> dict | None:
     path = Path(model_dir) / LEXICON
     if not path.is_file():
         return None
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
-        words = record["words"]
-        if record["direction"] != direction(meta) or not all(isinstance(w, str) for w in words):
+        lists = [record["words"], record.get("familiar", [])]
+        if record["direction"] != direction(meta) or not all(isinstance(w, str) for ws in lists for w in ws):
             raise ValueError(f"not a lexicon of {direction(meta)}")
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise UserError(f"{path} is damaged or not this model's ({e}); rebuild it with checkpoint.write_lexicon") from None
-    return words
+    return record
 
 
 def write_lexicon(model_dir: Path, corpus: Path) -> Path:
-    """Put the lexicon of the corpus's target side, in the direction of model_dir's model, into model_dir
-    (for a model made before lexicons, or before shipping one); returns its path."""
-    from mtcli.data import read_corpus, target_lexicon
+    """Put the lexicon of the corpus, in the direction of model_dir's model, into model_dir (for a model made
+    before lexicons, or before shipping one): the target side's words and the source side's (data.familiar_words);
+    returns its path."""
+    from mtcli.data import familiar_words, read_corpus, target_lexicon
 
     model_dir = Path(model_dir)
     _, meta = load_model(model_dir)
     data, way = read_corpus(corpus), direction(meta)
-    record = {"direction": way, "corpus_sha256": data.sha256, "words": target_lexicon(data.pairs, way)}
+    record = {"direction": way, "corpus_sha256": data.sha256, "words": target_lexicon(data.pairs, way),
+              "familiar": familiar_words(data.pairs, way)}
     text = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
     if len(text) > LEXICON_LIMIT:
         raise UserError(f"the lexicon of {data.path} takes {len(text):,} bytes, over {LEXICON_LIMIT:,}")

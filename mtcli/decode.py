@@ -23,7 +23,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from mtcli import kernels
 from mtcli.attention import KVCache
-from mtcli.checkpoint import direction, load_ensemble, load_lexicon, load_tokenizers
+from mtcli.checkpoint import direction, load_ensemble, load_lexicon, load_familiar, load_tokenizers
 from mtcli.config import DEFAULTS, SENTENCES_PER_BATCH, TranslationOptions  # decoding's defaults (kept light)
 from mtcli.data import WORD
 from mtcli.layers import linear_forward, log_softmax
@@ -555,6 +555,7 @@ class Translator:
         self.words = None if lexicon is None else WordCheck(
             [self.tgt_tok.id_to_token(i) for i in range(self.tgt_tok.vocab_size)], lexicon)
         self.nonword_max_words: int | None = NONWORD_MAX_WORDS
+        self.familiar = load_familiar(model_dir, self.meta)  # (text.sentence.Engine.familiar)
 
     def source_ids(self, lines: list[str]) -> tuple[list[list[int]], list[bool]]:
         """Source ids with BOS/EOS, cut to the model's length, and which lines were cut."""

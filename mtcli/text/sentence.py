@@ -45,6 +45,7 @@ class Lexicon:
     names: dict[str, str]  # truecasing table (case.truecase_table; spanish.names for a Spanish source)
     placeholders: tuple[tuple[str, ...], ...]  # the ladder the model copies (protect.py)
     accents: dict[str, str]  # a Spanish source's (spanish.accent_table); else none
+    familiar: frozenset[str]  # the source words the model learned (Engine.familiar)
 
     @classmethod
     def of(cls, tr) -> Lexicon:
@@ -55,7 +56,8 @@ class Lexicon:
         direction = getattr(tr, "direction", DEFAULT_DIRECTION)
         spanish_source = direction.startswith("es")
         return cls(tr.src_tok, tr.model.cfg.max_src_len - 2, spanish.names(names, tgt) if spanish_source else names,
-                   placeholders_for(direction), spanish.accent_table(src) if spanish_source else {})
+                   placeholders_for(direction), spanish.accent_table(src) if spanish_source else {},
+                   getattr(tr, "familiar", None) or frozenset())
 
     def encode(self, text: str) -> list[int]:
         return self.tokenizer.pieces(self.tokenizer.encode(text))
@@ -69,10 +71,14 @@ class Engine:
     names: dict[str, str] = field(default_factory=dict)  # truecasing table (case.truecase_table)
     placeholders: tuple[tuple[str, ...], ...] = protect.PLACEHOLDERS  # the ladder the model copies (protect.py)
     accents: dict[str, str] = field(default_factory=dict)  # a Spanish source's (spanish.accent_table)
+    # the source words the model learned (data.familiar_words): a capitalised word outside them is a name kept as
+    # it is; empty: none known (every word goes to the model)
+    familiar: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, lexicon: Lexicon, decode: Decode) -> Engine:
-        return cls(decode, lexicon.encode, lexicon.limit, lexicon.names, lexicon.placeholders, lexicon.accents)
+        return cls(decode, lexicon.encode, lexicon.limit, lexicon.names, lexicon.placeholders, lexicon.accents,
+                   lexicon.familiar)
 
     @classmethod
     def from_translator(cls, tr, options: TranslationOptions = DEFAULTS) -> Engine:
@@ -199,18 +205,38 @@ def remembering(encode: Callable[[str], list[int]]) -> Callable[[str], list[int]
     return encode_last
 
 
+_WORDS = re.compile(r"[^\W\d_]{2,}")
+_NAMES = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:[ '’-]+[^\W\d_][^\W\d_'’-]*)*")
+
+
+def _unfamiliar(word: str, familiar: frozenset[str]) -> bool:
+    return word[0].isupper() and not word.isupper() and word.lower() not in familiar
+
+
+def is_name(span: str, familiar: frozenset[str]) -> bool:
+    """A span of capitalised words only, one of them a word the model never learned ("Anna", "Carlos Ruiz")."""
+    words = _WORDS.findall(span)
+    return bool(_NAMES.fullmatch(span)) and all(w[0].isupper() for w in words) and any(
+        _unfamiliar(w, familiar) for w in words)
+
+
 def unknown_pieces(engine: Engine) -> Callable[[str], bool]:
+    """Whether the model cannot translate a piece: its vocabulary cannot spell it, or it holds a name the model
+    never learned (a capitalised word outside Engine.familiar: "Anna", "Toronto"), kept as it is."""
     @lru_cache(maxsize=4096)
     def short(piece: str) -> bool:
         # as a word, and glued to one ("?" is known after a word, not as a word of its own)
         return UNK in engine.encode(piece) and UNK in engine.encode("a" + piece)
+
+    def unfamiliar(piece: str) -> bool:
+        return bool(engine.familiar) and any(_unfamiliar(w, engine.familiar) for w in _WORDS.findall(piece))
 
     def unknown(piece: str) -> bool:
         # and lowercase: case alone makes no word unknown (a cased vocabulary lacks capitals such as "Í", "Ñ";
         # the casing stage lowercases "DÓNDE" for the model)
         low = piece.lower()
         if len(piece) > 64:  # (no long keys kept)
-            return UNK in engine.encode(piece) and (low == piece or UNK in engine.encode(low))
-        return short(piece) and (low == piece or short(low))
+            return unfamiliar(piece) or UNK in engine.encode(piece) and (low == piece or UNK in engine.encode(low))
+        return unfamiliar(piece) or short(piece) and (low == piece or short(low))
 
     return unknown

@@ -9,7 +9,9 @@ from mtcli.text import protect
 from mtcli.text.kinds import PRIVATE
 from mtcli.text.tables import TABLES, rewritten
 from mtcli.text.retry import ladder
-from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each
+from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each, is_name
+
+NAMES = ("Tom", "Mary", "John")  # the corpus's most frequent names: the model copies them (protect.py)
 
 
 class Spans:
@@ -23,7 +25,7 @@ class Spans:
     def strip(self, s: Sentence, c: Context) -> bool:
         if s.masked is None:  # (the glossary's stage has masked a sentence with terms its own way: terms.py)
             s.masked = protect.mask(s.text, s.spans, protect.PLACEHOLDERS[0])  # (digits: never a word of the sentence)
-            s.masked = protect.remask(s.masked, ladder(s.masked, c.engine.placeholders)[0])
+            s.masked = protect.remask(s.masked, _named(s.masked, ladder(s.masked, c.engine.placeholders)[0], c))
         s.outside = drop_spans(s.text, s.spans)
         s.aside[self.name] = c.options.source
         if not LETTER.search(s.outside):
@@ -42,6 +44,19 @@ class Spans:
                                                            if span in dates or table.title.search(span) else [span])]
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
         return each(out, lambda t: _dated(t, dates))
+
+
+def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context) -> tuple[str, ...]:
+    """`seq`, with a name's placeholder a name the model copies ("50 called while you were out." came out "El 50 y
+    no estabas fuera.") that the sentence does not have already."""
+    names = [is_name(span, c.engine.familiar) for span in masked.spans]
+    if not any(names):
+        return seq
+    words = set(re.findall(r"\w+", protect.remask(masked, ("",)).text))
+    name = next((n for n in NAMES if n not in words), None)
+    if name is None:
+        return seq
+    return tuple(name if is_ else seq[i % len(seq)] for i, is_ in enumerate(names))
 
 
 def _spans_out(text: str, spans: list[tuple[int, int]], outs: tuple[str, ...]) -> str:

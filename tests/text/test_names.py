@@ -1,0 +1,107 @@
+"""Names the model never learned (issue 40): the source side's familiar words (data.familiar_words, written into
+lexicon.json and loaded with a model), a capitalised word outside them kept as a span (sentence.unknown_pieces),
+and a name's placeholder a name the model copies (spans._named)."""
+
+import json
+
+import pytest
+
+from mtcli.checkpoint import LEXICON, load_familiar
+from mtcli.data import KNOWN_NAME, TAUGHT_NAME, familiar_words
+from mtcli.errors import UserError
+from mtcli.text.pipeline import Engine, translate_lines
+from mtcli.text.sentence import is_name, unknown_pieces
+
+from tests.text.fakes import answers, encode, upper
+
+
+def _pairs(n: int, en: str, es: str) -> list[tuple[str, str]]:
+    return [(en, es)] * n
+
+
+def test_familiar_words_are_the_lowercase_ones_the_known_names_and_the_translated_ones():
+    pairs = (_pairs(KNOWN_NAME, "I saw Boston.", "Vi Boston.") + _pairs(KNOWN_NAME - 1, "I saw Akita.", "Vi Akita.")
+             + _pairs(TAUGHT_NAME, "See you on Thursday.", "Nos vemos el jueves.")
+             + _pairs(TAUGHT_NAME - 1, "See you in Seville.", "Nos vemos en Sevilla.")
+             + [("Anna sings.", "Anna canta."), ("Dissolve it.", "Disuélvelo."), ("He sings in Oslo.", "Canta en Oslo.")])
+    words = set(familiar_words(pairs, "en-es"))
+    assert {"saw", "see", "you", "on", "sings", "it", "boston", "thursday"} <= words
+    # a name seen one time too few, translated one time too few, copied at a sentence's start, or seen inside one
+    assert not {"akita", "seville", "anna", "oslo"} & words
+    assert "dissolve" in words  # only opening a sentence, and translated: a verb, not a name
+
+
+def test_familiar_words_follow_the_direction():
+    pairs = [("Anna sings.", "Ana canta.")] * 3 + [("I sing.", "Yo canto.")]
+    assert "canta" in familiar_words(pairs, "es-en") and "canta" not in familiar_words(pairs, "en-es")
+
+
+def test_is_name_wants_capitals_and_one_word_the_model_never_learned():
+    familiar = frozenset({"tom", "the", "house", "anna's"})
+    assert is_name("Anna", familiar) and is_name("Carlos Ruiz", familiar) and is_name("Jean-Luc", familiar)
+    assert is_name("O'Brien", familiar)
+    assert not is_name("Tom", familiar)  # learned
+    assert not is_name("anna", familiar)  # not capitalised
+    assert not is_name("NASA", familiar)  # an acronym is no name of this kind
+    assert not is_name("Anna 2", familiar) and not is_name("Anna house", familiar)
+    assert not is_name("The House", familiar)  # capitals, but every word known
+
+
+def same(lines):  # a model that writes back what it is given
+    return [[(line, -1.0)] for line in lines]
+
+
+def _engine(decode, familiar) -> Engine:
+    return Engine(decode, encode, 54, {"tom": "Tom"}, familiar=frozenset(familiar))
+
+
+def test_unknown_pieces_keeps_names_only_where_familiar_words_are_known():
+    assert unknown_pieces(_engine(upper, {"my", "is"}))("Anna")
+    assert not unknown_pieces(_engine(upper, {"my", "is", "anna"}))("Anna")
+    assert not unknown_pieces(_engine(upper, ()))("Anna")  # no lexicon: nothing is a name
+    assert not unknown_pieces(_engine(upper, {"my"}))("anna")
+
+
+def test_a_name_goes_to_the_model_as_a_name_it_copies_and_comes_back():
+    seen = []
+    model = answers({"My name is Tom and I live in 50.": "Me llamo Tom y vivo en 50."}, seen)
+    (r,) = translate_lines(["My name is Anna and I live in Bxl9."], _engine(model, {"my", "name", "is", "and", "i",
+                                                                                   "live", "in"}))
+    assert seen == ["My name is Tom and I live in 50."]
+    assert r.text == "Me llamo Anna y vivo en Bxl9." and r.kept == ["Anna", "Bxl9"]
+
+
+def test_a_sentence_with_tom_already_gets_the_next_name():
+    seen = []
+    translate_lines(["Tom met Anna."], _engine(lambda ls: seen.extend(ls) or same(ls), {"tom", "met"}))
+    assert seen == ["Tom met Mary."]
+
+
+def test_every_placeholder_name_in_the_sentence_falls_back_to_numbers():
+    seen = []
+    translate_lines(["Tom, Mary and John met Anna."],
+                    _engine(lambda ls: seen.extend(ls) or same(ls), {"tom", "mary", "john", "and", "met"}))
+    assert seen == ["Tom, Mary and John met 50."]
+
+
+def test_a_known_name_and_a_lowercase_word_go_to_the_model_as_they_are():
+    seen = []
+    translate_lines(["Tom saw anna in Boston."], _engine(lambda ls: seen.extend(ls) or same(ls),
+                                                        {"tom", "saw", "anna", "in", "boston"}))
+    assert seen == ["Tom saw anna in Boston."]
+
+
+def _lexicon(tmp_path, record) -> None:
+    (tmp_path / LEXICON).write_text(json.dumps(record), encoding="utf-8")
+
+
+def test_load_familiar_reads_the_lexicon_and_an_older_one_has_none(tmp_path):
+    meta = {"data": {"direction": "en-es"}}
+    assert load_familiar(tmp_path, meta) is None
+    _lexicon(tmp_path, {"direction": "en-es", "words": ["hola"]})
+    assert load_familiar(tmp_path, meta) is None
+    _lexicon(tmp_path, {"direction": "en-es", "words": ["hola"], "familiar": ["tom", "house"]})
+    assert load_familiar(tmp_path, meta) == {"tom", "house"}
+    _lexicon(tmp_path, {"direction": "en-es", "words": ["hola"], "familiar": ["tom", 3]})
+    with pytest.raises(UserError, match="damaged"):
+        load_familiar(tmp_path, meta)

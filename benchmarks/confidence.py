@@ -73,12 +73,12 @@ def _translator(name: str):
 
 def _translate(tr, lines: list[str]):
     """What `mtcli translate` does to each line (pipeline, beam 4), two hypotheses for the margin."""
-    from mtcli.route import SOURCE_OPTIONS
+    from mtcli.config import Options, TranslationOptions
     from mtcli.text.pipeline import Engine, translate_lines
 
-    engine = Engine.from_translator(tr, beam=4, nbest=2)
+    engine = Engine.from_translator(tr, TranslationOptions(beam_size=4, num_hypotheses=2))
     src = tr.direction.split("-")[0]
-    return translate_lines(lines, engine, SOURCE_OPTIONS[src])
+    return translate_lines(lines, engine, Options().text_for(src))
 
 
 def _raw(tr, back, sources: list[str], targets: list[str], margins: list) -> list[dict]:

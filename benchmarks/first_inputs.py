@@ -28,6 +28,7 @@ import json
 import re
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -103,8 +104,8 @@ def main() -> None:
 
     from mtcli import registry
     from mtcli.data import read_corpus
+    from mtcli.config import Options, TranslationOptions
     from mtcli.decode import Translator
-    from mtcli.route import SOURCE_OPTIONS
     from mtcli.text.pipeline import Engine, translate_lines
 
     threadpool_limits(1)
@@ -120,11 +121,12 @@ def main() -> None:
     if args.check_all:
         tr.nonword_max_words = None
     lexicon = lexicon_of(tr, args.corpus)
-    engine = Engine.from_translator(tr, beam=args.beam, batch_size=64)
-    nbest = Engine.from_translator(tr, beam=args.beam, nbest=min(4, args.beam), batch_size=64)
+    decoding = TranslationOptions(beam_size=args.beam, max_batch_size=64, batch_type="examples")
+    engine = Engine.from_translator(tr, decoding)
+    nbest = Engine.from_translator(tr, replace(decoding, num_hypotheses=min(4, args.beam)))
 
     def pipeline(lines: list[str]) -> list[str]:  # (with the options `mtcli translate` gives the source language)
-        return [r.text for r in translate_lines(lines, engine, SOURCE_OPTIONS[way.split("-")[0]])]
+        return [r.text for r in translate_lines(lines, engine, Options().text_for(way.split("-")[0]))]
 
     def raw(lines: list[str]) -> list[list[str]]:
         return [[t for t, _ in n] for n in nbest.decode(lines)]

@@ -48,13 +48,14 @@ def scores(hyps: list[str], refs: list[str]) -> dict:
 def direction_figures(src: str, tgt: str, beam: int, unseen: int) -> dict:
     from mtcli import registry
     from mtcli.decode import Translator
-    from mtcli.route import SOURCE_OPTIONS, source_options
+    from mtcli.config import Options, TranslationOptions
     from mtcli.text import glossary
     from mtcli.text.pipeline import Engine, translate_lines
 
-    engine = Engine.from_translator(Translator(registry.shipped(f"{src}-{tgt}")), beam=beam, batch_size=64)
+    engine = Engine.from_translator(Translator(registry.shipped(f"{src}-{tgt}")),
+                                    TranslationOptions(beam_size=beam, max_batch_size=64, batch_type="examples"))
     terms = glossary.read(SETS / f"glossary-{src}-{tgt}.terms.tsv")
-    plain, with_terms = SOURCE_OPTIONS[src], source_options(terms)[src]
+    plain, with_terms = Options().text_for(src), Options(glossary=terms).text_for(src)
     bound = with_terms.glossary
 
     def run(lines: list[str], options) -> list[str]:
@@ -75,7 +76,7 @@ def direction_figures(src: str, tgt: str, beam: int, unseen: int) -> dict:
         before = run(lines, plain)
         for name in ("terms", "control"):  # (control: common words as the references translate them)
             glossary_file = SETS / f"glossary-{src}-{tgt}.{name}.tsv"
-            options = source_options(glossary.read(glossary_file))[src]
+            options = Options(glossary=glossary.read(glossary_file)).text_for(src)
             after = run(lines, options)
             held = [k for k, line in enumerate(lines) if options.glossary.find(line)]
             termless = [k for k in range(len(lines)) if k not in held]

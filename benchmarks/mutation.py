@@ -71,8 +71,9 @@ TARGETS = {
                   "remove", "in_package"]),
     "cli": (_GUARD_TESTS + ["tests/test_cli_conventions.py", "tests/test_cli_translate_input.py"],
             ["_output_file", "_output_dir", "_not_an_input", "_writable_dir", "_model", "_translate_options",
-             "_environment_beam", "_refuse_contradictions", "_read_input", "_utf8_arguments", "_scores_writable",
-             "_append_history"]),
+             "_environment_beam", "_refuse_contradictions", "_scores_writable"]),
+    # translate's reading of its input and the REPL's history (moved out of cli.py)
+    "session": (_GUARD_TESTS + ["tests/test_cli_translate_input.py"], ["read_input", "utf8_arguments", "_append_history"]),
 }
 # Tests that need the real corpus (a 3-minute tokenizer run per mutant) or that break the code on
 # purpose (tests/test_broken_versions.py patches the same functions) are left out; only those (a test
@@ -80,7 +81,8 @@ TARGETS = {
 DESELECT = "not real_corpus and not real_ and not test_broken_versions"
 # and, for the guards, the tests that only run mtcli in processes of their own: mutmut neither sees
 # which functions they reach nor waits for them cheaply (the locale, stdin and decoding-option grids)
-SLOW = {"guards": "not every_input_mode", "registry": "not every_input_mode", "cli": "not every_input_mode"}
+SLOW = {"guards": "not every_input_mode", "registry": "not every_input_mode", "cli": "not every_input_mode",
+        "session": "not every_input_mode"}
 
 
 def copy_repository(dest: Path, working_tree: bool) -> None:

@@ -41,7 +41,7 @@ def main() -> None:
     from mtcli import registry
     from mtcli.data import WORD, oriented, read_corpus, split_pairs
     from mtcli.decode import Translator
-    from mtcli.route import SOURCE_OPTIONS
+    from mtcli.config import Options, TranslationOptions
     from mtcli.text.pipeline import Engine, translate_lines
 
     threadpool_limits(1)
@@ -65,7 +65,7 @@ def main() -> None:
     tom = tom[:args.sentences]
 
     tr = Translator(registry.resolve(args.direction))
-    engine = Engine.from_translator(tr, beam=4, batch_size=64)
+    engine = Engine.from_translator(tr, TranslationOptions(beam_size=4, max_batch_size=64, batch_type="examples"))
     if args.off:
         engine.familiar = frozenset()
     print(f"{args.direction}, {args.split} split, {len(tom)} sentences with Tom, names rule "
@@ -74,7 +74,7 @@ def main() -> None:
         name = [names[i % len(names)] for i in range(len(tom))]
         src = [s.replace("Tom", n) for (s, _), n in zip(tom, name)]
         refs = [t.replace("Tom", n) for (_, t), n in zip(tom, name)]
-        outs = [r.text for r in translate_lines(src, engine, SOURCE_OPTIONS[args.direction[:2]])]
+        outs = [r.text for r in translate_lines(src, engine, Options().text_for(args.direction[:2]))]
         kept = sum(re.search(rf"\b{n}\b", o) is not None for o, n in zip(outs, name))
         bleu = BLEU().corpus_score(outs, [refs]).score
         print(f"  seen {bucket:>5} times: name kept {100 * kept / len(tom):5.1f} %, BLEU {bleu:5.2f}   "

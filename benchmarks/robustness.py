@@ -95,8 +95,8 @@ def main() -> None:
 
     from mtcli import kernels, registry
     from mtcli.data import read_corpus
+    from mtcli.config import Options, TranslationOptions
     from mtcli.decode import Translator
-    from mtcli.route import SOURCE_OPTIONS
     from mtcli.text.pipeline import Engine, TextOptions, translate_lines
 
     threadpool_limits(args.threads)
@@ -104,7 +104,7 @@ def main() -> None:
     source = args.direction.split("-")[0]
     model = registry.resolve(args.model or registry.shipped(args.direction))
     tr = Translator(model)
-    engine = Engine.from_translator(tr, beam=args.beam, batch_size=64)
+    engine = Engine.from_translator(tr, TranslationOptions(beam_size=args.beam, max_batch_size=64, batch_type="examples"))
     decode, memo = engine.decode, {}
 
     def cached(lines: list[str]) -> list:
@@ -123,7 +123,7 @@ def main() -> None:
         return [n[0][0] for n in engine.decode(lines)]
 
     def on(lines: list[str]) -> list[str]:
-        return [r.text for r in translate_lines(lines, engine, SOURCE_OPTIONS[source])]
+        return [r.text for r in translate_lines(lines, engine, Options().text_for(source))]
 
     def no_case(lines: list[str]) -> list[str]:
         return [r.text for r in translate_lines(lines, engine, TextOptions(case=False, source=source))]

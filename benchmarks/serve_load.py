@@ -209,9 +209,10 @@ def main() -> None:
           f"{len(sentences)} sentences of {args.data.name} ({mean_len:.1f} words on average), "
           f"{args.duration:g} s per load, {args.rounds} round(s); load average {os.getloadavg()[0]:.1f}", flush=True)
     from mtcli.decode import Translator
-    from mtcli.serve.texts import engine, translate_texts
+    from mtcli.serve.texts import translate_texts
+    from mtcli.text.pipeline import Engine
 
-    decoding = engine(Translator(model_dir), cfg)
+    decoding = Engine.from_translator(Translator(model_dir), cfg.decoding)
     translate_texts(sentences[:8], "text", 1, decoding)  # warm-up: compiled kernels load
     proc, url = start_server(str(model_dir), cfg)
     offline_runs: list[tuple[float, float]] = []

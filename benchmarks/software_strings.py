@@ -42,16 +42,16 @@ def main() -> None:
     parser.add_argument("--show", action="store_true", help="print every line and its translation")
     args = parser.parse_args()
 
+    from mtcli.config import Options, TranslationOptions
     from mtcli.decode import Translator
     from mtcli.text.pipeline import Engine, translate_lines
-    from mtcli.route import SOURCE_OPTIONS
 
     for direction in SETS if args.direction == "both" else [args.direction]:
         lines = SETS[direction].read_text(encoding="utf-8").splitlines()
         started = time.perf_counter()
         engine = Engine.from_translator(Translator(REPO / "mtcli" / "models" / direction),
-                                        beam=1 if args.greedy else args.beam)
-        results = translate_lines(lines, engine, SOURCE_OPTIONS[direction.split("-")[0]])
+                                        TranslationOptions(beam_size=1 if args.greedy else args.beam))
+        results = translate_lines(lines, engine, Options().text_for(direction.split("-")[0]))
         seconds = time.perf_counter() - started
         kept = icu_kept = icu_lines = around = 0
         spans = sum(sum(placeholders(line).values()) for line in lines)

@@ -79,13 +79,15 @@ def main() -> None:
     from threadpoolctl import threadpool_limits
 
     from mtcli import registry
+    from mtcli.config import TranslationOptions
     from mtcli.decode import Translator
     from mtcli.text.formats import translate_document
     from mtcli.text.pipeline import Engine, translate_lines
     from robustness import variants
 
     threadpool_limits(1)
-    engine = Engine.from_translator(Translator(registry.resolve(args.model or registry.SHIPPED)), beam=args.beam)
+    engine = Engine.from_translator(Translator(registry.resolve(args.model or registry.SHIPPED)),
+                                    TranslationOptions(beam_size=args.beam))
     decode, seen = engine.decode if not args.cache else _cached(engine.decode, args.cache), []
 
     def logged(lines: list[str]) -> list:

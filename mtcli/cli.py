@@ -5,17 +5,19 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.text import Text
 
-from mtcli import registry
+from mtcli import registry, session
+from mtcli.console import err, fail
+from mtcli.console import error_line as _error_line
+from mtcli.console import out as _out
+from mtcli.console import warning as _warning
 from mtcli.config import (DEFAULT_DATA, DEFAULT_DIRECTION, DEFAULT_DOWNLOAD_DIR, DEFAULT_PREPARED, DEFAULT_RUNS, DEFAULTS,
-                          DIRECTIONS, VOCAB, ModelConfig)
+                          DIRECTIONS, VOCAB, ModelConfig, Options)
 from mtcli.errors import UserError
 from mtcli.schema import limits
 from mtcli.serve.config import ServeConfig
@@ -28,7 +30,6 @@ app = typer.Typer(
     rich_markup_mode=None,  # help prints as written: rich markup took [distributed] and [default: ...] for tags
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True)
 
 
 def _print_version(value: bool) -> None:
@@ -45,25 +46,6 @@ def _options(
                                  help="Print the version and exit."),
 ) -> None:
     pass
-
-
-# line breaks and other control characters a user typed (a model name, a path) shown escaped, as
-# repr shows them: a message stays one line and cannot move the terminal's cursor; lone surrogates (an
-# argument that is no UTF-8) too, which no stream can encode
-_ESCAPED = {c: repr(chr(c))[1:-1] for c in (*range(32), *range(127, 160), 0x2028, 0x2029, *range(0xD800, 0xE000))}
-
-
-def _escaped(message: str) -> str:
-    return message.translate(_ESCAPED)
-
-
-def _error_line(message: str) -> None:
-    # soft_wrap: one line however narrow the terminal (or 80 columns when piped); a stderr that
-    # cannot be written (guarded_stdio) drops it, and the exit code still tells
-    try:
-        err.print(Text.assemble(("error: ", "bold red"), _escaped(message)), soft_wrap=True)
-    except OSError:
-        pass
 
 
 def _output_file(value: str | None) -> Path | None:
@@ -113,11 +95,6 @@ def _model_files(model_dir: Path) -> list[Path]:
     from mtcli.checkpoint import STATE
 
     return [model_dir / f for f in (*registry.model_files(model_dir), STATE)]
-
-
-def fail(message: str, code: int = 2) -> None:
-    _error_line(message)
-    raise typer.Exit(code)
 
 
 def main() -> None:
@@ -198,8 +175,6 @@ def _utf8_stdio() -> None:
 
 
 # --- data: download, tokenize ----------------------------------------------------------
-
-_out = Console()
 
 
 def _fill_doc(**values):
@@ -656,106 +631,6 @@ def _load_translator(model: Path):
         return Translator(model)
 
 
-def _one_line(text: str) -> str:
-    """No stray line or paragraph separators in the output; leading spaces and tabs (indentation) and the
-    tabs between cells kept."""
-    body = text.lstrip(" \t")
-    return text[: len(text) - len(body)] + "\t".join(" ".join(cell.split()) for cell in body.split("\t"))
-
-
-def _format(r, n: int, scores: bool, as_json: bool, align: bool = False, marked: bool = False) -> str:
-    """One input line's output: its translation(s), as text, n-best rows or a JSON object. `marked`: the
-    flagged sentences marked (a terminal), `align`: the line's word alignments after ' ||| '."""
-    import json
-
-    check = getattr(r, "check", None)
-    if as_json:
-        out = {"line": r.line, "translations": [{"text": t, "score": round(s, 4)} for t, s in r.nbest[:n]],
-               "sentences": r.sentences, "split": r.split, "kept": r.kept, "warnings": r.warnings,
-               "language": r.language, "confidence": None if r.confidence is None else round(r.confidence, 4)}
-        if check is not None:
-            out["quality"] = check.to_json()
-        return json.dumps(out, ensure_ascii=False)
-    if n > 1:
-        return "\n".join(f"{r.line - 1} ||| {_one_line(t)} ||| {s:.4f}" for t, s in r.nbest[:n])
-    text, score = r.nbest[0]
-    text = _one_line(text)
-    if align:
-        text += " ||| " + " ".join(f"{i}-{j}" for i, j in (check.alignment if check else []))
-    elif marked and check is not None and check.flagged:
-        text = _marked(text, [s.translation for s in check.sentences if s.flagged])
-    return f"{score:.4f}\t{text}" if scores else text
-
-
-FLAG = "⚠"  # before a flagged line on a terminal: a shape, not a colour, says it (colour-blind safe)
-
-
-def _marked(text: str, flagged: list[str]) -> str:
-    """A line for the terminal with its flagged sentences underlined after the flag (plain with NO_COLOR)."""
-    if _out.no_color or not _out.is_terminal:
-        return f"{FLAG} {text}"
-    line = Text(f"{FLAG} ", style="bold yellow")
-    rest = text
-    for sentence in flagged:
-        at = rest.find(sentence)
-        if at < 0:
-            continue
-        line.append(rest[:at])
-        line.append(sentence, style="underline")
-        rest = rest[at + len(sentence):]
-    line.append(rest)
-    with _out.capture() as captured:
-        _out.print(line, end="", soft_wrap=True, highlight=False)
-    return captured.get()
-
-
-class _Tally:
-    """The checked lines of a translate run: which were flagged, which fell below --min-confidence."""
-
-    def __init__(self):
-        self.checked, self.flagged, self.low = 0, [], []
-
-    def add(self, results, where: str, min_confidence: float | None) -> None:
-        for r in results:
-            check = getattr(r, "check", None)
-            if check is None or check.confidence is None:
-                continue
-            self.checked += 1
-            if check.flagged:
-                self.flagged.append(r.line)
-                _warning(f"{where} {r.line}: probably wrong (confidence {check.confidence:.2f}): "
-                         + "; ".join(dict.fromkeys(check.warnings)))
-            if min_confidence is not None and check.confidence < min_confidence:
-                self.low.append(r.line)
-
-    def finish(self, lines: bool, flagged_file: Path | None, min_confidence: float | None) -> None:
-        """The run's end: "N of M lines flagged" when some were (lines, not arguments; a clean run stays quiet),
-        --flagged FILE, and exit status 4 when a line fell below --min-confidence."""
-        from mtcli.atomic import write_output
-
-        if lines and self.flagged:
-            err.print(f"{len(self.flagged)} of {self.checked} lines flagged", highlight=False)
-        if flagged_file is not None:
-            write_output(flagged_file, "".join(f"{n}\n" for n in self.flagged).encode())
-        if self.low:
-            shown = ", ".join(map(str, self.low[:10])) + (", …" if len(self.low) > 10 else "")
-            err.print(f"{len(self.low)} line(s) below --min-confidence {min_confidence:g}: {shown}", highlight=False)
-            raise typer.Exit(LOW_CONFIDENCE)
-
-
-LOW_CONFIDENCE = 4  # exit status of a translate run with a line below --min-confidence (0-3 and 130 are taken)
-
-
-def _warning(message: str) -> None:
-    err.print(Text.assemble(("warning: ", "yellow"), _escaped(message)), soft_wrap=True)
-
-
-def _warn(results, where: str = "line") -> None:
-    for r in results:
-        for w in r.warnings:
-            _warning(f"{where} {r.line}: {w}")
-
-
 class FromLanguage(str, Enum):
     auto = "auto"
     en = "en"
@@ -780,14 +655,12 @@ class DocFormat(str, Enum):
 
 
 def _translate_options(ctx: typer.Context, text: bool, input: Path | None, fmt: DocFormat | None, greedy: bool,
-                       beam: int, nbest: int, scores: bool, as_json: bool, batch_size: int | None) -> tuple[str, int]:
-    """translate's document format (text for plain lines) and beam size; options out of range, or that
-    would be ignored or overruled, are an error, not a silent choice."""
+                       beam: int, nbest: int, scores: bool, as_json: bool) -> tuple[str, int]:
+    """translate's document format (text for plain lines) and beam size; options that would be ignored or
+    overruled are an error, not a silent choice (their ranges: typer's, from schema.RANGES)."""
     from mtcli.atomic import STDOUT
     from mtcli.text.formats import format_for
 
-    if beam < 1 or nbest < 1 or (batch_size is not None and batch_size < 1):
-        fail("--beam, --nbest and --batch-size must be at least 1")
     beam = _environment_beam(ctx, beam, greedy)
     _refuse_contradictions(ctx, text, input is not None, greedy, beam, nbest, scores, as_json)
     fmt = fmt.value if fmt else format_for(None if input is None or str(input) == STDOUT else input)
@@ -832,11 +705,12 @@ def _refuse_contradictions(ctx: typer.Context, text: bool, input: bool, greedy: 
         fail(f"--scores: the output of {'--json' if as_json else '--nbest'} carries the scores already")
 
 
-def _check_options(ctx: typer.Context, fmt: str, beam: int, nbest: int, check: bool, round_trip: bool,
-                   min_confidence: float | None, flagged: str | None, align: bool, scores: bool):
-    """translate's checking options as the decoding options object carries them (config.TranslationOptions);
-    combinations that would be ignored are an error."""
-    from dataclasses import replace
+def _decoding(ctx: typer.Context, fmt: str, beam: int, alpha: float, nbest: int, batch_size: int | None, check: bool,
+              round_trip: bool, min_confidence: float | None, flagged: str | None, align: bool, scores: bool):
+    """translate's decoding and checking, the one config.TranslationOptions the engines and the checker get;
+    combinations that would be ignored are an error. With a check, beam search keeps the second best too: its
+    margin is what the check reads (beam search finds it anyway)."""
+    from mtcli.config import TranslationOptions
 
     asked = [name for name, given in (("--round-trip", round_trip), ("--min-confidence", min_confidence is not None),
                                       ("--flagged", flagged is not None)) if given]
@@ -846,8 +720,10 @@ def _check_options(ctx: typer.Context, fmt: str, beam: int, nbest: int, check: b
         fail(f"--format {fmt}: {(asked or ['--align'])[0]} is for plain lines (a document is not checked)")
     if align and (nbest > 1 or scores):
         fail(f"--align: its alignments follow the one translation of each line, not {'--nbest' if nbest > 1 else '--scores'}")
-    return replace(DEFAULTS, beam_size=beam, num_hypotheses=nbest, check="off" if not check else "full" if round_trip else "fast",
-                   return_alignments=align)
+    batches = {} if batch_size is None else dict(max_batch_size=batch_size, batch_type="examples")
+    return TranslationOptions(beam_size=beam, num_hypotheses=max(nbest, 2) if check and beam > 1 else nbest,
+                              length_penalty=alpha, check="off" if not check else "full" if round_trip else "fast",
+                              return_alignments=align, **batches)
 
 
 @app.command()
@@ -938,35 +814,35 @@ def translate(
     from mtcli.text import read
     from mtcli.text.formats import DOCUMENTS
 
-    fmt, beam = _translate_options(ctx, bool(text), input, fmt, greedy, beam, nbest, scores, as_json, batch_size)
-    options = _check_options(ctx, fmt, beam, nbest, check, round_trip, min_confidence, flagged, align, scores)
+    fmt, beam = _translate_options(ctx, bool(text), input, fmt, greedy, beam, nbest, scores, as_json)
+    decoding = _decoding(ctx, fmt, beam, alpha, nbest, batch_size, check, round_trip, min_confidence, flagged, align,
+                         scores)
     flagged_file = _output_file(flagged)
     from_stdin = input is not None and str(input) == STDOUT
     reads_stdin = not text and (input is None or from_stdin) and not sys.stdin.isatty()
-    checking = options.check != "off"
-    # the beam's second best gives the margin the check reads (beam search finds it anyway)
-    router = _router(ctx, model, source.value, target.value if target else None, output,
-                     dict(beam=beam, nbest=max(nbest, 2) if checking and beam > 1 else nbest, alpha=alpha,
-                          batch_size=batch_size), reads_stdin, options, glossary)
+    checking = decoding.check != "off"
+    router = _router(ctx, model, source.value, target.value if target else None, output, reads_stdin,
+                     Options(decoding, glossary=_read_glossary(glossary)))
     if input is None and not text and sys.stdin.isatty():
         with kernels.for_decoding(0, beam):  # the REPL's lines are counted as they come (Engine's decode)
-            return _repl(router)
+            return session.repl(router)
     _document_options(fmt, keys, overwrite)
     if fmt in DOCUMENTS:
-        return _translate_file(input, from_stdin, output, fmt, router, keys, overwrite)
-    doc = read.Document(read.arguments(_utf8_arguments(text))) if text else _read_input(None if from_stdin else input, fmt, output)
+        return session.translate_file(input, from_stdin, output, fmt, router, keys, overwrite)
+    doc = (read.Document(read.arguments(session.utf8_arguments(text))) if text
+           else session.read_input(None if from_stdin else input, fmt, output))
     lines = doc.lines if doc is not None else None
     to_stdout = output is None or str(output) == STDOUT
     # piped lines are counted as they arrive (Engine's decode): the references until there are enough
     with kernels.for_decoding(len(lines or ()), beam):
         if fmt != "text":
-            rendered = _translate_document(lines, fmt, router, input if input and not from_stdin else "stdin")
+            rendered = session.translate_document(lines, fmt, router, input if input and not from_stdin else "stdin")
         else:
             groups = [lines] if lines is not None else read.stream_lines(sys.stdin.buffer, "<stdin>")
             show = input is not None and not from_stdin and err.is_terminal
-            tally = _Tally()
-            rendered = _translate_groups(groups, router, batch_size, nbest, scores, as_json, to_stdout, show,
-                                         "argument" if text else "line", tally, align, min_confidence)
+            tally = session.Tally()
+            rendered = session.translate_groups(groups, router, nbest, scores, as_json, to_stdout, show,
+                                                "argument" if text else "line", tally, align, min_confidence)
     if not to_stdout:  # a file is written back as the input file came (line ends, encoding, BOM); stdout: "\n"
         write_output(output, (doc or read.Document([])).encode(rendered))
     elif fmt != "text":
@@ -975,25 +851,23 @@ def translate(
         tally.finish(not text, flagged_file, min_confidence)
 
 
-def _router(ctx: typer.Context, model: str, source: str, target: str | None, output, decoding: dict, stdin: bool,
-            options=None, glossary: Path | None = None):
+def _router(ctx: typer.Context, model: str, source: str, target: str | None, output, stdin: bool, options: Options):
     """translate's way to the models: the one given with -m or MTCLI_MODEL (its direction fixed, --from
     and --to must agree with it), else the shipped model of each line's direction, loaded on first use.
-    `options` (config.TranslationOptions): how the translations are checked (mtcli.confidence); the round
-    trip's model is the shipped one of the other direction, loaded on first use. `glossary`: the user's terms,
-    in the text options of each source language."""
+    `options` (config.Options) go as they are to each direction's engine (their decoding), its checker (how the
+    translations are checked, mtcli.confidence; the round trip's model is the shipped one of the other
+    direction, loaded on first use) and the text pipeline (their glossary)."""
     import functools
 
     from mtcli.confidence import Checker
-    from mtcli.route import Languages, Router, source_options
+    from mtcli.route import Languages, Router
     from mtcli.text.pipeline import Engine
 
     languages = Languages.parse(source, target)
-    text_options = source_options(_read_glossary(glossary))
     shipped = functools.cache(lambda direction: _load_translator(registry.shipped(direction)))
     if ctx.get_parameter_source("model").name != "DEFAULT":
         path = registry.resolve(model)
-        _not_an_input(output, _model_files(path), stdin=stdin)  # (-i FILE: _read_input)
+        _not_an_input(output, _model_files(path), stdin=stdin)  # (-i FILE: session.read_input)
         translator = _load_translator(path)
         languages.agree(translator.direction, model)
         translator_of, fixed = (lambda direction: translator), translator.direction
@@ -1002,15 +876,14 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
             if path.parent == registry.SHIPPED_DIR:
                 _not_an_input(output, _model_files(path), stdin=stdin)
         translator_of, fixed = shipped, None
-    engine_of = lambda direction: Engine.from_translator(translator_of(direction), **decoding)  # noqa: E731
+    engine_of = lambda direction: Engine.from_translator(translator_of(direction), options.decoding)  # noqa: E731
 
     def checker_for(direction: str):
         back = "-".join(reversed(direction.split("-")))
-        return Checker(translator_of(direction), lambda: shipped(back), options)
+        return Checker(translator_of(direction), lambda: shipped(back), options.decoding)
 
-    checking = options is not None and (options.check != "off" or options.return_alignments)
-    return Router(engine_of, languages, fixed=fixed, checker_for=checker_for if checking else None,
-                  options=text_options)
+    checking = options.decoding.check != "off" or options.decoding.return_alignments
+    return Router(engine_of, languages, fixed=fixed, checker_for=checker_for if checking else None, options=options)
 
 
 def _document_options(fmt: str, keys: list[str] | None, overwrite: bool) -> None:
@@ -1018,210 +891,6 @@ def _document_options(fmt: str, keys: list[str] | None, overwrite: bool) -> None
         fail(f"--keys picks the values of a JSON file to translate; --format {fmt} has none")
     if overwrite and fmt not in ("po", "xliff"):
         fail(f"--overwrite translates again the messages of a PO or XLIFF file; --format {fmt} has none")
-
-
-def _translate_file(input, from_stdin: bool, output, fmt: str, router, keys, overwrite: bool) -> None:
-    """A document read and written as bytes (docx, odt, po, xliff, json) translated whole."""
-    from mtcli.atomic import STDOUT, write_output
-    from mtcli.text.formats import Settings
-
-    name = "stdin" if input is None or from_stdin else str(input)
-    data = _read_input(None if from_stdin else input, fmt, output, raw=True)
-    if (output is None or str(output) == STDOUT) and fmt in ("docx", "odt") and sys.stdout.isatty():
-        fail(f"a {fmt} document is a zip package, not text for a terminal; give -o FILE")
-    with err.status(f"Translating {name}…"):
-        out, results = router.translate_file(data, fmt, name, Settings(tuple(keys or ()), overwrite))
-    _warn(sorted(results, key=lambda r: r.line), "paragraph" if fmt in ("docx", "odt") else "line")
-    if output is None or str(output) == STDOUT:
-        sys.stdout.buffer.write(out)
-        sys.stdout.flush()
-    else:
-        write_output(output, out)
-
-
-def _read_input(path: Path | None, fmt: str, output: Path | None = None, raw: bool = False):
-    """The English lines of -i FILE (a file or a pipe: `-i <(...)`), or of a document on stdin (None:
-    plain lines on stdin, translated as they arrive), as a read.Document (raw: its bytes). An output that is the
-    input itself is refused: the English would be lost."""
-    import stat
-
-    from mtcli import guards
-    from mtcli.text import read
-
-    if path is None:
-        guards.check_stdin()
-        st = guards.stdin_stat()
-        regular = st is not None and stat.S_ISREG(st.st_mode)  # a file, read to the end it has now
-        if fmt == "text" and not regular:  # lines piped in are answered as they come
-            return None
-        try:
-            data = guards.read_once(guards.stdin_fd(), MAX_INPUT_BYTES) if regular else sys.stdin.buffer.read()
-            return data if raw else read.read_document(data, "<stdin>")
-        except OSError as e:
-            fail(f"cannot read standard input: {e.strerror or e}")
-    try:
-        mode = path.stat().st_mode
-        if output is not None and str(output) != "-" and output.exists() and path.samefile(output):
-            fail(f"-o {output} is the input file: its English would be replaced; give another output")
-        if stat.S_ISDIR(mode):
-            fail(f"{path}: is a directory; give a file")
-        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
-            fail(f"{path}: not a file or a pipe")
-        data = guards.read_once(path, MAX_INPUT_BYTES)  # a file still being written: as it is now
-        if len(data) > MAX_INPUT_BYTES:
-            fail(f"{path}: over {MAX_INPUT_BYTES:,} bytes (a pipe that never ends?); give a smaller file")
-        return data if raw else read.read_document(data, str(path))
-    except FileNotFoundError:
-        fail(f"{path}: no such file")
-    except OSError as e:
-        fail(f"cannot read {path}: {e.strerror or e}")
-
-
-MAX_INPUT_BYTES = 256 << 20  # translate -i: days of decoding on this machine
-
-
-def _utf8_arguments(texts: list[str]) -> list[str]:
-    """Text arguments as their UTF-8 bytes say, whatever the locale decoded them as (a C locale hands
-    é in as two undecodable bytes): read.arguments then refuses only what is not UTF-8."""
-    return [_utf8_argument(t) for t in texts]
-
-
-def _utf8_argument(text: str) -> str:
-    try:
-        return os.fsencode(text).decode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:  # a lone surrogate no command line can carry (an API caller's): as it is
-        return text
-
-
-def _translate_document(lines: list[str], fmt: str, router, name) -> str:
-    """A document (srt, markdown, html) translated and written back whole."""
-    with err.status(f"Translating {name}…"):
-        out, results = router.translate_document(lines, fmt)
-    _warn(sorted(results, key=lambda r: r.line))
-    return "".join(line + "\n" for line in out)
-
-
-def _translate_groups(groups, router, batch_size: int, nbest: int, scores: bool, as_json: bool, to_stdout: bool,
-                      progress: bool, where: str, tally: _Tally | None = None, align: bool = False,
-                      min_confidence: float | None = None) -> str:
-    """Lines in groups as they arrive (a pipe), translated up to LINES_PER_CALL (or batch_size) at a time;
-    each batch is written to stdout and flushed at once (a line is answered before the input ends) or
-    kept for one atomic write."""
-    from contextlib import nullcontext
-
-    from rich.progress import Progress
-
-    from mtcli.text.pipeline import LINES_PER_CALL
-
-    kept, done, step = [], 0, max(batch_size or 0, LINES_PER_CALL)
-    total = sum(len(g) for g in groups) if progress else None
-    with Progress(console=err, transient=True) if progress else nullcontext() as bar:
-        task = bar.add_task("translating", total=total) if progress else None
-        for group in groups:
-            for k in range(0, len(group), step):
-                batch = group[k : k + step]
-                results = router.translate(batch, first=done + 1)
-                done += len(batch)
-                _warn(results, where)
-                if tally is not None:
-                    tally.add(results, where, min_confidence)
-                marked = to_stdout and _out.is_terminal
-                chunk = "".join(_format(r, nbest, scores, as_json, align, marked) + "\n" for r in results)
-                if to_stdout:
-                    sys.stdout.write(chunk)
-                    sys.stdout.flush()
-                else:
-                    kept.append(chunk)
-                if progress:
-                    bar.advance(task, len(batch))
-    return "".join(kept)
-
-
-HISTORY_LINES = 1000  # lines a session appends, and what mtcli's own history file is cut back to
-HISTORY_BYTES = 1 << 20  # a longer history file is not read (the session starts with none)
-
-
-def _line_editing() -> Callable[[], None]:
-    """Arrow keys, editing and history for input() (GNU readline, where Python has it), the history
-    kept in mtcli's user directory; returns what saves it at the end: the session's lines appended (at
-    most HISTORY_LINES), never a rewrite of a file mtcli did not make (_own_history)."""
-    try:
-        import readline
-    except ImportError:  # e.g. Windows without pyreadline: plain input()
-        return lambda: None
-    from mtcli.registry import home
-
-    path = None
-    try:
-        path = home() / "history"
-        if path.stat().st_size <= HISTORY_BYTES:
-            readline.read_history_file(path)
-    except (OSError, UserError):
-        pass  # no history yet, or unreadable: start a new one
-    start = readline.get_current_history_length()
-
-    def save() -> None:
-        added = min(readline.get_current_history_length() - start, HISTORY_LINES)
-        try:
-            if path is not None and added > 0 and hasattr(readline, "append_history_file"):
-                _append_history(path, lambda: readline.append_history_file(added, path))
-        except (OSError, UserError):
-            pass  # a read-only home loses the history, never the session
-
-    return save
-
-
-def _append_history(path: Path, append: Callable[[], None]) -> None:
-    """Append to the history file (made now if missing, and marked as mtcli's); cut mtcli's own file
-    back to its last HISTORY_LINES lines once it has twice as many, by an atomic rewrite. A history file
-    mtcli did not make (a user's, a link to one) is only appended to."""
-    from mtcli.atomic import atomic_write_bytes
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mark = path.with_name(".history.mtcli")  # the identity of the history file mtcli made
-    try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        st = os.stat(path)
-        mark.write_text(f"{st.st_dev}:{st.st_ino}\n")
-    except FileExistsError:
-        pass
-    append()
-    st = os.stat(path)
-    try:
-        ours = mark.read_text().strip() == f"{st.st_dev}:{st.st_ino}"
-    except OSError:
-        ours = False
-    if not ours:
-        return
-    lines = path.read_bytes().splitlines(keepends=True)  # (mtcli's own: never much over 2 x HISTORY_LINES)
-    if len(lines) > 2 * HISTORY_LINES:
-        atomic_write_bytes(path, b"".join(lines[-HISTORY_LINES:]))
-        st = os.stat(path)
-        mark.write_text(f"{st.st_dev}:{st.st_ino}\n")
-
-
-def _repl(router) -> None:
-    from mtcli.route import NAMES, other
-
-    way = router.fixed.split("-") if router.fixed else None
-    say = f"{NAMES[way[0]]} → {NAMES[way[1]]}" if way else "English ⇄ Spanish, told from each line"
-    err.print(f"{say}. Type a sentence and press Enter; Ctrl-D to quit.", highlight=False)
-    save_history = _line_editing()
-    number = 0
-    while True:
-        try:
-            line = input(f"{way[0] if way else router.prior or 'en'}> ")  # the language it expects
-        except (EOFError, KeyboardInterrupt):
-            save_history()
-            err.print()
-            return
-        number += 1
-        if line.strip():
-            results = router.translate([line], first=number)
-            _warn(results)
-            _Tally().add(results, "line", None)
-            r = results[0]
-            print(f"{router.languages.target or other(r.language)}> {_one_line(r.text)}")
 
 
 @app.command()
@@ -1251,7 +920,7 @@ def explain(
     from mtcli.langid import detect
     from mtcli.route import other
 
-    sentence = _utf8_argument(sentence)
+    sentence = session.utf8_argument(sentence)
     if ctx.get_parameter_source("model").name != "DEFAULT":
         path = registry.resolve(model)
     else:
@@ -1334,7 +1003,7 @@ def evaluate(
                                       glossary=terms)
     report = {"model": name, "direction": tr.direction, "data": source, **report, "skipped": skipped}
     if output is not None:  # (first: a --save that fails keeps the translations)
-        write_output(output, "".join(_one_line(h) + "\n" for h in hyps))
+        write_output(output, "".join(session.one_line(h) + "\n" for h in hyps))
     if save:
         save_scores(model_dir, key, report)
     to_stderr = str(output) == "-"  # with -o - the translations alone are on stdout, the report on stderr
@@ -1485,7 +1154,8 @@ def glossary_check(
 
       mtcli glossary check --from es terms-es.tsv
     """
-    from mtcli.route import SOURCE_OPTIONS, other
+    from mtcli.config import TranslationOptions
+    from mtcli.route import other
     from mtcli.text import glossary as terms
     from mtcli.text.pipeline import Engine, translate_lines
     from mtcli.tokenizer import UNK
@@ -1499,9 +1169,9 @@ def glossary_check(
     def unknown(tok):
         return lambda text: [w for w in text.split() if UNK in tok.encode(w)]
 
-    engine, src = Engine.from_translator(tr, beam=1, nbest=1), tr.direction.split("-")[0]
+    engine, src = Engine.from_translator(tr, TranslationOptions(beam_size=1)), tr.direction.split("-")[0]
     report = terms.check(g.towards(src, other(src)), unknown(tr.src_tok), unknown(tr.tgt_tok),  # (alone, as translate does)
-                         lambda texts: [r.text for r in translate_lines(texts, engine, SOURCE_OPTIONS[src])])
+                         lambda texts: [r.text for r in translate_lines(texts, engine, Options().text_for(src))])
     for line in report:
         print(f"{file}: {line}", flush=True)
     changed = sum("writes" in line for line in report)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -141,6 +142,45 @@ class TranslationOptions:
 
 
 DEFAULTS = TranslationOptions()  # the decoding of `mtcli translate`, `evaluate` and `serve` unless told otherwise
+
+
+@dataclass(frozen=True)
+class TextOptions:
+    """Which steps of the text pipeline (mtcli/text/) run; all off is the raw model on each line (the
+    benchmark's "before")."""
+
+    segment: bool = True  # one sentence at a time
+    protect: bool = True  # numbers, URLs, emoji, ... kept exactly
+    case: bool = True  # ALL CAPS, lowercase, loose contractions
+    punctuate: bool = True  # a missing final "?" or "." added (a question then comes out as ¿...?); off for
+    # a fragment (a link's text): no final mark, no capital letter first
+    keep_stop: bool = True  # off: a source without final punctuation gets a translation without a final "."
+    # (documents: a heading, a cell, a link's text)
+    glossary: object | None = None  # the user's terms bound to the direction (a text.glossary.Glossary), kept
+    # and put back as its targets
+    source: str = "en"  # the source language: which language's rules run (contractions, questions, titles, dates)
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything one translation is asked with, built once and passed down unchanged: by `mtcli translate`
+    (its flags over MTCLI_* over these defaults) or by the server (a request's fields over the server's own).
+    `decoding` goes to the Translator and the checker as it is; the text pipeline gets `text_for(source)`:
+    `text` with that source language's rules and `glossary` bound to its direction."""
+
+    decoding: TranslationOptions = DEFAULTS
+    text: TextOptions = TextOptions()
+    glossary: object | None = None  # the user's terms (a text.glossary.Glossary), for every direction
+
+    def text_for(self, source: str) -> TextOptions:
+        return self._by_source[source]
+
+    @functools.cached_property
+    def _by_source(self) -> dict[str, TextOptions]:
+        """(once per object: binding a glossary to a direction indexes its terms again)"""
+        terms = self.glossary
+        return {src: dataclasses.replace(self.text, source=src, glossary=terms.towards(src, tgt) if terms else None)
+                for src, tgt in map(languages, DIRECTIONS)}
 # max_batch_size where batches count sentences (batch_type "examples"): Translator.translate (what
 # `mtcli evaluate` decodes with) and the server's batches
 SENTENCES_PER_BATCH = 64
@@ -165,4 +205,4 @@ def from_dict(cls, d: dict):
 
 
 __all__ = ["DIRECTIONS", "DEFAULT_DIRECTION", "VOCAB", "languages", "DEFAULT_DATA", "DEFAULT_DOWNLOAD_DIR", "DEFAULT_PREPARED", "DEFAULT_RUNS", "ModelConfig", "TrainConfig",
-           "PRESETS", "TranslationOptions", "DEFAULTS", "SENTENCES_PER_BATCH", "model_config", "to_dict", "from_dict"]
+           "PRESETS", "TranslationOptions", "DEFAULTS", "TextOptions", "Options", "SENTENCES_PER_BATCH", "model_config", "to_dict", "from_dict"]

@@ -15,10 +15,10 @@ import sacrebleu
 from mtcli.atomic import atomic_write_text
 from mtcli.checkpoint import SCORES, TRAINED_ON, direction
 from mtcli.data import encode_pairs, held_out_pairs, make_batches, oriented, read_corpus
+from mtcli.config import Options, TranslationOptions
 from mtcli.decode import Translator
 from mtcli.errors import UserError
 from mtcli.metrics import EVAL_BATCH, percent, teacher_forced
-from mtcli.route import source_options
 from mtcli.schema import read_scores
 from mtcli.text.glossary import Glossary
 from mtcli.text.pipeline import Engine, translate_lines
@@ -69,8 +69,8 @@ def evaluate_pairs(translator: Translator, pairs: list[tuple[str, str]], beam: i
     report = teacher_forced(translator.models, make_batches(split, EVAL_BATCH, 0, 0, shuffle=False))
     unique = list(dict.fromkeys(en for en, _ in pairs))  # sentences with several references: decode once
     if glossary is not None:
-        engine = Engine.from_translator(translator, beam=beam, nbest=1, alpha=alpha)
-        options = source_options(glossary)[direction(translator.meta).split("-")[0]]
+        engine = Engine.from_translator(translator, TranslationOptions(beam_size=beam, length_penalty=alpha))
+        options = Options(glossary=glossary).text_for(direction(translator.meta).split("-")[0])
     out: dict[str, str] = {}
     for k in range(0, len(unique), PROGRESS_EVERY):
         chunk = unique[k : k + PROGRESS_EVERY]

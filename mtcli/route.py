@@ -10,27 +10,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from mtcli.confidence import LineCheck
-from mtcli.config import DEFAULT_DIRECTION
+from mtcli.config import DEFAULT_DIRECTION, Options
 from mtcli.errors import UserError
-from mtcli.text.glossary import Glossary
-from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
+from mtcli.text.pipeline import Engine, LineResult, translate_lines
 
 LANGUAGES = ("en", "es")
 NAMES = {"en": "English", "es": "Spanish"}
 AUTO = "auto"
 MAJORITY = 0.8  # a line counts towards the stream's running majority when told at least this surely
-# the text pipeline for each source language: its rules chosen by the language (mtcli/text/spanish.py for Spanish)
-SOURCE_OPTIONS = {language: TextOptions(source=language) for language in LANGUAGES}
-
-
-def source_options(glossary: Glossary | None = None) -> dict[str, TextOptions]:
-    """SOURCE_OPTIONS with the user's glossary, bound to each direction (its plurals are the languages')."""
-    if glossary is None:
-        return SOURCE_OPTIONS
-    return {src: replace(o, glossary=glossary.towards(src, other(src))) for src, o in SOURCE_OPTIONS.items()}
 
 
 def other(language: str) -> str:
@@ -85,7 +75,8 @@ class Router:
     per direction, on first use). `fixed`: every line goes that way (a model given with -m, or --from);
     else each line's language is told from its text. `detect(text, prior)` -> (language or None,
     confidence 0-1): mtcli.langid.detect unless a test gives another. `checker_for(direction)`: an
-    mtcli.confidence.Checker of that direction's translations (None: none checked), built on first use."""
+    mtcli.confidence.Checker of that direction's translations (None: none checked), built on first use.
+    `options`: the run's (config.Options); each line's text steps are those of its source language."""
 
     engine_for: Callable[[str], Engine]
     languages: Languages = field(default_factory=Languages)
@@ -93,7 +84,7 @@ class Router:
     detect: Callable | None = None
     seen: Counter = field(default_factory=Counter)  # languages of the lines so far: the running majority
     checker_for: Callable | None = None
-    options: dict[str, TextOptions] = field(default_factory=lambda: SOURCE_OPTIONS)  # by source language
+    options: Options = Options()
     _engines: dict[str, Engine] = field(default_factory=dict)
     _checkers: dict = field(default_factory=dict)
 
@@ -144,7 +135,7 @@ class Router:
         for direction, rows in groups.items():
             source = direction.split("-")[0]
             sources = [lines[i] for i in rows]
-            done = translate_lines(sources, self.engine(direction), self.options[source])
+            done = translate_lines(sources, self.engine(direction), self.options.text_for(source))
             checker = self.checker(direction)
             checks = checker.check(sources, [r.nbest for r in done]) if checker else [None] * len(rows)
             for i, r, check in zip(rows, done, checks):
@@ -162,7 +153,7 @@ class Router:
         if language == target:
             return list(lines), [LineResult(1, [("", 0.0)], warnings=[
                 f"the document is {NAMES[language]} already (confidence {confidence:.2f}); kept as it came"])]
-        return translate_document(lines, fmt, self.engine(f"{language}-{target}"), self.options[language])
+        return translate_document(lines, fmt, self.engine(f"{language}-{target}"), self.options.text_for(language))
 
     def translate_file(self, data: bytes, fmt: str, name: str, settings=None) -> tuple[bytes, list[LineResult]]:
         """A document read and written as bytes (formats.DOCUMENTS: docx, odt, po, xliff, json) whole, in the
@@ -175,7 +166,7 @@ class Router:
         if language == target:
             return data, [LineResult(1, [("", 0.0)], warnings=[
                 f"the document is {NAMES[language]} already (confidence {confidence:.2f}); kept as it came"])]
-        results = units.translate(self.engine(f"{language}-{target}"), self.options[language])
+        results = units.translate(self.engine(f"{language}-{target}"), self.options.text_for(language))
         return write(target), results
 
     def _tell(self, line: str) -> tuple[str, float | None]:

@@ -204,7 +204,7 @@ def test_piped_lines_switch_to_compiled_kernels_once_there_are_enough():
 
 def test_a_lone_surrogate_in_a_message_is_shown_escaped():
     """An argument that is no UTF-8 reaches messages as lone surrogates, which no stream can encode."""
-    from mtcli.cli import _escaped
+    from mtcli.console import escaped
 
-    assert _escaped("no model '\ud800x\udcff'") == "no model '\\ud800x\\udcff'"
-    assert _escaped("señor ☃") == "señor ☃"  # (only what cannot be written)
+    assert escaped("no model '\ud800x\udcff'") == "no model '\\ud800x\\udcff'"
+    assert escaped("señor ☃") == "señor ☃"  # (only what cannot be written)

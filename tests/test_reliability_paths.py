@@ -107,13 +107,13 @@ def history(tmp_path, monkeypatch):
     readline = pytest.importorskip("readline")
     if not hasattr(readline, "append_history_file"):
         pytest.skip("this readline cannot append")
-    from mtcli import cli
+    from mtcli import session as repl
 
     monkeypatch.setenv("MTCLI_HOME", str(tmp_path / "home"))
 
     def session(lines):
         readline.clear_history()
-        save = cli._line_editing()
+        save = repl.line_editing()
         for line in lines:
             readline.add_history(line)
         save()
@@ -169,7 +169,7 @@ def test_a_history_in_a_home_not_made_yet_is_saved(history, tmp_path, monkeypatc
 
 
 def test_a_huge_history_is_not_read_and_still_not_cut(history):
-    from mtcli.cli import HISTORY_BYTES
+    from mtcli.session import HISTORY_BYTES
 
     path, session = history
     path.parent.mkdir()
@@ -816,7 +816,7 @@ def test_translate_of_a_file_being_appended_ends(world, tmp_path, run_cli):
 
 
 def test_an_endless_pipe_as_input_is_refused_at_its_bound(world, run_cli, monkeypatch):
-    monkeypatch.setattr("mtcli.cli.MAX_INPUT_BYTES", 1 << 20)
+    monkeypatch.setattr("mtcli.session.MAX_INPUT_BYTES", 1 << 20)
     endless = subprocess.Popen(["yes", "Tom likes the cat."], stdout=subprocess.PIPE)
     try:
         message = one_line(run_cli("translate", "-m", world.model, "-i", f"/dev/fd/{endless.stdout.fileno()}"))

@@ -5,7 +5,8 @@ import re
 import pytest
 
 from mtcli.errors import UserError
-from mtcli.route import SOURCE_OPTIONS, Languages, Router
+from mtcli.config import Options
+from mtcli.route import Languages, Router
 from mtcli.text.pipeline import Engine
 
 WORD = re.compile(r"\w+|[^\w\s]")
@@ -87,7 +88,7 @@ def test_a_fixed_model_takes_every_line():
 
 
 def test_spanish_lines_get_spanish_options_not_the_english_case_rules():
-    assert SOURCE_OPTIONS["en"].source == "en" and SOURCE_OPTIONS["es"].source == "es"
+    assert Options().text_for("en").source == "en" and Options().text_for("es").source == "es"
     r, _ = router()
     out = r.translate(["Hola."])  # no "this looks like Spanish already" warning from the English rules
     assert not out[0].warnings

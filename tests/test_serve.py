@@ -80,9 +80,10 @@ def client(base):
 def offline(shipped_model):
     """What offline decoding gives, through the same formatting: the reference for every answer."""
     from mtcli.decode import Translator
-    from mtcli.serve.texts import engine, translate_texts
+    from mtcli.serve.texts import translate_texts
+    from mtcli.text.pipeline import Engine
 
-    offline_engine = engine(Translator(shipped_model), ServeConfig())
+    offline_engine = Engine.from_translator(Translator(shipped_model), ServeConfig().decoding)
     return lambda texts, fmt="text", n=1: translate_texts(texts, fmt, n, offline_engine)
 
 
@@ -187,10 +188,9 @@ def decoder_all(decoder, lines: list[str]) -> dict[str, list[tuple[str, float]]]
 
 def test_decoder_process_decodes_as_the_stream_in_this_process(shipped_model):
     from mtcli.decode import Translator
-    from mtcli.serve.texts import options
     from mtcli.serve.worker import DecoderProcess, DecoderStopped
 
-    o = options(ServeConfig())
+    o = ServeConfig().decoding
     remote = DecoderProcess(shipped_model, 4, o)
     try:
         here = stream_all(Translator(shipped_model).stream(4, o), SENTENCES, 4)
@@ -211,13 +211,12 @@ def test_a_decoder_process_that_dies_fails_its_requests_and_is_replaced(shipped_
     import asyncio
 
     from mtcli.serve.batcher import Batcher, DecoderFailed
-    from mtcli.serve.texts import options
     from mtcli.serve.worker import DecoderProcess
 
     opened = []
 
     def open_decoder():
-        opened.append(DecoderProcess(shipped_model, 8, options(ServeConfig())))
+        opened.append(DecoderProcess(shipped_model, 8, ServeConfig().decoding))
         return opened[-1]
 
     async def main():
@@ -300,12 +299,11 @@ def test_a_stuck_decoder_does_not_hold_the_shutdown():
 def test_a_decoder_ignores_python_files_in_the_current_directory(shipped_model, tmp_path, monkeypatch):
     """The child finds modules as the server does: a random.py where the server was started from is
     neither run nor imported (`python -m` would put the current directory first)."""
-    from mtcli.serve.texts import options
     from mtcli.serve.worker import DecoderProcess
 
     (tmp_path / "random.py").write_text(f"open({str(tmp_path / 'ran')!r}, 'w').close()\n")
     monkeypatch.chdir(tmp_path)
-    decoder = DecoderProcess(shipped_model, 2, options(ServeConfig()))
+    decoder = DecoderProcess(shipped_model, 2, ServeConfig().decoding)
     try:
         assert decoder_all(decoder, ["The plant is green."])["The plant is green."][0][0] == "La planta es verde."
     finally:
@@ -318,11 +316,10 @@ def test_a_decoder_ignores_python_files_in_the_current_directory(shipped_model, 
 
 def test_a_decoder_that_cannot_load_its_model_is_a_clear_error(tmp_path):
     from mtcli.errors import UserError
-    from mtcli.serve.texts import options
     from mtcli.serve.worker import DecoderProcess
 
     with pytest.raises(UserError, match="missing: no such model directory"):
-        DecoderProcess(tmp_path / "missing", 4, options(ServeConfig()))
+        DecoderProcess(tmp_path / "missing", 4, ServeConfig().decoding)
 
 
 # --- the batcher, on a stand-in stream (no model) ----------------------------------------------

@@ -27,11 +27,12 @@ def offline(models):
     """What offline decoding gives through the same text pipeline, with the source language's options:
     offline(direction, texts) -> each text's best translation."""
     from mtcli.decode import Translator
-    from mtcli.route import SOURCE_OPTIONS
-    from mtcli.serve.texts import engine, translate_texts
+    from mtcli.config import Options
+    from mtcli.serve.texts import translate_texts
+    from mtcli.text.pipeline import Engine
 
-    engines = {d: engine(Translator(path), ServeConfig()) for d, path in models.items()}
-    return lambda d, texts: [r[0] for r in translate_texts(texts, "text", 1, engines[d], SOURCE_OPTIONS[d[:2]])]
+    engines = {d: Engine.from_translator(Translator(path), ServeConfig().decoding) for d, path in models.items()}
+    return lambda d, texts: [r[0] for r in translate_texts(texts, "text", 1, engines[d], Options().text_for(d[:2]))]
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
 """POST /translate_file and GET /download_file as LibreTranslate has them (multipart fields file, source,
-target, api_key; {"translatedFileUrl": ...}; the file downloaded from there), over raw HTTP."""
+target, api_key; {"translatedFileUrl": ...}; the file downloaded from there), over raw HTTP; and a server of both
+shipped models translating as `mtcli translate` does (its glossary in every request, a Spanish source's tables)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,11 @@ httpx = pytest.importorskip("httpx", reason="a test dependency: pip install -e '
 
 
 @pytest.fixture(scope="module")
-def base(shipped_model):
-    with running_app(shipped_model, file_limit=200_000, api_key="k3y") as (u, _):
+def base(shipped_model, tmp_path_factory):
+    terms = tmp_path_factory.mktemp("glossary") / "terms.tsv"
+    terms.write_text("garden\tvergel\n")  # (the model's own word is "jardín"; no other test's text has it)
+    both = [shipped_model, shipped_model.parent / "es-en"]
+    with running_app(both, file_limit=200_000, api_key="k3y", glossary=str(terms)) as (u, _):
         yield u
 
 
@@ -78,6 +82,40 @@ def test_docx_json_and_text_files(client):
     assert doc["menu"]["count"] == 3 and doc["menu"]["open"] != "Open the door"
     text = client.get(send(client, "notes.txt", b"Where is the station?\nI like it.\n").json()["translatedFileUrl"])
     assert text.content.decode().count("\n") == 2 and "estaci" in text.content.decode()
+
+
+def test_the_servers_glossary_reaches_files_as_it_reaches_texts(client):
+    """`serve --glossary` holds for every request: a text, a file read as lines (.txt, .html) and a document
+    of units (.json), as `translate -i -g` has it; a request's own glossary wins over it."""
+    def downloaded(name: str, data: bytes) -> str:
+        answer = send(client, name, data)
+        assert answer.status_code == 200, answer.text
+        return client.get(answer.json()["translatedFileUrl"]).content.decode()
+
+    r = client.post("/translate", json={"q": "The garden is big.", "source": "en", "target": "es", "api_key": "k3y"})
+    assert r.json()["translatedText"] == "El vergel es grande."
+    assert "vergel" in downloaded("notes.txt", b"The garden is big.\n")
+    assert "vergel" in downloaded("page.html", b"<p>The garden is <b>big</b>.</p>\n")
+    doc = json.loads(downloaded("en.json", b'{"title": "The garden is big.", "steps": ["Where is the garden?"]}'))
+    assert "vergel" in doc["title"] and "vergel" in doc["steps"][0]
+    assert "vergel" not in downloaded("notes.txt", b"The house is big.\n")  # (the term alone, not every line)
+    r = client.post("/translate", json={"q": "The garden is big.", "source": "en", "target": "es", "api_key": "k3y",
+                                        "glossary": {"garden": "huerto"}})
+    assert r.json()["translatedText"] == "El huerto es grande."
+
+
+# Spanish typed without accents: the source's accent table (spanish.accent_table) puts back what the model needs
+# (without it: "like a strange country", "I'd believe"); the server's engines are made as the CLI's
+UNACCENTED = ["Un amigo verdadero es como un pajaro raro.",
+              "No tenia suficiente efectivo, asi que pague con tarjeta de credito."]
+
+
+def test_a_spanish_source_reads_as_the_cli_reads_it(client, run_cli):
+    r = client.post("/translate", json={"q": UNACCENTED, "source": "es", "target": "en", "api_key": "k3y"})
+    assert r.status_code == 200, r.text
+    code, out, _ = run_cli("translate", "--from", "es", "--no-check", *UNACCENTED)
+    assert code == 0 and r.json()["translatedText"] == out.splitlines()
+    assert "bird" in out and "credit card" in out
 
 
 @pytest.mark.parametrize("name, data, fields, status, words", [

@@ -325,10 +325,10 @@ def gil_seconds(seconds: float) -> int:
     return int(2_000_000 * seconds / max(time.perf_counter() - start, 1e-6))
 
 
-def slow_translate_job(tools, texts, fmt, nbest, source, target, count):
+def slow_translate_job(tools, texts, fmt, nbest, source, target, options, count):
     """A request whose text work holds its process's interpreter (here: counting), then is translated."""
     sum(range(count))
-    return translate_job(tools, texts, fmt, nbest, source, target)
+    return translate_job(tools, texts, fmt, nbest, source, target, options)
 
 
 POLL = """
@@ -389,10 +389,10 @@ class _Slow:
     def __init__(self, count: int, until: Path | None = None):
         self.count, self.until = count, until
 
-    def __call__(self, tools, texts, fmt, nbest, source, target):
+    def __call__(self, tools, texts, fmt, nbest, source, target, options):
         while self.until is not None and not self.until.exists():
             sum(range(self.count))
-        return slow_translate_job(tools, texts, fmt, nbest, source, target, self.count)
+        return slow_translate_job(tools, texts, fmt, nbest, source, target, options, self.count)
 
 
 def test_real_slow_texts_do_not_hold_health(shipped_model):

@@ -5,6 +5,7 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from mtcli.config import DEFAULTS, TranslationOptions
 from mtcli.text.normalize import normalize
 from mtcli.text.pipeline import RAW, Engine, TextOptions, translate_lines
 
@@ -146,23 +147,23 @@ def test_engine_from_a_translator_passes_the_options_the_length_and_the_names():
 
     tr = SimpleNamespace(src_tok=Tok(["[UNK]", "▁Tom", "▁Boston", "▁where", "▁tom"]), tgt_tok=Tok(["▁Tom"]),
                          model=SimpleNamespace(cfg=SimpleNamespace(max_src_len=20)), translate_batch=translate_batch)
-    for batch_size in (None, 8):
-        eng = Engine.from_translator(tr, beam=3, nbest=2, alpha=0.7, batch_size=batch_size)
+    asked = [TranslationOptions(beam_size=3, num_hypotheses=2, length_penalty=0.7),
+             TranslationOptions(beam_size=3, num_hypotheses=2, length_penalty=0.7, max_batch_size=8, batch_type="examples")]
+    for options in asked:
+        eng = Engine.from_translator(tr, options)
         assert eng.limit == 18 and eng.names == {"tom": "Tom", "boston": "Boston"}
         (r,) = translate_lines(["where does tom live in boston"], eng)
         assert r.text == "Where does Tom live in Boston?"
-    (none, eight) = got
-    assert (none.beam_size, none.num_hypotheses, none.length_penalty) == (3, 2, 0.7)
-    assert (none.max_batch_size, none.batch_type) == (2048, "tokens")
-    assert (eight.beam_size, eight.num_hypotheses, eight.length_penalty) == (3, 2, 0.7)
-    assert (eight.max_batch_size, eight.batch_type) == (8, "examples")
+    assert len(got) == 2 and all(g is a for g, a in zip(got, asked))  # the options as given, not rebuilt
+    (r,) = translate_lines(["where does tom live in boston"], Engine.from_translator(tr))
+    assert got[-1] is DEFAULTS  # (none given: config's)
 
 
 def test_the_stages_strip_in_this_order_and_restore_in_the_reverse_one():
     from mtcli.text.pipeline import STAGES
 
     assert [stage.name for stage in STAGES] == ["chat head", "label", "edges", "floating emoji", "continuation",
-                                                "spans", "dash clause", "inner ellipsis", "short exclamation", "lone word", "casing",
+                                                "glossary", "spans", "dash clause", "inner ellipsis", "short exclamation", "lone word", "casing",
                                                 "final stop"]
     assert len({stage.name for stage in STAGES}) == len(STAGES)  # (each its own place in Sentence.aside)
 

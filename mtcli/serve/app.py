@@ -21,6 +21,7 @@ import time
 import uuid
 from collections import OrderedDict
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from importlib.resources import files
 from pathlib import Path
 
@@ -33,6 +34,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from mtcli import __version__
+from mtcli.config import Options
 from mtcli.errors import UserError
 from mtcli.serve import languages
 from mtcli.serve.batcher import Batcher, DecoderFailed
@@ -40,7 +42,7 @@ from mtcli.serve.config import ServeConfig
 from mtcli.serve.formatter import FormatterFailed, FormatterProcess, Formatters
 from mtcli.serve.http import Guard
 from mtcli.serve.spec import document
-from mtcli.serve.texts import FILE_FORMATS, FORMATS, detect_job, file_job, options, setup, translate_job
+from mtcli.serve.texts import FILE_FORMATS, FORMATS, detect_job, file_job, setup, translate_job
 from mtcli.serve.worker import DecoderProcess
 from mtcli.text import glossary as terms
 
@@ -205,6 +207,12 @@ def _format(fields: dict) -> str:
     return fmt.lower()
 
 
+def _options(fields: dict, service: Service) -> Options:
+    """The request's options, built once: its fields over the server's (Service.options)."""
+    glossary = _glossary(fields, service)
+    return service.options if glossary is service.glossary else replace(service.options, glossary=glossary)
+
+
 def _glossary(fields: dict, service: Service):
     """The request's `glossary` (an object of source: target terms, or TSV text) checked, merged over the
     server's own (--glossary); None: neither."""
@@ -263,12 +271,13 @@ class Service:
     def __init__(self, translators, cfg: ServeConfig, names: dict[str, str]):
         self.cfg, self.names = cfg, names
         self.glossary = terms.read(Path(cfg.glossary)) if cfg.glossary else None  # every request's terms
+        self.options = Options(cfg.decoding, glossary=self.glossary)  # every request's unless it says otherwise
         self.directions = languages.Directions.of(t.direction for t in translators)
         self.page = (files("mtcli.serve") / "index.html").read_text(encoding="utf-8")  # the page at /
         each = decoders_each(cfg, len(translators))
-        self.batchers = {t.direction: Batcher(lambda d=t.model_dir: DecoderProcess(d, cfg.max_batch, options(cfg)),
+        self.batchers = {t.direction: Batcher(lambda d=t.model_dir: DecoderProcess(d, cfg.max_batch, self.options.decoding),
                                               each, stall=max(cfg.request_timeout, 10.0)) for t in translators}
-        made = setup(translators, cfg)
+        made = setup(translators)
         self.formatters = Formatters(lambda: FormatterProcess(made), cfg.formatters,
                                      lambda direction, lines: self.batchers[direction].translate(lines))
         self.translate_job, self.detect_job = translate_job, detect_job  # run in a formatter
@@ -342,9 +351,8 @@ async def translate(request: Request) -> JSONResponse:
     source, target = _direction(fields, service.directions)
     n = _alternatives(fields, cfg)
     fmt = _format(fields)
-    glossary = _glossary(fields, service)  # (sent only when there is one: a job may take the six arguments alone)
     results, told = await service.run(service.translate_job, texts, fmt, n + 1, source, target,
-                                      *([glossary] if glossary else []), chars=sum(map(len, texts)),
+                                      _options(fields, service), chars=sum(map(len, texts)),
                                       deadline=service.deadline())
     out: dict = {"translatedText": [r[0] for r in results]}
     if told is not None:
@@ -395,7 +403,7 @@ async def translate_file(request: Request) -> JSONResponse:
     fmt = _file_kind(filename)
     source, target = _direction(fields, service.directions)
     data = await upload.read()
-    out = await service.run(file_job, data, fmt, filename, source, target, chars=cfg.char_limit,
+    out = await service.run(file_job, data, fmt, filename, source, target, service.options, chars=cfg.char_limit,
                             deadline=service.deadline())
     name = f"{uuid.uuid4().hex}.{re.sub(r'[^A-Za-z0-9._-]+', '_', filename)[-120:]}"
     service.keep_file(name, out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 from mtcli import threads_per_process
-from mtcli.config import DEFAULTS, SENTENCES_PER_BATCH
+from mtcli.config import DEFAULTS, SENTENCES_PER_BATCH, TranslationOptions
 from mtcli.errors import UserError
 
 
@@ -49,6 +49,14 @@ class ServeConfig:
         if self.char_limit > self.queue_limit:
             raise UserError(f"char-limit {self.char_limit:,} exceeds queue-limit {self.queue_limit:,}: "
                             "a request that large could never be admitted")
+
+    @property
+    def decoding(self) -> TranslationOptions:
+        """How the server decodes, every request alike. nbest = beam: the beam's other finished hypotheses cost
+        nothing more, so every request's alternatives come from one decoding and any requests can share a
+        batch; max_batch sentences at once; nothing checked (mtcli.confidence is the CLI's)."""
+        return TranslationOptions(beam_size=self.beam, num_hypotheses=self.beam, length_penalty=self.alpha,
+                                  max_batch_size=self.max_batch, batch_type="examples", check="off")
 
     @property
     def alternatives_limit(self) -> int:

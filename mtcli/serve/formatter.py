@@ -61,8 +61,8 @@ _CHILD = ("import sys; del sys.path[0]; from multiprocessing.connection import C
 
 
 class FormatterProcess:
-    """The server's end of one formatter process. `setup` is the pickled {direction: (tokenizer, length
-    limit, truecasing names)} that its Engines are made of (texts.setup)."""
+    """The server's end of one formatter process. `setup` is the pickled {direction: sentence.Lexicon} that its
+    Engines are made of (texts.setup)."""
 
     def __init__(self, setup: bytes):
         ours, theirs = socket.socketpair()
@@ -322,7 +322,6 @@ def main(pipe: Connection) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C and SIGTERM are the server's to handle
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     from mtcli.text.pipeline import Engine
-    from mtcli.text.sentence import placeholders_for
 
     try:
         made = pipe.recv()  # (the parent sent it with send_bytes of its pickle: what recv reads)
@@ -349,11 +348,8 @@ def main(pipe: Connection) -> None:
             raise slot[1]
         return slot[1]
 
-    def engine(direction: str, tokenizer, limit: int, names: dict) -> Engine:
-        return Engine(functools.partial(decode, direction), lambda text: tokenizer.pieces(tokenizer.encode(text)),
-                      limit, names, placeholders_for(direction))
-
-    tools = Tools({direction: engine(direction, *parts) for direction, parts in made.items()})
+    tools = Tools({direction: Engine.of(lexicon, functools.partial(decode, direction))
+                   for direction, lexicon in made.items()})
 
     def run(job: int, fn: Callable, args: tuple) -> None:
         current.job = job

@@ -11,16 +11,12 @@ from __future__ import annotations
 import html
 import pickle
 import re
-from dataclasses import replace
-
-from mtcli.config import DEFAULTS, TranslationOptions
+from mtcli.config import Options, TextOptions
 from mtcli.errors import UserError
-from mtcli.route import SOURCE_OPTIONS, source_options
-from mtcli.serve.config import ServeConfig
 from mtcli.serve.languages import AUTO, Directions, pair
 from mtcli.text.formats import DOCUMENTS, EXTENSIONS, read_file, translate_document
-from mtcli.text.glossary import Glossary
-from mtcli.text.pipeline import Engine, TextOptions, translate_lines
+from mtcli.text.pipeline import Engine, translate_lines
+from mtcli.text.sentence import Lexicon
 from mtcli.text.read import _LINE_END, read_document
 
 FORMATS = ("text", "html", "markdown", "srt")  # LibreTranslate's two, and the pipeline's others
@@ -29,28 +25,11 @@ FILE_FORMATS = {".txt": "text", **EXTENSIONS}
 _MARKUP = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.IGNORECASE | re.DOTALL)  # (for detection)
 
 
-def options(cfg: ServeConfig) -> TranslationOptions:
-    """How the server decodes. nbest = beam: the beam's other finished hypotheses cost nothing more,
-    so every request's alternatives come from one decoding and any requests can share a batch."""
-    return replace(DEFAULTS, beam_size=cfg.beam, num_hypotheses=cfg.beam, length_penalty=cfg.alpha)
-
-
-def engine(translator, cfg: ServeConfig) -> Engine:
-    """The pipeline's engine on a loaded Translator, decoding in batches as the server's decoders do."""
-    o = options(cfg)
-    return Engine.from_translator(translator, beam=o.beam_size, nbest=o.num_hypotheses, alpha=o.length_penalty,
-                                  batch_size=cfg.max_batch)
-
-
-def setup(translators, cfg: ServeConfig) -> bytes:
+def setup(translators) -> bytes:
     """What a formatter process makes its Engines of (formatter.FormatterProcess): for each direction
-    ("en-es", ...) the source tokenizer, the length limit and the truecasing names; their decode goes to
-    the server's decoders of that direction."""
-    made = {}
-    for translator in translators:
-        e = engine(translator, cfg)
-        made[translator.direction] = (translator.src_tok, e.limit, e.names)
-    return pickle.dumps(made)
+    ("en-es", ...) the model's sentence.Lexicon, made as the CLI's is; their decode goes to the server's
+    decoders of that direction."""
+    return pickle.dumps({translator.direction: Lexicon.of(translator) for translator in translators})
 
 
 def detected(text: str, fmt: str = "text") -> tuple[str | None, float]:
@@ -70,13 +49,13 @@ def detect_job(tools, texts: list[str], fmt: str = "text") -> list[tuple[str | N
 
 
 def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, target: str,
-                  glossary: Glossary | None = None) -> tuple[list[list[str]], list[tuple[str, float]] | None]:
+                  options: Options = Options()) -> tuple[list[list[str]], list[tuple[str, float]] | None]:
     """In a formatter process (formatter.Tools): each text's translations (translate_texts) in the
     direction of its language, `source` or, for `auto`, told from the text as a whole; and with auto the
     language and confidence of each. A text in the target language already comes back as it came; a
     text whose direction the server has no model for refuses the request (LibreTranslate's wording).
-    `glossary`: the request's terms (and the server's), for every direction."""
-    directions, by_source = Directions.of(tools.engines), source_options(glossary)
+    `options`: the request's (config.Options: its glossary merged over the server's), for every direction."""
+    directions = Directions.of(tools.engines)
     told = detect_job(tools, texts, fmt) if source == AUTO else [(source, None)] * len(texts)
     told = [(lang or directions.source_for(target), conf or 0.0) for lang, conf in told]
     out: list[list[str] | None] = [None] * len(texts)
@@ -90,17 +69,17 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
             groups.setdefault(f"{lang}-{target}", []).append(i)
     for direction, rows in groups.items():
         done = translate_texts([texts[i] for i in rows], fmt, nbest, tools.engines[direction],
-                               by_source[pair(direction)[0]])
+                               options.text_for(pair(direction)[0]))
         for i, r in zip(rows, done):
             out[i] = r
     return out, told if source == AUTO else None
 
 
 def translate_texts(texts: list[str], fmt: str, nbest: int, engine: Engine,
-                    options: TextOptions = SOURCE_OPTIONS["en"]) -> list[list[str]]:
+                    options: TextOptions = TextOptions()) -> list[list[str]]:
     """Each text's translations, best first: the best and up to nbest - 1 different alternatives (the
     k-th alternative joins each line's k-th hypothesis). Documents (HTML, ...) get the best only.
-    `options`: the source language's (mtcli.route.SOURCE_OPTIONS)."""
+    `options`: the source language's (config.Options.text_for)."""
     if fmt != "text":
         return [["\n".join(translate_document(_LINE_END.split(t), fmt, engine, options)[0])] for t in texts]
     lines = [_LINE_END.split(t) for t in texts]
@@ -115,12 +94,13 @@ def translate_texts(texts: list[str], fmt: str, nbest: int, engine: Engine,
     return out
 
 
-def file_job(tools, data: bytes, fmt: str, name: str, source: str, target: str) -> bytes:
+def file_job(tools, data: bytes, fmt: str, name: str, source: str, target: str, options: Options = Options()) -> bytes:
     """In a formatter process: a file (a FILE_FORMATS format) translated whole, as `mtcli translate -i`
-    does it; a file in the target language already comes back as it came."""
+    does it, with the server's `options` (its glossary); a file in the target language already comes back as
+    it came."""
     if fmt not in DOCUMENTS:
         doc = read_document(data, name)
-        (out,), _ = translate_job(tools, ["\n".join(doc.lines)], fmt, 1, source, target)
+        (out,), _ = translate_job(tools, ["\n".join(doc.lines)], fmt, 1, source, target, options)
         return doc.encode(out[0] + "\n")
     units, write = read_file(data, fmt, name)
     directions = Directions.of(tools.engines)
@@ -129,5 +109,5 @@ def file_job(tools, data: bytes, fmt: str, name: str, source: str, target: str) 
         return data
     if why := directions.unavailable(language, target):
         raise UserError(why)
-    units.translate(tools.engines[f"{language}-{target}"], SOURCE_OPTIONS[language])
+    units.translate(tools.engines[f"{language}-{target}"], options.text_for(language))
     return write(target)

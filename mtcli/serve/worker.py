@@ -181,7 +181,7 @@ def _open(model_dir: str, slots: int, options: TranslationOptions):
     from mtcli.decode import Translator
 
     translator = Translator(model_dir, inter_threads=1)
-    translator.translate(["Hello."], beam=options.beam_size)  # loads the compiled kernels
+    translator.translate_batch(["Hello."], options)  # loads the compiled kernels
     return translator.stream(slots, options)
 
 

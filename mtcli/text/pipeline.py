@@ -31,6 +31,7 @@ from mtcli.text.segment import sentences
 from mtcli.text.sentence import (RAW, Context, Engine, LineResult, NBest, Once, Sentence, Stage, TextOptions,
                                  combine, remembering, to_pieces, unknown_pieces)
 from mtcli.text.spans import Spans
+from mtcli.text.terms import Terms
 from mtcli.text.templates import breaks, only_placeholders, shield
 
 __all__ = ["LINES_PER_CALL", "RAW", "Engine", "LineResult", "TextOptions", "translate_lines"]
@@ -43,10 +44,11 @@ LINES_PER_CALL = 2048
 
 # Stripped in this order, restored in the reverse one: each restore sees the translation as the stages after it
 # left it. Back, the final stop goes before dates and titles are written anew in Spanish (spans), those before
-# the first word loses its capital (continuation), that before the emoji go back among the words (floating
-# emoji), and those before the lead and the trail (edges).
-SPANS = Spans()
-STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Edges(), Floating(), Continuation(), SPANS, DashClause(),
+# the words before a glossary's targets are made to fit them (glossary), that before the first word loses its
+# capital (continuation), that before the emoji go back among the words (floating emoji), and those before the lead
+# and the trail (edges). A sentence the spans stage answers (spans only) is restored by both span stages.
+TERMS, SPANS = Terms(), Spans()
+STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Edges(), Floating(), Continuation(), TERMS, SPANS, DashClause(),
                              InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(), FinalStop())
 
 
@@ -163,7 +165,7 @@ def _finish(s: Sentence, result: LineResult, items: dict[str, tuple[str, ...]]) 
     with nothing to translate as it came (its dates in Spanish) between its lead and trail."""
     s.kept = [s.head] if s.head else []
     if s.verbatim is not None:
-        ((text, _),) = SPANS.restore(s, [(s.verbatim, 0.0)], items)
+        ((text, _),) = TERMS.restore(s, SPANS.restore(s, [(s.verbatim, 0.0)], items), items)
         result.kept += s.kept
         return [(s.lead + text + s.trail, 0.0)]
     if len(s.pieces) > 1 and s.attempt < AROUND:

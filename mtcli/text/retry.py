@@ -26,8 +26,8 @@ def decode_all(todo: list[Sentence], engine: Engine, results: list[LineResult],
     tries decoded in one more call (one call per try cost ~0.1 s CPU each for a few sentences), the
     first that works kept. `source` shows a span in a warning as the document had it (its markup)."""
     for s in todo:
-        if s.attempt == OWN:
-            s.pieces = to_pieces(protect.unmasked(replace(s.masked, spans=s.own)), engine)
+        if s.masked.sources:  # (spans that come back otherwise: the sentence first as it came)
+            s.attempt, s.pieces = OWN, to_pieces(protect.unmasked(replace(s.masked, spans=s.masked.sources)), engine)
     failed = [s for s, got in zip(todo, _decoded(todo, engine)) if not _took(s, got)]
     tries = [_fallbacks(s, engine) for s in failed]
     outs = iter(_decoded([t for ts in tries for t in ts], engine))

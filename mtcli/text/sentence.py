@@ -1,22 +1,24 @@
-"""What travels through the text pipeline: the options, the model behind `Engine`, a line's result, and a
-sentence's record with the small protocol every stage of it follows (pipeline.STAGES lists them in order).
+"""What travels through the text pipeline: the model behind `Engine`, a line's result, and a sentence's record
+with the small protocol every stage of it follows (pipeline.STAGES lists them in order). Its options,
+TextOptions, are config.py's, beside every other default.
 
-The model is reached only through `Engine` (a decode function, the source tokenizer's encode and the
-length limit), so the pipeline does not depend on how decoding works; `Engine.from_translator` wraps
-an `mtcli.decode.Translator`.
+The model is reached only through `Engine` (a decode function and a `Lexicon`: the source tokenizer's encode,
+the length limit, the tables read from the vocabularies), so the pipeline does not depend on how decoding
+works; `Engine.from_translator` wraps an `mtcli.decode.Translator`, and the server's formatter processes
+make theirs of the same Lexicon with another decode.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Protocol
 
-from mtcli.config import DEFAULT_DIRECTION, DEFAULTS
+from mtcli.config import DEFAULT_DIRECTION, DEFAULTS, TextOptions, TranslationOptions
 from mtcli.text import case, protect, spanish
-from mtcli.text.glossary import Glossary, with_terms
+from mtcli.text.glossary import with_terms
 from mtcli.text.segment import fit
 
 NBest = list[tuple[str, float]]
@@ -25,27 +27,40 @@ UNK = 1  # mtcli.tokenizer.UNK (not imported: this package loads without the tok
 LETTER = re.compile(r"[^\W\d_]")
 
 
-@dataclass(frozen=True)
-class TextOptions:
-    """Which steps run; all off is the raw model on each line (the benchmark's "before")."""
-
-    segment: bool = True  # one sentence at a time
-    protect: bool = True  # numbers, URLs, emoji, ... kept exactly
-    case: bool = True  # ALL CAPS, lowercase, loose contractions
-    punctuate: bool = True  # a missing final "?" or "." added (a question then comes out as ¿...?); off for
-    # a fragment (a link's text): no final mark, no capital letter first
-    keep_stop: bool = True  # off: a source without final punctuation gets a translation without a final "."
-    # (documents: a heading, a cell, a link's text)
-    glossary: Glossary | None = None  # the user's terms, kept and put back as its targets (glossary.py)
-    source: str = "en"  # the source language: which language's rules run (contractions, questions, titles, dates)
-
-
 def placeholders_for(direction: str) -> tuple[tuple[str, ...], ...]:
     """The placeholder ladder of a direction's model ("es-en" -> the Spanish source's)."""
     return protect.PLACEHOLDERS_FROM.get(direction.split("-")[0], protect.PLACEHOLDERS)
 
 
 RAW = TextOptions(segment=False, protect=False, case=False, punctuate=False)
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """What the pipeline reads of a model besides its decoding, made by `of` (one way for the CLI and the
+    server) and picklable (the server sends it to its formatter processes)."""
+
+    tokenizer: object  # the source tokenizer (mtcli.tokenizer: encode, pieces)
+    limit: int  # most source ids one decoded piece may have
+    names: dict[str, str]  # truecasing table (case.truecase_table; spanish.names for a Spanish source)
+    placeholders: tuple[tuple[str, ...], ...]  # the ladder the model copies (protect.py)
+    accents: dict[str, str]  # a Spanish source's (spanish.accent_table); else none
+    familiar: frozenset[str]  # the source words the model learned (Engine.familiar)
+
+    @classmethod
+    def of(cls, tr) -> Lexicon:
+        """Of an mtcli.decode.Translator: its vocabularies' tables, by its direction's source language."""
+        src = [tr.src_tok.id_to_token(i) for i in range(tr.src_tok.vocab_size)]
+        tgt = {tr.tgt_tok.id_to_token(i) for i in range(tr.tgt_tok.vocab_size)}
+        names = case.truecase_table(src, tgt)
+        direction = getattr(tr, "direction", DEFAULT_DIRECTION)
+        spanish_source = direction.startswith("es")
+        return cls(tr.src_tok, tr.model.cfg.max_src_len - 2, spanish.names(names, tgt) if spanish_source else names,
+                   placeholders_for(direction), spanish.accent_table(src) if spanish_source else {},
+                   getattr(tr, "familiar", None) or frozenset())
+
+    def encode(self, text: str) -> list[int]:
+        return self.tokenizer.pieces(self.tokenizer.encode(text))
 
 
 @dataclass
@@ -61,25 +76,18 @@ class Engine:
     familiar: frozenset[str] = frozenset()
 
     @classmethod
-    def from_translator(cls, tr, beam: int = DEFAULTS.beam_size, nbest: int = DEFAULTS.num_hypotheses,
-                        alpha: float = DEFAULTS.length_penalty, batch_size: int | None = None) -> Engine:
-        """batch_size: sentences decoded together; None: TranslationOptions' batches of source tokens
-        (benchmarks/decode.py's; measured 7 % less CPU than 64 sentences greedy on 2,000 unseen lines)."""
-        options = replace(DEFAULTS, beam_size=beam, num_hypotheses=nbest, length_penalty=alpha)
-        if batch_size is not None:
-            options = replace(options, max_batch_size=batch_size, batch_type="examples")
+    def of(cls, lexicon: Lexicon, decode: Decode) -> Engine:
+        return cls(decode, lexicon.encode, lexicon.limit, lexicon.names, lexicon.placeholders, lexicon.accents,
+                   lexicon.familiar)
 
+    @classmethod
+    def from_translator(cls, tr, options: TranslationOptions = DEFAULTS) -> Engine:
+        """Decoding with `options` as they are (config.DEFAULTS: batches of source tokens, benchmarks/decode.py's;
+        measured 7 % less CPU than 64 sentences greedy on 2,000 unseen lines)."""
         def decode(lines: list[str]) -> list[NBest]:
             return [[(h.text, h.score) for h in r.hypotheses] for r in tr.translate_batch(lines, options)]
 
-        src = [tr.src_tok.id_to_token(i) for i in range(tr.src_tok.vocab_size)]
-        tgt = {tr.tgt_tok.id_to_token(i) for i in range(tr.tgt_tok.vocab_size)}
-        names = case.truecase_table(src, tgt)
-        spanish_source = getattr(tr, "direction", DEFAULT_DIRECTION).startswith("es")
-        return cls(decode, lambda text: tr.src_tok.pieces(tr.src_tok.encode(text)), tr.model.cfg.max_src_len - 2,
-                   spanish.names(names, tgt) if spanish_source else names,
-                   placeholders_for(getattr(tr, "direction", DEFAULT_DIRECTION)),
-                   spanish.accent_table(src) if spanish_source else {}, getattr(tr, "familiar", None) or frozenset())
+        return cls.of(Lexicon.of(tr), decode)
 
 
 @dataclass
@@ -125,7 +133,6 @@ class Sentence:
     aside: dict = field(default_factory=dict)
     kept: list[str] = field(default_factory=list)  # spans put back exactly as they came, in order
     attempt: int = 0  # index into Engine.placeholders, or retry.VERIFY, retry.AROUND or retry.OWN
-    own: tuple[str, ...] = ()  # retry.OWN: the spans as they came (masked.spans has the glossary's targets)
     pieces: list[str] = field(default_factory=list)  # what is decoded
     phrases: list[protect.Masked] = field(default_factory=list)  # AROUND: phrases of one span each
     counts: list[int] = field(default_factory=list)  # AROUND: pieces of each phrase

@@ -5,14 +5,10 @@ language (kinds.py's rewrites) once the translation holds them."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
-
 from mtcli.text import protect
-from mtcli.text.agreement import agreeing, notes
-from mtcli.text.glossary import placeholders, targets
 from mtcli.text.kinds import PRIVATE
 from mtcli.text.tables import TABLES, rewritten
-from mtcli.text.retry import OWN, ladder
+from mtcli.text.retry import ladder
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each, is_name
 
 NAMES = ("Tom", "Mary", "John")  # the corpus's most frequent names: the model copies them (protect.py)
@@ -27,14 +23,7 @@ class Spans:
     name = "spans"
 
     def strip(self, s: Sentence, c: Context) -> bool:
-        terms = c.options.glossary
-        outs = targets(s.text, s.spans, terms) if terms else ()
-        kept = [s.text[a:b] for a, b in s.spans]
-        if terms and outs != tuple(kept):  # a term's placeholder comes back as its target
-            s.masked = protect.mask(s.text, s.spans, placeholders(s.text, terms.languages[0]) or protect.PLACEHOLDERS[0])
-            s.aside["glossary"] = (notes(s.text, s.spans, outs, terms), terms)
-            s.masked, s.own = replace(s.masked, spans=outs), tuple(kept)
-        else:
+        if s.masked is None:  # (the glossary's stage has masked a sentence with terms its own way: terms.py)
             s.masked = protect.mask(s.text, s.spans, protect.PLACEHOLDERS[0])  # (digits: never a word of the sentence)
             s.masked = protect.remask(s.masked, _named(s.masked, ladder(s.masked, c.engine.placeholders)[0], c))
         s.outside = drop_spans(s.text, s.spans)
@@ -45,7 +34,6 @@ class Spans:
             s.verbatim = out if c.options.source == "en" else out.replace("¿", "").replace("¡", "")
             return False
         s.text = s.masked.text
-        s.attempt = OWN if s.own else s.attempt
         return True
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:
@@ -55,8 +43,7 @@ class Spans:
         parts = [p.strip(" ,") for span in spans for p in (table.written_anew.sub("\0", span).split("\0")
                                                            if span in dates or table.title.search(span) else [span])]
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
-        terms, glossary = s.aside.get("glossary", ((), None)) if s.attempt != OWN else ((), None)  # (its own words)
-        return each(out, lambda t: agreeing(_dated(t, dates), terms, glossary) if terms else _dated(t, dates))
+        return each(out, lambda t: _dated(t, dates))
 
 
 def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from mtcli.errors import UserError
-from mtcli.route import source_options
+from mtcli.config import Options
 from mtcli.text import agreement, glossary
 from mtcli.text.pipeline import translate_lines
 
@@ -92,7 +92,7 @@ def test_a_line_of_its_own_wins_over_a_derived_plural():
 
 
 def _translated(lines, table, glossary_text, direction=("en", "es"), seen=None):
-    options = source_options(glossary.parse(glossary_text.splitlines(), "g.tsv"))[direction[0]]
+    options = Options(glossary=glossary.parse(glossary_text.splitlines(), "g.tsv")).text_for(direction[0])
     return [r.text for r in translate_lines(lines, engine(answers(table, seen)), options)]
 
 

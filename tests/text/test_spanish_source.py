@@ -129,6 +129,7 @@ def test_usted_s_abbreviations_are_spelt_out_for_the_model():
 @pytest.fixture(scope="module")
 def es_en():
     from mtcli import kernels, registry
+    from mtcli.config import TranslationOptions
     from mtcli.decode import Translator
 
     try:
@@ -136,7 +137,7 @@ def es_en():
     except Exception as e:  # (no shipped model in this checkout)
         pytest.skip(f"the shipped es-en model: {e}")
     with kernels.references():
-        yield Engine.from_translator(tr, beam=1, batch_size=16)
+        yield Engine.from_translator(tr, TranslationOptions(beam_size=1, max_batch_size=16, batch_type="examples"))
 
 
 @pytest.mark.slow

@@ -154,14 +154,15 @@ SOFTWARE = {
 @pytest.mark.parametrize("direction", SOFTWARE)
 def test_the_shipped_models_keep_every_placeholder(direction, shipped_model):
     from mtcli.decode import Translator
-    from mtcli.route import SOURCE_OPTIONS
+    from mtcli.config import Options, TranslationOptions
     from mtcli.text import icu
     from mtcli.text.pipeline import Engine
 
     model = shipped_model.parent / direction
     require(model, f"the shipped {direction} model")
     lines = SOFTWARE[direction]
-    out = translate_lines(lines, Engine.from_translator(Translator(model), beam=1), SOURCE_OPTIONS[direction[:2]])
+    out = translate_lines(lines, Engine.from_translator(Translator(model), TranslationOptions(beam_size=1)),
+                          Options().text_for(direction[:2]))
     for line, r in zip(lines, out):
         assert placeholders(r.text) == placeholders(line), (line, r.text)
         assert icu.skeleton(r.text) == icu.skeleton(line)

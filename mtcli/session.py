@@ -1,0 +1,318 @@
+"""`mtcli translate`'s runs once its options are parsed (cli.py): lines read (a file, a pipe answered as it arrives,
+arguments), translated in groups through the route.Router, each line's output written (text, n-best rows, JSON,
+flagged sentences marked on a terminal) with the check's tally; documents read and written whole; the interactive
+prompt with its history."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import typer
+from rich.text import Text
+
+from mtcli.console import err, fail, out, warning
+from mtcli.errors import UserError
+
+
+def one_line(text: str) -> str:
+    """No stray line or paragraph separators in the output; leading spaces and tabs (indentation) and the
+    tabs between cells kept."""
+    body = text.lstrip(" \t")
+    return text[: len(text) - len(body)] + "\t".join(" ".join(cell.split()) for cell in body.split("\t"))
+
+
+def format_result(r, n: int, scores: bool, as_json: bool, align: bool = False, marked: bool = False) -> str:
+    """One input line's output: its translation(s), as text, n-best rows or a JSON object. `marked`: the
+    flagged sentences marked (a terminal), `align`: the line's word alignments after ' ||| '."""
+    import json
+
+    check = getattr(r, "check", None)
+    if as_json:
+        out = {"line": r.line, "translations": [{"text": t, "score": round(s, 4)} for t, s in r.nbest[:n]],
+               "sentences": r.sentences, "split": r.split, "kept": r.kept, "warnings": r.warnings,
+               "language": r.language, "confidence": None if r.confidence is None else round(r.confidence, 4)}
+        if check is not None:
+            out["quality"] = check.to_json()
+        return json.dumps(out, ensure_ascii=False)
+    if n > 1:
+        return "\n".join(f"{r.line - 1} ||| {one_line(t)} ||| {s:.4f}" for t, s in r.nbest[:n])
+    text, score = r.nbest[0]
+    text = one_line(text)
+    if align:
+        text += " ||| " + " ".join(f"{i}-{j}" for i, j in (check.alignment if check else []))
+    elif marked and check is not None and check.flagged:
+        text = _marked(text, [s.translation for s in check.sentences if s.flagged])
+    return f"{score:.4f}\t{text}" if scores else text
+
+
+FLAG = "⚠"  # before a flagged line on a terminal: a shape, not a colour, says it (colour-blind safe)
+
+
+def _marked(text: str, flagged: list[str]) -> str:
+    """A line for the terminal with its flagged sentences underlined after the flag (plain with NO_COLOR)."""
+    if out.no_color or not out.is_terminal:
+        return f"{FLAG} {text}"
+    line = Text(f"{FLAG} ", style="bold yellow")
+    rest = text
+    for sentence in flagged:
+        at = rest.find(sentence)
+        if at < 0:
+            continue
+        line.append(rest[:at])
+        line.append(sentence, style="underline")
+        rest = rest[at + len(sentence):]
+    line.append(rest)
+    with out.capture() as captured:
+        out.print(line, end="", soft_wrap=True, highlight=False)
+    return captured.get()
+
+
+class Tally:
+    """The checked lines of a translate run: which were flagged, which fell below --min-confidence."""
+
+    def __init__(self):
+        self.checked, self.flagged, self.low = 0, [], []
+
+    def add(self, results, where: str, min_confidence: float | None) -> None:
+        for r in results:
+            check = getattr(r, "check", None)
+            if check is None or check.confidence is None:
+                continue
+            self.checked += 1
+            if check.flagged:
+                self.flagged.append(r.line)
+                warning(f"{where} {r.line}: probably wrong (confidence {check.confidence:.2f}): "
+                         + "; ".join(dict.fromkeys(check.warnings)))
+            if min_confidence is not None and check.confidence < min_confidence:
+                self.low.append(r.line)
+
+    def finish(self, lines: bool, flagged_file: Path | None, min_confidence: float | None) -> None:
+        """The run's end: "N of M lines flagged" when some were (lines, not arguments; a clean run stays quiet),
+        --flagged FILE, and exit status 4 when a line fell below --min-confidence."""
+        from mtcli.atomic import write_output
+
+        if lines and self.flagged:
+            err.print(f"{len(self.flagged)} of {self.checked} lines flagged", highlight=False)
+        if flagged_file is not None:
+            write_output(flagged_file, "".join(f"{n}\n" for n in self.flagged).encode())
+        if self.low:
+            shown = ", ".join(map(str, self.low[:10])) + (", …" if len(self.low) > 10 else "")
+            err.print(f"{len(self.low)} line(s) below --min-confidence {min_confidence:g}: {shown}", highlight=False)
+            raise typer.Exit(LOW_CONFIDENCE)
+
+
+LOW_CONFIDENCE = 4  # exit status of a translate run with a line below --min-confidence (0-3 and 130 are taken)
+
+
+def warn(results, where: str = "line") -> None:
+    for r in results:
+        for w in r.warnings:
+            warning(f"{where} {r.line}: {w}")
+
+
+def translate_file(input, from_stdin: bool, output, fmt: str, router, keys, overwrite: bool) -> None:
+    """A document read and written as bytes (docx, odt, po, xliff, json) translated whole."""
+    from mtcli.atomic import STDOUT, write_output
+    from mtcli.text.formats import Settings
+
+    name = "stdin" if input is None or from_stdin else str(input)
+    data = read_input(None if from_stdin else input, fmt, output, raw=True)
+    if (output is None or str(output) == STDOUT) and fmt in ("docx", "odt") and sys.stdout.isatty():
+        fail(f"a {fmt} document is a zip package, not text for a terminal; give -o FILE")
+    with err.status(f"Translating {name}…"):
+        out, results = router.translate_file(data, fmt, name, Settings(tuple(keys or ()), overwrite))
+    warn(sorted(results, key=lambda r: r.line), "paragraph" if fmt in ("docx", "odt") else "line")
+    if output is None or str(output) == STDOUT:
+        sys.stdout.buffer.write(out)
+        sys.stdout.flush()
+    else:
+        write_output(output, out)
+
+
+def read_input(path: Path | None, fmt: str, output: Path | None = None, raw: bool = False):
+    """The English lines of -i FILE (a file or a pipe: `-i <(...)`), or of a document on stdin (None:
+    plain lines on stdin, translated as they arrive), as a read.Document (raw: its bytes). An output that is the
+    input itself is refused: the English would be lost."""
+    import stat
+
+    from mtcli import guards
+    from mtcli.text import read
+
+    if path is None:
+        guards.check_stdin()
+        st = guards.stdin_stat()
+        regular = st is not None and stat.S_ISREG(st.st_mode)  # a file, read to the end it has now
+        if fmt == "text" and not regular:  # lines piped in are answered as they come
+            return None
+        try:
+            data = guards.read_once(guards.stdin_fd(), MAX_INPUT_BYTES) if regular else sys.stdin.buffer.read()
+            return data if raw else read.read_document(data, "<stdin>")
+        except OSError as e:
+            fail(f"cannot read standard input: {e.strerror or e}")
+    try:
+        mode = path.stat().st_mode
+        if output is not None and str(output) != "-" and output.exists() and path.samefile(output):
+            fail(f"-o {output} is the input file: its English would be replaced; give another output")
+        if stat.S_ISDIR(mode):
+            fail(f"{path}: is a directory; give a file")
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+            fail(f"{path}: not a file or a pipe")
+        data = guards.read_once(path, MAX_INPUT_BYTES)  # a file still being written: as it is now
+        if len(data) > MAX_INPUT_BYTES:
+            fail(f"{path}: over {MAX_INPUT_BYTES:,} bytes (a pipe that never ends?); give a smaller file")
+        return data if raw else read.read_document(data, str(path))
+    except FileNotFoundError:
+        fail(f"{path}: no such file")
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror or e}")
+
+
+MAX_INPUT_BYTES = 256 << 20  # translate -i: days of decoding on this machine
+
+
+def utf8_arguments(texts: list[str]) -> list[str]:
+    """Text arguments as their UTF-8 bytes say, whatever the locale decoded them as (a C locale hands
+    é in as two undecodable bytes): read.arguments then refuses only what is not UTF-8."""
+    return [utf8_argument(t) for t in texts]
+
+
+def utf8_argument(text: str) -> str:
+    try:
+        return os.fsencode(text).decode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate no command line can carry (an API caller's): as it is
+        return text
+
+
+def translate_document(lines: list[str], fmt: str, router, name) -> str:
+    """A document (srt, markdown, html) translated and written back whole."""
+    with err.status(f"Translating {name}…"):
+        out, results = router.translate_document(lines, fmt)
+    warn(sorted(results, key=lambda r: r.line))
+    return "".join(line + "\n" for line in out)
+
+
+def translate_groups(groups, router, nbest: int, scores: bool, as_json: bool, to_stdout: bool,
+                      progress: bool, where: str, tally: Tally | None = None, align: bool = False,
+                      min_confidence: float | None = None) -> str:
+    """Lines in groups as they arrive (a pipe), translated up to LINES_PER_CALL at a time (more than
+    --batch-size's most, schema.RANGES);
+    each batch is written to stdout and flushed at once (a line is answered before the input ends) or
+    kept for one atomic write."""
+    from contextlib import nullcontext
+
+    from rich.progress import Progress
+
+    from mtcli.text.pipeline import LINES_PER_CALL
+
+    kept, done, step = [], 0, LINES_PER_CALL
+    total = sum(len(g) for g in groups) if progress else None
+    with Progress(console=err, transient=True) if progress else nullcontext() as bar:
+        task = bar.add_task("translating", total=total) if progress else None
+        for group in groups:
+            for k in range(0, len(group), step):
+                batch = group[k : k + step]
+                results = router.translate(batch, first=done + 1)
+                done += len(batch)
+                warn(results, where)
+                if tally is not None:
+                    tally.add(results, where, min_confidence)
+                marked = to_stdout and out.is_terminal
+                chunk = "".join(format_result(r, nbest, scores, as_json, align, marked) + "\n" for r in results)
+                if to_stdout:
+                    sys.stdout.write(chunk)
+                    sys.stdout.flush()
+                else:
+                    kept.append(chunk)
+                if progress:
+                    bar.advance(task, len(batch))
+    return "".join(kept)
+
+
+HISTORY_LINES = 1000  # lines a session appends, and what mtcli's own history file is cut back to
+HISTORY_BYTES = 1 << 20  # a longer history file is not read (the session starts with none)
+
+
+def line_editing() -> Callable[[], None]:
+    """Arrow keys, editing and history for input() (GNU readline, where Python has it), the history
+    kept in mtcli's user directory; returns what saves it at the end: the session's lines appended (at
+    most HISTORY_LINES), never a rewrite of a file mtcli did not make (_own_history)."""
+    try:
+        import readline
+    except ImportError:  # e.g. Windows without pyreadline: plain input()
+        return lambda: None
+    from mtcli.registry import home
+
+    path = None
+    try:
+        path = home() / "history"
+        if path.stat().st_size <= HISTORY_BYTES:
+            readline.read_history_file(path)
+    except (OSError, UserError):
+        pass  # no history yet, or unreadable: start a new one
+    start = readline.get_current_history_length()
+
+    def save() -> None:
+        added = min(readline.get_current_history_length() - start, HISTORY_LINES)
+        try:
+            if path is not None and added > 0 and hasattr(readline, "append_history_file"):
+                _append_history(path, lambda: readline.append_history_file(added, path))
+        except (OSError, UserError):
+            pass  # a read-only home loses the history, never the session
+
+    return save
+
+
+def _append_history(path: Path, append: Callable[[], None]) -> None:
+    """Append to the history file (made now if missing, and marked as mtcli's); cut mtcli's own file
+    back to its last HISTORY_LINES lines once it has twice as many, by an atomic rewrite. A history file
+    mtcli did not make (a user's, a link to one) is only appended to."""
+    from mtcli.atomic import atomic_write_bytes
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mark = path.with_name(".history.mtcli")  # the identity of the history file mtcli made
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        st = os.stat(path)
+        mark.write_text(f"{st.st_dev}:{st.st_ino}\n")
+    except FileExistsError:
+        pass
+    append()
+    st = os.stat(path)
+    try:
+        ours = mark.read_text().strip() == f"{st.st_dev}:{st.st_ino}"
+    except OSError:
+        ours = False
+    if not ours:
+        return
+    lines = path.read_bytes().splitlines(keepends=True)  # (mtcli's own: never much over 2 x HISTORY_LINES)
+    if len(lines) > 2 * HISTORY_LINES:
+        atomic_write_bytes(path, b"".join(lines[-HISTORY_LINES:]))
+        st = os.stat(path)
+        mark.write_text(f"{st.st_dev}:{st.st_ino}\n")
+
+
+def repl(router) -> None:
+    from mtcli.route import NAMES, other
+
+    way = router.fixed.split("-") if router.fixed else None
+    say = f"{NAMES[way[0]]} → {NAMES[way[1]]}" if way else "English ⇄ Spanish, told from each line"
+    err.print(f"{say}. Type a sentence and press Enter; Ctrl-D to quit.", highlight=False)
+    save_history = line_editing()
+    number = 0
+    while True:
+        try:
+            line = input(f"{way[0] if way else router.prior or 'en'}> ")  # the language it expects
+        except (EOFError, KeyboardInterrupt):
+            save_history()
+            err.print()
+            return
+        number += 1
+        if line.strip():
+            results = router.translate([line], first=number)
+            warn(results)
+            Tally().add(results, "line", None)
+            r = results[0]
+            print(f"{router.languages.target or other(r.language)}> {one_line(r.text)}")

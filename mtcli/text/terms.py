@@ -1,0 +1,39 @@
+"""The glossary's stage (docs/glossary.md): a sentence whose spans hold a user's terms (sentence.Context.spans finds
+them among the kept spans) masked with placeholders that come back as the terms' targets, and what stands before
+each target made to fit it once the translation holds them (agreement.py). The retry ladder tries such a sentence
+first as it came (retry.OWN: kept where the model wrote every target itself; as placeholders alone, common words lost
+11-14 BLEU on the sentences that held them), from the spans as the source had them (Masked.sources). A sentence
+without a term is left to the spans stage (spans.py), which masks the rest and answers a sentence of spans only."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from mtcli.text import protect
+from mtcli.text.agreement import agreeing, notes
+from mtcli.text.glossary import placeholders, targets
+from mtcli.text.retry import OWN
+from mtcli.text.sentence import Context, NBest, Sentence, each
+
+
+class Terms:
+    """Placeholders of the glossary's language: English sources protect.py's number, Spanish ones a name the
+    sentence does not hold (es-en read a number where a noun goes as an amount: BLEU 27.3 against 46.5)."""
+
+    name = "glossary"
+
+    def strip(self, s: Sentence, c: Context) -> bool:
+        terms = c.options.glossary
+        outs = targets(s.text, s.spans, terms) if terms else ()
+        kept = tuple(s.text[a:b] for a, b in s.spans)
+        if terms and outs != kept:  # a term's placeholder comes back as its target
+            masked = protect.mask(s.text, s.spans, placeholders(s.text, terms.languages[0]) or protect.PLACEHOLDERS[0])
+            s.masked = replace(masked, spans=outs, sources=kept)
+            s.aside[self.name] = notes(s.text, s.spans, outs, terms), terms
+        return True
+
+    def restore(self, s: Sentence, out: NBest, items) -> NBest:
+        if self.name not in s.aside or s.attempt == OWN:  # (the model's own words fit already)
+            return out
+        found, terms = s.aside[self.name]
+        return each(out, lambda t: agreeing(t, found, terms) if found else t)

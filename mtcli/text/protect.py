@@ -166,11 +166,11 @@ def restore(output: str, masked: Masked) -> str | None:
         return None
     glued = masked.glued or ("",) * len(masked.spans)
     queues = {p: [(sp, sign, g, at) for sp, w, sign, g, at in zip(masked.spans, want, _signs(masked), glued,
-                                                                  _places(masked)) if w == p] for p in set(want)}
+                                                                  _places(masked)) if w == p][::-1] for p in set(want)}
     order, pieces, last = [], [], 0  # the spans in the order they come in the output, for resign
 
     for m in _pattern(masked.seq).finditer(output):
-        span, sign, glue, place = queues[m.group()].pop(0)
+        span, sign, glue, place = queues[m.group()].pop()  # (each queue last first)
         order.append((span, sign))
         start, end = m.start(), m.end()
         # "a las 5 p.m.." -> "a las 5 p.m." (only after the span itself: another span may hold "5 p.m..")
@@ -216,16 +216,17 @@ def _made_up_digits(output: str, masked: Masked) -> bool:
 def resign(output: str, masked: Masked) -> str:
     """The output (spans in place, in masked's order) with the currency sign back on each span whose
     currency the translation lost ("Pagué 50 e-ciles" -> "Pagué €50 e-ciles"): a price keeps its currency."""
-    at = 0
+    lost = {sign: not re.search(_CURRENCY_WORDS[sign], output, re.IGNORECASE) for sign in set(_signs(masked)) if sign}
+    pieces, at, last = [], 0, 0
     for span, sign in zip(masked.spans, _signs(masked)):
         found = output.find(span, at)
         if found < 0:
             continue
-        if sign and not re.search(_CURRENCY_WORDS[sign], output, re.IGNORECASE) and output[found - 1 : found] != sign:
-            output = output[:found] + sign + output[found:]
-            found += len(sign)
+        if sign and lost[sign] and output[found - 1 : found] != sign:
+            pieces += [output[last:found], sign]
+            last = found
         at = found + len(span)
-    return output
+    return "".join(pieces) + output[last:]
 
 
 def remask(masked: Masked, seq: tuple[str, ...]) -> Masked:

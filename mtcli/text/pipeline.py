@@ -62,6 +62,8 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
         return line_steps.in_cells(lines, engine, options, first, translate_lines)
     if items is None and options.protect and any(map(breaks, lines)):  # (a string's "\\n": each piece a line)
         return line_steps.in_cells(lines, engine, options, first, translate_lines, cut=breaks)
+    if items and not isinstance(items, Items):  # (the first call: inner ones are given Items)
+        markup.check_depth(lines, items, lambda i: first + i)
     # (quotations and asides are added to it, in characters none of these lines has)
     items = items if isinstance(items, Items) else Items(items or {}, lines)
     engine = replace(engine, encode=remembering(engine.encode))

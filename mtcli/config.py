@@ -144,6 +144,10 @@ DEFAULTS = TranslationOptions()  # the decoding of `mtcli translate`, `evaluate`
 # max_batch_size where batches count sentences (batch_type "examples"): Translator.translate (what
 # `mtcli evaluate` decodes with) and the server's batches
 SENTENCES_PER_BATCH = 64
+# seconds one line's text work and its share of decoding may take before the line passes through as it came, with
+# a warning (TextOptions.budget): a safety net, far above any real line (10,000 characters of prose, the longest
+# a line is read, take under a second of text work); an attack on a superlinear path took 30-90 s (issue 38)
+LINE_BUDGET = 30.0
 
 
 def model_config(preset: str = "small", **overrides) -> ModelConfig:

@@ -12,12 +12,14 @@ the measured reason for it. The model is reached only through `Engine` (sentence
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 
 from mtcli.schema import MAX_LINE_CHARS
 from mtcli.text import lines as line_steps
 from mtcli.text import markup, spanish
+from mtcli.text.budget import Budget, OverBudget, check
 from mtcli.text.casing import Casing, Continuation, LoneWord
 from mtcli.text.edges import Edges
 from mtcli.text.floating import Floating
@@ -70,7 +72,9 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     results = [LineResult(first + i, [("", 0.0)]) for i in range(len(lines))]
     unknown = unknown_pieces(engine)
     indents, tails, todo, wraps, unwrapped, as_it_came = [], {}, [], {}, {}, []
+    budget = Budget(options.budget)
     for i, raw in enumerate(lines):
+        started, deadline, before = time.monotonic(), budget.deadline(), len(todo)
         if len(raw) > MAX_LINE_CHARS:  # the model reads 54 tokens of a sentence: a 10 MB line is an attack or an error
             raw, tails[i] = line_steps.cut_long(raw)
             results[i].warnings.append(f"longer than {MAX_LINE_CHARS:,} characters: its first {len(raw):,} were "
@@ -87,16 +91,24 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             unwrapped[i] = text
         if options.case and options.source == "en" and line_steps.looks_spanish(text):
             results[i].warnings.append("this looks like Spanish already; it was translated as if it were English")
-        results[i].sentences += _sentences(text, i, Context(engine, options, unknown, items), todo,
-                                           quotes=not wraps.get(i), cut=i in tails)
+        try:
+            results[i].sentences += _sentences(text, i, Context(engine, options, unknown, items, deadline), todo,
+                                               quotes=not wraps.get(i), cut=i in tails)
+        except OverBudget:  # (its sentences so far dropped; the line passes through below)
+            del todo[before:]
+        budget.charge(i, time.monotonic() - started)
+    todo = [s for s in todo if s.line not in budget.over]
+    for i in budget.over:
+        wraps.pop(i, None), unwrapped.pop(i, None)
     done = markup.render_items(todo, items, engine, options, results, translate_lines)
     if rendered is not None:
         rendered.update(done)
         done = {}
-    decode_all([s for s in todo if s.verbatim is None], engine, results, lambda t: markup.as_written(t, items))
+    decode_all([s for s in todo if s.verbatim is None], engine, results, lambda t: markup.as_written(t, items), budget)
     by_line: list[list[NBest]] = [[] for _ in lines]
     for s in todo:
-        by_line[s.line].append(_finish(s, results[s.line], items))
+        if s.line not in budget.over:
+            by_line[s.line].append(_finish(s, results[s.line], items))
     clues = markup.clues(unwrapped, wraps, items, engine, options, translate_lines)
     for i, outs in enumerate(by_line):
         tail = tails.get(i, "")
@@ -111,6 +123,9 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             results[i].nbest = [((indents[i] + tail.lstrip()).rstrip(), 0.0)]
     for i in as_it_came:  # ("%s: %d", "{0}  {1}": not even respaced)
         results[i].nbest = [(markup.expand(lines[i], done), 0.0)]
+    for i in sorted(budget.over):  # (its markup as the document had it: no item of it was rendered)
+        results[i].nbest = [(markup.as_written(lines[i], items), 0.0)]
+        results[i].warnings.append(budget.warning())
     return results
 
 
@@ -141,6 +156,7 @@ def _prepare(text: str, line: int, c: Context, cut: bool = False) -> Sentence:
     mid-sentence, or inside a kept blob or URL); so does a sentence that ends in a quotation or an aside."""
     s = Sentence(line, text, cut=cut)
     for stage in STAGES:
+        check(c.deadline)
         if not stage.strip(s, c):
             break
     if s.verbatim is None:

@@ -8,13 +8,14 @@ an `mtcli.decode.Translator`.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Protocol
 
-from mtcli.config import DEFAULT_DIRECTION, DEFAULTS
+from mtcli.config import DEFAULT_DIRECTION, DEFAULTS, LINE_BUDGET
 from mtcli.text import case, protect, spanish
 from mtcli.text.glossary import Glossary, with_terms
 from mtcli.text.segment import fit
@@ -38,6 +39,7 @@ class TextOptions:
     # (documents: a heading, a cell, a link's text)
     glossary: Glossary | None = None  # the user's terms, kept and put back as its targets (glossary.py)
     source: str = "en"  # the source language: which language's rules run (contractions, questions, titles, dates)
+    budget: float | None = LINE_BUDGET  # seconds a line may take (budget.py); None: no limit
 
 
 def placeholders_for(direction: str) -> tuple[tuple[str, ...], ...]:
@@ -137,6 +139,7 @@ class Context:
     options: TextOptions
     unknown: Callable[[str], bool]  # a piece the vocabulary cannot spell
     items: dict[str, tuple[str, ...]]
+    deadline: float = math.inf  # when the line's time budget runs out (budget.py)
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         long_word = min(protect.LONG_WORD, self.engine.limit - 1)  # a word that long may not fit the model

@@ -32,7 +32,8 @@ _CURRENCY_WORDS = {"$": r"d[oó]lar", "€": r"euro", "£": r"libra|esterlina", 
 _TRAILING = ".,;:!?)]}'\""  # sentence punctuation after a span belongs to the sentence
 _OPENING = {")": "(", "]": "[", "}": "{"}  # ... but not the bracket that closes one of the span's own
 _NUMBER_ONLY = re.compile(KIND["number"].pattern)
-_NOT_A_NUMBER = re.compile("|".join(KIND[k].pattern for k in ("url", "email", "file or domain")), re.IGNORECASE)
+_NOT_A_NUMBER = re.compile("|".join(KIND[k].pattern for k in ("url", "email", "file or domain", "ipv6 address")),
+                           re.IGNORECASE)
 _WORDS_AFTER = re.compile(r"(?<=\d)(?:\.{2,}|…|[,;:])(?=[^\W\d_]{2})")  # (not "." : "2.0.beta", "5.4.RELEASE")
 _NONSPACE = re.compile(r"\S+")
 _LONG = re.compile(rf"\S{{{LONG_WORD}}}")

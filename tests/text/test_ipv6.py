@@ -38,3 +38,17 @@ def test_times_ratios_and_scopes_are_no_ipv6(text):
 def test_a_file_name_after_a_title_is_kept_whole(line, kept):
     (r,) = translate_lines([line], engine(answers({})))
     assert kept in r.text and r.text.count(kept) == 1 and kept in r.kept
+
+
+@pytest.mark.parametrize("line", ["Q: Q: Q: Q: Q:", "A: A: A:", "Re: Re: Re:", "Q:Q:Q:Q:", "RE: FW: RE:", "Fwd: Fwd:",
+                                  "Q: " * 200])
+def test_a_line_of_labels_alone_is_kept_and_never_given_the_model(line):
+    seen = []
+    (r,) = translate_lines([line], engine(answers({}, seen, default=lambda s: s + " 10:30")))
+    assert r.text == line.strip() and seen == []
+
+
+def test_a_label_before_words_still_reaches_the_model():  # (the almost-right line: one label, then a sentence)
+    seen = []
+    translate_lines(["Q: What time is it?"], engine(answers({}, seen)))
+    assert seen and "What time is it?" in seen[0]

@@ -144,6 +144,12 @@ class TranslationOptions:
 DEFAULTS = TranslationOptions()  # the decoding of `mtcli translate`, `evaluate` and `serve` unless told otherwise
 
 
+# seconds one line's text work and its share of decoding may take before the line passes through as it came, with
+# a warning (TextOptions.budget): a safety net, far above any real line (10,000 characters of prose, the longest
+# a line is read, take under a second of text work); an attack on a superlinear path took 30-90 s (issue 38)
+LINE_BUDGET = 30.0
+
+
 @dataclass(frozen=True)
 class TextOptions:
     """Which steps of the text pipeline (mtcli/text/) run; all off is the raw model on each line (the
@@ -159,6 +165,7 @@ class TextOptions:
     glossary: object | None = None  # the user's terms bound to the direction (a text.glossary.Glossary), kept
     # and put back as its targets
     source: str = "en"  # the source language: which language's rules run (contractions, questions, titles, dates)
+    budget: float | None = LINE_BUDGET  # seconds a line may take (text/budget.py); None: no limit
 
 
 @dataclass(frozen=True)

@@ -137,6 +137,23 @@ def test_html_keeps_markup(client, offline):
         offline(["<i>I like it.</i>"], "html")[0][0]
 
 
+def test_markup_nested_past_the_limit_is_refused_in_one_line_and_at_the_limit_translated(client):
+    """2,400 nested <b> ran out of the formatter's stack (RecursionError, issue 38): refused with 400 now."""
+    from mtcli.text.markup import MAX_DEPTH
+
+    def page(n):
+        return "<p>" + "<b>" * n + "The plant is green." + "</b>" * n + "</p>"
+
+    for n in (2400, MAX_DEPTH + 1):
+        r = translate(client, q=page(n), format="html")
+        assert r.status_code == 400, r.text
+        assert f"nested more than {MAX_DEPTH} deep" in r.json()["error"] and "\n" not in r.json()["error"]
+    r = translate(client, q=page(MAX_DEPTH), format="html")
+    assert r.status_code == 200, r.text
+    out = r.json()["translatedText"]
+    assert out.count("<b>") == out.count("</b>") == MAX_DEPTH and "planta" in out
+
+
 def test_form_multipart_and_query_bodies(client, offline):
     want = offline(SENTENCES[1:3])
     r = client.post("/translate", data={"q": SENTENCES[1], "source": "en", "target": "es", "alternatives": "1"})

@@ -127,3 +127,33 @@ def test_not_an_srt_file_is_one_line(shipped_model, run_cli, tmp_path):
     src.write_text("this is not\na subtitle file\n", encoding="utf-8")
     code, out, err = run_cli("translate", "-m", shipped_model, "-i", src)
     assert code == 2 and out == "" and err.count("\n") == 1 and "SRT" in err
+
+
+def test_markup_nested_past_the_limit_is_one_line_and_at_the_limit_translated(shipped_model, run_cli, tmp_path):
+    """10,000 nested <b> in a file raised RecursionError (issue 38): exit 2 with one line naming the line."""
+    from mtcli.text.markup import MAX_DEPTH
+
+    src = tmp_path / "deep.html"
+    for n, want in ((10_000, 2), (MAX_DEPTH + 1, 2), (MAX_DEPTH, 0)):
+        src.write_text("<h1>Title</h1>\n\n<p>" + "<b>" * n + "The plant is green." + "</b>" * n + "</p>\n",
+                       encoding="utf-8")
+        code, out, err = run_cli("translate", "-m", shipped_model, "--greedy", "-i", src, "-o", "-")
+        assert code == want, err
+        if want:
+            assert out == "" and err.count("\n") == 1 and f"line 3: markup nested more than {MAX_DEPTH}" in err
+        else:
+            assert out.count("<b>") == out.count("</b>") == MAX_DEPTH and "planta" in out
+
+
+def test_a_line_over_its_time_budget_passes_through_with_a_warning_naming_it(shipped_model, run_cli, tmp_path,
+                                                                               monkeypatch):
+    from dataclasses import replace
+
+    from mtcli import route
+
+    src = tmp_path / "in.txt"
+    src.write_text("The plant is green.\nI have 3 cats.\n", encoding="utf-8")
+    monkeypatch.setitem(route.SOURCE_OPTIONS, "en", replace(route.SOURCE_OPTIONS["en"], budget=1e-9))
+    code, out, err = run_cli("translate", "-m", shipped_model, "--greedy", "-i", src)
+    assert code == 0 and out == "The plant is green.\nI have 3 cats.\n", err
+    assert re.search(r"warning: line 2: [^\n]*budget of 1e-09 s[^\n]*untranslated", err), err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from mtcli.text.kinds import PRIVATE
 from mtcli.text.edges import footnote, symbols
@@ -40,15 +41,38 @@ def set_aside(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[tuple[
 
     # the space after one that follows an opening mark goes with it ('"🐱 I love' -> '"I love', not '" I love'),
     # not one after a closing mark ('car,<sup>1</sup> the' -> 'car, the')
-    rest = drop_spans(text, [(a, b + len(text[b:]) - len(text[b:].lstrip()) if a == 0 or text[a - 1] in _OPENING_MARKS
-                               else b) for a, b in spans])
+    rest = drop_spans(text, [(a, _SPACES.match(text, b).end() if a == 0 or text[a - 1] in _OPENING_MARKS else b)
+                             for a, b in spans])
     n_words = max(words(rest), 1)
-    places = [(words(drop_spans(text[:a], [x for x in spans if x[1] <= a])) / n_words, text[a:b],
-               a > 0 and not text[a - 1].isspace()) for a, b in spans]
+    cuts, dropped = [], 0  # where each span was in the text without them
+    for a, b in spans:
+        cuts.append(a - dropped)
+        dropped += b - a
+    before = _words_before(drop_spans(text, spans), cuts)
+    places = [(n / n_words, text[a:b], a > 0 and not text[a - 1].isspace()) for n, (a, b) in zip(before, spans)]
     return re.sub(r"\s+(?=[.,;:!?…])", "", re.sub(r"\s+", " ", rest)).strip(), places
 
 
 _WORD = re.compile(r"\S*\w\S*")
+_TOKEN = re.compile(r"\S+")
+_SPACES = re.compile(r"\s*")
+_WORD_CHAR = re.compile(r"\w")
+
+
+def _words_before(text: str, cuts: list[int]) -> list[int]:
+    """How many words text[:cut] has, for each cut (ascending): one pass over the text's tokens, each cut placed
+    by bisection (a word cut in two counts if its part before the cut holds a word character)."""
+    ends, firsts, counts = [], [], [0]
+    for m in _TOKEN.finditer(text):
+        w = _WORD_CHAR.search(text, m.start(), m.end())
+        ends.append(m.end())
+        firsts.append((m.start(), w.start() if w else len(text)))
+        counts.append(counts[-1] + bool(w))
+    out = []
+    for cut in cuts:
+        k = bisect_right(ends, cut)
+        out.append(counts[k] + (k < len(ends) and firsts[k][0] < cut and firsts[k][1] < cut))
+    return out
 
 
 def put_back(text: str, places: list[tuple[float, str, bool]]) -> str:

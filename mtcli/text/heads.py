@@ -13,6 +13,9 @@ CHAT_HEAD = re.compile(r"(?:\[\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)?\]|\d
                         r" [-|])[ \t]+(?!\d)(?:[A-Z][\w'-]*(?: [A-Z][\w'-]*)?:[ \t]+)?(?=\S)")
 MAIL_HEAD = re.compile(r"(?:(?:Re|RE|Fwd|FWD|Fw|FW|AW|WG|PS):|P\.S\.|P\.P\.S\.)[ \t]+(?=\S)")
 # (a label alone, "Tom: ", "Note: ": labels.py)
+# a sentence of short labels only ("Q: Q: Q:", "A: A:", "Re: Re: Re:"): nothing to translate, kept as it came (the
+# model made up times for it)
+LABEL_RUN = re.compile(r"(?:[^\W\d_]{1,3}:[ \t]*){2,}|[^\W\d_]{1,2}:")
 
 
 class ChatHead:
@@ -22,6 +25,9 @@ class ChatHead:
     name = "chat head"
 
     def strip(self, s: Sentence, c: Context) -> bool:
+        if c.options.protect and LABEL_RUN.fullmatch(s.text):
+            s.verbatim = s.text
+            return False
         if c.options.protect and (head := CHAT_HEAD.match(s.text) or MAIL_HEAD.match(s.text)):
             s.lead, s.head, s.text = s.lead + head.group(), head.group().strip(), s.text[head.end() :]
         return True

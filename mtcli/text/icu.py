@@ -14,10 +14,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from mtcli.text.kinds import ICU_START
-
 MAX_DEPTH = 6  # arguments open at once (real messages nest two or three: a plural inside a select)
-START = re.compile(ICU_START)
+# what opens an ICU MessageFormat argument with a type ("{count, plural, ...", "{n, number}"): read here whole
+ICU_TYPES = ("plural", "selectordinal", "select", "number", "date", "time", "spellout", "ordinal", "duration", "choice")
+START = re.compile(rf"\{{ *[A-Za-z_\d][\w.\-]* *, *(?:{'|'.join(ICU_TYPES)})\b")
 _HEAD = re.compile(r"\{\s*([A-Za-z_\d][\w.\-]*)\s*,\s*(\w+)\s*")
 _CHOICES = ("plural", "selectordinal", "select")
 _OPTIONS = re.compile(r",\s*(?:offset:\s*\d+\s*)?")  # (a plural's offset goes before its first selector)

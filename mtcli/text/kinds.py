@@ -38,6 +38,11 @@ EMOTICON = re.compile(r"(?<![\w:;=^<>()-])(?:[:;=][-o^']?[)(\]\[DPpOo3/\\|*]|</?
 WEEKDAYS = {"monday": "lunes", "tuesday": "martes", "wednesday": "miércoles", "thursday": "jueves",
             "friday": "viernes", "saturday": "sábado", "sunday": "domingo"}
 
+# an IPv6 address ("2001:db8::1", "::1", "::ffff:1.2.3.4", "fe80::1%eth0", "[::1]:80"), kept: its numbers alone were
+_H, _V4 = "[0-9a-f]{1,4}", r"(?:\d{1,3}\.){3}\d{1,3}"
+_IP6 = (rf"(?:(?:{_H}:){{7}}{_H}|(?:{_H}:){{1,4}}:{_V4}|::(?:ffff(?::0{{1,4}})?:)?{_V4}|(?:{_H}:){{1,7}}:|:(?::{_H}){{1,7}}|::"
+        + "".join(rf"|(?:{_H}:){{1,{k}}}(?::{_H}){{1,{7 - k}}}" for k in range(6, 0, -1)) + r")(?:%[\w.-]+)?")
+IPV6 = re.compile(rf"(?<![\w:.\[])(?:{_IP6}|\[{_IP6}\](?::\d{{1,5}})?)(?![\w:])", re.IGNORECASE)
 _URL = r"(?:(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://|www\.)[^\s<>\"]+"
 _EMAIL = r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 # a run of number-ish characters holding a digit: 25.50, 7:15, 12/05/2023, 50%, -5°C, 3rd, MP3, COVID-19, 5$;
@@ -153,16 +158,11 @@ _INTERPOLATION = r"[$#]\{[^{}\n]+\}|\$\((?:[^()\n]|\([^()\n]*\))+\)"  # ${amount
 # :name after a space, a slash or a bracket (Laravel's ":attribute", a route's "/users/:id"): a template's only in a
 # line that is one (templates.py: another placeholder, or a route); "Note: x", "3:15", "std::map", ":P" are none
 COLON_NAME = r"(?<![^\s/(\[])(?<!::):[A-Za-z_]\w*(?!\w)"
-ROUTE = re.compile(r"/:[A-Za-z_]")
 _ENTITY = r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});"  # &nbsp; &amp; &#39; &#x27;
 # a newline, a tab, a return, a backslash or a character written as a backslash sequence (a JSON or a .strings
 # file's); not in a Windows path ("C:\new\table", "\\server\share": templates.py)
 ESCAPED_BREAK = r"(?<!\\)\\[ntr]"  # (not "\\\\n": an escaped backslash, then an "n")
 ESCAPE = rf"\\\\|{ESCAPED_BREAK}|\\u[0-9A-Fa-f]{{4}}"
-WINDOWS_PATH = re.compile(r"(?<!\S)(?:[A-Za-z]:\\|\\\\\w)\S*")
-# what opens an ICU MessageFormat argument with a type ("{count, plural, ...", "{n, number}"): icu.py reads it whole
-ICU_TYPES = ("plural", "selectordinal", "select", "number", "date", "time", "spellout", "ordinal", "duration", "choice")
-ICU_START = rf"\{{ *[A-Za-z_\d][\w.\-]* *, *(?:{'|'.join(ICU_TYPES)})\b"
 
 
 def _date_in_spanish(span: str) -> str:
@@ -246,7 +246,6 @@ def _romans(text: str) -> list[tuple[int, int]]:
 
 _DIGIT = re.compile(r"\d")
 
-
 LANGUAGES = ("en", "es")  # source languages
 EN, ES = frozenset({"en"}), frozenset({"es"})
 
@@ -266,6 +265,7 @@ class Kind:
 
 # in SPAN's order: the first alternative that matches at a place wins
 KINDS = (
+    Kind("ipv6 address", IPV6.pattern, hint=r"::|[0-9a-f]:[0-9a-f]"),
     Kind("url", _URL, hint=r"://|www\."),
     Kind("email", _EMAIL, hint="@"),
     Kind("code", _CODE, hint="`"),

@@ -6,9 +6,10 @@ callable it is given: the pipeline's own translate_lines, without this module ca
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from mtcli.errors import UserError
 from mtcli.text.casing import as_fragment
 from mtcli.text.edges import is_note
 from mtcli.text.floating import Floating
@@ -33,6 +34,37 @@ def as_written(text: str, items: dict[str, tuple[str, ...]]) -> str:
             as_written(part, items) if k % 2 else part for k, part in enumerate(parts))
 
     return PRIVATE.sub(source, text)
+
+
+# markup nested deeper than this is refused in one line: each level is translated by a call of translate_lines
+# inside the one before (render_items), and 10,000 nested <b> ran out of Python's stack (RecursionError); no
+# document written by hand or by an editor nests inline markup anywhere near this deep
+MAX_DEPTH = 100
+
+
+def check_depth(texts: Sequence[str], items: dict[str, tuple[str, ...]], line: Callable[[int], int]) -> None:
+    """A UserError naming the line (`line(i)` of texts[i]) whose markup is nested more than MAX_DEPTH deep; found
+    without recursion, each item looked at once."""
+    depth: dict[str, int] = {}
+
+    def inner(c: str) -> list[str]:
+        return [x for k, part in enumerate(items[c]) if k % 2 for x in PRIVATE.findall(part) if x in items]
+
+    for i, text in enumerate(texts):
+        for root in PRIVATE.findall(text):
+            stack = [root] if root in items and root not in depth else []
+            open_ = set(stack)  # (an item inside itself is not followed round)
+            while stack:  # (depth-first; an item is measured once all inside it are)
+                c = stack[-1]
+                todo = [x for x in inner(c) if x not in depth and x not in open_]
+                if todo:
+                    stack += todo
+                    open_.update(todo)
+                    continue
+                depth[c] = 1 + max((depth.get(x, 0) for x in inner(c)), default=0)
+                open_.discard(stack.pop())
+            if depth.get(root, 0) > MAX_DEPTH:
+                raise UserError(f"line {line(i)}: markup nested more than {MAX_DEPTH} deep, which is refused")
 
 
 def render_items(todo: list[Sentence], items: dict[str, tuple[str, ...]], engine: Engine,

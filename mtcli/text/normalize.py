@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from mtcli.text.kinds import CODE_PAIR, EMOTICON
+from mtcli.text.kinds import CODE_PAIR, EMOTICON, IPV6
 
 # typographic -> what the corpus and so the vocabulary use (the English vocabulary has ' and " and -,
 # and none of “ ” ‘ ’ – — …)
@@ -52,6 +52,7 @@ def normalize(text: str) -> str:
         text = _SPACE.sub(" ", _LOOSE_JOINER.sub("", text))
     text = _typographic(unicodedata.normalize("NFC", text)).strip()
     emoticons = [m.span() for m in EMOTICON.finditer(text)] if _EMOTICON_HINT.search(text) else []
+    emoticons += [m.span() for m in IPV6.finditer(text)] if "::" in text else []  # ("to ::1", not "to::1")
     if not emoticons:
         return _AFTER_OPEN.sub("", _BEFORE_CLOSE.sub("", text))
     # ("see you ;)", not "see you;)"; ":( that", not ":(that")

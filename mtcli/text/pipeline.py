@@ -12,12 +12,14 @@ the measured reason for it. The model is reached only through `Engine` (sentence
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 
 from mtcli.schema import MAX_LINE_CHARS
 from mtcli.text import lines as line_steps
 from mtcli.text import markup, spanish, wholes
+from mtcli.text.budget import Budget, OverBudget, check
 from mtcli.text.casing import Casing, Continuation, LoneWord
 from mtcli.text.edges import Edges
 from mtcli.text.floating import Floating
@@ -64,6 +66,8 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
         return line_steps.in_cells(lines, engine, options, first, translate_lines)
     if items is None and options.protect and any(map(breaks, lines)):  # (a string's "\\n": each piece a line)
         return line_steps.in_cells(lines, engine, options, first, translate_lines, cut=breaks)
+    if items and not isinstance(items, Items):  # (the first call: inner ones are given Items)
+        markup.check_depth(lines, items, lambda i: first + i)
     # (quotations and asides are added to it, in characters none of these lines has)
     items = items if isinstance(items, Items) else Items(items or {}, lines)
     engine = replace(engine, encode=remembering(engine.encode),
@@ -71,36 +75,38 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     results = [LineResult(first + i, [("", 0.0)]) for i in range(len(lines))]
     unknown = unknown_pieces(engine)
     indents, tails, todo, wraps, unwrapped, as_it_came, whole = [], {}, [], {}, {}, [], {}
+    budget = Budget(options.budget)
     for i, raw in enumerate(lines):
-        if len(raw) > MAX_LINE_CHARS:  # the model reads 54 tokens of a sentence: a 10 MB line is an attack or an error
-            raw, tails[i] = line_steps.cut_long(raw)
-            results[i].warnings.append(f"longer than {MAX_LINE_CHARS:,} characters: its first {len(raw):,} were "
-                                       f"translated, the other {len(lines[i]) - len(raw):,} are kept as they came")
-        if options.protect:  # a template's placeholders and ICU messages made items before anything reads the line
-            raw, shielded = shield(raw, items), raw
-            as_it_came += [i] if raw != shielded and i not in tails and only_placeholders(raw, items) else []
-        indents.append(((line_steps.MARK.match(raw) if options.protect else None) or line_steps.INDENT.match(raw)).group())
-        text = raw[len(indents[i]) :]
-        text = spanish.dialogue(text) if options.source == "es" and options.protect else text
-        text = normalize(spaced_dashes(text) if "—" in text else text)
+        started, deadline, before = time.monotonic(), budget.deadline(), len(todo)
+        indent, text = _read(raw, i, options, items, results[i], tails, as_it_came)
+        indents.append(indent)
         if items:  # markup around words ("is <b>green</b>") out of the way of the model: put back after
             text, wraps[i] = markup.unwrap(text, items)
             unwrapped[i] = text
         if options.case and options.source == "en" and line_steps.looks_spanish(text):
             results[i].warnings.append("this looks like Spanish already; it was translated as if it were English")
-        parts = _sentences(text, i, Context(engine, options, unknown, items), todo, quotes=not wraps.get(i),
-                           cut=i in tails)
-        results[i].sentences += len(parts)
-        if wraps.get(i):  # (markup around whole sentences goes back around their translations)
-            whole[i], wraps[i] = wholes.split(text, parts, wraps[i])
+        try:
+            parts = _sentences(text, i, Context(engine, options, unknown, items, deadline), todo,
+                               quotes=not wraps.get(i), cut=i in tails)
+        except OverBudget:  # (its sentences so far dropped; the line passes through below)
+            del todo[before:]
+        else:
+            results[i].sentences += len(parts)
+            if wraps.get(i):  # (markup around whole sentences goes back around their translations)
+                whole[i], wraps[i] = wholes.split(text, parts, wraps[i])
+        budget.charge(i, time.monotonic() - started)
+    todo = [s for s in todo if s.line not in budget.over]
+    for i in budget.over:
+        wraps.pop(i, None), unwrapped.pop(i, None), whole.pop(i, None)
     done = markup.render_items(todo, items, engine, options, results, translate_lines)
     if rendered is not None:
         rendered.update(done)
         done = {}
-    decode_all([s for s in todo if s.verbatim is None], engine, results, lambda t: markup.as_written(t, items))
+    decode_all([s for s in todo if s.verbatim is None], engine, results, lambda t: markup.as_written(t, items), budget)
     by_line: list[list[NBest]] = [[] for _ in lines]
     for s in todo:
-        by_line[s.line].append(_finish(s, results[s.line], items))
+        if s.line not in budget.over:
+            by_line[s.line].append(_finish(s, results[s.line], items))
     clues = markup.clues(unwrapped, wraps, items, engine, options, translate_lines)
     for i, outs in enumerate(by_line):
         tail = tails.get(i, "")
@@ -119,7 +125,28 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             results[i].nbest = [((indents[i] + tail.lstrip()).rstrip(), 0.0)]
     for i in as_it_came:  # ("%s: %d", "{0}  {1}": not even respaced)
         results[i].nbest = [(markup.expand(lines[i], done), 0.0)]
+    for i in sorted(budget.over):  # (its markup as the document had it: no item of it was rendered)
+        results[i].nbest = [(markup.as_written(lines[i], items), 0.0)]
+        results[i].warnings.append(budget.warning())
     return results
+
+
+def _read(raw: str, i: int, options: TextOptions, items: Items, result: LineResult, tails: dict[int, str],
+          as_it_came: list[int]) -> tuple[str, str]:
+    """Line i's indent (or list mark) and its text as the stages read it: cut if too long (the rest in tails[i]),
+    a template's placeholders made items (a line of them only listed in as_it_came), normalised."""
+    if len(raw) > MAX_LINE_CHARS:  # the model reads 54 tokens of a sentence: a 10 MB line is an attack or an error
+        whole = len(raw)
+        raw, tails[i] = line_steps.cut_long(raw)
+        result.warnings.append(f"longer than {MAX_LINE_CHARS:,} characters: its first {len(raw):,} were "
+                               f"translated, the other {whole - len(raw):,} are kept as they came")
+    if options.protect:  # a template's placeholders and ICU messages made items before anything reads the line
+        raw, shielded = shield(raw, items), raw
+        as_it_came += [i] if raw != shielded and i not in tails and only_placeholders(raw, items) else []
+    indent = ((line_steps.MARK.match(raw) if options.protect else None) or line_steps.INDENT.match(raw)).group()
+    text = raw[len(indent) :]
+    text = spanish.dialogue(text) if options.source == "es" and options.protect else text
+    return indent, normalize(spaced_dashes(text) if "—" in text else text)
 
 
 def _sentences(text: str, i: int, c: Context, todo: list[Sentence], quotes: bool, cut: bool) -> wholes.Parts:
@@ -152,6 +179,7 @@ def _prepare(text: str, line: int, c: Context, cut: bool = False) -> Sentence:
     mid-sentence, or inside a kept blob or URL); so does a sentence that ends in a quotation or an aside."""
     s = Sentence(line, text, cut=cut)
     for stage in STAGES:
+        check(c.deadline)
         if not stage.strip(s, c):
             break
     if s.verbatim is None:

@@ -32,7 +32,8 @@ _CURRENCY_WORDS = {"$": r"d[oó]lar", "€": r"euro", "£": r"libra|esterlina", 
 _TRAILING = ".,;:!?)]}'\""  # sentence punctuation after a span belongs to the sentence
 _OPENING = {")": "(", "]": "[", "}": "{"}  # ... but not the bracket that closes one of the span's own
 _NUMBER_ONLY = re.compile(KIND["number"].pattern)
-_NOT_A_NUMBER = re.compile("|".join(KIND[k].pattern for k in ("url", "email", "file or domain")), re.IGNORECASE)
+_NOT_A_NUMBER = re.compile("|".join(KIND[k].pattern for k in ("url", "email", "file or domain", "ipv6 address")),
+                           re.IGNORECASE)
 _WORDS_AFTER = re.compile(r"(?<=\d)(?:\.{2,}|…|[,;:])(?=[^\W\d_]{2})")  # (not "." : "2.0.beta", "5.4.RELEASE")
 _NONSPACE = re.compile(r"\S+")
 _LONG = re.compile(rf"\S{{{LONG_WORD}}}")
@@ -40,8 +41,6 @@ _LONG = re.compile(rf"\S{{{LONG_WORD}}}")
 # (NFC leaves some: "H̸̡̪e̷l̴l̵o̶" is one word to keep, not five letters to translate between marks)
 _MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe00-\ufe0f\ufe20-\ufe2f"
 _WORD_RUNS = re.compile(rf"[\w{_MARKS}]+|[^\w\s][{_MARKS}]*")
-
-
 _AM_PM = re.compile(r"[ap]\.m$", re.IGNORECASE)
 
 
@@ -168,11 +167,11 @@ def restore(output: str, masked: Masked) -> str | None:
         return None
     glued = masked.glued or ("",) * len(masked.spans)
     queues = {p: [(sp, sign, g, at) for sp, w, sign, g, at in zip(masked.spans, want, _signs(masked), glued,
-                                                                  _places(masked)) if w == p] for p in set(want)}
+                                                                  _places(masked)) if w == p][::-1] for p in set(want)}
     order, pieces, last = [], [], 0  # the spans in the order they come in the output, for resign
 
     for m in _pattern(masked.seq).finditer(output):
-        span, sign, glue, place = queues[m.group()].pop(0)
+        span, sign, glue, place = queues[m.group()].pop()  # (each queue last first)
         order.append((span, sign))
         start, end = m.start(), m.end()
         # "a las 5 p.m.." -> "a las 5 p.m." (only after the span itself: another span may hold "5 p.m..")
@@ -218,16 +217,17 @@ def _made_up_digits(output: str, masked: Masked) -> bool:
 def resign(output: str, masked: Masked) -> str:
     """The output (spans in place, in masked's order) with the currency sign back on each span whose
     currency the translation lost ("Pagué 50 e-ciles" -> "Pagué €50 e-ciles"): a price keeps its currency."""
-    at = 0
+    lost = {sign: not re.search(_CURRENCY_WORDS[sign], output, re.IGNORECASE) for sign in set(_signs(masked)) if sign}
+    pieces, at, last = [], 0, 0
     for span, sign in zip(masked.spans, _signs(masked)):
         found = output.find(span, at)
         if found < 0:
             continue
-        if sign and not re.search(_CURRENCY_WORDS[sign], output, re.IGNORECASE) and output[found - 1 : found] != sign:
-            output = output[:found] + sign + output[found:]
-            found += len(sign)
+        if sign and lost[sign] and output[found - 1 : found] != sign:
+            pieces += [output[last:found], sign]
+            last = found
         at = found + len(span)
-    return output
+    return "".join(pieces) + output[last:]
 
 
 def remask(masked: Masked, seq: tuple[str, ...]) -> Masked:

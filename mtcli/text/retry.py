@@ -5,10 +5,12 @@ never lost (protect.restore refuses a half-copied placeholder)."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from dataclasses import replace
 
 from mtcli.text import protect
+from mtcli.text.budget import Budget
 from mtcli.text.sentence import Engine, LineResult, NBest, Sentence, combine, to_pieces
 
 VERIFY = len(protect.PLACEHOLDERS)  # attempt: the sentence as it is, kept if every span comes back
@@ -19,18 +21,21 @@ OWN = -1
 
 
 def decode_all(todo: list[Sentence], engine: Engine, results: list[LineResult],
-                source: Callable[[str], str] = str) -> None:
+                source: Callable[[str], str] = str, budget: Budget | None = None) -> None:
     """Decode every sentence's pieces in one call. A sentence whose placeholders did not all come back
     is tried with the next placeholders, then unmasked (kept if the spans survive), and at last in
     phrases of one span each, where a span the model still loses is put at the phrase's edge: all its
     tries decoded in one more call (one call per try cost ~0.1 s CPU each for a few sentences), the
-    first that works kept. `source` shows a span in a warning as the document had it (its markup)."""
+    first that works kept. `source` shows a span in a warning as the document had it (its markup). A line
+    over its `budget` after the first call is tried no further (budget.over: the caller passes it through)."""
+    budget = budget or Budget(None)
     for s in todo:
         if s.masked.sources:  # (spans that come back otherwise: the sentence first as it came)
             s.attempt, s.pieces = OWN, to_pieces(protect.unmasked(replace(s.masked, spans=s.masked.sources)), engine)
-    failed = [s for s, got in zip(todo, _decoded(todo, engine)) if not _took(s, got)]
+    failed = [s for s, got in zip(todo, _decoded(todo, engine, budget)) if not _took(s, got)]
+    failed = [s for s in failed if s.line not in budget.over]
     tries = [_fallbacks(s, engine) for s in failed]
-    outs = iter(_decoded([t for ts in tries for t in ts], engine))
+    outs = iter(_decoded([t for ts in tries for t in ts], engine, budget))
     for s, ts in zip(failed, tries):
         got = [next(outs) for _ in ts]
         vars(s).update(vars(next(t for t, g in zip(ts, got) if _took(t, g))))
@@ -40,10 +45,15 @@ def decode_all(todo: list[Sentence], engine: Engine, results: list[LineResult],
                                             "in phrases of one each instead")
 
 
-def _decoded(todo: list[Sentence], engine: Engine) -> list[list[NBest]]:
-    """Each sentence's pieces' translations, all decoded in one call."""
+def _decoded(todo: list[Sentence], engine: Engine, budget: Budget) -> list[list[NBest]]:
+    """Each sentence's pieces' translations, all decoded in one call (its time charged to their lines)."""
     pieces = [p for s in todo for p in s.pieces]
+    started = time.monotonic()
     outs = iter(engine.decode(pieces) if pieces else [])
+    sizes: dict[int, int] = {}
+    for s in todo:
+        sizes[s.line] = sizes.get(s.line, 0) + sum(map(len, s.pieces))
+    budget.share(sizes, time.monotonic() - started)
     return [[next(outs) for _ in s.pieces] for s in todo]
 
 

@@ -48,12 +48,9 @@ def _trigrams(text: str) -> set[str]:
     return {text[k : k + 3] for k in range(len(text) - 2)}
 
 
-def _dice(a: set, b: set, weight: Callable | None = None) -> float:
-    if weight is None:  # (each counts 1: the sizes, not a sum of ones, for each of a long line's places)
-        total = len(a) + len(b)
-        return 2 * len(a & b) / total if total else 0.0
-    total = sum(map(weight, a)) + sum(map(weight, b))
-    return 2 * sum(map(weight, a & b)) / total if total else 0.0
+def _weight(word: str) -> int:
+    """What a word the line lacks tells of where a wrap went: a long word more; "y", "es" or "el" nothing."""
+    return max(len(word) - 2, 0)
 
 
 # a wrap's words are looked for within this many words of where its text was (a share of the line): every
@@ -76,8 +73,9 @@ def rewrap(text: str, wraps: list[Wrap], clues: dict[str, Clues], items: dict[st
     # every place each wrap may go, the most alike first (then in the wraps' order, the words'); a place is
     # taken at its turn if its words are still free
     grams = cache(lambda i, j: _trigrams(" ".join(words[i:j])))
+    memo: dict = {}
     candidates = sorted(c for k, w in enumerate(wraps)
-                        for c in _places(k, clues[w.mark], items[w.mark][0], words, grams, taken, marked_after))
+                        for c in _places(k, clues[w.mark], items[w.mark][0], words, grams, taken, marked_after, memo))
     done, chosen, first, free = [False] * len(wraps), [], 0, _Free(taken)
     best = iter(candidates)
     candidate = next(best, None)
@@ -104,14 +102,18 @@ def _size(c: Clues) -> int:
 
 
 def _places(k: int, c: Clues, opens: str, words: list[str], span_grams: Callable, taken: list[bool],
-            marked_after: list[bool]) -> list[tuple[float, int, int, int]]:
+            marked_after: list[bool], memo: dict) -> list[tuple[float, int, int, int]]:
     """(minus how alike, k, i, j) for each words[i:j] alike enough that wrap k (the k-th of the line) may go
-    around."""
+    around; `memo`: the line's alike scores by clues and place."""
     size = _size(c)
     # (a fragment's translation twice as long as its source has gone astray: "el verde es verde")
     grams = [_trigrams(" ".join(words_of(f))) for f in c.fragments if 0 < len(words_of(f)) <= 2 * size + 1]
     missing = set(words) - set(c.missing) if c.missing is not None else set()  # the words the line lacks without them
     near, alike, out = int(c.at * len(words)), set().union(*grams), []
+    sizes = [(g, len(g)) for g in grams]  # (_dice's, inline: this loop runs some 200 times a wrap)
+    missing_weight = sum(map(_weight, missing))
+    # wraps of the same words ("[here](a) ... [here](b)") are as alike at each place: scored once a line
+    key = None if missing else tuple(c.fragments)
     for i in range(max(near - REACH, 0), min(near + REACH + 1, len(words))):
         # (a footnote mark, a wrap that opens with nothing, follows one word: "parque<sup>9</sup>", not
         # "parque toda<sup>9</sup>")
@@ -120,11 +122,18 @@ def _places(k: int, c: Clues, opens: str, words: list[str], span_grams: Callable
         for j in range(i + 1, min(len(words), longest) + 1):
             if taken[j - 1] or j - 1 > i and marked_after[j - 2]:
                 break
-            spanned = span_grams(i, j)  # (most places share no trigram: not alike at all)
-            like = 0.0 if alike.isdisjoint(spanned) else max(_dice(spanned, g) for g in grams)
-            if missing:  # (a long word tells more; "y", "es" or "el" nothing: the line without
-                # the words may have changed around them, "es" -> "está")
-                like = max(like, _dice(set(words[i:j]), missing, lambda word: max(len(word) - 2, 0)))
+            like = memo.get((key, i, j)) if key else None
+            if like is None:
+                spanned = span_grams(i, j)  # (most places share no trigram: not alike at all)
+                like = 0.0 if alike.isdisjoint(spanned) else max(2 * len(spanned & g) / (len(spanned) + n)
+                                                                 for g, n in sizes)
+                if missing:  # (a long word tells more; "y", "es" or "el" nothing: the line without
+                    # the words may have changed around them, "es" -> "está")
+                    here = set(words[i:j])
+                    total = sum(map(_weight, here)) + missing_weight
+                    like = max(like, 2 * sum(map(_weight, here & missing)) / total if total else 0.0)
+                elif key:
+                    memo[key, i, j] = like
             like -= 0.1 * abs(j - i - size)  # about as many words as the source had
             like += 1e-3 * (1 - off)  # equally alike: the nearer
             if not opens:  # a footnote's one word: its clues are weak (the word alone, the line

@@ -10,6 +10,7 @@ make theirs of the same Lexicon with another decode.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -147,6 +148,7 @@ class Context:
     options: TextOptions
     unknown: Callable[[str], bool]  # a piece the vocabulary cannot spell
     items: dict[str, tuple[str, ...]]
+    deadline: float = math.inf  # when the line's time budget runs out (budget.py)
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         long_word = min(protect.LONG_WORD, self.engine.limit - 1)  # a word that long may not fit the model

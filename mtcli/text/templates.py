@@ -17,9 +17,11 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from mtcli.text import icu
-from mtcli.text.kinds import ESCAPED_BREAK, KINDS, MAYBE_TEMPLATE, PRIVATE, ROUTE, TEMPLATE, WINDOWS_PATH
+from mtcli.text.kinds import ESCAPED_BREAK, KINDS, MAYBE_TEMPLATE, PRIVATE, TEMPLATE
 from mtcli.text.quotes import Items
 
+ROUTE = re.compile(r"/:[A-Za-z_]")  # a route's ":id" ("/users/:id"): its line is a template (kinds.COLON_NAME)
+WINDOWS_PATH = re.compile(r"(?<!\S)(?:[A-Za-z]:\\|\\\\\w)\S*")  # no escapes in it ("C:\new\table")
 _FIND = re.compile(rf"(?P<icu>{icu.START.pattern})|{TEMPLATE.pattern}")
 _NAMES = {f"k{n}": k.name for n, k in enumerate(KINDS) if k.template}
 _LETTER = re.compile(r"[^\W\d_]")

@@ -24,7 +24,7 @@ from mtcli.errors import UserError
 from mtcli.text.formats import html, markdown, srt
 from mtcli.text.formats.prose import Prose
 from mtcli.text.formats.units import Settings
-from mtcli.text.markup import expand
+from mtcli.text.markup import check_depth, expand
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
 
 FORMATS = ("text", "srt", "markdown", "html")
@@ -64,6 +64,7 @@ def translate_document(lines: list[str], fmt: str, engine: Engine,
         lines = [line.replace("\r", " ") for line in lines]
     doc = Prose(list(lines))
     {"srt": srt.read, "markdown": markdown.read, "html": html.read}[fmt](doc)
+    check_depth(doc.texts, doc.items, lambda i: doc.blocks[i][0][0] + 1)  # (numbered as the document's lines)
     rendered: dict[str, str] = {}
     results = translate_lines(doc.texts, engine, options, items=doc.items, rendered=rendered) if doc.texts else []
     for slots, r in zip(doc.blocks, results):

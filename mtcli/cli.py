@@ -17,7 +17,7 @@ from mtcli import registry
 from mtcli.config import (DEFAULT_DATA, DEFAULT_DIRECTION, DEFAULT_DOWNLOAD_DIR, DEFAULT_PREPARED, DEFAULT_RUNS, DEFAULTS,
                           DIRECTIONS, VOCAB, ModelConfig)
 from mtcli.errors import UserError
-from mtcli.schema import limits
+from mtcli.ranges import limits
 from mtcli.serve.config import ServeConfig
 
 app = typer.Typer(

@@ -16,7 +16,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import numba
 from numba import njit
+from numba.core.dispatcher import Dispatcher
 
 import mtcli.kernels
 from mtcli.kernels.adam import CHUNK, adam, adam_ref, ema, ema_ref, sum_and_clear, sum_and_clear_ref
@@ -40,7 +42,7 @@ from mtcli.kernels.elementwise import (
     relu_backward,
     relu_backward_ref,
 )
-from mtcli.kernels.jit import PARALLEL_MIN_WORK, exp_nonpos
+from mtcli.kernels.jit import PARALLEL_MIN_WORK, exp_nonpos, load
 from mtcli.kernels.embedding import (
     embedding_backward,
     embedding_backward_ref,
@@ -53,6 +55,8 @@ from mtcli.kernels.layernorm import (
     layernorm_forward,
     layernorm_forward_ref,
 )
+
+load()  # Numba's own exp_nonpos (for _exp_all below) comes with the kernels
 
 DTYPES = [np.float64, np.float32]
 TOL = {np.float64: (1e-10, 1e-12), np.float32: (1e-5, 1e-6)}
@@ -83,8 +87,23 @@ def rng():
 def test_package_exports_the_numba_kernels():
     for name in mtcli.kernels.__all__:
         kernel = getattr(mtcli.kernels, name)
-        assert hasattr(kernel, "py_func"), f"{name} is not a Numba kernel"
+        assert isinstance(kernel, Dispatcher), f"{name} is not a Numba kernel"
         assert not name.endswith("_ref")
+
+
+def test_kernel_modules_hold_numba_dispatchers_once_loaded():
+    """Until Numba loads, a kernel module holds stand-ins (jit.kernel); after, the dispatchers themselves, its
+    helpers and prange included, which the kernels that call them find when they compile. A stand-in imported
+    by name before that (as this file does) still runs the compiled kernel."""
+    import mtcli.kernels.elementwise as elementwise
+    import mtcli.kernels.layernorm as layernorm
+
+    assert isinstance(elementwise.bias_relu, Dispatcher) and isinstance(elementwise._keep, Dispatcher)
+    assert layernorm.prange is numba.prange and isinstance(layernorm._forward_rows, Dispatcher)
+    assert type(bias_relu) is not Dispatcher and bias_relu.py_func is elementwise.bias_relu.py_func
+    h, b = np.array([[-1.0, 2.0]]), np.array([0.5, -3.0])
+    bias_relu(h, b)
+    assert h.tolist() == [[0.0, 0.0]] and elementwise.bias_relu.signatures  # compiled by that call
 
 
 def test_code_calls_kernels_through_the_package():

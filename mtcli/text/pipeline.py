@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from mtcli.schema import MAX_LINE_CHARS
+from mtcli.ranges import MAX_LINE_CHARS
 from mtcli.text import lines as line_steps
 from mtcli.text import markup, spanish
 from mtcli.text.casing import Casing, Continuation, LoneWord

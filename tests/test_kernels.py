@@ -12,6 +12,10 @@ PARALLEL_MIN_WORK (decoding steps), are also tested on a "large" case, covering 
 """
 
 import ast
+import io
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +46,7 @@ from mtcli.kernels.elementwise import (
     relu_backward,
     relu_backward_ref,
 )
+from mtcli.kernels import jit
 from mtcli.kernels.jit import PARALLEL_MIN_WORK, exp_nonpos, load
 from mtcli.kernels.embedding import (
     embedding_backward,
@@ -120,6 +125,35 @@ def test_code_calls_kernels_through_the_package():
                 offenders += [f"{path.relative_to(root)}:{node.lineno} {a.name}" for a in node.names
                               if a.name in switchable or a.name == "*"]
     assert not offenders, "import `kernels` and call `kernels.NAME` instead: " + ", ".join(offenders)
+
+
+def test_compiled_kernels_are_cached_in_the_users_cache_and_reused(tmp_path):
+    """Compiled once per install: the next process loads what the first compiled, from the user's cache
+    directory (never the package's own, which an install may have made read-only)."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} | {"XDG_CACHE_HOME": str(tmp_path)}
+    code = ("import numpy as np; from mtcli import kernels; kernels.bias_relu(np.ones((2, 3)), np.zeros(3)); "
+            "s = kernels.bias_relu.stats; print(sum(s.cache_hits.values()), sum(s.cache_misses.values()))")
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300,
+                           check=True).stdout.split() for _ in range(2)]
+    assert runs == [["0", "1"], ["1", "0"]]  # (hits, misses): compiled, then loaded
+    assert list((tmp_path / "mtcli" / "numba").rglob("*bias_relu*.nbi"))
+
+
+class _Stream(io.StringIO):
+    def __init__(self, tty: bool):
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_compiling_is_said_once_and_only_on_a_terminal(tty, monkeypatch):
+    monkeypatch.setattr(jit, "_told", False)
+    monkeypatch.setattr(sys, "stderr", _Stream(tty))
+    assert njit(lambda x: x + 1)(1) == 2 and njit(lambda x: x + 2)(1) == 3  # two compilations
+    assert sys.stderr.getvalue() == (jit.COMPILING if tty else "")
 
 
 @njit(cache=True)

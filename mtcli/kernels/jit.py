@@ -35,6 +35,10 @@ prange = range  # numba.prange in every kernel module once Numba loads
 _pending: list = []  # (function, options) of every kernel, in the order they were declared
 _loaded = False
 _lock = threading.Lock()  # decoding threads may reach their first kernel together
+# A kernel compiles once per installed version (~10 s for a translation's, later runs load them from the cache
+# in NUMBA_CACHE_DIR): said once on a terminal, not to a log or a pipe
+COMPILING = "mtcli: compiling the kernels, once after an install (later runs load them)…\n"
+_told = False
 
 
 class _Pending:
@@ -80,11 +84,31 @@ def load() -> None:
         if _loaded:
             return
         import numba
+        from numba.core import config, event
 
+        config.reload_config()  # NUMBA_CACHE_DIR as mtcli.kernels set it, even if Numba was imported before
+        event.register("numba:compile", _notice(event))
         _numba_extensions(numba)
         globals()["prange"] = numba.prange
         _bind(numba, _pending)
         _loaded = True
+
+
+def _notice(event):
+    """A listener of Numba's compile events that writes COMPILING at the first one, on a terminal."""
+
+    class Notice(event.Listener):
+        def on_start(self, _):
+            global _told
+            if not _told and sys.stderr is not None and sys.stderr.isatty():
+                _told = True
+                sys.stderr.write(COMPILING)
+                sys.stderr.flush()
+
+        def on_end(self, _):
+            pass
+
+    return Notice()
 
 
 def _bind(numba, kernels) -> None:

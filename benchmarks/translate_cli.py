@@ -12,8 +12,6 @@ CPU time (user + system, all threads; a child's from its rusage), which a busy m
 process training) distorts far less. Also: `mtcli translate "..."` for one sentence.
 
     python benchmarks/translate_cli.py [--model en-es] [--sentences 2000] [--rounds 3] [--ct2]
-
-(run it as a path: `python -m benchmarks.translate_cli` imports pysbd's own top-level `benchmarks`.)
 """
 
 from __future__ import annotations
@@ -23,7 +21,6 @@ import json
 import os
 import random
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -33,7 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from mtcli import registry
-from mtcli.checkpoint import member_files
+from mtcli.checkpoint import member_files, write_first_member
 from mtcli.data import read_corpus
 from mtcli.decode import DEFAULTS, Translator
 
@@ -108,11 +105,8 @@ def main():
     if args.ct2 and len(member_files(model)) > 1 and not args.first_member:
         print(f"{args.model} is an ensemble; CTranslate2 decodes one model, so every side runs its first alone")
         args.first_member = True
-    if args.first_member:  # model.safetensors and the tokenizers alone: a one-model directory
-        single = Path(tempfile.mkdtemp(prefix="mtcli-first-member-"))
-        for name in ("model.safetensors", "src.json", "tgt.json"):
-            shutil.copyfile(model / name, single / name)
-        model = args.model = single
+    if args.first_member:
+        model = args.model = write_first_member(model, tempfile.mkdtemp(prefix="mtcli-first-member-"))
     tr = Translator(model)
     tr.translate_batch(lines[:64], replace(DEFAULTS, beam_size=4))  # warm-up, as benchmarks/decode.py
     print(f"{args.model}: {len(lines)} lines of {args.data.name}, {args.rounds} alternating rounds (medians); "

@@ -1111,6 +1111,7 @@ def _translate_groups(groups, router, batch_size: int, nbest: int, scores: bool,
 
     from rich.progress import Progress
 
+    from mtcli import decode
     from mtcli.text.pipeline import LINES_PER_CALL
 
     kept, done, step = [], 0, max(batch_size or 0, LINES_PER_CALL)
@@ -1120,7 +1121,10 @@ def _translate_groups(groups, router, batch_size: int, nbest: int, scores: bool,
         for group in groups:
             for k in range(0, len(group), step):
                 batch = group[k : k + step]
-                results = router.translate(batch, first=done + 1)
+                # the bar moves as each batch of sentences is decoded, not once per call
+                with decode.progress(lambda part: bar.update(task, completed=done + part * len(batch)), len(batch)) \
+                        if progress else nullcontext():
+                    results = router.translate(batch, first=done + 1)
                 done += len(batch)
                 _warn(results, where)
                 if tally is not None:
@@ -1133,7 +1137,7 @@ def _translate_groups(groups, router, batch_size: int, nbest: int, scores: bool,
                 else:
                     kept.append(chunk)
                 if progress:
-                    bar.advance(task, len(batch))
+                    bar.update(task, completed=done)
     return "".join(kept)
 
 

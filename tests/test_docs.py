@@ -147,7 +147,7 @@ def test_every_task_of_the_readmes_usage_is_within_its_first_100_lines():
 def test_documented_benchmark_modules_run_from_the_repository():
     """`python -m benchmarks.X` as the pages show it: the repository's benchmarks, never the package of the same
     name that pysbd installs."""
-    shown = {name for page in PAGES for name in re.findall(r"python -m benchmarks\.(\w+)", page.read_text(encoding="utf-8"))}
+    shown = {name for page in PAGES for name in re.findall(r"python -m benchmarks\.([a-z_]+)\b", page.read_text(encoding="utf-8"))}
     assert "compare" in shown and all((REPO / "benchmarks" / f"{name}.py").is_file() for name in shown), shown
     done = subprocess.run([sys.executable, "-m", "benchmarks.compare", "--help"], cwd=REPO, capture_output=True,
                           text=True, timeout=120)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import tempfile
 import time
@@ -45,6 +44,7 @@ def main() -> None:
     ap.add_argument("--before-only", action="store_true", help="the scores before fine-tuning only")
     args = ap.parse_args()
     from mtcli import finetune, registry
+    from mtcli.checkpoint import write_first_member
 
     suffix = "" if args.direction == "en-es" else "-es-en"
     train, test = SETS / f"finetune-ui{suffix}.tsv", pairs(SETS / f"finetune-ui-test{suffix}.tsv")
@@ -54,10 +54,7 @@ def main() -> None:
            "before": {"ui": bleu(base, test), "unseen": bleu(base, unseen)}}
     with tempfile.TemporaryDirectory() as work:
         if (base / "member1.safetensors").exists():  # an ensemble: fine-tuning starts from its first model alone
-            first = Path(work) / "first"
-            first.mkdir()
-            for name in ("model.safetensors", "src.json", "tgt.json"):
-                shutil.copy(base / name, first / name)
+            first = write_first_member(base, Path(work) / "first")
             out["before, its first model alone"] = {"ui": bleu(first, test), "unseen": bleu(first, unseen)}
         if args.before_only:
             print(json.dumps(out, indent=2))

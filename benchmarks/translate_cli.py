@@ -12,18 +12,14 @@ CPU time (user + system, all threads; a child's from its rusage), which a busy m
 process training) distorts far less. Also: `mtcli translate "..."` for one sentence.
 
     python benchmarks/translate_cli.py [--model en-es] [--sentences 2000] [--rounds 3] [--ct2]
-
-(run it as a path: `python -m benchmarks.translate_cli` imports pysbd's own top-level `benchmarks`.)
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -33,7 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from mtcli import registry
-from mtcli.checkpoint import member_files
+from mtcli.checkpoint import member_files, write_first_member
 from mtcli.data import read_corpus
 from mtcli.decode import DEFAULTS, Translator
 
@@ -68,25 +64,25 @@ def in_process_seconds(tr: Translator, lines: list[str], beam: int) -> tuple[flo
 
 
 def ct2_process(ct2_dir: str, model_dir: str, src: str, out: str, beam: str, room: str, max_len: str) -> None:
-    """What a CTranslate2 user runs (the child side of --ct2): tokenize, translate, detokenize, write."""
+    """What a CTranslate2 user runs (the child side of --ct2): tokenize, translate, detokenize, write; the
+    tokens spelled as the export spells them (with case factors, each English token carries its case)."""
     import ctranslate2
 
-    from mtcli.tokenizer import CONTINUE, Tokenizer
+    from mtcli.export import ctranslate2_source, target_tokens
+    from mtcli.tokenizer import Tokenizer
 
     src_tok, tgt_tok = Tokenizer.load(Path(model_dir) / "src.json"), Tokenizer.load(Path(model_dir) / "tgt.json")
-    names = json.loads((Path(ct2_dir) / "source_vocabulary.json").read_text(encoding="utf-8"))
-    tgt_names = json.loads((Path(ct2_dir) / "target_vocabulary.json").read_text(encoding="utf-8"))
-    tgt_ids = {name: i for i, name in reversed(list(enumerate(tgt_names)))}
+    tgt_ids = {name: i for i, name in reversed(list(enumerate(target_tokens(tgt_tok))))}
     translator = ctranslate2.Translator(ct2_dir, device="cpu", compute_type="float32", inter_threads=1,
                                         intra_threads=len(os.sched_getaffinity(0)))
     lines = Path(src).read_text(encoding="utf-8").splitlines()
-    tokens = [[names[i] for i in ids[: int(room)]] for ids in src_tok.encode_batch(lines)]
+    tokens = [ctranslate2_source(src_tok, ids[: int(room)]) for ids in src_tok.encode_batch(lines)]
     results = translator.translate_batch(
         tokens, beam_size=int(beam), length_penalty=DEFAULTS.length_penalty,
         no_repeat_ngram_size=DEFAULTS.no_repeat_ngram_size, max_decoding_length=int(max_len),
         max_batch_size=DEFAULTS.max_batch_size, batch_type=DEFAULTS.batch_type,
         suppress_sequences=[["[PAD]"], ["[START]"]])
-    texts = tgt_tok.decode_batch([[tgt_ids[t.removeprefix(CONTINUE)] for t in r.hypotheses[0]] for r in results])
+    texts = tgt_tok.decode_batch([[tgt_ids[t] for t in r.hypotheses[0]] for r in results])
     Path(out).write_text("".join(t + "\n" for t in texts), encoding="utf-8")
 
 
@@ -108,11 +104,8 @@ def main():
     if args.ct2 and len(member_files(model)) > 1 and not args.first_member:
         print(f"{args.model} is an ensemble; CTranslate2 decodes one model, so every side runs its first alone")
         args.first_member = True
-    if args.first_member:  # model.safetensors and the tokenizers alone: a one-model directory
-        single = Path(tempfile.mkdtemp(prefix="mtcli-first-member-"))
-        for name in ("model.safetensors", "src.json", "tgt.json"):
-            shutil.copyfile(model / name, single / name)
-        model = args.model = single
+    if args.first_member:
+        model = args.model = write_first_member(model, tempfile.mkdtemp(prefix="mtcli-first-member-"))
     tr = Translator(model)
     tr.translate_batch(lines[:64], replace(DEFAULTS, beam_size=4))  # warm-up, as benchmarks/decode.py
     print(f"{args.model}: {len(lines)} lines of {args.data.name}, {args.rounds} alternating rounds (medians); "

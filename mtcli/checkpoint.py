@@ -238,6 +238,22 @@ def load_ensemble(model_dir: Path, dtype=np.float32) -> tuple[list[Model], dict]
     return models, {**meta, TRAINED_ON: sorted(trained_on)}
 
 
+def write_first_member(model_dir: Path, out: Path) -> Path:
+    """An ensemble's first model as a one-model directory `out` (its weights and tokenizers; its metadata without
+    the record of its membership, which load_ensemble would hold against the missing members): what a comparison
+    of one model (CTranslate2 decodes one; fine-tuning starts from one) reads."""
+    import shutil
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in (SRC_TOK, TGT_TOK):
+        shutil.copyfile(Path(model_dir) / name, out / name)
+    model, meta = load_model(model_dir)
+    meta.pop(ENSEMBLE_MEMBER, None)
+    save_model(out, model, meta)
+    return out
+
+
 def direction(meta: dict) -> str:
     """A model's direction ("en-es", "es-en"), as its data record says; models made before directions: en-es."""
     return (meta.get("data") or {}).get("direction", DEFAULT_DIRECTION)

@@ -19,7 +19,7 @@ from mtcli.console import warning as _warning
 from mtcli.config import (DEFAULT_DATA, DEFAULT_DIRECTION, DEFAULT_DOWNLOAD_DIR, DEFAULT_PREPARED, DEFAULT_RUNS, DEFAULTS,
                           DIRECTIONS, VOCAB, ModelConfig, Options)
 from mtcli.errors import UserError
-from mtcli.schema import limits
+from mtcli.ranges import limits
 from mtcli.serve.config import ServeConfig
 
 app = typer.Typer(
@@ -1279,7 +1279,7 @@ def serve(
     batch_limit: int = typer.Option(_SERVE.batch_limit, "--batch-limit", **limits("serve_texts"), help="Texts per request (a list q)."),
     body_limit: int = typer.Option(_SERVE.body_limit, "--body-limit", **limits("serve_body"), help="Bytes per request body."),
     queue_limit: int = typer.Option(_SERVE.queue_limit, "--queue-limit", **limits("serve_queue"),
-                                    help="Characters waiting to be translated; more get 503 and Retry-After."),
+                                    help="Characters waiting to be translated; more get 429 and Retry-After."),
     request_timeout: float = typer.Option(_SERVE.request_timeout, "--request-timeout", envvar="MTCLI_REQUEST_TIMEOUT",
                                           min=0.1, max=86_400,
                                           help="Seconds a request's work may take; then 503 and Retry-After."),

@@ -11,10 +11,13 @@ BeamSearch, TranslationStream, for the server).
 from __future__ import annotations
 
 import functools
+import threading
 from bisect import bisect_left
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 import os
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -527,6 +530,23 @@ def _blas():
     return ThreadpoolController()
 
 
+# Inside a `progress` block: [report, the block's lines, the fraction reported so far]
+_progress: ContextVar[list | None] = ContextVar("mtcli_decode_progress", default=None)
+
+
+@contextmanager
+def progress(report: Callable[[float], None], lines: int):
+    """report(fraction) each time Translator.translate_batch finishes a batch of the main pass over the block's
+    `lines` (from the thread that decoded it): the fraction of that call's sentences decoded so far. The main
+    pass is a call of at least half as many sentences as there are lines, not the few quotations decoded before
+    it nor the retries after it; the fraction never goes back (a check's round trip decodes as many again)."""
+    token = _progress.set([report, lines, 0.0])
+    try:
+        yield
+    finally:
+        _progress.reset(token)
+
+
 def _padded(seqs: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     """(B, S) ids padded with PAD, and the lengths (B,)."""
     lengths = np.array([len(s) for s in seqs], np.int64)
@@ -579,11 +599,21 @@ class Translator:
         seqs, cut = self.source_ids([lines[i] for i in todo])
         sources = [source_words(lines[i], self.nonword_max_words) for i in todo]
         groups = _spread(batches(np.array([len(s) for s in seqs]), options), self.inter_threads)
+        shown, decoded, lock = _progress.get(), [0], threading.Lock()
+        if shown is not None and 2 * len(todo) < shown[1]:
+            shown = None
 
         def run(group):
-            return search(self.models, *_padded([seqs[j] for j in group]), options.beam_size, options.num_hypotheses,
-                          options.length_penalty, options.max_decoding_length_a, options.max_decoding_length_b,
-                          options.no_repeat_ngram_size, self.words, [sources[j] for j in group])
+            found = search(self.models, *_padded([seqs[j] for j in group]), options.beam_size, options.num_hypotheses,
+                           options.length_penalty, options.max_decoding_length_a, options.max_decoding_length_b,
+                           options.no_repeat_ngram_size, self.words, [sources[j] for j in group])
+            if shown is not None:
+                with lock:
+                    decoded[0] += len(group)
+                    if decoded[0] / len(todo) > shown[2]:
+                        shown[2] = decoded[0] / len(todo)
+                        shown[0](shown[2])
+            return found
 
         with _blas().limit(limits=1, user_api="blas"):
             if len(groups) == 1 or self.inter_threads == 1:

@@ -1,11 +1,11 @@
-"""Every number mtcli takes from a user or a file, with its range, in one place.
+"""Every file mtcli reads back, checked against the ranges of every number (mtcli.ranges).
 
-The CLI declares its options with these ranges (`typer.Option(..., **limits("beam"))`), and the
-files mtcli reads back (the model and training configs inside model.safetensors and
-state.safetensors, the loop state, metrics.jsonl, scores.json, the tokenized data's manifest) are
-checked against the same ranges and types with pydantic (which typer itself runs on). A checksum
-only proves a file is the one written: a hand-made file with a recomputed checksum (float or
-negative sizes, absurd lengths, NaN) is refused here in one line, before any work starts.
+The CLI declares its options with the ranges of mtcli.ranges (`typer.Option(..., **limits("beam"))`,
+without loading pydantic), and the files mtcli reads back (the model and training configs inside
+model.safetensors and state.safetensors, the loop state, metrics.jsonl, scores.json, the tokenized
+data's manifest) are checked here against the same ranges and types with pydantic. A checksum only
+proves a file is the one written: a hand-made file with a recomputed checksum (float or negative
+sizes, absurd lengths, NaN) is refused here in one line, before any work starts.
 """
 
 from __future__ import annotations
@@ -22,49 +22,7 @@ import pydantic
 from pydantic import ConfigDict, Field
 
 from mtcli.errors import UserError
-
-BIG = 10**9  # "no sensible run gets here": epochs, steps, seconds
-MAX_SEED = 2**32 - 1
-
-# name -> (lowest, highest), both allowed. Model sizes are bounded by what the kernels index with
-# int32 and what fits in memory; probabilities stay below 1 where 1 would divide by zero.
-RANGES: dict[str, tuple[float, float]] = {
-    # ModelConfig
-    "src_vocab": (16, 65536), "tgt_vocab": (16, 65536),  # ids are stored as uint16
-    "d_model": (2, 8192), "d_ff": (1, 65536), "n_heads": (1, 256), "n_layers": (1, 64),
-    "max_src_len": (3, 4096), "max_tgt_len": (2, 4096),
-    "dropout": (0.0, 0.99), "attn_dropout": (0.0, 0.99),
-    # TrainConfig
-    "batch_size": (1, 65536), "lr_scale": (1e-9, 1e4), "warmup": (1, BIG), "beta1": (0.0, 0.9999999),
-    "beta2": (0.0, 0.9999999), "eps": (1e-30, 1.0), "label_smoothing": (0.0, 0.99), "clip_norm": (0.0, 1e9),
-    "max_epochs": (1, BIG), "max_time": (0.0, 1e9), "patience": (1, BIG), "accuracy_goal": (0.0, 1.0),
-    "seed": (0, MAX_SEED), "augment_numbers": (0.0, 1.0), "augment_lowercase": (0.0, 1.0),
-    "augment_titlecase": (0.0, 1.0), "augment_uppercase": (0.0, 1.0), "augment_strip_punct": (0.0, 1.0),
-    "augment_unaccented": (0.0, 1.0),
-    "augment_short": (0.0, 1.0),
-    "ema_decay": (0.0, 0.9999999), "bleu_sample": (0, 10**7),
-    # LoopState
-    "epoch": (0, BIG), "batch": (0, BIG), "elapsed": (0.0, 1e12), "best_error": (0.0, math.inf),
-    "best_bleu": (-1.0, 100.0), "best_epoch": (-1, BIG), "bad_epochs": (0, BIG),
-    # decoding: a beam row holds a vocabulary-sized score vector per step, so beam x batch is memory
-    "beam": (1, 64), "nbest": (1, 64), "alpha": (0.0, 10.0), "decode_batch": (1, 1024),
-    # every thread and rank holds its own gradient buffer; ranks are processes on this machine
-    "limit": (0, BIG), "threads": (0, 64), "ranks": (0, 64),
-    # serve: what one request or the queue may hold (memory is what they bound)
-    "serve_chars": (1, 10**7), "serve_texts": (1, 10**5), "serve_body": (1, 2**30), "serve_queue": (1, 10**8),
-}
-MAX_PARAMETERS = 200_000_000  # 4 GB of float32 weights; training holds 5 copies (weights, gradient, Adam's 2, average)
-CHOICES: dict[str, tuple[str, ...]] = {
-    "lr_schedule": ("noam", "thesis"), "early_stop_on": ("error", "bleu"), "dtype": ("float32",),
-    "split": ("grouped", "random"), "train_on": ("train", "train+selection", "train+selection+test"),
-}
-MAX_LINE_CHARS = 10_000  # translate: a longer input line is cut (the model reads 54 tokens of it)
-
-
-def limits(name: str) -> dict:
-    """typer.Option keywords for option `name`'s range."""
-    lo, hi = RANGES[name]
-    return {"min": lo, "max": hi}
+from mtcli.ranges import BIG, CHOICES, MAX_LINE_CHARS, MAX_PARAMETERS, RANGES, limits
 
 
 def _bounded(tp, name: str):

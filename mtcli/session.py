@@ -205,6 +205,7 @@ def translate_groups(groups, router, nbest: int, scores: bool, as_json: bool, to
 
     from rich.progress import Progress
 
+    from mtcli import decode
     from mtcli.text.pipeline import LINES_PER_CALL
 
     kept, done, step = [], 0, LINES_PER_CALL
@@ -214,7 +215,10 @@ def translate_groups(groups, router, nbest: int, scores: bool, as_json: bool, to
         for group in groups:
             for k in range(0, len(group), step):
                 batch = group[k : k + step]
-                results = router.translate(batch, first=done + 1)
+                # the bar moves as each batch of sentences is decoded, not once per call
+                with decode.progress(lambda part: bar.update(task, completed=done + part * len(batch)), len(batch)) \
+                        if progress else nullcontext():
+                    results = router.translate(batch, first=done + 1)
                 done += len(batch)
                 warn(results, where)
                 if tally is not None:
@@ -227,7 +231,7 @@ def translate_groups(groups, router, nbest: int, scores: bool, as_json: bool, to
                 else:
                     kept.append(chunk)
                 if progress:
-                    bar.advance(task, len(batch))
+                    bar.update(task, completed=done)
     return "".join(kept)
 
 

@@ -3,6 +3,7 @@ that prints every option's text as written, -m/--model wherever a model is used 
 errors that name flags the command has, usage errors in one line, contradictory options refused."""
 
 import re
+import subprocess
 import sys
 from importlib.metadata import version
 
@@ -200,6 +201,40 @@ def test_piped_lines_switch_to_compiled_kernels_once_there_are_enough():
     with kernels.references(), kernels.for_decoding(kernels.COMPILED_MIN_WORK, 1):
         assert type(kernels.attention_forward).__name__ == "CPUDispatcher"
     assert type(kernels.attention_forward).__name__ == "CPUDispatcher"
+
+
+# what a command loads when it needs it, never `mtcli --version`, `-h` or the CLI's import (Numba alone: ~1 s of CPU)
+HEAVY = ("numba", "llvmlite", "starlette", "uvicorn", "pydantic", "docx", "lxml", "odf", "polib", "srt", "markdown_it",
+         "matplotlib", "sacrebleu", "numpy", "tokenizers", "safetensors", "py3langid", "mpi4py")
+
+
+def _imported(*args: str) -> tuple[str, set[str]]:
+    """stdout of `python -X importtime ARGS` and the top-level packages it imported."""
+    done = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    names = {line.split("|")[-1].strip().split(".")[0] for line in done.stderr.splitlines()
+             if line.startswith("import time:")}
+    return done.stdout, names
+
+
+def test_importing_the_cli_loads_no_library_that_a_command_needs():
+    _, names = _imported("-c", "import mtcli.cli")
+    assert "typer" in names  # (the check sees imports)
+    assert names.isdisjoint(HEAVY), sorted(names & set(HEAVY))
+
+
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version_answers_before_the_cli_loads(flag):
+    out, names = _imported("-m", "mtcli", flag)
+    assert out == f"mtcli {version('mtcli')}\n"
+    assert "mtcli" in names and names.isdisjoint({"typer", "rich", *HEAVY}), sorted(names & {"typer", "rich", *HEAVY})
+
+
+def test_one_sentence_is_translated_without_numba():
+    """A few sentences decode with the NumPy references (kernels.for_decoding): Numba is not even imported."""
+    out, names = _imported("-m", "mtcli", "translate", "The plant is green.")
+    assert out.strip() and "numpy" in names
+    assert names.isdisjoint({"numba", "llvmlite", "starlette", "uvicorn", "lxml", "matplotlib"})
 
 
 def test_a_lone_surrogate_in_a_message_is_shown_escaped():

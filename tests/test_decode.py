@@ -149,3 +149,25 @@ def test_reorder_state_keeps_each_hypothesis_history():
             want, fresh = decode_step(m, fresh, tgt[index, s])
         np.testing.assert_allclose(logp, want, rtol=1e-10, atol=1e-10)
         np.testing.assert_allclose(logp_grown[:3], want, rtol=1e-10, atol=1e-10)
+
+
+def test_progress_is_reported_per_decoded_batch_of_the_main_pass_and_never_goes_back(shipped_model):
+    """A progress bar over a file moves as each batch of the main pass over its lines is decoded (decode.progress),
+    not once per call; a smaller call before it (quotations) does not move it, nor do the calls after it (retries,
+    a round trip); outside the block nothing is told."""
+    from dataclasses import replace
+
+    from mtcli import kernels
+    from mtcli.decode import DEFAULTS, Translator, progress
+
+    tr = Translator(shipped_model, inter_threads=2)
+    options = replace(DEFAULTS, beam_size=1, num_hypotheses=1, max_batch_size=3, batch_type="examples")
+    lines = [f"I have {n} cats." for n in range(2, 11)] + [""]  # 9 sentences in 3 batches; an empty line is none
+    seen = []
+    with kernels.references():
+        with progress(seen.append, len(lines)):
+            tr.translate_batch(lines[:4], options)  # fewer sentences than half the lines: not the main pass
+            tr.translate_batch(lines, options)
+            tr.translate_batch(lines[:6], options)  # 1/2 (below 1) and 1: nothing new
+        tr.translate_batch(lines, options)
+    assert seen == pytest.approx([1 / 3, 2 / 3, 1.0])

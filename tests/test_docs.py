@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import subprocess
+import sys
 import unicodedata
 from pathlib import Path
 
@@ -141,6 +143,16 @@ def test_every_task_of_the_readmes_usage_is_within_its_first_100_lines():
 
 
 # --- architecture -------------------------------------------------------------------------------
+
+def test_documented_benchmark_modules_run_from_the_repository():
+    """`python -m benchmarks.X` as the pages show it: the repository's benchmarks, never the package of the same
+    name that pysbd installs."""
+    shown = {name for page in PAGES for name in re.findall(r"python -m benchmarks\.([a-z_]+)\b", page.read_text(encoding="utf-8"))}
+    assert "compare" in shown and all((REPO / "benchmarks" / f"{name}.py").is_file() for name in shown), shown
+    done = subprocess.run([sys.executable, "-m", "benchmarks.compare", "--help"], cwd=REPO, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and "PyTorch" in done.stdout, done.stderr[-1000:]
+
 
 def test_architecture_page_names_the_groups_the_architecture_test_enforces():
     """docs/architecture.md's group table lists the modules of tests/test_architecture.py's GROUPS."""

@@ -128,3 +128,16 @@ def test_what_cannot_be_joined_is_refused_in_one_line(case, two_models, tmp_path
     assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing written, nothing left behind
     if case in ("existing output", "output is a file"):
         assert (out / "notes.txt" if out.is_dir() else out).read_text() == "mine"
+
+
+def test_an_ensembles_first_member_is_a_model_of_its_own(shipped_model, tmp_path):
+    """What benchmarks/translate_cli.py --ct2 and benchmarks/finetune.py compare: the first member alone, which loads
+    as one model (its copied file alone is refused: its record says it is one of two) with the first weights."""
+    from mtcli.checkpoint import ENSEMBLE_MEMBER, write_first_member
+
+    ensemble, _ = load_ensemble(shipped_model)
+    models, meta = load_ensemble(write_first_member(shipped_model, tmp_path / "first"))
+    assert len(ensemble) == 2 and len(models) == 1 and ENSEMBLE_MEMBER not in meta
+    assert all(np.array_equal(models[0].params[group][name], ensemble[0].params[group][name])
+               for group in ensemble[0].params for name in ensemble[0].params[group])
+    assert Translator(tmp_path / "first").translate(["I like cats."])[0]

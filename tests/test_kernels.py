@@ -12,11 +12,17 @@ PARALLEL_MIN_WORK (decoding steps), are also tested on a "large" case, covering 
 """
 
 import ast
+import io
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+import numba
 from numba import njit
+from numba.core.dispatcher import Dispatcher
 
 import mtcli.kernels
 from mtcli.kernels.adam import CHUNK, adam, adam_ref, ema, ema_ref, sum_and_clear, sum_and_clear_ref
@@ -40,7 +46,8 @@ from mtcli.kernels.elementwise import (
     relu_backward,
     relu_backward_ref,
 )
-from mtcli.kernels.jit import PARALLEL_MIN_WORK, exp_nonpos
+from mtcli.kernels import jit
+from mtcli.kernels.jit import PARALLEL_MIN_WORK, exp_nonpos, load
 from mtcli.kernels.embedding import (
     embedding_backward,
     embedding_backward_ref,
@@ -53,6 +60,8 @@ from mtcli.kernels.layernorm import (
     layernorm_forward,
     layernorm_forward_ref,
 )
+
+load()  # Numba's own exp_nonpos (for _exp_all below) comes with the kernels
 
 DTYPES = [np.float64, np.float32]
 TOL = {np.float64: (1e-10, 1e-12), np.float32: (1e-5, 1e-6)}
@@ -83,8 +92,23 @@ def rng():
 def test_package_exports_the_numba_kernels():
     for name in mtcli.kernels.__all__:
         kernel = getattr(mtcli.kernels, name)
-        assert hasattr(kernel, "py_func"), f"{name} is not a Numba kernel"
+        assert isinstance(kernel, Dispatcher), f"{name} is not a Numba kernel"
         assert not name.endswith("_ref")
+
+
+def test_kernel_modules_hold_numba_dispatchers_once_loaded():
+    """Until Numba loads, a kernel module holds stand-ins (jit.kernel); after, the dispatchers themselves, its
+    helpers and prange included, which the kernels that call them find when they compile. A stand-in imported
+    by name before that (as this file does) still runs the compiled kernel."""
+    import mtcli.kernels.elementwise as elementwise
+    import mtcli.kernels.layernorm as layernorm
+
+    assert isinstance(elementwise.bias_relu, Dispatcher) and isinstance(elementwise._keep, Dispatcher)
+    assert layernorm.prange is numba.prange and isinstance(layernorm._forward_rows, Dispatcher)
+    assert type(bias_relu) is not Dispatcher and bias_relu.py_func is elementwise.bias_relu.py_func
+    h, b = np.array([[-1.0, 2.0]]), np.array([0.5, -3.0])
+    bias_relu(h, b)
+    assert h.tolist() == [[0.0, 0.0]] and elementwise.bias_relu.signatures  # compiled by that call
 
 
 def test_code_calls_kernels_through_the_package():
@@ -101,6 +125,35 @@ def test_code_calls_kernels_through_the_package():
                 offenders += [f"{path.relative_to(root)}:{node.lineno} {a.name}" for a in node.names
                               if a.name in switchable or a.name == "*"]
     assert not offenders, "import `kernels` and call `kernels.NAME` instead: " + ", ".join(offenders)
+
+
+def test_compiled_kernels_are_cached_in_the_users_cache_and_reused(tmp_path):
+    """Compiled once per install: the next process loads what the first compiled, from the user's cache
+    directory (never the package's own, which an install may have made read-only)."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} | {"XDG_CACHE_HOME": str(tmp_path)}
+    code = ("import numpy as np; from mtcli import kernels; kernels.bias_relu(np.ones((2, 3)), np.zeros(3)); "
+            "s = kernels.bias_relu.stats; print(sum(s.cache_hits.values()), sum(s.cache_misses.values()))")
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300,
+                           check=True).stdout.split() for _ in range(2)]
+    assert runs == [["0", "1"], ["1", "0"]]  # (hits, misses): compiled, then loaded
+    assert list((tmp_path / "mtcli" / "numba").rglob("*bias_relu*.nbi"))
+
+
+class _Stream(io.StringIO):
+    def __init__(self, tty: bool):
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_compiling_is_said_once_and_only_on_a_terminal(tty, monkeypatch):
+    monkeypatch.setattr(jit, "_told", False)
+    monkeypatch.setattr(sys, "stderr", _Stream(tty))
+    assert njit(lambda x: x + 1)(1) == 2 and njit(lambda x: x + 2)(1) == 3  # two compilations
+    assert sys.stderr.getvalue() == (jit.COMPILING if tty else "")
 
 
 @njit(cache=True)

@@ -2,7 +2,6 @@
 its spec and what tests/test_kernels.py checks it against."""
 
 import os
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -21,13 +20,7 @@ if "NUMBA_CACHE_DIR" not in os.environ:
 
     os.environ["NUMBA_CACHE_DIR"] = str(Path(user_cache_dir("mtcli", appauthor=False)) / "numba")
 
-from mtcli.kernels.adam import adam, ema, sum_and_clear
-from mtcli.kernels.attention import attention_backward, attention_forward
-from mtcli.kernels.crossentropy import cross_entropy
-from mtcli.kernels.decoding import cached_attention, log_softmax_topk
-from mtcli.kernels.elementwise import bias_relu, dropout, dropout_add, dropout_mask, relu_backward
-from mtcli.kernels.embedding import embedding_backward, embedding_forward
-from mtcli.kernels.layernorm import layernorm_backward, layernorm_forward
+from mtcli.kernels import adam, attention, crossentropy, decoding, elementwise, embedding, jit, layernorm
 
 __all__ = [
     "adam",
@@ -49,11 +42,42 @@ __all__ = [
     "sum_and_clear",
 ]
 
-_compiled = {name: globals()[name] for name in __all__}
+_MODULES = {module: [name for name in __all__ if hasattr(module, name)]
+            for module in (adam, attention, crossentropy, decoding, elementwise, embedding, layernorm)}
+del adam  # the name of a kernel too: the package's `adam` is the kernel (__getattr__), never the module
+
+
+def _compiled() -> dict:
+    """Every kernel as Numba's dispatcher (Numba loads here, once)."""
+    jit.load()
+    return {name: getattr(module, name) for module, names in _MODULES.items() for name in names}
 
 
 def _references() -> dict:
-    return {name: getattr(sys.modules[kernel.py_func.__module__], f"{name}_ref") for name, kernel in _compiled.items()}
+    return {name: getattr(module, f"{name}_ref") for module, names in _MODULES.items() for name in names}
+
+
+def __getattr__(name: str):
+    """A kernel asked for outside references()/for_decoding(): all of them compiled from now on."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals().update(_compiled())
+    return globals()[name]
+
+
+def _swap(kernels: dict) -> dict:
+    """The package's kernel names bound to `kernels`; returns what they were (None: not bound yet)."""
+    before = {name: globals().get(name) for name in kernels}
+    globals().update(kernels)
+    return before
+
+
+def _restore(before: dict) -> None:
+    for name, kernel in before.items():
+        if kernel is None:
+            globals().pop(name, None)  # __getattr__ compiles them when next asked for
+        else:
+            globals()[name] = kernel
 
 
 @contextmanager
@@ -63,11 +87,11 @@ def references():
     start-up time than decoding a few sentences with NumPy on small arrays does.
     The swap rebinds this package's names, so code outside it must call `kernels.NAME`, never
     import a kernel by name (tests/test_kernels.py checks every module)."""
-    globals().update(_references())
+    before = _swap(_references())
     try:
         yield
     finally:
-        globals().update(_compiled)
+        _restore(before)
 
 
 # Loading the compiled decoding kernels from Numba's cache costs ~0.3 s CPU in a new process; they
@@ -84,15 +108,14 @@ def for_decoding(sentences: int, beam: int):
     """The kernels for a process that decodes `sentences` lines, and more as `expect` announces them
     (lines piped in, a REPL): the NumPy references until the work reaches COMPILED_MIN_WORK sentences
     x beam, enough to repay loading the compiled ones, then those for the rest of the block."""
-    before = {name: globals()[name] for name in _compiled}
     _open.append([0, beam])
-    globals().update(_references())
+    before = _swap(_references())
     try:
         expect(sentences)
         yield
     finally:
         _open.pop()
-        globals().update(before)
+        _restore(before)
 
 
 def expect(sentences: int) -> None:
@@ -100,4 +123,4 @@ def expect(sentences: int) -> None:
     if _open and _open[-1][0] < COMPILED_MIN_WORK:
         _open[-1][0] += sentences * _open[-1][1]
         if _open[-1][0] >= COMPILED_MIN_WORK:
-            globals().update(_compiled)
+            globals().update(_compiled())

@@ -3,9 +3,8 @@ the Adam update (thesis 5.2, with bias correction) in place, with the gradient-c
 applied on the way (one pass over the gradient instead of two)."""
 
 import numpy as np
-from numba import njit, prange
 
-from mtcli.kernels.jit import FAST, JIT
+from mtcli.kernels.jit import FAST, kernel, prange
 
 
 def adam_ref(param, grad, m, v, lr, beta1, beta2, eps, t, grad_scale=1.0):
@@ -31,14 +30,14 @@ def sum_and_clear_ref(total, parts):
     return float(np.dot(total.astype(np.float64), total))
 
 
-@njit(**JIT)
+@kernel()
 def _span(chunk, n):
     """Elements [lo, hi) of parallel task `chunk`. The kernels loop over slices of them: a loop from
     lo to hi over the whole arrays did not vectorise (measured: Adam 16 ms against 6.7 on one core)."""
     return chunk * CHUNK, min(n, (chunk + 1) * CHUNK)
 
 
-@njit(**JIT, parallel=True)
+@kernel(parallel=True)
 def sum_and_clear(total, parts):
     """total = the sum of the rows of parts (n >= 2, P), which are then zeroed: the threads'
     gradient buffers are ready for their next step without a separate clearing pass. Returns the
@@ -55,14 +54,14 @@ def sum_and_clear(total, parts):
     return squares.sum()
 
 
-@njit(**JIT)
+@kernel()
 def _add_and_clear(acc, part):
     for i in range(acc.size):
         acc[i] += part[i]
         part[i] = 0.0
 
 
-@njit(**JIT, fastmath=FAST)
+@kernel(fastmath=FAST)
 def _sum_pair(out, a, b):
     """out = a + b, a = b = 0; returns sum(out ** 2) in float64."""
     sq = 0.0
@@ -75,7 +74,7 @@ def _sum_pair(out, a, b):
     return sq
 
 
-@njit(**JIT)
+@kernel()
 def _adam_chunk(param, grad, m, v, step, beta1, beta2, eps, inv_bc2, grad_scale):
     one, zero, tiny = param.dtype.type(1.0), param.dtype.type(0.0), np.finfo(param.dtype).tiny
     for i in range(param.size):
@@ -91,7 +90,7 @@ def _adam_chunk(param, grad, m, v, step, beta1, beta2, eps, inv_bc2, grad_scale)
         param[i] -= step * mi / (np.sqrt(vi * inv_bc2) + eps)
 
 
-@njit(**JIT, parallel=True)
+@kernel(parallel=True)
 def adam(param, grad, m, v, lr, beta1, beta2, eps, t, grad_scale=1.0):
     """One Adam step (t >= 1) in place on the flat param, m, v, for the gradient grad * grad_scale;
     chunks of CHUNK in parallel. The arithmetic is in the parameters' dtype: with float64 scalars
@@ -109,13 +108,13 @@ def ema_ref(average, param, decay):
     average[...] = (decay * average + (1 - decay) * param).astype(average.dtype)
 
 
-@njit(**JIT)
+@kernel()
 def _ema_chunk(average, param, decay, rate):
     for i in range(average.size):
         average[i] = decay * average[i] + rate * param[i]
 
 
-@njit(**JIT, parallel=True)
+@kernel(parallel=True)
 def ema(average, param, decay):
     """average <- decay * average + (1 - decay) * param in place: the exponential moving average of
     the weights (Marian's --exponential-smoothing), one pass after each Adam step."""

@@ -6,9 +6,8 @@ also covers the causal decoder: query i sees keys j <= i and j < k_len.
 """
 
 import numpy as np
-from numba import njit, prange
 
-from mtcli.kernels.jit import FAST, JIT, PARALLEL_MIN_WORK, exp_nonpos
+from mtcli.kernels.jit import FAST, PARALLEL_MIN_WORK, exp_nonpos, kernel, prange
 
 
 def _mask(B, Tq, Tk, k_len, causal):
@@ -54,7 +53,7 @@ def attention_backward_ref(dout, q, k, v, p, drop, n_heads):
     return merge(dqh), merge(dkh), merge(dvh)
 
 
-@njit(**JIT, fastmath=FAST)
+@kernel(fastmath=FAST)
 def _dot(x, y):
     acc = x.dtype.type(0.0)
     for d in range(x.size):
@@ -62,14 +61,14 @@ def _dot(x, y):
     return acc
 
 
-@njit(**JIT, fastmath=FAST)
+@kernel(fastmath=FAST)
 def _axpy(a, x, y):
     """y += a * x"""
     for d in range(y.size):
         y[d] += a * x[d]
 
 
-@njit(**JIT)
+@kernel()
 def _pair(q, k, H, bh):
     """Task bh is batch row b = bh // H, head h = bh % H, which owns channels c0:c1 (D of them).
     Returns Tq, Tk, b, h, c0, c1 and the score scale D**-0.5."""
@@ -79,7 +78,7 @@ def _pair(q, k, H, bh):
     return Tq, k.shape[1], b, h, h * D, (h + 1) * D, q.dtype.type(D**-0.5)
 
 
-@njit(**JIT, fastmath=FAST)
+@kernel(fastmath=FAST)
 def _forward_pair(q, k, v, k_len, causal, drop_flat, H, bh, out, p):
     """Fills out[b, :, c0:c1] and p[b, h] for the task bh (see _pair)."""
     Tq, Tk, b, h, c0, c1, scale = _pair(q, k, H, bh)
@@ -109,7 +108,7 @@ def _forward_pair(q, k, v, k_len, causal, drop_flat, H, bh, out, p):
             _axpy(w, v[b, j, c0:c1], oi)
 
 
-@njit(**JIT, parallel=True)
+@kernel(parallel=True)
 def attention_forward(q, k, v, k_len, causal, drop, n_heads):
     """q (B, Tq, C), k/v (B, Tk, C), k_len (B,), drop: (B, H, Tq, Tk) scaled keep-mask or size 0.
     Returns out (B, Tq, C) and the softmax weights p (B, H, Tq, Tk) before dropout.
@@ -130,7 +129,7 @@ def attention_forward(q, k, v, k_len, causal, drop, n_heads):
     return out, p
 
 
-@njit(**JIT, fastmath=FAST)
+@kernel(fastmath=FAST)
 def _backward_pair(dout, q, k, v, p, drop_flat, H, bh, dq, dk, dv, dp):
     """Fills dq, dk, dv[b, :, c0:c1] for the task bh (see _pair); dp: scratch of size Tk.
     Per query row only the keys up to the last nonzero weight are visited (masked weights are 0)."""
@@ -160,7 +159,7 @@ def _backward_pair(dout, q, k, v, p, drop_flat, H, bh, dq, dk, dv, dp):
             _axpy(ds, qi, dk[b, j, c0:c1])
 
 
-@njit(**JIT, parallel=True)
+@kernel(parallel=True)
 def attention_backward(dout, q, k, v, p, drop, n_heads):
     """Gradients (dq, dk, dv) of attention_forward's out given dout (B, Tq, C)."""
     B, Tk = k.shape[:2]

@@ -10,9 +10,8 @@ over that buffer (NumPy's `logits += b` and `dlogits.sum(0)`).
 import math
 
 import numpy as np
-from numba import njit, prange
 
-from mtcli.kernels.jit import FAST, JIT, ROWS_PER_CHUNK, add_chunk_sums, chunk_rows, exp_nonpos
+from mtcli.kernels.jit import FAST, ROWS_PER_CHUNK, add_chunk_sums, chunk_rows, exp_nonpos, kernel, prange
 
 
 def cross_entropy_ref(logits, bias, targets, smoothing, grad_scale, dbias):
@@ -36,7 +35,7 @@ def cross_entropy_ref(logits, bias, targets, smoothing, grad_scale, dbias):
     return loss.astype(logits.dtype), nll.astype(logits.dtype), correct
 
 
-@njit(**JIT)
+@kernel()
 def _add_row_max(x, bias):
     """x += bias, and max(x), with eight independent running maxima (a plain loop is one long
     dependency chain)."""
@@ -55,7 +54,7 @@ def _add_row_max(x, bias):
     return m
 
 
-@njit(**JIT)
+@kernel()
 def _first_index(x, value):
     """Smallest j with x[j] == value (x.size if none), testing blocks of 32 at a time."""
     n = x.size
@@ -70,7 +69,7 @@ def _first_index(x, value):
     return n
 
 
-@njit(**JIT, fastmath=FAST)
+@kernel(fastmath=FAST)
 def _cross_entropy_row(row, bias, t, smoothing, grad_scale, dbias):
     """One row in place (three passes; the row stays in cache): bias and max, argmax, then exp and
     sums, then the gradient, added to dbias. Sums run in the row's precision, so float32 loops
@@ -102,7 +101,7 @@ def _cross_entropy_row(row, bias, t, smoothing, grad_scale, dbias):
     return loss, nll, correct
 
 
-@njit(**JIT, parallel=True)
+@kernel(parallel=True)
 def cross_entropy(logits, bias, targets, smoothing, grad_scale, dbias):
     """logits (N, V) without the bias (V,) overwritten by grad_scale * d(smoothed loss)/d(logits);
     targets (N,); dbias (V,) += the gradient's column sums. Smoothed target = (1 - smoothing) *

@@ -8,10 +8,9 @@ key_rows[a, 0] (cross-attention: the hypothesis's source sentence).
 """
 
 import numpy as np
-from numba import njit
 
 from mtcli.kernels.attention import attention_forward_ref
-from mtcli.kernels.jit import FAST, JIT, exp_nonpos
+from mtcli.kernels.jit import FAST, exp_nonpos, kernel
 
 
 def cached_attention_ref(q, k, v, key_rows, n_keys, n_heads):
@@ -24,7 +23,7 @@ def cached_attention_ref(q, k, v, key_rows, n_keys, n_heads):
     return attention_forward_ref(q[:, None], ks, vs, n_keys, False, no_drop, n_heads)[0][:, 0]
 
 
-@njit(**JIT, fastmath=FAST)
+@kernel(fastmath=FAST)
 def cached_attention(q, k, v, key_rows, n_keys, n_heads):
     """See cached_attention_ref. Serial (a decoding thread's whole step is one task, Translator),
     one query row at a time, heads as channel ranges of 1-D row views: the loops over a head's D
@@ -76,7 +75,7 @@ def log_softmax_topk_ref(logits, b, banned, k):
     return np.take_along_axis(logp, ids, 1).astype(logits.dtype), ids
 
 
-@njit(**JIT, fastmath=FAST)
+@kernel(fastmath=FAST)
 def _max_plus(x, b):
     m = x[0] + b[0]
     for j in range(x.size):
@@ -85,7 +84,7 @@ def _max_plus(x, b):
     return m
 
 
-@njit(**JIT, fastmath=FAST)
+@kernel(fastmath=FAST)
 def _sum_exp(x, m):
     z = 0.0  # float64: 6,000+ terms
     for j in range(x.size):
@@ -93,7 +92,7 @@ def _sum_exp(x, m):
     return z
 
 
-@njit(**JIT)
+@kernel()
 def _topk_row(x, banned, lse, values, ids):
     """Insertion into a sorted buffer of k: one comparison per id for all but the few that enter."""
     k = values.size
@@ -116,13 +115,13 @@ def _topk_row(x, banned, lse, values, ids):
         values[j] -= lse
 
 
-@njit(**JIT)
+@kernel()
 def _log_softmax_topk_row(x, b, banned, values, ids):
     m = _max_plus(x, b)
     _topk_row(x, banned, m + np.log(_sum_exp(x, m)), values, ids)
 
 
-@njit(**JIT)
+@kernel()
 def log_softmax_topk(logits, b, banned, k):
     """See log_softmax_topk_ref; adds b into logits in place. Three passes over each row, which
     stays in L1: bias and maximum, the exp sum, the top k. Serial, as cached_attention."""

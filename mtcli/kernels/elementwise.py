@@ -1,9 +1,8 @@
 """Bias + ReLU of the feed-forward hidden layer, in place, and its backward; dropout."""
 
 import numpy as np
-from numba import njit
 
-from mtcli.kernels.jit import JIT, add_chunk_sums
+from mtcli.kernels.jit import add_chunk_sums, kernel
 
 
 def bias_relu_ref(h, b):
@@ -12,7 +11,7 @@ def bias_relu_ref(h, b):
 
 
 # The two ReLU kernels are serial: they are memory-bound, and measured no faster in parallel.
-@njit(**JIT)
+@kernel()
 def bias_relu(h, b):
     """h (N, F) <- max(h + b, 0) in place."""
     for i in range(h.shape[0]):
@@ -28,7 +27,7 @@ def relu_backward_ref(dh, h, db):
     db += dh.sum(0)
 
 
-@njit(**JIT)
+@kernel()
 def relu_backward(dh, h, db):
     """dh (N, F) <- dh * (h > 0) in place, where h is the ReLU output; db += column sums."""
     db_sum = np.zeros((1, dh.shape[1]))  # in float64
@@ -51,7 +50,7 @@ _S30, _S27, _S31, _S40 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(
 _KEEP_BITS = 24  # resolution of rate: 2^-24
 
 
-@njit(**JIT)
+@kernel()
 def _threshold(rate):
     return np.uint64(round(rate * (1 << _KEEP_BITS)))
 
@@ -65,7 +64,7 @@ def keep_ref(seed, n, rate):
         return ((z ^ (z >> _S31)) >> _S40) >= _threshold(rate)
 
 
-@njit(**JIT, inline="always")
+@kernel(inline="always")
 def _keep(seed, i, threshold):
     z = seed + np.uint64(i + 1) * _GOLDEN
     z = (z ^ (z >> _S30)) * _MIX1
@@ -78,7 +77,7 @@ def dropout_ref(x, rate, seed):
     return np.where(keep, x * x.dtype.type(1.0 / (1.0 - rate)), x.dtype.type(0.0))
 
 
-@njit(**JIT)
+@kernel()
 def dropout(x, rate, seed):
     """Inverted dropout of x (any shape) with the keep decisions of `seed`: x * keep / (1 - rate).
     The backward pass is the same call on the incoming gradient."""
@@ -95,7 +94,7 @@ def dropout_add_ref(base, x, rate, seed):
     return np.where(keep, base + x * x.dtype.type(1.0 / (1.0 - rate)), base)
 
 
-@njit(**JIT)
+@kernel()
 def dropout_add(base, x, rate, seed):
     """base + dropout(x, rate, seed) in one pass: the residual connection around a sub-layer."""
     xf, bf = x.reshape(-1), base.reshape(-1)
@@ -110,7 +109,7 @@ def dropout_mask_ref(mask, rate, seed):
     mask[...] = dropout_ref(np.ones_like(mask), rate, seed)
 
 
-@njit(**JIT)
+@kernel()
 def dropout_mask(mask, rate, seed):
     """mask (any shape) <- keep / (1 - rate) in place: for the attention kernels, which take the mask."""
     mf = mask.reshape(-1)

@@ -1,9 +1,8 @@
 """Token embedding: W[ids] * scale + positional table, and the gradient scatter-add into W."""
 
 import numpy as np
-from numba import njit
 
-from mtcli.kernels.jit import JIT
+from mtcli.kernels.jit import kernel
 
 
 def embedding_forward_ref(ids, w, scale, pe):
@@ -18,7 +17,7 @@ def embedding_backward_ref(dout, ids, dw, scale):
 
 # Both kernels are serial: they take well under a millisecond per training step, and in parallel
 # they saved less than 0.1 ms a call. The backward's scatter-add is then race-free as it stands.
-@njit(**JIT)
+@kernel()
 def embedding_forward(ids, w, scale, pe):
     """ids (B, T), w (V, C), pe (T_max, C) -> (B, T, C)."""
     B, T = ids.shape
@@ -31,7 +30,7 @@ def embedding_forward(ids, w, scale, pe):
     return out
 
 
-@njit(**JIT)
+@kernel()
 def embedding_backward(dout, ids, dw, scale):
     """Accumulates dw[ids] += scale * dout in place; repeated ids add up."""
     for b in range(ids.shape[0]):

@@ -1,11 +1,17 @@
 """What every kernel shares: the Numba options, a vectorisable exp, and the row chunks whose partial
-column sums make the parallel `dg += ...` deterministic."""
+column sums make the parallel `dg += ...` deterministic.
+
+Numba itself loads only when a kernel is first needed (`load`): importing it takes ~1 s of CPU, more
+than a process that decodes a few sentences with the NumPy references spends on all of its work. So
+`@kernel(...)` leaves a module a stand-in (`_Pending`) for each kernel until then, and `load` makes
+each one a Numba dispatcher in its module, where the kernels that call it find it when they compile.
+"""
 
 import math
+import sys
+import threading
 
 import numpy as np
-from numba import njit, types
-from numba.extending import intrinsic, overload
 
 # Options of every kernel: compiled code cached on disk; NumPy's error model (x / 0 gives inf or nan
 # instead of raising), which also spares loops with a division a zero check that blocks SIMD.
@@ -24,6 +30,123 @@ PARALLEL_MIN_WORK = 1 << 17
 # order, so the result does not depend on the number of threads.
 ROWS_PER_CHUNK = 64
 
+prange = range  # numba.prange in every kernel module once Numba loads
+
+_pending: list = []  # (function, options) of every kernel, in the order they were declared
+_loaded = False
+_lock = threading.Lock()  # decoding threads may reach their first kernel together
+# A kernel compiles once per installed version (~10 s for a translation's, later runs load them from the cache
+# in NUMBA_CACHE_DIR): said once on a terminal, not to a log or a pipe
+COMPILING = "mtcli: compiling the kernels, once after an install (later runs load them)…\n"
+_told = False
+
+
+class _Pending:
+    """A kernel before Numba loads: a call (or an attribute such as py_func) loads every kernel and
+    goes on to this one's dispatcher. Only a caller that imported the kernel by name before the load
+    keeps this stand-in; the kernel's module (and the package) hold the dispatcher itself after it."""
+
+    __slots__ = ("py_func",)
+
+    def __init__(self, func):
+        self.py_func = func
+
+    def _dispatcher(self):
+        load()
+        return vars(sys.modules[self.py_func.__module__])[self.py_func.__name__]
+
+    def __call__(self, *args, **kwargs):
+        return self._dispatcher()(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._dispatcher(), name)
+
+
+def kernel(**options):
+    """@njit(**JIT, **options) when Numba loads (`load`); a `_Pending` stand-in until then."""
+
+    def declare(func):
+        if _loaded:
+            import numba
+
+            return numba.njit(**JIT, **options)(func)
+        _pending.append((func, options))
+        return _Pending(func)
+
+    return declare
+
+
+def load() -> None:
+    """Numba imported and every declared kernel made a dispatcher in its own module (each compiles, or
+    loads from the cache, at its first call). Kernel modules declared after this are bound at once."""
+    global _loaded
+    with _lock:
+        if _loaded:
+            return
+        import numba
+        from numba.core import config, event
+
+        config.reload_config()  # NUMBA_CACHE_DIR as mtcli.kernels set it, even if Numba was imported before
+        event.register("numba:compile", _notice(event))
+        _numba_extensions(numba)
+        globals()["prange"] = numba.prange
+        _bind(numba, _pending)
+        _loaded = True
+
+
+def _notice(event):
+    """A listener of Numba's compile events that writes COMPILING at the first one, on a terminal."""
+
+    class Notice(event.Listener):
+        def on_start(self, _):
+            global _told
+            if not _told and sys.stderr is not None and sys.stderr.isatty():
+                _told = True
+                sys.stderr.write(COMPILING)
+                sys.stderr.flush()
+
+        def on_end(self, _):
+            pass
+
+    return Notice()
+
+
+def _bind(numba, kernels) -> None:
+    for func, options in kernels:
+        module = vars(sys.modules[func.__module__])
+        module[func.__name__] = numba.njit(**JIT, **options)(func)
+        if module.get("prange") is range:
+            module["prange"] = numba.prange
+
+
+def _numba_extensions(numba) -> None:
+    """What only exists inside Numba: the bit cast under exp_nonpos, and exp_nonpos itself."""
+    from numba import types
+    from numba.extending import intrinsic, overload
+
+    @intrinsic
+    def bits_as_float(typingctx, bits):
+        """Reinterprets an int64 (int32) as a float64 (float32), like a C union."""
+        if bits not in (types.int64, types.int32):
+            return None
+        float_type = types.float64 if bits == types.int64 else types.float32
+
+        def codegen(context, builder, signature, args):
+            return builder.bitcast(args[0], context.get_value_type(float_type))
+
+        return float_type(bits), codegen
+
+    @overload(exp_nonpos)
+    def exp_nonpos_overload(x):
+        if x == types.float32:
+            return lambda x: _exp_nonpos_f32(x)
+        if isinstance(x, types.Float):
+            return lambda x: _exp_nonpos_f64(x)
+        return None
+
+    globals()["_bits_as_float"] = bits_as_float
+
+_bits_as_float = None  # Numba's intrinsic, made by load()
 _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 split in two (Cody-Waite): n * _LN2_HI is exact
 _LN2_LO = 1.90821492927058770002e-10
@@ -35,22 +158,9 @@ _EXP_F32 = tuple(np.float32(c) for c in (  # Cephes expf: exp(r) ~ 1 + r + r^2 *
     5.0000001201e-1))
 
 
-@intrinsic
-def _bits_as_float(typingctx, bits):
-    """Reinterprets an int64 (int32) as a float64 (float32), like a C union."""
-    if bits not in (types.int64, types.int32):
-        return None
-    float_type = types.float64 if bits == types.int64 else types.float32
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(float_type))
-
-    return float_type(bits), codegen
-
-
 # Both set fastmath explicitly (without 'reassoc') so that it is not inherited from a fast-math
 # caller: reassociation would fold the two halves of ln 2 back together and lose precision.
-@njit(**JIT, fastmath={"contract"})
+@kernel(fastmath={"contract"})
 def _exp_nonpos_f64(x):
     n = math.floor(x * _LOG2E + 0.5)
     r = (x - n * _LN2_HI) - n * _LN2_LO  # |r| <= ln(2) / 2
@@ -61,7 +171,7 @@ def _exp_nonpos_f64(x):
     return 0.0 if x <= -708.0 else p * two_n  # NaN in, NaN out
 
 
-@njit(**JIT, fastmath={"contract"})
+@kernel(fastmath={"contract"})
 def _exp_nonpos_f32(x):
     n = np.floor(x * np.float32(_LOG2E) + np.float32(0.5))
     r = (x - n * _LN2_HI_F32) - n * _LN2_LO_F32
@@ -81,22 +191,13 @@ def exp_nonpos(x):
     raise NotImplementedError("exp_nonpos is for Numba-compiled code")
 
 
-@overload(exp_nonpos)
-def _exp_nonpos_overload(x):
-    if x == types.float32:
-        return lambda x: _exp_nonpos_f32(x)
-    if isinstance(x, types.Float):
-        return lambda x: _exp_nonpos_f64(x)
-    return None
-
-
-@njit(**JIT)
+@kernel()
 def chunk_rows(chunk, n_rows):
     """The rows of chunk number `chunk` (ROWS_PER_CHUNK rows each, the last one shorter)."""
     return range(chunk * ROWS_PER_CHUNK, min(n_rows, (chunk + 1) * ROWS_PER_CHUNK))
 
 
-@njit(**JIT)
+@kernel()
 def add_chunk_sums(dst, part):
     """dst (C,) += sum over chunks of part (n_chunks, C), in chunk order."""
     for c in range(part.shape[0]):

@@ -3,16 +3,8 @@
 import math
 
 import numpy as np
-from numba import njit, prange
 
-from mtcli.kernels.jit import (
-    FAST,
-    JIT,
-    PARALLEL_MIN_WORK,
-    ROWS_PER_CHUNK,
-    add_chunk_sums,
-    chunk_rows,
-)
+from mtcli.kernels.jit import FAST, PARALLEL_MIN_WORK, ROWS_PER_CHUNK, add_chunk_sums, chunk_rows, kernel, prange
 
 EPS = 1e-5
 
@@ -34,7 +26,7 @@ def layernorm_backward_ref(dout, xhat, rstd, gain, dgain, db):
     return dx * rstd[:, None]
 
 
-@njit(**JIT, fastmath=FAST)
+@kernel(fastmath=FAST)
 def _forward_rows(x, gain, b, out, xhat, rstd, rows):
     C = x.shape[1]
     for i in rows:
@@ -54,7 +46,7 @@ def _forward_rows(x, gain, b, out, xhat, rstd, rows):
             oi[c] = h * gain[c] + b[c]
 
 
-@njit(**JIT, parallel=True)
+@kernel(parallel=True)
 def layernorm_forward(x, gain, b):
     """x (N, C) -> out (N, C), xhat (N, C), rstd (N,). Statistics in float64."""
     N, C = x.shape
@@ -69,7 +61,7 @@ def layernorm_forward(x, gain, b):
     return out, xhat, rstd
 
 
-@njit(**JIT, fastmath=FAST)
+@kernel(fastmath=FAST)
 def _backward_rows(dout, xhat, rstd, gain, dx, dgain_part, db_part, rows):
     """dx for the given rows; their dgain, db contributions go to dgain_part, db_part (overwritten)."""
     C = dout.shape[1]
@@ -92,7 +84,7 @@ def _backward_rows(dout, xhat, rstd, gain, dx, dgain_part, db_part, rows):
             dxi[c] = (di[c] * gain[c] - mean_d - hi[c] * mean_dh) * r
 
 
-@njit(**JIT, parallel=True)
+@kernel(parallel=True)
 def layernorm_backward(dout, xhat, rstd, gain, dgain, db):
     """Returns dx (N, C); accumulates dgain += ..., db += ... in place."""
     N, C = dout.shape

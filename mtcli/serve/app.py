@@ -4,8 +4,9 @@
 POST /translate and /detect take a JSON object or form fields (urlencoded or multipart, and query
 parameters), as LibreTranslate does. Every refusal is {"error": "..."} with a 4xx status: 400 for a
 bad field (one that is not text included), 403 for a wrong API key, 408 for a body that arrives too
-slowly, 413 for one too large, 431 for a head too large (http.py), 503 with Retry-After while the
-queue is full, past the request's deadline, or while the server is stopping. Limits come from
+slowly, 413 for one too large, 431 for a head too large (http.py), 429 with Retry-After while the
+queue is full (LibreTranslate's "Slowdown", which its clients back off from), 503 with Retry-After past
+the request's deadline, when a decoder fails, or while the server is stopping. Limits come from
 ServeConfig. The text work of a request runs in a formatter process (formatter.py), its decoding in
 the decoders (batcher.py): the event loop only reads, checks and answers.
 """
@@ -311,12 +312,12 @@ class Service:
         return asyncio.get_running_loop().time() + self.cfg.request_timeout
 
     async def run(self, fn, *args, chars: int, deadline: float):
-        """fn(tools, *args) in a formatter, once the queue has room for `chars` more characters; 503
-        once the deadline (a loop time) has passed, the work cancelled."""
+        """fn(tools, *args) in a formatter, once the queue has room for `chars` more characters (429 when it
+        has none); 503 once the deadline (a loop time) has passed, the work cancelled."""
         if self.closing:
             raise ApiError(503, "the server is shutting down")
         if self.queued + chars > self.cfg.queue_limit:
-            raise ApiError(503, f"Slowdown: the server has {self.queued:,} characters to translate before these; "
+            raise ApiError(429, f"Slowdown: the server has {self.queued:,} characters to translate before these; "
                                 "retry in a moment", {"Retry-After": RETRY_SOON})
         self.queued += chars
         try:

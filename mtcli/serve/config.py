@@ -33,7 +33,7 @@ class ServeConfig:
     # and Retry-After; its text work and decoding are cancelled); a decoder answering nothing this long
     # (at least 10 s) while it holds sentences is ended and started again
     # what the server takes on at once
-    queue_limit: int = 100_000  # characters admitted and not yet answered; beyond it: 503
+    queue_limit: int = 100_000  # characters admitted and not yet answered; beyond it: 429
     formatters: int = field(default_factory=lambda: max(2, threads_per_process()))  # processes that do
     # the requests' text work (each request's in a thread of one of them), off the event loop
     max_connections: int = 512  # open connections and requests (uvicorn answers 503 beyond)

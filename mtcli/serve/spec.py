@@ -68,7 +68,8 @@ def _responses(path: str) -> dict:
         out.update({str(status): {"description": why, "schema": ERROR} for status, why in (
             (400, "A field is missing, not text, or not supported"), (403, "A wrong API key"),
             (408, "The body arrived too slowly"), (413, "The body is too large"),
-            (503, "The server is busy, past the request's deadline, or stopping: retry after Retry-After"))})
+            (429, "Slowdown: the server's queue is full; retry after Retry-After"),
+            (503, "Past the request's deadline, a decoder failed, or the server is stopping: retry after Retry-After"))})
     return out
 
 

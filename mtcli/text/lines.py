@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from mtcli.schema import MAX_LINE_CHARS
+from mtcli.ranges import MAX_LINE_CHARS
 from mtcli.text.normalize import normalize
 from mtcli.text.sentence import Engine, LineResult, TextOptions, combine
 

@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
-from mtcli.schema import MAX_LINE_CHARS
+from mtcli.ranges import MAX_LINE_CHARS
 from mtcli.text import lines as line_steps
 from mtcli.text import markup, spanish, wholes
 from mtcli.text.budget import Budget, OverBudget, check

@@ -320,7 +320,8 @@ class Checker:
         read = ([(self.scorer.layer, self.scorer.heads)] if self.scorer else []) + \
             ([(self.fitted.align_layer, self.fitted.align_heads)] if options.return_alignments else [])
         self.layers = max((layer for layer, _ in read), default=0) + 1
-        self.heads = sorted({h for _, hs in read for h in hs}) if self.layers == 1 and all(hs for _, hs in read) else None
+        self.heads = sorted({h for _, hs in read for h in hs}) if read and self.layers == 1 and all(hs for _, hs in read) \
+            else None
         if self.active:
             translator.keep_encoded()
 
@@ -362,6 +363,8 @@ class Checker:
         """The pairs read under teacher forcing, and what decoding kept for it forgotten (with the sentences
         the pipeline retried, the lines not checked)."""
         try:
+            if not self.active:  # (nothing to read: no fitted combination, no alignments asked for)
+                return [None] * len(sources)
             return self.translator.force(sources, targets, self.layers, self.heads) if sources else []
         finally:
             if self.translator.encoded is not None:

@@ -269,6 +269,7 @@ class Service:
         self.batchers = {t.direction: Batcher(lambda d=t.model_dir: DecoderProcess(d, cfg.max_batch, options(cfg)),
                                               each, stall=max(cfg.request_timeout, 10.0)) for t in translators}
         made = setup(translators, cfg)
+        self.checkers = checkers(translators, cfg)
         self.formatters = Formatters(lambda: FormatterProcess(made), cfg.formatters,
                                      lambda direction, lines: self.batchers[direction].translate(lines))
         self.translate_job, self.detect_job = translate_job, detect_job  # run in a formatter
@@ -301,6 +302,24 @@ class Service:
     def deadline(self) -> float:
         return asyncio.get_running_loop().time() + self.cfg.request_timeout
 
+    def quality(self, read: list) -> list[dict] | None:
+        """Each text's check (texts.Read; None: not checked) as the answer's `quality`: its confidence (its
+        least sure line's; null: not checked), whether it is flagged, and the same of each of its lines
+        with the reasons; None when no text was checked (a direction without a fitted combination)."""
+        found = []
+        for r in read:
+            checker = self.checkers.get(r[0]) if r else None
+            lines = checker.check([s for s, _ in r[1]], [nb for _, nb in r[1]]) if checker else []
+            lines = [{"confidence": None if c is None else round(c.confidence, 4), "flagged": c.flagged,
+                      "warnings": c.warnings} if c and c.confidence is not None else
+                     {"confidence": None, "flagged": False, "warnings": []} for c in lines]
+            sure = [line["confidence"] for line in lines if line["confidence"] is not None]
+            found.append({"confidence": min(sure) if sure else None, "flagged": any(x["flagged"] for x in lines),
+                          "lines": lines} if checker else None)
+        if all(q is None for q in found):
+            return None
+        return [q or {"confidence": None, "flagged": False, "lines": []} for q in found]
+
     async def run(self, fn, *args, chars: int, deadline: float):
         """fn(tools, *args) in a formatter, once the queue has room for `chars` more characters; 503
         once the deadline (a loop time) has passed, the work cancelled."""
@@ -328,6 +347,19 @@ class Service:
             self.queued -= chars
 
 
+def checkers(translators, cfg: ServeConfig) -> dict:
+    """The check of each direction whose model has a fitted combination (mtcli.confidence), run in the
+    server's process on its translators (their decoding is the decoders'); none with cfg.check off."""
+    if not cfg.check:
+        return {}
+    from dataclasses import replace
+
+    from mtcli.confidence import Checker
+
+    found = {t.direction: Checker(t, None, replace(options(cfg), check="fast")) for t in translators}
+    return {d: c for d, c in found.items() if c.scorer is not None}
+
+
 def _service(request: Request) -> Service:
     return request.app.state.service
 
@@ -343,14 +375,17 @@ async def translate(request: Request) -> JSONResponse:
     n = _alternatives(fields, cfg)
     fmt = _format(fields)
     glossary = _glossary(fields, service)  # (sent only when there is one: a job may take the six arguments alone)
-    results, told = await service.run(service.translate_job, texts, fmt, n + 1, source, target,
-                                      *([glossary] if glossary else []), chars=sum(map(len, texts)),
-                                      deadline=service.deadline())
+    results, told, read = await service.run(service.translate_job, texts, fmt, n + 1, source, target,
+                                            *([glossary] if glossary else []), chars=sum(map(len, texts)),
+                                            deadline=service.deadline())
     out: dict = {"translatedText": [r[0] for r in results]}
     if told is not None:
         out["detectedLanguage"] = [{"confidence": c, "language": language} for language, c in told]
     if n:
         out["alternatives"] = [r[1:] for r in results]
+    # an extension field (LibreTranslate's clients ignore it); the check's teacher forcing, off the event loop
+    if service.checkers and (quality := await asyncio.to_thread(service.quality, read)) is not None:
+        out["quality"] = quality
     return JSONResponse(out if batch else {k: v[0] for k, v in out.items()})
 
 

@@ -923,7 +923,7 @@ def test_page_marks_the_lines_probably_wrong(base, client):
         cdp.session = cdp.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
         cdp.wait_for("document.readyState === 'complete' && document.getElementById('count').textContent")
         cdp.eval(f"document.getElementById('source').value = {json.dumps(text)}; document.getElementById('translate').click()")
-        status = cdp.wait_for("document.getElementById('status').textContent")
+        status = cdp.wait_for("document.querySelector('#target .why') && document.getElementById('status').textContent")
         assert status == "1 line is probably wrong (marked ⚠): check it"
         assert cdp.eval("[...document.querySelectorAll('#target .flagged')].map((e) => e.textContent)") == [lines[1]]
         assert cdp.eval("document.querySelector('#target .why').textContent") == \

@@ -304,18 +304,26 @@ class Service:
 
     def quality(self, read: list) -> list[dict] | None:
         """Each text's check (texts.Read; None: not checked) as the answer's `quality`: its confidence (its
-        least sure line's; null: not checked), whether it is flagged, and the same of each of its lines
-        with the reasons; None when no text was checked (a direction without a fitted combination)."""
+        least sure line's), whether it is flagged, and the same of each of its lines with the reasons (null, not
+        flagged: a line not checked); a text of none checked gets a null confidence, and when no text was
+        checked (a direction without a fitted combination, texts kept as they came) there is no field: None."""
+        texts: dict[str, list[int]] = {}  # by direction: every text's lines checked in one call
+        for i, r in enumerate(read):
+            if r and r[0] in self.checkers:
+                texts.setdefault(r[0], []).append(i)
+        checked: dict[int, list] = {}
+        for direction, rows in texts.items():
+            flat = [pair for i in rows for pair in read[i][1]]
+            done = iter(self.checkers[direction].check([s for s, _ in flat], [nb for _, nb in flat]))
+            checked.update((i, [next(done) for _ in read[i][1]]) for i in rows)
         found = []
-        for r in read:
-            checker = self.checkers.get(r[0]) if r else None
-            lines = checker.check([s for s, _ in r[1]], [nb for _, nb in r[1]]) if checker else []
-            lines = [{"confidence": None if c is None else round(c.confidence, 4), "flagged": c.flagged,
-                      "warnings": c.warnings} if c and c.confidence is not None else
-                     {"confidence": None, "flagged": False, "warnings": []} for c in lines]
+        for i in range(len(read)):
+            lines = [{"confidence": round(c.confidence, 4), "flagged": c.flagged, "warnings": c.warnings}
+                     if c and c.confidence is not None else {"confidence": None, "flagged": False, "warnings": []}
+                     for c in checked.get(i, [])]
             sure = [line["confidence"] for line in lines if line["confidence"] is not None]
-            found.append({"confidence": min(sure) if sure else None, "flagged": any(x["flagged"] for x in lines),
-                          "lines": lines} if checker else None)
+            found.append({"confidence": min(sure), "flagged": any(x["flagged"] for x in lines), "lines": lines}
+                         if sure else None)
         if all(q is None for q in found):
             return None
         return [q or {"confidence": None, "flagged": False, "lines": []} for q in found]

@@ -1,24 +1,26 @@
-"""Confidence (mtcli/confidence.py): the labelled set, the fit of each direction's combination, the report.
+"""Confidence (mtcli/confidence/): the labelled set, the fit of each direction's combination, the report, the cost.
 
-Labelled set, en-es (nothing from the unseen sets or the test split):
-  selection  English sentences of the model's selection split (rebuilt as `mtcli tokenize` splits the corpus:
+Labelled set of a direction (--model en-es or es-en; nothing from the unseen sets or the test split):
+  selection  source sentences of the model's selection split (rebuilt as `mtcli tokenize` splits the corpus:
              data.held_out_pairs), each once, drawn with a fixed seed, translated as `mtcli translate` does
              (the text pipeline, beam 4, two hypotheses). "wrong": sentence chrF below WRONG_CHRF against the
              best of the sentence's references in the corpus (the grouped split keeps all of them together);
-             a sample of 100 also labelled by hand (benchmarks/sets/confidence-hand.tsv: row, label), which
+             en-es: a sample of 100 also labelled by hand (benchmarks/sets/confidence-hand.tsv: row, label), which
              chose the threshold and replaces the rule's label where given.
-  omission   selection sentences that end in a time, a place, a condition or a reason, translated with that
-             phrase taken out, each paired with the whole sentence: a fluent translation that leaves it out
-             (all "wrong", their own category).
-  messages   everyday messages and short inputs written for this (benchmarks/sets/confidence-messages.tsv:
+  omission   selection sentences that end in a time, a place, a condition or a reason (DROPPABLE, per source
+             language), translated with that phrase taken out, each paired with the whole sentence: a fluent
+             translation that leaves it out (all "wrong", their own category).
+  messages   en-es: everyday messages and short inputs written for this (benchmarks/sets/confidence-messages.tsv:
              English, label by hand of the shipped model's translation); reported on their own, never fitted on.
 Rows are split by source sentence: FIT_SHARE of the selection rows fit the combination, FIT_SHARE of the omission
 rows choose the coverage heads; the rest of both is held out, and every figure is on it.
 
-    nice -n 10 python benchmarks/confidence.py build     # translate and read the signals (~10 min) -> CACHE
-    python benchmarks/confidence.py label                # print the hand-label sample (row, source, translation, refs)
-    python benchmarks/confidence.py fit                  # fit, write mtcli/models/en-es/confidence.json, report
-    nice -n 10 python benchmarks/confidence.py cost      # CPU of checking 2,000 lines, --fast and full (~8 min)
+    nice -n 10 python benchmarks/confidence.py refit --model es-en   # build + fit: what a newly shipped model needs
+    nice -n 10 python benchmarks/confidence.py build --model en-es   # translate and read the signals -> /tmp
+    python benchmarks/confidence.py label                            # print the en-es hand-label sample
+    python benchmarks/confidence.py fit --model en-es                # fit, write MODEL/confidence.json, report
+    taskset -c 0 nice -n 10 python benchmarks/confidence.py cost     # CPU of translating 500 lines, checked or not
+The corpus: --data or MTCLI_DATA (as `mtcli tokenize`).
 """
 
 from __future__ import annotations
@@ -42,8 +44,8 @@ from mtcli import confidence as conf  # noqa: E402
 from mtcli import registry  # noqa: E402
 from mtcli.data import held_out_pairs, resolve_data_path  # noqa: E402
 
-CACHE = Path("/tmp/mtcli-confidence.pkl")  # holds corpus text: never committed
-CURVES = Path("/tmp/mtcli-confidence-curves.pkl")
+CACHE = "/tmp/mtcli-confidence-{model}.pkl"  # holds corpus text: never committed
+CURVES = "/tmp/mtcli-confidence-curves-{model}.pkl"
 HAND = ROOT / "benchmarks/sets/confidence-hand.tsv"
 MESSAGES = ROOT / "benchmarks/sets/confidence-messages.tsv"
 N_SELECTION, N_OMISSION, SEED = 2400, 400, 0
@@ -53,15 +55,27 @@ NAMED_WRONGLY = 0.05  # of the words an omission row kept, at most this share na
 FIT_SHARE = 0.6
 THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.3)
 
-# a phrase at the end of a sentence that a fluent translation can leave out: (category, pattern)
-DROPPABLE = [
-    ("time", r",? (?:tomorrow|yesterday|today|tonight|now|again|soon|every (?:day|morning|night|week)|"
-             r"(?:next|last|this) (?:week|month|year|morning|night|evening|summer|winter|Monday|Sunday)|"
-             r"at (?:\d+|noon|midnight|night)(?: o'clock)?|in the (?:morning|afternoon|evening))"),
-    ("place", r" (?:at (?:home|school|work|the station)|in (?:Boston|Paris|Japan|Tokyo|London|Australia|the park|"
-              r"the kitchen|the garden|the library|the room|town|bed)|here|there|(?:to|from) (?:Boston|school|work))"),
-    ("condition", r",? (?:if|unless|because|when|before|after) [^,]{6,}"),
-]
+# a phrase at the end of a sentence that a fluent translation can leave out, by source language: (category, pattern)
+DROPPABLE = {
+    "en": [
+        ("time", r",? (?:tomorrow|yesterday|today|tonight|now|again|soon|every (?:day|morning|night|week)|"
+                 r"(?:next|last|this) (?:week|month|year|morning|night|evening|summer|winter|Monday|Sunday)|"
+                 r"at (?:\d+|noon|midnight|night)(?: o'clock)?|in the (?:morning|afternoon|evening))"),
+        ("place", r" (?:at (?:home|school|work|the station)|in (?:Boston|Paris|Japan|Tokyo|London|Australia|the park|"
+                  r"the kitchen|the garden|the library|the room|town|bed)|here|there|(?:to|from) (?:Boston|school|work))"),
+        ("condition", r",? (?:if|unless|because|when|before|after) [^,]{6,}"),
+    ],
+    "es": [
+        ("time", r",? (?:mañana|ayer|hoy|esta noche|ahora|otra vez|de nuevo|pronto|todos los días|todas las (?:mañanas|noches)|"
+                 r"(?:la|el) (?:semana|mes|año|verano|invierno|lunes|domingo) (?:que viene|pasad[oa]|próxim[oa])|"
+                 r"(?:la|el) (?:próxima semana|próximo (?:mes|año|lunes))|a (?:las \d+|mediodía|medianoche)|"
+                 r"por la (?:mañana|tarde|noche))"),
+        ("place", r" (?:en (?:casa|la escuela|el trabajo|la estación|Boston|París|Japón|Tokio|Londres|Australia|el parque|"
+                  r"la cocina|el jardín|la biblioteca|la habitación|el pueblo|la cama)|aquí|allí|ahí|"
+                  r"(?:a|de) (?:Boston|la escuela|casa|el trabajo))"),
+        ("condition", r",? (?:si|a menos que|porque|cuando|antes de|después de) [^,]{6,}"),
+    ],
+}
 END = r"(?=[.?!]$)"
 
 
@@ -69,6 +83,14 @@ def _translator(name: str):
     from mtcli.decode import Translator
 
     return Translator(registry.shipped(name))
+
+
+def _back(model: str) -> str:
+    return "-".join(reversed(model.split("-")))
+
+
+def _selection(model: str, tr, data: str | None) -> list[tuple[str, str]]:
+    return held_out_pairs(resolve_data_path(data), tr.meta["data"], "selection", model)
 
 
 def _translate(tr, lines: list[str]):
@@ -89,8 +111,8 @@ def _raw(tr, back, sources: list[str], targets: list[str], margins: list) -> lis
             for s, t, m, f, trip in zip(sources, targets, margins, forced, trips)]
 
 
-def _dropped(source: str):
-    for category, pattern in DROPPABLE:
+def _dropped(source: str, language: str):
+    for category, pattern in DROPPABLE[language]:
         m = re.search(pattern + END, source)
         if m and len(source[: m.start()].split()) >= 3:
             return category, source[: m.start()] + source[m.end():], m.group().strip(" ,")
@@ -99,25 +121,28 @@ def _dropped(source: str):
 
 def build(args) -> None:
     t0 = time.process_time()
-    tr, back = _translator("en-es"), _translator("es-en")
-    pairs = held_out_pairs(resolve_data_path(None), tr.meta["data"], "selection", "en-es")
+    tr, back = _translator(args.model), _translator(_back(args.model))
     refs: dict[str, list[str]] = {}
-    for en, es in pairs:
-        refs.setdefault(en, []).append(es)
+    for src, tgt in _selection(args.model, tr, args.data):
+        refs.setdefault(src, []).append(tgt)
     order = sorted(refs)
     random.Random(SEED).shuffle(order)
     chosen = order[:N_SELECTION]
     omission = []
-    for en in order[N_SELECTION:]:
-        d = _dropped(en)
+    for src in order[N_SELECTION:]:
+        d = _dropped(src, args.model.split("-")[0])
         if d:
-            omission.append((en, *d))
+            omission.append((src, *d))
         if len(omission) >= N_OMISSION:
             break
-    messages = [line.split("\t") for line in MESSAGES.read_text("utf-8").splitlines()[1:] if line.strip()]
+    messages = [line.split("\t") for line in MESSAGES.read_text("utf-8").splitlines()[1:] if line.strip()] \
+        if args.model == "en-es" else []  # (labelled for the en-es model's translations)
     data = {}
     for name, sources, inputs in (("selection", chosen, chosen), ("omission", [o[0] for o in omission], [o[2] for o in omission]),
                                   ("messages", [m[0] for m in messages], [m[0] for m in messages])):
+        if not sources:
+            data[name] = []
+            continue
         results = _translate(tr, inputs)
         targets = [r.nbest[0][0] for r in results]
         margins = [[score for _, score in r.nbest] for r in results]  # (the beam's scores, best first)
@@ -132,11 +157,11 @@ def build(args) -> None:
                 row["hand"] = int(messages[k][1])
         data[name] = rows
         print(f"{name}: {len(rows)} rows, {time.process_time() - t0:.0f} s CPU so far", file=sys.stderr)
-    CACHE.write_bytes(pickle.dumps(data))
+    Path(CACHE.format(model=args.model)).write_bytes(pickle.dumps(data))
 
 
 def label(args) -> None:
-    data = pickle.loads(CACHE.read_bytes())
+    data = pickle.loads(Path(CACHE.format(model="en-es")).read_bytes())
     rows = data["selection"]
     for k in random.Random(SEED + 1).sample(range(len(rows)), 100):
         r = rows[k]
@@ -144,40 +169,54 @@ def label(args) -> None:
 
 
 def cost(args) -> None:
-    """CPU seconds of `mtcli translate -i FILE` (N_COST selection sentences, beam 4) unchecked, --fast and checked,
-    each in its own process (model loading included; the round trip loads the other direction's model)."""
+    """CPU seconds (user + system) of `mtcli translate -i FILE -o OUT` on `--lines` selection sentences (beam 4),
+    each run a process of its own (model loading included), checked and --no-check alternately `--repeats`
+    times (and --round-trip with --round-trip); the medians and the check's extra. Pin it to one core:
+    `taskset -c 0 nice -n 10 python benchmarks/confidence.py cost` (the children inherit both)."""
     import resource
     import subprocess
     import tempfile
 
-    tr = _translator("en-es")
-    pairs = held_out_pairs(resolve_data_path(None), tr.meta["data"], "selection", "en-es")
-    lines = sorted({en for en, _ in pairs})
+    lines = sorted({src for src, _ in _selection(args.model, _translator(args.model), args.data)})
     random.Random(SEED + 2).shuffle(lines)
+    modes = {"unchecked": ["--no-check"], "checked": [], **({"round trip": ["--round-trip"]} if args.round_trip else {})}
+    found: dict[str, list[float]] = {name: [] for name in modes}
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "in.txt"
         src.write_text("".join(line + "\n" for line in lines[: args.lines]), "utf-8")
-        found = {}
-        for name, extra in (("unchecked", ["--no-check"]), ("fast", ["--fast"]), ("full", []), ("unchecked again", ["--no-check"])):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            subprocess.run([sys.executable, "-m", "mtcli", "translate", "--from", "en", "-i", str(src), "-o",
-                            str(Path(tmp) / "out.txt"), *extra], check=True, cwd=ROOT)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            found[name] = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-        base = (found["unchecked"] + found["unchecked again"]) / 2
-        print(json.dumps({"lines": args.lines, **{k: round(v, 1) for k, v in found.items()},
-                          "fast_extra": round(found["fast"] / base - 1, 3), "full_extra": round(found["full"] / base - 1, 3)}))
+        for k in range(args.repeats):
+            for name in (list(modes) if k % 2 == 0 else list(modes)[::-1]):  # (alternately first)
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                subprocess.run([sys.executable, "-m", "mtcli", "translate", "--from", args.model.split("-")[0], "-i",
+                                str(src), "-o", str(Path(tmp) / "out.txt"), *modes[name]], check=True, cwd=ROOT,
+                                stderr=subprocess.DEVNULL)  # (its warnings are not the point)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                found[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    median = {name: float(np.median(v)) for name, v in found.items()}
+    print(json.dumps({"lines": args.lines, "runs": {k: [round(x, 2) for x in v] for k, v in found.items()},
+                      "median": {k: round(v, 2) for k, v in median.items()},
+                      **{f"{k} extra": round(v / median["unchecked"] - 1, 3) for k, v in median.items() if k != "unchecked"}}))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("build", "label", "fit", "cost"):
+    for name in ("build", "label", "fit", "refit", "cost"):
         p = sub.add_parser(name)
+        p.add_argument("--model", default="en-es", choices=("en-es", "es-en"), help="the shipped model's direction")
+        p.add_argument("--data", help="the corpus (default: MTCLI_DATA, else data/spa-eng/spa.txt)")
         if name == "cost":
-            p.add_argument("--lines", type=int, default=2000)
+            p.add_argument("--lines", type=int, default=500)
+            p.add_argument("--repeats", type=int, default=4)
+            p.add_argument("--round-trip", action="store_true")
     args = parser.parse_args()
-    {"build": build, "label": label, "fit": fit, "cost": cost}[args.command](args)
+    {"build": build, "label": label, "fit": fit, "refit": refit, "cost": cost}[args.command](args)
+
+
+def refit(args) -> None:
+    """build, then fit: one command for a newly shipped model."""
+    build(args)
+    fit(args)
 
 
 def _labels(data: dict, hand: dict[int, int]) -> None:
@@ -269,10 +308,11 @@ def recall_at(fpr, tpr, limit: float = 0.1) -> float:
 def fit(args) -> None:
     from mtcli.decode import Translator
 
-    data = pickle.loads(CACHE.read_bytes())
-    tr = Translator(registry.shipped("en-es"))
+    data = pickle.loads(Path(CACHE.format(model=args.model)).read_bytes())
+    tr = Translator(registry.shipped(args.model))
     vocab = conf.Vocab.of(tr)
-    hand = {int(a): int(b) for a, b in (line.split("\t")[:2] for line in HAND.read_text().splitlines()[1:] if line)}
+    hand = {int(a): int(b) for a, b in (line.split("\t")[:2] for line in HAND.read_text().splitlines()[1:] if line)} \
+        if args.model == "en-es" else {}  # (labelled for the en-es model's translations)
     _labels(data, hand)
     sel, om, msg = data["selection"], data["omission"], data["messages"]
     n_sel, n_om = int(FIT_SHARE * len(sel)), int(FIT_SHARE * len(om))
@@ -286,7 +326,7 @@ def fit(args) -> None:
                        "messages": len(msg), "messages_wrong": sum(r["wrong"] for r in msg)},
               "wrong_chrf": WRONG_CHRF, "coverage_heads": [layer, list(heads), round(head_auc, 3), named],
               "hand_agreement": {t: float(np.mean([int(sel[k]["chrf"] < t) == 1 - v for k, v in hand.items()]))
-                                 for t in (30, 40, 45, 50, 55, 60, 70)}}
+                                 for t in (30, 40, 45, 50, 55, 60, 70)} if hand else None}
     scorers = {}
     for name in ("full", "fast", "logprob"):
         names = {"full": conf.FEATURES, "logprob": ("logprob",)}.get(name, tuple(n for n in conf.FEATURES if n != "roundtrip"))
@@ -304,6 +344,8 @@ def fit(args) -> None:
         scorers[name] = best[1]
     curves = {}
     for part, rows in (("held_out", held), ("held_out_selection", sel[n_sel:]), ("omission", om[n_om:]), ("messages", msg)):
+        if not rows:
+            continue
         wrong = np.array([r["wrong"] for r in rows])
         report[part] = {}
         for name, sc in scorers.items():
@@ -321,13 +363,14 @@ def fit(args) -> None:
                 for r, f in zip(rows, flagged):
                     cats.setdefault(r["category"], []).append(f)
                 report[part][name]["by_category"] = {k: [round(float(np.mean(v)), 3), len(v)] for k, v in cats.items()}
-    target = ROOT / "mtcli/models/en-es" / conf.FILE
-    kept = json.loads(target.read_text()) if target.is_file() else {}  # the alignment heads (benchmarks/align.py)
-    target.write_text(json.dumps({"fitted_by": "benchmarks/confidence.py fit",
+    target = registry.shipped(args.model) / conf.FILE
+    # en-es: the alignment heads benchmarks/align.py chose on hand alignments; else the coverage head's (no such set)
+    kept = json.loads(target.read_text()) if target.is_file() and args.model == "en-es" else {}
+    target.write_text(json.dumps({"fitted_by": f"benchmarks/confidence.py fit --model {args.model}",
                                   "scorers": {k: v.to_json() for k, v in scorers.items() if k != "logprob"},
                                   "align": kept.get("align", {"layer": layer, "heads": list(heads), "shift": 1})}, indent=1) + "\n")
     print(json.dumps(report, indent=1))
-    CURVES.write_bytes(pickle.dumps(curves))
+    Path(CURVES.format(model=args.model)).write_bytes(pickle.dumps(curves))
 
 
 if __name__ == "__main__":

@@ -25,8 +25,8 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from mtcli import kernels
-from mtcli.attention import KVCache
-from mtcli.checkpoint import direction, load_ensemble, load_lexicon, load_familiar, load_tokenizers
+from mtcli.attention import NO_DROP, KVCache
+from mtcli.checkpoint import direction, load_ensemble, load_familiar, load_lexicon, load_tokenizers
 from mtcli.config import DEFAULTS, SENTENCES_PER_BATCH, TranslationOptions  # decoding's defaults (kept light)
 from mtcli.data import WORD
 from mtcli.layers import linear_forward, log_softmax
@@ -65,6 +65,7 @@ class Forced:
 
     logprobs: np.ndarray | None  # (T + 1,) each target token's log-probability given the ones before, EOS last
     attention: np.ndarray  # (L', H, T + 1, S) cross-attention of the position predicting each of them to each source id
+    # (with `heads` asked for, the other heads' rows are NaN)
     src: list[int]  # source ids, BOS and EOS included (S)
     tgt: list[int]  # target ids without BOS/EOS (T)
 
@@ -210,15 +211,16 @@ def empty_decoding(model: Model, B: int, slots_per_sentence: int, S: int, T: int
         history=np.zeros((N, T), np.int64), t=0)
 
 
-def attend_to(model: Model, state: DecoderState, sentences, src, src_len) -> None:
+def attend_to(model: Model, state: DecoderState, sentences, src, src_len) -> np.ndarray:
     """Encode src (n, S') once and project every layer's cross-attention keys/values into the
-    state's sentences `sentences` (n,)."""
+    state's sentences `sentences` (n,); returns the encoder's output (n, S', C)."""
     memory, _ = model.encode(src, src_len)  # (n, S', C)
     C, S = model.cfg.d_model, src.shape[1]
     for i in range(model.cfg.n_layers):
         kv = linear_forward(memory, state.cross_kv[i]["wkv"], state.cross_kv[i]["bkv"])[0]  # (n, S', 2C)
         state.cross_k[i][sentences, :S], state.cross_v[i][sentences, :S] = kv[..., :C], kv[..., C:]
     state.src_len[sentences] = src_len
+    return memory
 
 
 def start_decoding(model: Model, src, src_len, slots_per_sentence: int = 1, max_len: int | None = None) -> DecoderState:
@@ -379,15 +381,18 @@ class BeamSearch:
         """Slots open for more sentences."""
         return int(len(self.active) - self.active.sum())
 
-    def add(self, src, src_len, sources: list[frozenset[str] | None] | None = None) -> np.ndarray:
+    def add(self, src, src_len, sources: list[frozenset[str] | None] | None = None, keep=None) -> np.ndarray:
         """Start decoding the padded batch src (n, S) of lengths (n,), whose words are `sources` (n; the
-        WordCheck's exceptions; None: not checked); returns the slots they took (n,)."""
+        WordCheck's exceptions; None: not checked); returns the slots they took (n,). keep: called with the
+        first model's encoder output (n, S, C), for a check to read the sources again without encoding them."""
         slots = np.flatnonzero(~self.active)[: len(src)]
         if len(slots) < len(src) or src.shape[1] > self.states[0].cross_k[0].shape[1]:
             raise ValueError(f"{src.shape} sentences for {len(slots)} free slots of "
                              f"{self.states[0].cross_k[0].shape[1]} source tokens")
         for model, state in zip(self.models, self.states):
-            attend_to(model, state, slots, src, src_len)
+            memory = attend_to(model, state, slots, src, src_len)
+            if keep is not None and model is self.models[0]:
+                keep(memory)
         o, K = self.options, self.options.beam_size
         self.limit[slots] = _max_len(self.models[0], src_len, o.max_decoding_length_a, o.max_decoding_length_b)
         self.t[slots], self.active[slots] = 0, True
@@ -444,16 +449,16 @@ def search(model: Model | list[Model], src: np.ndarray, src_len: np.ndarray, bea
            nbest: int = DEFAULTS.num_hypotheses, alpha: float = DEFAULTS.length_penalty,
            max_len_a: float = DEFAULTS.max_decoding_length_a, max_len_b: int = DEFAULTS.max_decoding_length_b,
            ngram: int = DEFAULTS.no_repeat_ngram_size, words: WordCheck | None = None,
-           sources: list[frozenset[str] | None] | None = None) -> list[list[Hypothesis]]:
+           sources: list[frozenset[str] | None] | None = None, keep=None) -> list[list[Hypothesis]]:
     """Beam search for a padded batch src (B, S) of lengths (B,): the `nbest` best per sentence, best
     first (see BeamSearch). `model` may be a list: an ensemble. words: made-up words penalised, but those
-    among each sentence's `sources` words."""
+    among each sentence's `sources` words. keep: see BeamSearch.add."""
     models = model if isinstance(model, list) else [model]
     options = replace(DEFAULTS, beam_size=beam, num_hypotheses=nbest, length_penalty=alpha, max_decoding_length_a=max_len_a,
                       max_decoding_length_b=max_len_b, no_repeat_ngram_size=ngram)
     decoder = BeamSearch(models, len(src), options, src.shape[1], int(_max_len(models[0], src_len, max_len_a, max_len_b).max()),
                          words)
-    decoder.add(src, src_len, sources)
+    decoder.add(src, src_len, sources, keep)
     found = [[]] * len(src)
     while decoder.active.any():
         for slot, hyps in decoder.step():
@@ -472,19 +477,26 @@ def beam_search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = 
     return search(model, src, src_len, beam, nbest, alpha)
 
 
-def forced(model: Model, src, src_len, tgt, tgt_len, layers: int | None = None) -> list[Forced]:
+def forced(model: Model, src, src_len, tgt, tgt_len, layers: int | None = None, heads=None,
+           memory: np.ndarray | None = None) -> list[Forced]:
     """Teacher forcing of padded targets tgt (B, T) (ids without BOS/EOS, lengths (B,)) given the padded
-    sources src (B, S): one whole-sequence pass, the cross-attention weights kept from its cache. `layers`:
-    only the first that many decoder blocks, and no log-probabilities (a check's coverage reads the lowest)."""
+    sources src (B, S) (their encoder output `memory` (B, S, C) if kept, else encoded here): one
+    whole-sequence pass, the cross-attention weights kept from its cache. `layers`: only the first that many
+    decoder blocks, and no log-probabilities; with `heads` too (layers 1: a check's coverage and alignments),
+    only the lowest block's self-attention and these heads' queries and keys, the other heads NaN."""
     B = len(src)
     tgt_in = np.concatenate([np.full((B, 1), BOS), tgt], 1)  # (B, T + 1)
-    memory, _ = model.encode(src, src_len)
+    if memory is None:
+        memory, _ = model.encode(src, src_len)
     y = model._embed(tgt_in, "tgt_emb", model.pe_tgt, None)[0]
-    probs = []
-    for i in range(model.cfg.n_layers if layers is None else layers):
-        y, block = model.decoder_block(i, y, memory, src_len, tgt_len + 1)  # (B, T + 1, C)
-        probs.append(block.cross_attn.probs)
-    probs = np.stack(probs, 1)  # (B, L', H, T + 1, S)
+    if heads is not None and layers == 1:
+        probs = _lowest_heads(model, y, memory, src_len, tgt_len + 1, heads)[:, None]
+    else:
+        found = []
+        for i in range(model.cfg.n_layers if layers is None else layers):
+            y, block = model.decoder_block(i, y, memory, src_len, tgt_len + 1)  # (B, T + 1, C)
+            found.append(block.cross_attn.probs)
+        probs = np.stack(found, 1)  # (B, L', H, T + 1, S)
     logp = None
     if layers is None:
         tgt_out = np.concatenate([tgt, np.full((B, 1), PAD)], 1)
@@ -495,6 +507,23 @@ def forced(model: Model, src, src_len, tgt, tgt_len, layers: int | None = None) 
         logp = np.take_along_axis(logits, tgt_out[..., None], -1)[..., 0] - lse  # (B, T + 1)
     return [Forced(None if logp is None else logp[b, : tgt_len[b] + 1], probs[b, :, :, : tgt_len[b] + 1, : src_len[b]],
                    src[b, : src_len[b]].tolist(), tgt[b, : tgt_len[b]].tolist()) for b in range(B)]
+
+
+def _lowest_heads(model: Model, y, memory, src_len, tgt_len, heads) -> np.ndarray:
+    """The lowest decoder block's cross-attention weights (B, H, T, S) of `heads` (the others NaN), given
+    its input y (B, T, C): the block's self-attention sub-layer, then these heads' queries against their keys
+    (as decoder_block computes them, without the values, the other heads and the FFN: a check's ~1/5)."""
+    s = model._attention("dec.0.self", y, y, tgt_len, True, None)[0]
+    y = model._residual_ln(y, s, "dec.0.ln1", None)[0]
+    cross, H, D = model.params["dec.0.cross"], model.cfg.n_heads, model.cfg.d_model // model.cfg.n_heads
+    heads = sorted(set(heads))
+    cols = np.concatenate([np.arange(h * D, (h + 1) * D) for h in heads])
+    q = linear_forward(y, cross["wq"][:, cols], cross["bq"][cols])[0]  # (B, T, D x heads)
+    k = linear_forward(memory, cross["wk"][:, cols], cross["bk"][cols])[0]  # (B, S, D x heads)
+    found = kernels.attention_forward(q, k, k, src_len, False, NO_DROP[q.dtype], len(heads))[1]  # (values unused)
+    probs = np.full((len(y), H, *found.shape[2:]), np.nan, found.dtype)
+    probs[:, heads] = found
+    return probs
 
 
 def batches(lengths: np.ndarray, options: TranslationOptions) -> list[np.ndarray]:
@@ -556,6 +585,33 @@ def _padded(seqs: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     return src, lengths
 
 
+KEEP_BYTES = 64 << 20  # encoder outputs Encoded holds at most (~4,000 sentences of 16 tokens); the rest: encoded again
+
+
+class Encoded:
+    """What decoding keeps of the sources it encodes, for a check to read them again without tokenizing
+    or encoding them (Translator.encoded): by source text, its ids and the first model's encoder output
+    (S, C), up to KEEP_BYTES. Filled by decoding threads at once; emptied by the check that read them."""
+
+    def __init__(self):
+        self.found: dict[str, tuple[list[int], np.ndarray]] = {}
+        self.size, self.lock = 0, threading.Lock()
+
+    def add(self, texts: list[str], ids: list[list[int]], memory: np.ndarray) -> None:
+        with self.lock:
+            for text, seq, m in zip(texts, ids, memory):
+                if self.size + m[: len(seq)].nbytes <= KEEP_BYTES:
+                    self.found[text] = seq, m[: len(seq)]  # (a view: the batch's output stays alive with it)
+                    self.size += m[: len(seq)].nbytes
+
+    def get(self, text: str) -> tuple[list[int], np.ndarray] | None:
+        return self.found.get(text)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.found, self.size = {}, 0
+
+
 class Translator:
     """A loaded model directory: English lines in, Spanish lines out, in batches."""
 
@@ -576,6 +632,13 @@ class Translator:
             [self.tgt_tok.id_to_token(i) for i in range(self.tgt_tok.vocab_size)], lexicon)
         self.nonword_max_words: int | None = NONWORD_MAX_WORDS
         self.familiar = load_familiar(model_dir, self.meta)  # (text.sentence.Engine.familiar)
+
+        self.encoded: Encoded | None = None  # given one (mtcli.confidence does), translate_batch fills it
+
+    def keep_encoded(self) -> None:
+        """From now on translate_batch keeps what it encodes (in `encoded`), for a check to read it again."""
+        if self.encoded is None:
+            self.encoded = Encoded()
 
     def source_ids(self, lines: list[str]) -> tuple[list[list[int]], list[bool]]:
         """Source ids with BOS/EOS, cut to the model's length, and which lines were cut."""
@@ -604,9 +667,11 @@ class Translator:
             shown = None
 
         def run(group):
+            keep = None if self.encoded is None else functools.partial(
+                self.encoded.add, [lines[todo[j]] for j in group], [seqs[j] for j in group])
             found = search(self.models, *_padded([seqs[j] for j in group]), options.beam_size, options.num_hypotheses,
                            options.length_penalty, options.max_decoding_length_a, options.max_decoding_length_b,
-                           options.no_repeat_ngram_size, self.words, [sources[j] for j in group])
+                           options.no_repeat_ngram_size, self.words, [sources[j] for j in group], keep)
             if shown is not None:
                 with lock:
                     decoded[0] += len(group)
@@ -632,20 +697,36 @@ class Translator:
         return TranslationResult([TranslationHypothesis([self.tgt_tok.id_to_token(i) for i in h.tokens], text,
                                                         h.score, h.logprob) for h, text in zip(hyps, texts)], truncated)
 
-    def force(self, sources: list[str], targets: list[str], layers: int | None = None,
+    def force(self, sources: list[str], targets: list[str], layers: int | None = None, heads=None,
               batch: int = SENTENCES_PER_BATCH) -> list[Forced]:
         """Each target read by the first model of the ensemble given its source (see forced): sources cut
-        to the model's length as translate_batch cuts them, targets to what the decoder holds."""
-        src_seqs, _ = self.source_ids(sources)
+        to the model's length as translate_batch cuts them (those it kept in `encoded` not encoded again),
+        targets to what the decoder holds."""
+        kept = [None if self.encoded is None else self.encoded.get(s) for s in sources]
+        missing = [j for j, k in enumerate(kept) if k is None]
+        src_seqs = [k[0] if k else None for k in kept]
+        for j, seq in zip(missing, self.source_ids([sources[j] for j in missing])[0]):
+            src_seqs[j] = seq
+        memory = [k[1] if k else None for k in kept]
+        order = sorted(missing, key=lambda j: len(src_seqs[j]))
+        for k in range(0, len(order), batch):
+            group = order[k : k + batch]
+            src, src_len = _padded([src_seqs[j] for j in group])
+            for j, m, n in zip(group, self.model.encode(src, src_len)[0], src_len):
+                memory[j] = m[:n]
         room = self.model.cfg.max_tgt_len - 1
         tgt_seqs = [t[:room] for t in self.tgt_tok.encode_batch(targets)]
         out: list[Forced | None] = [None] * len(sources)
         order = np.argsort([len(s) for s in src_seqs], kind="stable")
         for k in range(0, len(order), batch):
             group = order[k : k + batch]
+            src, src_len = _padded([src_seqs[j] for j in group])
+            padded = np.zeros((len(group), src.shape[1], self.model.cfg.d_model), self.model.dtype)
+            for row, j in enumerate(group):
+                padded[row, : len(memory[j])] = memory[j]
             tgt, tgt_len = _padded([tgt_seqs[j] or [PAD] for j in group])
             tgt_len[[not tgt_seqs[j] for j in group]] = 0
-            for j, f in zip(group, forced(self.model, *_padded([src_seqs[j] for j in group]), tgt, tgt_len, layers)):
+            for j, f in zip(group, forced(self.model, src, src_len, tgt, tgt_len, layers, heads, padded)):
                 out[j] = f
         return out
 

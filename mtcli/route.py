@@ -135,8 +135,8 @@ class Router:
         for direction, rows in groups.items():
             source = direction.split("-")[0]
             sources = [lines[i] for i in rows]
+            checker = self.checker(direction)  # (before decoding: it keeps what the check reads again)
             done = translate_lines(sources, self.engine(direction), self.options.text_for(source))
-            checker = self.checker(direction)
             checks = checker.check(sources, [r.nbest for r in done]) if checker else [None] * len(rows)
             for i, r, check in zip(rows, done, checks):
                 results[i] = CheckedLine(**{**vars(r), "line": first + i}, check=check)

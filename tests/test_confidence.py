@@ -48,6 +48,57 @@ def test_forced_reading_gives_the_beams_own_log_probability(es_en):
     assert lowest.logprobs is None and np.allclose(lowest.attention[0], forced[1].attention[0], atol=1e-5)
 
 
+def test_the_check_reads_what_decoding_kept(en_es, monkeypatch):
+    """The check's reading from what decoding kept (each source's ids and encoder output, by text) and of the
+    scorer's heads alone is the whole reading's: the same attention (other heads NaN), the same confidences as
+    with nothing kept; a source decoded in another form (the pipeline's changes) is encoded again; once read,
+    what was kept is forgotten."""
+    lines = ["I will call you next week when I get back from Madrid.", "Where is the station?"]
+    checker = conf.Checker(en_es, None, replace(DEFAULTS, check="fast"))
+    try:
+        assert en_es.encoded is not None and checker.heads == [7] and checker.layers == 1
+        found = en_es.translate_batch([*lines, "WHERE IS THE STATION?"], replace(DEFAULTS, num_hypotheses=2))
+        assert set(en_es.encoded.found) == {*lines, "WHERE IS THE STATION?"}
+        nbests = [[(h.text, h.score) for h in r.hypotheses] for r in found]
+        sources, targets = [lines[0], "Where is the station ?"], [nb[0][0] for nb in nbests[:2]]  # (the 2nd: not kept)
+        encoded = []
+        encode = en_es.model.encode
+        monkeypatch.setattr(en_es.model, "encode", lambda src, n, *a: encoded.append(len(src)) or encode(src, n, *a))
+        whole = en_es.force(sources, targets)  # (all layers and heads)
+        heads = en_es.force(sources, targets, 1, [7])
+        monkeypatch.undo()
+        assert encoded == [1, 1]  # the sentence not kept, each time
+        for w, h in zip(whole, heads):
+            assert w.src == h.src and h.attention.shape == (1, *w.attention.shape[1:])
+            assert np.allclose(h.attention[0, 7], w.attention[0, 7], atol=1e-5) and np.isnan(h.attention[0, :7]).all()
+        kept = checker.check(lines, nbests[:2])
+        assert en_es.encoded.found == {}
+        again = checker.check(lines, nbests[:2])  # (nothing kept: encoded again)
+        assert [c.confidence for c in kept] == pytest.approx([c.confidence for c in again], abs=1e-6)
+        assert [c.flagged for c in kept] == [c.flagged for c in again]
+    finally:
+        en_es.encoded = None
+
+
+def test_a_model_without_a_fitted_check_is_not_read_again(es_en, monkeypatch, tmp_path: Path):
+    """A model without confidence.json (one you trained; es-en before its fit): its lines get no confidence
+    (none flagged) and are not read again, unless alignments are asked for (the last layer, all heads)."""
+    line = "¿Dónde está la estación?"
+    nbest = [(r.hypotheses[0].text, r.hypotheses[0].score) for r in es_en.translate_batch([line])]
+    monkeypatch.setattr(es_en, "model_dir", tmp_path)  # (a directory without confidence.json)
+    checker = conf.Checker(es_en, None, replace(DEFAULTS, check="fast"))
+    aligning = conf.Checker(es_en, None, replace(DEFAULTS, check="fast", return_alignments=True))
+    monkeypatch.undo()
+    assert not checker.active and (aligning.layers, aligning.heads) == (es_en.model.cfg.n_layers, None)
+    with monkeypatch.context() as m:
+        m.setattr(es_en, "force", lambda *a, **k: pytest.fail("read again"))
+        (check,) = checker.check([line], [nbest])
+    assert check.confidence is None and not check.flagged and not check.warnings
+    (check,) = aligning.check([line], [nbest])
+    assert check.confidence is None and check.alignment
+    es_en.encoded = None
+
+
 def test_words_and_spaced_words_group_pieces():
     pieces = ["▁next", "▁wee", "##k", "?", "▁¿", "dónde"]
     assert conf.words(pieces) == [(0, 1, "next"), (1, 3, "week"), (3, 4, "?"), (4, 5, "¿"), (5, 6, "dónde")]

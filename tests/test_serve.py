@@ -28,6 +28,7 @@ from mtcli.decode import TranslationHypothesis, TranslationResult  # noqa: E402
 from mtcli.serve.config import ServeConfig  # noqa: E402
 from mtcli.serve.server import bind, server, url  # noqa: E402
 
+UNSURE = "The quarterly reconciliation spreadsheet crashed twice."  # the shipped en-es check flags it (confidence 0.01)
 SENTENCES = ["The plant is green.", "Where is the station?", "I like it.", "Tom is my friend.",
              "We play tennis every Sunday.", "Do you want to come with me?", "It's late.", "Thank you very much."]
 
@@ -159,9 +160,9 @@ def test_form_multipart_and_query_bodies(client, offline):
     r = client.post("/translate", data={"q": SENTENCES[1], "source": "en", "target": "es", "alternatives": "1"})
     assert r.json()["translatedText"] == want[0][0] and len(r.json()["alternatives"]) <= 1
     r = client.post("/translate", files={"q": (None, SENTENCES[2]), "source": (None, "en"), "target": (None, "es")})
-    assert r.json() == {"translatedText": want[1][0]}
+    assert r.json()["translatedText"] == want[1][0] and set(r.json()) == {"translatedText", "quality"}
     r = client.post("/translate", params={"q": SENTENCES[1:3], "source": "en", "target": "es"})  # a repeated q
-    assert r.json() == {"translatedText": [w[0] for w in want]}
+    assert r.json()["translatedText"] == [w[0] for w in want] and len(r.json()["quality"]) == 2
 
 
 def test_concurrent_requests_are_batched_and_answered_in_order(client, offline):
@@ -277,7 +278,7 @@ def test_a_dead_decoder_is_a_503_and_the_connection_serves_on(shipped_model):
             r = pending.result()
         assert r.status_code == 503 and r.headers["retry-after"] == "1"
         assert r.json() == {"error": "Cannot translate text: the decoder failed (DecoderStopped); retry in a moment"}
-        assert translate(c, q="The plant is green.").json() == {"translatedText": "La planta es verde."}
+        assert translate(c, q="The plant is green.").json()["translatedText"] == "La planta es verde."
         health = c.get("/health/details").json()
         assert health["decoder_failures"] == 1 and health["decoders_running"] == 1
 
@@ -923,3 +924,23 @@ def test_page_translates_what_is_typed(base, client):
                  "document.getElementById('translate').click()")
         assert cdp.wait_for("document.getElementById('status').className === 'error' && "
                             "document.getElementById('status').textContent") == "Slowdown: busy"
+
+
+def test_page_marks_the_lines_probably_wrong(base, client):
+    """A line the check flags is marked by a sign, an underline and its reason in words (not colour alone);
+    the others are shown as they are."""
+    text = f"Where is the station?\n{UNSURE}"
+    answer = translate(client, q=text).json()
+    lines = answer["translatedText"].split("\n")
+    with browser() as cdp:
+        target = cdp.send("Target.createTarget", url=base + "/")["targetId"]
+        cdp.session = cdp.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        cdp.wait_for("document.readyState === 'complete' && document.getElementById('count').textContent")
+        cdp.eval(f"document.getElementById('source').value = {json.dumps(text)}; document.getElementById('translate').click()")
+        status = cdp.wait_for("document.querySelector('#target .why') && document.getElementById('status').textContent")
+        assert status == "1 line is probably wrong (marked ⚠): check it"
+        assert cdp.eval("[...document.querySelectorAll('#target .flagged')].map((e) => e.textContent)") == [lines[1]]
+        assert cdp.eval("document.querySelector('#target .why').textContent") == \
+            "probably wrong: " + "; ".join(answer["quality"]["lines"][1]["warnings"])
+        assert cdp.eval("getComputedStyle(document.querySelector('#target .flagged'), '::before').content") == '"⚠ "'
+        assert cdp.eval("document.getElementById('target').firstChild.textContent") == lines[0] + "\n"

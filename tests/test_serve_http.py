@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import require
-from tests.test_serve import SENTENCES, running, running_app
+from tests.test_serve import SENTENCES, UNSURE, running, running_app
 
 httpx = pytest.importorskip("httpx", reason="a test dependency: pip install -e '.[test]'")
 
@@ -130,6 +130,44 @@ def test_translate_detect_languages_and_settings(client):
     r = client.get("/frontend/settings")
     assert r.status_code == 200 and r.json()["language"] == {"source": {"code": "en", "name": "English"},
                                                              "target": {"code": "es", "name": "Spanish"}}
+
+
+SURE = "Where is the station?"
+
+
+def test_translate_answers_how_sure_each_text_is(client, shipped_model):
+    """mtcli's extension field `quality`: per text and per line, the confidence and flag `mtcli translate`'s
+    check gives the same line (the numbers of mtcli.confidence offline); LibreTranslate's fields as they were;
+    none for a document (not checked, as the CLI's)."""
+    from dataclasses import replace
+
+    from mtcli.confidence import Checker
+    from mtcli.decode import Translator
+    from mtcli.serve.texts import engine, options
+    from mtcli.text.pipeline import translate_lines
+
+    texts = [SURE, UNSURE, f"{SURE}\n\n{UNSURE}"]
+    r = ask(client, q=texts)
+    assert r.status_code == 200 and set(r.json()) == {"translatedText", "quality"}
+    quality = r.json()["quality"]
+    assert [q["flagged"] for q in quality] == [False, True, True]
+    assert [line["flagged"] for line in quality[2]["lines"]] == [False, False, True]
+    assert quality[2]["lines"][1] == {"confidence": None, "flagged": False, "warnings": []}  # a blank line
+    assert quality[2]["confidence"] == min(quality[0]["confidence"], quality[1]["confidence"])
+    assert quality[1]["lines"][0]["warnings"] and not quality[0]["lines"][0]["warnings"]
+    # the check offline, on what the server's decoding gives
+    translator = Translator(shipped_model)
+    done = translate_lines([SURE, UNSURE], engine(translator, ServeConfig()))
+    offline = Checker(translator, None, replace(options(ServeConfig()), check="fast")).check([SURE, UNSURE],
+                                                                                            [d.nbest for d in done])
+    assert [q["confidence"] for q in quality[:2]] == pytest.approx([c.confidence for c in offline], abs=1e-4)
+    # a string q: one object, as translatedText is one string; a document: not checked, no field
+    one = ask(client, q=UNSURE).json()
+    assert one["quality"] == quality[1] and one["translatedText"] == r.json()["translatedText"][1]
+    assert set(ask(client, q=f"<p>{UNSURE}</p>", format="html").json()) == {"translatedText"}
+    # a text in the target language already: kept as it came, not checked
+    mixed = ask(client, q=["¿Dónde está la estación?", SURE], source="auto").json()["quality"]
+    assert mixed[0] == {"confidence": None, "flagged": False, "lines": []} and mixed[1] == quality[0]
 
 
 def test_the_official_client_translates_english_to_spanish(base, client):
@@ -446,7 +484,7 @@ def test_stopped_decoders_get_a_503_at_the_deadline(strict):
         assert r.json() == {"error": "Cannot translate text: no answer within 2.5 s (the server is busy or a "
                                      "decoder is stuck); retry later"}
         assert c.get("/health/details").json()["request_timeouts"] >= 1
-        assert ask(c, q="The plant is green.").json() == {"translatedText": "La planta es verde."}
+        assert ask(c, q="The plant is green.").json()["translatedText"] == "La planta es verde."
 
 
 def _decoder_pids(app) -> set[int]:
@@ -476,7 +514,7 @@ def test_text_work_past_the_deadline_is_ended(strict):
             after = children(os.getpid(), "mtcli.serve.formatter")
             assert len(set(before) - set(after)) == 1 and len(after) == len(before)  # one ended, one new
             assert ended < 2.5 + 1.0 + 10  # (the new one's start included)
-            assert ask(c, q="The plant is green.").json() == {"translatedText": "La planta es verde."}
+            assert ask(c, q="The plant is green.").json()["translatedText"] == "La planta es verde."
     finally:
         service.translate_job = translate_job
 
@@ -531,7 +569,7 @@ def test_decoders_killed_while_the_server_starts_are_started_again(shipped_model
                 assert proc.poll() is None and time.monotonic() < deadline, details
                 time.sleep(0.05)
             assert details["decoder_failures"] >= 2 and c.get("/health").json() == {"status": "ok"}
-            assert ask(c, q="The plant is green.").json() == {"translatedText": "La planta es verde."}
+            assert ask(c, q="The plant is green.").json()["translatedText"] == "La planta es verde."
         assert not killed & set(children(proc.pid, "mtcli.serve.worker"))
     finally:
         proc.kill()

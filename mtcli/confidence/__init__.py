@@ -54,14 +54,18 @@ def word_coverage(attention: np.ndarray, spans: Sequence[tuple[int, int, str]], 
                   heads: Sequence[int]) -> np.ndarray:
     """Each source word's coverage: the most attention (the mean of `heads` of layer `layer`) any target
     position gives its pieces together. attention (L, H, T + 1, S) with S counting BOS first and EOS last."""
-    a = attention[layer, list(heads)].mean(0)  # (T + 1, S)
-    return np.array([a[:, 1 + s : 1 + e].sum(1).max(initial=0.0) for s, e, _ in spans])
+    if not spans:
+        return np.zeros(0, attention.dtype)
+    a = attention[layer, heads[0]] if len(heads) == 1 else attention[layer, list(heads)].mean(0)  # (T + 1, S)
+    # each word's pieces summed at once (words are consecutive and cover the pieces)
+    return np.add.reduceat(a[:, : 1 + spans[-1][1]], [1 + s for s, _, _ in spans], axis=1).max(0)
 
 
 def split_words(spans: Sequence[tuple[int, int, str]]) -> float:
     """The share of words (not punctuation) spelled in three WordPiece pieces or more: rare words, or
     words the corpus never had (a target word of pieces the model put together)."""
-    return float(np.mean([e - b >= 3 for b, e, w in spans if WORD.search(w)] or [0.0]))
+    split = [e - b >= 3 for b, e, w in spans if WORD.search(w)]
+    return sum(split) / len(split) if split else 0.0
 
 
 # Words a translation often has no word for ("the", "do", Spanish "se"), or pieces of contractions ("I'd" is
@@ -311,6 +315,15 @@ class Checker:
         self.fitted = load_fitted(translator.model_dir, translator.model.cfg.n_layers)
         self.scorer = self.fitted.scorers.get(options.check)
         self.vocab = Vocab.of(translator)
+        # what the check reads: the cross-attention of the lowest `layers` blocks; heads (None: all) where
+        # it reads only the lowest block's, and then only these heads' queries and keys are computed
+        read = ([(self.scorer.layer, self.scorer.heads)] if self.scorer else []) + \
+            ([(self.fitted.align_layer, self.fitted.align_heads)] if options.return_alignments else [])
+        self.layers = max((layer for layer, _ in read), default=0) + 1
+        self.heads = sorted({h for _, hs in read for h in hs}) if read and self.layers == 1 and all(hs for _, hs in read) \
+            else None
+        if self.active:
+            translator.keep_encoded()
 
     @property
     def active(self) -> bool:
@@ -324,10 +337,9 @@ class Checker:
         pairs = {k: sentence_pairs(sources[k], nbests[k][0][0]) for k in todo}
         flat = [(k, s, t) for k in todo for s, t in pairs[k]]
         out: list[LineCheck | None] = [None] * len(sources)
+        forced = self._read_again([s for _, s, _ in flat], [t for _, _, t in flat])
         if not flat:
             return out
-        layers = max(self.scorer.layer if self.scorer else 0, self.fitted.align_layer) + 1
-        forced = self.translator.force([s for _, s, _ in flat], [t for _, _, t in flat], layers)
         scorer = self.scorer
         trips = (round_trip(self.back(), [t for _, _, t in flat]) if scorer and "roundtrip" in scorer.features
                  else [None] * len(flat))
@@ -346,6 +358,17 @@ class Checker:
         for k in todo:
             out[k] = LineCheck(checks[k])
         return out
+
+    def _read_again(self, sources: list[str], targets: list[str]) -> list:
+        """The pairs read under teacher forcing, and what decoding kept for it forgotten (with the sentences
+        the pipeline retried, the lines not checked)."""
+        try:
+            if not self.active:  # (nothing to read: no fitted combination, no alignments asked for)
+                return [None] * len(sources)
+            return self.translator.force(sources, targets, self.layers, self.heads) if sources else []
+        finally:
+            if self.translator.encoded is not None:
+                self.translator.encoded.clear()
 
     def _alignment(self, f, target: str) -> list[tuple[int, int]] | None:
         src = spaced_words([self.vocab.src[i % self.vocab.src_size] for i in f.src[1:-1]])

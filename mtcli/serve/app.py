@@ -279,6 +279,7 @@ class Service:
         self.batchers = {t.direction: Batcher(lambda d=t.model_dir: DecoderProcess(d, cfg.max_batch, self.options.decoding),
                                               each, stall=max(cfg.request_timeout, 10.0)) for t in translators}
         made = setup(translators)
+        self.checkers = checkers(translators, cfg)
         self.formatters = Formatters(lambda: FormatterProcess(made), cfg.formatters,
                                      lambda direction, lines: self.batchers[direction].translate(lines))
         self.translate_job, self.detect_job = translate_job, detect_job  # run in a formatter
@@ -311,6 +312,32 @@ class Service:
     def deadline(self) -> float:
         return asyncio.get_running_loop().time() + self.cfg.request_timeout
 
+    def quality(self, read: list) -> list[dict] | None:
+        """Each text's check (texts.Read; None: not checked) as the answer's `quality`: its confidence (its
+        least sure line's), whether it is flagged, and the same of each of its lines with the reasons (null, not
+        flagged: a line not checked); a text of none checked gets a null confidence, and when no text was
+        checked (a direction without a fitted combination, texts kept as they came) there is no field: None."""
+        texts: dict[str, list[int]] = {}  # by direction: every text's lines checked in one call
+        for i, r in enumerate(read):
+            if r and r[0] in self.checkers:
+                texts.setdefault(r[0], []).append(i)
+        checked: dict[int, list] = {}
+        for direction, rows in texts.items():
+            flat = [pair for i in rows for pair in read[i][1]]
+            done = iter(self.checkers[direction].check([s for s, _ in flat], [nb for _, nb in flat]))
+            checked.update((i, [next(done) for _ in read[i][1]]) for i in rows)
+        found = []
+        for i in range(len(read)):
+            lines = [{"confidence": round(c.confidence, 4), "flagged": c.flagged, "warnings": c.warnings}
+                     if c and c.confidence is not None else {"confidence": None, "flagged": False, "warnings": []}
+                     for c in checked.get(i, [])]
+            sure = [line["confidence"] for line in lines if line["confidence"] is not None]
+            found.append({"confidence": min(sure), "flagged": any(x["flagged"] for x in lines), "lines": lines}
+                         if sure else None)
+        if all(q is None for q in found):
+            return None
+        return [q or {"confidence": None, "flagged": False, "lines": []} for q in found]
+
     async def run(self, fn, *args, chars: int, deadline: float):
         """fn(tools, *args) in a formatter, once the queue has room for `chars` more characters (429 when it
         has none); 503 once the deadline (a loop time) has passed, the work cancelled."""
@@ -338,6 +365,19 @@ class Service:
             self.queued -= chars
 
 
+def checkers(translators, cfg: ServeConfig) -> dict:
+    """The check of each direction whose model has a fitted combination (mtcli.confidence), run in the
+    server's process on its translators (their decoding is the decoders'); none with cfg.check off."""
+    if not cfg.check:
+        return {}
+    from dataclasses import replace
+
+    from mtcli.confidence import Checker
+
+    found = {t.direction: Checker(t, None, replace(cfg.decoding, check="fast")) for t in translators}
+    return {d: c for d, c in found.items() if c.scorer is not None}
+
+
 def _service(request: Request) -> Service:
     return request.app.state.service
 
@@ -352,14 +392,17 @@ async def translate(request: Request) -> JSONResponse:
     source, target = _direction(fields, service.directions)
     n = _alternatives(fields, cfg)
     fmt = _format(fields)
-    results, told = await service.run(service.translate_job, texts, fmt, n + 1, source, target,
-                                      _options(fields, service), chars=sum(map(len, texts)),
-                                      deadline=service.deadline())
+    results, told, read = await service.run(service.translate_job, texts, fmt, n + 1, source, target,
+                                            _options(fields, service), chars=sum(map(len, texts)),
+                                            deadline=service.deadline())
     out: dict = {"translatedText": [r[0] for r in results]}
     if told is not None:
         out["detectedLanguage"] = [{"confidence": c, "language": language} for language, c in told]
     if n:
         out["alternatives"] = [r[1:] for r in results]
+    # an extension field (LibreTranslate's clients ignore it); the check's teacher forcing, off the event loop
+    if service.checkers and (quality := await asyncio.to_thread(service.quality, read)) is not None:
+        out["quality"] = quality
     return JSONResponse(out if batch else {k: v[0] for k, v in out.items()})
 
 

@@ -40,11 +40,12 @@ class ServeConfig:
     shutdown_timeout: float = 30.0  # seconds that requests in flight get to finish on Ctrl-C / SIGTERM
     glossary: str | None = None  # a glossary file for every request (a request's own terms win over its)
     glossary_terms: int = 1_000  # terms a request's `glossary` field may hold
+    check: bool = True  # /translate's `quality` of each text (mtcli.confidence), where the model has a fitted check
 
     def __post_init__(self):
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name not in ("host", "port", "api_key", "alpha", "glossary") and value <= 0:
+            if f.name not in ("host", "port", "api_key", "alpha", "glossary", "check") and value <= 0:
                 raise UserError(f"{f.name.replace('_', '-')} must be positive, not {value}")
         if self.char_limit > self.queue_limit:
             raise UserError(f"char-limit {self.char_limit:,} exceeds queue-limit {self.queue_limit:,}: "

@@ -76,13 +76,20 @@ def _responses(path: str) -> dict:
 STRING, NUMBER = {"type": "string"}, {"type": "number"}
 TEXTS = {"description": "One per text of q (a string for a string q)",
          "oneOf": [STRING, {"type": "array", "items": STRING}]}
+CHECKED = {"confidence": {"type": ["number", "null"]}, "flagged": {"type": "boolean"}}
+QUALITY = {"type": "object", "properties": {**CHECKED, "lines": {"type": "array", "items": {
+    "type": "object", "properties": {**CHECKED, "warnings": {"type": "array", "items": STRING}}}}}}
 DEFINITIONS = {
     "error": {"type": "object", "properties": {"error": STRING}, "required": ["error"]},
     "translate": {"type": "object", "required": ["translatedText"], "properties": {
         "translatedText": TEXTS,
         "alternatives": {"description": "Other translations, best first", "type": "array"},
         "detectedLanguage": {"description": "For source auto: the language told and how sure (0-100)",
-                             "type": "object", "properties": {"language": STRING, "confidence": NUMBER}}}},
+                             "type": "object", "properties": {"language": STRING, "confidence": NUMBER}},
+        "quality": {"description": "mtcli's extension, where the model's check is fitted (plain text only): how sure "
+                                   "each translation is (0-1, null: not checked), whether it is probably wrong, and the "
+                                   "same of each of its lines with the reasons (docs/confidence.md)",
+                    "oneOf": [QUALITY, {"type": "array", "items": QUALITY}]}}},
     "detect": {"type": "array", "items": {"type": "object", "properties": {"language": STRING, "confidence": NUMBER}}},
     "languages": {"type": "array", "items": {"type": "object", "properties": {
         "code": STRING, "name": STRING, "targets": {"type": "array", "items": STRING}}}},

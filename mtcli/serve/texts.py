@@ -48,17 +48,23 @@ def detect_job(tools, texts: list[str], fmt: str = "text") -> list[tuple[str | N
     return [detected(text, fmt) for text in texts]
 
 
+Read = tuple[str, list[tuple[str, list[tuple[str, float]]]]]  # a text's direction, its lines' (source, n-best)
+
+
 def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, target: str,
-                  options: Options = Options()) -> tuple[list[list[str]], list[tuple[str, float]] | None]:
+                  options: Options = Options()) -> tuple[list[list[str]], list[tuple[str, float]] | None,
+                                                          list[Read | None]]:
     """In a formatter process (formatter.Tools): each text's translations (translate_texts) in the
-    direction of its language, `source` or, for `auto`, told from the text as a whole; and with auto the
-    language and confidence of each. A text in the target language already comes back as it came; a
+    direction of its language, `source` or, for `auto`, told from the text as a whole; with auto the
+    language and confidence of each; and what the check reads of each (Read; None: a text kept as it
+    came, or a document). A text in the target language already comes back as it came; a
     text whose direction the server has no model for refuses the request (LibreTranslate's wording).
     `options`: the request's (config.Options: its glossary merged over the server's), for every direction."""
     directions = Directions.of(tools.engines)
     told = detect_job(tools, texts, fmt) if source == AUTO else [(source, None)] * len(texts)
     told = [(lang or directions.source_for(target), conf or 0.0) for lang, conf in told]
     out: list[list[str] | None] = [None] * len(texts)
+    read: list[Read | None] = [None] * len(texts)
     groups: dict[str, list[int]] = {}
     for i, (lang, _) in enumerate(told):
         if lang == target:
@@ -68,18 +74,22 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
         else:
             groups.setdefault(f"{lang}-{target}", []).append(i)
     for direction, rows in groups.items():
+        lines: list = []
         done = translate_texts([texts[i] for i in rows], fmt, nbest, tools.engines[direction],
-                               options.text_for(pair(direction)[0]))
-        for i, r in zip(rows, done):
+                               options.text_for(pair(direction)[0]), lines if fmt == "text" else None)
+        for k, (i, r) in enumerate(zip(rows, done)):
             out[i] = r
-    return out, told if source == AUTO else None
+            if lines:
+                read[i] = direction, lines[k]
+    return out, told if source == AUTO else None, read
 
 
 def translate_texts(texts: list[str], fmt: str, nbest: int, engine: Engine,
-                    options: TextOptions = TextOptions()) -> list[list[str]]:
+                    options: TextOptions = TextOptions(), lines_read: list | None = None) -> list[list[str]]:
     """Each text's translations, best first: the best and up to nbest - 1 different alternatives (the
     k-th alternative joins each line's k-th hypothesis). Documents (HTML, ...) get the best only.
-    `options`: the source language's (config.Options.text_for)."""
+    `options`: the source language's (config.Options.text_for). `lines_read` (text only): each text's
+    lines as (source, n-best) are appended to it, for the check (mtcli.confidence)."""
     if fmt != "text":
         return [["\n".join(translate_document(_LINE_END.split(t), fmt, engine, options)[0])] for t in texts]
     lines = [_LINE_END.split(t) for t in texts]
@@ -87,6 +97,8 @@ def translate_texts(texts: list[str], fmt: str, nbest: int, engine: Engine,
     out = []
     for ls in lines:
         hyps = [next(results).nbest for _ in ls]
+        if lines_read is not None:
+            lines_read.append(list(zip(ls, hyps)))
         ranks = min(nbest, max(len(h) for h in hyps))
         candidates = ["\n".join(h[min(k, len(h) - 1)][0] for h in hyps) for k in range(ranks)]
         seen = {candidates[0], ""}
@@ -100,7 +112,7 @@ def file_job(tools, data: bytes, fmt: str, name: str, source: str, target: str, 
     it came."""
     if fmt not in DOCUMENTS:
         doc = read_document(data, name)
-        (out,), _ = translate_job(tools, ["\n".join(doc.lines)], fmt, 1, source, target, options)
+        (out,), *_ = translate_job(tools, ["\n".join(doc.lines)], fmt, 1, source, target, options)
         return doc.encode(out[0] + "\n")
     units, write = read_file(data, fmt, name)
     directions = Directions.of(tools.engines)

@@ -49,7 +49,7 @@ def test_the_request_glossary_reaches_the_pipeline_in_each_direction():
         "en-es": engine(answers({"The invoice is here.": "La recibo está aquí.", "The 50 is here.": "El 50 está aquí."})),
         "es-en": engine(answers({"La factura está aquí.": "The invoice is here."}))})
     terms = glossary.parse(["invoice\tfactura"], "glossary")
-    out, _ = translate_job(tools, ["The invoice is here."], "text", 1, "en", "es", Options(glossary=terms))
+    out, *_ = translate_job(tools, ["The invoice is here."], "text", 1, "en", "es", Options(glossary=terms))
     assert out == [["La factura está aquí."]]
-    out, _ = translate_job(tools, ["The invoice is here."], "text", 1, "en", "es")
+    out, *_ = translate_job(tools, ["The invoice is here."], "text", 1, "en", "es")
     assert out == [["La recibo está aquí."]]  # (without it, the model's own)

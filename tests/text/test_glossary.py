@@ -167,3 +167,13 @@ def test_the_injected_benchmark_counts_a_term_only_as_whole_words():
     assert not bench.holds("Un gato-robot.", "gato") and not bench.holds("the house-cat", "cat")
     assert not bench.holds("tarjeta de créditos", "tarjeta de crédito")
     assert not bench.holds("tarjetas de crédito", "tarjeta de crédito")
+
+
+def test_the_models_own_translation_with_a_term_in_another_case_is_kept_with_the_glossarys_case():
+    seen = []
+    out = _translated(["We live on the earth.", "Earth is round."],
+                      {"We live on the earth.": "Vivimos en la Tierra.", "Earth is round.": "Tierra es redonda."},
+                      "earth\ttierra", seen=seen)
+    assert seen == ["We live on the earth.", "Earth is round."]  # (no placeholder tried)
+    assert out == ["Vivimos en la tierra.", "Tierra es redonda."]
+    assert glossary.as_given("la Tierrasanta y la TIERRA", ["tierra"]) == "la Tierrasanta y la tierra"

@@ -37,10 +37,15 @@ _MASCULINE_A = set("día mapa problema sistema programa tema idioma clima esquem
 # feminine nouns opening on a stressed "a" that take "el" and "un" in the singular
 _STRESSED_A = set("agua águila alma arma área aula ala alga habla hacha hambre hada haba".split())
 
+# ... and common feminine nouns the endings miss ("El madre se levanta" came out for "Mother gets up")
+_FEMININE_OTHER = set("madre noche gente calle clase leche llave nieve parte muerte suerte frase mente sangre tarde "
+                      "torre fuente carne nube fe piel flor mujer ley red luz voz paz cruz nariz raíz sal miel "
+                      "imagen sartén mano foto moto radio".split())
+
 
 def _feminine(word: str) -> bool:
     word = word.lower()
-    return word not in _MASCULINE_A and bool(_FEMININE.search(word))
+    return word in _FEMININE_OTHER or word not in _MASCULINE_A and bool(_FEMININE.search(word))
 
 
 def _agrees(det: str, term: str, plural: bool) -> str:

@@ -254,6 +254,19 @@ def targets(text: str, spans: list[tuple[int, int]], glossary: Glossary) -> tupl
     return tuple(outs)
 
 
+def as_given(text: str, targets: list[str], opening: bool = True) -> str:
+    """The text with each target the model wrote in another case as the glossary writes it ("la Tierra" ->
+    "la tierra"): the model's own translation holds the term. `opening`: a capital that opens the text kept."""
+    def given(m: re.Match, target: str) -> str:
+        first = opening and m.group()[:1].isupper() and not m.string[: m.start()].strip(" ¿¡\"'«(")
+        return target[:1].upper() + target[1:] if first else target
+
+    for target in targets:
+        words = r"\s+".join(map(re.escape, target.split()))
+        text = re.sub(rf"(?<!\w){words}(?!\w)", lambda m, t=target: given(m, t), text, flags=re.IGNORECASE)
+    return text
+
+
 def check(glossary: Glossary, unknown_source: Callable[[str], list[str]], unknown_target: Callable[[str], list[str]],
           translate: Callable[[list[str]], list[str]]) -> list[str]:
     """What `mtcli glossary check` reports, a line each: terms whose words the model's vocabularies cannot

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from mtcli.text import protect
 from mtcli.text.budget import Budget
+from mtcli.text.glossary import as_given
 from mtcli.text.sentence import Engine, LineResult, NBest, Sentence, combine, to_pieces
 
 VERIFY = len(protect.PLACEHOLDERS)  # attempt: the sentence as it is, kept if every span comes back
@@ -65,8 +66,12 @@ def _took(s: Sentence, got: list[NBest]) -> bool:
     nbest = combine(got)
     if s.shout:
         nbest = [(t.upper(), score) for t, score in nbest]
+    terms = [o for o, k in zip(s.masked.spans, s.masked.sources) if o != k] if s.attempt == OWN and not s.shout else []
+    if terms:  # (a term the model wrote in another case is the term: "Tierra" for "tierra", a capital opening it kept)
+        nbest = [(as_given(t, terms), score) for t, score in nbest]
     if s.attempt in (VERIFY, OWN):
-        kept = [(protect.resign(t, s.masked), score) for t, score in nbest if protect.all_kept(t, s.masked)]
+        kept = [(protect.resign(t, s.masked), score) for t, score in nbest
+                if protect.all_kept(as_given(t, terms, opening=False), s.masked)]
     else:
         kept = [(r, score) for t, score in nbest if (r := protect.restore(t, s.masked)) is not None]
     if kept and kept[0][1] == nbest[0][1]:  # the best one among them

@@ -143,3 +143,37 @@ def test_the_determiners_before_a_term_agree_and_stressed_a_keeps_el():
     assert agreement.agreeing("Los nuevos ciudad y el agua y la problema", [("ciudad", ""), ("agua", ""),
                                                                           ("problema", "")], g) \
         == "La nueva ciudad y el agua y el problema"
+
+
+def test_feminine_nouns_the_endings_miss_take_a_feminine_determiner_and_their_neighbours_do_not():
+    g = terms("mother\tmadre\nhand\tmano\nfather\tpadre\nnight\tnoche")
+    assert agreement.agreeing("El madre y los manos", [("madre", ""), ("manos", "")], g) == "La madre y las manos"
+    assert agreement.agreeing("La padre y una noche", [("padre", ""), ("noche", "")], g) == "El padre y una noche"
+
+
+def test_the_injected_benchmark_counts_a_term_only_as_whole_words():
+    """benchmarks/glossary_injected.py's term accuracy: a target inside a longer word (a plural, a compound, a
+    hyphenated one) is not the term; any case and any spaces between its words are."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "glossary_injected", Path(__file__).parents[2] / "benchmarks" / "glossary_injected.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.holds("El Gato duerme.", "gato") and bench.holds("¿Tu tarjeta  de\tcrédito?", "tarjeta de crédito")
+    assert bench.holds("«gato»", "gato") and bench.holds("the cat's toy", "cat")
+    assert not bench.holds("Los gatos duermen.", "gato")
+    assert not bench.holds("Un gatito.", "gato") and not bench.holds("Un minigato.", "gato")
+    assert not bench.holds("Un gato-robot.", "gato") and not bench.holds("the house-cat", "cat")
+    assert not bench.holds("tarjeta de créditos", "tarjeta de crédito")
+    assert not bench.holds("tarjetas de crédito", "tarjeta de crédito")
+
+
+def test_the_models_own_translation_with_a_term_in_another_case_is_kept_with_the_glossarys_case():
+    seen = []
+    out = _translated(["We live on the earth.", "Earth is round."],
+                      {"We live on the earth.": "Vivimos en la Tierra.", "Earth is round.": "Tierra es redonda."},
+                      "earth\ttierra", seen=seen)
+    assert seen == ["We live on the earth.", "Earth is round."]  # (no placeholder tried)
+    assert out == ["Vivimos en la tierra.", "Tierra es redonda."]
+    assert glossary.as_given("la Tierrasanta y la TIERRA", ["tierra"]) == "la Tierrasanta y la tierra"

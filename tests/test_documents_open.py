@@ -12,6 +12,7 @@ import zipfile
 
 import pytest
 
+from tests.conftest import skip_system
 from tests.documents_fixtures import docx_bytes, odt_bytes, router
 
 pytest.importorskip("lxml")
@@ -201,12 +202,13 @@ def test_a_written_odt_is_a_package_libreoffice_opens():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (shutil.which("soffice") or shutil.which("libreoffice")), reason="LibreOffice not installed")
 @pytest.mark.parametrize("fmt, build", [("docx", formatted_docx), ("odt", odt_bytes)])
 def test_libreoffice_converts_what_mtcli_wrote(tmp_path, fmt, build):
+    soffice = shutil.which("soffice") or shutil.which("libreoffice")
+    if not soffice:
+        skip_system("LibreOffice", "Debian: apt-get install libreoffice-writer")
     out, _ = router().translate_file(build(), fmt, f"doc.{fmt}")
     (tmp_path / f"doc.{fmt}").write_bytes(out)
-    soffice = shutil.which("soffice") or shutil.which("libreoffice")
     subprocess.run([soffice, f"-env:UserInstallation=file://{tmp_path}/profile", "--headless", "--convert-to", "txt",
                     "--outdir", str(tmp_path), str(tmp_path / f"doc.{fmt}")], check=True, timeout=120,
                    capture_output=True)

@@ -143,8 +143,7 @@ def test_translate_answers_how_sure_each_text_is(client, shipped_model):
 
     from mtcli.confidence import Checker
     from mtcli.decode import Translator
-    from mtcli.serve.texts import engine, options
-    from mtcli.text.pipeline import translate_lines
+    from mtcli.text.pipeline import Engine, translate_lines
 
     texts = [SURE, UNSURE, f"{SURE}\n\n{UNSURE}"]
     r = ask(client, q=texts)
@@ -157,9 +156,9 @@ def test_translate_answers_how_sure_each_text_is(client, shipped_model):
     assert quality[1]["lines"][0]["warnings"] and not quality[0]["lines"][0]["warnings"]
     # the check offline, on what the server's decoding gives
     translator = Translator(shipped_model)
-    done = translate_lines([SURE, UNSURE], engine(translator, ServeConfig()))
-    offline = Checker(translator, None, replace(options(ServeConfig()), check="fast")).check([SURE, UNSURE],
-                                                                                            [d.nbest for d in done])
+    decoding = ServeConfig().decoding
+    done = translate_lines([SURE, UNSURE], Engine.from_translator(translator, decoding))
+    offline = Checker(translator, None, replace(decoding, check="fast")).check([SURE, UNSURE], [d.nbest for d in done])
     assert [q["confidence"] for q in quality[:2]] == pytest.approx([c.confidence for c in offline], abs=1e-4)
     # a string q: one object, as translatedText is one string; a document: not checked, no field
     one = ask(client, q=UNSURE).json()

@@ -149,11 +149,12 @@ def test_a_line_over_its_time_budget_passes_through_with_a_warning_naming_it(shi
                                                                                monkeypatch):
     from dataclasses import replace
 
-    from mtcli import route
+    from mtcli.config import Options
 
     src = tmp_path / "in.txt"
     src.write_text("The plant is green.\nI have 3 cats.\n", encoding="utf-8")
-    monkeypatch.setitem(route.SOURCE_OPTIONS, "en", replace(route.SOURCE_OPTIONS["en"], budget=1e-9))
+    text_for = Options.text_for
+    monkeypatch.setattr(Options, "text_for", lambda self, source: replace(text_for(self, source), budget=1e-9))
     code, out, err = run_cli("translate", "-m", shipped_model, "--greedy", "-i", src)
     assert code == 0 and out == "The plant is green.\nI have 3 cats.\n", err
     assert re.search(r"warning: line 2: [^\n]*budget of 1e-09 s[^\n]*untranslated", err), err

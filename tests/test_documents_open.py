@@ -12,6 +12,7 @@ import zipfile
 
 import pytest
 
+from benchmarks.documents import docx_bytes as docx_of
 from tests.conftest import skip_system
 from tests.documents_fixtures import docx_bytes, odt_bytes, router
 
@@ -21,7 +22,6 @@ R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 PR = "http://schemas.openxmlformats.org/package/2006/relationships"
 CT = "http://schemas.openxmlformats.org/package/2006/content-types"
 XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
-URL = "https://example.org/page"
 
 # paragraphs as runs (text, style): whole sentences formatted, runs across a sentence's end, a word alone
 PARAGRAPHS = [
@@ -33,30 +33,7 @@ PARAGRAPHS = [
 
 
 def formatted_docx() -> bytes:
-    import docx
-    from docx.opc.constants import RELATIONSHIP_TYPE
-    from docx.oxml import OxmlElement
-    from docx.oxml.ns import qn
-
-    d = docx.Document()
-    rel = d.part.relate_to(URL, RELATIONSHIP_TYPE.HYPERLINK, is_external=True)
-    for runs in PARAGRAPHS:
-        p = d.add_paragraph()
-        for text, style in runs:
-            if style == "link":
-                link, r, t = OxmlElement("w:hyperlink"), OxmlElement("w:r"), OxmlElement("w:t")
-                link.set(qn("r:id"), rel)
-                t.text = text
-                t.set(qn("xml:space"), "preserve")
-                r.append(t)
-                link.append(r)
-                p._p.append(link)
-            else:
-                run = p.add_run(text)
-                run.bold, run.italic = style == "b" or None, style == "i" or None
-    out = io.BytesIO()
-    d.save(out)
-    return out.getvalue()
+    return docx_of(PARAGRAPHS)  # (the speed benchmark's builder: bold, italic, links)
 
 
 def _word(w: str) -> str:  # (documents_fixtures.spanish, one word)

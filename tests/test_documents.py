@@ -241,19 +241,14 @@ def test_odt_with_a_lost_footnote_keeps_it():
     from tests.text.fakes import engine
 
     def drop(lines):
-        return [[(line.replace("\ue000", "").upper() if False else line.upper(), -1.0)] for line in lines]
+        return [[(line.upper(), -1.0)] for line in lines]
 
     out, _ = Router(lambda d: engine(drop), fixed="en-es").translate_file(odt_bytes(ODT_CONTENT), "odt", "x.odt")
     assert members(out)["content.xml"].count(b"<text:note ") == 1
 
 
 @pytest.mark.parametrize("placeholder", [
-    "{0}", "https://example.org/a", "user@example.org",
-    pytest.param("%d", marks=pytest.mark.xfail(reason="a printf placeholder: the templates branch's span kinds")),
-    pytest.param("%s", marks=pytest.mark.xfail(reason="a printf placeholder: the templates branch's span kinds")),
-    pytest.param("%(name)s", marks=pytest.mark.xfail(reason="a template placeholder: the templates branch's span kinds")),
-    pytest.param("{name}", marks=pytest.mark.xfail(reason="a template placeholder: the templates branch's span kinds")),
-    pytest.param("{{count}}", marks=pytest.mark.xfail(reason="a template placeholder: the templates branch's span kinds")),
+    "{0}", "https://example.org/a", "user@example.org", "%d", "%s", "%(name)s", "{name}", "{{count}}", "%1$s", "${amount}",
 ])
 def test_placeholders_kept_in_po_json_and_xliff(placeholder):
     pytest.importorskip("polib")

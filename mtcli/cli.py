@@ -16,7 +16,7 @@ from mtcli.console import err, fail
 from mtcli.console import error_line as _error_line
 from mtcli.console import out as _out
 from mtcli.console import warning as _warning
-from mtcli.config import (DEFAULT_DATA, DEFAULT_DIRECTION, DEFAULT_DOWNLOAD_DIR, DEFAULT_PREPARED, DEFAULT_RUNS, DEFAULTS,
+from mtcli.config import (apply_config_file, DEFAULT_DATA, DEFAULT_DIRECTION, DEFAULT_DOWNLOAD_DIR, DEFAULT_PREPARED, DEFAULT_RUNS, DEFAULTS,
                           DIRECTIONS, VOCAB, ModelConfig, Options)
 from mtcli.errors import UserError
 from mtcli.ranges import limits
@@ -105,6 +105,7 @@ def main() -> None:
     _utf8_stdio()
     try:
         with guarded_stdio():  # a closed or full stdout is a UserError too
+            apply_config_file()
             code = app(prog_name="mtcli", standalone_mode=False)
     except KeyboardInterrupt:  # training saves its state itself; elsewhere nothing is half-written
         err.print()

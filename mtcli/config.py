@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -211,5 +213,51 @@ def from_dict(cls, d: dict):
     return cls(**d)
 
 
+# The user's config file: defaults for the MTCLI_* variables, read before the command line, so a flag wins over
+# the environment, which wins over the file. TOML, flat: `beam = 2`, `from = "es"`, `model = "my-model"`.
+CONFIG_ENV = "MTCLI_CONFIG"  # another file; set empty: none
+SETTINGS = ("model", "from", "to", "beam", "data", "prepared", "threads", "host", "port", "api_key",
+            "request_timeout", "download_url", "home")
+
+
+def config_path(environ=os.environ) -> Path | None:
+    given = environ.get(CONFIG_ENV)
+    if given is not None:
+        return Path(given).expanduser() if given.strip() else None
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("mtcli")) / "config.toml"
+
+
+def apply_config_file(environ=os.environ) -> None:
+    """Each setting of the config file (config_path) as its MTCLI_* variable's default, unless already set.
+    A missing default file is no error; a given one that is missing, unreadable or wrong is, in one line."""
+    path = config_path(environ)
+    if path is None or (CONFIG_ENV not in environ and not path.exists()):
+        return
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise UserError(f"config file {path}: cannot read it ({e.strerror or e}); "
+                        f"fix it or set {CONFIG_ENV}= (empty) to read none") from None
+    except UnicodeDecodeError as e:
+        raise UserError(f"config file {path}: not UTF-8 text (byte {e.start})") from None
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    try:
+        found = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise UserError(f"config file {path}: {e}") from None
+    for key, value in found.items():
+        if key not in SETTINGS:
+            raise UserError(f"config file {path}: unknown setting {key!r} (known: {', '.join(SETTINGS)})")
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise UserError(f"config file {path}: {key} must be a string or a number, not {type(value).__name__}")
+        environ.setdefault(f"MTCLI_{key.upper()}", str(value))
+
+
 __all__ = ["DIRECTIONS", "DEFAULT_DIRECTION", "VOCAB", "languages", "DEFAULT_DATA", "DEFAULT_DOWNLOAD_DIR", "DEFAULT_PREPARED", "DEFAULT_RUNS", "ModelConfig", "TrainConfig",
-           "PRESETS", "TranslationOptions", "DEFAULTS", "TextOptions", "Options", "SENTENCES_PER_BATCH", "model_config", "to_dict", "from_dict"]
+           "PRESETS", "TranslationOptions", "DEFAULTS", "TextOptions", "Options", "SENTENCES_PER_BATCH", "model_config", "to_dict", "from_dict",
+           "CONFIG_ENV", "SETTINGS", "config_path", "apply_config_file"]

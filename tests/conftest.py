@@ -19,6 +19,7 @@ SHIPPED_MODEL = REPO / "mtcli" / "models" / "en-es"  # package data: the default
 # Only what .ci/run cannot install (a system program such as Chromium) may skip there: skip_system().
 IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 SYSTEM = "not installed on this machine (a system program .ci/run does not install): "
+os.environ["MTCLI_CONFIG"] = ""  # a developer's own config file (mtcli.config.apply_config_file) never reaches the suite
 
 
 def require(what: str | Path, hint: str = "") -> None:

@@ -91,8 +91,9 @@ def main() -> None:
     ap.add_argument("--nonwords", choices=["on", "off"], default="on",
                     help="penalise made-up words in search (on needs a lexicon in the model)")
     ap.add_argument("--penalty", type=float, help="the penalty of a made-up word (default decode.NONWORD_PENALTY)")
-    ap.add_argument("--check-all", action="store_true",
-                    help="check every line for made-up words (default: lines of decode.NONWORD_MAX_WORDS words)")
+    ap.add_argument("--check-words", type=int, metavar="N",
+                    help="check only lines of at most N words for made-up words (default: decode.NONWORD_MAX_WORDS, "
+                         "every line)")
     ap.add_argument("--unseen", type=int, default=0, help="also the first N unseen lines: non-words, BLEU, latency")
     ap.add_argument("--corpus", type=Path, default=DATA / "spa-eng" / "spa.txt", help="for a model without lexicon")
     ap.add_argument("--save-unseen", type=Path, help="the unseen lines' outputs, as JSON (omissions.py --outputs)")
@@ -118,8 +119,8 @@ def main() -> None:
         raise SystemExit(f"{model} has no lexicon.json: build it with checkpoint.write_lexicon, or --nonwords off")
     elif args.penalty is not None:
         tr.words.penalty = args.penalty
-    if args.check_all:
-        tr.nonword_max_words = None
+    if args.check_words is not None:
+        tr.nonword_max_words = args.check_words
     lexicon = lexicon_of(tr, args.corpus)
     decoding = TranslationOptions(beam_size=args.beam, max_batch_size=64, batch_type="examples")
     engine = Engine.from_translator(tr, decoding)
@@ -144,7 +145,7 @@ def main() -> None:
     figures["short"] = {"inputs": len(short), "acceptable pipeline": sum(ok_on) / len(short),
                         "acceptable raw": sum(ok_off) / len(short), "raw 4-best holds one": sum(ok_any) / len(short),
                         "non-word outputs": len(bad), "non-words per 1,000": 1000 * len(bad) / len(short)}
-    checked = "" if not tr.words else " (every line)" if args.check_all else f" (lines of {tr.nonword_max_words} words)"
+    checked = "" if not tr.words else " (every line)" if tr.nonword_max_words is None else f" (lines of {tr.nonword_max_words} words)"
     print(f"{model}, beam {args.beam}, non-word penalty {args.nonwords}{checked}")
     print(f"{args.set}: {len(short)} inputs; acceptable {sum(ok_on) / len(short):.1%} through the pipeline, "
           f"{sum(ok_off) / len(short):.1%} raw ({sum(ok_any) / len(short):.1%} with one of the raw 4 best); "

@@ -146,8 +146,12 @@ def test_ensembles_and_registered_models_carry_the_lexicon(tmp_path, monkeypatch
 
 
 def test_the_shipped_model_ships_its_lexicon_and_makes_no_word_up_where_it_did(shipped_model):
-    """Inputs whose raw translations were made up before the check ("¡Dola!", "Crite", "Contácúbeos.")."""
+    """Inputs whose raw translations were made up before the check ("¡Dola!", "Crite", "Contácúbeos."), and
+    longer ones, checked since every line is ("reemplipintes", "counciado", "fabricamente")."""
     tr = Translator(shipped_model)
-    lines = ["Hello!", "Welcome!", "Goodbye!", "Congratulations!", "Push", "Print", "Copy", "Contact us"]
+    lines = ["Hello!", "Welcome!", "Goodbye!", "Congratulations!", "Push", "Print", "Copy", "Contact us",
+             "The archaeologists deciphered the inscription on the sarcophagus.",
+             "Our startup sells refurbished smartphones online.", "He was flabbergasted by the exorbitant invoice.",
+             "She meticulously proofread the manuscript before submitting it."]
     for line, ((text, _),) in zip(lines, tr.translate(lines)[0]):
         assert all(w.lower() in tr.words.words or w.lower() in source_words(line) for w in WORD.findall(text)), text

@@ -176,6 +176,44 @@ def source_words(line: str, most: int | None = None) -> frozenset[str] | None:
     return None if most is not None and len(words) > most else frozenset(w.lower() for w in words)
 
 
+@dataclass(frozen=True)
+class Coverage:
+    """GNMT's coverage penalty (Wu et al. 2016), as a last ranking of each sentence's finished hypotheses: each
+    ranks by its score + beta x the sum, over the source's words (of a letter or digit), of log(min(coverage, 1)),
+    a word's coverage being the most attention any target position gives its pieces together, read from the
+    cross-attention head that the model's check reads for "may have left out" (MODEL/confidence.json). A
+    fluent translation that leaves a word out ranks lower; the scores reported stay the model's."""
+
+    layer: int
+    heads: tuple[int, ...]
+    opens: np.ndarray  # (V,) a source piece that starts a word (not "##")
+    content: np.ndarray  # (V,) a source piece with a letter or digit
+
+    @classmethod
+    def of(cls, layer: int, heads: tuple[int, ...], pieces: list[str]) -> Coverage:
+        return cls(layer, heads, np.array([not p.startswith(CONTINUE) for p in pieces]),
+                   np.array([bool(WORD.search(p.removeprefix(CONTINUE))) for p in pieces]))
+
+    def log_coverage(self, model: Model, memory: np.ndarray, src: np.ndarray, src_len: np.ndarray,
+                     hyps: list[Hypothesis]) -> np.ndarray:
+        """(n,) each hypothesis' sum of log coverage; memory (n, S, C), src (n, S) and src_len (n,) its source."""
+        tgt, tgt_len = _padded([h.tokens or [PAD] for h in hyps])
+        tgt_len[[not h.tokens for h in hyps]] = 0
+        heads = self.heads if self.layer == 0 and self.heads else None
+        read = forced(model, src, src_len, tgt, tgt_len, self.layer + 1, heads, memory)
+        out = np.zeros(len(hyps))
+        for k, f in enumerate(read):
+            ids = np.asarray(f.src[1:-1]) % len(self.opens)  # (case factors stripped)
+            if not len(ids):
+                continue
+            a = f.attention[self.layer][list(self.heads) or slice(None)].mean(0)[:, 1:-1]  # (T + 1, pieces)
+            starts = np.flatnonzero(self.opens[ids] | (np.arange(len(ids)) == 0))
+            cover = np.add.reduceat(a, starts, axis=1).max(0)  # (words,)
+            content = np.logical_or.reduceat(self.content[ids], starts)
+            out[k] = np.log(np.clip(cover[content], 1e-3, 1.0)).sum()
+        return out
+
+
 @dataclass
 class DecoderState:
     """Incremental decoding of N hypotheses ("rows") of B source sentences. Row r's keys/values for
@@ -357,12 +395,17 @@ class BeamSearch:
     made-up word pays its penalty in the ranking (not in the log-probability reported)."""
 
     def __init__(self, models: list[Model], slots: int, options: TranslationOptions = DEFAULTS,
-                 max_src: int | None = None, max_tgt: int | None = None, words: WordCheck | None = None):
+                 max_src: int | None = None, max_tgt: int | None = None, words: WordCheck | None = None,
+                 coverage: Coverage | None = None):
         """max_src, max_tgt: the longest source (BOS and EOS included) and output it will hold
-        (default: the model's)."""
+        (default: the model's). coverage: the finished hypotheses ranked again (options.coverage_penalty)."""
         self.models, self.options, self.words, K = models, options, words, options.beam_size
         cfg = models[0].cfg
         S, T = max_src or cfg.max_src_len, max_tgt or cfg.max_tgt_len
+        self.coverage = coverage if options.coverage_penalty and K > 1 else None
+        if self.coverage:  # each sentence's source and first model's encoder output, read again once it is done
+            self.src, self.src_len = np.zeros((slots, S), np.int64), np.zeros(slots, np.int64)
+            self.memory = np.zeros((slots, S, cfg.d_model), models[0].dtype)
         self.states = [empty_decoding(m, slots, K, S, T) for m in models]
         for state in self.states[1:]:
             state.history = self.states[0].history  # the models' hypotheses move together
@@ -396,8 +439,11 @@ class BeamSearch:
                              f"{self.states[0].cross_k[0].shape[1]} source tokens")
         for model, state in zip(self.models, self.states):
             memory = attend_to(model, state, slots, src, src_len)
-            if keep is not None and model is self.models[0]:
+            if model is self.models[0] and keep is not None:
                 keep(memory)
+            if model is self.models[0] and self.coverage:
+                self.src[slots], self.src_len[slots] = 0, src_len
+                self.src[slots, : src.shape[1]], self.memory[slots, : src.shape[1]] = src, memory
         o, K = self.options, self.options.beam_size
         self.limit[slots] = _max_len(self.models[0], src_len, o.max_decoding_length_a, o.max_decoding_length_b)
         self.t[slots], self.active[slots] = 0, True
@@ -447,22 +493,36 @@ class BeamSearch:
         self.scores, self.paid = cand[kb, kc], cand_paid[kb, kc]
         self.t[self.active] += 1
         self.active[done] = False
-        return [(int(s), self.ended.pop(s, min(o.num_hypotheses, K))) for s in np.flatnonzero(done)]
+        slots = np.flatnonzero(done)
+        if self.coverage is None or not len(slots):
+            return [(int(s), self.ended.pop(s, min(o.num_hypotheses, K))) for s in slots]
+        return self._by_coverage(slots, [self.ended.pop(s, K) for s in slots])
+
+    def _by_coverage(self, slots: np.ndarray, found: list[list[Hypothesis]]) -> list[tuple[int, list[Hypothesis]]]:
+        """The sentences' finished hypotheses ranked again with the coverage penalty, cut to num_hypotheses."""
+        at = np.repeat(slots, [len(hs) for hs in found])
+        S = int(self.src_len[slots].max())
+        cp = iter(self.coverage.log_coverage(self.models[0], self.memory[at, :S], self.src[at, :S], self.src_len[at],
+                                             [h for hs in found for h in hs]))
+        beta, n = self.options.coverage_penalty, min(self.options.num_hypotheses, self.options.beam_size)
+        return [(int(s), [h for _, h in sorted(((h.score + beta * next(cp), h) for h in hs),
+                                              key=lambda x: -x[0])][:n]) for s, hs in zip(slots, found)]
 
 
 def search(model: Model | list[Model], src: np.ndarray, src_len: np.ndarray, beam: int = DEFAULTS.beam_size,
            nbest: int = DEFAULTS.num_hypotheses, alpha: float = DEFAULTS.length_penalty,
            max_len_a: float = DEFAULTS.max_decoding_length_a, max_len_b: int = DEFAULTS.max_decoding_length_b,
            ngram: int = DEFAULTS.no_repeat_ngram_size, words: WordCheck | None = None,
-           sources: list[frozenset[str] | None] | None = None, keep=None) -> list[list[Hypothesis]]:
+           sources: list[frozenset[str] | None] | None = None, keep=None, coverage: Coverage | None = None,
+           beta: float = DEFAULTS.coverage_penalty) -> list[list[Hypothesis]]:
     """Beam search for a padded batch src (B, S) of lengths (B,): the `nbest` best per sentence, best
     first (see BeamSearch). `model` may be a list: an ensemble. words: made-up words penalised, but those
-    among each sentence's `sources` words. keep: see BeamSearch.add."""
+    among each sentence's `sources` words. keep: see BeamSearch.add. coverage, beta: see Coverage."""
     models = model if isinstance(model, list) else [model]
     options = replace(DEFAULTS, beam_size=beam, num_hypotheses=nbest, length_penalty=alpha, max_decoding_length_a=max_len_a,
-                      max_decoding_length_b=max_len_b, no_repeat_ngram_size=ngram)
+                      max_decoding_length_b=max_len_b, no_repeat_ngram_size=ngram, coverage_penalty=beta)
     decoder = BeamSearch(models, len(src), options, src.shape[1], int(_max_len(models[0], src_len, max_len_a, max_len_b).max()),
-                         words)
+                         words, coverage)
     decoder.add(src, src_len, sources, keep)
     found = [[]] * len(src)
     while decoder.active.any():
@@ -617,6 +677,15 @@ class Encoded:
             self.found, self.size = {}, 0
 
 
+def _coverage_of(tr: Translator) -> Coverage | None:
+    """Coverage read as the model's check reads it (its "fast" combination's layer and heads), if fitted."""
+    from mtcli.confidence import load_fitted
+
+    scorer = load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers.get("fast")
+    return None if scorer is None else Coverage.of(scorer.layer, tuple(scorer.heads),
+                                                   [tr.src_tok.id_to_token(i) for i in range(tr.src_tok.vocab_size)])
+
+
 class Translator:
     """A loaded model directory: English lines in, Spanish lines out, in batches."""
 
@@ -637,6 +706,7 @@ class Translator:
             [self.tgt_tok.id_to_token(i) for i in range(self.tgt_tok.vocab_size)], lexicon)
         self.nonword_max_words: int | None = NONWORD_MAX_WORDS
         self.familiar = load_familiar(model_dir, self.meta)  # (text.sentence.Engine.familiar)
+        self.coverage = _coverage_of(self)  # (None: the model has no fitted check to read coverage as)
 
         self.encoded: Encoded | None = None  # given one (mtcli.confidence does), translate_batch fills it
 
@@ -676,7 +746,8 @@ class Translator:
                 self.encoded.add, [lines[todo[j]] for j in group], [seqs[j] for j in group])
             found = search(self.models, *_padded([seqs[j] for j in group]), options.beam_size, options.num_hypotheses,
                            options.length_penalty, options.max_decoding_length_a, options.max_decoding_length_b,
-                           options.no_repeat_ngram_size, self.words, [sources[j] for j in group], keep)
+                           options.no_repeat_ngram_size, self.words, [sources[j] for j in group], keep,
+                           self.coverage, options.coverage_penalty)
             if shown is not None:
                 with lock:
                     decoded[0] += len(group)
@@ -755,7 +826,7 @@ class TranslationStream:
 
     def __init__(self, translator: Translator, slots: int, options: TranslationOptions = DEFAULTS):
         self.translator = translator
-        self.search = BeamSearch(translator.models, slots, options, words=translator.words)
+        self.search = BeamSearch(translator.models, slots, options, words=translator.words, coverage=translator.coverage)
         self.truncated = np.zeros(slots, bool)  # each slot's source was cut to the model's length
 
     @property

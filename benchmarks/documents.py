@@ -7,9 +7,14 @@ crowded core they measure the work each side does). Layouts of the runs:
     quarter    each paragraph's last sentence a run of its own, bold in a quarter of the paragraphs
     sentences  every sentence a run of its own, bold, italic, underlined or a link in turn
     words      runs of 1-4 words cut anywhere (across sentences too), every one bold, italic, bold italic or a link
+    report     (docx) a report: a heading, paragraphs of 2-5 sentences with a bold or an italic word or two in every
+               third sentence, a bulleted list, a table of two columns; over and over (--sentences 4300: about 100 pages)
 
     taskset -c 0 nice -n 10 python benchmarks/documents.py [--format docx|odt|po|xliff] [--layout words]
-        [--sentences 400] [--rounds 3]
+        [--sentences 400] [--rounds 3] [--compare]
+
+--compare adds a third side: the document with markup inside sentences placed by translating its words alone and
+its line without them (markup.clues, as before text/aligned.py), not by the model's word links.
     taskset -c 0 nice -n 10 python benchmarks/documents.py --scaling [--entries 250]
 
 --scaling times the text work alone (a model that answers at once) of PO and XLIFF files of 1x, 4x and 16x
@@ -26,13 +31,14 @@ import statistics
 import sys
 import time
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-STYLES = {"quarter": ["b"], "sentences": ["b", "i", "u", "link"], "words": ["b", "i", "bi", "link"]}
+STYLES = {"quarter": ["b"], "sentences": ["b", "i", "u", "link"], "words": ["b", "i", "bi", "link"], "report": ["b", "i"]}
 URL = "https://example.org/page"
 CORPUS = ROOT.parent / "shared/data/spa-eng/spa.txt"  # (else MTCLI_DATA, or data/ as `mtcli download` left it)
 
@@ -73,7 +79,46 @@ def paragraphs(sentences: list[str], layout: str, seed: int = 0, most: int = 4) 
     return out
 
 
-def docx_bytes(paras: list[list[tuple[str, str]]]) -> bytes:
+def report(sentences: list[str], seed: int = 0) -> tuple[list[list[tuple[str, str]]], list[str]]:
+    """The sentences as a report's blocks (paragraphs as runs, and each one's kind: "heading", "body", "bullet" or
+    "cell"): a heading, 2-4 paragraphs of 2-5 sentences with a bold or an italic word or two in every third
+    sentence, a bulleted list of 3-5 items, and every other time a table of two columns and 2-4 rows."""
+    rng, paras, kinds, k = random.Random(seed), [], [], 0
+
+    def take(n: int) -> list[str]:
+        nonlocal k
+        k += n
+        return sentences[k - n : k]
+
+    def formatted(sentence: str) -> list[tuple[str, str]]:
+        words = sentence.split(" ")
+        if rng.random() > 1 / 3 or len(words) < 3:
+            return [(sentence, "")]
+        at, n = rng.randrange(len(words) - 1), rng.randint(1, 2)
+        before, inside, after = " ".join(words[:at]), " ".join(words[at : at + n]), " ".join(words[at + n :])
+        return [(before + " " if before else "", ""), (inside, rng.choice("bi")), (" " + after if after else "", "")]
+
+    def add(kind: str, runs: list[tuple[str, str]]) -> None:
+        if runs:
+            paras.append([(t, s) for t, s in runs if t])
+            kinds.append(kind)
+
+    tables = 0
+    while k < len(sentences):
+        add("heading", [(s, "") for s in take(1)])
+        for _ in range(rng.randint(2, 4)):
+            group = take(rng.randint(2, 5))
+            add("body", [r for j, s in enumerate(group) for r in formatted(s + (" " if j < len(group) - 1 else ""))])
+        for s in take(rng.randint(3, 5)):
+            add("bullet", formatted(s))
+        tables += 1
+        for s in take(2 * rng.randint(2, 4)) if tables % 2 else ():
+            add("cell", [(s, "")])
+    return paras, kinds
+
+
+def docx_bytes(paras: list[list[tuple[str, str]]], kinds: list[str] | None = None) -> bytes:
+    """A docx of paragraphs as runs; `kinds` (report's) makes headings, bulleted items and two-column tables."""
     import docx
     from docx.opc.constants import RELATIONSHIP_TYPE
     from docx.oxml import OxmlElement
@@ -81,8 +126,14 @@ def docx_bytes(paras: list[list[tuple[str, str]]]) -> bytes:
 
     d = docx.Document()
     rel = d.part.relate_to(URL, RELATIONSHIP_TYPE.HYPERLINK, is_external=True)
-    for runs in paras:
-        p = d.add_paragraph()
+    kinds, cells = kinds or ["body"] * len(paras), []
+    for n, (runs, kind) in enumerate(zip(paras, kinds)):
+        if kind == "cell" and not cells:  # (a table for this run of cells, two to a row)
+            count = next((m for m, k in enumerate(kinds[n:]) if k != "cell"), len(kinds) - n)
+            table = d.add_table(rows=(count + 1) // 2, cols=2)
+            cells = [c.paragraphs[0] for row in table.rows for c in row.cells][:count]
+        p = cells.pop(0) if kind == "cell" else d.add_heading(level=1) if kind == "heading" else \
+            d.add_paragraph(style="List Bullet" if kind == "bullet" else None)
         for text, style in runs:
             if style == "link":
                 link, r, t = OxmlElement("w:hyperlink"), OxmlElement("w:r"), OxmlElement("w:t")
@@ -164,18 +215,25 @@ def speed(args) -> None:
     from mtcli.route import Router
     from mtcli.text.pipeline import Engine
 
-    paras = paragraphs(english(args.sentences), args.layout)
+    if args.layout == "report":
+        paras, kinds = report(english(args.sentences))
+        data = docx_bytes(paras, kinds)
+    else:
+        paras = paragraphs(english(args.sentences), args.layout)
+        data = BUILD[args.format](paras)
     lines = ["".join(text for text, _ in runs).strip() for runs in paras]
-    data = BUILD[args.format](paras)
     engine = Engine.from_translator(Translator(shipped("en-es")))
     router = Router(lambda direction: engine, fixed="en-es")
     sides = {"lines": lambda: router.translate(lines),
              args.format: lambda: router.translate_file(data, args.format, f"speed.{args.format}")}
+    if args.compare:  # (the same translator: markup.clues' translations instead of the links)
+        unlinked = Router(lambda direction: replace(engine, align=None), fixed="en-es")
+        sides[f"{args.format} by translations"] = lambda: unlinked.translate_file(data, args.format, "speed.docx")
     times: dict[str, list[float]] = {side: [] for side in sides}
     wrapped = sum(style != "" for runs in paras for _, style in runs)
     print(f"{args.format}, layout {args.layout}: {len(paras)} paragraphs, {args.sentences} sentences, "
           f"{sum(map(len, paras))} runs ({wrapped} formatted)")
-    with kernels.for_decoding(args.sentences * (2 * args.rounds + 1), 4):
+    with kernels.for_decoding(args.sentences * (len(sides) * args.rounds + 1), 4):
         router.translate(lines[:8])  # (numba's compilation and caches)
         for k in range(args.rounds):
             for side, run in sides.items() if k % 2 == 0 else reversed(sides.items()):
@@ -185,9 +243,10 @@ def speed(args) -> None:
             print(f"  round {k + 1}: " + ", ".join(f"{side} {t[-1][0]:.1f} s ({t[-1][1]:.1f} CPU s)"
                                                    for side, t in times.items()), flush=True)
     for n, what in enumerate(("wall time", "CPU time")):
-        plain, doc = (statistics.median(x[n] for x in t) for t in times.values())
-        print(f"median {what}: lines {plain:.1f} s, {args.format} {doc:.1f} s: {plain / doc:.0%} of the lines' "
-              "sentences per second")
+        plain, *docs = (statistics.median(x[n] for x in t) for t in times.values())
+        print(f"median {what}: lines {plain:.1f} s, " + ", ".join(
+            f"{side} {doc:.1f} s ({plain / doc:.0%} of the lines' sentences per second)"
+            for side, doc in zip(list(sides)[1:], docs)))
 
 
 def scaling(args) -> None:
@@ -220,9 +279,12 @@ def main() -> None:
     parser.add_argument("--layout", choices=list(STYLES), default="words")
     parser.add_argument("--sentences", type=int, default=400)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--compare", action="store_true", help="also the document with markup placed by translations")
     parser.add_argument("--scaling", action="store_true", help="the text work alone at 1x, 4x, 16x (a fake model)")
     parser.add_argument("--entries", type=int, default=250, help="entries (PO, XLIFF) or sentences at 1x for --scaling")
     args = parser.parse_args()
+    if args.layout == "report" and args.format != "docx":
+        parser.error("--layout report is a docx")
     scaling(args) if args.scaling else speed(args)
 
 

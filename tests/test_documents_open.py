@@ -178,15 +178,63 @@ def test_a_written_odt_is_a_package_libreoffice_opens():
     assert "EHT TNALP SI" in "\n".join(teletype.extractText(p) for p in doc.getElementsByType(text.P))
 
 
+def _shown_text(soffice: str, path) -> str:
+    """The text LibreOffice shows of a document: its PDF's text (pdftotext, where poppler-utils is installed),
+    else its own conversion to text; whitespace made single spaces, as lines wrap where the page ends."""
+    pdf = shutil.which("pdftotext")
+    subprocess.run([soffice, f"-env:UserInstallation=file://{path.parent}/profile", "--headless", "--convert-to",
+                    "pdf" if pdf else "txt", "--outdir", str(path.parent / "out"), str(path)], check=True, timeout=120,
+                   capture_output=True)
+    made = path.parent / "out" / (path.stem + (".pdf" if pdf else ".txt"))
+    if pdf:
+        subprocess.run([pdf, str(made), str(made.with_suffix(".txt"))], check=True, timeout=60)
+    return " ".join(made.with_suffix(".txt").read_text(encoding="utf-8-sig").split())
+
+
+def _docx_texts(data: bytes) -> list[str]:
+    import docx
+
+    d = docx.Document(io.BytesIO(data))
+    cells = [c.text for t in d.tables for row in t.rows for c in row.cells]
+    return [p.text for p in d.paragraphs] + cells + [p.text for s in d.sections for part in (s.header, s.footer)
+                                                     for p in part.paragraphs]
+
+
+def _odt_texts(data: bytes) -> list[str]:
+    """The text of each paragraph and heading of the body and the headers, a note's and a comment's left out
+    (LibreOffice shows them elsewhere: the foot of the page, the margin)."""
+    from lxml import etree
+
+    t, skip = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}", ("note", "annotation")
+
+    def shown(e) -> str:
+        if etree.QName(e).localname in skip:
+            return ""
+        if etree.QName(e).localname in ("s", "tab", "line-break"):
+            return " "
+        return (e.text or "") + "".join(shown(c) + (c.tail or "") for c in e)
+
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        roots = [etree.fromstring(z.read(n)) for n in ("content.xml", "styles.xml")]
+    return [shown(p) for root in roots for p in root.iter(f"{t}p", f"{t}h")
+            if not any(etree.QName(a).localname in skip for a in p.iterancestors())]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("fmt, build", [("docx", formatted_docx), ("odt", odt_bytes)])
-def test_libreoffice_converts_what_mtcli_wrote(tmp_path, fmt, build):
+@pytest.mark.parametrize("fmt, build, texts", [("docx", formatted_docx, _docx_texts), ("docx", docx_bytes, _docx_texts),
+                                               ("odt", odt_bytes, _odt_texts)])
+def test_libreoffice_converts_what_mtcli_wrote(tmp_path, fmt, build, texts):
+    """LibreOffice opens each written document and shows every text of it translated (in the body, tables,
+    headers and footers), none left in English: its PDF's text, where poppler's pdftotext is installed."""
     soffice = shutil.which("soffice") or shutil.which("libreoffice")
     if not soffice:
-        skip_system("LibreOffice", "Debian: apt-get install libreoffice-writer")
-    out, _ = router().translate_file(build(), fmt, f"doc.{fmt}")
+        skip_system("LibreOffice", "Debian: apt-get install libreoffice-writer-nogui poppler-utils")
+    data = build()
+    out, _ = router().translate_file(data, fmt, f"doc.{fmt}")
     (tmp_path / f"doc.{fmt}").write_bytes(out)
-    subprocess.run([soffice, f"-env:UserInstallation=file://{tmp_path}/profile", "--headless", "--convert-to", "txt",
-                    "--outdir", str(tmp_path), str(tmp_path / f"doc.{fmt}")], check=True, timeout=120,
-                   capture_output=True)
-    assert "EHT" in (tmp_path / "doc.txt").read_text(encoding="utf-8-sig")
+    shown = _shown_text(soffice, tmp_path / f"doc.{fmt}")
+    sources = [" ".join(s.split()) for s in texts(data) if s.strip()]
+    assert len(sources) >= 4
+    for source in sources:
+        assert " ".join(map(_word, source.split())) in shown, source
+        assert source not in shown

@@ -216,15 +216,22 @@ def spaced_words(pieces: Sequence[str]) -> list[tuple[int, int]]:
     return [tuple(w) for w in out]
 
 
-def align(attention: np.ndarray, src_words, tgt_words, layer: int, heads: Sequence[int],
-          shift: int = 0) -> list[tuple[int, int]]:
-    """Source-target word pairs (i, j), by target word j: the source word its pieces attend to most (the
-    mean of `heads` of `layer`; a source word's attention is its pieces' sum). shift 0 reads the positions
-    that predict the word's pieces, 1 those that read them as input (Shift-Att, Chen et al. 2020).
-    attention (L, H, T + 1, S) with the source's BOS first and EOS last, which no word owns."""
+def word_attention(attention: np.ndarray, src_words, tgt_words, layer: int, heads: Sequence[int],
+                   shift: int = 0) -> np.ndarray:
+    """(J, I): how much each target word j attends to each source word i (the mean of `heads` of `layer` over
+    the word's pieces; a source word's attention is its pieces' sum). shift 0 reads the positions that predict
+    the word's pieces, 1 those that read them as input (Shift-Att, Chen et al. 2020). attention (L, H, T + 1, S)
+    with the source's BOS first and EOS last, which no word owns."""
     a = attention[layer, list(heads)].mean(0)  # (T + 1, S)
     by_src = np.stack([a[:, 1 + s : 1 + e].sum(1) for s, e in src_words], 1)  # (T + 1, I)
-    return sorted((int(by_src[s + shift : e + shift].mean(0).argmax()), j) for j, (s, e) in enumerate(tgt_words))
+    return np.stack([by_src[s + shift : e + shift].mean(0) for s, e in tgt_words])
+
+
+def align(attention: np.ndarray, src_words, tgt_words, layer: int, heads: Sequence[int],
+          shift: int = 0) -> list[tuple[int, int]]:
+    """Source-target word pairs (i, j), by target word j: the source word it attends to most (word_attention)."""
+    found = word_attention(attention, src_words, tgt_words, layer, heads, shift).argmax(1)
+    return sorted((int(i), j) for j, i in enumerate(found))
 
 
 @dataclass

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from mtcli.ranges import MAX_LINE_CHARS
 from mtcli.text import lines as line_steps
-from mtcli.text import markup, spanish, wholes
+from mtcli.text import aligned, markup, spanish, wholes
 from mtcli.text.budget import Budget, OverBudget, check
 from mtcli.text.casing import Casing, Continuation, LoneWord
 from mtcli.text.edges import Edges
@@ -74,7 +74,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
                      decode=engine.decode if isinstance(engine.decode, Once) else Once(engine.decode))
     results = [LineResult(first + i, [("", 0.0)]) for i in range(len(lines))]
     unknown = unknown_pieces(engine)
-    indents, tails, todo, wraps, unwrapped, as_it_came, whole = [], {}, [], {}, {}, [], {}
+    indents, tails, todo, wraps, unwrapped, as_it_came, whole, parts_of = [], {}, [], {}, {}, [], {}, {}
     budget = Budget(options.budget)
     for i, raw in enumerate(lines):
         started, deadline, before = time.monotonic(), budget.deadline(), len(todo)
@@ -94,6 +94,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             results[i].sentences += len(parts)
             if wraps.get(i):  # (markup around whole sentences goes back around their translations)
                 whole[i], wraps[i] = wholes.split(text, parts, wraps[i])
+                parts_of[i] = parts
         budget.charge(i, time.monotonic() - started)
     todo = [s for s in todo if s.line not in budget.over]
     for i in budget.over:
@@ -107,11 +108,13 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     for s in todo:
         if s.line not in budget.over:
             by_line[s.line].append(_finish(s, results[s.line], items))
-    clues = markup.clues(unwrapped, wraps, items, engine, options, translate_lines)
+    placed = {i: wholes.place(outs, whole[i], items) if whole.get(i) else (combine(outs), None)
+              for i, outs in enumerate(by_line) if outs}
+    clues = _clues(unwrapped, wraps, parts_of, by_line, placed, items, engine, options)
     for i, outs in enumerate(by_line):
         tail = tails.get(i, "")
         if outs:
-            nbest, stands = wholes.place(outs, whole[i], items) if whole.get(i) else (combine(outs), None)
+            nbest, stands = placed[i]
             if wraps.get(i):  # (a document expands the best one's markup itself: `rendered`)
                 nbest = [(rewrap(t, wraps[i], clues, items, rendered if k == 0 else None), score)
                          for k, (t, score) in enumerate(nbest)]
@@ -129,6 +132,17 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
         results[i].nbest = [(markup.as_written(lines[i], items), 0.0)]
         results[i].warnings.append(budget.warning())
     return results
+
+
+def _clues(unwrapped: dict[int, str], wraps: dict[int, list], parts: dict[int, wholes.Parts],
+           by_line: list[list[NBest]], placed: dict[int, tuple[NBest, list | None]], items: Items, engine: Engine,
+           options: TextOptions) -> dict:
+    """Where each wrap inside a sentence went: by the model's word links where the engine has them (one forced
+    pass), the rest by translating its words alone and the line without them (markup.clues)."""
+    linked = aligned.clues(unwrapped, {i: ws for i, ws in wraps.items() if ws and i in placed}, parts, by_line,
+                           {i: placed[i][0][0][0] for i in placed}, engine.align) if engine.align else {}
+    rest = {i: [w for w in ws if w.mark not in linked] for i, ws in wraps.items()}
+    return linked | markup.clues(unwrapped, rest, items, engine, options, translate_lines)
 
 
 def _read(raw: str, i: int, options: TextOptions, items: Items, result: LineResult, tails: dict[int, str],

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Protocol
 
@@ -75,6 +75,9 @@ class Engine:
     # the source words the model learned (data.familiar_words): a capitalised word outside them is a name kept as
     # it is; empty: none known (every word goes to the model)
     familiar: frozenset[str] = frozenset()
+    # (source, translation) pairs -> their word links (confidence.links): where markup inside a sentence goes
+    # (aligned.py); None: markup.clues translates its words alone and the line without them instead
+    align: Callable[[list[tuple[str, str]]], list] | None = None
 
     @classmethod
     def of(cls, lexicon: Lexicon, decode: Decode) -> Engine:
@@ -88,7 +91,9 @@ class Engine:
         def decode(lines: list[str]) -> list[NBest]:
             return [[(h.text, h.score) for h in r.hypotheses] for r in tr.translate_batch(lines, options)]
 
-        return cls.of(Lexicon.of(tr), decode)
+        from mtcli.confidence.links import aligner
+
+        return replace(cls.of(Lexicon.of(tr), decode), align=aligner(tr))
 
 
 @dataclass

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mtcli import finetune
-from mtcli.checkpoint import STATE, WEIGHTS, load_weights
+from mtcli.checkpoint import STATE, WEIGHTS, load_ensemble, load_weights, member_files, save_ensemble
 from mtcli.errors import UserError
 
 from tests.conftest import tiny_pairs, train_tiny_model, write_tsv
@@ -84,7 +84,7 @@ def test_finetuning_starts_from_the_base_keeps_its_vocabularies_and_direction_an
         assert (tmp_path / "out" / name).read_bytes() == (base / name).read_bytes()
     assert not np.array_equal(tuned.flat, b.model.flat)  # (trained on from the base's weights ...)
     assert np.abs(tuned.flat - b.model.flat).max() < 0.5  # (... at a low learning rate, not from scratch)
-    assert meta["train"]["lr_scale"] < 1 and meta["train"]["init_from"] == str(base)
+    assert meta["train"]["lr_scale"] < 1 and meta["train"]["init_from"] == str(base / WEIGHTS)
 
 
 def test_an_interrupted_finetuning_resumes_and_a_new_one_into_the_same_out_is_refused(base, tmp_path):
@@ -96,3 +96,34 @@ def test_an_interrupted_finetuning_resumes_and_a_new_one_into_the_same_out_is_re
         finetune.finetune(base, pairs, tmp_path / "out", corpus)
     again, _ = finetune.finetune(base, pairs, tmp_path / "out", corpus, resume=True)
     assert again.history and again.epoch > first.epoch
+
+
+@pytest.fixture(scope="module")
+def ensemble(tmp_path_factory) -> Path:
+    """A tiny en-es ensemble of two models (the same tokenizers, different depths), as the shipped en-es is."""
+    work = tmp_path_factory.mktemp("ensemble")
+    for name in ("a", "b", "both"):
+        (work / name).mkdir()
+    models = [train_tiny_model(work / "a", max_epochs=2), train_tiny_model(work / "b", n_layers=2, max_epochs=2)]
+    save_ensemble(work / "both", models)
+    return work / "both"
+
+
+@pytest.mark.slow
+def test_an_ensemble_is_finetuned_model_by_model_resumed_and_stays_an_ensemble(ensemble, tmp_path):
+    corpus = write_tsv(tmp_path / "spa.txt", tiny_pairs())
+    pairs = _pairs_file(tmp_path / "p.tsv", "".join(f"{s}\t{t}\n" for s, t in DOMAIN))
+    out = tmp_path / "out"
+    first, _ = finetune.finetune(ensemble, pairs, out, corpus, max_time=0.01)
+    assert first.done.startswith("--max-time") and not (out / WEIGHTS).exists()  # (no ensemble before both end)
+    assert all((out / f"member{k}" / STATE).is_file() for k in range(2))
+    loop, kept = finetune.finetune(ensemble, pairs, out, corpus, resume=True)
+    assert loop.history and len(kept.pairs) == len(DOMAIN)
+    tuned, _ = load_ensemble(out)
+    for k, (model, base) in enumerate(zip(tuned, load_ensemble(ensemble)[0])):
+        run, meta = load_weights(out / f"member{k}" / WEIGHTS)  # (the ensemble stores it in float16)
+        assert model.cfg == base.cfg and np.allclose(model.flat, run.flat, rtol=1e-3, atol=1e-4)
+        assert 1e-3 < np.abs(run.flat - base.flat).max() < 0.5  # (trained on from its own start, at a low rate)
+        assert meta["train"]["init_from"] == str(member_files(ensemble)[k])
+    again, _ = finetune.finetune(ensemble, pairs, out, corpus, resume=True)  # (finished: nothing more is trained)
+    assert again.history == loop.history

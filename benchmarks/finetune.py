@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
@@ -49,6 +51,20 @@ def bleu(model: Path, test: list[tuple[str, str]]) -> float:
     return round(evaluate_pairs(Translator(model), test, beam=1, alpha=0.6)[0]["bleu"], 1)
 
 
+def blend(base: Path, tuned: Path, share: float, out: Path) -> Path:
+    """`tuned` with each model's weights moved back towards its start: start + share x (tuned - start)."""
+    import shutil
+
+    from mtcli.checkpoint import load_tensors, member_files, save_tensors
+
+    shutil.copytree(tuned, out, ignore=shutil.ignore_patterns("member[0-9]*", "state*", "*.lock"))
+    for start, end in zip(member_files(base), member_files(tuned)):
+        (a, _), (b, meta) = load_tensors(start), load_tensors(end)
+        mixed = {k: (a[k].astype(np.float32) + share * (b[k].astype(np.float32) - a[k])).astype(b[k].dtype) for k in b}
+        save_tensors(out / end.name, mixed, meta)
+    return out
+
+
 def cpu_seconds() -> float:
     """This process's and its finished children's CPU time (fine-tuning an ensemble runs one process a model)."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -63,6 +79,12 @@ def main() -> None:
     ap.add_argument("--max-time", type=float, default=0.0)
     ap.add_argument("--unseen", type=int, default=0, help="score the first N unseen pairs too")
     ap.add_argument("--before", action="store_true", help="score the shipped model too")
+    ap.add_argument("--lr", type=float, default=None, help="peak learning rate [default: mtcli's]")
+    ap.add_argument("--epochs", type=int, default=None, help="at most N epochs [default: mtcli's]")
+    ap.add_argument("--base-share", type=float, default=None, help="of the base's weights in the result [default: mtcli's]")
+    ap.add_argument("--blends", default="", help="with --base-share 0: also score the result with these shares of "
+                                                 "the tuned weights, the rest the base's: 0.5,0.3")
+    ap.add_argument("--keep", type=Path, default=None, help="fine-tune into this directory (kept)")
     args = ap.parse_args()
     from mtcli import finetune, registry
 
@@ -71,7 +93,12 @@ def main() -> None:
     if args.unseen:
         sets["unseen"] = tsv(UNSEEN[args.direction], args.unseen)
     base = registry.shipped(args.direction)
-    out: dict = {"direction": args.direction, "pairs": args.pairs, "max_time": args.max_time}
+    if args.lr:
+        finetune.PEAK_LR = args.lr
+    if args.epochs:
+        finetune.MAX_EPOCHS = args.epochs
+    out: dict = {"direction": args.direction, "pairs": args.pairs, "max_time": args.max_time,
+                 "lr": finetune.PEAK_LR, "max epochs": finetune.MAX_EPOCHS}
     if args.before:
         out["before"] = {name: bleu(base, pairs) for name, pairs in sets.items()}
     with tempfile.TemporaryDirectory() as work:
@@ -79,11 +106,16 @@ def main() -> None:
         pairs_file.write_text("".join(f"{a}\t{b}\n" for a, b in train[: args.pairs]), encoding="utf-8")
         share = finetune.CORPUS_SHARE if args.share is None else args.share
         start, cpu = time.perf_counter(), cpu_seconds()
-        loop, _ = finetune.finetune(base, pairs_file, Path(work) / "ft", CORPUS, share, args.max_time)
-        out["finetune"] = {"share": share, "wall seconds": round(time.perf_counter() - start),
+        tuned = args.keep or Path(work) / "ft"
+        mix = finetune.BASE_SHARE if args.base_share is None else args.base_share
+        loop, _ = finetune.finetune(base, pairs_file, tuned, CORPUS, share, args.max_time, base_share=mix)
+        out["finetune"] = {"share": share, "base share": mix, "wall seconds": round(time.perf_counter() - start),
                            "cpu seconds": round(cpu_seconds() - cpu), "epochs": len(loop.history),
                            "best epoch": loop.best_epoch, "stopped": loop.done}
-        out["after"] = {name: bleu(Path(work) / "ft", pairs) for name, pairs in sets.items()}
+        out["after"] = {name: bleu(tuned, pairs) for name, pairs in sets.items()}
+        for share in filter(None, args.blends.split(",")):
+            mixed = blend(base, tuned, float(share), Path(work) / f"blend{share}")
+            out[f"after, blended {share}"] = {name: bleu(mixed, pairs) for name, pairs in sets.items()}
     print(json.dumps(out, indent=2))
 
 

@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 from rich.console import Console
 
-from mtcli.checkpoint import STATE, direction, load_state, load_tokenizers, load_weights, member_files, save_ensemble
+from mtcli.checkpoint import (STATE, WEIGHTS, direction, load_state, load_tokenizers, load_weights, member_files,
+                              save_ensemble, save_model)
 from mtcli.config import TrainConfig, languages
 from mtcli.data import EncodedSplit, Prepared, oriented, read_corpus, split_pairs
 from mtcli.errors import UserError
@@ -41,6 +42,10 @@ PEAK_LR = 2e-4
 WARMUP = 50  # steps: a few hundred pairs make ~10 steps an epoch
 BATCH = 32  # pairs: small sets still get several steps an epoch
 MAX_EPOCHS = 30
+# of the base model's weights in the result, the rest the fine-tuned ones' (weight averaging with the start, as
+# WiSE-FT): the corpus share alone still lost BLEU on the corpus; measured in docs/finetune.md
+BASE_SHARE = 0.5
+MIXED = "base_share"  # metadata: the saved weights hold this share of the base's
 PATIENCE = 2  # epochs without a better selection error on the user's held-out pairs
 
 
@@ -184,14 +189,16 @@ def train_config(base: Base, max_time: float, seed: int) -> TrainConfig:
 
 
 def finetune(model: Path, pairs_file: Path, out: Path, corpus: Path, share: float = CORPUS_SHARE,
-             max_time: float = 0.0, resume: bool = False, seed: int = 0,
-             console: Console | None = None) -> tuple[LoopState, Pairs]:
+             max_time: float = 0.0, resume: bool = False, seed: int = 0, console: Console | None = None,
+             base_share: float = BASE_SHARE) -> tuple[LoopState, Pairs]:
     """Fine-tune the model in `model` on pairs_file into `out` (resumable); the loop's end and the pairs used.
     An ensemble's models are fine-tuned alongside each other (see _ensemble) and stay an ensemble."""
     console = console or Console(stderr=True)
     if not 0 <= share < 1:
         raise UserError(f"--corpus-share {share:g}: give a share from 0 up to (not including) 1")
-    job = Job(Path(model), Path(pairs_file), Path(out), Path(corpus), share, max_time, resume, seed)
+    if not 0 <= base_share < 1:
+        raise UserError(f"--base-share {base_share:g}: give a share from 0 up to (not including) 1")
+    job = Job(Path(model), Path(pairs_file), Path(out), Path(corpus), share, max_time, resume, seed, base_share)
     if len(member_files(job.model)) > 1:
         return _ensemble(job, console)
     return tune(job, console)
@@ -209,6 +216,7 @@ class Job:
     max_time: float
     resume: bool
     seed: int
+    base_share: float = BASE_SHARE
     member: int = 0
     threads: int = 0  # train.train's data-parallel threads (0: this process's share of the cores)
 
@@ -223,14 +231,23 @@ def tune(job: Job, console: Console) -> tuple[LoopState, Pairs]:
     data, kept = prepared(base, pairs, corpus_sample(base, job.corpus, n_corpus, job.seed), job.seed, digest)
     for line in kept.report(str(job.pairs_file)):
         console.print(f"[yellow]warning[/]: {line}", highlight=False)
-    if job.resume and (job.out / STATE).is_file():
-        saved = load_state(job.out)[2]
-        if saved.done and not saved.done.startswith("--max-time"):  # (a time limit is lifted by resuming)
-            return saved, kept
-    tcfg = train_config(base, job.max_time, job.seed)
-    loop = train(data, job.out, base.model.cfg, tcfg, resume=job.resume, console=console, threads=job.threads,
-                 overrides=("max_time",) if job.resume else ("init_from",))
+    loop = load_state(job.out)[2] if job.resume and (job.out / STATE).is_file() else None
+    if not (loop and loop.done and not loop.done.startswith("--max-time")):  # (a time limit is lifted by resuming)
+        tcfg = train_config(base, job.max_time, job.seed)
+        loop = train(data, job.out, base.model.cfg, tcfg, resume=job.resume, console=console, threads=job.threads,
+                     overrides=("max_time",) if job.resume else ("init_from",))
+    if loop.history and loop.done != "interrupted":
+        with_base(job.out, base.model, job.base_share)
     return loop, kept
+
+
+def with_base(out: Path, base, share: float) -> None:
+    """The best epoch's weights in `out` mixed with the base's: share x base + (1 - share) x tuned. Once: the
+    metadata records it (a resumed run saves its next best epoch unmixed, and that one is mixed then)."""
+    model, meta = load_weights(out / WEIGHTS)
+    if share and MIXED not in meta:
+        model.flat[...] = share * base.flat + (1 - share) * model.flat
+        save_model(out, model, {**meta, MIXED: share})
 
 
 def _ensemble(job: Job, console: Console) -> tuple[LoopState, Pairs]:

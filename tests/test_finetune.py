@@ -76,7 +76,7 @@ def test_finetuning_starts_from_the_base_keeps_its_vocabularies_and_direction_an
     usable, _ = finetune.encoded(b, finetune.Pairs(mixed, lines=list(range(12))))  # (tiny vocabularies: some long)
     assert len(data.splits["train"]) == len(kept.pairs) - finetune.MIN_SELECTION + len(usable) > len(kept.pairs)
     assert len(kept.pairs) + len(kept.too_long) == len(DOMAIN)
-    loop, _ = finetune.finetune(base, pairs, tmp_path / "out", corpus, share=0.5)
+    loop, _ = finetune.finetune(base, pairs, tmp_path / "out", corpus, share=0.5, base_share=0)
     assert loop.history and (tmp_path / "out" / WEIGHTS).is_file()
     tuned, meta = load_weights(tmp_path / "out" / WEIGHTS)
     assert meta["data"]["direction"] == b.direction and tuned.cfg == b.model.cfg
@@ -85,6 +85,12 @@ def test_finetuning_starts_from_the_base_keeps_its_vocabularies_and_direction_an
     assert not np.array_equal(tuned.flat, b.model.flat)  # (trained on from the base's weights ...)
     assert np.abs(tuned.flat - b.model.flat).max() < 0.5  # (... at a low learning rate, not from scratch)
     assert meta["train"]["lr_scale"] < 1 and meta["train"]["init_from"] == str(base / WEIGHTS)
+
+    finetune.with_base(tmp_path / "out", b.model, 0.25)  # a quarter of the base's weights, once
+    mixed, meta = load_weights(tmp_path / "out" / WEIGHTS)
+    assert np.allclose(mixed.flat, 0.25 * b.model.flat + 0.75 * tuned.flat, atol=1e-6) and meta["base_share"] == 0.25
+    finetune.with_base(tmp_path / "out", b.model, 0.25)
+    assert np.array_equal(load_weights(tmp_path / "out" / WEIGHTS)[0].flat, mixed.flat)
 
 
 def test_an_interrupted_finetuning_resumes_and_a_new_one_into_the_same_out_is_refused(base, tmp_path):
@@ -120,10 +126,13 @@ def test_an_ensemble_is_finetuned_model_by_model_resumed_and_stays_an_ensemble(e
     loop, kept = finetune.finetune(ensemble, pairs, out, corpus, resume=True)
     assert loop.history and len(kept.pairs) == len(DOMAIN)
     tuned, _ = load_ensemble(out)
+    run0 = load_weights(out / "member0" / WEIGHTS)[0]
     for k, (model, base) in enumerate(zip(tuned, load_ensemble(ensemble)[0])):
         run, meta = load_weights(out / f"member{k}" / WEIGHTS)  # (the ensemble stores it in float16)
         assert model.cfg == base.cfg and np.allclose(model.flat, run.flat, rtol=1e-3, atol=1e-4)
         assert 1e-3 < np.abs(run.flat - base.flat).max() < 0.5  # (trained on from its own start, at a low rate)
         assert meta["train"]["init_from"] == str(member_files(ensemble)[k])
+        assert meta["base_share"] == finetune.BASE_SHARE
     again, _ = finetune.finetune(ensemble, pairs, out, corpus, resume=True)  # (finished: nothing more is trained)
     assert again.history == loop.history
+    assert np.array_equal(load_weights(out / "member0" / WEIGHTS)[0].flat, run0.flat)

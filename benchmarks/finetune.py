@@ -79,8 +79,6 @@ def main() -> None:
     ap.add_argument("--max-time", type=float, default=0.0)
     ap.add_argument("--unseen", type=int, default=0, help="score the first N unseen pairs too")
     ap.add_argument("--before", action="store_true", help="score the shipped model too")
-    ap.add_argument("--lr", type=float, default=None, help="peak learning rate [default: mtcli's]")
-    ap.add_argument("--epochs", type=int, default=None, help="at most N epochs [default: mtcli's]")
     ap.add_argument("--base-share", type=float, default=None, help="of the base's weights in the result [default: mtcli's]")
     ap.add_argument("--blends", default="", help="with --base-share 0: also score the result with these shares of "
                                                  "the tuned weights, the rest the base's: 0.5,0.3")
@@ -93,12 +91,7 @@ def main() -> None:
     if args.unseen:
         sets["unseen"] = tsv(UNSEEN[args.direction], args.unseen)
     base = registry.shipped(args.direction)
-    if args.lr:
-        finetune.PEAK_LR = args.lr
-    if args.epochs:
-        finetune.MAX_EPOCHS = args.epochs
-    out: dict = {"direction": args.direction, "pairs": args.pairs, "max_time": args.max_time,
-                 "lr": finetune.PEAK_LR, "max epochs": finetune.MAX_EPOCHS}
+    out: dict = {"direction": args.direction, "pairs": args.pairs, "max_time": args.max_time}
     if args.before:
         out["before"] = {name: bleu(base, pairs) for name, pairs in sets.items()}
     with tempfile.TemporaryDirectory() as work:

@@ -551,7 +551,7 @@ def finetune(
                                    help="Stop after this many seconds of training (0 = when the held-out pairs stop improving)."),
     corpus: Path | None = typer.Option(None, "--corpus", envvar="MTCLI_DATA", show_default=False,
                                        help=f"The corpus a share of which is mixed in [default: {DEFAULT_DATA}]."),
-    corpus_share: float = typer.Option(0.5, "--corpus-share", min=0.0, max=0.9,
+    corpus_share: float = typer.Option(0.75, "--corpus-share", min=0.0, max=0.9,
                                        help="Share of the training pairs drawn from the corpus, against forgetting."),
     base_share: float = typer.Option(0.5, "--base-share", min=0.0, max=0.9,
                                      help="Share of the model's own weights mixed into the result, against forgetting."),

@@ -13,7 +13,6 @@ import hashlib
 import math
 import os
 import signal
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
@@ -262,36 +261,54 @@ def _ensemble(job: Job, console: Console) -> tuple[LoopState, Pairs]:
     n = len(member_files(job.model))
     runs = [job.out / f"member{k}" for k in range(n)]
     cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [None]
-    pools = [ProcessPoolExecutor(1, get_context("spawn"), initializer=_one_core, initargs=(cores[k % len(cores)],))
-             for k in range(n)]
+    context, procs, pipes = get_context("spawn"), [], []
     try:
         with _single_threaded():  # (the processes read these as they start)
-            futures = [pool.submit(_member, replace(job, out=runs[k], member=k, threads=1)) for k, pool in enumerate(pools)]
-        with _waiting_on(futures):
-            results = [f.result() for f in futures]
+            for k in range(n):
+                pipe, theirs = context.Pipe(duplex=False)
+                procs.append(context.Process(target=_member, args=(replace(job, out=runs[k], member=k, threads=1),
+                                                                   cores[k % len(cores)], theirs)))
+                procs[-1].start()
+                theirs.close()
+                pipes.append(pipe)
+        with _passing_on(procs):
+            results = [_result(pipe, proc, k) for k, (pipe, proc) in enumerate(zip(pipes, procs))]
     finally:
-        for pool in pools:
-            pool.shutdown(cancel_futures=True)
+        for proc in procs:  # (one failed: the others save their states and stop)
+            if proc.is_alive():
+                proc.terminate()
+            proc.join()
     loops = [loop for loop, _ in results]
-    first = loops[0]
     if any(loop.done == "interrupted" for loop in loops):
-        return replace(first, done="interrupted"), results[0][1]
+        return replace(loops[0], done="interrupted"), results[0][1]
     for k, loop in enumerate(loops):
         console.print(f"model {k + 1} of {n}: best epoch {loop.best_epoch} of {len(loop.history)} ({loop.done})",
                       highlight=False)
     if all(loop.history for loop in loops):
         save_ensemble(job.out, runs)
-    return first, results[0][1]
+    return loops[0], results[0][1]
 
 
-def _member(job: Job) -> tuple[LoopState, Pairs]:
-    """One model of an ensemble fine-tuned (in a process of its own): only the first one speaks."""
-    return tune(job, Console(stderr=True, quiet=job.member > 0))
-
-
-def _one_core(core: int | None) -> None:
+def _member(job: Job, core: int | None, pipe) -> None:
+    """One model of an ensemble fine-tuned in a process of its own, on `core`: only the first one speaks. Its
+    result, or its one-line error, goes back through `pipe`."""
     if core is not None:
         os.sched_setaffinity(0, {core})
+    try:
+        pipe.send(tune(job, Console(stderr=True, quiet=job.member > 0)))
+    except UserError as e:
+        pipe.send(e)
+
+
+def _result(pipe, proc, k: int) -> tuple[LoopState, Pairs]:
+    try:
+        got = pipe.recv()
+    except EOFError:  # (it printed its traceback)
+        proc.join()
+        raise UserError(f"fine-tuning model {k + 1} of the ensemble failed (exit code {proc.exitcode})") from None
+    if isinstance(got, UserError):
+        raise got
+    return got
 
 
 @contextmanager
@@ -311,11 +328,19 @@ def _single_threaded():
 
 
 @contextmanager
-def _waiting_on(futures):
-    """Ctrl-C reaches every process: the models' processes save their states and return; this one waits for
-    them rather than leave them behind."""
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _passing_on(procs):
+    """While the models' processes work: Ctrl-C reaches them by itself (a terminal signals its whole process group)
+    and this process waits for them; SIGTERM and SIGHUP sent to this one are passed on. Either way they save their
+    states and return (a second signal would stop them mid-step)."""
+    def forward(signum, frame):
+        for proc in procs:
+            if proc.is_alive():
+                os.kill(proc.pid, signum)
+
+    passed = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    previous = {sig: signal.signal(sig, forward) for sig in passed} | {signal.SIGINT: signal.signal(signal.SIGINT, signal.SIG_IGN)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -136,3 +136,10 @@ def test_an_ensemble_is_finetuned_model_by_model_resumed_and_stays_an_ensemble(e
     again, _ = finetune.finetune(ensemble, pairs, out, corpus, resume=True)  # (finished: nothing more is trained)
     assert again.history == loop.history
     assert np.array_equal(load_weights(out / "member0" / WEIGHTS)[0].flat, run0.flat)
+
+
+@pytest.mark.slow
+def test_a_models_error_in_its_own_process_is_the_one_line_error(ensemble, tmp_path):
+    pairs = _pairs_file(tmp_path / "p.tsv", "".join(f"{s}\t{t}\n" for s, t in DOMAIN))
+    with pytest.raises(UserError, match="corpus not found: .*--corpus-share 0"):
+        finetune.finetune(ensemble, pairs, tmp_path / "out", tmp_path / "no-corpus")

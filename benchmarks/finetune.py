@@ -78,16 +78,19 @@ def main() -> None:
     ap.add_argument("--share", type=float, default=None, help="corpus share [default: mtcli's]")
     ap.add_argument("--max-time", type=float, default=0.0)
     ap.add_argument("--unseen", type=int, default=0, help="score the first N unseen pairs too")
+    ap.add_argument("--sets", default="domain,selection", help="which of domain, selection to score")
     ap.add_argument("--before", action="store_true", help="score the shipped model too")
     ap.add_argument("--base-share", type=float, default=None, help="of the base's weights in the result [default: mtcli's]")
     ap.add_argument("--blends", default="", help="with --base-share 0: also score the result with these shares of "
                                                  "the tuned weights, the rest the base's: 0.5,0.3")
     ap.add_argument("--keep", type=Path, default=None, help="fine-tune into this directory (kept)")
+    ap.add_argument("--tuned", type=Path, default=None, help="score this fine-tuned model (a --keep) instead")
     args = ap.parse_args()
-    from mtcli import finetune, registry
+    from mtcli import registry
 
     train, test = finetune_set.split(args.direction)
-    sets = {"domain": test, "selection": selection(args.direction)}
+    sets = {name: pairs() for name, pairs in (("domain", lambda: test), ("selection", lambda: selection(args.direction)))
+            if name in args.sets.split(",")}
     if args.unseen:
         sets["unseen"] = tsv(UNSEEN[args.direction], args.unseen)
     base = registry.shipped(args.direction)
@@ -95,21 +98,30 @@ def main() -> None:
     if args.before:
         out["before"] = {name: bleu(base, pairs) for name, pairs in sets.items()}
     with tempfile.TemporaryDirectory() as work:
-        pairs_file = Path(work) / "pairs.tsv"
-        pairs_file.write_text("".join(f"{a}\t{b}\n" for a, b in train[: args.pairs]), encoding="utf-8")
-        share = finetune.CORPUS_SHARE if args.share is None else args.share
-        start, cpu = time.perf_counter(), cpu_seconds()
-        tuned = args.keep or Path(work) / "ft"
-        mix = finetune.BASE_SHARE if args.base_share is None else args.base_share
-        loop, _ = finetune.finetune(base, pairs_file, tuned, CORPUS, share, args.max_time, base_share=mix)
-        out["finetune"] = {"share": share, "base share": mix, "wall seconds": round(time.perf_counter() - start),
-                           "cpu seconds": round(cpu_seconds() - cpu), "epochs": len(loop.history),
-                           "best epoch": loop.best_epoch, "stopped": loop.done}
-        out["after"] = {name: bleu(tuned, pairs) for name, pairs in sets.items()}
+        tuned = args.tuned or args.keep or Path(work) / "ft"
+        if not args.tuned:
+            out["finetune"] = finetuned(base, train[: args.pairs], tuned, args)
+        if not (args.tuned and args.blends):  # (a kept model's blends alone: it was scored when it was made)
+            out["after"] = {name: bleu(tuned, pairs) for name, pairs in sets.items()}
         for share in filter(None, args.blends.split(",")):
             mixed = blend(base, tuned, float(share), Path(work) / f"blend{share}")
             out[f"after, blended {share}"] = {name: bleu(mixed, pairs) for name, pairs in sets.items()}
     print(json.dumps(out, indent=2))
+
+
+def finetuned(base: Path, train: list[tuple[str, str]], tuned: Path, args) -> dict:
+    """`base` fine-tuned on `train` into `tuned`: the settings, the time taken and how it stopped."""
+    from mtcli import finetune
+
+    pairs_file = tuned.parent / f"{tuned.name}-pairs.tsv"
+    pairs_file.write_text("".join(f"{a}\t{b}\n" for a, b in train), encoding="utf-8")
+    share = finetune.CORPUS_SHARE if args.share is None else args.share
+    mix = finetune.BASE_SHARE if args.base_share is None else args.base_share
+    start, cpu = time.perf_counter(), cpu_seconds()
+    loop, _ = finetune.finetune(base, pairs_file, tuned, CORPUS, share, args.max_time, base_share=mix)
+    return {"share": share, "base share": mix, "wall seconds": round(time.perf_counter() - start),
+            "cpu seconds": round(cpu_seconds() - cpu), "epochs": len(loop.history), "best epoch": loop.best_epoch,
+            "stopped": loop.done}
 
 
 if __name__ == "__main__":

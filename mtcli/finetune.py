@@ -10,9 +10,11 @@ against forgetting, and early stopping on a split of the user's pairs (docs/fine
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import os
 import signal
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
@@ -21,10 +23,12 @@ from pathlib import Path
 import numpy as np
 from rich.console import Console
 
-from mtcli.checkpoint import (STATE, WEIGHTS, direction, load_state, load_tokenizers, load_weights, member_files,
-                              save_ensemble, save_model)
+from mtcli.atomic import atomic_write_bytes
+from mtcli.checkpoint import (LEXICON, STATE, WEIGHTS, direction, load_familiar, load_lexicon, load_state,
+                              load_tokenizers, load_weights, member_files, save_ensemble, save_model)
 from mtcli.config import TrainConfig, languages
-from mtcli.data import EncodedSplit, Prepared, oriented, read_corpus, split_pairs
+from mtcli.data import (EncodedSplit, Prepared, familiar_words, oriented, read_corpus, split_pairs,
+                        target_lexicon)
 from mtcli.errors import UserError
 from mtcli.tokenizer import BOS, EOS
 from mtcli.train import LoopState, train
@@ -201,7 +205,8 @@ def finetune(model: Path, pairs_file: Path, out: Path, corpus: Path, share: floa
         raise UserError(f"--corpus-share {share:g}: give a share from 0 up to (not including) 1")
     if not 0 <= base_share < 1:
         raise UserError(f"--base-share {base_share:g}: give a share from 0 up to (not including) 1")
-    job = Job(Path(model), Path(pairs_file), Path(out), Path(corpus), share, max_time, resume, seed, base_share)
+    job = Job(Path(model), Path(pairs_file), Path(out), Path(corpus), share, max_time, resume, seed, base_share,
+              time.monotonic())
     if len(member_files(job.model)) > 1:
         return _ensemble(job, console)
     return tune(job, console)
@@ -220,6 +225,7 @@ class Job:
     resume: bool
     seed: int
     base_share: float = BASE_SHARE
+    started: float = 0.0  # time.monotonic() when fine-tuning began: --max-time counts the preparation too
     member: int = 0
     threads: int = 0  # train.train's data-parallel threads (0: this process's share of the cores)
 
@@ -236,12 +242,28 @@ def tune(job: Job, console: Console) -> tuple[LoopState, Pairs]:
         console.print(f"[yellow]warning[/]: {line}", highlight=False)
     loop = load_state(job.out)[2] if job.resume and (job.out / STATE).is_file() else None
     if not (loop and loop.done and not loop.done.startswith("--max-time")):  # (a time limit is lifted by resuming)
-        tcfg = train_config(base, job.max_time, job.seed, len(data.splits["train"]))
+        left = max(job.max_time - (time.monotonic() - job.started), 1e-3) if job.max_time else 0.0  # (0: none)
+        tcfg = train_config(base, left, job.seed, len(data.splits["train"]))
         loop = train(data, job.out, base.model.cfg, tcfg, resume=job.resume, console=console, threads=job.threads,
                      overrides=("max_time",) if job.resume else ("init_from",))
     if loop.history and loop.done != "interrupted":
         with_base(job.out, base.model, job.base_share)
+        with_words(job.out, base, kept.pairs)
     return loop, kept
+
+
+def with_words(out: Path, base: Base, pairs: list[tuple[str, str]]) -> None:
+    """The base's lexicon (decoding's made-up-word check, the names kept as written) with the words of the user's
+    pairs added: without it the result decoded as a model without a lexicon (no made-up-word penalty), and with
+    the base's alone the user's own words would count as made up."""
+    words, familiar = load_lexicon(base.path, base.meta), load_familiar(base.path, base.meta)
+    if words is None:
+        return
+    way = base.direction
+    both = oriented(pairs, way)  # (back in the corpus's order: English first)
+    record = {"direction": way, "words": sorted(set(words) | set(target_lexicon(both, way))),
+              "familiar": sorted((familiar or set()) | set(familiar_words(both, way)))}
+    atomic_write_bytes(out / LEXICON, json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode())
 
 
 def with_base(out: Path, base, share: float) -> None:

@@ -2,13 +2,15 @@
 direction and weights as the start, the corpus share mixed in, early stopping on the user's pairs, the result
 registered, and an interrupted run resumed."""
 
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mtcli import finetune
-from mtcli.checkpoint import STATE, WEIGHTS, load_ensemble, load_weights, member_files, save_ensemble
+from mtcli.checkpoint import (STATE, WEIGHTS, load_ensemble, load_familiar, load_lexicon, load_weights, member_files,
+                              save_ensemble, write_lexicon)
 from mtcli.errors import UserError
 
 from tests.conftest import tiny_pairs, train_tiny_model, write_tsv
@@ -91,6 +93,17 @@ def test_finetuning_starts_from_the_base_keeps_its_vocabularies_and_direction_an
     assert np.allclose(mixed.flat, 0.25 * b.model.flat + 0.75 * tuned.flat, atol=1e-6) and meta["base_share"] == 0.25
     finetune.with_base(tmp_path / "out", b.model, 0.25)
     assert np.array_equal(load_weights(tmp_path / "out" / WEIGHTS)[0].flat, mixed.flat)
+
+
+def test_the_result_decodes_with_the_bases_lexicon_and_the_users_words(base, tmp_path):
+    shutil.copytree(base, tmp_path / "base")
+    write_lexicon(tmp_path / "base", write_tsv(tmp_path / "spa.txt", tiny_pairs()))
+    b = finetune.Base.load(tmp_path / "base")
+    (tmp_path / "out").mkdir()
+    finetune.with_words(tmp_path / "out", b, [("Open the zorblat.", "Abre el zorblat.")])  # (either way round)
+    words, familiar = load_lexicon(tmp_path / "out", b.meta), load_familiar(tmp_path / "out", b.meta)
+    assert set(load_lexicon(tmp_path / "base", b.meta)) | {"zorblat"} <= set(words)  # (not made up any more)
+    assert load_familiar(tmp_path / "base", b.meta) | {"zorblat"} <= familiar
 
 
 def test_an_interrupted_finetuning_resumes_and_a_new_one_into_the_same_out_is_refused(base, tmp_path):

@@ -553,7 +553,7 @@ def finetune(
                                        help=f"The corpus a share of which is mixed in [default: {DEFAULT_DATA}]."),
     corpus_share: float = typer.Option(0.75, "--corpus-share", min=0.0, max=0.9,
                                        help="Share of the training pairs drawn from the corpus, against forgetting."),
-    base_share: float = typer.Option(0.5, "--base-share", min=0.0, max=0.9,
+    base_share: float = typer.Option(0.6, "--base-share", min=0.0, max=0.9,
                                      help="Share of the model's own weights mixed into the result, against forgetting."),
     out: Path | None = typer.Option(None, "--out", "-o", show_default=False,
                                     help="Run directory [default: runs/finetune-NAME]."),

@@ -4,7 +4,9 @@ against forgetting, and early stopping on a split of the user's pairs (docs/fine
 
     pairs file -> checked (one-line errors naming the line; duplicates and pairs too long for the model
     counted, reported and left out) -> 90/10 split -> encoded with the model's tokenizers, corpus pairs mixed
-    into the training part -> train.train (init from the model; resumable like training) -> the best epoch.
+    into the training part -> train.train (init from the model; resumable like training) -> the best epoch,
+    mixed with the model's own weights, with its lexicon and the user's words. An ensemble: each of its models
+    so, in a process of its own, then saved as one ensemble again.
 """
 
 from __future__ import annotations

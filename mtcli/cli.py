@@ -552,8 +552,10 @@ def finetune(
                                    help="Stop after this many seconds of training (0 = when the held-out pairs stop improving)."),
     corpus: Path | None = typer.Option(None, "--corpus", envvar="MTCLI_DATA", show_default=False,
                                        help=f"The corpus a share of which is mixed in [default: {DEFAULT_DATA}]."),
-    corpus_share: float = typer.Option(0.5, "--corpus-share", min=0.0, max=0.9,
+    corpus_share: float = typer.Option(0.75, "--corpus-share", min=0.0, max=0.9,
                                        help="Share of the training pairs drawn from the corpus, against forgetting."),
+    base_share: float = typer.Option(0.6, "--base-share", min=0.0, max=0.9,
+                                     help="Share of the model's own weights mixed into the result, against forgetting."),
     out: Path | None = typer.Option(None, "--out", "-o", show_default=False,
                                     help="Run directory [default: runs/finetune-NAME]."),
     resume: bool = typer.Option(False, "--resume", help="Continue an interrupted fine-tuning in --out."),
@@ -575,7 +577,7 @@ def finetune(
     out = _output_dir(out, "--out") or DEFAULT_RUNS / f"finetune-{name}"
     _writable_dir(out, "--out")
     loop, _ = run(registry.resolve(model), pairs, out, resolve_data_path(corpus), corpus_share, max_time, resume,
-                  console=err)
+                  console=err, base_share=base_share)
     if loop.done == "interrupted":
         raise typer.Exit(130)
     err.print(f"stopped: {loop.done}; model in {out}", highlight=False)

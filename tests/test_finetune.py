@@ -2,13 +2,15 @@
 direction and weights as the start, the corpus share mixed in, early stopping on the user's pairs, the result
 registered, and an interrupted run resumed."""
 
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mtcli import finetune
-from mtcli.checkpoint import STATE, WEIGHTS, load_weights
+from mtcli.checkpoint import (STATE, WEIGHTS, load_ensemble, load_familiar, load_lexicon, load_weights, member_files,
+                              save_ensemble, write_lexicon)
 from mtcli.errors import UserError
 
 from tests.conftest import tiny_pairs, train_tiny_model, write_tsv
@@ -76,7 +78,7 @@ def test_finetuning_starts_from_the_base_keeps_its_vocabularies_and_direction_an
     usable, _ = finetune.encoded(b, finetune.Pairs(mixed, lines=list(range(12))))  # (tiny vocabularies: some long)
     assert len(data.splits["train"]) == len(kept.pairs) - finetune.MIN_SELECTION + len(usable) > len(kept.pairs)
     assert len(kept.pairs) + len(kept.too_long) == len(DOMAIN)
-    loop, _ = finetune.finetune(base, pairs, tmp_path / "out", corpus, share=0.5)
+    loop, _ = finetune.finetune(base, pairs, tmp_path / "out", corpus, share=0.5, base_share=0)
     assert loop.history and (tmp_path / "out" / WEIGHTS).is_file()
     tuned, meta = load_weights(tmp_path / "out" / WEIGHTS)
     assert meta["data"]["direction"] == b.direction and tuned.cfg == b.model.cfg
@@ -84,7 +86,24 @@ def test_finetuning_starts_from_the_base_keeps_its_vocabularies_and_direction_an
         assert (tmp_path / "out" / name).read_bytes() == (base / name).read_bytes()
     assert not np.array_equal(tuned.flat, b.model.flat)  # (trained on from the base's weights ...)
     assert np.abs(tuned.flat - b.model.flat).max() < 0.5  # (... at a low learning rate, not from scratch)
-    assert meta["train"]["lr_scale"] < 1 and meta["train"]["init_from"] == str(base)
+    assert meta["train"]["lr_scale"] < 1 and meta["train"]["init_from"] == str(base / WEIGHTS)
+
+    finetune.with_base(tmp_path / "out", b.model, 0.25)  # a quarter of the base's weights, once
+    mixed, meta = load_weights(tmp_path / "out" / WEIGHTS)
+    assert np.allclose(mixed.flat, 0.25 * b.model.flat + 0.75 * tuned.flat, atol=1e-6) and meta["base_share"] == 0.25
+    finetune.with_base(tmp_path / "out", b.model, 0.25)
+    assert np.array_equal(load_weights(tmp_path / "out" / WEIGHTS)[0].flat, mixed.flat)
+
+
+def test_the_result_decodes_with_the_bases_lexicon_and_the_users_words(base, tmp_path):
+    shutil.copytree(base, tmp_path / "base")
+    write_lexicon(tmp_path / "base", write_tsv(tmp_path / "spa.txt", tiny_pairs()))
+    b = finetune.Base.load(tmp_path / "base")
+    (tmp_path / "out").mkdir()
+    finetune.with_words(tmp_path / "out", b, [("Open the zorblat.", "Abre el zorblat.")])  # (either way round)
+    words, familiar = load_lexicon(tmp_path / "out", b.meta), load_familiar(tmp_path / "out", b.meta)
+    assert set(load_lexicon(tmp_path / "base", b.meta)) | {"zorblat"} <= set(words)  # (not made up any more)
+    assert load_familiar(tmp_path / "base", b.meta) | {"zorblat"} <= familiar
 
 
 def test_an_interrupted_finetuning_resumes_and_a_new_one_into_the_same_out_is_refused(base, tmp_path):
@@ -96,3 +115,44 @@ def test_an_interrupted_finetuning_resumes_and_a_new_one_into_the_same_out_is_re
         finetune.finetune(base, pairs, tmp_path / "out", corpus)
     again, _ = finetune.finetune(base, pairs, tmp_path / "out", corpus, resume=True)
     assert again.history and again.epoch > first.epoch
+
+
+@pytest.fixture(scope="module")
+def ensemble(tmp_path_factory) -> Path:
+    """A tiny en-es ensemble of two models (the same tokenizers, different depths), as the shipped en-es is."""
+    work = tmp_path_factory.mktemp("ensemble")
+    for name in ("a", "b", "both"):
+        (work / name).mkdir()
+    models = [train_tiny_model(work / "a", max_epochs=2), train_tiny_model(work / "b", n_layers=2, max_epochs=2)]
+    save_ensemble(work / "both", models)
+    return work / "both"
+
+
+@pytest.mark.slow
+def test_an_ensemble_is_finetuned_model_by_model_resumed_and_stays_an_ensemble(ensemble, tmp_path):
+    corpus = write_tsv(tmp_path / "spa.txt", tiny_pairs())
+    pairs = _pairs_file(tmp_path / "p.tsv", "".join(f"{s}\t{t}\n" for s, t in DOMAIN))
+    out = tmp_path / "out"
+    first, _ = finetune.finetune(ensemble, pairs, out, corpus, max_time=0.01)
+    assert first.done.startswith("--max-time") and not (out / WEIGHTS).exists()  # (no ensemble before both end)
+    assert all((out / f"member{k}" / STATE).is_file() for k in range(2))
+    loop, kept = finetune.finetune(ensemble, pairs, out, corpus, resume=True)
+    assert loop.history and len(kept.pairs) == len(DOMAIN)
+    tuned, _ = load_ensemble(out)
+    run0 = load_weights(out / "member0" / WEIGHTS)[0]
+    for k, (model, base) in enumerate(zip(tuned, load_ensemble(ensemble)[0])):
+        run, meta = load_weights(out / f"member{k}" / WEIGHTS)  # (the ensemble stores it in float16)
+        assert model.cfg == base.cfg and np.allclose(model.flat, run.flat, rtol=1e-3, atol=1e-4)
+        assert 1e-3 < np.abs(run.flat - base.flat).max() < 0.5  # (trained on from its own start, at a low rate)
+        assert meta["train"]["init_from"] == str(member_files(ensemble)[k])
+        assert meta["base_share"] == finetune.BASE_SHARE
+    again, _ = finetune.finetune(ensemble, pairs, out, corpus, resume=True)  # (finished: nothing more is trained)
+    assert again.history == loop.history
+    assert np.array_equal(load_weights(out / "member0" / WEIGHTS)[0].flat, run0.flat)
+
+
+@pytest.mark.slow
+def test_a_models_error_in_its_own_process_is_the_one_line_error(ensemble, tmp_path):
+    pairs = _pairs_file(tmp_path / "p.tsv", "".join(f"{s}\t{t}\n" for s, t in DOMAIN))
+    with pytest.raises(UserError, match="corpus not found: .*--corpus-share 0"):
+        finetune.finetune(ensemble, pairs, tmp_path / "out", tmp_path / "no-corpus")

@@ -28,7 +28,7 @@ import re
 import stat
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -116,41 +116,65 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def _rewrite_in_place(path: Path, data: bytes, size: int) -> None:
+def _rewrite_in_place(path: Path, pieces: Iterable[bytes], size: int) -> None:
+    import tempfile
+
+    with tempfile.TemporaryFile() as spool:  # the output whole before the file changes
+        for piece in pieces:
+            spool.write(piece)
+        length = spool.tell()
+        spool.seek(0)
+        _copy_in_place(path, spool, length, size)
+
+
+def _copy_in_place(path: Path, spool, length: int, size: int) -> None:
     fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
     try:
-        if len(data) > size and hasattr(os, "posix_fallocate"):
+        if length > size and hasattr(os, "posix_fallocate"):
             try:
-                os.posix_fallocate(fd, 0, len(data))  # a full disk fails here, before a byte changes
+                os.posix_fallocate(fd, 0, length)  # a full disk fails here, before a byte changes
             except OSError as e:
                 # a file system without it: just write. glibc emulates it there, and its emulation reads
                 # through this write-only descriptor: EBADF, before it has changed a byte
                 if e.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.EBADF):
                     raise
-        _write_all(fd, data)
-        os.ftruncate(fd, len(data))
+        while data := spool.read(1 << 20):
+            _write_all(fd, data)
+        os.ftruncate(fd, length)
         os.fsync(fd)
     finally:
         os.close(fd)
 
 
-def _write_through(path, data: bytes) -> None:
+def _write_through(path, pieces: Iterable[bytes]) -> None:
     if os.fspath(path) == STDOUT:
         sys.stdout.flush()  # after whatever the command printed as text
-        sys.stdout.buffer.write(data)
+        for piece in pieces:
+            sys.stdout.buffer.write(piece)
         sys.stdout.flush()
         return
     with open(path, "wb") as f:  # a device or a pipe: O_TRUNC changes nothing there
-        f.write(data)
+        for piece in pieces:
+            f.write(piece)
+
+
+def _write_file(path: Path, pieces: Iterable[bytes]) -> None:
+    with open(path, "wb") as f:
+        for piece in pieces:
+            f.write(piece)
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes, keep_links: bool = False) -> None:
     """Write `data` to `path` as the module docstring says; keep_links: rewrite a file with several
     hard links in place (write_output) rather than replace it."""
+    _write_pieces(path, [data], keep_links)
+
+
+def _write_pieces(path: str | os.PathLike, pieces: Iterable[bytes], keep_links: bool) -> None:
     text = os.fspath(path)
     if text == STDOUT or text.startswith(_FD_PATHS):
         try:
-            return _write_through(path, data)
+            return _write_through(path, pieces)
         except OSError as e:
             raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
     try:
@@ -165,12 +189,12 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes, keep_links: bool = 
             if st is not None and not os.access(real, os.W_OK):
                 raise UserError(f"cannot write {path}: the file is read-only")
             if keep_links and st is not None and st.st_nlink > 1:
-                return _rewrite_in_place(real, data, st.st_size)
-            return atomic_write(real, lambda tmp: tmp.write_bytes(data), st)
+                return _rewrite_in_place(real, pieces, st.st_size)
+            return atomic_write(real, lambda tmp: _write_file(tmp, pieces), st)
         if stat.S_ISDIR(st.st_mode):
             raise UserError(f"cannot write {path}: it is a directory; give a file name")
         if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
-            return _write_through(path, data)
+            return _write_through(path, pieces)
     except OSError as e:
         raise _fail(path, e) from None
     kind = "block device" if stat.S_ISBLK(st.st_mode) else "socket" if stat.S_ISSOCK(st.st_mode) else "special file"
@@ -179,7 +203,14 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes, keep_links: bool = 
 
 def write_output(path: str | os.PathLike, data: bytes | str) -> None:
     """The one function every `-o` uses (text is written as UTF-8)."""
-    atomic_write_bytes(path, data.encode("utf-8") if isinstance(data, str) else data, keep_links=True)
+    write_output_pieces(path, [data.encode("utf-8") if isinstance(data, str) else data])
+
+
+def write_output_pieces(path: str | os.PathLike, pieces: Iterable[bytes]) -> None:
+    """write_output for an output made a piece at a time (a file translated a chunk at a time): each piece is
+    written as it comes, none kept in memory, yet a regular file changes only once the last piece is written
+    (an error before then leaves it as it was; the pieces' own errors pass through)."""
+    _write_pieces(path, pieces, keep_links=True)
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
@@ -344,5 +375,5 @@ def guarded_stdio():
             _silence(saved[1])
 
 
-__all__ = ["write_output", "atomic_write", "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "claim_dir", "lock_dir",
+__all__ = ["write_output", "write_output_pieces", "atomic_write", "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "claim_dir", "lock_dir",
            "unlock_dir", "guarded_stdio", "LOCK", "STDOUT"]

@@ -813,7 +813,7 @@ def translate(
     """
     output = _output_file(output)
     from mtcli import kernels
-    from mtcli.atomic import STDOUT, write_output
+    from mtcli.atomic import STDOUT, write_output, write_output_pieces
     from mtcli.text import read
     from mtcli.text.formats import DOCUMENTS
 
@@ -834,23 +834,29 @@ def translate(
         return session.translate_file(input, from_stdin, output, fmt, router, keys, overwrite)
     doc = (read.Document(read.arguments(session.utf8_arguments(text))) if text
            else session.read_input(None if from_stdin else input, fmt, output))
-    lines = doc.lines if doc is not None else None
+    streamed = isinstance(doc, session.FileLines)
+    lines = doc.lines if doc is not None and not streamed else None
     to_stdout = output is None or str(output) == STDOUT
-    # piped lines are counted as they arrive (Engine's decode): the references until there are enough
+    # lines piped in or read from a file as they are translated are counted as they come (Engine's decode): the
+    # references until there are enough
     with kernels.for_decoding(len(lines or ()), beam):
         if fmt != "text":
             rendered = session.translate_document(lines, fmt, router, input if input and not from_stdin else "stdin")
-        else:
-            groups = [lines] if lines is not None else read.stream_lines(sys.stdin.buffer, "<stdin>")
-            show = input is not None and not from_stdin and err.is_terminal
-            tally = session.Tally()
-            rendered = session.translate_groups(groups, router, nbest, scores, as_json, to_stdout, show,
-                                                "argument" if text else "line", tally, align, min_confidence)
-    if not to_stdout:  # a file is written back as the input file came (line ends, encoding, BOM); stdout: "\n"
-        write_output(output, (doc or read.Document([])).encode(rendered))
-    elif fmt != "text":
-        sys.stdout.write(rendered)
-    if fmt == "text" and checking:
+            return sys.stdout.write(rendered) if to_stdout else write_output(output, doc.encode(rendered))
+        groups = [lines] if lines is not None else doc.groups() if streamed else read.stream_lines(sys.stdin.buffer,
+                                                                                                  "<stdin>")
+        shown = None if input is None or from_stdin or not err.is_terminal else doc.count() if streamed else len(lines)
+        tally = session.Tally()
+        chunks = session.translate_groups(groups, router, nbest, scores, as_json, to_stdout and _out.is_terminal,
+                                          shown, "argument" if text else "line", tally, align, min_confidence)
+        if to_stdout:
+            for chunk in chunks:
+                sys.stdout.write(chunk)
+                sys.stdout.flush()
+        else:  # written as the input came (line ends, encoding, BOM); stdout: "\n"
+            style = doc.reader.document if streamed else lambda: doc or read.Document([])
+            write_output_pieces(output, read.encode_pieces(chunks, style))
+    if checking:
         tally.finish(not text, flagged_file, min_confidence)
 
 

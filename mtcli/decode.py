@@ -257,7 +257,7 @@ def empty_decoding(model: Model, B: int, slots_per_sentence: int, S: int, T: int
 def attend_to(model: Model, state: DecoderState, sentences, src, src_len) -> np.ndarray:
     """Encode src (n, S') once and project every layer's cross-attention keys/values into the
     state's sentences `sentences` (n,); returns the encoder's output (n, S', C)."""
-    memory, _ = model.encode(src, src_len)  # (n, S', C)
+    memory, _ = model.encode(src, src_len, keep=False)  # (n, S', C)
     C, S = model.cfg.d_model, src.shape[1]
     for i in range(model.cfg.n_layers):
         kv = linear_forward(memory, state.cross_kv[i]["wkv"], state.cross_kv[i]["bkv"])[0]  # (n, S', 2C)
@@ -552,7 +552,7 @@ def forced(model: Model, src, src_len, tgt, tgt_len, layers: int | None = None, 
     B = len(src)
     tgt_in = np.concatenate([np.full((B, 1), BOS), tgt], 1)  # (B, T + 1)
     if memory is None:
-        memory, _ = model.encode(src, src_len)
+        memory, _ = model.encode(src, src_len, keep=False)
     y = model._embed(tgt_in, "tgt_emb", model.pe_tgt, None)[0]
     if heads is not None and layers == 1:
         probs = _lowest_heads(model, y, memory, src_len, tgt_len + 1, heads)[:, None]
@@ -788,7 +788,7 @@ class Translator:
         for k in range(0, len(order), batch):
             group = order[k : k + batch]
             src, src_len = _padded([src_seqs[j] for j in group])
-            for j, m, n in zip(group, self.model.encode(src, src_len)[0], src_len):
+            for j, m, n in zip(group, self.model.encode(src, src_len, keep=False)[0], src_len):
                 memory[j] = m[:n]
         room = self.model.cfg.max_tgt_len - 1
         tgt_seqs = [t[:room] for t in self.tgt_tok.encode_batch(targets)]

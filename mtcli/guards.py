@@ -14,7 +14,7 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from mtcli.errors import UserError
@@ -154,6 +154,11 @@ def read_once(path: str | os.PathLike | int, limit: int) -> bytes:
     written ends there), a pipe until its writer closes it (a named one with no writer is refused after
     FIFO_WAIT seconds, not waited for in silence). At most limit + 1 bytes: the caller refuses more.
     OSError is left to the caller, which names the file."""
+    return b"".join(read_pieces(path, limit))
+
+
+def read_pieces(path: str | os.PathLike | int, limit: int) -> Iterator[bytes]:
+    """read_once's bytes a piece (up to CHUNK) at a time, as they are read: a long file in bounded memory."""
     if isinstance(path, int):
         fd, name, start = path, "standard input", None
     else:
@@ -166,14 +171,15 @@ def read_once(path: str | os.PathLike | int, limit: int) -> bytes:
         size = st.st_size - (os.lseek(fd, 0, os.SEEK_CUR) if start is None and stat.S_ISREG(st.st_mode) else 0)
         # a regular file's size when opened bounds the read; 0 (as /proc reports): to its end
         want = min(max(size, 0), limit + 1) if stat.S_ISREG(st.st_mode) and st.st_size else limit + 1
-        parts, got = [first], len(first)
+        got = len(first)
+        if first:
+            yield first
         while got < want:
             data = os.read(fd, min(CHUNK, want - got))
             if not data:
                 break
-            parts.append(data)
+            yield data
             got += len(data)
-        return b"".join(parts)
     finally:
         if start is not None:
             os.close(fd)

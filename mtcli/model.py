@@ -221,13 +221,16 @@ class Model:
         x, drop = dropout_forward(x, self.cfg.dropout, rng)
         return x, embedding, drop
 
-    def encode(self, src, src_len, rng=None):
-        """src (B, S) -> encoder output (B, S, C). rng None means inference (no dropout)."""
+    def encode(self, src, src_len, rng=None, keep: bool = True):
+        """src (B, S) -> encoder output (B, S, C). rng None means inference (no dropout); keep False: each
+        block's activations are dropped as soon as the next block has its input (decoding needs none of them:
+        kept, a batch of 2,048 source tokens held ~85 MB at once), and the cache returned has no blocks."""
         x, embedding, drop = self._embed(src, "src_emb", self.pe_src, rng)
         blocks = []
         for i in range(self.cfg.n_layers):
             x, block = self.encoder_block(i, x, src_len, rng)
-            blocks.append(block)
+            if keep:
+                blocks.append(block)
         return x, StackCache(embedding, drop, blocks)
 
     def encode_backward(self, dx, cache: StackCache):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import typer
@@ -134,8 +134,9 @@ def translate_file(input, from_stdin: bool, output, fmt: str, router, keys, over
 
 def read_input(path: Path | None, fmt: str, output: Path | None = None, raw: bool = False):
     """The English lines of -i FILE (a file or a pipe: `-i <(...)`), or of a document on stdin (None:
-    plain lines on stdin, translated as they arrive), as a read.Document (raw: its bytes). An output that is the
-    input itself is refused: the English would be lost."""
+    plain lines on stdin, translated as they arrive), as a read.Document (raw: its bytes), or for plain lines
+    in a regular file, a FileLines that reads them as they are translated. An output that is the input itself
+    is refused: the English would be lost."""
     import stat
 
     from mtcli import guards
@@ -160,6 +161,10 @@ def read_input(path: Path | None, fmt: str, output: Path | None = None, raw: boo
             fail(f"{path}: is a directory; give a file")
         if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
             fail(f"{path}: not a file or a pipe")
+        if fmt == "text" and not raw and stat.S_ISREG(mode):
+            if path.stat().st_size > MAX_INPUT_BYTES:
+                fail(f"{path}: over {MAX_INPUT_BYTES:,} bytes; give a smaller file")
+            return FileLines(path, read.LineReader(str(path)))
         data = guards.read_once(path, MAX_INPUT_BYTES)  # a file still being written: as it is now
         if len(data) > MAX_INPUT_BYTES:
             fail(f"{path}: over {MAX_INPUT_BYTES:,} bytes (a pipe that never ends?); give a smaller file")
@@ -171,6 +176,34 @@ def read_input(path: Path | None, fmt: str, output: Path | None = None, raw: boo
 
 
 MAX_INPUT_BYTES = 256 << 20  # translate -i: days of decoding on this machine
+
+
+class FileLines:
+    """The plain lines of a regular file, read as they are translated (resident memory does not grow with
+    the file): `groups` of LINES_PER_CALL lines; `reader` (read.LineReader) knows the file's style once read."""
+
+    def __init__(self, path: Path, reader):
+        self.path, self.reader = path, reader
+
+    def _pieces(self):
+        from mtcli import guards
+
+        try:
+            yield from guards.read_pieces(self.path, MAX_INPUT_BYTES)  # a file still being written: as it was
+        except OSError as e:
+            fail(f"cannot read {self.path}: {e.strerror or e}")
+
+    def groups(self):
+        from mtcli.text import read
+        from mtcli.text.pipeline import LINES_PER_CALL
+
+        return read.regrouped(read.read_lines_of(self._pieces(), self.reader), LINES_PER_CALL)
+
+    def count(self) -> int:
+        """Its lines, read through once more (for a progress bar's total)."""
+        from mtcli.text import read
+
+        return sum(map(len, read.read_lines_of(self._pieces(), read.LineReader(str(self.path)))))
 
 
 def utf8_arguments(texts: list[str]) -> list[str]:
@@ -194,13 +227,13 @@ def translate_document(lines: list[str], fmt: str, router, name) -> str:
     return "".join(line + "\n" for line in out)
 
 
-def translate_groups(groups, router, nbest: int, scores: bool, as_json: bool, to_stdout: bool,
-                      progress: bool, where: str, tally: Tally | None = None, align: bool = False,
-                      min_confidence: float | None = None) -> str:
-    """Lines in groups as they arrive (a pipe), translated up to LINES_PER_CALL at a time (more than
-    --batch-size's most, schema.RANGES);
-    each batch is written to stdout and flushed at once (a line is answered before the input ends) or
-    kept for one atomic write."""
+def translate_groups(groups, router, nbest: int, scores: bool, as_json: bool, marked: bool,
+                     progress: int | None, where: str, tally: Tally | None = None, align: bool = False,
+                     min_confidence: float | None = None) -> Iterator[str]:
+    """Lines in groups as they arrive (a pipe, a file read a chunk at a time), translated up to LINES_PER_CALL
+    at a time (more than --batch-size's most, schema.RANGES): each batch's output as soon as it is translated
+    (stdout flushes it: a line is answered before the input ends; a file is written a chunk at a time).
+    progress: the lines there are, for a progress bar (None: no bar); marked: flagged sentences marked."""
     from contextlib import nullcontext
 
     from rich.progress import Progress
@@ -208,8 +241,8 @@ def translate_groups(groups, router, nbest: int, scores: bool, as_json: bool, to
     from mtcli import decode
     from mtcli.text.pipeline import LINES_PER_CALL
 
-    kept, done, step = [], 0, LINES_PER_CALL
-    total = sum(len(g) for g in groups) if progress else None
+    done, step, total = 0, LINES_PER_CALL, progress
+    progress = progress is not None
     with Progress(console=err, transient=True) if progress else nullcontext() as bar:
         task = bar.add_task("translating", total=total) if progress else None
         for group in groups:
@@ -223,16 +256,9 @@ def translate_groups(groups, router, nbest: int, scores: bool, as_json: bool, to
                 warn(results, where)
                 if tally is not None:
                     tally.add(results, where, min_confidence)
-                marked = to_stdout and out.is_terminal
-                chunk = "".join(format_result(r, nbest, scores, as_json, align, marked) + "\n" for r in results)
-                if to_stdout:
-                    sys.stdout.write(chunk)
-                    sys.stdout.flush()
-                else:
-                    kept.append(chunk)
+                yield "".join(format_result(r, nbest, scores, as_json, align, marked) + "\n" for r in results)
                 if progress:
                     bar.update(task, completed=done)
-    return "".join(kept)
 
 
 HISTORY_LINES = 1000  # lines a session appends, and what mtcli's own history file is cut back to

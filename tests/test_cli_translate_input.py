@@ -50,3 +50,44 @@ def test_a_pipe_is_read_like_a_file(shipped_model, run_cli, tmp_path):
     code, out, err = run_cli("translate", "-m", shipped_model, "--greedy", "-i", fifo)
     writer.join(10)
     assert code == 0 and out == "La planta es verde.\n", err
+
+
+def test_a_file_is_read_translated_and_written_a_chunk_at_a_time(tmp_path, monkeypatch):
+    """translate -i FILE -o OUT holds one chunk, not the file: the first LINES_PER_CALL lines are translated before
+    the file's end is read, and written (to the temporary file beside OUT) before the next chunk is translated; OUT
+    ends as the input came (CRLF, no final line end)."""
+    from types import SimpleNamespace
+
+    from mtcli import guards, session
+    from mtcli.atomic import write_output_pieces
+    from mtcli.text import read
+    from mtcli.text.pipeline import LINES_PER_CALL
+
+    lines = [f"{k}" + " word" * 200 for k in range(2 * LINES_PER_CALL + 5)]  # ~1 KB each: several pieces read
+    src, out = tmp_path / "in.txt", tmp_path / "out.txt"
+    src.write_bytes("\r\n".join(lines).encode())
+    got, seen = [0], []
+    pieces = guards.read_pieces
+
+    def counted(path, limit):
+        for piece in pieces(path, limit):
+            got[0] += len(piece)
+            yield piece
+
+    def translate(batch, first):
+        written = sum(p.stat().st_size for p in tmp_path.glob(".out.txt.*.tmp"))
+        seen.append((first, len(batch), got[0], written))
+        return [SimpleNamespace(line=first + k, nbest=[(line.upper(), 0.0)], warnings=[], check=None)
+                for k, line in enumerate(batch)]
+
+    monkeypatch.setattr(guards, "read_pieces", counted)
+    file = session.read_input(src, "text", out)
+    assert isinstance(file, session.FileLines)
+    chunks = session.translate_groups(file.groups(), SimpleNamespace(translate=translate), 1, False, False, False,
+                                      None, "line")
+    write_output_pieces(out, read.encode_pieces(chunks, file.reader.document))
+    size = src.stat().st_size
+    assert [s[:2] for s in seen] == [(1, LINES_PER_CALL), (LINES_PER_CALL + 1, LINES_PER_CALL), (2 * LINES_PER_CALL + 1, 5)]
+    assert seen[0][2] < size and seen[0][3] == 0
+    assert seen[1][3] > size // 3  # the first chunk (~2/5 of it, less what the file object buffers) written already
+    assert out.read_bytes() == "\r\n".join(line.upper() for line in lines).encode()

@@ -138,8 +138,6 @@ def test_importing_does_not_load_the_library():
 def test_threads_share_one_model(monkeypatch):
     """Eight threads start on a process that has not loaded the model: it is made once, and every thread gets
     the answers of a single thread."""
-    from py3langid import langid as library
-
     lines = [t for t, _ in cases(SENTENCES) + cases(SHORT)] + SHARED_WORDS
     expected = [detect(t, prior="es") for t in lines]
     loaded = langid._identifier
@@ -150,7 +148,7 @@ def test_threads_share_one_model(monkeypatch):
         time.sleep(0.2)
         return loaded
 
-    monkeypatch.setattr(library.LanguageIdentifier, "from_model_file", slow_load)
+    monkeypatch.setattr(langid, "_load_identifier", slow_load)
     monkeypatch.setattr(langid, "_identifier", None)
     start = threading.Barrier(8)
     results = [None] * 8
@@ -180,3 +178,52 @@ def test_corpus_sample():
             right += detect(text).language == lang
             total += 1
     assert right / total >= 0.99
+
+
+def test_model_cache_reused_and_made_again(tmp_path, monkeypatch):
+    """py3langid's model is cached decompressed: the next load reads the cache (the model file is not read
+    again); a cache of another py3langid or model file is replaced; a damaged one is made again, silently; an
+    unwritable cache directory only costs the cache. Every way gives the library's own answers."""
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    library = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    library.set_languages(list(langid.LANGUAGES))
+    lines = [t for t, _ in cases(SENTENCES) + cases(SHORT)] + UNACCENTED + SHARED_WORDS + ["", "123", "ÁRBOL"]
+    expected = [library.classify(t) for t in lines]
+    root = tmp_path / "langid"
+    monkeypatch.setattr(langid, "_cache_root", lambda: root)
+    made = []
+    restricted = langid._restricted
+    monkeypatch.setattr(langid, "_restricted", lambda path: made.append(1) or restricted(path))
+
+    def answers():
+        identifier = langid._load_identifier()
+        return [identifier.classify(t) for t in lines]
+
+    assert answers() == expected and made == [1]
+    (key,) = [p.name for p in root.iterdir()]
+    assert sorted(p.name for p in (root / key).iterdir()) == sorted(f"{n}.npy" for n in langid.CACHE_ARRAYS)
+    assert answers() == expected and made == [1]  # read from the cache
+    (root / key).rename(root / "0.3.0-0123456789abcdef")  # another py3langid's
+    assert answers() == expected and made == [1, 1]
+    assert [p.name for p in root.iterdir()] == [key]
+    nextmove = root / key / "nextmove.npy"
+    for damage in (lambda: nextmove.write_bytes(nextmove.read_bytes()[:1000]),  # cut short
+                   lambda: (root / key / "row.npy").write_bytes(b"not an array"),
+                   lambda: _out_of_range(root / key / "out.npy")):
+        damage()
+        assert answers() == expected
+    assert len(made) == 5
+    assert answers() == expected and len(made) == 5  # sound again
+    monkeypatch.setattr(langid, "_cache_root", lambda: tmp_path / "a-file" / "langid")
+    (tmp_path / "a-file").write_text("not a directory")
+    assert answers() == expected and answers() == expected and len(made) == 7
+
+
+def _out_of_range(path) -> None:
+    """A well-formed array whose first state names a feature the model does not have."""
+    import numpy as np
+
+    array = np.load(path)
+    array[0] = 1 << 30
+    np.save(path, array)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import codecs
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO, NamedTuple
 
 from mtcli.errors import UserError
@@ -35,6 +35,7 @@ class LineReader:
         self.lines = 0  # lines handed out so far
         self.newline: str | None = None  # the first line end read: LF, CRLF or CR
         self.unterminated = False  # the input's last line had no line end
+        self.bom = False  # the input began with a byte order mark
 
     def feed(self, data: bytes) -> list[str]:
         if self.encoding is None:
@@ -72,8 +73,12 @@ class LineReader:
     def _head_text(self) -> bytes:
         """The first bytes without their BOM."""
         bom = next((b for b, enc in BOMS if enc == self.encoding and self._head.startswith(b)), b"")
-        data, self._head, self._offset = self._head[len(bom):], b"", len(bom)
+        data, self._head, self._offset, self.bom = self._head[len(bom):], b"", len(bom), bool(bom)
         return data
+
+    def document(self, lines: list[str] | None = None) -> Document:
+        """`lines` with the style of the input read so far (its line end is settled by the first one read)."""
+        return Document(lines or [], self.newline or "\n", self.encoding or "utf-8", self.bom, not self.unterminated)
 
     def _where(self, text: str, i: int, start: int) -> str:
         """'byte offset B, line L' of text[i], text beginning at byte `start`."""
@@ -122,17 +127,29 @@ class Document(NamedTuple):
 
     def encode(self, text: str) -> bytes:
         """text (lines ended by LF) as this document's bytes: its line ends, its encoding and BOM."""
-        if not self.final_newline and text.endswith("\n"):
-            text = text[:-1]
-        return ("\ufeff" * self.bom + text.replace("\n", self.newline)).encode(self.encoding)
+        return b"".join(encode_pieces([text], lambda: self))
+
+
+def encode_pieces(pieces: Iterable[str], style: Callable[[], Document]) -> Iterator[bytes]:
+    """Document.encode a piece at a time (text of lines ended by LF, translated a chunk at a time), in the
+    Document style() gives when a piece is encoded (a LineReader's, settled while the input is read). The last
+    line end waits for the next piece: at the end it is dropped if the input's last line had none."""
+    head, held = True, ""
+    for text in pieces:
+        text, held = held + text, ""
+        if text.endswith("\n"):
+            text, held = text[:-1], "\n"
+        doc = style()
+        yield ("\ufeff" * (doc.bom and head) + text.replace("\n", doc.newline)).encode(doc.encoding)
+        head = False
+    doc = style()
+    yield ("\ufeff" * (doc.bom and head) + held.replace("\n", doc.newline) * doc.final_newline).encode(doc.encoding)
 
 
 def read_document(data: bytes, name: str) -> Document:
     """All lines of a whole input and its style; a final line end adds no empty line."""
     reader = LineReader(name)
-    lines = reader.feed(data) + reader.close()
-    bom = any(data.startswith(b) for b, _ in BOMS)
-    return Document(lines, reader.newline or "\n", reader.encoding or "utf-8", bom, not reader.unterminated)
+    return reader.document(reader.feed(data) + reader.close())
 
 
 def read_lines(data: bytes, name: str) -> list[str]:
@@ -143,18 +160,32 @@ def read_lines(data: bytes, name: str) -> list[str]:
 def stream_lines(stream: BinaryIO, name: str) -> Iterator[list[str]]:
     """The lines of a stream in groups, each group as soon as it has arrived (a pipe is answered line by
     line, not at its end)."""
-    reader = LineReader(name)
     fd = stream.fileno()
-    while True:
-        data = os.read(fd, CHUNK)
-        if not data:
-            break
+    return read_lines_of(iter(lambda: os.read(fd, CHUNK), b""), LineReader(name))
+
+
+def read_lines_of(pieces: Iterable[bytes], reader: LineReader) -> Iterator[list[str]]:
+    """The lines of the pieces of bytes, in groups, each as soon as its piece has been read."""
+    for data in pieces:
         lines = reader.feed(data)
         if lines:
             yield lines
     last = reader.close()
     if last:
         yield last
+
+
+def regrouped(groups: Iterable[list[str]], size: int) -> Iterator[list[str]]:
+    """Groups of lines as groups of `size` lines (the last one fewer): a file read in pieces, translated in
+    calls as large as the decoder batches best, never all at once."""
+    kept: list[str] = []
+    for group in groups:
+        kept += group
+        while len(kept) >= size:
+            yield kept[:size]
+            del kept[:size]
+    if kept:
+        yield kept
 
 
 def arguments(texts: list[str]) -> list[str]:

@@ -116,6 +116,13 @@ def test_accents_come_back_by_the_corpus_counts_and_the_neighbouring_words(typed
     assert spanish.accented(typed, CHOICES) == meant
 
 
+def test_all_caps_typed_without_accents_gets_them_back_in_lowercase_and_comes_back_in_caps():
+    seen = []
+    out = translate_lines(["ESTA BIEN, VOY CON EL."], replace(engine(answers({"Está bien, voy con él.": "OK, I'm going with him."},
+                                                                              seen)), accents=CHOICES), ES)
+    assert seen == ["Está bien, voy con él."] and out[0].text == "OK, I'M GOING WITH HIM."
+
+
 def test_the_choices_keep_only_the_forms_and_neighbours_that_differ():
     assert CHOICES["words"] == {"aqui": "aquí", "mia": "mía", "si": "sí", "ano": "año"}
     assert CHOICES["after"]["esta bien"] == ["está", 3] and CHOICES["before"]["con el"] == ["él", 3]

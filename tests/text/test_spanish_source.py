@@ -10,7 +10,7 @@ from mtcli.data import accent_choices
 from mtcli.text import case, spanish
 from mtcli.text.pipeline import Engine, TextOptions, translate_lines
 from mtcli.text.segment import sentences
-from mtcli.text.sentence import unknown_pieces
+from mtcli.text.sentence import placeholders_for, unknown_pieces
 
 from tests.text.fakes import WORD, answers
 
@@ -121,6 +121,16 @@ def test_all_caps_typed_without_accents_gets_them_back_in_lowercase_and_comes_ba
     out = translate_lines(["ESTA BIEN, VOY CON EL."], replace(engine(answers({"Está bien, voy con él.": "OK, I'm going with him."},
                                                                               seen)), accents=CHOICES), ES)
     assert seen == ["Está bien, voy con él."] and out[0].text == "OK, I'M GOING WITH HIM."
+
+
+def test_all_caps_with_the_placeholder_name_masks_its_spans_with_digits():
+    """The Spanish source's placeholder is "Tom": lowercased and truecased, "TOM" is one too (this had stopped the
+    pipeline on a StopIteration, two "Tom" for one span)."""
+    seen = []
+    out = translate_lines(["A TOM SOLO LE QUEDAN 5 PUNTOS."], replace(
+        engine(answers({"A Tom solo le quedan 50 puntos.": "Tom only has 50 points left."}, seen)),
+        placeholders=placeholders_for("es-en")), ES)
+    assert seen == ["A Tom solo le quedan 50 puntos."] and out[0].text == "TOM ONLY HAS 5 POINTS LEFT."
 
 
 def test_the_choices_keep_only_the_forms_and_neighbours_that_differ():

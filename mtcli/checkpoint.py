@@ -7,7 +7,8 @@ A model directory holds
   scores.json         evaluation reports (`mtcli evaluate --save`)
   lexicon.json        optional: the word types of the target side of the corpus (write_lexicon);
                       beam search then penalises made-up words (decode.WordCheck); and the source
-                      side's, whose capitalised outsiders are names kept as written (data.familiar_words)
+                      side's, whose capitalised outsiders are names kept as written (data.familiar_words);
+                      for a Spanish source, the accents its words are written with (data.accent_choices)
   state.safetensors   parameters, Adam moments and loop position for --resume (not shipped)
   member1.safetensors, member2.safetensors, ...
                       an ensemble's further models (`mtcli ensemble`): decoded together with
@@ -140,6 +141,13 @@ def load_familiar(model_dir: Path, meta: dict) -> frozenset[str] | None:
     return None if record is None or "familiar" not in record else frozenset(record["familiar"])
 
 
+def load_accents(model_dir: Path, meta: dict) -> dict | None:
+    """A Spanish source's accent choices (data.accent_choices), None without them (an English source, or a lexicon
+    written before them: the text pipeline then takes the vocabulary's)."""
+    record = _lexicon_record(model_dir, meta)
+    return None if record is None else record.get("accents") or None
+
+
 def _lexicon_record(model_dir: Path, meta: dict) -> dict | None:
     path = Path(model_dir) / LEXICON
     if not path.is_file():
@@ -147,7 +155,9 @@ def _lexicon_record(model_dir: Path, meta: dict) -> dict | None:
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
         lists = [record["words"], record.get("familiar", [])]
-        if record["direction"] != direction(meta) or not all(isinstance(w, str) for ws in lists for w in ws):
+        accents = record.get("accents", {})
+        if record["direction"] != direction(meta) or not all(isinstance(w, str) for ws in lists for w in ws) \
+                or not (isinstance(accents, dict) and all(isinstance(v, dict) for v in accents.values())):
             raise ValueError(f"not a lexicon of {direction(meta)}")
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise UserError(f"{path} is damaged or not this model's ({e}); rebuild it with checkpoint.write_lexicon") from None
@@ -156,15 +166,17 @@ def _lexicon_record(model_dir: Path, meta: dict) -> dict | None:
 
 def write_lexicon(model_dir: Path, corpus: Path) -> Path:
     """Put the lexicon of the corpus, in the direction of model_dir's model, into model_dir (for a model made
-    before lexicons, or before shipping one): the target side's words and the source side's (data.familiar_words);
-    returns its path."""
-    from mtcli.data import familiar_words, read_corpus, target_lexicon
+    before lexicons, or before shipping one): the target side's words and the source side's (data.familiar_words),
+    a Spanish source's accents (data.accent_choices); returns its path."""
+    from mtcli.data import accent_choices, familiar_words, read_corpus, target_lexicon
 
     model_dir = Path(model_dir)
     _, meta = load_model(model_dir)
     data, way = read_corpus(corpus), direction(meta)
     record = {"direction": way, "corpus_sha256": data.sha256, "words": target_lexicon(data.pairs, way),
               "familiar": familiar_words(data.pairs, way)}
+    if accents := accent_choices(data.pairs, way):
+        record["accents"] = accents
     text = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
     if len(text) > LEXICON_LIMIT:
         raise UserError(f"the lexicon of {data.path} takes {len(text):,} bytes, over {LEXICON_LIMIT:,}")

@@ -26,7 +26,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from mtcli import kernels
 from mtcli.attention import NO_DROP, KVCache
-from mtcli.checkpoint import direction, load_ensemble, load_familiar, load_lexicon, load_tokenizers
+from mtcli.checkpoint import direction, load_accents, load_ensemble, load_familiar, load_lexicon, load_tokenizers
 from mtcli.config import DEFAULTS, SENTENCES_PER_BATCH, TranslationOptions  # decoding's defaults (kept light)
 from mtcli.data import WORD
 from mtcli.layers import linear_forward, log_softmax
@@ -707,6 +707,7 @@ class Translator:
         self.nonword_max_words: int | None = NONWORD_MAX_WORDS
         self.familiar = load_familiar(model_dir, self.meta)  # (text.sentence.Engine.familiar)
         self.coverage = _coverage_of(self)  # (None: the model has no fitted check to read coverage as)
+        self.accents = load_accents(model_dir, self.meta)  # (text.sentence.Engine.accents)
 
         self.encoded: Encoded | None = None  # given one (mtcli.confidence does), translate_batch fills it
 

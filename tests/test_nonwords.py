@@ -128,6 +128,24 @@ def test_write_and_load_a_models_lexicon(tmp_path, tiny_model_dir):
         Translator(model)
 
 
+def test_a_spanish_source_lexicon_holds_its_accents(tmp_path, tiny_model_dir):
+    """For Spanish typed without them (text.spanish.accented): the corpus's forms and the neighbours that choose."""
+    from mtcli.checkpoint import load_accents, load_model, save_model
+
+    model = shutil.copytree(tiny_model_dir, tmp_path / "model")
+    weights, _ = load_model(model)
+    save_model(model, weights, {"data": {"direction": "es-en"}})
+    es_en = {"data": {"direction": "es-en"}}
+    corpus = write_tsv(tmp_path / "c.tsv", [("Is it OK?", "¿Está bien?"), ("The year.", "El año.")] * 3)
+    write_lexicon(model, corpus)
+    assert load_accents(model, es_en) == {"words": {"ano": "año", "esta": "está"}, "before": {}, "after": {}}
+    assert load_accents(tiny_model_dir, {"data": {}}) is None  # (an English source's: none)
+    record = json.loads((model / LEXICON).read_text(encoding="utf-8"))
+    (model / LEXICON).write_text(json.dumps({**record, "accents": ["año"]}), encoding="utf-8")
+    with pytest.raises(UserError, match="damaged"):
+        load_accents(model, es_en)
+
+
 def test_ensembles_and_registered_models_carry_the_lexicon(tmp_path, monkeypatch, tiny_model_dir):
     from mtcli import registry
 

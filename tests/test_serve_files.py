@@ -104,7 +104,7 @@ def test_the_servers_glossary_reaches_files_as_it_reaches_texts(client):
     assert r.json()["translatedText"] == "El huerto es grande."
 
 
-# Spanish typed without accents: the source's accent table (spanish.accent_table) puts back what the model needs
+# Spanish typed without accents: the model's accent choices (spanish.accented, lexicon.json) put back what it needs
 # (without it: "like a strange country", "I'd believe"); the server's engines are made as the CLI's
 UNACCENTED = ["Un amigo verdadero es como un pajaro raro.",
               "No tenia suficiente efectivo, asi que pague con tarjeta de credito."]

@@ -101,7 +101,8 @@ class ShortExclamation:
     "¡...!" put back after: with "!" the model made interjections up ("Hello!" -> "¡Dola!", "Goodbye!" ->
     "¡Felo!"). Of the corpus's test-split pairs of one to three words ending in ".", 44.3 % came out right
     with their "." and 35.7 % with "!" instead; of those ending in "!", 29.0 % as typed and 32.3 % with "."
-    (benchmarks/first_inputs.py's set: 27.8 % with "!", 45.0 % with "."). English only (options.case)."""
+    (benchmarks/first_inputs.py's set: 27.8 % with "!", 45.0 % with "."). With options.case; the "¡" for a Spanish
+    target only (Spanish's "¡Corre!" had come out "¡Run!")."""
 
     name = "short exclamation"
 
@@ -109,13 +110,14 @@ class ShortExclamation:
         t = s.text.rstrip()
         if c.options.case and c.options.punctuate and t.endswith("!") and not t.endswith(("!!", "?!")) \
                 and 0 < len(_WORDS.findall(t)) <= SHORT_WORDS:
-            s.aside[self.name], s.text = True, t[:-1].rstrip() + "."
+            s.aside[self.name], s.text = "¡" if c.options.source == "en" else "", t[:-1].rstrip() + "."  # (Spanish's)
         return True
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:
-        if not s.aside.get(self.name):
+        if self.name not in s.aside:
             return out
-        return each(out, lambda t: f"¡{t.lstrip('¡').rstrip('.!').rstrip()}!" if t.strip() else t)
+        opening = s.aside[self.name]
+        return each(out, lambda t: f"{opening}{t.lstrip('¡').rstrip('.!').rstrip()}!" if t.strip() else t)
 
 
 class FinalStop:

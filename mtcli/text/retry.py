@@ -82,10 +82,12 @@ def _took(s: Sentence, got: list[NBest]) -> bool:
 
 def ladder(masked: protect.Masked, preferred: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
     """`preferred` (Engine.placeholders), or the default ladder where one of its placeholders is a word of the
-    sentence already ("Tom tiene 5 gatos."): restore would take the sentence's for a span."""
+    sentence already ("Tom tiene 5 gatos."), in any case: the casing stage makes ALL CAPS "TOM" "Tom" ("A TOM SOLO LE
+    QUEDAN 5 PUNTOS." had stopped the pipeline, two "Tom" for one span), and restore would take the sentence's for a
+    span."""
     words = protect.remask(masked, ("",)).text
     ours = "|".join(re.escape(p) for seq in preferred for p in seq)
-    return protect.PLACEHOLDERS if re.search(rf"(?<!\w)(?:{ours})(?!\w)", words) else preferred
+    return protect.PLACEHOLDERS if re.search(rf"(?<!\w)(?:{ours})(?!\w)", words, re.IGNORECASE) else preferred
 
 
 def _fallbacks(s: Sentence, engine: Engine) -> list[Sentence]:

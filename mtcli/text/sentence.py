@@ -45,7 +45,7 @@ class Lexicon:
     limit: int  # most source ids one decoded piece may have
     names: dict[str, str]  # truecasing table (case.truecase_table; spanish.names for a Spanish source)
     placeholders: tuple[tuple[str, ...], ...]  # the ladder the model copies (protect.py)
-    accents: dict[str, str]  # a Spanish source's (spanish.accent_table); else none
+    accents: dict[str, dict]  # a Spanish source's (data.accent_choices, or spanish.accent_table); else none
     familiar: frozenset[str]  # the source words the model learned (Engine.familiar)
 
     @classmethod
@@ -57,8 +57,10 @@ class Lexicon:
         direction = getattr(tr, "direction", DEFAULT_DIRECTION)
         spanish_source = direction.startswith("es")
         return cls(tr.src_tok, tr.model.cfg.max_src_len - 2, spanish.names(names, tgt) if spanish_source else names,
-                   placeholders_for(direction), spanish.accent_table(src) if spanish_source else {},
-                   getattr(tr, "familiar", None) or frozenset())
+                   placeholders_for(direction),
+                   (getattr(tr, "accents", None) or spanish.accent_table(src)) if spanish_source else {},
+                   spanish.familiar(tr.familiar) if spanish_source and getattr(tr, "familiar", None)
+                   else getattr(tr, "familiar", None) or frozenset())
 
     def encode(self, text: str) -> list[int]:
         return self.tokenizer.pieces(self.tokenizer.encode(text))
@@ -71,7 +73,7 @@ class Engine:
     limit: int  # most source ids one decoded piece may have
     names: dict[str, str] = field(default_factory=dict)  # truecasing table (case.truecase_table)
     placeholders: tuple[tuple[str, ...], ...] = protect.PLACEHOLDERS  # the ladder the model copies (protect.py)
-    accents: dict[str, str] = field(default_factory=dict)  # a Spanish source's (spanish.accent_table)
+    accents: dict[str, dict] = field(default_factory=dict)  # a Spanish source's (spanish.accented)
     # the source words the model learned (data.familiar_words): a capitalised word outside them is a name kept as
     # it is; empty: none known (every word goes to the model)
     familiar: frozenset[str] = frozenset()

@@ -8,9 +8,9 @@ Span kinds (dates, titles, ordinals) are rows of kinds.py.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 
+from mtcli.data import accent_contexts, unaccented
 from mtcli.text.case import has_end_punctuation
 
 SPACE = "▁"  # the tokenizers' word-start marker
@@ -50,36 +50,43 @@ def names(table: dict[str, str], target: Iterable[str]) -> dict[str, str]:
     return {**{w: cased for w, cased in table.items() if SPACE + cased in target}, **NAMES}
 
 
-def _plain(word: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
-
-
-def accent_table(vocab: Iterable[str]) -> dict[str, str]:
-    """unaccented word -> the accented word the source vocabulary holds whole ("estacion" -> "estación", "ano" ->
-    "año"), where it does not hold the unaccented one (of 600 selection-split pairs typed without accents, BLEU
-    52.9 -> 54.4, clean 57.0; also taking the accented form where its id is lower, the more frequent, "esta" ->
-    "está", 54.2: "llamo" is "llamó" as often as not)."""
+def accent_table(vocab: Iterable[str]) -> dict[str, dict]:
+    """For a model whose lexicon has no accents (data.accent_choices): unaccented word -> the accented word the
+    source vocabulary holds whole ("estacion" -> "estación", "ano" -> "año"), where it does not hold the unaccented
+    one (of 600 selection-split pairs typed without accents, BLEU 52.9 -> 54.4, clean 57.0)."""
     ids = {t: i for i, t in enumerate(vocab)}
     best: dict[str, tuple[int, str]] = {}
     for token, i in ids.items():
         word = token[1:]
-        if token.startswith(SPACE) and word.isalpha() and word.islower() and (plain := _plain(word)) != word:
+        if token.startswith(SPACE) and word.isalpha() and word.islower() and (plain := unaccented(word)) != word:
             best[plain] = min(best.get(plain, (i, word)), (i, word))
-    return {plain: word for plain, (_, word) in best.items() if SPACE + plain not in ids and len(plain) > 1}
+    return {"words": {plain: word for plain, (_, word) in best.items() if SPACE + plain not in ids and len(plain) > 1}}
 
 
-_WORD = re.compile(r"[^\W\d_]+")
+def familiar(words: frozenset[str]) -> frozenset[str]:
+    """The source words a model learned (data.familiar_words) and each typed without its accents, which the casing
+    stage gives back: "Vayase." had been kept as an unknown name, and "Deten a Tom." came out "Deten looks like Tom."."""
+    return words | {unaccented(w) for w in words}
+
+
+_WORD = re.compile(r"[^\W\d_]+")  # (data.accent_contexts's words)
 _ACCENTED = re.compile(r"[áéíóúüñ¿¡]", re.IGNORECASE)
 
 
-def accented(text: str, table: dict[str, str]) -> str:
-    """A sentence typed without a single accent (nor ñ, ¿, ¡) with its words' accents back, in each word's case."""
+def accented(text: str, table: dict[str, dict]) -> str:
+    """A sentence typed without a single accent (nor ñ, ¿, ¡) with its words' accents back, in each word's case: a
+    word's most frequent form unless the word before or after chooses another (data.accent_choices: "con el" ->
+    "con él", "esta bien" -> "está bien", a question's "que" -> "qué"; the more often seen of the two if both do)."""
     if not table or _ACCENTED.search(text):
         return text
+    words, before, after = table.get("words", {}), table.get("before", {}), table.get("after", {})
+    contexts = accent_contexts(text)
 
     def word(m: re.Match) -> str:
-        w = m.group()
-        out = table.get(w.lower())
+        w, prev, nxt = next(contexts)
+        plain = w.lower()
+        chosen = [c for c in (before.get(f"{prev} {plain}"), after.get(f"{plain} {nxt}")) if c]
+        out = max(chosen, key=lambda c: c[1])[0] if chosen else words.get(plain)
         if out is None:
             return w
         return out.upper() if w.isupper() and len(w) > 1 else out[0].upper() + out[1:] if w[0].isupper() else out

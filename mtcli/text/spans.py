@@ -52,8 +52,8 @@ def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context) -> tuple[st
     names = [is_name(span, c.engine.familiar) for span in masked.spans]
     if not any(names):
         return seq
-    words = set(re.findall(r"\w+", protect.remask(masked, ("",)).text))
-    name = next((n for n in NAMES if n not in words), None)
+    words = set(re.findall(r"\w+", protect.remask(masked, ("",)).text.lower()))  # ("TOM" is made "Tom": casing)
+    name = next((n for n in NAMES if n.lower() not in words), None)
     if name is None:
         return seq
     return tuple(name if is_ else seq[i % len(seq)] for i, is_ in enumerate(names))

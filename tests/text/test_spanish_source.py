@@ -2,13 +2,15 @@
 English's (contractions, "i", its dates and titles) not applied to it."""
 
 import re
+from dataclasses import replace
 
 import pytest
 
+from mtcli.data import accent_choices
 from mtcli.text import case, spanish
 from mtcli.text.pipeline import Engine, TextOptions, translate_lines
 from mtcli.text.segment import sentences
-from mtcli.text.sentence import unknown_pieces
+from mtcli.text.sentence import placeholders_for, unknown_pieces
 
 from tests.text.fakes import WORD, answers
 
@@ -77,9 +79,79 @@ def test_a_question_word_opening_a_sentence_without_a_mark_makes_it_a_question()
 
 
 def test_accents_come_back_only_where_the_vocabulary_is_sure_and_none_was_typed():
-    assert ACCENTS == {"estacion": "estación", "ano": "año"}  # not "esta" (a word too), nor "u" (one letter)
+    # (the table of a model whose lexicon has no accents of the corpus)
+    assert ACCENTS == {"words": {"estacion": "estación", "ano": "año"}}  # not "esta" (a word too), nor "u"
     _, seen, _ = run(["Donde esta la ESTACION de este ano?", "Dónde está la estacion?"])
     assert seen == ["Donde esta la ESTACIÓN de este año?", "Dónde está la estacion?"]
+
+
+# a Spanish side: "esta" mostly "esta", but "está" before "bien" or "aquí"; "el" mostly the article, but "él" after
+# "con" or "para"; "que" mostly "que", but "qué" opening a question or after "de" and "por" in one
+SPANISH = ["Esta casa es mía.", "Me gusta esta ciudad.", "Esta noche salimos.", "Quiero esta camisa.", "Esta es Ana.",
+           "Mira esta mesa.", "Lee esta carta.", "Está bien.", "Todo está bien.", "Está bien, gracias.",
+           "Tom está aquí.", "Ana está aquí.", "Ya está aquí.",
+           "El perro come.", "Vi el coche.", "El año pasado.", "El gato duerme.", "Abre el libro.", "El tren llega.",
+           "Cierra el coche.", "Voy con él.", "Habla con él.", "Vine con él.", "Es para él.", "Lo hice para él.",
+           "Esto es para él.",
+           "Dice que sí.", "Creo que no.", "Sé que viene.", "Creo que sí.", "Dijo que no.", "Espero que venga.",
+           "Quiero que venga.", "Sabe que es tarde.", "Veo que es tarde.", "Pienso que sí.", "Es que no puedo.",
+           "Digo que no.", "Se fue.", "Se lo di.",
+           "¿Qué hora es?", "¿Qué haces?", "¿Qué quieres?", "Tom, ¿qué pasa?", "¿De qué hablas?", "¿De qué vive?",
+           "¿De qué color es?", "¿Por qué no?", "¿Por qué lloras?", "¿Por qué vino?"]
+CHOICES = accent_choices([("", es) for es in SPANISH], "es-en")
+
+
+@pytest.mark.parametrize(("typed", "meant"), [
+    ("Esta bien, voy con el.", "Está bien, voy con él."),  # (after: "esta bien"; before: "con el")
+    ("Esta casa es para el.", "Esta casa es para él."),
+    ("El perro esta aqui.", "El perro está aquí."),  # ("aqui": the accented form is the only one written)
+    ("Que haces?", "Qué haces?"),  # (a question's opening "que": "^?")
+    ("Tom, que hora es?", "Tom, qué hora es?"),  # (after a comma, in a question)
+    ("Dice que si.", "Dice que sí."),
+    ("De que color es?", "De qué color es?"),
+    ("POR QUE NO?", "POR QUÉ NO?"),  # (in each word's case)
+    ("Está bien, voy con el.", "Está bien, voy con el."),  # (typed with an accent: as typed)
+])
+def test_accents_come_back_by_the_corpus_counts_and_the_neighbouring_words(typed, meant):
+    assert spanish.accented(typed, CHOICES) == meant
+
+
+def test_all_caps_typed_without_accents_gets_them_back_in_lowercase_and_comes_back_in_caps():
+    seen = []
+    out = translate_lines(["ESTA BIEN, VOY CON EL."], replace(engine(answers({"Está bien, voy con él.": "OK, I'm going with him."},
+                                                                              seen)), accents=CHOICES), ES)
+    assert seen == ["Está bien, voy con él."] and out[0].text == "OK, I'M GOING WITH HIM."
+
+
+def test_all_caps_with_the_placeholder_name_masks_its_spans_with_digits():
+    """The Spanish source's placeholder is "Tom": lowercased and truecased, "TOM" is one too (this had stopped the
+    pipeline on a StopIteration, two "Tom" for one span)."""
+    seen = []
+    out = translate_lines(["A TOM SOLO LE QUEDAN 5 PUNTOS."], replace(
+        engine(answers({"A Tom solo le quedan 50 puntos.": "Tom only has 50 points left."}, seen)),
+        placeholders=placeholders_for("es-en")), ES)
+    assert seen == ["A Tom solo le quedan 50 puntos."] and out[0].text == "TOM ONLY HAS 5 POINTS LEFT."
+
+
+def test_the_choices_keep_only_the_forms_and_neighbours_that_differ():
+    assert CHOICES["words"] == {"aqui": "aquí", "mia": "mía", "si": "sí", "ano": "año"}
+    assert CHOICES["after"]["esta bien"] == ["está", 3] and CHOICES["before"]["con el"] == ["él", 3]
+    assert CHOICES["before"]["^? que"] == ["qué", 4] and "^ que" not in CHOICES["before"]
+    assert accent_choices([("Is it OK?", "¿Está bien?")], "en-es") == {}  # (an English source's)
+
+
+def test_a_learned_word_typed_without_accents_is_no_unknown_name():
+    familiar = spanish.familiar(frozenset({"váyase", "detén", "tom"}))
+    assert {"vayase", "deten", "váyase"} <= familiar and "vayas" not in familiar
+    seen = []
+    out = translate_lines(["Vayase.", "Deten a Tom."],
+                          replace(engine(echo(seen)), familiar=familiar, accents={"words": {"vayase": "váyase"}}), ES)
+    assert seen == ["Váyase.", "Deten a Tom."] and not any(r.kept for r in out)
+
+
+def test_a_short_spanish_exclamation_comes_out_with_no_opening_mark():
+    texts, seen, _ = run(["¡Corre!", "¡Hola, Tom!"], {"¡Corre.": "Run.", "¡Hola, Tom.": "Hi, Tom."})
+    assert seen == ["¡Corre.", "¡Hola, Tom."] and texts == ["Run!", "Hi, Tom!"]  # (was "¡Run!")
 
 
 def test_spanish_sentences_end_where_spanish_ends_them():

@@ -115,7 +115,13 @@ class ShortExclamation:
     def restore(self, s: Sentence, out: NBest, items) -> NBest:
         if not s.aside.get(self.name):
             return out
-        return each(out, lambda t: f"¡{t.lstrip('¡').rstrip('.!').rstrip()}!" if t.strip() else t)
+        stops = [span for span in (s.masked.spans if s.masked else ()) if span.endswith(".")]  # ("5 p.m.": its own)
+
+        def exclaimed(t: str) -> str:
+            body = t.lstrip("¡").rstrip("!")
+            return f"¡{(body if body.endswith(tuple(stops)) else body.rstrip('.!')).rstrip()}!"
+
+        return each(out, lambda t: exclaimed(t) if t.strip() else t)
 
 
 class FinalStop:

@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from mtcli.text.kinds import PRIVATE, PRIVATE_RANGES
+from mtcli.text.tables import TABLES
 
 # an aside in brackets inside a sentence: after a space (or first), before a space, a stop or the end; with a
 # letter in it (not "f(x)", "friend(s)", "wiki/Foo_(bar)", "[text](url)", "(1)")
@@ -71,6 +72,9 @@ def asides(sentence: str, items: Items, quotes: bool = True, source: str = "en")
 
     def aside(m: re.Match) -> str:
         if m.start() == 0 and not sentence[m.end():].strip(".,;:!?\"' "):
+            return m.group()
+        kept = TABLES[source].span.match(sentence, m.start())  # (a span in brackets: "[2001:db8::1]:8080", "[^note]")
+        if kept and kept.end() >= m.end():
             return m.group()
         return items.new((m.group()[0], m.group()[1:-1], m.group()[-1])) or m.group()
 

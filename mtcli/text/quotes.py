@@ -70,11 +70,14 @@ def asides(sentence: str, items: Items, quotes: bool = True, source: str = "en")
             return items.new((opening, words, marks + opening)) or m.group()
         return items.new((m.group()[0], words, m.group()[-1] + marks)) or m.group()
 
+    spans: list[tuple[int, int]] = []  # (the kinds' spans, found at the first aside)
+
     def aside(m: re.Match) -> str:
         if m.start() == 0 and not sentence[m.end():].strip(".,;:!?\"' "):
             return m.group()
-        kept = TABLES[source].span.match(sentence, m.start())  # (a span in brackets: "[2001:db8::1]:8080", "[^note]")
-        if kept and kept.end() >= m.end():
+        spans.extend([] if spans else [k.span() for k in TABLES[source].span.finditer(sentence)] or [(-1, -1)])
+        # a bracket of a span is no aside's: "[2001:db8::1]:8080", "[^note]", ":'( the :-)" (two emoticons)
+        if any(a <= m.start() < b or a < m.end() <= b for a, b in spans):
             return m.group()
         return items.new((m.group()[0], m.group()[1:-1], m.group()[-1])) or m.group()
 

@@ -137,10 +137,12 @@ def _page(draw) -> tuple[str, list[str]]:
         a, b = draw(_PROSE), draw(_PROSE).lower()
         rows.append(draw(st.sampled_from([f"<p>{a} {hidden} {b}.</p>", f"{hidden}\n<p>{a} {b}.</p>",
                                           f"<p>{a}.</p>{hidden}<p>{b}.</p>", f"<p>{a}{hidden} <b>{b}</b>.</p>"])))
-    # one never closed runs to the page's end (as browsers read it): kept as it came with what follows it
+    # one never closed runs to the page's end (as browsers read it): kept as it came with what follows it (an
+    # instruction's first ">" closes it)
     unclosed = draw(st.sampled_from(["", "<!-- ", "<? "]))
     if unclosed:
-        rest = unclosed + draw(_HIDDEN) + draw(st.sampled_from(["", "</p>", "\n<p>" + draw(_HIDDEN) + ".</p>"]))
+        after = ["", "</p>", "\n<p>" + draw(_HIDDEN) + ".</p>"] if unclosed == "<!-- " else ["", "\n" + draw(_HIDDEN)]
+        rest = unclosed + draw(_HIDDEN) + draw(st.sampled_from(after))
         rows[-1], kept = rows[-1] + rest, kept + [rest]
     return "\n".join(rows), kept
 

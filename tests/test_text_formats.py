@@ -689,3 +689,21 @@ def test_html_a_long_page_is_translated_in_linear_time():
 def test_a_cr_alone_inside_a_markdown_line_is_a_space():
     """Found by an attack: markdown-it ends a line at a CR alone, which the reader does not: IndexError."""
     assert run("Some text\rhere.\n\nMore.", "markdown") == ["EMOS TXET .EREH", "", ".EROM"]
+
+
+@pytest.mark.parametrize("source,expected,line", [
+    ("<p>Hello there.</p>\n<!-- draft secret", "<p>OLLEH .EREHT</p>\n<!-- draft secret", 2),
+    ("<p>Hello <!-- draft there.</p>\n<p>More text.</p>", "<p>OLLEH <!-- draft there.</p>\n<p>More text.</p>", 1),
+    ("<p>Hi <!-- x --> there.</p><p>Go <!-- on", "<p>IH <!-- x --> .EREHT</p><p>OG <!-- on", 1),
+    ("<p>Hi.</p><?php echo 'draft'", "<p>.IH</p><?php echo 'draft'", 1),
+    ("<p>Hi.</p>\n\n<!--\n<p>Old text.</p>", "<p>.IH</p>\n\n<!--\n<p>Old text.</p>", 3),
+    ("<!-- <p>All of it.</p>", "<!-- <p>All of it.</p>", 1),
+])
+def test_a_comment_or_an_instruction_never_closed_keeps_the_rest_of_the_page_and_says_so(source, expected, line):
+    """Issue 38: an unclosed "<!--" gave the model its words ("<!-- Draft secret."); a browser hides the page's rest,
+    so it is kept as it came, never translated nor lost, with a warning naming the line."""
+    out, results = translate_document(source.split("\n"), "html", engine(spanish))
+    assert "\n".join(out) == expected
+    assert [(r.line, r.warnings) for r in results if r.warnings] == [
+        (line, [f"{'a processing instruction' if '<?' in source else 'an HTML comment'} opened here is never "
+                "closed: the rest of the page is kept as it came"])]

@@ -2,6 +2,8 @@
 
 import unicodedata
 
+import pytest
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,6 +40,13 @@ def test_invisible_controls_are_dropped_not_translated():
 def test_backticks_of_code_stay_backticks_others_are_quotes():
     assert normalize("Run `ls  -la` or ``a`b`` now") == "Run `ls -la` or ``a`b`` now"
     assert normalize("``quoted'' and a `stray one") == "''quoted'' and a 'stray one"
+
+
+@pytest.mark.parametrize("code", ["`cd ..`", "`ls -la .`", "`f(a ,b)`", "`( x )`", "`x ?`", "``a ; b``"])
+def test_code_is_not_respaced_inside(code):
+    """Bug found by the properties (issue 38): "`cd ..`" came out "`cd..`" (no space before a stop), a command
+    another one."""
+    assert normalize(f"Run {code} now .") == f"Run {code} now."
 
 
 def test_nfc_and_surrogates():

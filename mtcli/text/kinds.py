@@ -39,9 +39,9 @@ WEEKDAYS = {"monday": "lunes", "tuesday": "martes", "wednesday": "miércoles", "
             "friday": "viernes", "saturday": "sábado", "sunday": "domingo"}
 
 # an IPv6 address ("2001:db8::1", "::1", "::ffff:1.2.3.4", "fe80::1%eth0", "[::1]:80"), kept: its numbers alone were
-_H, _V4 = "[0-9a-f]{1,4}", r"(?:\d{1,3}\.){3}\d{1,3}"
+_H, _V4 = "[0-9a-fA-F]{1,4}", r"(?:\d{1,3}\.){3}\d{1,3}"  # (its case its own: OWN_STOP reads it without flags)
 _IP6 = (rf"(?:(?:{_H}:){{7}}{_H}|(?:{_H}:){{1,4}}:{_V4}|::(?:ffff(?::0{{1,4}})?:)?{_V4}|(?:{_H}:){{1,7}}:|:(?::{_H}){{1,7}}|::"
-        + "".join(rf"|(?:{_H}:){{1,{k}}}(?::{_H}){{1,{7 - k}}}" for k in range(6, 0, -1)) + r")(?:%[\w.-]+)?")
+        + "".join(rf"|(?:{_H}:){{1,{k}}}(?::{_H}){{1,{7 - k}}}" for k in range(6, 0, -1)) + r")(?:%[\w.-]*\w)?")
 IPV6 = re.compile(rf"(?<![\w:.\[])(?:{_IP6}|\[{_IP6}\](?::\d{{1,5}})?)(?![\w:])", re.IGNORECASE)
 _URL = r"(?:(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://|www\.)[^\s<>\"]+"
 _EMAIL = r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
@@ -92,7 +92,6 @@ _NOT_A_NAME = ("i he she it we you they the a an this that these those there her
                "president chairman chairwoman speaker mayor secretary ambassador minister governor senator justice "
                "right").split() + [*WEEKDAYS] + "mr mrs ms dr prof".split()
 _CAPITAL = "A-ZÀ-ÖØ-Þ"
-_NOT_NAME = rf"(?!(?i:{'|'.join(_NOT_A_NAME)})\b)"
 _NAME_REST = r"(?:\w|[-'’](?=\w)(?![sS]\b))*(?!\w)"  # "Smith-Jones", "O'Neil"; not "Lee's", "Brown--the"
 # a Capitalised name after a title as written ("Mr. Brown", "Dr Smith"), one word, or two when the second is
 # Capitalised too ("Mary Ann", "John O'Neil"); an ALL CAPS one after an ALL CAPS title with its stop ("MR. BROWN";
@@ -101,7 +100,8 @@ _NAME_REST = r"(?:\w|[-'’](?=\w)(?![sS]\b))*(?!\w)"  # "Smith-Jones", "O'Neil"
 
 def _titles(as_written: str, shouted: str, not_a_name: list[str], article: str = "") -> tuple[re.Pattern, re.Pattern]:
     """A language's TITLE (a title before a capital, an `article` before it) and TITLED (and the name after it)."""
-    not_name = rf"(?!(?i:{'|'.join(not_a_name)})\b)"
+    # (a word that is no name starts one before an apostrophe and a capital: Spanish's "o" in "Sr. O'Neil")
+    not_name = rf"(?!(?i:{'|'.join(not_a_name)})\b(?!['’][{_CAPITAL}]))"
     title = rf"(?<![\w.]){article}(?-i:{as_written}|{shouted})(?= (?-i:[{_CAPITAL}]))"
     titled = (rf"(?<![\w.]){article}(?-i:{as_written} {not_name}[{_CAPITAL}]{_NAME_REST}"
               rf"(?: {not_name}[{_CAPITAL}](?=[a-zß-öø-ÿ'’]){_NAME_REST})?"
@@ -265,7 +265,7 @@ class Kind:
 
 # in SPAN's order: the first alternative that matches at a place wins
 KINDS = (
-    Kind("ipv6 address", IPV6.pattern, hint=r"::|[0-9a-f]:[0-9a-f]"),
+    Kind("ipv6 address", IPV6.pattern, own_stop=True, hint=r"::|[0-9a-f]:[0-9a-f]"),  # ("2001:db8::" lost its "::")
     Kind("url", _URL, hint=r"://|www\."),
     Kind("email", _EMAIL, hint="@"),
     Kind("code", _CODE, hint="`"),

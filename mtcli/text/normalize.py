@@ -53,11 +53,13 @@ def normalize(text: str) -> str:
     text = _typographic(unicodedata.normalize("NFC", text)).strip()
     emoticons = [m.span() for m in EMOTICON.finditer(text)] if _EMOTICON_HINT.search(text) else []
     emoticons += [m.span() for m in IPV6.finditer(text)] if "::" in text else []  # ("to ::1", not "to::1")
-    if not emoticons:
+    codes = [m.span() for m in CODE_PAIR.finditer(text)] if "`" in text else []
+    if not emoticons and not codes:
         return _AFTER_OPEN.sub("", _BEFORE_CLOSE.sub("", text))
-    # ("see you ;)", not "see you;)"; ":( that", not ":(that")
+    # ("see you ;)", not "see you;)"; ":( that", not ":(that"; "`cd ..`", not "`cd..`": code is kept as it came)
     drop = ({m.start() for m in _BEFORE_CLOSE.finditer(text)} - {s - 1 for s, _ in emoticons}
             | {m.start() for m in _AFTER_OPEN.finditer(text)} - {e for _, e in emoticons})
+    drop -= {k for s, e in codes for k in range(s, e)}
     return "".join(c for k, c in enumerate(text) if k not in drop)
 
 

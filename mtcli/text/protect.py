@@ -15,7 +15,8 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from mtcli.text.kinds import EMOTICON, KIND, OWN_STOP, PRIVATE, SCRIPT
+from mtcli.text.digits import made_up
+from mtcli.text.kinds import KIND, OWN_STOP, PRIVATE, SCRIPT
 from mtcli.text.tables import TABLES
 
 # placeholder sequences tried in turn: span i gets seq[i % len(seq)]
@@ -68,10 +69,9 @@ _JOINING = " +-–=*/&|^~×÷→·"  # spans apart by these only are one: "Ctrl+
 
 def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_WORD,
                source: str = "en") -> list[tuple[int, int]]:
-    """(start, end) of every span to keep, in order, none overlapping; spans separated by spaces or
-    operators only are one span ("$25.50 🙂", "<kbd>Ctrl</kbd>+<kbd>C</kbd>"). `unknown(piece)` says whether the vocabulary cannot spell a piece; a
-    word of `long_word` characters or more is kept too (it could not fit the model whole). `source`: the text's
-    language, whose rows of the kinds' table are searched (kinds.TABLES)."""
+    """(start, end) of every span to keep, in order, none overlapping; spans apart by spaces or operators only are
+    one ("$25.50 🙂", "<kbd>Ctrl</kbd>+<kbd>C</kbd>"). `unknown(piece)`: the vocabulary cannot spell the piece; a word
+    of `long_word` characters or more is kept too (it could not fit the model whole); `source`: the text's language."""
     long = _LONG if long_word == LONG_WORD else re.compile(rf"\S{{{long_word}}}")
     found, table = [], TABLES[source]
     for m in table.span.finditer(text) if table.maybe_span.search(text) else ():
@@ -82,9 +82,9 @@ def find_spans(text: str, unknown: Callable[[str], bool], long_word: int = LONG_
         while e > s and text[e - 1] in _TRAILING and not _closes_its_own(text[s:e]) \
                 and not OWN_STOP.fullmatch(m.group()):
             e -= 1
-        if _AM_PM.search(text, s, e) and text[e : e + 2] == ". ":
-            e += 1  # "at 5 p.m. today": the stop is the time's (at the sentence's end it is the sentence's)
-        if re.search(r"[\d@/.`<>#\\]", text[s:e]) or EMOTICON.fullmatch(text, s, e) or table.titled.fullmatch(text, s, e):
+        if _AM_PM.search(text, s, e) and text.startswith(".", e) and e + 1 < len(text):
+            e += 1  # "at 5 p.m. today", "at 5 p.m.!": the stop is the time's (the sentence's last one is the sentence's)
+        if e > s:  # (every row's match holds more than the marks it may end in: "::", "[^note]" are spans)
             found.append((s, e))
     found += [span for kind in table.kinds if kind.find for span in kind.find(text)]
     words = _NONSPACE.finditer(text)
@@ -209,9 +209,9 @@ def _signs(masked: Masked) -> tuple[str, ...]:
 
 
 def _made_up_digits(output: str, masked: Masked) -> bool:
-    """Digits in the output besides its placeholders, where the source has none besides its own."""
+    """A number in the output besides its placeholders that the source does not write ("500", "Bla0", "1984")."""
     pattern = _pattern(masked.seq)
-    return bool(re.search(r"\d", pattern.sub("", output))) and not re.search(r"\d", pattern.sub("", masked.text))
+    return bool(made_up(pattern.sub("", output), pattern.sub("", masked.text)))
 
 
 def resign(output: str, masked: Masked) -> str:

@@ -117,7 +117,13 @@ class ShortExclamation:
         if self.name not in s.aside:
             return out
         opening = s.aside[self.name]
-        return each(out, lambda t: f"{opening}{t.lstrip('¡').rstrip('.!').rstrip()}!" if t.strip() else t)
+        stops = [span for span in (s.masked.spans if s.masked else ()) if span.endswith(".")]  # ("5 p.m.": its own)
+
+        def exclaimed(t: str) -> str:
+            body = t.lstrip("¡").rstrip("!")
+            return f"{opening}{(body if body.endswith(tuple(stops)) else body.rstrip('.!')).rstrip()}!"
+
+        return each(out, lambda t: exclaimed(t) if t.strip() else t)
 
 
 class FinalStop:

@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from mtcli.text.kinds import PRIVATE, PRIVATE_RANGES
+from mtcli.text.tables import TABLES
 
 # an aside in brackets inside a sentence: after a space (or first), before a space, a stop or the end; with a
 # letter in it (not "f(x)", "friend(s)", "wiki/Foo_(bar)", "[text](url)", "(1)")
@@ -69,8 +70,14 @@ def asides(sentence: str, items: Items, quotes: bool = True, source: str = "en")
             return items.new((opening, words, marks + opening)) or m.group()
         return items.new((m.group()[0], words, m.group()[-1] + marks)) or m.group()
 
+    spans: list[tuple[int, int]] = []  # (the kinds' spans, found at the first aside)
+
     def aside(m: re.Match) -> str:
         if m.start() == 0 and not sentence[m.end():].strip(".,;:!?\"' "):
+            return m.group()
+        spans.extend([] if spans else [k.span() for k in TABLES[source].span.finditer(sentence)] or [(-1, -1)])
+        # a bracket of a span is no aside's: "[2001:db8::1]:8080", "[^note]", ":'( the :-)" (two emoticons)
+        if any(a <= m.start() < b or a < m.end() <= b for a, b in spans):
             return m.group()
         return items.new((m.group()[0], m.group()[1:-1], m.group()[-1])) or m.group()
 

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from mtcli.text import protect
 from mtcli.text.budget import Budget
+from mtcli.text.digits import made_up
 from mtcli.text.glossary import as_given
 from mtcli.text.sentence import Engine, LineResult, NBest, Sentence, combine, to_pieces
 
@@ -44,6 +45,10 @@ def decode_all(todo: list[Sentence], engine: Engine, results: list[LineResult],
             shown = ", ".join(repr(source(sp)) for sp in s.masked.spans)
             results[s.line].warnings.append(f"the model lost {shown} in translation; translated the sentence "
                                             "in phrases of one each instead")
+    for s in todo:  # (a sentence with spans never takes a try that makes a number up: above)
+        if not s.masked.spans and s.out and (made := made_up(s.out[0][0], s.masked.text)):
+            results[s.line].warnings.append(f"the translation has {', '.join(made)}, which the line does not: "
+                                            "the model may have made it up")
 
 
 def _decoded(todo: list[Sentence], engine: Engine, budget: Budget) -> list[list[NBest]]:
@@ -69,9 +74,10 @@ def _took(s: Sentence, got: list[NBest]) -> bool:
     terms = [o for o, k in zip(s.masked.spans, s.masked.sources) if o != k] if s.attempt == OWN and not s.shout else []
     if terms:  # (a term the model wrote in another case is the term: "Tierra" for "tierra", a capital opening it kept)
         nbest = [(as_given(t, terms), score) for t, score in nbest]
-    if s.attempt in (VERIFY, OWN):
+    if s.attempt in (VERIFY, OWN):  # (the spans in the model's sight: kept, and no number made up beside them)
+        source = protect.unmasked(s.masked)
         kept = [(protect.resign(t, s.masked), score) for t, score in nbest
-                if protect.all_kept(as_given(t, terms, opening=False), s.masked)]
+                if protect.all_kept(as_given(t, terms, opening=False), s.masked) and not made_up(t, source)]
     else:
         kept = [(r, score) for t, score in nbest if (r := protect.restore(t, s.masked)) is not None]
     if kept and kept[0][1] == nbest[0][1]:  # the best one among them

@@ -171,3 +171,13 @@ def test_a_dialogue_tag_after_a_quotation_reaches_the_model_in_plain_order():
     assert {"The teacher said.", "Tom asked.", "said Tom to Mary.", "He said the word.", "Answered the phone.",
             "Said nothing.", "His mother whispered.", "He said."} <= set(seen), seen
     assert not any(line.endswith("said.") and "man" in line for line in seen) and "Nothing said." not in seen
+
+
+@pytest.mark.parametrize("line, kept", [(":'( the :-).", ":-)"), (":'( the :).", ":)"), ("Oh :( the rain :-) now.", ":-)"),
+                                        ("So ;( that is it :] ok.", ":]"), ("Hm :[ the end :-] .", ":-]")])
+def test_the_brackets_of_two_emoticons_make_no_aside(line, kept):
+    """Bug found by the properties (issue 38): ":'( the :-)." gave the model "the :-" (the first emoticon's "("
+    and the second's ")" read as an aside's), and ":-)" came out lost."""
+    seen = []
+    (r,) = translate_lines([line], engine(answers({}, seen, default=str.upper)))
+    assert r.text.count(kept) == 1 and not any(kept in s or "(" in s or "[" in s for s in seen), (seen, r.text)

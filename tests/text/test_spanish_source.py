@@ -8,6 +8,7 @@ import pytest
 
 from mtcli.data import accent_choices
 from mtcli.text import case, spanish
+from mtcli.text.kinds import ES_TITLED
 from mtcli.text.pipeline import Engine, TextOptions, translate_lines
 from mtcli.text.segment import sentences
 from mtcli.text.sentence import placeholders_for, unknown_pieces
@@ -220,3 +221,14 @@ def test_the_shipped_model_with_a_spanish_source(es_en):
     assert out[0].text == "WHERE IS THE TRAIN STATION?" and not out[0].kept  # (was "DÓNDE fifty WHERERE ...")
     assert "June 4, 1974" in out[1].text and "15,50 €" in out[2].text
     assert out[3].text.endswith("?")
+
+
+@pytest.mark.parametrize("titled, english", [("Sr. O'Neil", "Mr. O'Neil"), ("Sra. O'Hara", "Mrs. O'Hara"),
+                                              ("Dra. O'Brien", "Dr. O'Brien"), ("Srta. Y'Barra", "Miss Y'Barra"),
+                                              ("Sr. O'Connor-Smith", "Mr. O'Connor-Smith")])
+def test_a_name_that_opens_with_a_word_that_is_no_name_and_an_apostrophe_is_kept_after_its_title(titled, english):
+    """Bug found by the properties (issue 38): "Sr. O'Neil" was no title and name ("o", Spanish's "or", is no name);
+    a word that is no name still ends one ("Sr. o sea")."""
+    texts, seen, out = run([f"Hablé con {titled} ayer."], {"Hablé con 50 ayer.": "I spoke with 50 yesterday."})
+    assert texts == [f"I spoke with {english} yesterday."] and seen == ["Hablé con 50 ayer."]
+    assert not ES_TITLED.search("Sr. o sea") and not ES_TITLED.search("Sra. y")

@@ -1,8 +1,10 @@
 """The punctuation stages (punctuation.py): the final stop, dashes, colons and ellipses inside a sentence."""
 
+import pytest
+
 from mtcli.text.pipeline import TextOptions, translate_lines
 
-from tests.text.fakes import engine, upper
+from tests.text.fakes import answers, engine, upper
 
 
 def test_without_keep_stop_a_source_without_a_final_mark_gets_none():
@@ -55,3 +57,19 @@ def test_an_ellipsis_inside_a_sentence_is_a_comma_to_the_model_and_one_at_its_en
     out = translate_lines(["I waited... and waited.", "I waited...", "It is 5... 6 maybe."], engine(stop))
     assert seen == ["I waited, and waited.", "I waited...", "It is 50... 50 maybe."]
     assert [r.text for r in out] == ["I waited, and waited.", "I waited...", "It is 5... 6 maybe."]
+
+
+@pytest.mark.parametrize("line, seen, answer, out", [
+    ("At 1 p.m.!", "At 50.", "A las 50.", "¡A las 1 p.m.!"),
+    ("1 p.m. the!", "50 the.", "¡50!", "¡1 p.m.!"),
+    ("Meet at 5 p.m.?", "Meet at 50?", "¿Nos vemos a las 50?", "¿Nos vemos a las 5 p.m.?"),
+    ("At 10:30 a.m., we left.", "At 50, we left.", "A las 50, nos fuimos.", "A las 10:30 a.m., nos fuimos."),
+    ("Call me at 5 p.m.!", "Call me at 50.", "Llámame a las 50.", "¡Llámame a las 5 p.m.!"),
+    ("We met at 5 p.m.", "We met at 50.", "Nos vimos a las 50.", "Nos vimos a las 5 p.m."),
+])
+def test_a_time_keeps_its_stop_before_another_mark(line, seen, answer, out):
+    """Bugs found by the properties (issue 38): "At 1 p.m.!" came out "¡A las 1 p.m!" (the model saw "At 50.." and
+    the short exclamation stripped the stops of "p.m." with the sentence's); the last stop is still the sentence's."""
+    asked = []
+    (r,) = translate_lines([line], engine(answers({}, asked, default=lambda s: answer)))
+    assert r.text == out and seen in asked[0], (asked, r.text)

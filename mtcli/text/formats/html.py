@@ -112,6 +112,7 @@ def read(doc: Prose) -> None:
 
         def handle_data(self, data):
             at = self._at()
+            unclosed.extend([at] if source.startswith(("<!--", "<?"), at) else [])  # (the parser gives it as text)
             events.append(("data", at, at + len(data), ""))
 
         def handle_entityref(self, name):
@@ -139,9 +140,15 @@ def read(doc: Prose) -> None:
             at = self._at()
             events.append(("block", at, closing(at, "]]>"), ""))
 
+    unclosed: list[int] = []
     scan = Scan(convert_charrefs=False)
     scan.feed(_STRAY_CHARREF.sub("&_", source))
     scan.close()
+    if unclosed:  # a comment or an instruction never closed runs to the page's end, as browsers read it: kept so
+        events = [event for event in events if event[1] < unclosed[0]] + [("block", unclosed[0], len(source), "")]
+        what = "an HTML comment" if source[unclosed[0] + 1] == "!" else "a processing instruction"
+        doc.skipped.append((_line_of(starts, unclosed[0]), f"{what} opened here is never closed: the rest of the "
+                                                           "page is kept as it came"))
     _html_blocks(doc, source, starts, events)
 
 

@@ -43,6 +43,7 @@ def test_contractions(text, expected):
 @pytest.mark.parametrize("text,question", [
     ("Where is the station", True), ("Do you like it", True), ("Is it ready", True), ("Can we go", True),
     ("Does Tom know", True), ("What happened", True), ("Do it now", False), ("Have a seat", False),
+    ("Don't worry about it", False), ("Don't you like it", True), ("Don't do that", False),
     ("When I was young I lived there", False), ("What a day", False), ("I like it", False),
 ])
 def test_questions_without_question_mark(text, question):

@@ -110,7 +110,7 @@ def is_question(text: str) -> bool:
     name = len(cased) > 1 and cased[1][0].isupper()  # after truecasing: "does Tom know"
     if first in WH_WORDS:
         return not (second in SUBJECTS and first != "how" or first == "what" and second in ("a", "an", "such"))
-    if first in ("do", "have"):  # also imperatives: "do it now", "have a seat"
+    if first in ("do", "have", "don't"):  # also imperatives: "do it now", "have a seat", "don't worry"
         # (not "someone", "everyone": "have someone call me", "do everyone a favour")
         return second in SUBJECTS - {"it"} or second in ("there", "anyone", "anybody") or name
     return first in AUXILIARIES and bool(second)

@@ -89,14 +89,22 @@ class Casing:
         if c.options.case:
             english = c.options.source == "en"
             s.shout = case.is_shouting(s.outside)
-            t = s.text.lower() if s.shout else s.text
+            t = _lowered(s.text, s.masked) if s.shout else s.text
             t = case.repair_contractions(t) if english else spanish.accented(spanish.usted(t), c.engine.accents)
             s.text = case.truecase(t, c.engine.names, c.options.punctuate, english) \
-                if not any(ch.isupper() for ch in t) else _fix_i(t) if english else t
+                if s.shout or not any(ch.isupper() for ch in s.outside or t) else _fix_i(t) if english else t
         return True
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:
         return out  # (ALL CAPS again before the spans come back: retry.py)
+
+
+def _lowered(text: str, masked) -> str:
+    """Lowercase but for the placeholders (a name's, "Tom", is the model's to copy as it is: spans._named)."""
+    out = text.lower()
+    for placeholder in set(masked.seq if masked else ()) - {p.lower() for p in (masked.seq if masked else ())}:
+        out = out.replace(placeholder.lower(), placeholder)
+    return out
 
 
 _LOWER_I = re.compile(r"\bi(?=\b|')")

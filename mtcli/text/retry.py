@@ -63,6 +63,14 @@ def _decoded(todo: list[Sentence], engine: Engine, budget: Budget) -> list[list[
     return [[next(outs) for _ in s.pieces] for s in todo]
 
 
+def _shouted(text: str, masked: protect.Masked) -> str:
+    """ALL CAPS again, but for the placeholders (a name's, "Tom", comes back as it went: spans._named)."""
+    out = text.upper()
+    for placeholder in set(masked.seq) - {p.upper() for p in masked.seq}:
+        out = out.replace(placeholder.upper(), placeholder)
+    return out
+
+
 def _took(s: Sentence, got: list[NBest]) -> bool:
     """Whether the translations of this try keep its spans; if so they are its output."""
     if s.attempt == AROUND:
@@ -70,7 +78,7 @@ def _took(s: Sentence, got: list[NBest]) -> bool:
         return True
     nbest = combine(got)
     if s.shout:
-        nbest = [(t.upper(), score) for t, score in nbest]
+        nbest = [(_shouted(t, s.masked), score) for t, score in nbest]
     terms = [o for o, k in zip(s.masked.spans, s.masked.sources) if o != k] if s.attempt == OWN and not s.shout else []
     if terms:  # (a term the model wrote in another case is the term: "Tierra" for "tierra", a capital opening it kept)
         nbest = [(as_given(t, terms), score) for t, score in nbest]
@@ -121,7 +129,7 @@ def _phrases_joined(s: Sentence, got: list[NBest]) -> NBest:
     for k, (phrase, n) in enumerate(zip(s.phrases, s.counts)):
         best = [next(outs)[0] for _ in range(n)]
         text = " ".join(t for t, _ in best)
-        text = protect.placed(text.upper() if s.shout else text, phrase)
+        text = protect.placed(_shouted(text, phrase) if s.shout else text, phrase)
         if k + 1 < len(s.phrases) and not text.endswith(phrase.spans[0]):  # (a span's own stop: "5 p.m.")
             text = _INNER_END.sub("", text)
         if k:

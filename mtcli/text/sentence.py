@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Protocol
 
 from mtcli.config import DEFAULT_DIRECTION, DEFAULTS, TextOptions, TranslationOptions
@@ -159,7 +159,8 @@ class Context:
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         long_word = min(protect.LONG_WORD, self.engine.limit - 1)  # a word that long may not fit the model
-        spans = protect.find_spans(text, self.unknown, long_word, self.options.source) if self.options.protect else []
+        unknown = partial(self.unknown, uncased=True) if self.options.case and uncased(text) else self.unknown
+        spans = protect.find_spans(text, unknown, long_word, self.options.source) if self.options.protect else []
         return with_terms(text, spans, self.options.glossary) if self.options.glossary else spans
 
 
@@ -234,15 +235,25 @@ _WORDS = re.compile(r"[^\W\d_]{2,}")
 _NAMES = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:[ '’-]+[^\W\d_][^\W\d_'’-]*)*")
 
 
-def _unfamiliar(word: str, familiar: frozenset[str]) -> bool:
-    return word[0].isupper() and not word.isupper() and word.lower() not in familiar
+def _unfamiliar(word: str, familiar: frozenset[str], uncased: bool = False) -> bool:
+    """A word the model never learned, written as a name ("Anna"; in a sentence typed all lowercase or ALL CAPS,
+    where case tells nothing, any such word: "anna", "ANNA"); a contraction typed without its apostrophe is none
+    ("Dont", "Im": the casing stage repairs them)."""
+    low = word.lower()
+    return (uncased or word[0].isupper() and not word.isupper()) and low not in familiar and low not in case.CONTRACTIONS
 
 
-def is_name(span: str, familiar: frozenset[str]) -> bool:
-    """A span of capitalised words only, one of them a word the model never learned ("Anna", "Carlos Ruiz")."""
+def is_name(span: str, familiar: frozenset[str], uncased: bool = False) -> bool:
+    """A span of capitalised words only (`uncased`: of words), one of them a word the model never learned
+    ("Anna", "Carlos Ruiz")."""
     words = _WORDS.findall(span)
-    return bool(_NAMES.fullmatch(span)) and all(w[0].isupper() for w in words) and any(
-        _unfamiliar(w, familiar) for w in words)
+    return bool(_NAMES.fullmatch(span)) and (uncased or all(w[0].isupper() for w in words)) and any(
+        _unfamiliar(w, familiar, uncased) for w in words)
+
+
+def uncased(text: str) -> bool:
+    """Typed all lowercase or ALL CAPS: case tells no name from a word."""
+    return not any(ch.isupper() for ch in text) or case.is_shouting(text)
 
 
 def unknown_pieces(engine: Engine) -> Callable[[str], bool]:
@@ -253,15 +264,15 @@ def unknown_pieces(engine: Engine) -> Callable[[str], bool]:
         # as a word, and glued to one ("?" is known after a word, not as a word of its own)
         return UNK in engine.encode(piece) and UNK in engine.encode("a" + piece)
 
-    def unfamiliar(piece: str) -> bool:
-        return bool(engine.familiar) and any(_unfamiliar(w, engine.familiar) for w in _WORDS.findall(piece))
+    def unfamiliar(piece: str, uncased: bool) -> bool:
+        return bool(engine.familiar) and any(_unfamiliar(w, engine.familiar, uncased) for w in _WORDS.findall(piece))
 
-    def unknown(piece: str) -> bool:
+    def unknown(piece: str, uncased: bool = False) -> bool:
         # and lowercase: case alone makes no word unknown (a cased vocabulary lacks capitals such as "Í", "Ñ";
         # the casing stage lowercases "DÓNDE" for the model)
         low = piece.lower()
         if len(piece) > 64:  # (no long keys kept)
-            return unfamiliar(piece) or UNK in engine.encode(piece) and (low == piece or UNK in engine.encode(low))
-        return unfamiliar(piece) or short(piece) and (low == piece or short(low))
+            return unfamiliar(piece, uncased) or UNK in engine.encode(piece) and (low == piece or UNK in engine.encode(low))
+        return unfamiliar(piece, uncased) or short(piece) and (low == piece or short(low))
 
     return unknown

@@ -9,7 +9,7 @@ from mtcli.text import protect
 from mtcli.text.kinds import PRIVATE
 from mtcli.text.tables import TABLES, rewritten
 from mtcli.text.retry import ladder
-from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each, is_name
+from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each, is_name, uncased
 
 NAMES = ("Tom", "Mary", "John")  # the corpus's most frequent names: the model copies them (protect.py)
 
@@ -49,7 +49,8 @@ class Spans:
 def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context) -> tuple[str, ...]:
     """`seq`, with a name's placeholder a name the model copies ("50 called while you were out." came out "El 50 y
     no estabas fuera.") that the sentence does not have already."""
-    names = [is_name(span, c.engine.familiar) for span in masked.spans]
+    bare = c.options.case and uncased(protect.remask(masked, ("",)).text)  # (the sentence's words as typed)
+    names = [is_name(span, c.engine.familiar, bare) for span in masked.spans]
     if not any(names):
         return seq
     words = set(re.findall(r"\w+", protect.remask(masked, ("",)).text.lower()))  # ("TOM" is made "Tom": casing)

@@ -84,6 +84,28 @@ def test_every_placeholder_name_in_the_sentence_falls_back_to_numbers():
     assert seen == ["Tom, Mary and John met 50."]
 
 
+def test_uncased_a_word_the_model_never_learned_is_a_name_and_a_contraction_never_is():
+    familiar = frozenset({"my", "name", "is", "tom"})
+    assert is_name("anna", familiar, uncased=True) and is_name("ANNA", familiar, uncased=True)
+    assert not is_name("tom", familiar, uncased=True) and not is_name("name", familiar, uncased=True)
+    for loose in ("Dont", "Im", "Cant", "Youre"):  # (typed without the apostrophe: the casing stage repairs them)
+        assert not is_name(loose, familiar) and not unknown_pieces(_engine(upper, familiar))(loose)
+
+
+@pytest.mark.parametrize("typed, seen_by_model, out", [
+    ("my name is anna and i live in bxl9", "My name is Tom and I live in 50.", "Me llamo anna y vivo en bxl9."),
+    ("MY NAME IS ANNA.", "My name is Tom.", "ME LLAMO ANNA."),
+    ("Im going home", "I'm going home.", "Me voy a casa."),  # ("Im" is no name: it had come out "Im se fue")
+])
+def test_typed_lowercase_or_shouting_names_are_kept_too(typed, seen_by_model, out):
+    seen = []
+    model = answers({"My name is Tom and I live in 50.": "Me llamo Tom y vivo en 50.", "My name is Tom.": "Me llamo Tom.",
+                     "I'm going home.": "Me voy a casa."}, seen)
+    (r,) = translate_lines([typed], _engine(model, {"my", "name", "is", "and", "i", "live", "in", "going", "home",
+                                                    "i'm"}))
+    assert seen == [seen_by_model] and r.text == out
+
+
 def test_a_known_name_and_a_lowercase_word_go_to_the_model_as_they_are():
     seen = []
     translate_lines(["Tom saw anna in Boston."], _engine(lambda ls: seen.extend(ls) or same(ls),

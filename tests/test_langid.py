@@ -180,3 +180,13 @@ def test_corpus_sample():
             right += detect(text).language == lang
             total += 1
     assert right / total >= 0.99
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_long_text_is_told_without_overflow(lang):
+    """Each word adds log-odds: 800 English words once summed past what exp() takes (OverflowError on every
+    English document of a few pages, and a 500 from serve's source=auto)."""
+    text = " ".join(SENTENCES[lang] * 150)
+    for prior in (None, "en", "es"):
+        d = detect(text, prior=prior)
+        assert d.language == lang and 0.99 <= d.confidence <= 1.0

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 
 from mtcli import registry, session
-from mtcli.console import err, fail
+from mtcli.console import FROM_CONFIG_FILE, err, fail
 from mtcli.console import error_line as _error_line
 from mtcli.console import out as _out
 from mtcli.console import warning as _warning
@@ -106,7 +106,8 @@ def main() -> None:
     _utf8_stdio()
     try:
         with guarded_stdio():  # a closed or full stdout is a UserError too
-            apply_config_file()
+            FROM_CONFIG_FILE.clear()  # (main runs more than once in a test's process)
+            FROM_CONFIG_FILE.update(apply_config_file())
             code = app(prog_name="mtcli", standalone_mode=False)
     except KeyboardInterrupt:  # training saves its state itself; elsewhere nothing is half-written
         err.print()

@@ -144,6 +144,16 @@ def history(tmp_path, monkeypatch):
     return tmp_path / "home" / "history", session
 
 
+def test_a_history_file_rewritten_in_place_by_the_user_is_not_cut(history):
+    """mtcli's file was known by its inode, which a file written over it keeps (and a new file may get back
+    after an unlink: the test below failed now and then): 3,000 lines of the user's were cut to 1,000."""
+    path, session = history
+    session(["first"])
+    path.write_text("keep\n" * 3000)  # the same inode, the user's content
+    session(["after"])
+    assert path.read_text() == "keep\n" * 3000 + "after\n"
+
+
 def test_a_history_file_mtcli_did_not_make_is_appended_to_never_cut(history, tmp_path, tally):
     path, session = history
     path.parent.mkdir()

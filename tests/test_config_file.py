@@ -128,10 +128,12 @@ def test_an_error_about_a_value_from_the_file_names_the_file_and_a_flag_still_wi
     The environment set by the user is not the file's (no file named), and --greedy makes the bad value no error."""
     path = tmp_path / "config.toml"
     monkeypatch.setenv("MTCLI_CONFIG", str(path))
+    for variable in ("MTCLI_BEAM", "MTCLI_FROM"):  # main sets the file's in os.environ: monkeypatch records them
+        monkeypatch.setenv(variable, "")  # now (as they were before the test), to put them back afterwards
 
     def run(config: str, *args: str, **environ: str):
         path.write_text(config)
-        for variable in ("MTCLI_BEAM", "MTCLI_FROM"):  # (main sets the file's in os.environ; restored afterwards)
+        for variable in ("MTCLI_BEAM", "MTCLI_FROM"):
             monkeypatch.delenv(variable, raising=False)
         for variable, value in environ.items():
             monkeypatch.setenv(variable, value)

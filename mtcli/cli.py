@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 
 from mtcli import registry, session
-from mtcli.console import err, fail
+from mtcli.console import FROM_CONFIG_FILE, err, fail
 from mtcli.console import error_line as _error_line
 from mtcli.console import out as _out
 from mtcli.console import warning as _warning
@@ -48,13 +48,13 @@ def _options(
     pass
 
 
-def _output_file(value: str | None) -> Path | None:
+def _output_file(value: str | None, option: str = "-o") -> Path | None:
     """An -o value as a path, refused before any work when it names a directory: a trailing slash
     would otherwise be dropped (Path("new/") is Path("new")) and a file written where a directory was meant."""
     if value is None:
         return None
     if value != "-" and (value.endswith(("/", os.sep)) or os.path.isdir(value)):
-        fail(f"-o {value}: names a directory; give a file name")
+        fail(f"{option} {value}: names a directory; give a file name")
     return Path(value)
 
 
@@ -65,10 +65,11 @@ def _output_dir(value: Path | None, option: str) -> Path | None:
     return value
 
 
-def _not_an_input(output: Path | None, inputs, stdin: bool = False) -> None:
-    """-o naming a file the command reads (the data, a model's files, standard input when it reads it),
-    under any name (a link, a hard link, /dev/stdin, /proc/self/fd/N): refused before any work, as
-    writing it would destroy it. Then an -o that cannot be written is refused too, before the work."""
+def _not_an_input(output: Path | None, inputs, stdin: bool = False, option: str = "-o") -> None:
+    """-o (or another option writing a file) naming a file the command reads (the data, a model's files,
+    standard input when it reads it), under any name (a link, a hard link, /dev/stdin, /proc/self/fd/N):
+    refused before any work, as writing it would destroy it. Then an -o that cannot be written is refused
+    too, before the work."""
     from mtcli import guards
 
     if output is None or str(output) == "-":
@@ -76,9 +77,9 @@ def _not_an_input(output: Path | None, inputs, stdin: bool = False) -> None:
     path = guards.input_named(output, inputs, stdin)
     if path is not None:
         alias = "" if str(output) == path else f" (that is {path})"
-        fail(f"-o {output}{alias} is this command's input or one of the model's files: writing it would "
+        fail(f"{option} {output}{alias} is this command's input or one of the model's files: writing it would "
              "destroy it; give another output")
-    guards.check_writable(output, "-o")
+    guards.check_writable(output, option)
 
 
 def _writable_dir(path: Path | None, option: str) -> None:
@@ -105,7 +106,8 @@ def main() -> None:
     _utf8_stdio()
     try:
         with guarded_stdio():  # a closed or full stdout is a UserError too
-            apply_config_file()
+            FROM_CONFIG_FILE.clear()  # (main runs more than once in a test's process)
+            FROM_CONFIG_FILE.update(apply_config_file())
             code = app(prog_name="mtcli", standalone_mode=False)
     except KeyboardInterrupt:  # training saves its state itself; elsewhere nothing is half-written
         err.print()
@@ -820,11 +822,12 @@ def translate(
     fmt, beam = _translate_options(ctx, bool(text), input, fmt, greedy, beam, nbest, scores, as_json)
     decoding = _decoding(ctx, fmt, beam, alpha, nbest, batch_size, check, round_trip, min_confidence, flagged, align,
                          scores)
-    flagged_file = _output_file(flagged)
     from_stdin = input is not None and str(input) == STDOUT
     reads_stdin = not text and (input is None or from_stdin) and not sys.stdin.isatty()
+    outputs = _translate_outputs(output, _output_file(flagged, "--flagged"), input, glossary, reads_stdin)
+    flagged_file = outputs.get("--flagged")
     checking = decoding.check != "off"
-    router = _router(ctx, model, source.value, target.value if target else None, output, reads_stdin,
+    router = _router(ctx, model, source.value, target.value if target else None, outputs, reads_stdin,
                      Options(decoding, glossary=_read_glossary(glossary)))
     if input is None and not text and sys.stdin.isatty():
         with kernels.for_decoding(0, beam):  # the REPL's lines are counted as they come (Engine's decode)
@@ -860,7 +863,29 @@ def translate(
         tally.finish(not text, flagged_file, min_confidence)
 
 
-def _router(ctx: typer.Context, model: str, source: str, target: str | None, output, stdin: bool, options: Options):
+def _translate_outputs(output: Path | None, flagged: Path | None, input: Path | None, glossary: Path | None,
+                       stdin: bool) -> dict[str, Path]:
+    """translate's files to write, by option (-o, --flagged), each refused before any work when it names one
+    of the inputs (-i, the glossary, standard input) or the other: one would destroy what the other holds.
+    (-o naming -i: session.read_input, which says so.)"""
+    if output is not None and flagged is not None and "-" not in (str(output), str(flagged)):
+        from mtcli import guards
+
+        if os.path.abspath(output) == os.path.abspath(flagged) or guards.input_named(flagged, [output]):
+            fail(f"--flagged {flagged} is the -o file: the flagged lines' numbers would replace the translation; "
+                 "give --flagged another file")
+    _not_an_input(output, [glossary], stdin, "-o")
+    _not_an_input(flagged, [input, glossary], stdin, "--flagged")
+    return {option: path for option, path in (("-o", output), ("--flagged", flagged)) if path is not None}
+
+
+def _no_model_file(outputs: dict[str, Path], model_dir: Path, stdin: bool) -> None:
+    for option, output in outputs.items():
+        _not_an_input(output, _model_files(model_dir), stdin, option)
+
+
+def _router(ctx: typer.Context, model: str, source: str, target: str | None, outputs: dict[str, Path], stdin: bool,
+            options: Options):
     """translate's way to the models: the one given with -m or MTCLI_MODEL (its direction fixed, --from
     and --to must agree with it), else the shipped model of each line's direction, loaded on first use.
     `options` (config.Options) go as they are to each direction's engine (their decoding), its checker (how the
@@ -876,14 +901,14 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
     shipped = functools.cache(lambda direction: _load_translator(registry.shipped(direction)))
     if ctx.get_parameter_source("model").name != "DEFAULT":
         path = registry.resolve(model)
-        _not_an_input(output, _model_files(path), stdin=stdin)  # (-i FILE: session.read_input)
+        _no_model_file(outputs, path, stdin)
         translator = _load_translator(path)
         languages.agree(translator.direction, model)
         translator_of, fixed = (lambda direction: translator), translator.direction
     else:
         for path in registry.models().values():
             if path.parent == registry.SHIPPED_DIR:
-                _not_an_input(output, _model_files(path), stdin=stdin)
+                _no_model_file(outputs, path, stdin)
         translator_of, fixed = shipped, None
     engine_of = lambda direction: Engine.from_translator(translator_of(direction), options.decoding)  # noqa: E731
 

@@ -225,22 +225,34 @@ SETTINGS = ("model", "from", "to", "beam", "data", "prepared", "threads", "host"
 
 
 def config_path(environ=os.environ) -> Path | None:
+    from mtcli.guards import expand_user
+
     given = environ.get(CONFIG_ENV)
     if given is not None:
-        return Path(given).expanduser() if given.strip() else None
+        return expand_user(given, CONFIG_ENV) if given.strip() else None
     from platformdirs import user_config_dir
 
     return Path(user_config_dir("mtcli")) / "config.toml"
 
 
-def apply_config_file(environ=os.environ) -> None:
+MAX_CONFIG_BYTES = 1 << 20  # a few settings; more is not a config file
+
+
+def apply_config_file(environ=os.environ) -> dict[str, Path]:
     """Each setting of the config file (config_path) as its MTCLI_* variable's default, unless already set.
-    A missing default file is no error; a given one that is missing, unreadable or wrong is, in one line."""
+    A missing default file is no error; a given one that is missing, unreadable or wrong is, in one line.
+    The values are checked where they are used (a flag given instead makes a bad one no error); the
+    variables set are returned, each with the file, for those checks' errors to name it."""
+    from mtcli import guards
+
     path = config_path(environ)
     if path is None or (CONFIG_ENV not in environ and not path.exists()):
-        return
-    try:
-        text = path.read_text(encoding="utf-8")
+        return {}
+    try:  # (a named pipe: read once, or refused after a bounded wait, never waited for in silence)
+        data = guards.read_once(path, MAX_CONFIG_BYTES)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise UserError(f"config file {path}: over {MAX_CONFIG_BYTES >> 20} MB: not a config file")
+        text = data.decode("utf-8-sig")  # (a BOM, as Windows editors write)
     except OSError as e:
         raise UserError(f"config file {path}: cannot read it ({e.strerror or e}); "
                         f"fix it or set {CONFIG_ENV}= (empty) to read none") from None
@@ -254,12 +266,19 @@ def apply_config_file(environ=os.environ) -> None:
         found = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"config file {path}: {e}") from None
+    applied = {}
     for key, value in found.items():
         if key not in SETTINGS:
             raise UserError(f"config file {path}: unknown setting {key!r} (known: {', '.join(SETTINGS)})")
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise UserError(f"config file {path}: {key} must be a string or a number, not {type(value).__name__}")
-        environ.setdefault(f"MTCLI_{key.upper()}", str(value))
+        if "\0" in str(value):  # (no environment variable can hold one)
+            raise UserError(f"config file {path}: {key} holds a NUL character (\\u0000)")
+        variable = f"MTCLI_{key.upper()}"
+        if variable not in environ:
+            environ[variable] = str(value)
+            applied[variable] = path
+    return applied
 
 
 __all__ = ["DIRECTIONS", "DEFAULT_DIRECTION", "VOCAB", "languages", "DEFAULT_DATA", "DEFAULT_DOWNLOAD_DIR", "DEFAULT_PREPARED", "DEFAULT_RUNS", "ModelConfig", "TrainConfig",

@@ -20,9 +20,17 @@ def escaped(message: str) -> str:
     return message.translate(ESCAPED)
 
 
+# the MTCLI_* variables the config file set (cli.main), each with the file: an error about one names the file, as
+# the user never set the variable
+FROM_CONFIG_FILE: dict[str, object] = {}
+
+
 def error_line(message: str) -> None:
     # soft_wrap: one line however narrow the terminal (or 80 columns when piped); a stderr that
     # cannot be written (guarded_stdio) drops it, and the exit code still tells
+    named = [variable for variable in FROM_CONFIG_FILE if variable in message]
+    if named:
+        message += f" ({', '.join(named)} from the config file {FROM_CONFIG_FILE[named[0]]})"
     try:
         err.print(Text.assemble(("error: ", "bold red"), escaped(message)), soft_wrap=True)
     except OSError:

@@ -246,8 +246,9 @@ def _decide(score: float | None, prior: str | None) -> Detection:
         if prior not in LANGUAGES:
             raise ValueError(f"prior must be one of {LANGUAGES} or None, not {prior!r}")
         score += math.log(PRIOR_ODDS) if prior == "es" else -math.log(PRIOR_ODDS)
-    p_es = 1.0 / (1.0 + math.exp(-score))
-    return Detection("es", p_es) if score > 0 else Detection("en", 1.0 - p_es)
+    # the logistic of |score|: a long text's score (log-odds summed over its words) grows without bound, and
+    # exp of a large positive number overflows
+    return Detection("es" if score > 0 else "en", 1.0 / (1.0 + math.exp(-abs(score))))
 
 
 def detect(text: str, prior: str | None = None) -> Detection:

@@ -298,30 +298,32 @@ def line_editing() -> Callable[[], None]:
 def _append_history(path: Path, append: Callable[[], None]) -> None:
     """Append to the history file (made now if missing, and marked as mtcli's); cut mtcli's own file
     back to its last HISTORY_LINES lines once it has twice as many, by an atomic rewrite. A history file
-    mtcli did not make (a user's, a link to one) is only appended to."""
+    mtcli did not make (a user's, a link to one) or did not write last is only appended to."""
     from mtcli.atomic import atomic_write_bytes
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    mark = path.with_name(".history.mtcli")  # the identity of the history file mtcli made
+    mark = path.with_name(".history.mtcli")  # the file as mtcli left it
     try:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        st = os.stat(path)
-        mark.write_text(f"{st.st_dev}:{st.st_ino}\n")
+        mark.write_text(_as_left(path))
     except FileExistsError:
         pass
-    append()
-    st = os.stat(path)
-    try:
-        ours = mark.read_text().strip() == f"{st.st_dev}:{st.st_ino}"
+    try:  # (its inode alone is not enough: a file put in its place may get the freed number back)
+        ours = mark.read_text() == _as_left(path)
     except OSError:
         ours = False
+    append()
     if not ours:
         return
     lines = path.read_bytes().splitlines(keepends=True)  # (mtcli's own: never much over 2 x HISTORY_LINES)
     if len(lines) > 2 * HISTORY_LINES:
         atomic_write_bytes(path, b"".join(lines[-HISTORY_LINES:]))
-        st = os.stat(path)
-        mark.write_text(f"{st.st_dev}:{st.st_ino}\n")
+    mark.write_text(_as_left(path))
+
+
+def _as_left(path: Path) -> str:
+    st = os.stat(path)
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}\n"
 
 
 def repl(router) -> None:

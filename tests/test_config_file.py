@@ -1,8 +1,11 @@
 """The user's config file (mtcli.config.apply_config_file): each setting the default of its MTCLI_* variable, so
 a flag wins over the environment, which wins over the file; anything wrong in it is one line and exit 2."""
 
+import os
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -87,3 +90,61 @@ def test_the_cli_reads_it_and_a_flag_wins(tmp_path):
     path.write_text("beam = \n")
     broken = subprocess.run(run, capture_output=True, text=True, env=env, timeout=120)
     assert broken.returncode == 2 and broken.stderr.count("\n") == 1 and "config.toml" in broken.stderr
+
+
+def test_a_bom_is_read_and_a_nul_is_one_line(tmp_path):
+    """Windows editors write a BOM (refused as 'Invalid statement' before); a NUL ("\\u0000" in TOML) cannot
+    be in an environment variable (a ValueError traceback before)."""
+    path = tmp_path / "config.toml"
+    path.write_bytes(b'\xef\xbb\xbfbeam = 2\r\nfrom = "es"\r\n')
+    env = {"MTCLI_CONFIG": str(path)}
+    assert apply_config_file(env) == {"MTCLI_BEAM": path, "MTCLI_FROM": path}
+    assert env["MTCLI_BEAM"] == "2" and env["MTCLI_FROM"] == "es"
+    path.write_text('model = "a\\u0000b"\n')
+    with pytest.raises(UserError, match="model holds a NUL"):
+        apply_config_file({"MTCLI_CONFIG": str(path)})
+
+
+def test_a_tilde_of_no_user_and_a_pipe_with_no_writer_are_one_line(tmp_path, monkeypatch):
+    """MTCLI_CONFIG=~nosuchuser/x was a RuntimeError traceback; a named pipe nobody writes to, a silent wait."""
+    from mtcli import guards
+
+    with pytest.raises(UserError, match="MTCLI_CONFIG ~nosuchuser-mtcli/c.toml: ~nosuchuser-mtcli cannot be expanded"):
+        apply_config_file({"MTCLI_CONFIG": "~nosuchuser-mtcli/c.toml"})
+    monkeypatch.setattr(guards, "FIFO_WAIT", 0.5)
+    os.mkfifo(tmp_path / "fifo")
+    started = time.monotonic()
+    with pytest.raises(UserError, match="no program opened to write"):
+        apply_config_file({"MTCLI_CONFIG": str(tmp_path / "fifo")})
+    assert time.monotonic() - started < 10
+    monkeypatch.setattr(guards, "FIFO_WAIT", 30.0)  # a writer that comes: its settings read
+    threading.Thread(target=lambda: (tmp_path / "fifo").write_text("beam = 3\n"), daemon=True).start()
+    apply_config_file(env := {"MTCLI_CONFIG": str(tmp_path / "fifo")})
+    assert env["MTCLI_BEAM"] == "3"
+
+
+def test_an_error_about_a_value_from_the_file_names_the_file_and_a_flag_still_wins(tmp_path, monkeypatch, run_cli):
+    """`beam = 0` in the file was reported as MTCLI_BEAM='0', a variable the user never set; the file is named now.
+    The environment set by the user is not the file's (no file named), and --greedy makes the bad value no error."""
+    path = tmp_path / "config.toml"
+    monkeypatch.setenv("MTCLI_CONFIG", str(path))
+    for variable in ("MTCLI_BEAM", "MTCLI_FROM"):  # main sets the file's in os.environ: monkeypatch records them
+        monkeypatch.setenv(variable, "")  # now (as they were before the test), to put them back afterwards
+
+    def run(config: str, *args: str, **environ: str):
+        path.write_text(config)
+        for variable in ("MTCLI_BEAM", "MTCLI_FROM"):
+            monkeypatch.delenv(variable, raising=False)
+        for variable, value in environ.items():
+            monkeypatch.setenv(variable, value)
+        return run_cli("translate", *args, "Hi.")
+
+    code, _, err = run('beam = 0\nfrom = "xx"\n', "--from", "en")
+    assert code == 2 and "MTCLI_BEAM='0'" in err and f"(MTCLI_BEAM from the config file {path})" in err, err
+    code, _, err = run('beam = 0\nfrom = "xx"\n', "--beam", "2")
+    assert code == 2 and "'xx'" in err and f"(MTCLI_FROM from the config file {path})" in err, err
+    assert err.count("\n") == 1
+    code, _, err = run("beam = 0\n", "--greedy", MTCLI_FROM="xx")  # the user's own variable: no file to name
+    assert code == 2 and "'xx'" in err and "config file" not in err, err
+    code, out, err = run("beam = 0\n", "--greedy", "--from", "en")
+    assert code == 0 and out.strip(), err

@@ -227,3 +227,11 @@ def _out_of_range(path) -> None:
     array = np.load(path)
     array[0] = 1 << 30
     np.save(path, array)
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_long_text_is_told_without_overflow(lang):
+    """Each word adds log-odds: 800 English words once summed past what exp() takes (OverflowError on every
+    English document of a few pages, and a 500 from serve's source=auto)."""
+    text = " ".join(SENTENCES[lang] * 150)
+    for prior in (None, "en", "es"):
+        d = detect(text, prior=prior)
+        assert d.language == lang and 0.99 <= d.confidence <= 1.0

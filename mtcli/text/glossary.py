@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mtcli import guards
 from mtcli.errors import UserError
 from mtcli.text.read import read_lines
 
@@ -217,9 +218,9 @@ def read(path: Path) -> Glossary:
     try:
         if path.is_dir():
             raise UserError(f"{path}: a directory, not a glossary file (TSV: source TAB target)")
-        if path.stat().st_size > MAX_FILE_BYTES:
+        data = guards.read_once(path, MAX_FILE_BYTES)  # a named pipe with no writer: refused, not waited for
+        if len(data) > MAX_FILE_BYTES:
             raise UserError(f"{path}: larger than {MAX_FILE_BYTES >> 20} MB: a glossary holds terms, not a corpus")
-        data = path.read_bytes()
     except OSError as e:
         raise UserError(f"cannot read the glossary {path}: {e.strerror or e}") from None
     return parse(read_lines(data, str(path)), str(path))

@@ -1,10 +1,14 @@
 """Glossaries (mtcli/text/glossary.py): the file's checks, where terms are found, and their targets put back
 through the pipeline with fake models (the placeholder each source language gets, agreement around a term)."""
 
+import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from mtcli import guards
 from mtcli.errors import UserError
 from mtcli.config import Options
 from mtcli.text import agreement, glossary
@@ -177,3 +181,17 @@ def test_the_models_own_translation_with_a_term_in_another_case_is_kept_with_the
     assert seen == ["We live on the earth.", "Earth is round."]  # (no placeholder tried)
     assert out == ["Vivimos en la tierra.", "Tierra es redonda."]
     assert glossary.as_given("la Tierrasanta y la TIERRA", ["tierra"]) == "la Tierrasanta y la tierra"
+
+
+def test_a_named_pipe_with_no_writer_is_refused_after_a_bounded_wait(tmp_path: Path, monkeypatch):
+    """-g FIFO waited forever in silence (read_bytes on a pipe nobody opened to write); a pipe that is
+    written (-g <(...)) is read."""
+    monkeypatch.setattr(guards, "FIFO_WAIT", 0.5)
+    os.mkfifo(tmp_path / "terms")
+    started = time.monotonic()
+    with pytest.raises(UserError, match="no program opened to write"):
+        glossary.read(tmp_path / "terms")
+    assert time.monotonic() - started < 10
+    monkeypatch.setattr(guards, "FIFO_WAIT", 30.0)
+    threading.Thread(target=lambda: (tmp_path / "terms").write_text("invoice\tfactura\n"), daemon=True).start()
+    assert glossary.read(tmp_path / "terms").terms == (("invoice", "factura"),)

@@ -8,17 +8,45 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
+import secrets
+from collections import Counter
 
 from mtcli.errors import UserError
 from mtcli.text.formats.units import Settings, Units
 
 _INDENT = re.compile(r"\n([ \t]+)\S")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone "\\udfff" escape in the file: no UTF-8 can carry it
+
+
+class _Verbatim:
+    """A number as the file wrote it, written back the same: float() or int() would turn 1e999 into Infinity
+    (not JSON), 0.10 into 0.1, and refuse an integer of over 4,300 digits."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+def _object(name: str):
+    """json's object hook: a key twice in one object is refused (a dict keeps the last, and the first
+    value's text was lost from the translation without a word)."""
+    def pairs(items: list) -> dict:
+        found = dict(items)
+        if len(found) < len(items):
+            twice = next(key for key, n in Counter(key for key, _ in items).items() if n > 1)
+            raise UserError(f"{name}: the key {twice!r} is twice in one object; only one would be kept: "
+                            "keep one or rename the other")
+        return found
+
+    return pairs
 
 
 def read(data: bytes, name: str, settings: Settings):
     try:
         text = data.decode("utf-8-sig")
-        doc = json.loads(text)
+        doc = json.loads(text, parse_int=_Verbatim, parse_float=_Verbatim, parse_constant=_Verbatim,
+                         object_pairs_hook=_object(name))
     except UnicodeDecodeError as e:
         raise UserError(f"{name}: not UTF-8 (byte offset {e.start}): JSON is UTF-8") from None
     except json.JSONDecodeError as e:
@@ -50,10 +78,26 @@ def read(data: bytes, name: str, settings: Settings):
     newline = "\r\n" if "\r\n" in text else "\n"
 
     def write(language: str) -> bytes:
-        out = json.dumps(doc, ensure_ascii=False, indent=indent.group(1) if indent else None)
+        out = _dumps(doc, indent.group(1) if indent else None)
         return (out.replace("\n", newline) + (newline if text.endswith(("\n", "\r")) else "")).encode("utf-8")
 
     return units, write
+
+
+def _dumps(doc, indent: str | None) -> str:
+    """json.dumps with each _Verbatim number as the file wrote it (a marker json writes as a string, then
+    replaced; a random one, which no text of the file holds) and lone surrogates as the escapes they came as."""
+    mark, numbers = secrets.token_hex(8), []
+
+    def verbatim(value):
+        if not isinstance(value, _Verbatim):
+            raise TypeError(f"{type(value).__name__} is not JSON")
+        numbers.append(value.text)
+        return f"{mark}{len(numbers) - 1}{mark}"
+
+    out = json.dumps(doc, ensure_ascii=False, indent=indent, default=verbatim)
+    out = re.sub(f'"{mark}(\\d+){mark}"', lambda m: numbers[int(m.group(1))], out)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
 
 
 def _joined(tokens) -> str:

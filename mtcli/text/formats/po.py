@@ -14,6 +14,7 @@ from mtcli.text.formats.units import Settings, Units
 
 PLURAL_FORMS = "nplurals=2; plural=(n != 1);"  # English's and Spanish's: one, and every other number
 _NPLURALS = re.compile(r"nplurals\s*=\s*([0-9]+)")
+MAX_PLURALS = 6  # Arabic's (gettext's most)
 
 
 def read(data: bytes, name: str, settings: Settings):
@@ -33,6 +34,8 @@ def read(data: bytes, name: str, settings: Settings):
     units = Units("".join(e.msgid + e.msgid_plural for e in po))
     plural = po.metadata.get("Plural-Forms") or ""
     forms = int(m.group(1)) if (m := _NPLURALS.search(plural)) else 2
+    if not 1 <= forms <= MAX_PLURALS and any(e.msgid_plural for e in po):  # (3,000,000 forms made 89 MB)
+        raise UserError(f"{name}: Plural-Forms says nplurals={m.group(1)}; a language has 1 to {MAX_PLURALS} forms")
     if not plural and any(e.msgid_plural for e in po):
         po.metadata["Plural-Forms"] = PLURAL_FORMS
     for entry in po:

@@ -243,7 +243,8 @@ def download(
 
 
 def _ranged(kind, name: str, help: str, *decls: str, **more):
-    """An option of type `kind` whose range typer checks: ranges.RANGES[name]."""
+    """An option of type `kind` (its names `decls`, else typer's from the parameter) whose range typer checks:
+    ranges.RANGES[name]."""
     return Annotated[kind, typer.Option(*decls, **limits(name), help=help, **more)]
 
 
@@ -270,9 +271,9 @@ CaseFactorsEn = Annotated[bool, typer.Option(
     "--case-factors-en",
     help="The English ids carry each word's case (lowercase, Capitalised, ALL CAPS) as a factor beside its "
          "lowercased piece: the model reads one piece for every casing yet sees capitals (not the thesis's).")]
-TokenizeForce = Annotated[bool, typer.Option("--force", help="Rebuild even if the result for this corpus and options "
-                                                             "exists, and write into an --out that holds files mtcli "
-                                                             "did not write.")]
+TokenizeForce = Annotated[bool, typer.Option(
+    "--force", help="Rebuild even if the result for this corpus and options exists, and write into an --out that "
+                    "holds files mtcli did not write.")]
 
 
 @app.command()

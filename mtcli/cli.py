@@ -7,6 +7,7 @@ import os
 import sys
 from enum import Enum
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -244,40 +245,53 @@ def download(
     _out.print(f"[green]✓[/] {path} {state}. Next: [bold]mtcli tokenize --data {path}[/]", highlight=False)
 
 
+def _ranged(kind, name: str, help: str, *decls: str, **more):
+    """An option of type `kind` (its names `decls`, else typer's from the parameter) whose range typer checks:
+    ranges.RANGES[name]."""
+    return Annotated[kind, typer.Option(*decls, **limits(name), help=help, **more)]
+
+
+# tokenize's options
+TokenizeData = Annotated[Path | None, typer.Option(
+    "--data", envvar="MTCLI_DATA", show_default=False,
+    help=f"Corpus: tab-separated spa.txt or a CSV with an english,spanish header (default: {DEFAULT_DATA}).")]
+TokenizeOut = Annotated[Path, typer.Option("--out", envvar="MTCLI_PREPARED",
+                                           help="Output: tokenizers, encoded splits, manifest.")]
+DirectionOption = Annotated[Direction, typer.Option("--direction", "-d",
+                                                    help="Source-target: en-es (English to Spanish) or es-en.")]
+SplitSeed = _ranged(int, "seed", "Seed of the train/selection/test split (60/20/20).", "--seed")
+Split = Annotated[SplitMethod, typer.Option(
+    "--split", help="grouped: all translations of a source sentence in one split; random: the thesis's plain split.")]
+SrcVocab = _ranged(int | None, "src_vocab", f"Source WordPiece vocabulary size [default: English {VOCAB['en']}, "
+                                            f"Spanish {VOCAB['es']}].", "--src-vocab", show_default=False)
+TgtVocab = _ranged(int | None, "tgt_vocab", "Target WordPiece vocabulary size [default: as for the source].",
+                   "--tgt-vocab", show_default=False)
+LowercaseEn = Annotated[bool, typer.Option(
+    "--lowercase-en",
+    help="The English tokenizer lowercases: a model trained on it sees no case, so ALL CAPS and lowercase "
+         "English translate like normal text (not the thesis's; no --augment-lowercase/-uppercase/-titlecase).")]
+CaseFactorsEn = Annotated[bool, typer.Option(
+    "--case-factors-en",
+    help="The English ids carry each word's case (lowercase, Capitalised, ALL CAPS) as a factor beside its "
+         "lowercased piece: the model reads one piece for every casing yet sees capitals (not the thesis's).")]
+TokenizeForce = Annotated[bool, typer.Option(
+    "--force", help="Rebuild even if the result for this corpus and options exists, and write into an --out that "
+                    "holds files mtcli did not write.")]
+
+
 @app.command()
 @_fill_doc(max_src=ModelConfig.max_src_len, max_tgt=ModelConfig.max_tgt_len - 1)
 def tokenize(
-    data: Path | None = typer.Option(
-        None, "--data", envvar="MTCLI_DATA", show_default=False,
-        help=f"Corpus: tab-separated spa.txt or a CSV with an english,spanish header (default: {DEFAULT_DATA}).",
-    ),
-    out: Path = typer.Option(
-        DEFAULT_PREPARED, "--out", envvar="MTCLI_PREPARED", help="Output: tokenizers, encoded splits, manifest."
-    ),
-    direction: Direction = typer.Option(DEFAULT_DIRECTION, "--direction", "-d",
-                                        help="Source-target: en-es (English to Spanish) or es-en."),
-    seed: int = typer.Option(0, "--seed", **limits("seed"), help="Seed of the train/selection/test split (60/20/20)."),
-    split: SplitMethod = typer.Option(
-        SplitMethod.grouped, "--split",
-        help="grouped: all translations of a source sentence in one split; random: the thesis's plain split.",
-    ),
-    src_vocab: int | None = typer.Option(None, "--src-vocab", **limits("src_vocab"), show_default=False,
-                                         help=f"Source WordPiece vocabulary size [default: English {VOCAB['en']}, "
-                                              f"Spanish {VOCAB['es']}]."),
-    tgt_vocab: int | None = typer.Option(None, "--tgt-vocab", **limits("tgt_vocab"), show_default=False,
-                                         help="Target WordPiece vocabulary size [default: as for the source]."),
-    lowercase_en: bool = typer.Option(
-        False, "--lowercase-en",
-        help="The English tokenizer lowercases: a model trained on it sees no case, so ALL CAPS and lowercase "
-             "English translate like normal text (not the thesis's; no --augment-lowercase/-uppercase/-titlecase).",
-    ),
-    case_factors_en: bool = typer.Option(
-        False, "--case-factors-en",
-        help="The English ids carry each word's case (lowercase, Capitalised, ALL CAPS) as a factor beside its "
-             "lowercased piece: the model reads one piece for every casing yet sees capitals (not the thesis's).",
-    ),
-    force: bool = typer.Option(False, "--force", help="Rebuild even if the result for this corpus and options exists, "
-                                                      "and write into an --out that holds files mtcli did not write."),
+    data: TokenizeData = None,
+    out: TokenizeOut = DEFAULT_PREPARED,
+    direction: DirectionOption = DEFAULT_DIRECTION,
+    seed: SplitSeed = 0,
+    split: Split = SplitMethod.grouped,
+    src_vocab: SrcVocab = None,
+    tgt_vocab: TgtVocab = None,
+    lowercase_en: LowercaseEn = False,
+    case_factors_en: CaseFactorsEn = False,
+    force: TokenizeForce = False,
 ) -> None:
     """Split the corpus, train English and Spanish WordPiece, encode all pairs for one direction.
 
@@ -420,73 +434,107 @@ def _given_fields(ctx: typer.Context, cls) -> dict:
     return {k: v.value if isinstance(v, Enum) else v for k, v in values.items() if v is not None}
 
 
+# train's options; those named as a field of ModelConfig or TrainConfig override the preset's or the default value
+# when given (_given_fields)
+PresetOption = Annotated[Preset, typer.Option("--config", "-c", help="Thesis configuration to start from.")]
+TrainOut = Annotated[Path, typer.Option("--out", "-o", show_default=False, help="Model directory [default: runs/CONFIG].")]
+TrainData = Annotated[Path | None, typer.Option("--data", envvar="MTCLI_DATA", show_default=False,
+                                                help=f"Corpus (default: {DEFAULT_DATA}).")]
+PreparedDir = Annotated[Path, typer.Option(
+    "--prepared", envvar="MTCLI_PREPARED",
+    help="Tokenized data (`mtcli tokenize`); built with default options when missing.")]
+Resume = Annotated[bool, typer.Option("--resume", help="Continue the run saved in --out.")]
+TrainForce = Annotated[bool, typer.Option("--force", help="Write into an --out that holds files mtcli did not write.")]
+DModel = _ranged(int | None, "d_model", "Override: model width d.")
+DFf = _ranged(int | None, "d_ff", "Override: feed-forward width d_p.")
+Heads = _ranged(int | None, "n_heads", "Override: attention heads h.", "--heads")
+Layers = _ranged(int | None, "n_layers", "Override: blocks tau in encoder and decoder.", "--layers")
+Dropout = _ranged(float | None, "dropout", "Override: residual dropout.")
+AttnDropout = _ranged(float | None, "attn_dropout", "Override: attention dropout.")
+TrainBatch = _ranged(int | None, "batch_size", "Sentence pairs per batch.")
+Schedule = Annotated[LrSchedule | None, typer.Option(help="noam (k*d^-0.5*min(..)) or thesis (eta0*min(..)).")]
+LrScale = _ranged(float | None, "lr_scale", "k (noam) or eta0 (thesis).")
+Warmup = _ranged(int | None, "warmup", "Warm-up steps t_w.")
+LabelSmoothing = _ranged(float | None, "label_smoothing", "Label smoothing of the training loss.")
+ClipNorm = _ranged(float | None, "clip_norm", "Global gradient-norm clip (0 = off).")
+MaxEpochs = _ranged(int | None, "max_epochs", "Stop after this many epochs.")
+TrainTime = _ranged(float | None, "max_time", "Stop after this many seconds of training (0 = no limit).")
+Patience = _ranged(int | None, "patience", "Early stopping: epochs without selection improvement.")
+AccuracyGoal = _ranged(float | None, "accuracy_goal", "Stop at this training accuracy (thesis: 0.90).")
+Seed = _ranged(int | None, "seed", "Seed of initialisation, batching and dropout.")
+AugmentLowercase = _ranged(float | None, "augment_lowercase", "Augmentation: share of pairs lowercased each epoch.")
+AugmentUppercase = _ranged(float | None, "augment_uppercase", "Augmentation: ALL CAPS share.")
+AugmentTitlecase = _ranged(float | None, "augment_titlecase", "Augmentation: Title Case share.")
+AugmentStripPunct = _ranged(float | None, "augment_strip_punct",
+                            "Augmentation: share of English sides without final punctuation.")
+AugmentUnaccented = _ranged(float | None, "augment_unaccented", "Augmentation: share of source sides typed without "
+                                                                "accents and without the opening ¿ ¡.")
+AugmentShort = _ranged(float | None, "augment_short", "Augmentation: share of short pairs (≤ 3 source words) "
+                                                      "added again with another final mark (! . none).")
+AugmentNumbers = _ranged(float | None, "augment_numbers",
+                         "Augmentation: share of pairs whose shared numbers get random digits.")
+EmaDecay = _ranged(float | None, "ema_decay",
+                   "Keep a moving average of the weights (e.g. 0.999) and save it; 0 = off.")
+BleuSample = _ranged(int | None, "bleu_sample", "Selection sentences translated for a BLEU each epoch (0 = off).")
+EarlyStopOn = Annotated[StopOn | None, typer.Option(
+    help="Selection figure that picks the best epoch (bleu needs --bleu-sample).")]
+TrainOnOption = Annotated[TrainOn | None, typer.Option(
+    help="train+selection: a recipe's final model, its epoch count fixed on the selection split first; every epoch "
+         "is saved. train+selection+test: every pair (score it on an external set).")]
+InitFrom = Annotated[str | None, typer.Option(
+    "--init-from", metavar="WEIGHTS", show_default=False,
+    help="Start from this model's weights (a model directory or one of its .safetensors files) instead of random ones.")]
+Ranks = _ranged(int, "ranks", "Data-parallel processes on this machine: reruns itself under mpiexec -n RANKS "
+                              "(needs mtcli[distributed]). Under mpiexec/mpirun the launch sets the ranks.",
+                "--ranks", show_default=False)
+Threads = _ranged(int, "threads", "Data-parallel threads per process (default: one per core).", "--threads", "-t",
+                  envvar="MTCLI_THREADS", show_default=False)
+Register = Annotated[str | None, typer.Option(
+    "--register", metavar="NAME", show_default=False,
+    help="Then add the best model to `mtcli models` as NAME (for -m NAME).")]
+
+
 @app.command()
 def train(
     ctx: typer.Context,
-    config: Preset = typer.Option(Preset.small, "--config", "-c", help="Thesis configuration to start from."),
-    out: Path = typer.Option(None, "--out", "-o", show_default=False, help="Model directory [default: runs/CONFIG]."),
-    data: Path | None = typer.Option(None, "--data", envvar="MTCLI_DATA", show_default=False,
-                                     help=f"Corpus (default: {DEFAULT_DATA})."),
-    prepared: Path = typer.Option(DEFAULT_PREPARED, "--prepared", envvar="MTCLI_PREPARED",
-                                  help="Tokenized data (`mtcli tokenize`); built with default options when missing."),
-    resume: bool = typer.Option(False, "--resume", help="Continue the run saved in --out."),
-    force: bool = typer.Option(False, "--force", help="Write into an --out that holds files mtcli did not write."),
-    d_model: int | None = typer.Option(None, **limits("d_model"), help="Override: model width d."),
-    d_ff: int | None = typer.Option(None, **limits("d_ff"), help="Override: feed-forward width d_p."),
-    n_heads: int | None = typer.Option(None, "--heads", **limits("n_heads"), help="Override: attention heads h."),
-    n_layers: int | None = typer.Option(None, "--layers", **limits("n_layers"),
-                                        help="Override: blocks tau in encoder and decoder."),
-    dropout: float | None = typer.Option(None, **limits("dropout"), help="Override: residual dropout."),
-    attn_dropout: float | None = typer.Option(None, **limits("attn_dropout"), help="Override: attention dropout."),
-    batch_size: int | None = typer.Option(None, **limits("batch_size"), help="Sentence pairs per batch."),
-    lr_schedule: LrSchedule | None = typer.Option(None, help="noam (k*d^-0.5*min(..)) or thesis (eta0*min(..))."),
-    lr_scale: float | None = typer.Option(None, **limits("lr_scale"), help="k (noam) or eta0 (thesis)."),
-    warmup: int | None = typer.Option(None, **limits("warmup"), help="Warm-up steps t_w."),
-    label_smoothing: float | None = typer.Option(None, **limits("label_smoothing"),
-                                                 help="Label smoothing of the training loss."),
-    clip_norm: float | None = typer.Option(None, **limits("clip_norm"), help="Global gradient-norm clip (0 = off)."),
-    max_epochs: int | None = typer.Option(None, **limits("max_epochs"), help="Stop after this many epochs."),
-    max_time: float | None = typer.Option(None, **limits("max_time"),
-                                          help="Stop after this many seconds of training (0 = no limit)."),
-    patience: int | None = typer.Option(None, **limits("patience"),
-                                        help="Early stopping: epochs without selection improvement."),
-    accuracy_goal: float | None = typer.Option(None, **limits("accuracy_goal"),
-                                               help="Stop at this training accuracy (thesis: 0.90)."),
-    seed: int | None = typer.Option(None, **limits("seed"), help="Seed of initialisation, batching and dropout."),
-    augment_lowercase: float | None = typer.Option(None, **limits("augment_lowercase"),
-                                                   help="Augmentation: share of pairs lowercased each epoch."),
-    augment_uppercase: float | None = typer.Option(None, **limits("augment_uppercase"),
-                                                   help="Augmentation: ALL CAPS share."),
-    augment_titlecase: float | None = typer.Option(None, **limits("augment_titlecase"),
-                                                   help="Augmentation: Title Case share."),
-    augment_strip_punct: float | None = typer.Option(None, **limits("augment_strip_punct"),
-                                                     help="Augmentation: share of English sides without final punctuation."),
-    augment_unaccented: float | None = typer.Option(None, **limits("augment_unaccented"),
-                                                    help="Augmentation: share of source sides typed without accents "
-                                                         "and without the opening ¿ ¡."),
-    augment_short: float | None = typer.Option(None, **limits("augment_short"),
-                                               help="Augmentation: share of short pairs (≤ 3 source words) "
-                                                    "added again with another final mark (! . none)."),
-    augment_numbers: float | None = typer.Option(None, **limits("augment_numbers"),
-                                                 help="Augmentation: share of pairs whose shared numbers get random digits."),
-    ema_decay: float | None = typer.Option(None, **limits("ema_decay"),
-                                           help="Keep a moving average of the weights (e.g. 0.999) and save it; 0 = off."),
-    bleu_sample: int | None = typer.Option(None, **limits("bleu_sample"),
-                                           help="Selection sentences translated for a BLEU each epoch (0 = off)."),
-    early_stop_on: StopOn | None = typer.Option(None, help="Selection figure that picks the best epoch (bleu needs --bleu-sample)."),
-    train_on: TrainOn | None = typer.Option(None, help="train+selection: a recipe's final model, its epoch count "
-                                                       "fixed on the selection split first; every epoch is saved. "
-                                                       "train+selection+test: every pair (score it on an external set)."),
-    init_from: str | None = typer.Option(None, "--init-from", metavar="WEIGHTS", show_default=False,
-                                         help="Start from this model's weights (a model directory or one of its "
-                                              ".safetensors files) instead of random ones."),
-    ranks: int = typer.Option(0, "--ranks", **limits("ranks"), show_default=False,
-                              help="Data-parallel processes on this machine: reruns itself under mpiexec -n RANKS "
-                                   "(needs mtcli[distributed]). Under mpiexec/mpirun the launch sets the ranks."),
-    threads: int = typer.Option(0, "--threads", "-t", envvar="MTCLI_THREADS", **limits("threads"), show_default=False,
-                                help="Data-parallel threads per process (default: one per core)."),
-    register: str | None = typer.Option(None, "--register", metavar="NAME", show_default=False,
-                                        help="Then add the best model to `mtcli models` as NAME (for -m NAME)."),
+    config: PresetOption = Preset.small,
+    out: TrainOut = None,
+    data: TrainData = None,
+    prepared: PreparedDir = DEFAULT_PREPARED,
+    resume: Resume = False,
+    force: TrainForce = False,
+    d_model: DModel = None,
+    d_ff: DFf = None,
+    n_heads: Heads = None,
+    n_layers: Layers = None,
+    dropout: Dropout = None,
+    attn_dropout: AttnDropout = None,
+    batch_size: TrainBatch = None,
+    lr_schedule: Schedule = None,
+    lr_scale: LrScale = None,
+    warmup: Warmup = None,
+    label_smoothing: LabelSmoothing = None,
+    clip_norm: ClipNorm = None,
+    max_epochs: MaxEpochs = None,
+    max_time: TrainTime = None,
+    patience: Patience = None,
+    accuracy_goal: AccuracyGoal = None,
+    seed: Seed = None,
+    augment_lowercase: AugmentLowercase = None,
+    augment_uppercase: AugmentUppercase = None,
+    augment_titlecase: AugmentTitlecase = None,
+    augment_strip_punct: AugmentStripPunct = None,
+    augment_unaccented: AugmentUnaccented = None,
+    augment_short: AugmentShort = None,
+    augment_numbers: AugmentNumbers = None,
+    ema_decay: EmaDecay = None,
+    bleu_sample: BleuSample = None,
+    early_stop_on: EarlyStopOn = None,
+    train_on: TrainOnOption = None,
+    init_from: InitFrom = None,
+    ranks: Ranks = 0,
+    threads: Threads = 0,
+    register: Register = None,
 ) -> None:
     """Train a Transformer on the tokenized corpus; the best selection-error model is kept in --out.
 
@@ -510,37 +558,20 @@ def train(
       mtcli train --ranks 2                  (= mpiexec -n 2 mtcli train; hosts: mpiexec -f hostfile -n 8 mtcli train)
     """
     from mtcli import distributed, mpi_launch
-    from mtcli.config import PRESETS, TrainConfig
-    from mtcli.train import load_or_prepare, model_shape
-    from mtcli.train import train as run
+    from mtcli.config import TrainConfig
+    from mtcli.train import train_command
 
-    if threads < 0:
-        fail(f"--threads {threads}: give 1 or more (0 or none: one per core)")
     if ranks > 1 and mpi_launch()[1] == 1:  # not started by mpiexec: rerun under it
         raise typer.Exit(distributed.relaunch(ranks, sys.argv[1:]))
     comm = distributed.world(ranks)
     console = err if comm.rank == 0 else Console(stderr=True, quiet=True)  # rank 0 speaks for all
     out = _output_dir(out, "--out") or DEFAULT_RUNS / config.value
     _writable_dir(out, "--out")
-    tcfg_given, model_given = _given_fields(ctx, TrainConfig), _given_fields(ctx, ModelConfig)
-    shape = model_shape(config.value, model_given)  # refused now, not after tokenizing
-    # with --resume the saved model is kept: a model option given now must agree with it
-    fixed = set(model_given) | (set(PRESETS[config.value]) if _given(ctx, "config") else set())
-    with distributed.ranks_exit_together(comm):
-        if register is not None:
-            registry.check_free(register)  # now, not after an hour of training
-        prepared_data = comm.root_first(lambda: load_or_prepare(prepared, data, console))  # one tokenizer run per disk
-        mcfg = dataclasses.replace(shape, src_vocab=prepared_data.src_tok.vocab_size,
-                                   tgt_vocab=prepared_data.tgt_tok.vocab_size,
-                                   case_factors=prepared_data.src_tok.case_factors)
-        loop = run(prepared_data, out, mcfg, TrainConfig(**tcfg_given), resume=resume, console=console, comm=comm,
-                   overrides=tcfg_given, threads=threads, force=force, fixed=fixed)
-    if loop.done == "interrupted":
-        raise typer.Exit(130)
-    best = f"best selection error {loop.best_error:.3f} (epoch {loop.best_epoch})" if loop.history else "no epoch finished"
-    console.print(f"stopped: {loop.done}; {best}; model in {out}", highlight=False)
-    if register is not None and comm.rank == 0:
-        _register(out, register, loop, console)
+    free = (lambda: registry.check_free(register)) if register is not None else None  # not after an hour of training
+    loop = train_command(prepared, data, out, config.value, _given(ctx, "config"), _given_fields(ctx, ModelConfig),
+                         _given_fields(ctx, TrainConfig), free, resume=resume, console=console, comm=comm,
+                         threads=threads, force=force)
+    _finished(loop, out, register if comm.rank == 0 else None, console, best=True)
 
 
 @app.command()
@@ -580,13 +611,18 @@ def finetune(
     _writable_dir(out, "--out")
     loop, _ = run(registry.resolve(model), pairs, out, resolve_data_path(corpus), corpus_share, max_time, resume,
                   console=err, base_share=base_share)
+    _finished(loop, out, name, err)
+
+
+def _finished(loop, out: Path, name: str | None, console: Console, best: bool = False) -> None:
+    """A training run's end: exit status 130 after Ctrl-C (its state saved); else what stopped it (`best`: and its
+    best epoch) and where the model is, then the model added to `mtcli models` as `name` if given."""
     if loop.done == "interrupted":
         raise typer.Exit(130)
-    err.print(f"stopped: {loop.done}; model in {out}", highlight=False)
-    _register(out, name, loop, err)
-
-
-def _register(out: Path, name: str, loop, console: Console) -> None:
+    epoch = f"best selection error {loop.best_error:.3f} (epoch {loop.best_epoch})" if loop.history else "no epoch finished"
+    console.print(f"stopped: {loop.done}; {epoch + '; ' if best else ''}model in {out}", highlight=False)
+    if name is None:
+        return
     if not loop.history:
         fail(f"nothing to register as {name}: no epoch finished")
     with console.status(f"Adding {out} to the models as {name}…"):
@@ -731,52 +767,75 @@ def _decoding(ctx: typer.Context, fmt: str, beam: int, alpha: float, nbest: int,
                               return_alignments=align, **batches)
 
 
+# translate's options
+Texts = Annotated[list[str], typer.Argument(show_default=False, help="Sentences (default: stdin or a prompt).")]
+Source = Annotated[FromLanguage, typer.Option(
+    "--from", envvar="MTCLI_FROM",
+    help="Source language: en, es, or auto (told from each line; a document from its whole text).")]
+Target = Annotated[ToLanguage | None, typer.Option(
+    "--to", envvar="MTCLI_TO", show_default=False,
+    help="Target language: en or es [default: the other one]; lines already in it are kept as they came, with a "
+         "warning.")]
+Input = Annotated[Path | None, typer.Option("--input", "-i", show_default=False,
+                                            help="Read the text from a file ('-': stdin).")]
+TranslationOutput = Annotated[str | None, typer.Option("--output", "-o", show_default=False,
+                                                       help="Write the translation to a file ('-': stdout).")]
+Format = Annotated[DocFormat | None, typer.Option(
+    "--format", "-f", show_default=False,
+    help="text, srt, markdown, html, docx, odt, po, xliff or json [default: from the -i file's extension, else text].")]
+Keys = Annotated[list[str], typer.Option(
+    "--keys", show_default=False,
+    help="json: translate only the values whose dotted key matches this glob ('menu.*'; repeatable).")]
+Overwrite = Annotated[bool, typer.Option("--overwrite", help="po, xliff: translate again what has a translation.")]
+Beam = _ranged(int, "beam", "Beam size (MTCLI_BEAM, when set, changes the default; --beam or --greedy given wins).",
+               "--beam", "-b")
+Greedy = Annotated[bool, typer.Option("--greedy", help="Greedy decoding (same as --beam 1), fastest.")]
+Alpha = _ranged(float, "alpha", "Length normalisation: score = logprob / length^alpha.", "--alpha")
+NBest = _ranged(int, "nbest", "Print the N best translations as 'line ||| text ||| score'.", "--nbest", "-n")
+Scores = Annotated[bool, typer.Option("--scores", help="Prefix each translation with its score and a tab.")]
+Json = Annotated[bool, typer.Option("--json", help="One JSON object per input line.")]
+DecodeBatch = _ranged(int | None, "decode_batch", f"Sentences decoded together [default: {DEFAULTS.max_batch_size:,} "
+                                                  f"source {DEFAULTS.batch_type}' worth].",
+                      "--batch-size", show_default=False)
+Check = Annotated[bool, typer.Option(
+    "--check/--no-check",
+    help="Flag translations that are probably wrong, with a reason where one is known (docs/confidence.md): marked "
+         "on a terminal, a warning on stderr, 'quality' in --json.")]
+RoundTrip = Annotated[bool, typer.Option("--round-trip", help="Check by translating each line back too (loads the "
+                                                              "other direction's model; about twice the check's CPU).")]
+MinConfidence = Annotated[float | None, typer.Option(
+    "--min-confidence", min=0.0, max=1.0, show_default=False,
+    help="Exit with status 4 when a line's confidence (0-1) is below X.")]
+Flagged = Annotated[str | None, typer.Option(
+    "--flagged", show_default=False, help="Write the numbers of the flagged lines (1-based) to FILE, one a line.")]
+Align = Annotated[bool, typer.Option("--align", help="Source-target word alignments (i-j, words between spaces) "
+                                                     "after ' ||| ' on each line; in --json per sentence.")]
+
+
 @app.command()
 def translate(
     ctx: typer.Context,
-    text: list[str] = typer.Argument(None, show_default=False, help="Sentences (default: stdin or a prompt)."),
-    source: FromLanguage = typer.Option(FromLanguage.auto, "--from", envvar="MTCLI_FROM",
-                                        help="Source language: en, es, or auto (told from each line; a document "
-                                             "from its whole text)."),
-    target: ToLanguage | None = typer.Option(None, "--to", envvar="MTCLI_TO", show_default=False,
-                                             help="Target language: en or es [default: the other one]; lines "
-                                                  "already in it are kept as they came, with a warning."),
+    text: Texts = None,
+    source: Source = FromLanguage.auto,
+    target: Target = None,
     model: str = _model_option(),
-    input: Path | None = typer.Option(None, "--input", "-i", show_default=False,
-                                      help="Read the text from a file ('-': stdin)."),
-    output: str | None = typer.Option(None, "--output", "-o", show_default=False,
-                                      help="Write the translation to a file ('-': stdout)."),
-    fmt: DocFormat | None = typer.Option(None, "--format", "-f", show_default=False,
-                                         help="text, srt, markdown, html, docx, odt, po, xliff or json [default: "
-                                              "from the -i file's extension, else text]."),
-    keys: list[str] = typer.Option(None, "--keys", show_default=False,
-                                   help="json: translate only the values whose dotted key matches this glob "
-                                        "('menu.*'; repeatable)."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="po, xliff: translate again what has a translation."),
-    beam: int = typer.Option(DEFAULTS.beam_size, "--beam", "-b", **limits("beam"),
-                             help="Beam size (MTCLI_BEAM, when set, changes the default; --beam or --greedy given wins)."),
-    greedy: bool = typer.Option(False, "--greedy", help="Greedy decoding (same as --beam 1), fastest."),
-    alpha: float = typer.Option(DEFAULTS.length_penalty, "--alpha", **limits("alpha"),
-                                help="Length normalisation: score = logprob / length^alpha."),
-    nbest: int = typer.Option(DEFAULTS.num_hypotheses, "--nbest", "-n", **limits("nbest"),
-                              help="Print the N best translations as 'line ||| text ||| score'."),
-    scores: bool = typer.Option(False, "--scores", help="Prefix each translation with its score and a tab."),
-    as_json: bool = typer.Option(False, "--json", help="One JSON object per input line."),
-    batch_size: int | None = typer.Option(None, "--batch-size", **limits("decode_batch"), show_default=False,
-                                          help=f"Sentences decoded together [default: {DEFAULTS.max_batch_size:,} "
-                                               f"source {DEFAULTS.batch_type}' worth]."),
-    check: bool = typer.Option(True, "--check/--no-check",
-                               help="Flag translations that are probably wrong, with a reason where one is known "
-                                    "(docs/confidence.md): marked on a terminal, a warning on stderr, 'quality' "
-                                    "in --json."),
-    round_trip: bool = typer.Option(False, "--round-trip", help="Check by translating each line back too (loads the "
-                                                                "other direction's model; about twice the check's CPU)."),
-    min_confidence: float | None = typer.Option(None, "--min-confidence", min=0.0, max=1.0, show_default=False,
-                                                help="Exit with status 4 when a line's confidence (0-1) is below X."),
-    flagged: str | None = typer.Option(None, "--flagged", show_default=False,
-                                       help="Write the numbers of the flagged lines (1-based) to FILE, one a line."),
-    align: bool = typer.Option(False, "--align", help="Source-target word alignments (i-j, words between spaces) "
-                                                      "after ' ||| ' on each line; in --json per sentence."),
+    input: Input = None,
+    output: TranslationOutput = None,
+    fmt: Format = None,
+    keys: Keys = None,
+    overwrite: Overwrite = False,
+    beam: Beam = DEFAULTS.beam_size,
+    greedy: Greedy = False,
+    alpha: Alpha = DEFAULTS.length_penalty,
+    nbest: NBest = DEFAULTS.num_hypotheses,
+    scores: Scores = False,
+    as_json: Json = False,
+    batch_size: DecodeBatch = None,
+    check: Check = True,
+    round_trip: RoundTrip = False,
+    min_confidence: MinConfidence = None,
+    flagged: Flagged = None,
+    align: Align = False,
     glossary: Path | None = _glossary_option(),
 ) -> None:
     """Translate English to Spanish and Spanish to English: arguments, a file, piped lines, or interactively.
@@ -814,10 +873,7 @@ def translate(
       mtcli translate --glossary terms.tsv -i manual.txt -o manual.es.txt
     """
     output = _output_file(output)
-    from mtcli import kernels
-    from mtcli.atomic import STDOUT, write_output, write_output_pieces
-    from mtcli.text import read
-    from mtcli.text.formats import DOCUMENTS
+    from mtcli.atomic import STDOUT
 
     fmt, beam = _translate_options(ctx, bool(text), input, fmt, greedy, beam, nbest, scores, as_json)
     decoding = _decoding(ctx, fmt, beam, alpha, nbest, batch_size, check, round_trip, min_confidence, flagged, align,
@@ -825,42 +881,13 @@ def translate(
     from_stdin = input is not None and str(input) == STDOUT
     reads_stdin = not text and (input is None or from_stdin) and not sys.stdin.isatty()
     outputs = _translate_outputs(output, _output_file(flagged, "--flagged"), input, glossary, reads_stdin)
-    flagged_file = outputs.get("--flagged")
-    checking = decoding.check != "off"
     router = _router(ctx, model, source.value, target.value if target else None, outputs, reads_stdin,
                      Options(decoding, glossary=_read_glossary(glossary)))
     if input is None and not text and sys.stdin.isatty():
-        with kernels.for_decoding(0, beam):  # the REPL's lines are counted as they come (Engine's decode)
-            return session.repl(router)
+        return session.repl(router)
     _document_options(fmt, keys, overwrite)
-    if fmt in DOCUMENTS:
-        return session.translate_file(input, from_stdin, output, fmt, router, keys, overwrite)
-    doc = (read.Document(read.arguments(session.utf8_arguments(text))) if text
-           else session.read_input(None if from_stdin else input, fmt, output))
-    streamed = isinstance(doc, session.FileLines)
-    lines = doc.lines if doc is not None and not streamed else None
-    to_stdout = output is None or str(output) == STDOUT
-    # lines piped in or read from a file as they are translated are counted as they come (Engine's decode): the
-    # references until there are enough
-    with kernels.for_decoding(len(lines or ()), beam):
-        if fmt != "text":
-            rendered = session.translate_document(lines, fmt, router, input if input and not from_stdin else "stdin")
-            return sys.stdout.write(rendered) if to_stdout else write_output(output, doc.encode(rendered))
-        groups = [lines] if lines is not None else doc.groups() if streamed else read.stream_lines(sys.stdin.buffer,
-                                                                                                  "<stdin>")
-        shown = None if input is None or from_stdin or not err.is_terminal else doc.count() if streamed else len(lines)
-        tally = session.Tally()
-        chunks = session.translate_groups(groups, router, nbest, scores, as_json, to_stdout and _out.is_terminal,
-                                          shown, "argument" if text else "line", tally, align, min_confidence)
-        if to_stdout:
-            for chunk in chunks:
-                sys.stdout.write(chunk)
-                sys.stdout.flush()
-        else:  # written as the input came (line ends, encoding, BOM); stdout: "\n"
-            style = doc.reader.document if streamed else lambda: doc or read.Document([])
-            write_output_pieces(output, read.encode_pieces(chunks, style))
-    if checking:
-        tally.finish(not text, flagged_file, min_confidence)
+    shown = session.LineOptions(nbest, scores, as_json, align, min_confidence, outputs.get("--flagged"))
+    session.translate(router, text, input, output, fmt, shown, keys, overwrite)
 
 
 def _translate_outputs(output: Path | None, flagged: Path | None, input: Path | None, glossary: Path | None,
@@ -963,24 +990,40 @@ def explain(
     render(explained(_load_translator(path), sentence, layer, head), _out)
 
 
+# evaluate's options
+EvaluateSplit = Annotated[str, typer.Option("--split", help="test or selection: the model's own held-out split.")]
+EvaluateData = Annotated[Path | None, typer.Option(
+    "--data", show_default=False,
+    help="Evaluate on this TSV (source TAB reference) or CSV (english,spanish header) instead: all its pairs ('-': "
+         "stdin), e.g. an external test set.")]
+SplitCorpus = Annotated[Path | None, typer.Option(
+    "--corpus", envvar="MTCLI_DATA", show_default=False,
+    help=f"The training corpus, to rebuild --split (default: {DEFAULT_DATA}).")]
+EvaluateBeam = _ranged(int, "beam", "Beam size for BLEU/chrF (1 = greedy).", "--beam", "-b")
+EvaluateAlpha = _ranged(float, "alpha", "Length normalisation exponent.", "--alpha")
+Limit = _ranged(int, "limit", "Only the first N pairs (0 = all).", "--limit")
+EvaluateOutput = Annotated[str | None, typer.Option("--output", "-o", show_default=False,
+                                                    help="Write the translations here.")]
+ReportJson = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+Save = Annotated[bool, typer.Option(
+    "--save", help="Also record the report in MODEL/scores.json (shown by `mtcli info`); not for the shipped model, "
+                   "whose scores come with the package.")]
+
+
 @app.command()
 def evaluate(
     ctx: typer.Context,
     model_arg: str | None = _model_argument(),
     model: str = _model_option(),
-    split: str = typer.Option("test", "--split", help="test or selection: the model's own held-out split."),
-    data: Path | None = typer.Option(None, "--data", show_default=False,
-                                     help="Evaluate on this TSV (source TAB reference) or CSV (english,spanish "
-                                          "header) instead: all its pairs ('-': stdin), e.g. an external test set."),
-    corpus: Path | None = typer.Option(None, "--corpus", envvar="MTCLI_DATA", show_default=False,
-                                       help=f"The training corpus, to rebuild --split (default: {DEFAULT_DATA})."),
-    beam: int = typer.Option(DEFAULTS.beam_size, "--beam", "-b", **limits("beam"), help="Beam size for BLEU/chrF (1 = greedy)."),
-    alpha: float = typer.Option(DEFAULTS.length_penalty, "--alpha", **limits("alpha"), help="Length normalisation exponent."),
-    limit: int = typer.Option(0, "--limit", **limits("limit"), help="Only the first N pairs (0 = all)."),
-    output: str | None = typer.Option(None, "--output", "-o", show_default=False, help="Write the translations here."),
-    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
-    save: bool = typer.Option(False, "--save", help="Also record the report in MODEL/scores.json (shown by `mtcli info`); "
-                                                   "not for the shipped model, whose scores come with the package."),
+    split: EvaluateSplit = "test",
+    data: EvaluateData = None,
+    corpus: SplitCorpus = None,
+    beam: EvaluateBeam = DEFAULTS.beam_size,
+    alpha: EvaluateAlpha = DEFAULTS.length_penalty,
+    limit: Limit = 0,
+    output: EvaluateOutput = None,
+    as_json: ReportJson = False,
+    save: Save = False,
     glossary: Path | None = _glossary_option(),
 ) -> None:
     """Score a model: masked cross-entropy error, accuracy and perplexity (teacher forcing, as the
@@ -1012,8 +1055,6 @@ def evaluate(
              "do not go with it")
     if split not in ("test", "selection"):
         fail(f"--split must be test or selection, not {split!r}")
-    if beam < 1:
-        fail("--beam must be at least 1")
     name, model_dir = _model(ctx, model_arg, model)
     corpus = None if data is not None else resolve_data_path(corpus)
     if corpus is not None and str(corpus) != "-" and not corpus.exists():

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
@@ -259,6 +260,56 @@ def translate_groups(groups, router, nbest: int, scores: bool, as_json: bool, ma
                 yield "".join(format_result(r, nbest, scores, as_json, align, marked) + "\n" for r in results)
                 if progress:
                     bar.update(task, completed=done)
+
+
+@dataclass(frozen=True)
+class LineOptions:
+    """translate's options for plain lines (not documents): how each line's result is written (n-best rows,
+    scores, JSON, alignments) and what the check does at the end (--min-confidence, --flagged FILE)."""
+
+    nbest: int = 1
+    scores: bool = False
+    as_json: bool = False
+    align: bool = False
+    min_confidence: float | None = None
+    flagged: Path | None = None
+
+
+def translate(router, texts: list[str] | None, input: Path | None, output: Path | None, fmt: str,
+              shown: LineOptions, keys: list[str] | None = None, overwrite: bool = False) -> None:
+    """translate's run once its options are parsed (cli.py), the prompt aside: a document (-i FILE or stdin)
+    translated and written back whole, or plain lines (text arguments, -i FILE read a chunk at a time, stdin
+    answered as it arrives), each batch's results written as they come and the check's tally at the end."""
+    from mtcli.atomic import STDOUT, write_output, write_output_pieces
+    from mtcli.text import read
+    from mtcli.text.formats import DOCUMENTS
+
+    from_stdin = input is not None and str(input) == STDOUT
+    if fmt in DOCUMENTS:
+        return translate_file(input, from_stdin, output, fmt, router, keys, overwrite)
+    doc = (read.Document(read.arguments(utf8_arguments(texts))) if texts
+           else read_input(None if from_stdin else input, fmt, output))
+    streamed = isinstance(doc, FileLines)
+    lines = doc.lines if doc is not None and not streamed else None
+    to_stdout = output is None or str(output) == STDOUT
+    if fmt != "text":
+        rendered = translate_document(lines, fmt, router, input if input and not from_stdin else "stdin")
+        return sys.stdout.write(rendered) if to_stdout else write_output(output, doc.encode(rendered))
+    groups = [lines] if lines is not None else doc.groups() if streamed else read.stream_lines(sys.stdin.buffer,
+                                                                                              "<stdin>")
+    total = None if input is None or from_stdin or not err.is_terminal else doc.count() if streamed else len(lines)
+    tally = Tally()
+    chunks = translate_groups(groups, router, shown.nbest, shown.scores, shown.as_json, to_stdout and out.is_terminal,
+                              total, "argument" if texts else "line", tally, shown.align, shown.min_confidence)
+    if to_stdout:
+        for chunk in chunks:
+            sys.stdout.write(chunk)
+            sys.stdout.flush()
+    else:  # written as the input came (line ends, encoding, BOM); stdout: "\n"
+        style = doc.reader.document if streamed else lambda: doc or read.Document([])
+        write_output_pieces(output, read.encode_pieces(chunks, style))
+    if router.options.decoding.check != "off":
+        tally.finish(not texts, shown.flagged, shown.min_confidence)
 
 
 HISTORY_LINES = 1000  # lines a session appends, and what mtcli's own history file is cut back to

@@ -22,7 +22,7 @@ from mtcli import distributed, kernels, threads_per_process
 from mtcli.atomic import LOCK, atomic_write_text, claim_dir, lock_dir, unlock_dir
 from mtcli.checkpoint import (METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, LoopState, generator, load_state,
                               load_tokenizers, load_weights, save_model, save_state)
-from mtcli.config import ModelConfig, TrainConfig, from_dict, languages, model_config, to_dict
+from mtcli.config import PRESETS, ModelConfig, TrainConfig, from_dict, languages, model_config, to_dict
 from mtcli.augment import augment_split
 from mtcli.data import (LANGUAGE_NAMES, Batch, EncodedSplit, NoPreparedData, Prepared, load_prepared, make_batches, oriented, prepare, read_corpus,
                         resolve_data_path, training_pairs)
@@ -178,6 +178,26 @@ def load_or_prepare(prepared_dir: Path, data: Path | None, console: Console) -> 
         with console.status("Tokenizing the corpus (mtcli tokenize)…"):
             return prepare(resolve_data_path(data), prepared_dir, what="--prepared directory",
                            forcing=f"run `mtcli tokenize --out {shlex.quote(str(prepared_dir))} --force`")
+
+
+def train_command(prepared_dir: Path, data: Path | None, out: Path, preset: str, preset_given: bool,
+                  model_given: dict, tcfg_given: dict, check: Callable[[], object] | None = None, *,
+                  comm: distributed.Comm, console: Console, **options) -> LoopState:
+    """`mtcli train` once its options are read: the model the preset and the model options given (`model_given`)
+    make, refused now when it cannot be built, not after tokenizing; then, every rank ending together on an error,
+    `check` (the --register name is free), the tokenized data (built with default options when missing, on one
+    rank per disk first) and train() with TrainConfig's options given (`tcfg_given`) and `options`. With --resume
+    the saved model is kept: a model option given now, or the preset's when it was given, must agree with it."""
+    shape = model_shape(preset, model_given)
+    fixed = set(model_given) | (set(PRESETS[preset]) if preset_given else set())
+    with distributed.ranks_exit_together(comm):
+        if check is not None:
+            check()
+        prepared = comm.root_first(lambda: load_or_prepare(prepared_dir, data, console))
+        mcfg = replace(shape, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size,
+                       case_factors=prepared.src_tok.case_factors)
+        return train(prepared, out, mcfg, TrainConfig(**tcfg_given), console=console, comm=comm, overrides=tcfg_given,
+                     fixed=fixed, **options)
 
 
 def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, resume: bool = False,

@@ -177,32 +177,6 @@ def test_usage_errors_are_one_line_with_where_to_read(args, run_cli):
     assert "-h`" in _one_error_line(run_cli(*args))
 
 
-def test_translate_loads_compiled_kernels_only_for_enough_work():
-    from mtcli import kernels
-
-    with kernels.for_decoding(1, 4):
-        assert kernels.attention_forward.__name__.endswith("_ref")
-    with kernels.for_decoding(kernels.COMPILED_MIN_WORK, 1):
-        assert type(kernels.attention_forward).__name__ == "CPUDispatcher"
-
-
-def test_piped_lines_switch_to_compiled_kernels_once_there_are_enough():
-    """Lines counted as they arrive (kernels.expect, called by the text pipeline's decode): the
-    references until the work repays loading compiled code, then compiled code; as before after the block."""
-    from mtcli import kernels
-
-    kernels.expect(10**6)  # outside a block: nothing to choose
-    assert type(kernels.attention_forward).__name__ == "CPUDispatcher"
-    with kernels.for_decoding(0, 4):
-        kernels.expect(kernels.COMPILED_MIN_WORK // 4 - 1)
-        assert kernels.attention_forward.__name__.endswith("_ref")
-        kernels.expect(1)
-        assert type(kernels.attention_forward).__name__ == "CPUDispatcher"
-    with kernels.references(), kernels.for_decoding(kernels.COMPILED_MIN_WORK, 1):
-        assert type(kernels.attention_forward).__name__ == "CPUDispatcher"
-    assert type(kernels.attention_forward).__name__ == "CPUDispatcher"
-
-
 # what a command loads when it needs it, never `mtcli --version`, `-h` or the CLI's import (Numba alone: ~1 s of CPU)
 HEAVY = ("numba", "llvmlite", "starlette", "uvicorn", "pydantic", "docx", "lxml", "odf", "polib", "srt", "markdown_it",
          "matplotlib", "sacrebleu", "numpy", "tokenizers", "safetensors", "py3langid", "mpi4py")
@@ -231,7 +205,7 @@ def test_version_answers_before_the_cli_loads(flag):
 
 
 def test_one_sentence_is_translated_without_numba():
-    """A few sentences decode with the NumPy references (kernels.for_decoding): Numba is not even imported."""
+    """A few sentences decode with the NumPy references (decode.Translator's choice): Numba is not even imported."""
     out, names = _imported("-m", "mtcli", "translate", "The plant is green.")
     assert out.strip() and "numpy" in names
     assert names.isdisjoint({"numba", "llvmlite", "starlette", "uvicorn", "lxml", "matplotlib"})

@@ -171,3 +171,33 @@ def test_progress_is_reported_per_decoded_batch_of_the_main_pass_and_never_goes_
             tr.translate_batch(lines[:6], options)  # 1/2 (below 1) and 1: nothing new
         tr.translate_batch(lines, options)
     assert seen == pytest.approx([1 / 3, 2 / 3, 1.0])
+
+
+def test_the_translator_chooses_the_kernels_from_the_work_it_is_given(shipped_model, monkeypatch):
+    """As in a new process (Numba not loaded): the NumPy references while the work so far (sentences x beam, over
+    calls: lines piped in) stays under decode.COMPILED_MIN_WORK, a teacher-forced reading with them too; the compiled
+    kernels from the call that reaches it on. A process that loaded the compiled kernels keeps them."""
+    from dataclasses import replace
+
+    from mtcli import decode, kernels
+    from mtcli.decode import DEFAULTS, Translator
+    from mtcli.kernels import attention, decoding
+
+    tr, beam4 = Translator(shipped_model), replace(DEFAULTS, beam_size=4)
+    used = []
+    for module, name in ((decoding, "log_softmax_topk_ref"), (attention, "attention_forward_ref")):
+        monkeypatch.setattr(module, name, lambda *a, _ref=getattr(module, name), _name=name: used.append(_name) or _ref(*a))
+    monkeypatch.setattr(decode, "_decoded", [0])
+    monkeypatch.setattr(kernels, "loaded", lambda: False)
+    tr.translate_batch(["Where is the station?"] * (decode.COMPILED_MIN_WORK // 4 - 1), beam4)
+    tr.force(["Where is the station?"], ["¿Dónde está la estación?"])
+    assert set(used) == {"log_softmax_topk_ref", "attention_forward_ref"}
+    used.clear()
+    tr.translate_batch(["Where is the station?"], beam4)  # 16 x 4: enough
+    tr.translate_batch(["Hello."], replace(DEFAULTS, beam_size=1))
+    tr.force(["Hello."], ["Hola."])
+    assert used == []
+    monkeypatch.setattr(decode, "_decoded", [0])
+    monkeypatch.setattr(kernels, "loaded", lambda: True)
+    tr.translate_batch(["Hello."], beam4)
+    assert used == []

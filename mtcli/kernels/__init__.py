@@ -58,11 +58,23 @@ def _references() -> dict:
 
 
 def __getattr__(name: str):
-    """A kernel asked for outside references()/for_decoding(): all of them compiled from now on."""
+    """A kernel asked for outside references(): all of them compiled from now on."""
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals().update(_compiled())
+    use_compiled()
     return globals()[name]
+
+
+def use_compiled() -> None:
+    """Every kernel compiled from now on (Numba loads here): for a process that decodes for long (a server's
+    decoder) or that measures the compiled code from its first sentence (benchmarks/)."""
+    globals().update(_compiled())
+
+
+def loaded() -> bool:
+    """Whether this process loaded the compiled kernels (training, a loss, a server did): the references then
+    spare nothing (decode.Translator's choice)."""
+    return jit.loaded()
 
 
 def _swap(kernels: dict) -> dict:
@@ -83,8 +95,8 @@ def _restore(before: dict) -> None:
 @contextmanager
 def references():
     """Every kernel routed to its NumPy reference inside the block. A short-lived process that only
-    decodes (one `mtcli translate`) then never compiles or loads compiled code, which costs more
-    start-up time than decoding a few sentences with NumPy on small arrays does.
+    decodes a few sentences (one `mtcli translate`) then never compiles or loads compiled code, which costs
+    more start-up time than decoding them with NumPy on small arrays does (decode.Translator's choice).
     The swap rebinds this package's names, so code outside it must call `kernels.NAME`, never
     import a kernel by name (tests/test_kernels.py checks every module)."""
     before = _swap(_references())
@@ -92,35 +104,3 @@ def references():
         yield
     finally:
         _restore(before)
-
-
-# Loading the compiled decoding kernels from Numba's cache costs ~0.3 s CPU in a new process; they
-# then save ~6 ms a sentence greedy and ~19 ms at beam 4 against the NumPy references (Large model).
-# First calls in new processes, loading included: the references win for 1 sentence and for 16
-# greedy, the compiled kernels for 16 at beam 4 (0.52 s vs 0.76) and 64 greedy (0.83 s vs 1.13).
-# 2,000 unseen lines greedy: references 21 s CPU, compiled 6.6 s.
-COMPILED_MIN_WORK = 64  # sentences x beam
-_open: list[list[int]] = []  # [sentences x beam expected, beam] of each open for_decoding block, innermost last
-
-
-@contextmanager
-def for_decoding(sentences: int, beam: int):
-    """The kernels for a process that decodes `sentences` lines, and more as `expect` announces them
-    (lines piped in, a REPL): the NumPy references until the work reaches COMPILED_MIN_WORK sentences
-    x beam, enough to repay loading the compiled ones, then those for the rest of the block."""
-    _open.append([0, beam])
-    before = _swap(_references())
-    try:
-        expect(sentences)
-        yield
-    finally:
-        _open.pop()
-        _restore(before)
-
-
-def expect(sentences: int) -> None:
-    """`sentences` more lines are about to be decoded in the open for_decoding block, if any."""
-    if _open and _open[-1][0] < COMPILED_MIN_WORK:
-        _open[-1][0] += sentences * _open[-1][1]
-        if _open[-1][0] >= COMPILED_MIN_WORK:
-            globals().update(_compiled())

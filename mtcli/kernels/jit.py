@@ -94,6 +94,10 @@ def load() -> None:
         _loaded = True
 
 
+def loaded() -> bool:
+    return _loaded
+
+
 def _notice(event):
     """A listener of Numba's compile events that writes COMPILING at the first one, on a terminal."""
 

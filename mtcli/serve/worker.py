@@ -181,8 +181,9 @@ def _open(model_dir: str, slots: int, options: TranslationOptions):
     from mtcli.decode import Translator
 
     translator = Translator(model_dir, inter_threads=1)
-    translator.translate_batch(["Hello."], options)  # loads the compiled kernels
-    return translator.stream(slots, options)
+    stream = translator.stream(slots, options)  # (the compiled kernels from now on)
+    translator.translate_batch(["Hello."], options)  # their code loaded now, not at the first request
+    return stream
 
 
 def main(pipe: Connection) -> None:

@@ -198,13 +198,13 @@ def direction_figures(direction: str, beam: int, show: int, write: Path | None, 
     from mtcli import registry
     from mtcli.data import oriented, read_corpus, split_pairs
     from mtcli.decode import Translator
-    from mtcli.route import SOURCE_OPTIONS, source_options
+    from mtcli.config import Options, TranslationOptions
     from mtcli.text import glossary
     from mtcli.text.pipeline import Engine, translate_lines
 
     src, tgt = direction.split("-")
     tr = Translator(registry.shipped(direction))
-    engine = Engine.from_translator(tr, beam=beam)
+    engine = Engine.from_translator(tr, TranslationOptions(beam_size=beam))
     record = tr.meta.get("data", {})
     pairs = oriented(read_corpus(CORPUS).pairs, direction)
     split = split_pairs(pairs, record.get("seed", 0), record.get("split", "grouped"))
@@ -212,7 +212,7 @@ def direction_figures(direction: str, beam: int, show: int, write: Path | None, 
     # (--on selection: the same, built from the selection split: for choices made on the way, never the test set)
     unseen = read_pairs(UNSEEN[src]) if on == "unseen" else random.Random(SEED).sample(selection, 4000)
 
-    plain = SOURCE_OPTIONS[src]
+    plain = Options().text_for(src)
 
     def run(lines: list[str], options) -> list[str]:
         return [r.text for r in translate_lines(lines, engine, options)]
@@ -221,7 +221,7 @@ def direction_figures(direction: str, beam: int, show: int, write: Path | None, 
     rows = ["source\ttarget"] + [f"{s}\t{t}" for s, t, _ in terms]
     if write:
         write.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    options = source_options(glossary.parse(rows, "the injected glossary"))[src]
+    options = Options(glossary=glossary.parse(rows, "the injected glossary")).text_for(src)
     held, without, mixed = [], [], 0
     for (s, ref) in unseen:
         found = options.glossary.find(s)

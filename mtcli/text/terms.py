@@ -12,7 +12,7 @@ from dataclasses import replace
 from mtcli.text import protect
 from mtcli.text.agreement import agreeing, notes
 from mtcli.text.glossary import placeholders, targets
-from mtcli.text.retry import OWN
+from mtcli.text.retry import OWN, SWAP
 from mtcli.text.sentence import Context, NBest, Sentence, each
 
 
@@ -36,4 +36,6 @@ class Terms:
         if self.name not in s.aside or s.attempt == OWN:  # (the model's own words fit already)
             return out
         found, terms = s.aside[self.name]
+        if s.attempt == SWAP:  # (the articles are the model's own: none asked for)
+            found = [(term, "") for term, _ in found]
         return each(out, lambda t: agreeing(t, found, terms) if found else t)

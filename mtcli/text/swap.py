@@ -21,33 +21,37 @@ _BEFORE = set("el la los las un una unos unas del al de a en mi mis tu tus su su
               "of to in".split())
 
 
+def _whole(span: str) -> re.Pattern:
+    """A span as a whole word or number (not inside a longer one), as protect.all_kept finds it."""
+    return re.compile(("(?<!\\w)" if span[:1].isalnum() else "") + re.escape(span) + ("(?!\\w)" if span[-1:].isalnum() else ""))
+
+
 def placed(source: str, masked: protect.Masked) -> list[tuple[int, int, str]] | None:
-    """(start, end, target) in `source` (the sentence as it came: masked's spans as the source had them) of each
-    span that comes back otherwise (a term); None where one is not found whole."""
+    """(start, end, as it is to come back) of each of masked's spans in `source` (the sentence as it came: the
+    spans as the source had them); None where one is not found whole."""
     out, at = [], 0
     for was, becomes in zip(masked.sources, masked.spans):
-        found = re.search(("(?<!\\w)" if was[:1].isalnum() else "") + re.escape(was)
-                          + ("(?!\\w)" if was[-1:].isalnum() else ""), source[at:])
+        found = _whole(was).search(source, at)
         if not found:
             return None
-        start, at = at + found.start(), at + found.end()
-        if becomes != was:
-            out.append((start, at, becomes))
+        out.append((found.start(), found.end(), becomes))
+        at = found.end()
     return out
 
 
-def swapped(source: str, translation: str, terms: list[tuple[int, int, str]], links) -> str | None:
-    """The translation with the words linked to each term's source words replaced by its target; None if a term
-    has no word linked to it, its words are not side by side, or two terms claim one word."""
+def swapped(source: str, translation: str, spans: list[tuple[int, int, str]], links) -> str | None:
+    """The translation with the words linked to each span it lacks (a term's target, a name or a number the model
+    wrote otherwise) replaced by the span; None if such a span has no word linked to it, its words are not side
+    by side, or two spans claim one word."""
+    spans = [sp for sp in spans if not _whole(sp[2]).search(translation)]
     if links is None:
         return None
     src = [m.span() for m in _WORD.finditer(source)]
     tgt = list(_WORD.finditer(translation))
     changes = []
-    for start, end, target in terms:
+    for start, end, target in spans:
         inside = {k for k, (a, b) in enumerate(src) if a < end and b > start}
-        ours = {j for j, k in enumerate(links.to_source) if k in inside} | {links.to_target[k] for k in inside}
-        ours = sorted(ours)
+        ours = sorted({j for j, k in enumerate(links.to_source) if k in inside} | {links.to_target[k] for k in inside})
         while len(ours) > 1 and tgt[ours[0]].group().lower().strip("¿¡\"'«(") in _BEFORE:
             ours = ours[1:]  # (the determiner stays the sentence's)
         if not ours or ours[-1] - ours[0] + 1 != len(ours):

@@ -35,8 +35,8 @@ def decode_all(todo: list[Sentence], engine: Engine, results: list[LineResult],
     over its `budget` after the first call is tried no further (budget.over: the caller passes it through)."""
     budget = budget or Budget(None)
     for s in todo:
-        if s.masked.sources:  # (spans that come back otherwise: the sentence first as it came)
-            s.attempt, s.pieces = OWN, to_pieces(protect.unmasked(replace(s.masked, spans=s.masked.sources)), engine)
+        if s.masked.own:  # (spans that come back otherwise: the sentence first with them as they came)
+            s.attempt, s.pieces = OWN, to_pieces(s.masked.own.text, engine)
     failed = [(s, got) for s, got in zip(todo, _decoded(todo, engine, budget)) if not _took(s, got)]
     failed = [(s, got) for s, got in failed if s.line not in budget.over]
     own = [(s, combine(got)) for s, got in failed if s.attempt == OWN]
@@ -72,6 +72,11 @@ def _took(s: Sentence, got: list[NBest]) -> bool:
         s.out = _phrases_joined(s, got)
         return True
     nbest = combine(got)
+    if s.attempt == OWN:  # (its other spans' placeholders back first)
+        restored = [(protect.restore(t, s.masked.own), score) for t, score in nbest]
+        if restored[0][0] is None:
+            return False
+        nbest = [(t, score) for t, score in restored if t is not None]
     if s.shout:
         nbest = [(t.upper(), score) for t, score in nbest]
     terms = [o for o, k in zip(s.masked.spans, s.masked.sources) if o != k] if s.attempt == OWN and not s.shout else []

@@ -27,22 +27,22 @@ def _whole(span: str) -> re.Pattern:
 
 
 def placed(source: str, masked: protect.Masked) -> list[tuple[int, int, str]] | None:
-    """(start, end, as it is to come back) of each of masked's spans in `source` (the sentence as it came: the
-    spans as the source had them); None where one is not found whole."""
+    """(start, end, target) in `source` (masked.own's text: the terms as they came, the other spans masked) of
+    each span that comes back otherwise (a term); None where one is not found whole."""
     out, at = [], 0
     for was, becomes in zip(masked.sources, masked.spans):
-        found = _whole(was).search(source, at)
-        if not found:
-            return None
-        out.append((found.start(), found.end(), becomes))
-        at = found.end()
+        if becomes != was:
+            found = _whole(was).search(source, at)
+            if not found:
+                return None
+            out.append((found.start(), found.end(), becomes))
+            at = found.end()
     return out
 
 
 def swapped(source: str, translation: str, spans: list[tuple[int, int, str]], links) -> str | None:
-    """The translation with the words linked to each span it lacks (a term's target, a name or a number the model
-    wrote otherwise) replaced by the span; None if such a span has no word linked to it, its words are not side
-    by side, or two spans claim one word."""
+    """The translation with the words linked to each term whose target it lacks replaced by the target; None if
+    such a term has no word linked to it, its words are not side by side, or two terms claim one word."""
     spans = [sp for sp in spans if not _whole(sp[2]).search(translation)]
     if links is None:
         return None
@@ -80,6 +80,7 @@ def swap_all(todo: list[tuple[Sentence, NBest]], align) -> list[bool]:
     for (i, t, score, terms), link in zip(asked, links):
         s = todo[i][0]
         new = swapped(s.pieces[0], t, terms, link)
+        new = None if new is None else protect.restore(new, s.masked.own)  # (the other spans back)
         if new is not None and protect.all_kept(new, s.masked):
             outs.setdefault(i, []).append((protect.resign(new, s.masked), score))
     took = []

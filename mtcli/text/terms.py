@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mtcli.text import protect
+from mtcli.text import protect, spans
 from mtcli.text.agreement import agreeing, notes
 from mtcli.text.glossary import placeholders, targets
 from mtcli.text.retry import OWN, SWAP
@@ -28,7 +28,9 @@ class Terms:
         kept = tuple(s.text[a:b] for a, b in s.spans)
         if terms and outs != kept:  # a term's placeholder comes back as its target
             masked = protect.mask(s.text, s.spans, placeholders(s.text, terms.languages[0]) or protect.PLACEHOLDERS[0])
-            s.masked = replace(masked, spans=outs, sources=kept)
+            # (retry.OWN's sentence: its other spans masked as without a glossary, the same words for the model)
+            own = spans.masked(s.text, [sp for sp, out, k in zip(s.spans, outs, kept) if out == k], c)
+            s.masked = replace(masked, spans=outs, sources=kept, own=own)
             s.aside[self.name] = notes(s.text, s.spans, outs, terms), terms
         return True
 

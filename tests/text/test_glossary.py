@@ -232,10 +232,10 @@ def test_unclear_links_leave_the_sentence_to_the_placeholders():
         assert seen[1] == "My big 50 barks."
 
 
-def test_two_terms_swapped_at_once_and_a_number_beside_them_kept():
-    source, own = "The car costs 5 dollars at the shop.", "El coche cuesta 5 dólares en la tienda."
-    links = _links({(source, own): ([0, 1, 2, 3, 4, 5, 6, 7], [0, 1, 2, 3, 4, 5, 6, 7])})
-    out = _swapping([source], {source: own}, links, "car\tautomóvil\nshop\tferretería")
+def test_two_terms_swapped_at_once_and_a_number_beside_them_masked_as_without_a_glossary():
+    seen, asked = "The car costs 50 dollars at the shop.", "El coche cuesta 50 dólares en la tienda."
+    links = _links({(seen, asked): ([0, 1, 2, 3, 4, 5, 6, 7], [0, 1, 2, 3, 4, 5, 6, 7])})
+    out = _swapping(["The car costs 5 dollars at the shop."], {seen: asked}, links, "car\tautomóvil\nshop\tferretería")
     assert out == ["El automóvil cuesta 5 dólares en la ferretería."]
 
 

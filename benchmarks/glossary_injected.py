@@ -21,6 +21,7 @@ accuracy (`holds`), case-insensitive BLEU/chrF, and how many lines without a ter
     nice -n 10 python benchmarks/glossary_injected.py                # beam 4, both directions
     nice -n 10 python benchmarks/glossary_injected.py --direction es-en --show 20 --write-glossary /tmp/g
     nice -n 10 python benchmarks/glossary_injected.py --on selection   # the same from the selection split
+    nice -n 10 python benchmarks/glossary_injected.py --no-links       # no swap by word links (the server's way)
 """
 
 from __future__ import annotations
@@ -194,7 +195,8 @@ def choose(dic: dict, unseen: list, selection: list, src: str, tgt: str, transla
     return [(term, target, agree) for term, (target, agree) in chosen.items()]
 
 
-def direction_figures(direction: str, beam: int, show: int, write: Path | None, on: str = "unseen") -> dict:
+def direction_figures(direction: str, beam: int, show: int, write: Path | None, on: str = "unseen",
+                      links: bool = True) -> dict:
     from mtcli import registry
     from mtcli.data import oriented, read_corpus, split_pairs
     from mtcli.decode import Translator
@@ -205,6 +207,7 @@ def direction_figures(direction: str, beam: int, show: int, write: Path | None, 
     src, tgt = direction.split("-")
     tr = Translator(registry.shipped(direction))
     engine = Engine.from_translator(tr, TranslationOptions(beam_size=beam))
+    engine.align = engine.align if links else None  # (as the server's engines: terms as placeholders, no swap)
     record = tr.meta.get("data", {})
     pairs = oriented(read_corpus(CORPUS).pairs, direction)
     split = split_pairs(pairs, record.get("seed", 0), record.get("split", "grouped"))
@@ -264,6 +267,8 @@ def main() -> None:
     ap.add_argument("--show", type=int, default=5, help="examples and misses shown")
     ap.add_argument("--write-glossary", type=Path, help="write the glossary here (DIRECTION added to the name)")
     ap.add_argument("--json", type=Path, help="also write the figures here")
+    ap.add_argument("--no-links", action="store_true",
+                    help="an engine without word links, as the server's (a term the model did not write: placeholders)")
     ap.add_argument("--on", choices=["unseen", "selection"], default="unseen",
                     help="the pairs the sets are drawn from (selection: for development)")
     args = ap.parse_args()
@@ -273,7 +278,7 @@ def main() -> None:
     with kernels.for_decoding(1000, args.beam):
         for direction in ("en-es", "es-en") if args.direction == "both" else (args.direction,):
             write = args.write_glossary and args.write_glossary.with_suffix(f".{direction}.tsv")
-            figures[direction] = direction_figures(direction, args.beam, args.show, write, args.on)
+            figures[direction] = direction_figures(direction, args.beam, args.show, write, args.on, not args.no_links)
     figures["cpu seconds"], figures["wall seconds"] = round(time.process_time() - start), round(time.time() - wall)
     text = json.dumps(figures, indent=2, ensure_ascii=False)
     print(text)

@@ -18,7 +18,8 @@ from mtcli.text.swap import swap_all
 VERIFY = len(protect.PLACEHOLDERS)  # attempt: the sentence as it is, kept if every span comes back
 AROUND = VERIFY + 1  # attempt: phrases of one span each (protect.one_span_phrases)
 # attempt: a sentence with glossary terms first with them as they came (Masked.own), kept if the model wrote each
-# term's target itself: as placeholders, common words (house -> casa) lost 11-14 BLEU on the sentences that held them (docs/glossary.md)
+# term's target itself: as placeholders, common words (house -> casa) lost 11-14 BLEU on the sentences that held
+# them (docs/glossary.md)
 OWN = -1
 # attempt: OWN's translation with the words linked to each term replaced by its target (swap.py): the rest of the
 # sentence stays the model's, where placeholders made it write worse around them (docs/glossary.md)

@@ -23,7 +23,8 @@ _BEFORE = set("el la los las un una unos unas del al de a en mi mis tu tus su su
 
 def _whole(span: str) -> re.Pattern:
     """A span as a whole word or number (not inside a longer one), as protect.all_kept finds it."""
-    return re.compile(("(?<!\\w)" if span[:1].isalnum() else "") + re.escape(span) + ("(?!\\w)" if span[-1:].isalnum() else ""))
+    before, after = "(?<!\\w)" if span[:1].isalnum() else "", "(?!\\w)" if span[-1:].isalnum() else ""
+    return re.compile(before + re.escape(span) + after)
 
 
 def placed(source: str, masked: protect.Masked) -> list[tuple[int, int, str]] | None:

@@ -21,6 +21,7 @@ accuracy (`holds`), case-insensitive BLEU/chrF, and how many lines without a ter
     nice -n 10 python benchmarks/glossary_injected.py                # beam 4, both directions
     nice -n 10 python benchmarks/glossary_injected.py --direction es-en --show 20 --write-glossary /tmp/g
     nice -n 10 python benchmarks/glossary_injected.py --on selection   # the same from the selection split
+    nice -n 10 python benchmarks/glossary_injected.py --no-links       # no swap by word links (the server's way)
 """
 
 from __future__ import annotations
@@ -194,17 +195,19 @@ def choose(dic: dict, unseen: list, selection: list, src: str, tgt: str, transla
     return [(term, target, agree) for term, (target, agree) in chosen.items()]
 
 
-def direction_figures(direction: str, beam: int, show: int, write: Path | None, on: str = "unseen") -> dict:
+def direction_figures(direction: str, beam: int, show: int, write: Path | None, on: str = "unseen",
+                      links: bool = True) -> dict:
     from mtcli import registry
     from mtcli.data import oriented, read_corpus, split_pairs
     from mtcli.decode import Translator
-    from mtcli.route import SOURCE_OPTIONS, source_options
+    from mtcli.config import Options, TranslationOptions
     from mtcli.text import glossary
     from mtcli.text.pipeline import Engine, translate_lines
 
     src, tgt = direction.split("-")
     tr = Translator(registry.shipped(direction))
-    engine = Engine.from_translator(tr, beam=beam)
+    engine = Engine.from_translator(tr, TranslationOptions(beam_size=beam))
+    engine.align = engine.align if links else None  # (as the server's engines: terms as placeholders, no swap)
     record = tr.meta.get("data", {})
     pairs = oriented(read_corpus(CORPUS).pairs, direction)
     split = split_pairs(pairs, record.get("seed", 0), record.get("split", "grouped"))
@@ -212,7 +215,7 @@ def direction_figures(direction: str, beam: int, show: int, write: Path | None, 
     # (--on selection: the same, built from the selection split: for choices made on the way, never the test set)
     unseen = read_pairs(UNSEEN[src]) if on == "unseen" else random.Random(SEED).sample(selection, 4000)
 
-    plain = SOURCE_OPTIONS[src]
+    plain = Options().text_for(src)
 
     def run(lines: list[str], options) -> list[str]:
         return [r.text for r in translate_lines(lines, engine, options)]
@@ -221,7 +224,7 @@ def direction_figures(direction: str, beam: int, show: int, write: Path | None, 
     rows = ["source\ttarget"] + [f"{s}\t{t}" for s, t, _ in terms]
     if write:
         write.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    options = source_options(glossary.parse(rows, "the injected glossary"))[src]
+    options = Options(glossary=glossary.parse(rows, "the injected glossary")).text_for(src)
     held, without, mixed = [], [], 0
     for (s, ref) in unseen:
         found = options.glossary.find(s)
@@ -264,6 +267,8 @@ def main() -> None:
     ap.add_argument("--show", type=int, default=5, help="examples and misses shown")
     ap.add_argument("--write-glossary", type=Path, help="write the glossary here (DIRECTION added to the name)")
     ap.add_argument("--json", type=Path, help="also write the figures here")
+    ap.add_argument("--no-links", action="store_true",
+                    help="an engine without word links, as the server's (a term the model did not write: placeholders)")
     ap.add_argument("--on", choices=["unseen", "selection"], default="unseen",
                     help="the pairs the sets are drawn from (selection: for development)")
     args = ap.parse_args()
@@ -273,7 +278,7 @@ def main() -> None:
     kernels.use_compiled()  # (the compiled kernels from the first sentence, as for a whole test set)
     for direction in ("en-es", "es-en") if args.direction == "both" else (args.direction,):
         write = args.write_glossary and args.write_glossary.with_suffix(f".{direction}.tsv")
-        figures[direction] = direction_figures(direction, args.beam, args.show, write, args.on)
+        figures[direction] = direction_figures(direction, args.beam, args.show, write, args.on, not args.no_links)
     figures["cpu seconds"], figures["wall seconds"] = round(time.process_time() - start), round(time.time() - wall)
     text = json.dumps(figures, indent=2, ensure_ascii=False)
     print(text)

@@ -60,8 +60,8 @@ class Masked:
     # each span's attachment to a word ("<i>car", "car<img>": no space between): "<" glued to the word
     # before it, ">" to the word after it, "" neither; its placeholder was set apart by a space all the same
     glued: tuple[str, ...] = ()
-    sources: tuple[str, ...] = ()  # the spans as the source had them, where some come back otherwise (a glossary's
-    # terms as their targets: terms.py); empty: as `spans`
+    sources: tuple[str, ...] = ()  # the spans as the source had them where some come back otherwise (terms.py)
+    own: Masked | None = None  # then the sentence for retry.OWN: those as they came, the others masked (spans.py's)
 
 
 _JOINING = " +-–=*/&|^~×÷→·"  # spans apart by these only are one: "Ctrl+C", "x² + y² = z²", "9 - 5"

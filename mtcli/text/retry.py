@@ -14,12 +14,17 @@ from mtcli.text.budget import Budget
 from mtcli.text.digits import made_up
 from mtcli.text.glossary import as_given
 from mtcli.text.sentence import Engine, LineResult, NBest, Sentence, combine, to_pieces
+from mtcli.text.swap import swap_all
 
 VERIFY = len(protect.PLACEHOLDERS)  # attempt: the sentence as it is, kept if every span comes back
 AROUND = VERIFY + 1  # attempt: phrases of one span each (protect.one_span_phrases)
-# attempt: a sentence with glossary terms first as it came, kept if the model wrote each term's target itself:
-# as placeholders, common words (house -> casa) lost 11-14 BLEU on the sentences that held them (docs/glossary.md)
+# attempt: a sentence with glossary terms first with them as they came (Masked.own), kept if the model wrote each
+# term's target itself: as placeholders, common words (house -> casa) lost 11-14 BLEU on the sentences that held
+# them (docs/glossary.md)
 OWN = -1
+# attempt: OWN's translation with the words linked to each term replaced by its target (swap.py): the rest of the
+# sentence stays the model's, where placeholders made it write worse around them (docs/glossary.md)
+SWAP = -2
 
 
 def decode_all(todo: list[Sentence], engine: Engine, results: list[LineResult],
@@ -32,10 +37,14 @@ def decode_all(todo: list[Sentence], engine: Engine, results: list[LineResult],
     over its `budget` after the first call is tried no further (budget.over: the caller passes it through)."""
     budget = budget or Budget(None)
     for s in todo:
-        if s.masked.sources:  # (spans that come back otherwise: the sentence first as it came)
-            s.attempt, s.pieces = OWN, to_pieces(protect.unmasked(replace(s.masked, spans=s.masked.sources)), engine)
-    failed = [s for s, got in zip(todo, _decoded(todo, engine, budget)) if not _took(s, got)]
-    failed = [s for s in failed if s.line not in budget.over]
+        if s.masked.own:  # (spans that come back otherwise: the sentence first with them as they came)
+            s.attempt, s.pieces = OWN, to_pieces(s.masked.own.text, engine)
+    failed = [(s, got) for s, got in zip(todo, _decoded(todo, engine, budget)) if not _took(s, got)]
+    failed = [(s, got) for s, got in failed if s.line not in budget.over]
+    own = [(s, combine(got)) for s, got in failed if s.attempt == OWN]
+    for (s, _), took in zip(own, swap_all(own, engine.align) if own and engine.align else ()):
+        s.attempt = SWAP if took else s.attempt
+    failed = [s for s, _ in failed if s.attempt != SWAP]
     tries = [_fallbacks(s, engine) for s in failed]
     outs = iter(_decoded([t for ts in tries for t in ts], engine, budget))
     for s, ts in zip(failed, tries):
@@ -77,6 +86,11 @@ def _took(s: Sentence, got: list[NBest]) -> bool:
         s.out = _phrases_joined(s, got)
         return True
     nbest = combine(got)
+    if s.attempt == OWN:  # (its other spans' placeholders back first)
+        restored = [(protect.restore(t, s.masked.own), score) for t, score in nbest]
+        if restored[0][0] is None:
+            return False
+        nbest = [(t, score) for t, score in restored if t is not None]
     if s.shout:
         nbest = [(_shouted(t, s.masked), score) for t, score in nbest]
     terms = [o for o, k in zip(s.masked.spans, s.masked.sources) if o != k] if s.attempt == OWN and not s.shout else []

@@ -24,8 +24,7 @@ class Spans:
 
     def strip(self, s: Sentence, c: Context) -> bool:
         if s.masked is None:  # (the glossary's stage has masked a sentence with terms its own way: terms.py)
-            s.masked = protect.mask(s.text, s.spans, protect.PLACEHOLDERS[0])  # (digits: never a word of the sentence)
-            s.masked = protect.remask(s.masked, _named(s.masked, ladder(s.masked, c.engine.placeholders)[0], c))
+            s.masked = masked(s.text, s.spans, c)
         s.outside = drop_spans(s.text, s.spans)
         s.aside[self.name] = c.options.source
         if not LETTER.search(s.outside):
@@ -44,6 +43,12 @@ class Spans:
                                                            if span in dates or table.title.search(span) else [span])]
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
         return each(out, lambda t: _dated(t, dates))
+
+
+def masked(text: str, spans: list[tuple[int, int]], c: Context) -> protect.Masked:
+    """The text with its spans as the placeholders of the engine's ladder, a name's a name."""
+    first = protect.mask(text, spans, protect.PLACEHOLDERS[0])  # (digits: never a word of the sentence)
+    return protect.remask(first, _named(first, ladder(first, c.engine.placeholders)[0], c))
 
 
 def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context) -> tuple[str, ...]:

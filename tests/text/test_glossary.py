@@ -4,6 +4,7 @@ through the pipeline with fake models (the placeholder each source language gets
 import os
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,8 @@ import pytest
 from mtcli import guards
 from mtcli.errors import UserError
 from mtcli.config import Options
-from mtcli.text import agreement, glossary
+from mtcli.confidence.links import Links
+from mtcli.text import agreement, glossary, protect, swap
 from mtcli.text.pipeline import translate_lines
 
 from tests.text.fakes import answers, engine
@@ -195,3 +197,68 @@ def test_a_named_pipe_with_no_writer_is_refused_after_a_bounded_wait(tmp_path: P
     monkeypatch.setattr(guards, "FIFO_WAIT", 30.0)
     threading.Thread(target=lambda: (tmp_path / "terms").write_text("invoice\tfactura\n"), daemon=True).start()
     assert glossary.read(tmp_path / "terms").terms == (("invoice", "factura"),)
+def _links(table: dict[tuple[str, str], tuple[list[int], list[int]]], asked: list | None = None):
+    """An aligner answering each (source, translation) pair from a table of (each target word's source word, each
+    source word's target word); None for a pair it lacks."""
+    def align(pairs):
+        if asked is not None:
+            asked.extend(pairs)
+        return [Links(*table[p]) if p in table else None for p in pairs]
+    return align
+
+
+def _swapping(lines, table, links, glossary_text, direction=("en", "es"), seen=None):
+    options = Options(glossary=glossary.parse(glossary_text.splitlines(), "g.tsv")).text_for(direction[0])
+    aligned = replace(engine(answers(table, seen)), align=links)
+    return [r.text for r in translate_lines(lines, aligned, options)]
+
+
+def test_the_target_replaces_the_words_linked_to_the_term_in_the_models_own_translation():
+    seen, asked = [], []
+    # I(0) paid(1) the(2) invoice(3) yesterday.(4) -> Pagué(0) el(1) recibo(2) ayer.(3): "el" linked to "invoice"
+    # too, yet the determiner stays the sentence's and agrees with the target
+    links = _links({("I paid the invoice yesterday.", "Pagué el recibo ayer."): ([1, 3, 3, 4], [0, 0, 1, 2, 3])},
+                   asked)
+    out = _swapping(["I paid the invoice yesterday."], {"I paid the invoice yesterday.": "Pagué el recibo ayer."},
+                    links, "invoice\tfactura", seen=seen)
+    assert out == ["Pagué la factura ayer."]
+    assert seen == ["I paid the invoice yesterday."]  # (no placeholder decoded)
+    assert asked == [("I paid the invoice yesterday.", "Pagué el recibo ayer.")]
+
+
+def test_a_swapped_term_keeps_the_words_punctuation_opens_with_a_capital_and_gets_no_article_added():
+    table = {"¿Dónde está mi piso?": "Where is my flat?", "El dinero no es todo.": "Money isn't everything."}
+    links = _links({("¿Dónde está mi piso?", "Where is my flat?"): ([0, 1, 2, 3], [0, 1, 2, 3]),
+                    ("El dinero no es todo.", "Money isn't everything."): ([1, 2, 4], [0, 0, 1, 1, 2])})
+    # (the model left out the article of "El dinero": as placeholders, "The cash" would have come out)
+    assert _swapping(list(table), table, links, "piso\tapartment\ndinero\tcash", ("es", "en")) == \
+        ["Where is my apartment?", "Cash isn't everything."]
+    en = _links({("Car is fast.", "Coche es rápido."): ([0, 1, 2], [0, 1, 2])})
+    assert _swapping(["Car is fast."], {"Car is fast.": "Coche es rápido."}, en, "car\tautomóvil") == \
+        ["Automóvil es rápido."]
+
+
+def test_unclear_links_leave_the_sentence_to_the_placeholders():
+    table = {"My big dog barks.": "Mi perro grande ladra.", "My big 50 barks.": "Mi gran 50 ladra."}
+    # "dog" linked to "perro" and "ladra.", words apart; then no link at all (the aligner could not read the pair)
+    apart = _links({("My big dog barks.", "Mi perro grande ladra."): ([0, 2, 1, 2], [0, 2, 1, 3])})
+    for links in (apart, _links({})):
+        seen = []
+        assert _swapping(["My big dog barks."], table, links, "dog\tcan", seen=seen) == ["Mi gran can ladra."]
+        assert seen[1] == "My big 50 barks."
+
+
+def test_two_terms_swapped_at_once_and_a_number_beside_them_masked_as_without_a_glossary():
+    seen, asked = "The car costs 50 dollars at the shop.", "El coche cuesta 50 dólares en la tienda."
+    links = _links({(seen, asked): ([0, 1, 2, 3, 4, 5, 6, 7], [0, 1, 2, 3, 4, 5, 6, 7])})
+    out = _swapping(["The car costs 5 dollars at the shop."], {seen: asked}, links, "car\tautomóvil\nshop\tferretería")
+    assert out == ["El automóvil cuesta 5 dólares en la ferretería."]
+
+
+def test_swap_placed_finds_each_term_whole_and_swapped_refuses_overlaps():
+    masked = protect.Masked("the 50 of the 50", ("perro", "mapa"), ("50",), sources=("dog", "map"))
+    assert swap.placed("the dogma of the dog's map", replace(masked, sources=("dog", "map"))) == \
+        [(17, 20, "perro"), (23, 26, "mapa")]
+    assert swap.placed("the dogma", masked) is None
+    links = Links([0, 0], [0, 1])  # both source words' link is the first target word
+    assert swap.swapped("big dog", "perrazo x", [(0, 3, "gran"), (4, 7, "perro")], links) is None

@@ -62,7 +62,7 @@ def test_english_rules_are_not_applied_to_spanish():
     _, seen, _ = run([line])
     assert seen == ["Tom dice que i es una letra y im no es nada."]
     _, seen, _ = run([line], options=TextOptions())  # (the English rules, for contrast)
-    assert seen == ["tom dice que I es una letra y I'm no es nada."]
+    assert seen == ["Tom dice que I es una letra y I'm no es nada."]  # (typed lowercase: truecased too)
 
 
 def test_lowercase_spanish_is_truecased_by_the_table_of_names_not_of_sentence_openings():

@@ -67,13 +67,15 @@ TARGETS = {
        for stage in ("normalize", "segment", "case", "protect", "read", "formats", "pipeline")},
     # the guards on what a user names (issue 38): paths, streams, hosts; the registry's names, locks and
     # atomic directories; the CLI's option handling and refusals (not the commands' bodies)
-    "guards": (_GUARD_TESTS, None),
+    "guards": (_GUARD_TESTS, ["expand_user", "_identity", "input_named", "check_stdin", "read_once", "kind",
+                              "check_writable", "check_host"]),
     "registry": (_GUARD_TESTS + ["tests/test_ensemble.py"],
                  ["resolve", "_check_name", "check_free", "_use", "_take_away", "_claim_empty", "_remove_empty",
                   "remove", "in_package"]),
-    "cli": (_GUARD_TESTS + ["tests/test_cli_conventions.py", "tests/test_cli_translate_input.py"],
+    "cli": (_GUARD_TESTS + ["tests/test_cli_conventions.py", "tests/test_cli_translate_input.py",
+                            "tests/test_cli_documents.py"],
             ["_output_file", "_output_dir", "_not_an_input", "_writable_dir", "_model", "_translate_options",
-             "_environment_beam", "_refuse_contradictions", "_scores_writable"]),
+             "_environment_beam", "_refuse_contradictions", "_scores_writable", "_decoding", "_document_options"]),
     # translate's reading of its input and the REPL's history (moved out of cli.py)
     "session": (_GUARD_TESTS + ["tests/test_cli_translate_input.py"], ["read_input", "utf8_arguments", "_append_history"]),
     # the server's checks of what a client sends (fields, sizes, the key, the HTTP head), called directly:
@@ -122,7 +124,8 @@ def source(module: str) -> str:
 
 def write_config(dest: Path, modules: list[str], tests: list[str] | None = None) -> None:
     tests = sorted({t for m in modules for t in tests or TARGETS[m][0] if (dest / t).exists()})
-    lines = ["[mutmut]", "source_paths = mtcli/", "only_mutate ="]
+    # (benchmarks/: tests that build their inputs with a benchmark's builder import it from the copy)
+    lines = ["[mutmut]", "source_paths = mtcli/", "also_copy =", "    benchmarks/", "only_mutate ="]
     lines += [f"    {source(m)}" for m in modules]
     lines += ["pytest_add_cli_args_test_selection ="] + [f"    {t}" for t in tests]
     deselect = " and ".join([DESELECT, *sorted({SLOW[m] for m in modules if m in SLOW})])

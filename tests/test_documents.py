@@ -196,6 +196,28 @@ def test_malformed_documents_are_one_line_errors(fmt, data, problem):
     assert "\n" not in str(e.value) and str(e.value).startswith(f"doc.{fmt}")
 
 
+@pytest.mark.parametrize("data, message", [
+    (b'{"a": "caf\xe9"}', "doc.json: not UTF-8 (byte offset 10): JSON is UTF-8"),
+    (b"[" * 100_000 + b"]" * 100_000, "doc.json: nested too deeply"),  # (json.loads itself recurses)
+    (b'{"a": ' * 5_000 + b'"x"' + b"}" * 5_000, "doc.json: nested too deeply"),  # (read by json, too deep to walk)
+])
+def test_json_refusals_say_what_is_wrong(data, message):
+    with pytest.raises(UserError) as e:
+        translate(data, "json")
+    assert str(e.value) == message
+    assert translate(b'\xef\xbb\xbf{"a": "Open the door"}', "json")[0] == b'{"a": "NEPO EHT ROOD"}'  # a BOM: UTF-8
+
+
+def test_each_text_is_numbered_for_its_warnings_from_one():
+    """A text's warnings name it by its number: the value's (JSON), the unit's (XLIFF: the third has its
+    target), the paragraph's (docx: paragraphs without words are counted too)."""
+    pytest.importorskip("docx")
+    numbers = {fmt: [r.line for r in translate(data, fmt)[1]] for fmt, data in (
+        ("json", JSON.encode()), ("xliff", XLIFF12.encode()), ("odt", odt_bytes()), ("docx", docx_bytes(1)))}
+    assert numbers == {"json": [1, 2, 3, 4, 5], "xliff": [1, 2, 4], "odt": [1, 2, 3, 4, 5, 6, 7, 8],
+                       "docx": [1, 2, 3, 4, 7, 9, 10]}
+
+
 def zipped(files: dict[str, bytes]) -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:

@@ -248,7 +248,7 @@ def test_formats_in_any_case_and_the_almost_known_refused():
     for given, want in ((None, "text"), ("", "text"), ("HTML", "html"), ("Markdown", "markdown"), ("srt", "srt")):
         assert _format({"format": given} if given is not None else {}) == want
     for bad, shown in (("htm", "htm"), ("html ", "html "), ("x" * 41, "x" * 40 + "…"), (["html"], '["html"]'),
-                       (1, "1")):
+                       (1, "1"), (["x" * 60], '["' + "x" * 38)):  # (a value not text: its JSON's first 40 characters)
         e = refused(_format, {"format": bad})
         assert (e.status, e.message) == (400, f"{shown} format is not supported"), bad
 
@@ -261,7 +261,7 @@ def test_alternatives_at_the_limit_and_one_over():
         "Invalid request: alternatives parameter must be <= 3")
     for bad in (True, 2.5, "2.0", "two", "0" * 19 + "3", [1], None):
         e = refused(_alternatives, {"alternatives": bad}, cfg)
-        assert e.message == "Invalid request: alternatives parameter is not a number", bad
+        assert (e.status, e.message) == (400, "Invalid request: alternatives parameter is not a number"), bad
 
 
 def test_file_kinds_by_their_last_extension_in_any_case():
@@ -269,7 +269,7 @@ def test_file_kinds_by_their_last_extension_in_any_case():
     for name, shown in (("a.docx.exe", ".exe"), ("docx", "docx"), ("a.doc", ".doc"), ("a.", "."),
                         ("a." + "x" * 60, "." + "x" * 39 + "…")):
         e = refused(_file_kind, name)
-        assert e.message.startswith(f"Invalid request: file format not supported ({shown}); give one of .arb, "), name
+        assert e.status == 400 and e.message.startswith(f"Invalid request: file format not supported ({shown}); give one of .arb, "), name
 
 
 # --- the operator's limits ------------------------------------------------------------------------------

@@ -199,13 +199,43 @@ def test_malformed_documents_are_one_line_errors(fmt, data, problem):
 @pytest.mark.parametrize("data, message", [
     (b'{"a": "caf\xe9"}', "doc.json: not UTF-8 (byte offset 10): JSON is UTF-8"),
     (b"[" * 100_000 + b"]" * 100_000, "doc.json: nested too deeply"),  # (json.loads itself recurses)
-    (b'{"a": ' * 5_000 + b'"x"' + b"}" * 5_000, "doc.json: nested too deeply"),  # (read by json, too deep to walk)
+    (b'{"a": "b"} x', "doc.json: not JSON: line 1, column 12: Extra data"),
+    (b"42", "doc.json: not i18n JSON: expected an object or a list of strings"),
 ])
 def test_json_refusals_say_what_is_wrong(data, message):
     with pytest.raises(UserError) as e:
         translate(data, "json")
     assert str(e.value) == message
     assert translate(b'\xef\xbb\xbf{"a": "Open the door"}', "json")[0] == b'{"a": "NEPO EHT ROOD"}'  # a BOM: UTF-8
+
+
+def test_json_read_but_too_deep_to_walk_is_refused(monkeypatch):
+    deep: dict = {"a": "Open the door"}
+    for _ in range(100_000):  # (built without recursion: what json.loads could give near its own limit)
+        deep = {"a": deep}
+    monkeypatch.setattr(json, "loads", lambda text: deep)
+    with pytest.raises(UserError) as e:
+        translate(b"{}", "json")
+    assert str(e.value) == "doc.json: nested too deeply"
+
+
+def test_json_written_as_it_came_but_for_its_texts():
+    """Line ends (CRLF, a final one or none), non-ASCII text as itself, and the values after an "@" key."""
+    out, _ = translate(b'{\r\n  "@a": {"description": "x"},\r\n  "b": "Open the door"\r\n}\r\n', "json")
+    assert out == b'{\r\n  "@a": {\r\n    "description": "x"\r\n  },\r\n  "b": "NEPO EHT ROOD"\r\n}\r\n'
+    assert translate('["Caf\u00e9 open"]'.encode(), "json")[0] == '["\u00c9FAC NEPO"]'.encode()
+    assert translate(b'["Open the door"]\r', "json")[0] == b'["NEPO EHT ROOD"]\n'  # (a lone CR: a line end too)
+
+
+@pytest.mark.parametrize("root, problem", [
+    ("<xliff><file/></xliff>", "root element 'xliff', no namespace"),
+    ('<xliff xmlns="urn:oasis:names:tc:xliff:document:1.1"/>', "root element 'xliff' in urn:oasis:names:tc:xliff:document:1.1"),
+    ('<file xmlns="urn:oasis:names:tc:xliff:document:1.2"/>', "root element 'file' in urn:oasis:names:tc:xliff:document:1.2"),
+])
+def test_xliff_of_another_version_or_root_is_named(root, problem):
+    with pytest.raises(UserError) as e:
+        translate(root.encode(), "xliff")
+    assert str(e.value) == f"doc.xliff: not XLIFF 1.2 or 2.0 ({problem})"
 
 
 def test_each_text_is_numbered_for_its_warnings_from_one():

@@ -238,13 +238,55 @@ def test_xliff_of_another_version_or_root_is_named(root, problem):
     assert str(e.value) == f"doc.xliff: not XLIFF 1.2 or 2.0 ({problem})"
 
 
+XLIFF_UNITS = {  # units that are almost like the ones translated
+    "1.2": ('<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2"><file target-language="es-MX"><body>'
+            '<trans-unit id="1"><target>Nothing to translate from.</target></trans-unit>'
+            '<trans-unit id="2"><source>Open the door.</source><target> <g id="g"/> </target></trans-unit>'
+            '<trans-unit id="3"><source>The house is big.</source><target/></trans-unit>'
+            '<trans-unit id="4" translate="no"><source>Keep this text.</source></trans-unit></body></file></xliff>'),
+    "2.0": ('<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="es-MX">'
+            '<file id="f"><unit id="1"><segment><target>Nothing to translate from.</target></segment></unit>'
+            '<unit id="2"><segment><source>Open the door.</source><target> <ph id="g"/> </target></segment></unit>'
+            '<unit id="3"><segment><source>The house is big.</source><target/></segment></unit>'
+            '<unit id="4" translate="no"><segment><source>Keep this text.</source></segment></unit></file></xliff>'),
+}
+
+
+@pytest.mark.parametrize("version", XLIFF_UNITS)
+def test_xliff_units_almost_like_the_translated_ones(version):
+    """A unit without a source is passed over (not the end of the file), a target of spaces and a tag
+    is still to fill, an empty target is filled (not a second one added), translate="no" is kept, and
+    the file's own target language stays."""
+    from lxml import etree
+
+    out, results = translate(XLIFF_UNITS[version].encode(), "xliff")
+    root = etree.fromstring(out)
+    ns = root.tag[1:].split("}")[0]
+    units = list(root.iter(f"{{{ns}}}trans-unit" if version == "1.2" else f"{{{ns}}}unit"))
+    targets = [["".join(t.itertext()) for t in u.iter(f"{{{ns}}}target")] for u in units]
+    assert targets == [["Nothing to translate from."], ["NEPO EHT ROOD."], ["EHT ESUOH SI GIB."], []]
+    assert [r.line for r in results] == [2, 3]
+    lang = next(root.iter(f"{{{ns}}}file")).get("target-language") if version == "1.2" else root.get("trgLang")
+    assert lang == "es-MX"
+
+
+def test_po_lines_wrapped_at_78_as_gettext_does():
+    pytest.importorskip("polib")
+    words = ["door", "house", "a", "plant", "green", "sky", "station", "is", "the", "blue"]
+    messages = [" ".join(words[(k + i) % len(words)] for i in range(n)) + "." for k in range(10) for n in (14, 17, 21)]
+    po = "".join(f'msgid "{m}"\nmsgstr ""\n\n' for m in messages)
+    lines = translate(po.encode(), "po")[0].decode().splitlines()
+    assert max(map(len, lines)) == 78, max(map(len, lines))
+
+
 def test_each_text_is_numbered_for_its_warnings_from_one():
     """A text's warnings name it by its number: the value's (JSON), the unit's (XLIFF: the third has its
     target), the paragraph's (docx: paragraphs without words are counted too)."""
     pytest.importorskip("docx")
-    numbers = {fmt: [r.line for r in translate(data, fmt)[1]] for fmt, data in (
-        ("json", JSON.encode()), ("xliff", XLIFF12.encode()), ("odt", odt_bytes()), ("docx", docx_bytes(1)))}
-    assert numbers == {"json": [1, 2, 3, 4, 5], "xliff": [1, 2, 4], "odt": [1, 2, 3, 4, 5, 6, 7, 8],
+    numbers = {key: [r.line for r in translate(data, key.rstrip("2"))[1]] for key, data in (
+        ("json", JSON.encode()), ("xliff", XLIFF12.encode()), ("xliff2", XLIFF20.encode()), ("odt", odt_bytes()),
+        ("docx", docx_bytes(1)))}
+    assert numbers == {"json": [1, 2, 3, 4, 5], "xliff": [1, 2, 4], "xliff2": [1, 2], "odt": [1, 2, 3, 4, 5, 6, 7, 8],
                        "docx": [1, 2, 3, 4, 7, 9, 10]}
 
 

@@ -170,10 +170,16 @@ def test_form_fields_up_to_the_batch_limit_and_eight_more():
     assert e.status == 400 and e.message.startswith("Invalid form data: Too many fields")
 
 
+def test_a_form_field_as_large_as_the_body_limit_is_taken():
+    cfg = ServeConfig(body_limit=3 << 20)  # (beyond starlette's own 1 MB a part)
+    data = b'--B\r\nContent-Disposition: form-data; name="q"\r\n\r\n' + b"a" * (2 << 20) + b"\r\n--B--\r\n"
+    assert len(parsed(request([data], {"content-type": "multipart/form-data; boundary=B"}), cfg)["q"]) == 2 << 20
+
+
 def test_a_file_in_a_form_is_refused():
     data = (b'--B\r\nContent-Disposition: form-data; name="q"; filename="a.txt"\r\n\r\nHello.\r\n--B--\r\n')
     e = refused(parsed, request([data], {"content-type": "multipart/form-data; boundary=B"}))
-    assert e.status == 400 and e.message.startswith("Invalid form data")
+    assert (e.status, e.message) == (400, "Invalid form data: Too many files. Maximum number of files is 0.")
     data = b'--B\r\nContent-Disposition: form-data; name="q"\r\n\r\nHello.\r\n--B--\r\n'  # the field itself: text
     assert parsed(request([data], {"content-type": "multipart/form-data; boundary=B"})) == {"q": "Hello."}
 
@@ -216,7 +222,8 @@ def test_required_fields_missing_empty_or_not_text():
         assert refused(_required, missing, "source").message == "Invalid request: missing source parameter"
     e = refused(_required, {"source": ["en", "x" * 60]}, "source")
     assert e.message == 'Invalid request: source must be a string, not ["en", "' + "x" * 32
-    assert refused(_required, {"source": 0}, "source").message == "Invalid request: source must be a string, not 0"
+    e = refused(_required, {"source": 0}, "source")
+    assert (e.status, e.message) == (400, "Invalid request: source must be a string, not 0")
 
 
 def test_directions_as_given_in_any_case_and_the_almost_supported_refused():
@@ -287,7 +294,7 @@ def test_every_limit_must_be_positive_and_the_least_positive_is_taken(name):
 
 def test_a_request_limit_over_the_queue_limit_is_refused():
     ServeConfig(char_limit=500, queue_limit=500)
-    ServeConfig(port=0, alpha=0.0)  # any port, no length normalisation
+    ServeConfig(port=0, alpha=0.0, check=False)  # any port, no length normalisation, no quality check
     with pytest.raises(UserError, match="char-limit 501 exceeds queue-limit 500"):
         ServeConfig(char_limit=501, queue_limit=500)
 
@@ -305,20 +312,30 @@ def guarded(head: bytes, limit: int) -> list[dict]:
              "headers": [tuple(part.lower().encode() for part in h.split(": ", 1)) for h in lines]}
     sent, passed = [], []
 
-    async def inner(scope, receive, send):
-        passed.append(scope)
+    async def receive():
+        return {"type": "http.request", "body": b""}
 
     async def send(message):
         sent.append(message)
 
-    asyncio.run(Guard(inner, limit)(scope, None, send))
+    async def inner(scope_, receive_, send_):
+        assert (scope_, receive_, send_) == (scope, receive, send)  # the request passed on whole
+        passed.append(scope)
+
+    asyncio.run(Guard(inner, limit)(scope, receive, send))
     assert bool(passed) != bool(sent)
+    if sent:  # an ASGI answer uvicorn can send: its start, then its whole body
+        start, answer = sent
+        assert (start["type"], answer["type"]) == ("http.response.start", "http.response.body")
+        assert (b"content-length", str(len(answer["body"])).encode()) in start["headers"]
     return sent
 
 
 def test_a_head_at_the_limit_passes_and_one_byte_over_is_a_431():
     head = b"POST /translate HTTP/1.1\r\nhost: h\r\nx-pad: " + b"a" * 20 + b"\r\n"
     assert guarded(head, len(head)) == []
+    query = b"POST /translate?q=" + b"a" * 30 + b" HTTP/1.1\r\n"  # (the query counts, its "?" not)
+    assert guarded(query, len(query) - 1) == [] and guarded(query, len(query) - 2)[0]["status"] == 431
     start, answer = guarded(head, len(head) - 1)
     assert start["status"] == 431 and (b"connection", b"close") in start["headers"]
     assert json.loads(answer["body"]) == {

@@ -209,6 +209,20 @@ def test_json_refusals_say_what_is_wrong(data, message):
     assert translate(b'\xef\xbb\xbf{"a": "Open the door"}', "json")[0] == b'{"a": "NEPO EHT ROOD"}'  # a BOM: UTF-8
 
 
+def test_package_refusals_name_the_file_and_its_kind():
+    pytest.importorskip("docx")
+    parts = members(docx_bytes(1))
+    with pytest.raises(UserError) as e:
+        translate(zipped({k: v for k, v in parts.items() if k != "word/document.xml"}), "docx")
+    assert str(e.value) == "doc.docx: no word/document.xml in the package: not a docx document, or a damaged one"
+    laughs = (b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+              + b"".join(b'<!ENTITY %c "%s">' % (c, (b"&%c;" % (c - 1)) * 10) for c in b"cdefghi")
+              + b']><d>&i;</d>')  # a billion laughs: refused in one line (libxml2 stops its amplification), never expanded
+    with pytest.raises(UserError) as e:
+        translate(zipped({**parts, "word/document.xml": laughs}), "docx")
+    assert str(e.value).startswith("doc.docx: word/document.xml: ") and "\n" not in str(e.value)
+
+
 def test_json_read_but_too_deep_to_walk_is_refused(monkeypatch):
     deep: dict = {"a": "Open the door"}
     for _ in range(100_000):  # (built without recursion: what json.loads could give near its own limit)

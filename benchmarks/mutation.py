@@ -46,6 +46,8 @@ REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent  # this environment's scripts (mutmut), also when it is not activated
 
 _GUARD_TESTS = ["tests/test_near_misses.py", "tests/test_reliability_paths.py"]
+_SERVE_TESTS = ["tests/test_serve_guards.py", "tests/test_serve_glossary.py"]
+_DOCUMENT_TESTS = ["tests/test_documents.py", "tests/test_cli_documents.py", "tests/test_documents_open.py"]
 # module: (the tests that check it, the functions to mutate: None for all of them)
 TARGETS = {
     "decode": (["tests/test_search.py", "tests/test_decode.py", "tests/test_model.py"], None),
@@ -65,15 +67,28 @@ TARGETS = {
        for stage in ("normalize", "segment", "case", "protect", "read", "formats", "pipeline")},
     # the guards on what a user names (issue 38): paths, streams, hosts; the registry's names, locks and
     # atomic directories; the CLI's option handling and refusals (not the commands' bodies)
-    "guards": (_GUARD_TESTS, None),
+    "guards": (_GUARD_TESTS, ["expand_user", "_identity", "input_named", "check_stdin", "read_once", "kind",
+                              "check_writable", "check_host"]),
     "registry": (_GUARD_TESTS + ["tests/test_ensemble.py"],
                  ["resolve", "_check_name", "check_free", "_use", "_take_away", "_claim_empty", "_remove_empty",
                   "remove", "in_package"]),
-    "cli": (_GUARD_TESTS + ["tests/test_cli_conventions.py", "tests/test_cli_translate_input.py"],
+    "cli": (_GUARD_TESTS + ["tests/test_cli_conventions.py", "tests/test_cli_translate_input.py",
+                            "tests/test_cli_documents.py"],
             ["_output_file", "_output_dir", "_not_an_input", "_writable_dir", "_model", "_translate_options",
-             "_environment_beam", "_refuse_contradictions", "_scores_writable"]),
+             "_environment_beam", "_refuse_contradictions", "_scores_writable", "_decoding", "_document_options"]),
     # translate's reading of its input and the REPL's history (moved out of cli.py)
     "session": (_GUARD_TESTS + ["tests/test_cli_translate_input.py"], ["read_input", "utf8_arguments", "_append_history"]),
+    # the server's checks of what a client sends (fields, sizes, the key, the HTTP head), called directly:
+    # the server's own tests start the shipped model's decoders (~100 s a test process on a loaded machine)
+    "serve.app": (_SERVE_TESTS, ["_body", "_fields", "_check_text", "_digest", "_check_key", "_texts", "_required",
+                                 "_shown", "_direction", "_format", "_glossary", "_alternatives", "_file_kind"]),
+    "serve.http": (_SERVE_TESTS, ["_json", "Guard.__call__", "Protocol.send_400_response"]),
+    "serve.config": (_SERVE_TESTS, ["ServeConfig.__post_init__"]),
+    "serve.languages": (_SERVE_TESTS, ["Directions.refusal", "Directions.unavailable"]),
+    # the document readers' refusals of damaged and hostile files (zip and XML bombs, DTDs, not the format)
+    "text.formats.package": (_DOCUMENT_TESTS, ["open_zip", "read_member", "parse_xml", "_kind"]),
+    **{f"text.formats.{reader}": (_DOCUMENT_TESTS, ["read"]) for reader in ("docx", "odt", "po", "xliff", "i18n_json")},
+    "text.formats.prose": (["tests/test_text_formats.py"], ["Prose.item"]),
 }
 # Tests that need the real corpus (a 3-minute tokenizer run per mutant) or that break the code on
 # purpose (tests/test_broken_versions.py patches the same functions) are left out; only those (a test
@@ -82,7 +97,9 @@ DESELECT = "not real_corpus and not real_ and not test_broken_versions"
 # and, for the guards, the tests that only run mtcli in processes of their own: mutmut neither sees
 # which functions they reach nor waits for them cheaply (the locale, stdin and decoding-option grids)
 SLOW = {"guards": "not every_input_mode", "registry": "not every_input_mode", "cli": "not every_input_mode",
-        "session": "not every_input_mode"}
+        "session": "not every_input_mode",
+        # (LibreOffice converting the documents: seconds a test, and nothing it checks is a refusal)
+        **{m: "not libreoffice_converts" for m, (tests, _) in TARGETS.items() if _DOCUMENT_TESTS[-1] in tests}}
 
 
 def copy_repository(dest: Path, working_tree: bool) -> None:
@@ -99,10 +116,17 @@ def copy_repository(dest: Path, working_tree: bool) -> None:
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
 
 
+def source(module: str) -> str:
+    """The file of a module such as text.formats (a package: its __init__.py)."""
+    path = f"mtcli/{module.replace('.', '/')}"
+    return f"{path}/__init__.py" if (REPO / path).is_dir() else f"{path}.py"
+
+
 def write_config(dest: Path, modules: list[str], tests: list[str] | None = None) -> None:
     tests = sorted({t for m in modules for t in tests or TARGETS[m][0] if (dest / t).exists()})
-    lines = ["[mutmut]", "source_paths = mtcli/", "only_mutate ="]
-    lines += [f"    mtcli/{m.replace('.', '/')}.py" for m in modules]
+    # (benchmarks/: tests that build their inputs with a benchmark's builder import it from the copy)
+    lines = ["[mutmut]", "source_paths = mtcli/", "also_copy =", "    benchmarks/", "only_mutate ="]
+    lines += [f"    {source(m)}" for m in modules]
     lines += ["pytest_add_cli_args_test_selection ="] + [f"    {t}" for t in tests]
     deselect = " and ".join([DESELECT, *sorted({SLOW[m] for m in modules if m in SLOW})])
     lines += ["pytest_add_cli_args =", "    -p", "    no:cacheprovider", "    -k", f"    {deselect}"]

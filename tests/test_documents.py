@@ -218,6 +218,114 @@ def test_malformed_documents_are_one_line_errors(fmt, data, problem):
     assert "\n" not in str(e.value) and str(e.value).startswith(f"doc.{fmt}")
 
 
+@pytest.mark.parametrize("data, message", [
+    (b'{"a": "caf\xe9"}', "doc.json: not UTF-8 (byte offset 10): JSON is UTF-8"),
+    (b"[" * 100_000 + b"]" * 100_000, "doc.json: nested too deeply"),  # (json.loads itself recurses)
+    (b'{"a": "b"} x', "doc.json: not JSON: line 1, column 12: Extra data"),
+    (b"42", "doc.json: not i18n JSON: expected an object or a list of strings"),
+])
+def test_json_refusals_say_what_is_wrong(data, message):
+    with pytest.raises(UserError) as e:
+        translate(data, "json")
+    assert str(e.value) == message
+    assert translate(b'\xef\xbb\xbf{"a": "Open the door"}', "json")[0] == b'{"a": "NEPO EHT ROOD"}'  # a BOM: UTF-8
+
+
+def test_package_refusals_name_the_file_and_its_kind():
+    pytest.importorskip("docx")
+    parts = members(docx_bytes(1))
+    with pytest.raises(UserError) as e:
+        translate(zipped({k: v for k, v in parts.items() if k != "word/document.xml"}), "docx")
+    assert str(e.value) == "doc.docx: no word/document.xml in the package: not a docx document, or a damaged one"
+    laughs = (b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+              + b"".join(b'<!ENTITY %c "%s">' % (c, (b"&%c;" % (c - 1)) * 10) for c in b"cdefghi")
+              + b']><d>&i;</d>')  # a billion laughs: refused in one line (libxml2 stops its amplification), never expanded
+    with pytest.raises(UserError) as e:
+        translate(zipped({**parts, "word/document.xml": laughs}), "docx")
+    assert str(e.value).startswith("doc.docx: word/document.xml: ") and "\n" not in str(e.value)
+
+
+def test_json_read_but_too_deep_to_walk_is_refused(monkeypatch):
+    deep: dict = {"a": "Open the door"}
+    for _ in range(100_000):  # (built without recursion: what json.loads could give near its own limit)
+        deep = {"a": deep}
+    monkeypatch.setattr(json, "loads", lambda text: deep)
+    with pytest.raises(UserError) as e:
+        translate(b"{}", "json")
+    assert str(e.value) == "doc.json: nested too deeply"
+
+
+def test_json_written_as_it_came_but_for_its_texts():
+    """Line ends (CRLF, a final one or none), non-ASCII text as itself, and the values after an "@" key."""
+    out, _ = translate(b'{\r\n  "@a": {"description": "x"},\r\n  "b": "Open the door"\r\n}\r\n', "json")
+    assert out == b'{\r\n  "@a": {\r\n    "description": "x"\r\n  },\r\n  "b": "NEPO EHT ROOD"\r\n}\r\n'
+    assert translate('["Caf\u00e9 open"]'.encode(), "json")[0] == '["\u00c9FAC NEPO"]'.encode()
+    assert translate(b'["Open the door"]\r', "json")[0] == b'["NEPO EHT ROOD"]\n'  # (a lone CR: a line end too)
+
+
+@pytest.mark.parametrize("root, problem", [
+    ("<xliff><file/></xliff>", "root element 'xliff', no namespace"),
+    ('<xliff xmlns="urn:oasis:names:tc:xliff:document:1.1"/>', "root element 'xliff' in urn:oasis:names:tc:xliff:document:1.1"),
+    ('<file xmlns="urn:oasis:names:tc:xliff:document:1.2"/>', "root element 'file' in urn:oasis:names:tc:xliff:document:1.2"),
+])
+def test_xliff_of_another_version_or_root_is_named(root, problem):
+    with pytest.raises(UserError) as e:
+        translate(root.encode(), "xliff")
+    assert str(e.value) == f"doc.xliff: not XLIFF 1.2 or 2.0 ({problem})"
+
+
+XLIFF_UNITS = {  # units that are almost like the ones translated
+    "1.2": ('<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2"><file target-language="es-MX"><body>'
+            '<trans-unit id="1"><target>Nothing to translate from.</target></trans-unit>'
+            '<trans-unit id="2"><source>Open the door.</source><target> <g id="g"/> </target></trans-unit>'
+            '<trans-unit id="3"><source>The house is big.</source><target/></trans-unit>'
+            '<trans-unit id="4" translate="no"><source>Keep this text.</source></trans-unit></body></file></xliff>'),
+    "2.0": ('<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="es-MX">'
+            '<file id="f"><unit id="1"><segment><target>Nothing to translate from.</target></segment></unit>'
+            '<unit id="2"><segment><source>Open the door.</source><target> <ph id="g"/> </target></segment></unit>'
+            '<unit id="3"><segment><source>The house is big.</source><target/></segment></unit>'
+            '<unit id="4" translate="no"><segment><source>Keep this text.</source></segment></unit></file></xliff>'),
+}
+
+
+@pytest.mark.parametrize("version", XLIFF_UNITS)
+def test_xliff_units_almost_like_the_translated_ones(version):
+    """A unit without a source is passed over (not the end of the file), a target of spaces and a tag
+    is still to fill, an empty target is filled (not a second one added), translate="no" is kept, and
+    the file's own target language stays."""
+    from lxml import etree
+
+    out, results = translate(XLIFF_UNITS[version].encode(), "xliff")
+    root = etree.fromstring(out)
+    ns = root.tag[1:].split("}")[0]
+    units = list(root.iter(f"{{{ns}}}trans-unit" if version == "1.2" else f"{{{ns}}}unit"))
+    targets = [["".join(t.itertext()) for t in u.iter(f"{{{ns}}}target")] for u in units]
+    assert targets == [["Nothing to translate from."], ["NEPO EHT ROOD."], ["EHT ESUOH SI GIB."], []]
+    assert [r.line for r in results] == [2, 3]
+    lang = next(root.iter(f"{{{ns}}}file")).get("target-language") if version == "1.2" else root.get("trgLang")
+    assert lang == "es-MX"
+
+
+def test_po_lines_wrapped_at_78_as_gettext_does():
+    pytest.importorskip("polib")
+    words = ["door", "house", "a", "plant", "green", "sky", "station", "is", "the", "blue"]
+    messages = [" ".join(words[(k + i) % len(words)] for i in range(n)) + "." for k in range(10) for n in (14, 17, 21)]
+    po = "".join(f'msgid "{m}"\nmsgstr ""\n\n' for m in messages)
+    lines = translate(po.encode(), "po")[0].decode().splitlines()
+    assert max(map(len, lines)) == 78, max(map(len, lines))
+
+
+def test_each_text_is_numbered_for_its_warnings_from_one():
+    """A text's warnings name it by its number: the value's (JSON), the unit's (XLIFF: the third has its
+    target), the paragraph's (docx: paragraphs without words are counted too)."""
+    pytest.importorskip("docx")
+    numbers = {key: [r.line for r in translate(data, key.rstrip("2"))[1]] for key, data in (
+        ("json", JSON.encode()), ("xliff", XLIFF12.encode()), ("xliff2", XLIFF20.encode()), ("odt", odt_bytes()),
+        ("docx", docx_bytes(1)))}
+    assert numbers == {"json": [1, 2, 3, 4, 5], "xliff": [1, 2, 4], "xliff2": [1, 2], "odt": [1, 2, 3, 4, 5, 6, 7, 8],
+                       "docx": [1, 2, 3, 4, 7, 9, 10]}
+
+
 def zipped(files: dict[str, bytes]) -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:

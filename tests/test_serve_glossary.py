@@ -33,6 +33,7 @@ def test_an_object_or_tsv_text_is_a_glossary_and_none_leaves_the_servers():
     ({"a": "b", "invoice\tx": "y"}, "the term 'invoice\\tx' and its target must be text on one line each"),
     ({"invoice": 5}, "the term 'invoice' and its target must be text"),
     ({"invoice": "a\nb"}, "the term 'invoice' and its target must be text on one line each"),
+    ({"x" * 100 + "\t": "y"}, "the term '" + "x" * 80 + "' and its target"),  # (a long term cut at 80)
     ("invoice\tfactura\ninvoice\trecibo", "glossary: line 2: 'invoice' again, now as 'recibo'; line 1 gave 'factura'"),
     ({"a": "b", "c": "d", "e": "f", "g": "h"}, "glossary: entry 4: more than 3 terms"),
     (["invoice", "factura"], "glossary must be an object of source: target terms or TSV text"),

@@ -216,49 +216,6 @@ def test_a_valid_pair_of_surrogates_is_text(client):
     assert r.status_code == 200 and r.json()["translatedText"].endswith("🙂")
 
 
-# --- API keys: the almost-right key is refused -----------------------------------------------------
-
-KEY = "s3cret-Key-42"
-NEAR_MISSES = [KEY[:-1], KEY[:1], KEY + "x", KEY + " ", KEY[:-1] + "3", "S" + KEY[1:], " " + KEY, KEY.lower(),
-               KEY + KEY, KEY[::-1], KEY.replace("-", "_")]
-
-
-def test_api_key_near_misses_are_refused():
-    from mtcli.serve.app import ApiError, _check_key
-
-    cfg = ServeConfig(api_key=KEY)
-    _check_key({"api_key": KEY}, cfg)
-    for near in NEAR_MISSES:
-        with pytest.raises(ApiError) as refused:
-            _check_key({"api_key": near}, cfg)
-        assert refused.value.status == 403 and refused.value.message == "Invalid API key", near
-    for absent in ({}, {"api_key": ""}, {"api_key": None}):
-        with pytest.raises(ApiError) as refused:
-            _check_key(absent, cfg)
-        assert refused.value.status == 400
-    _check_key({"api_key": "anything"}, ServeConfig())  # no key: nothing to check
-
-
-def test_api_keys_are_compared_whole_in_constant_time(monkeypatch):
-    """What reaches the comparison is the same length whatever the key given (digests): a prefix of the
-    key is not compared as a prefix, and the time taken cannot tell how much of a key was right."""
-    import hmac
-
-    from mtcli.serve import app
-    from mtcli.serve.app import ApiError, _check_key
-
-    compared = []
-    real = hmac.compare_digest
-    monkeypatch.setattr(app.hmac, "compare_digest", lambda a, b: compared.append((a, b)) or real(a, b))
-    for given in (KEY, KEY[:1], KEY * 100):
-        try:
-            _check_key({"api_key": given}, ServeConfig(api_key=KEY))
-        except ApiError:
-            pass
-    assert [(len(a), len(b)) for a, b in compared] == [(32, 32)] * 3
-    assert compared[0][0] == compared[0][1] and compared[1][0] != compared[1][1]
-
-
 # --- the HTTP parser: raw sockets ------------------------------------------------------------------
 
 def exchange(base: str, data: bytes, pieces: int = 1, wait: float = 10.0) -> tuple[bytes, str | None]:

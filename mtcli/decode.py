@@ -190,9 +190,10 @@ class Coverage:
     content: np.ndarray  # (V,) a source piece with a letter or digit
 
     @classmethod
-    def of(cls, layer: int, heads: tuple[int, ...], pieces: list[str]) -> Coverage:
+    def of(cls, layer: int, heads: tuple[int, ...], pieces: list[str], content) -> Coverage:
+        """`content`: a pattern found in a piece that counts (the check's: a letter or digit)."""
         return cls(layer, heads, np.array([not p.startswith(CONTINUE) for p in pieces]),
-                   np.array([bool(WORD.search(p.removeprefix(CONTINUE))) for p in pieces]))
+                   np.array([bool(content.search(p.removeprefix(CONTINUE))) for p in pieces]))
 
     def log_coverage(self, model: Model, memory: np.ndarray, src: np.ndarray, src_len: np.ndarray,
                      hyps: list[Hypothesis]) -> np.ndarray:
@@ -703,11 +704,12 @@ class Encoded:
 
 def _coverage_of(tr: Translator) -> Coverage | None:
     """Coverage read as the model's check reads it (its "fast" combination's layer and heads), if fitted."""
-    from mtcli.confidence import load_fitted
+    from mtcli.confidence import WORD as CONTENT, load_fitted
 
     scorer = load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers.get("fast")
     return None if scorer is None else Coverage.of(scorer.layer, tuple(scorer.heads),
-                                                   [tr.src_tok.id_to_token(i) for i in range(tr.src_tok.vocab_size)])
+                                                   [tr.src_tok.id_to_token(i) for i in range(tr.src_tok.vocab_size)],
+                                                   CONTENT)
 
 
 class Translator:

@@ -63,7 +63,7 @@ def test_the_check_reads_what_decoding_kept(en_es, monkeypatch):
         sources, targets = [lines[0], "Where is the station ?"], [nb[0][0] for nb in nbests[:2]]  # (the 2nd: not kept)
         encoded = []
         encode = en_es.model.encode
-        monkeypatch.setattr(en_es.model, "encode", lambda src, n, *a: encoded.append(len(src)) or encode(src, n, *a))
+        monkeypatch.setattr(en_es.model, "encode", lambda src, n, *a, **kw: encoded.append(len(src)) or encode(src, n, *a, **kw))
         whole = en_es.force(sources, targets)  # (all layers and heads)
         heads = en_es.force(sources, targets, 1, [7])
         monkeypatch.undo()

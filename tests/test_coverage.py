@@ -11,7 +11,8 @@ from mtcli.confidence import WORD, Vocab, word_coverage, words
 from mtcli.decode import Hypothesis, Translator
 
 LINES = ["I prefer to travel on my own.", "He called me twice yesterday afternoon.",
-         "Could you lend me some money until next week?", "They arrived late because of the heavy rain."]
+         "Could you lend me some money until next week?", "They arrived late because of the heavy rain.",
+         "I bought 3 apples and 12 pears."]
 
 
 @pytest.fixture(scope="module")

@@ -249,7 +249,7 @@ def test_json_read_but_too_deep_to_walk_is_refused(monkeypatch):
     deep: dict = {"a": "Open the door"}
     for _ in range(100_000):  # (built without recursion: what json.loads could give near its own limit)
         deep = {"a": deep}
-    monkeypatch.setattr(json, "loads", lambda text: deep)
+    monkeypatch.setattr(json, "loads", lambda text, **how: deep)
     with pytest.raises(UserError) as e:
         translate(b"{}", "json")
     assert str(e.value) == "doc.json: nested too deeply"

@@ -25,6 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import mtcli.atomic as atomic
 import mtcli.train as train_module
 from mtcli.checkpoint import METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, load_model, save_tensors
 from mtcli.config import TrainConfig
@@ -627,9 +628,15 @@ def test_full_disk_keeps_the_previous_model_intact(world, tmp_path, monkeypatch,
     before = snapshot(work)
     epoch = load_state(work)[2].epoch
     with monkeypatch.context() as fault:
-        if where == "write":
-            real = Path.write_bytes
-            fault.setattr(Path, "write_bytes", lambda self, data: (real(self, data[: len(data) // 2]), _enospc()))
+        if where == "write":  # (atomic._write_file: where every model file's bytes are written)
+            real = atomic._write_file
+
+            def half(tmp, pieces):
+                data = b"".join(pieces)
+                real(tmp, [data[: len(data) // 2]])
+                _enospc()
+
+            fault.setattr(atomic, "_write_file", half)
         else:
             fault.setattr(os, {"fsync": "fsync", "rename": "replace"}[where], _enospc)
         line = error_line(run_cli("train", "--out", work, "--resume", "--max-epochs", str(epoch + 3)))

@@ -120,8 +120,8 @@ class ShortExclamation:
         stops = [span for span in (s.masked.spans if s.masked else ()) if span.endswith(".")]  # ("5 p.m.": its own)
 
         def exclaimed(t: str) -> str:
-            body = t.lstrip("¡").rstrip("!")
-            return f"{opening}{(body if body.endswith(tuple(stops)) else body.rstrip('.!')).rstrip()}!"
+            body = t.lstrip("¡").rstrip("!").rstrip().rstrip(".!").rstrip()
+            return f"{opening}{body + '.' if any((body + '.').endswith(stop) for stop in stops) else body}!"
 
         return each(out, lambda t: exclaimed(t) if t.strip() else t)
 

@@ -1361,6 +1361,8 @@ def serve(
     glossary: Path | None = typer.Option(None, "--glossary", "-g", metavar="FILE", show_default=False,
                                          help="Terms for every request (TSV source TAB target); a request's own "
                                               "`glossary` field wins over it."),
+    check: bool = typer.Option(_SERVE.check, "--check/--no-check",
+                               help="Answer each text's `quality` (how sure, what it may have left out)."),
 ) -> None:
     """Serve translations over HTTP with LibreTranslate's API, and a page to try them at /.
 
@@ -1385,7 +1387,7 @@ def serve(
     check_host(host, "--host (MTCLI_HOST)")
     cfg = replace(_SERVE, host=host, port=port, api_key=api_key or None, beam=beam, char_limit=char_limit,
                   batch_limit=batch_limit, body_limit=body_limit, queue_limit=queue_limit,
-                  request_timeout=request_timeout, glossary=str(glossary) if glossary else None)
+                  request_timeout=request_timeout, glossary=str(glossary) if glossary else None, check=check)
     _read_glossary(glossary)  # (refused now, in one line, not when the server starts)
     if ctx.get_parameter_source("model").name != "DEFAULT":
         model_dirs = [registry.resolve(model)]

@@ -158,10 +158,12 @@ def test_cli_serves_every_shipped_model_or_the_one_given(models, run_cli, monkey
     monkeypatch.setattr(registry, "SHIPPED_DIR", shipped)
     monkeypatch.setenv("MTCLI_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("MTCLI_MODEL", raising=False)
-    loaded = []
-    monkeypatch.setattr(server, "serve", lambda dirs, cfg, announce: (loaded.append(dirs), announce("http://x")))
+    loaded, checks = [], []
+    monkeypatch.setattr(server, "serve", lambda dirs, cfg, announce: (loaded.append(dirs), checks.append(cfg.check),
+                                                                      announce("http://x")))
     code, _, err = run_cli("serve")
     assert code == 0 and loaded[-1] == [shipped / "en-es", shipped / "es-en"] and "(model en-es, es-en)" in err
+    assert run_cli("serve", "--no-check")[0] == 0 and checks[-2:] == [True, False]  # (quality answered, or not)
     code, _, err = run_cli("serve", "-m", models["es-en"])
     assert code == 0 and loaded[-1] == [models["es-en"]]
     (shipped / "es-en").unlink()

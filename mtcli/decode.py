@@ -186,32 +186,23 @@ class Coverage:
 
     layer: int
     heads: tuple[int, ...]
-    opens: np.ndarray  # (V,) a source piece that starts a word (not "##")
-    content: np.ndarray  # (V,) a source piece with a letter or digit
-
-    @classmethod
-    def of(cls, layer: int, heads: tuple[int, ...], pieces: list[str], content) -> Coverage:
-        """`content`: a pattern found in a piece that counts (the check's: a letter or digit)."""
-        return cls(layer, heads, np.array([not p.startswith(CONTINUE) for p in pieces]),
-                   np.array([bool(content.search(p.removeprefix(CONTINUE))) for p in pieces]))
+    pieces: tuple[str, ...]  # the source vocabulary, by id
 
     def log_coverage(self, model: Model, memory: np.ndarray, src: np.ndarray, src_len: np.ndarray,
                      hyps: list[Hypothesis]) -> np.ndarray:
         """(n,) each hypothesis' sum of log coverage; memory (n, S, C), src (n, S) and src_len (n,) its source."""
+        from mtcli.confidence import WORD as CONTENT, word_coverage, words
+
         tgt, tgt_len = _padded([h.tokens or [PAD] for h in hyps])
         tgt_len[[not h.tokens for h in hyps]] = 0
         heads = self.heads if self.layer == 0 and self.heads else None
-        read = forced(model, src, src_len, tgt, tgt_len, self.layer + 1, heads, memory)
         out = np.zeros(len(hyps))
-        for k, f in enumerate(read):
-            ids = np.asarray(f.src[1:-1]) % len(self.opens)  # (case factors stripped)
-            if not len(ids):
-                continue
-            a = f.attention[self.layer][list(self.heads) or slice(None)].mean(0)[:, 1:-1]  # (T + 1, pieces)
-            starts = np.flatnonzero(self.opens[ids] | (np.arange(len(ids)) == 0))
-            cover = np.add.reduceat(a, starts, axis=1).max(0)  # (words,)
-            content = np.logical_or.reduceat(self.content[ids], starts)
-            out[k] = np.log(np.clip(cover[content], 1e-3, 1.0)).sum()
+        for k, f in enumerate(forced(model, src, src_len, tgt, tgt_len, self.layer + 1, heads, memory)):
+            spans = words([self.pieces[i % len(self.pieces)] for i in f.src[1:-1]])  # (case factors stripped)
+            if spans:
+                cover = word_coverage(f.attention, spans, self.layer, self.heads)
+                content = np.array([bool(CONTENT.search(w)) for _, _, w in spans], bool)
+                out[k] = np.log(np.clip(cover[content], 1e-3, 1.0)).sum()
         return out
 
 
@@ -704,12 +695,11 @@ class Encoded:
 
 def _coverage_of(tr: Translator) -> Coverage | None:
     """Coverage read as the model's check reads it (its "fast" combination's layer and heads), if fitted."""
-    from mtcli.confidence import WORD as CONTENT, load_fitted
+    from mtcli.confidence import load_fitted
 
     scorer = load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers.get("fast")
-    return None if scorer is None else Coverage.of(scorer.layer, tuple(scorer.heads),
-                                                   [tr.src_tok.id_to_token(i) for i in range(tr.src_tok.vocab_size)],
-                                                   CONTENT)
+    return None if scorer is None else Coverage(scorer.layer, tuple(scorer.heads),
+                                                tuple(tr.src_tok.id_to_token(i) for i in range(tr.src_tok.vocab_size)))
 
 
 class Translator:

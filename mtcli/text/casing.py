@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from mtcli.text import case, spanish
-from mtcli.text.sentence import Context, NBest, Sentence, each
+from mtcli.text.sentence import Context, NBest, Sentence, each, recased
 
 _FIRST_WORD = re.compile(r"[^\W\d_]+")
 # an English translation's first words that are no name, lowercased after a quotation ('"Hi," he said.')
@@ -89,7 +89,7 @@ class Casing:
         if c.options.case:
             english = c.options.source == "en"
             s.shout = case.is_shouting(s.outside)
-            t = _lowered(s.text, s.masked) if s.shout else s.text
+            t = recased(s.text, s.masked, str.lower) if s.shout else s.text
             t = case.repair_contractions(t) if english else spanish.accented(spanish.usted(t), c.engine.accents)
             s.text = case.truecase(t, c.engine.names, c.options.punctuate, english) \
                 if s.shout or not any(ch.isupper() for ch in s.outside or t) else _fix_i(t) if english else t
@@ -97,14 +97,6 @@ class Casing:
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:
         return out  # (ALL CAPS again before the spans come back: retry.py)
-
-
-def _lowered(text: str, masked) -> str:
-    """Lowercase but for the placeholders (a name's, "Tom", is the model's to copy as it is: spans._named)."""
-    out = text.lower()
-    for placeholder in set(masked.seq if masked else ()) - {p.lower() for p in (masked.seq if masked else ())}:
-        out = out.replace(placeholder.lower(), placeholder)
-    return out
 
 
 _LOWER_I = re.compile(r"\bi(?=\b|')")

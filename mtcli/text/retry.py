@@ -13,7 +13,7 @@ from mtcli.text import protect
 from mtcli.text.budget import Budget
 from mtcli.text.digits import made_up
 from mtcli.text.glossary import as_given
-from mtcli.text.sentence import Engine, LineResult, NBest, Sentence, combine, to_pieces
+from mtcli.text.sentence import Engine, LineResult, NBest, Sentence, combine, recased, to_pieces
 from mtcli.text.swap import swap_all
 
 VERIFY = len(protect.PLACEHOLDERS)  # attempt: the sentence as it is, kept if every span comes back
@@ -72,14 +72,6 @@ def _decoded(todo: list[Sentence], engine: Engine, budget: Budget) -> list[list[
     return [[next(outs) for _ in s.pieces] for s in todo]
 
 
-def _shouted(text: str, masked: protect.Masked) -> str:
-    """ALL CAPS again, but for the placeholders (a name's, "Tom", comes back as it went: spans._named)."""
-    out = text.upper()
-    for placeholder in set(masked.seq) - {p.upper() for p in masked.seq}:
-        out = out.replace(placeholder.upper(), placeholder)
-    return out
-
-
 def _took(s: Sentence, got: list[NBest]) -> bool:
     """Whether the translations of this try keep its spans; if so they are its output."""
     if s.attempt == AROUND:
@@ -92,7 +84,7 @@ def _took(s: Sentence, got: list[NBest]) -> bool:
             return False
         nbest = [(t, score) for t, score in restored if t is not None]
     if s.shout:
-        nbest = [(_shouted(t, s.masked), score) for t, score in nbest]
+        nbest = [(recased(t, s.masked, str.upper), score) for t, score in nbest]
     terms = [o for o, k in zip(s.masked.spans, s.masked.sources) if o != k] if s.attempt == OWN and not s.shout else []
     if terms:  # (a term the model wrote in another case is the term: "Tierra" for "tierra", a capital opening it kept)
         nbest = [(as_given(t, terms), score) for t, score in nbest]
@@ -143,7 +135,7 @@ def _phrases_joined(s: Sentence, got: list[NBest]) -> NBest:
     for k, (phrase, n) in enumerate(zip(s.phrases, s.counts)):
         best = [next(outs)[0] for _ in range(n)]
         text = " ".join(t for t, _ in best)
-        text = protect.placed(_shouted(text, phrase) if s.shout else text, phrase)
+        text = protect.placed(recased(text, phrase, str.upper) if s.shout else text, phrase)
         if k + 1 < len(s.phrases) and not text.endswith(phrase.spans[0]):  # (a span's own stop: "5 p.m.")
             text = _INNER_END.sub("", text)
         if k:

@@ -251,6 +251,16 @@ def is_name(span: str, familiar: frozenset[str], uncased: bool = False) -> bool:
         _unfamiliar(w, familiar, uncased) for w in words)
 
 
+def recased(text: str, masked: protect.Masked | None, case) -> str:
+    """`case(text)` (str.lower, str.upper) but for the placeholders, which come back as they went (a name's, "Tom":
+    spans._named)."""
+    out = case(text)
+    seq = masked.seq if masked else ()
+    for placeholder in set(seq) - {case(p) for p in seq}:
+        out = out.replace(case(placeholder), placeholder)
+    return out
+
+
 def uncased(text: str) -> bool:
     """Typed all lowercase or ALL CAPS: case tells no name from a word."""
     return not any(ch.isupper() for ch in text) or case.is_shouting(text)

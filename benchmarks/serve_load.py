@@ -62,6 +62,19 @@ def cpu_seconds(pid: int) -> float:
     return sum(map(int, stat[stat.rindex(")") + 2 :].split()[11:13])) / TICK + sum(map(cpu_seconds, children))
 
 
+def resident_mb(pid: int) -> tuple[float, float]:
+    """Resident memory of a process and its child processes (the decoders, the formatters), MB: summed
+    resident sizes (pages two processes share counted twice) and summed proportional sizes (shared pages
+    split among their sharers: what the tree as a whole holds)."""
+    rollup = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:])
+    rss, pss = (int(rollup[k].split()[0]) / 1024 for k in ("Rss", "Pss"))
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in map(int, (task / "children").read_text().split()):
+            child_rss, child_pss = resident_mb(child)
+            rss, pss = rss + child_rss, pss + child_pss
+    return rss, pss
+
+
 class Connection:
     """One keep-alive HTTP/1.1 connection: just enough of a client to POST JSON and read the answer."""
 
@@ -164,7 +177,7 @@ async def load(url: str, pid: int, sentences: list[str], clients: int, duration:
             "busy": (after["decoding_seconds"] - before["decoding_seconds"]) / elapsed / after["decoders"],
             "cpu": server_cpu / max(len(latencies), 1),  # server CPU seconds per sentence answered
             "decoding": (after["decoding_cpu_seconds"] - before["decoding_cpu_seconds"]) / max(server_cpu, 1e-9),
-            "client": client_cpu / elapsed}
+            "client": client_cpu / elapsed, "rss": resident_mb(pid)}
 
 
 def offline(decoding, sentences: list[str]) -> tuple[float, float]:
@@ -233,7 +246,8 @@ def main() -> None:
                 print(f"round {r + 1}: {c:3} clients {m['rate']:7.1f} sentences/s  p50 {m['p50'] * 1e3:6.0f} ms  "
                       f"p99 {m['p99'] * 1e3:6.0f} ms  failed {m['failed']}  mean batch {m['batch']:.1f}  "
                       f"decoders busy {m['busy']:.0%}  server {m['cpu'] * 1e3:.1f} ms CPU/sentence "
-                      f"({m['decoding']:.0%} decoding)  clients {m['client']:.0%} of a core", flush=True)
+                      f"({m['decoding']:.0%} decoding)  clients {m['client']:.0%} of a core  "
+                      f"server resident {m['rss'][0]:.0f} MB (proportional {m['rss'][1]:.0f} MB)", flush=True)
         measure_offline("end")
     finally:
         proc.terminate()
@@ -243,15 +257,16 @@ def main() -> None:
           f"{statistics.median(cpus) * 1e3:.1f} ms CPU/sentence (medians of {len(offline_runs)}); "
           f"load average {os.getloadavg()[0]:.1f}")
     print(f"{'clients':>7} {'sentences/s':>12} {'of offline':>10} {'p50 ms':>7} {'p99 ms':>7} {'failed':>6} "
-          f"{'batch':>6} {'CPU ms/sent':>11} {'of offline':>10} {'client CPU':>10}")
+          f"{'batch':>6} {'CPU ms/sent':>11} {'of offline':>10} {'client CPU':>10} {'server MB':>9}")
     for c in levels:
         med = {k: statistics.median(m[k] for m in runs[c]) for k in ("rate", "p50", "p99", "batch", "cpu", "client")}
         # each load against the mean of the offline runs before and after it
         ratio = statistics.median(m["rate"] / statistics.mean(rates[m["round"] : m["round"] + 2]) for m in runs[c])
         cost = statistics.median(statistics.mean(cpus[m["round"] : m["round"] + 2]) / m["cpu"] for m in runs[c])
         failed = sum(m["failed"] for m in runs[c])
+        rss = max(m["rss"][0] for m in runs[c])  # (the largest: the goal is a bound)
         print(f"{c:7} {med['rate']:12.1f} {ratio:10.0%} {med['p50'] * 1e3:7.0f} {med['p99'] * 1e3:7.0f} {failed:6} "
-              f"{med['batch']:6.1f} {med['cpu'] * 1e3:11.1f} {cost:10.0%} {med['client']:10.0%}")
+              f"{med['batch']:6.1f} {med['cpu'] * 1e3:11.1f} {cost:10.0%} {med['client']:10.0%} {rss:9.0f}")
 
 
 if __name__ == "__main__":

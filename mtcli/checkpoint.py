@@ -130,22 +130,29 @@ def load_tokenizers(model_dir: Path, meta: dict, cfg: ModelConfig) -> tuple[Toke
 def load_lexicon(model_dir: Path, meta: dict) -> list[str] | None:
     """The lowercased target-side words of model_dir's lexicon.json, sorted as written (sorting them anew
     would cost a model's load 20 ms), None without one; refused if it is damaged or of the other direction."""
-    record = _lexicon_record(model_dir, meta)
-    return None if record is None else record["words"]
+    return lexicon_parts(model_dir, meta)[0]
 
 
 def load_familiar(model_dir: Path, meta: dict) -> frozenset[str] | None:
     """The source-side words the model learned (data.familiar_words), None without them (a lexicon written
     before they were: its model keeps every capitalised word the vocabulary spells)."""
-    record = _lexicon_record(model_dir, meta)
-    return None if record is None or "familiar" not in record else frozenset(record["familiar"])
+    return lexicon_parts(model_dir, meta)[1]
 
 
 def load_accents(model_dir: Path, meta: dict) -> dict | None:
     """A Spanish source's accent choices (data.accent_choices), None without them (an English source, or a lexicon
     written before them: the text pipeline then takes the vocabulary's)."""
+    return lexicon_parts(model_dir, meta)[2]
+
+
+def lexicon_parts(model_dir: Path, meta: dict) -> tuple[list[str] | None, frozenset[str] | None, dict | None]:
+    """load_lexicon's, load_familiar's and load_accents' at one reading of the file (a model's load read and
+    checked it three times: ~20 ms of a one-sentence translation)."""
     record = _lexicon_record(model_dir, meta)
-    return None if record is None else record.get("accents") or None
+    if record is None:
+        return None, None, None
+    familiar = frozenset(record["familiar"]) if "familiar" in record else None
+    return record["words"], familiar, record.get("accents") or None
 
 
 def _lexicon_record(model_dir: Path, meta: dict) -> dict | None:

@@ -26,7 +26,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from mtcli import kernels
 from mtcli.attention import NO_DROP, KVCache
-from mtcli.checkpoint import direction, load_accents, load_ensemble, load_familiar, load_lexicon, load_tokenizers
+from mtcli.checkpoint import direction, lexicon_parts, load_ensemble, load_tokenizers
 from mtcli.config import DEFAULTS, SENTENCES_PER_BATCH, TranslationOptions  # decoding's defaults (kept light)
 from mtcli.data import WORD
 from mtcli.layers import linear_forward, log_softmax
@@ -715,15 +715,14 @@ class Translator:
         self.model = self.models[0]
         self.src_tok, self.tgt_tok = load_tokenizers(model_dir, self.meta, self.model.cfg)
         self.direction = direction(self.meta)
-        lexicon = load_lexicon(model_dir, self.meta)
+        # (familiar, accents: text.sentence.Engine's)
+        lexicon, self.familiar, self.accents = lexicon_parts(model_dir, self.meta)
         # made-up words penalised in search where the model has a lexicon (None: not checked), in lines of
         # at most nonword_max_words words (None: all)
         self.words = None if lexicon is None else WordCheck(
             [self.tgt_tok.id_to_token(i) for i in range(self.tgt_tok.vocab_size)], lexicon)
         self.nonword_max_words: int | None = NONWORD_MAX_WORDS
-        self.familiar = load_familiar(model_dir, self.meta)  # (text.sentence.Engine.familiar)
         self.coverage = _coverage_of(self)  # (None: the model has no fitted check to read coverage as)
-        self.accents = load_accents(model_dir, self.meta)  # (text.sentence.Engine.accents)
 
         self.encoded: Encoded | None = None  # given one (mtcli.confidence does), translate_batch fills it
 

@@ -134,7 +134,9 @@ class Model:
             raise ValueError(f"weights hold {self.flat.size} values, config needs {count_params(cfg)}")
         self.dtype = self.flat.dtype
         self.params = views(self.flat, cfg)
-        self.grad = np.zeros_like(self.flat) if grad is None else grad
+        # np.zeros, not zeros_like: its pages are mapped only when written, so a model that only translates
+        # costs no memory or time for a gradient (2 x 28 MB and ~50 ms for the shipped ensemble)
+        self.grad = np.zeros(self.flat.shape, self.dtype) if grad is None else grad
         self.grads = views(self.grad, cfg)
         self.pe_src = positional_encoding(cfg.max_src_len, cfg.d_model, self.dtype)
         self.pe_tgt = positional_encoding(cfg.max_tgt_len, cfg.d_model, self.dtype)

@@ -160,3 +160,22 @@ def train_tiny_model(work: Path, n_layers: int = 1, max_epochs: int = 15, src_vo
                       case_factors=case_factors)
     train(p, work / "model", cfg, TrainConfig(batch_size=8, warmup=100, max_epochs=max_epochs, **train_options))
     return work / "model"
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory):
+    """An untrained model with the tiny corpus's tokenizers (what the lexicon needs of a model; a quick decoder
+    whose outputs mean nothing)."""
+    from mtcli.checkpoint import SRC_TOK, TGT_TOK, save_model
+    from mtcli.config import ModelConfig
+    from mtcli.data import prepare
+    from mtcli.model import Model
+
+    work = tmp_path_factory.mktemp("tiny_model")
+    p = prepare(write_tsv(work / "spa.txt", tiny_pairs()), work / "prepared", src_vocab=200, tgt_vocab=220)
+    (work / "model").mkdir()
+    p.src_tok.save(work / "model" / SRC_TOK)
+    p.tgt_tok.save(work / "model" / TGT_TOK)
+    cfg = ModelConfig(src_vocab=200, tgt_vocab=220, d_model=16, d_ff=32, n_heads=2, n_layers=1)
+    save_model(work / "model", Model(cfg, seed=0), {"data": {"direction": "en-es"}})
+    return work / "model"

@@ -91,3 +91,34 @@ def test_a_file_is_read_translated_and_written_a_chunk_at_a_time(tmp_path, monke
     assert seen[0][2] < size and seen[0][3] == 0
     assert seen[1][3] > size // 3  # the first chunk (~2/5 of it, less what the file object buffers) written already
     assert out.read_bytes() == "\r\n".join(line.upper() for line in lines).encode()
+
+
+# a process running the CLI that writes its peak resident memory (KB) as the last line of stderr
+_PEAK = ("import resource, sys\nfrom mtcli.__main__ import main\ntry:\n    main()\nfinally:\n"
+         "    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
+
+
+@pytest.mark.slow
+def test_resident_memory_does_not_grow_with_the_file(tmp_path, tiny_model_dir):
+    """translate -i FILE: three chunks' worth of lines peak at the resident memory of one chunk's (the file is
+    streamed; decoding's buffers are sized by the batch, not by what came before)."""
+    import subprocess
+    import sys
+
+    from mtcli.text.pipeline import LINES_PER_CALL
+    from tests.conftest import tiny_pairs
+
+    words = " ".join(en for en, _ in tiny_pairs()).split()
+
+    def peak_mb(lines: int) -> float:
+        src = tmp_path / f"{lines}.txt"
+        src.write_text("".join(f"{words[k % len(words)]} {k}\n" for k in range(lines)))
+        run = subprocess.run([sys.executable, "-c", _PEAK, "translate", "-m", str(tiny_model_dir), "--greedy",
+                              "--no-check", "-i", str(src), "-o", str(tmp_path / "out.txt")],
+                             capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert len((tmp_path / "out.txt").read_text().splitlines()) == lines
+        return int(run.stderr.split()[-1]) / 1024
+
+    one, three = peak_mb(LINES_PER_CALL), peak_mb(3 * LINES_PER_CALL)
+    assert three - one < 16, (one, three)

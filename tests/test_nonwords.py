@@ -12,7 +12,7 @@ from mtcli.data import target_lexicon
 from mtcli.decode import WORD, Translator, WordCheck, search, source_words
 from mtcli.errors import UserError
 
-from tests.conftest import tiny_pairs, write_tsv
+from tests.conftest import write_tsv
 from tests.test_search import random_model, random_sentences
 
 PIECES = ["[PAD]", "[UNK]", "[START]", "[END]", "▁hola", "▁ho", "##la", "##l", "▁.", "!", "▁¡", "▁casa", "##s",
@@ -92,24 +92,6 @@ def test_search_with_the_check_keeps_made_up_words_out_and_reports_true_log_prob
         for h in hyps:
             assert set(words(h.tokens)) <= lexicon
             assert h.logprob > -50 and h.score == pytest.approx(h.logprob / (len(h.tokens) + 1))
-
-
-@pytest.fixture(scope="module")
-def tiny_model_dir(tmp_path_factory):
-    """An untrained model with the tiny corpus's tokenizers (what the lexicon needs of a model)."""
-    from mtcli.checkpoint import SRC_TOK, TGT_TOK, save_model
-    from mtcli.config import ModelConfig
-    from mtcli.data import prepare
-    from mtcli.model import Model
-
-    work = tmp_path_factory.mktemp("nonwords")
-    p = prepare(write_tsv(work / "spa.txt", tiny_pairs()), work / "prepared", src_vocab=200, tgt_vocab=220)
-    (work / "model").mkdir()
-    p.src_tok.save(work / "model" / SRC_TOK)
-    p.tgt_tok.save(work / "model" / TGT_TOK)
-    cfg = ModelConfig(src_vocab=200, tgt_vocab=220, d_model=16, d_ff=32, n_heads=2, n_layers=1)
-    save_model(work / "model", Model(cfg, seed=0), {"data": {"direction": "en-es"}})
-    return work / "model"
 
 
 def test_write_and_load_a_models_lexicon(tmp_path, tiny_model_dir):

@@ -29,8 +29,18 @@ class Table:
                    title, titled, re.compile(written_anew))
 
 
-TABLES = {"en": Table.of("en", TITLE, TITLED, f"{DATE.pattern}|{TITLE.pattern}"),
-          "es": Table.of("es", ES_TITLE, ES_TITLED, f"{ES_DATE.pattern}|{ES_TITLE.pattern}|{_ES_ORDINAL}")}
+class _ByLanguage(dict):
+    """Each source language's Table, compiled when a text of that language first needs one (an English line
+    does not pay the Spanish table's ~12 ms of regular expressions)."""
+
+    def __missing__(self, language: str) -> Table:
+        titles = {"en": (TITLE, TITLED, f"{DATE.pattern}|{TITLE.pattern}"),
+                  "es": (ES_TITLE, ES_TITLED, f"{ES_DATE.pattern}|{ES_TITLE.pattern}|{_ES_ORDINAL}")}[language]
+        self[language] = table = Table.of(language, *titles)
+        return table
+
+
+TABLES = _ByLanguage()
 
 
 def rewritten(span: str, source: str = "en") -> str:

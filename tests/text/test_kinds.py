@@ -52,7 +52,8 @@ def test_the_table_lists_the_kinds_in_the_order_they_are_tried():
         "roman numeral", "template braces", "template interpolation", "template brace", "printf placeholder",
         "html entity", "escape", "colon name"]
     assert [k.name for k in kinds.KINDS if k.template] == [k.name for k in kinds.KINDS[-7:]]
-    for language, table in tables.TABLES.items():
+    for language in ("en", "es"):  # (each compiled when first asked for)
+        table = tables.TABLES[language]
         rows = [k for k in kinds.KINDS if language in k.languages]
         assert table.kinds == tuple(rows)
         assert table.span.pattern == "|".join(k.pattern for k in rows if not (k.find or k.template))

@@ -700,11 +700,14 @@ def _translate_options(ctx: typer.Context, text: bool, input: Path | None, fmt: 
     """translate's document format (text for plain lines) and beam size; options that would be ignored or
     overruled are an error, not a silent choice (their ranges: typer's, from schema.RANGES)."""
     from mtcli.atomic import STDOUT
-    from mtcli.text.formats import format_for
 
     beam = _environment_beam(ctx, beam, greedy)
     _refuse_contradictions(ctx, text, input is not None, greedy, beam, nbest, scores, as_json)
-    fmt = fmt.value if fmt else format_for(None if input is None or str(input) == STDOUT else input)
+    if fmt is None and input is not None and str(input) != STDOUT:
+        from mtcli.text.formats import format_for  # (the document formats' modules: not for text arguments)
+
+        fmt = format_for(input)
+    fmt = fmt.value if isinstance(fmt, DocFormat) else fmt or "text"
     if fmt != "text" and (nbest > 1 or scores or as_json or text):
         fail(f"--format {fmt} translates a document (-i FILE or stdin) and writes it back whole; "
              "--nbest, --scores, --json and text arguments are for plain lines")

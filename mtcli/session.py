@@ -282,11 +282,13 @@ def translate(router, texts: list[str] | None, input: Path | None, output: Path 
     answered as it arrives), each batch's results written as they come and the check's tally at the end."""
     from mtcli.atomic import STDOUT, write_output, write_output_pieces
     from mtcli.text import read
-    from mtcli.text.formats import DOCUMENTS
 
     from_stdin = input is not None and str(input) == STDOUT
-    if fmt in DOCUMENTS:
-        return translate_file(input, from_stdin, output, fmt, router, keys, overwrite)
+    if fmt != "text":  # (the document formats' modules: not imported for plain lines)
+        from mtcli.text.formats import DOCUMENTS
+
+        if fmt in DOCUMENTS:
+            return translate_file(input, from_stdin, output, fmt, router, keys, overwrite)
     doc = (read.Document(read.arguments(utf8_arguments(texts))) if texts
            else read_input(None if from_stdin else input, fmt, output))
     streamed = isinstance(doc, FileLines)

@@ -8,9 +8,10 @@ so the case of the output follows the input), Title Case, a missing final stop o
 accents or the opening ¿ and ¡ ("donde esta la estacion": how Spanish is often typed), and numbers the
 model has never seen, which it must copy digit by digit (a digit run shared by both sides is
 replaced by random digits on both). Short pairs (a source of at most SHORT_WORDS words that is not a
-question: greetings, thanks, signs) come back as extra copies with another final mark on both sides
-(`!`, `.` or none; ¡…! in Spanish), so that "Hello!" means what "Hello." means: the corpus has each
-short phrase with one mark or two, and a model that saw "Hi!" only once invents words for it. With English case factors (`mtcli tokenize --case-factors-en`) the
+question: greetings, thanks, signs) come back as extra copies with each other final mark on both sides
+(`!`, `.` or none; ¡…! in Spanish), some in lowercase or ALL CAPS, so that "Hello!" means what "Hello."
+means: the corpus's short pairs end in "." 25 times as often as in "!", and a model that saw "Hi!" only
+once invents words for it. With English case factors (`mtcli tokenize --case-factors-en`) the
 case modifiers change the English alone: its factors say how it was typed, and the Spanish keeps its
 usual case for the model to write whatever the English's."""
 
@@ -68,18 +69,28 @@ def _marked(text: str, mark: str, spanish: bool) -> str:
 
 
 def short_variants(pairs: Sequence[tuple[str, str]], prob: float, rng: np.random.Generator,
-                   spanish: tuple[bool, bool]) -> list[tuple[int, tuple[str, str]]]:
-    """(row, pair) extra copies: each short pair, with probability `prob`, once more with a final mark
-    drawn from the other two of `!`, `.`, none. `spanish` says which side (source, target) is Spanish."""
+                   spanish: tuple[bool, bool], spanish_case: bool = True) -> list[tuple[int, tuple[str, str]]]:
+    """(row, pair) extra copies: each short pair, once for each of the two final marks of `!`, `.`, none
+    that it does not have, each with probability `prob`; a copy is typed as is, in lowercase or in ALL CAPS
+    (1/2, 1/4, 1/4; the Spanish side's case changes only if `spanish_case`). `spanish` says which side
+    (source, target) is Spanish."""
     extra = []
-    for i in np.flatnonzero(rng.random(len(pairs)) < prob) if prob else []:
+    draws = rng.random((len(pairs), 2)) < prob if prob else np.zeros((len(pairs), 2), bool)
+    for i in np.flatnonzero(draws.any(axis=1)):
         src, tgt = pairs[i]
         if len(src.split()) > SHORT_WORDS or "?" in src or "?" in tgt or not _MARKS.sub("", src):
             continue
         now = "!" if src.rstrip().endswith("!") else "." if src.rstrip().endswith(".") else ""
-        mark = [m for m in ("!", ".", "") if m != now][int(rng.integers(0, 2))]
-        extra.append((int(i), (_marked(src, mark, spanish[0]), _marked(tgt, mark, spanish[1]))))
+        for mark, drawn in zip([m for m in ("!", ".", "") if m != now], draws[i]):
+            if drawn:
+                case = _SHORT_CASES[int(rng.integers(0, len(_SHORT_CASES)))]
+                new_tgt = _marked(tgt, mark, spanish[1])
+                extra.append((int(i), (case(_marked(src, mark, spanish[0])), case(new_tgt) if spanish_case else new_tgt)))
     return extra
+
+
+# a short copy's case: as typed twice as often as lowercase or ALL CAPS ("hello!", "HELLO!")
+_SHORT_CASES = (str, str, str.lower, str.upper)
 
 
 @dataclass(frozen=True)
@@ -130,7 +141,8 @@ def augment_split(split: EncodedSplit, pairs: Sequence[tuple[str, str]], src_tok
     changed = augment_pairs(text, probs, np.random.default_rng([seed, epoch, 0xA06]),
                             spanish_case=not src_tok.case_factors)
     # their own random stream, so that runs without them draw the same modifiers as before
-    extra = short_variants(text, probs.get("short", 0.0), np.random.default_rng([seed, epoch, 0x5407]), spanish)
+    extra = short_variants(text, probs.get("short", 0.0), np.random.default_rng([seed, epoch, 0x5407]), spanish,
+                           spanish_case=not src_tok.case_factors)
     todo = [(i, changed[i]) for i in sorted(changed)] + extra
     src_ids = src_tok.encode_batch([p[0] for _, p in todo])
     tgt_ids = tgt_tok.encode_batch([p[1] for _, p in todo])

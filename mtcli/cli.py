@@ -469,8 +469,9 @@ AugmentStripPunct = _ranged(float | None, "augment_strip_punct",
                             "Augmentation: share of English sides without final punctuation.")
 AugmentUnaccented = _ranged(float | None, "augment_unaccented", "Augmentation: share of source sides typed without "
                                                                 "accents and without the opening ¿ ¡.")
-AugmentShort = _ranged(float | None, "augment_short", "Augmentation: share of short pairs (≤ 3 source words) "
-                                                      "added again with another final mark (! . none).")
+AugmentShort = _ranged(float | None, "augment_short", "Augmentation: chance that a short pair (≤ 3 source words) "
+                                                      "comes again with each other final mark (! . none; some "
+                                                      "lowercase or ALL CAPS).")
 AugmentNumbers = _ranged(float | None, "augment_numbers",
                          "Augmentation: share of pairs whose shared numbers get random digits.")
 EmaDecay = _ranged(float | None, "ema_decay",

@@ -84,7 +84,7 @@ class TrainConfig:
     augment_uppercase: float = 0.0
     augment_strip_punct: float = 0.0
     augment_unaccented: float = 0.0  # the source typed without accents and without the opening ¿ ¡ (Spanish)
-    augment_short: float = 0.0  # a short pair's extra copy with another final mark (! . none)
+    augment_short: float = 0.0  # chance of a short pair's extra copy with each other final mark (! . none)
     ema_decay: float = 0.0  # exponential moving average of the weights, evaluated and saved; 0 = off
     bleu_sample: int = 0  # selection sentences translated (greedy) for a BLEU each epoch; 0 = off
     early_stop_on: str = "error"  # "error" (the thesis's selection error) or "bleu" (needs bleu_sample)

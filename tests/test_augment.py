@@ -48,22 +48,30 @@ def test_modifiers_do_what_they_say():
     assert augment_pairs([("I have no numbers.", "No tengo números.")], {"numbers": 1}, rng) == {}
 
 
-def test_short_pairs_come_back_with_the_other_final_marks():
+def test_short_pairs_come_back_with_the_other_final_marks_and_cases():
     pairs = [("Hello!", "Hola."), ("Thank you.", "¡Gracias!"), ("Excuse me", "Perdón"), ("Are you there?", "¿Estás?"),
              ("I think Tom is going home now.", "Creo que Tom se va a casa ya."), ("Hola.", "Hi.")]
     marks = {}
     for seed in range(40):
-        for row, (src, tgt) in short_variants(pairs[:5], 1.0, np.random.default_rng(seed), (False, True)):
-            marks.setdefault(row, set()).add((src, tgt))
-    assert marks == {  # never the pair's own mark; questions and long pairs never
-        0: {("Hello.", "Hola."), ("Hello", "Hola")},
-        1: {("Thank you!", "¡Gracias!"), ("Thank you", "Gracias")},
-        2: {("Excuse me!", "¡Perdón!"), ("Excuse me.", "Perdón.")},
+        copies = short_variants(pairs[:5], 1.0, np.random.default_rng(seed), (False, True))
+        assert sorted(row for row, _ in copies) == [0, 0, 1, 1, 2, 2]  # both other marks, every time
+        for row, pair in copies:
+            marks.setdefault(row, set()).add(pair)
+    cased = lambda *ps: {(c(a), c(b)) for a, b in ps for c in (str, str.lower, str.upper)}  # noqa: E731
+    assert marks == {  # never the pair's own mark; questions and long pairs never; case alike on both sides
+        0: cased(("Hello.", "Hola."), ("Hello", "Hola")),
+        1: cased(("Thank you!", "¡Gracias!"), ("Thank you", "Gracias")),
+        2: cased(("Excuse me!", "¡Perdón!"), ("Excuse me.", "Perdón.")),
     }
     spanish_source = short_variants(pairs[5:], 1.0, np.random.default_rng(1), (True, False))
-    assert spanish_source[0][1] in {("¡Hola!", "Hi!"), ("Hola", "Hi")}
+    assert {p for _, p in spanish_source} <= cased(("¡Hola!", "Hi!"), ("Hola", "Hi"))
+    # with English case factors the Spanish keeps its case whatever the English's
+    factored = [p for seed in range(30) for _, p in short_variants(pairs[:1], 1.0, np.random.default_rng(seed),
+                                                                   (False, True), spanish_case=False)]
+    assert {es for _, es in factored} == {"Hola", "Hola."}
+    assert {en for en, _ in factored} == {"Hello", "hello", "HELLO", "Hello.", "hello.", "HELLO."}
     assert short_variants(pairs, 0.0, np.random.default_rng(0), (False, True)) == []
-    assert len(short_variants(pairs[:3] * 100, 0.5, np.random.default_rng(0), (False, True))) in range(120, 181)
+    assert len(short_variants(pairs[:3] * 100, 0.5, np.random.default_rng(0), (False, True))) in range(250, 351)
 
 
 def test_short_copies_are_added_to_the_epoch_and_the_rest_is_unchanged(tiny):

@@ -78,7 +78,7 @@ def _paragraph(p, units: Units, number: int) -> None:
     for x in runs:
         weight[x.style] += len(x.text)
     base = weight.most_common(1)[0][0] if weight else None
-    text = "".join(x.text if x.kind == "run" and x.style == base else units.keep(k) if x.kind == "keep"
+    text = "".join(x.text if x.kind == "run" and x.style == base else units.keep(k, _label(x)) if x.kind == "keep"
                    else units.wrap(k, x.text) for k, x in enumerate(pieces))
     template = next((x.elements[0] for x in runs if x.style == base), None)
     units.add(text, lambda tokens: _write(p, pieces, template, tokens), number)
@@ -134,6 +134,17 @@ def _wrapped_runs(wrapper) -> list:
                 runs.append(e)
             depth = max(0, depth + chars.count("begin") - chars.count("end"))
     return runs
+
+
+def _label(piece: Piece) -> str:
+    """A piece kept as it is, in a warning: the text it shows (a field's result, deleted words), else what it
+    holds ("<w:drawing>", "<w:tab>")."""
+    from lxml import etree
+
+    text = " ".join("".join(t.text or "" for e in piece.elements for t in e.iter(w("t"), w("delText"))).split())
+    inner = [c for e in piece.elements for c in (e if e.tag == w("r") else [e]) if c.tag != w("rPr")]
+    return text[:60] or (f"<w:{etree.QName(inner[0]).localname}>" if inner and isinstance(inner[0].tag, str)
+                         else "<w:r>")
 
 
 def _split(run) -> list:

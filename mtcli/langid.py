@@ -73,6 +73,7 @@ _EN_WORDS = frozenset(_ENGLISH.split())
 _URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S+|\S+@\S+\.\w+", re.IGNORECASE)
 _LATIN_WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ]+(?:['’][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ]+)*")
 _SPANISH_MARKS = re.compile(r"[ñÑáÁíÍóÓúÚüÜ¿¡]")
+_MARKUP = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.IGNORECASE | re.DOTALL)
 _CONTRACTION = re.compile(r"[A-Za-z](?:n['’]t|['’](?:s|m|re|ve|ll|d))\b", re.IGNORECASE)
 
 
@@ -202,6 +203,13 @@ def _write_cache(root, key: str, arrays: dict) -> None:
 def load() -> None:
     """Load the library's model now (a server at start-up) rather than at the first detection."""
     _classifier()
+
+
+def without_markup(html: str) -> str:
+    """An HTML text's words without its markup (tag and attribute names, scripts, styles are English)."""
+    import html as entities
+
+    return entities.unescape(_MARKUP.sub(" ", html))
 
 
 def _words(text: str) -> list[str]:

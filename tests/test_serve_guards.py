@@ -19,7 +19,7 @@ from mtcli.serve import app
 from mtcli.serve.app import (DRAIN_FACTOR, ApiError, _alternatives, _body, _check_key, _check_text, _direction,
                              _fields, _file_kind, _format, _required, _texts)
 from mtcli.serve.config import ServeConfig
-from mtcli.serve.http import Guard, Protocol
+from mtcli.serve.http import Guard, Protocol, StatusConnection
 from mtcli.serve.languages import Directions
 
 OK = {"q": "Hello.", "source": "en", "target": "es"}
@@ -363,7 +363,7 @@ def test_other_scopes_pass_the_guard():
 def parser_error(data: bytes, limit: int) -> tuple[int, dict]:
     """The answer Protocol gives when h11 cannot parse `data` (a head of at most `limit` bytes held)."""
     protocol = Protocol.__new__(Protocol)
-    protocol.conn = h11.Connection(h11.SERVER, max_incomplete_event_size=limit)
+    protocol.conn = StatusConnection(h11.SERVER, max_incomplete_event_size=limit)
     protocol.config = SimpleNamespace(h11_max_incomplete_event_size=limit)
     written, closed = [], []
     protocol.transport = SimpleNamespace(write=written.append, close=lambda: closed.append(True))
@@ -374,7 +374,8 @@ def parser_error(data: bytes, limit: int) -> tuple[int, dict]:
     assert closed == [True]
     answer = b"".join(written)
     line, body = answer.split(b"\r\n", 1)[0].decode(), answer.split(b"\r\n\r\n", 1)[1]
-    assert line in ("HTTP/1.1 400 Bad Request", "HTTP/1.1 431 Request Header Fields Too Large"), line
+    assert line in ("HTTP/1.1 400 Bad Request", "HTTP/1.1 431 Request Header Fields Too Large",
+                    "HTTP/1.1 501 Not Implemented"), line
     assert (b"connection: close" in answer.lower()) and answer.lower().count(b"content-type: application/json") == 1
     return int(line.split()[1]), json.loads(body)
 
@@ -386,3 +387,6 @@ def test_an_unfinished_head_over_the_limit_is_a_431_and_a_bad_one_at_it_a_400():
     assert parser_error(bad, len(bad)) == (400, {"error": "Invalid HTTP request"})
     # held at the error: what came after a malformed head; at the limit, no head too large
     assert parser_error(bad + b"a" * 100, 100)[0] == 400
+    assert parser_error(bad + b"a" * 1000, 100)[0] == 400  # more than the limit after it: still the head's fault
+    assert parser_error(b"NOT HTTP AT ALL\r\n" + b"a" * 101, 100)[0] == 431  # not ended at the limit
+    assert parser_error(b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 100)[0] == 501

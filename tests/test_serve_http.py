@@ -216,6 +216,15 @@ def test_a_valid_pair_of_surrogates_is_text(client):
     assert r.status_code == 200 and r.json()["translatedText"].endswith("🙂")
 
 
+def test_a_comment_inside_an_html_sentence_loses_no_word(client):
+    """The attack's `<p>Hello <!-- x --> world</p>` lost "world" (the comment reached the model as a name)."""
+    for q, words in (("<p>Hello <!-- x --> world</p>", ["mundo"]), ("<p>The dog <!-- x --> is big.</p>", ["perro", "grande"]),
+                     ("Hello <!-- x --> world", ["mundo"])):
+        r = ask(client, q=q, format="html")
+        assert r.status_code == 200 and r.json()["translatedText"].count("<!-- x -->") == 1, r.text
+        assert all(w in r.json()["translatedText"].lower() for w in words), r.text
+
+
 # --- the HTTP parser: raw sockets ------------------------------------------------------------------
 
 def exchange(base: str, data: bytes, pieces: int = 1, wait: float = 10.0) -> tuple[bytes, str | None]:
@@ -281,6 +290,26 @@ def test_a_head_over_the_limit_gets_431(base):
         answer, ended = exchange(base, data, pieces, wait=5)
         assert responses(answer) == [431] and ended is None, (name, answer[:200], ended)
         assert b'"error":"Request header fields too large' in answer.replace(b": ", b":"), name
+
+
+def test_a_malformed_head_is_400_whatever_follows_it_and_an_unknown_coding_501(base):
+    """RFC 9112 section 2.2: a head that ends within the limit and does not parse is 400, also when more than the
+    limit follows it in the same packet (it was 431: the status was guessed from the bytes buffered); one that has
+    not ended at the limit is too large (431); section 6.1: a transfer coding other than chunked is 501."""
+    limit = ServeConfig().header_limit
+    pad = b"x" * (limit + 1000)
+    for name, data, status in (
+            ("a bad request line", b"NOT A REQUEST LINE\r\n\r\n" + pad, 400),
+            ("a bad header line", head(b"No colon here\r\n") + pad, 400),
+            ("a space before the colon", head(b"X-A : 1\r\n") + pad, 400),
+            ("a bad version", b"GET / HTTP/9.Z\r\nHost: x\r\n\r\n" + pad, 400),
+            ("a NUL in a header", head(b"X-A: a\x00b\r\n") + b"GET /health HTTP/1.1\r\n" * 2000, 400),
+            ("a bad line, never ended", b"NOT A REQUEST LINE\r\n" + pad, 431),
+            ("gzip", b"POST /translate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n" + pad, 501)):
+        for pieces in (1, 8):
+            answer, ended = exchange(base, data, pieces, wait=5)
+            assert responses(answer) == [status] and ended is None, (name, pieces, answer[:200], ended)
+            assert b'"error":' in answer.replace(b": ", b":") and b"connection: close" in answer.lower(), name
 
 
 def test_a_body_over_the_limit_gets_413_not_a_reset(base):

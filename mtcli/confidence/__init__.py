@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from mtcli.config import DEFAULTS
-from mtcli.errors import UserError
+from mtcli.errors import UserError, quoted
 from mtcli.tokenizer import SPACE
 
 FILE = "confidence.json"  # in a model directory, beside its weights
@@ -297,18 +297,26 @@ def sentence_pairs(source: str, translation: str) -> list[tuple[str, str]]:
 BACK_DIFFERS = 40.0  # round-trip chrF below which the way back is shown as the reason
 
 
-def as_written(run: str, source: str) -> str:
-    """A run of words (as the tokenizer gave them: lowercased, a contraction in pieces) as the source has it."""
-    found = re.search(r"\W*".join(re.escape(w) for w in run.split()), source, re.IGNORECASE)
-    return found.group() if found else run
+def as_written(run: str, source: str) -> str | None:
+    """A run of words (as the tokenizer gave them: lowercased, a contraction in pieces, [UNK] for a character
+    it does not know) as the source has it; None when the source has no such run (never the tokenizer's own
+    pieces in a warning: "may have left out: '[UNK]'")."""
+    words = run.split()
+    if all(w == UNKNOWN for w in words):  # (nothing to find it by)
+        return None
+    found = re.search(r"\W*".join(r"\S+" if w == UNKNOWN else re.escape(w) for w in words), source, re.IGNORECASE)
+    return found.group() if found else None if UNKNOWN in words else run
 
 
-def _reason(runs: list[str], trip: str | None, found: dict) -> str:
+UNKNOWN = "[UNK]"  # the tokenizers' piece for what they do not know (mtcli.tokenizer.SPECIALS)
+
+
+def _reason(runs: list[str | None], trip: str | None, found: dict) -> str:
     """A flagged sentence's one-line reason: what it left out, else what it says translated back, else doubt."""
-    if runs:
-        return f"may have left out: {', '.join(repr(r) for r in runs)}"
+    if runs := [r for r in runs if r]:
+        return f"may have left out: {', '.join(map(quoted, runs))}"
     if trip is not None and found["roundtrip"] < BACK_DIFFERS:
-        return f"translated back it reads: {trip!r}"
+        return f"translated back it reads: {quoted(trip)}"
     return "the model was unsure of it"
 
 

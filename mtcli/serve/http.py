@@ -5,7 +5,9 @@ uvicorn parses with h11 here, chosen over httptools (measured with raw sockets, 
 a head of any size in memory while it arrives, and neither limits a head that arrives whole (80 KB was
 answered 200); h11 holds at most `h11_max_incomplete_event_size` bytes of an unfinished head, and
 reads a body both framings claim as chunked, answering what follows it as a second request (request
-smuggling behind a proxy). So: h11's buffer bound set to the head limit, and this middleware for the rest.
+smuggling behind a proxy). So: h11's buffer bound set to the head limit, and this middleware for the rest; a
+parser error answered with the status h11 gives it (uvicorn answers all 400; guessing 431 from the bytes buffered
+answered a malformed head followed by more than the limit 431).
 
 And a connection is closed the way RFC 9112 section 9.6 asks: our side first (FIN), what the client still
 sends read and dropped until it closes too or LINGER_SECONDS pass. Closed at once with bytes unread
@@ -83,12 +85,35 @@ class _LingeringTransport:
         self._protocol.loop.call_later(LINGER_SECONDS, transport.close)  # (at once when the client closes: eof_received)
 
 
+class StatusConnection(h11.Connection):
+    """h11's connection, keeping the status its last protocol error called for (uvicorn drops the error)."""
+
+    status = 400
+
+    def next_event(self):
+        try:
+            return super().next_event()
+        except h11.RemoteProtocolError as e:
+            self.status = e.error_status_hint
+            raise
+
+
+# A parser error's answer by the status h11 gives it. RFC 9112: a head that does not parse is 400 (section 2.2),
+# whatever follows it; one still unfinished at the buffer bound is too large (431, RFC 6585; a whole head over the
+# limit gets it from Guard); a transfer coding other than chunked is not implemented (501, section 6.1)
+_ANSWERS = {431: (b"Request Header Fields Too Large", HEAD_TOO_LARGE),
+            501: (b"Not Implemented", "Not implemented: a Transfer-Encoding other than chunked")}
+
+
 class Protocol(H11Protocol):
-    """uvicorn's h11 protocol on a lingering transport, answering 431 rather than 400 when the error is
-    a head still unfinished at h11's buffer bound (the head limit: a whole head over it gets 431 from
-    Guard), and every parser error as JSON."""
+    """uvicorn's h11 protocol on a lingering transport, answering each parser error with the status h11 gives
+    it (_ANSWERS; uvicorn answers every one 400), as JSON."""
 
     discarding = False  # our side is closed: what the client sends is dropped
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.conn = StatusConnection(h11.SERVER, self.config.h11_max_incomplete_event_size)
 
     def connection_made(self, transport) -> None:
         super().connection_made(_LingeringTransport(transport, self))
@@ -98,12 +123,9 @@ class Protocol(H11Protocol):
             super().data_received(data)
 
     def send_400_response(self, msg: str) -> None:
-        buffered, _ = self.conn.trailing_data
-        limit = self.config.h11_max_incomplete_event_size
-        status, reason, message = 400, b"Bad Request", "Invalid HTTP request"
-        if len(buffered) > limit:
-            status, reason, message = 431, b"Request Header Fields Too Large", HEAD_TOO_LARGE.format(limit=limit)
-        start, body = _json(status, message)
+        status = self.conn.status if self.conn.status in _ANSWERS else 400
+        reason, message = _ANSWERS.get(status, (b"Bad Request", "Invalid HTTP request"))
+        start, body = _json(status, message.format(limit=self.config.h11_max_incomplete_event_size))
         try:
             for event in (h11.Response(status_code=status, headers=start["headers"], reason=reason),
                           h11.Data(data=body["body"]), h11.EndOfMessage()):

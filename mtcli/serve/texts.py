@@ -8,9 +8,7 @@ batcher, so that many requests share one decoder, or a Translator for offline us
 
 from __future__ import annotations
 
-import html
 import pickle
-import re
 from mtcli.config import Options, TextOptions
 from mtcli.errors import UserError
 from mtcli.serve.languages import AUTO, Directions, pair
@@ -22,7 +20,6 @@ from mtcli.text.read import _LINE_END, read_document
 FORMATS = ("text", "html", "markdown", "srt")  # LibreTranslate's two, and the pipeline's others
 # /translate_file: a file's format by its extension (LibreTranslate's .txt, .html, and the pipeline's others)
 FILE_FORMATS = {".txt": "text", **EXTENSIONS}
-_MARKUP = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.IGNORECASE | re.DOTALL)  # (for detection)
 
 
 def setup(translators) -> bytes:
@@ -35,10 +32,10 @@ def setup(translators) -> bytes:
 def detected(text: str, fmt: str = "text") -> tuple[str | None, float]:
     """The text's language (None: nothing to tell) and mtcli.langid's confidence, 0-100 as LibreTranslate's.
     HTML is told by its text, without its markup (tag and attribute names, scripts, styles are English)."""
-    from mtcli.langid import detect
+    from mtcli.langid import detect, without_markup
 
     if fmt == "html":
-        text = html.unescape(_MARKUP.sub(" ", text))
+        text = without_markup(text)
     d = detect(text)
     return d.language, round(100 * d.confidence, 1)
 

@@ -12,7 +12,7 @@ from mtcli.text.spans import as_kept
 
 
 class Floating:
-    """Emoji (and footnote marks) inside the sentence, put back at the same place among the words after: as a
+    """Emoji (and footnote marks, and markup no reader sees: unseen) inside the sentence, put back at the same place among the words after: as a
     placeholder, "The pizza 🍕 was great." came out "La pizza tenía 🍕 años.", "I love you ❤️ so much." lost
     "so much"."""
 
@@ -21,7 +21,7 @@ class Floating:
     def strip(self, s: Sentence, c: Context) -> bool:
         text, spans = s.text, s.spans
         inside = [(a, b) for a, b in spans if symbols(text[a:b]) and not PRIVATE.search(text[a:b])
-                  or footnote(text, a, b, c.items)]
+                  or footnote(text, a, b, c.items) or unseen(text[a:b], c.items)]
         if inside and LETTER.search(drop_spans(text, spans)):
             s.text, s.aside[self.name] = set_aside(text, inside)
             s.spans = c.spans(s.text)
@@ -32,6 +32,17 @@ class Floating:
             return out
         s.kept.extend(k for _, span, _ in places for k in as_kept(span, items))
         return each(out, lambda t: put_back(t, places))
+
+
+# markup no reader sees: an HTML comment (a bogus one too: "<!x>"), a declaration, a processing instruction
+_UNSEEN = re.compile(r"<[!?]")
+
+
+def unseen(span: str, items: dict[str, tuple[str, ...]]) -> bool:
+    """The span is only items that no reader sees ("<!-- x -->"), no word of the sentence: set aside like an
+    emoji. As a placeholder it was a name to the model: "El perro <!-- x --> es grande." -> "<!-- x --> is big.",
+    "Hola <!-- x --> mundo" -> "Hi, <!-- x -->"."""
+    return bool(span) and all(len(parts := items.get(ch, ())) == 1 and _UNSEEN.match(parts[0]) for ch in span)
 
 
 def set_aside(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[tuple[float, str, bool]]]:

@@ -46,6 +46,11 @@ _SPANISH = frozenset("el la los las del que y en es está están un una unos una
 _WORDS = re.compile(r"[^\W\d_]+")
 
 
+def misread(seen: str, read: str, what: str = "this") -> str:
+    """The warning for a text in one language translated as if it were the other (`what`: the text)."""
+    return f"{what} looks like {seen} already; it was translated as if it were {read}"
+
+
 def looks_spanish(text: str) -> bool:
     """Spanish given by mistake: two different words and 40 % of them are Spanish's own, or carry ñ, an
     accent or an opening ¿ ¡ (the model makes nonsense of it: "El perro es grande." -> "Orpeólica.")."""

@@ -84,7 +84,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
             text, wraps[i] = markup.unwrap(text, items)
             unwrapped[i] = text
         if options.case and options.source == "en" and line_steps.looks_spanish(text):
-            results[i].warnings.append("this looks like Spanish already; it was translated as if it were English")
+            results[i].warnings.append(line_steps.misread("Spanish", "English"))
         try:
             parts = _sentences(text, i, Context(engine, options, unknown, items, deadline), todo,
                                quotes=not wraps.get(i), cut=i in tails)

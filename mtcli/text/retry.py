@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
+from mtcli.errors import quoted
 from mtcli.text import protect
 from mtcli.text.budget import Budget
 from mtcli.text.digits import made_up
@@ -51,7 +52,7 @@ def decode_all(todo: list[Sentence], engine: Engine, results: list[LineResult],
         got = [next(outs) for _ in ts]
         vars(s).update(vars(next(t for t, g in zip(ts, got) if _took(t, g))))
         if s.attempt == AROUND:
-            shown = ", ".join(repr(source(sp)) for sp in s.masked.spans)
+            shown = ", ".join(quoted(source(sp)) for sp in s.masked.spans)
             results[s.line].warnings.append(f"the model lost {shown} in translation; translated the sentence "
                                             "in phrases of one each instead")
     for s in todo:  # (a sentence with spans never takes a try that makes a number up: above)

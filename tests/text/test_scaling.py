@@ -82,6 +82,7 @@ DOCUMENTS = {
     "markdown links": lambda n: [" ".join(["[a](http://x.org)"] * (10 * n))],
     "markdown images": lambda n: [" ".join(["[![a](i.png)](http://x)"] * (12 * n))],
     "markdown emphasis": lambda n: ["**a** _b_ `c` " * (8 * n)],
+    "markdown comments": lambda n: ["a <!-- b --> c <?x y?> d " * (4 * n) + "<!-- <? e " * (4 * n)],
     "srt": _srt,
     "text": lambda n: ["The door is open. Call 555-0199 at 5 p.m."] * (6 * n),
 }

@@ -2,9 +2,11 @@
 cells included), each a text; comments, images, embedded objects and every other part stay byte for byte.
 
 A paragraph's runs of the formatting most of its text has are its plain text; a run of other formatting
-(a bold word) and a hyperlink are items around their words, so the formatting lands on the words that
-translate them (markup.py); a run without text (an image, a footnote mark, a tab) and a field (its code and
-its shown result) are items kept as they are. The pieces go back into the places the paragraph's runs held:
+(a bold word) and an element that wraps runs (a hyperlink, a tracked insertion or move, a smart tag, custom
+XML, an inline content control, a bidi span: WRAPPERS, nested in any way) are items around their words, so the
+formatting and the wrapper land on the words that translate them (markup.py); a run without text (an image, a
+footnote mark, a tab), a field (its code and its shown result, w:fldSimple too) and deleted text (w:del,
+w:moveFrom) are items kept as they are. The pieces go back into the places the paragraph's runs held:
 bookmarks, comment ranges and properties stay where they were.
 """
 
@@ -31,6 +33,10 @@ _MARKERS = {f"{{{W}}}{n}" for n in ("pPr", "bookmarkStart", "bookmarkEnd", "proo
 
 def w(name: str) -> str:
     return f"{{{W}}}{name}"
+
+
+# elements whose runs are the paragraph's text (ECMA-376's inline run wrappers): translated inside the wrapper
+WRAPPERS = {w(n) for n in ("hyperlink", "ins", "moveTo", "smartTag", "customXml", "sdt", "sdtContent", "dir", "bdo")}
 
 
 @dataclass
@@ -72,7 +78,7 @@ def _paragraph(p, units: Units, number: int) -> None:
     for x in runs:
         weight[x.style] += len(x.text)
     base = weight.most_common(1)[0][0] if weight else None
-    text = "".join(x.text if x.kind == "run" and x.style == base else units.keep(k) if x.kind == "keep"
+    text = "".join(x.text if x.kind == "run" and x.style == base else units.keep(k, _label(x)) if x.kind == "keep"
                    else units.wrap(k, x.text) for k, x in enumerate(pieces))
     template = next((x.elements[0] for x in runs if x.style == base), None)
     units.add(text, lambda tokens: _write(p, pieces, template, tokens), number)
@@ -107,11 +113,38 @@ def _pieces(p) -> list[Piece]:
                         pieces.append(Piece("run", [run], words, style))
                 else:
                     pieces.append(Piece("keep", [run]))
-        elif child.tag == w("hyperlink") and child.find(f".//{w('t')}") is not None:
-            pieces.append(Piece("link", [child], "".join(t.text or "" for t in child.iter(w("t")))))
-        else:  # tracked changes, content controls, math, a simple field: kept whole
+        elif child.tag in WRAPPERS and (runs := _wrapped_runs(child)):
+            pieces.append(Piece("link", [child], "".join(t.text or "" for r in runs for t in r.findall(w("t")))))
+        else:  # deleted text, math, a simple field, a wrapper without text: kept whole
             pieces.append(Piece("keep", [child]))
     return pieces
+
+
+def _wrapped_runs(wrapper) -> list:
+    """The runs of text inside a wrapper, through the wrappers nested in it (iteratively: any depth), in
+    document order; not those of a field (its code and result) nor deleted ones (w:del holds w:delText)."""
+    runs, depth, todo = [], 0, list(reversed(wrapper))
+    while todo:
+        e = todo.pop()
+        if e.tag in WRAPPERS:
+            todo.extend(reversed(e))
+        elif e.tag == w("r"):
+            chars = [c.get(w("fldCharType")) for c in e.findall(w("fldChar"))]
+            if depth == 0 and not chars and e.find(w("t")) is not None:
+                runs.append(e)
+            depth = max(0, depth + chars.count("begin") - chars.count("end"))
+    return runs
+
+
+def _label(piece: Piece) -> str:
+    """A piece kept as it is, in a warning: the text it shows (a field's result, deleted words), else what it
+    holds ("<w:drawing>", "<w:tab>")."""
+    from lxml import etree
+
+    text = " ".join("".join(t.text or "" for e in piece.elements for t in e.iter(w("t"), w("delText"))).split())
+    inner = [c for e in piece.elements for c in (e if e.tag == w("r") else [e]) if c.tag != w("rPr")]
+    return text[:60] or (f"<w:{etree.QName(inner[0]).localname}>" if inner and isinstance(inner[0].tag, str)
+                         else "<w:r>")
 
 
 def _split(run) -> list:
@@ -204,8 +237,8 @@ def _run_with(run, text: str, fresh: bool = False):
 
 
 def _link_text(link, text: str) -> None:
-    """The hyperlink's words in its first run of text; its other runs of text go."""
-    runs = [r for r in link.iter(w("r")) if r.find(w("t")) is not None]
+    """The wrapper's words in its first run of text; its other runs of text go."""
+    runs = _wrapped_runs(link)
     _run_with(runs[0], text)
     for r in runs[1:]:
         r.getparent().remove(r)

@@ -29,8 +29,31 @@ _EMPHASIS = re.compile(r"(\*\*|__|~~|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)(\1)(?!\w)")
 _SCRIPT_PAIR = re.compile(f"({SCRIPT_TAG})([^<>]*)({SCRIPT_CLOSE})", re.IGNORECASE)
 
 
+_UNSEEN_OPEN = re.compile(r"<!--|<\?")
+_UNSEEN_CLOSE = {"<!--": "-->", "<?": "?>"}
+
+
+def _unseen(doc: Prose, text: str) -> str:
+    """Inline HTML comments and processing instructions (CommonMark's raw HTML) as items kept as they are: never
+    prose (their text reached the model). In one pass: an opening never closed ends the search for its kind."""
+    out, at, dead = [], 0, set()
+    for m in _UNSEEN_OPEN.finditer(text):
+        opening = m.group()
+        if m.start() < at or opening in dead:
+            continue
+        end = text.find(_UNSEEN_CLOSE[opening], m.end())
+        if end < 0:
+            dead.add(opening)
+            continue
+        end += len(_UNSEEN_CLOSE[opening])
+        out += [text[at : m.start()], doc.item(text[m.start() : end])]
+        at = end
+    return "".join(out) + text[at:]
+
+
 def _inline_markdown(doc: Prose, text: str) -> str:
     text = MARKDOWN_CODE.sub(lambda m: doc.item(m.group()), text)
+    text = _unseen(doc, text)
     text = _SCRIPT_PAIR.sub(lambda m: doc.item(m.group(1), m.group(3), m.group(4)), text)
     text = _RAW_INLINE.sub(lambda m: doc.item(m.group()), text)
     for pattern in (_IMAGE, _LINK):  # (emphasis inside a link's text is an item of its own too)

@@ -27,9 +27,19 @@ def read(element, units: Units, paired: Callable[[object], bool], inline: list,
         if isinstance(child.tag, str) and paired(child):
             out.append(units.wrap(key, read(child, units, paired, inline, as_text)))
         else:
-            out.append(units.keep(key))
+            out.append(units.keep(key, label(child)))
         out.append(child.tail or "")
     return "".join(out)
+
+
+def label(element) -> str:
+    """An element kept as it is, in a warning: its text (a field's value), else its name ("<x>")."""
+    from lxml import etree
+
+    if not isinstance(element.tag, str):  # (a comment, a processing instruction)
+        return "<!-- -->" if isinstance(element, etree._Comment) else "<? ?>"
+    text = " ".join("".join(element.itertext()).split())
+    return text[:60] or f"<{etree.QName(element).localname}>"
 
 
 def write(element, tokens: list[tuple[str, str]], inline: list, paired: Callable[[object], bool]) -> None:

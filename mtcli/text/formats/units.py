@@ -41,6 +41,8 @@ class Units:
     texts: list[str] = field(default_factory=list)
     puts: list[Callable[[list[tuple[str, str]]], None]] = field(default_factory=list)
     where: list[int] = field(default_factory=list)  # a number for each text's warnings (a paragraph's, a line's)
+    labels: list[dict[str, str]] = field(default_factory=list)  # each text's kept markup as a warning shows it
+    _pending: dict[str, str] = field(default_factory=dict)  # (the labels of the text being read)
 
     def __post_init__(self):
         self.prose = Prose([self.own])
@@ -53,8 +55,10 @@ class Units:
         """An item for markup around text to translate (a run, a span, a link): key names it in the tokens."""
         return self.prose.item(f"\x01{key}\x02", text, f"\x01/{key}\x02")
 
-    def keep(self, key: int) -> str:
-        """An item for markup kept as it is, without text to translate (an image, a field, a footnote mark)."""
+    def keep(self, key: int, label: str) -> str:
+        """An item for markup kept as it is, without text to translate (an image, a field, a footnote mark);
+        `label`: what a warning shows for it (its text in the document, else its element: "<w:drawing>")."""
+        self._pending[str(key)] = label
         return self.prose.item(f"\x01{key}/\x02")
 
     def add(self, text: str, put: Callable[[list[tuple[str, str]]], None], where: int) -> None:
@@ -63,6 +67,8 @@ class Units:
             self.texts.append(text)
             self.puts.append(put)
             self.where.append(where)
+            self.labels.append(self._pending)
+        self._pending = {}
 
     def translate(self, engine: Engine, options: TextOptions) -> list[LineResult]:
         """Every text translated in one call and put back; a LineResult per text, numbered by its `where`."""
@@ -72,7 +78,8 @@ class Units:
         # (a paragraph, a cell, a message without a final stop gets none)
         results = translate_lines(self.texts, engine, replace(options, keep_stop=False), items=self.prose.items,
                                   rendered=rendered)
-        for r, put, where in zip(results, self.puts, self.where):
+        for r, put, where, labels in zip(results, self.puts, self.where, self.labels):
+            r.warnings = [shown(w, labels) for w in r.warnings]
             text = r.text
             for _ in range(8):  # (an item's rendering holds the items nested in it)
                 text, before = expand(text, rendered), text
@@ -81,6 +88,16 @@ class Units:
             put(tokens(text, self.prose.items))
             r.line = where
         return results
+
+
+def shown(warning: str, labels: dict[str, str]) -> str:
+    """A warning as the user's document reads: the marks of markup around words left out (the words stay), a
+    mark of markup kept shown by its label; never the control characters of the marks ("\x011/\x02")."""
+    return _SHOWN_MARK.sub(lambda m: labels.get(m.group(2), "") if m.group(3) else "", warning)
+
+
+# a mark as a warning has it: as it is, or escaped by errors.quoted (a text of XML 1.0 holds neither)
+_SHOWN_MARK = re.compile(r"(?:\x01|\\x01)(/?)([0-9]+)(/?)(?:\x02|\\x02)")
 
 
 def plain(text: str, items: dict[str, tuple[str, ...]]) -> str:

@@ -148,6 +148,7 @@ def build(args) -> None:
         margins = [[score for _, score in r.nbest] for r in results]  # (the beam's scores, best first)
         rows = _raw(tr, back, sources, targets, margins)
         for k, row in enumerate(rows):
+            row["nbest"] = [text for text, _ in results[k].nbest]
             if name == "selection":
                 row["refs"] = refs[sources[k]]
                 row["chrf"] = conf.chrf(row["target"], row["refs"])
@@ -342,13 +343,15 @@ def fit(args) -> None:
                 best = (auc(fpr, tpr), conf.Scorer(names, tuple(mean), tuple(scale), tuple(float(c) for c in coef),
                                                    float(bias), float(cut), layer, heads, covered, named, ratio))
         scorers[name] = best[1]
+    # the combinations the model had before this fit, read on the same rows: what the refit changed
+    before = {f"before {k}": v for k, v in conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers.items()}
     curves = {}
     for part, rows in (("held_out", held), ("held_out_selection", sel[n_sel:]), ("omission", om[n_om:]), ("messages", msg)):
         if not rows:
             continue
         wrong = np.array([r["wrong"] for r in rows])
         report[part] = {}
-        for name, sc in scorers.items():
+        for name, sc in {**scorers, **before}.items():
             c = np.array([sc.confidence(dict(zip(sc.features, v))) for v in _signals(rows, sc, vocab, sc.features)])
             flagged = c < sc.threshold
             fpr, tpr, _ = roc(1 - c, wrong)

@@ -154,8 +154,6 @@ def build(args) -> None:
                 row["chrf"] = conf.chrf(row["target"], row["refs"])
             elif name == "omission":
                 row["category"], row["dropped"] = omission[k][1], omission[k][3]
-            else:
-                row["hand"] = int(messages[k][1])
         data[name] = rows
         print(f"{name}: {len(rows)} rows, {time.process_time() - t0:.0f} s CPU so far", file=sys.stderr)
     Path(CACHE.format(model=args.model)).write_bytes(pickle.dumps(data))
@@ -221,13 +219,15 @@ def refit(args) -> None:
 
 
 def _labels(data: dict, hand: dict[int, int]) -> None:
-    """row["wrong"]: the hand label where there is one, else the chrF rule (selection); omissions are wrong."""
+    """row["wrong"]: the hand label where there is one, else the chrF rule (selection); omissions are wrong;
+    messages as their file says now (relabelled by hand when decoding changes, without building again)."""
     for k, r in enumerate(data["selection"]):
         r["wrong"] = 1 - hand[k] if k in hand else int(r["chrf"] < WRONG_CHRF)
     for r in data["omission"]:
         r["wrong"] = 1
+    labels = dict(line.split("\t")[:2] for line in MESSAGES.read_text("utf-8").splitlines()[1:] if line.strip())
     for r in data["messages"]:
-        r["wrong"] = 1 - r["hand"]
+        r["wrong"] = 1 - int(labels[r["source"]])
 
 
 def _signals(rows: list[dict], scorer: conf.Scorer, vocab: conf.Vocab, names) -> np.ndarray:

@@ -33,6 +33,7 @@ import random
 import re
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -236,6 +237,11 @@ def _signals(rows: list[dict], scorer: conf.Scorer, vocab: conf.Vocab, names) ->
     return np.array([[s[n] for n in names] for s in found], float)
 
 
+def _confidences(rows: list[dict], scorer: conf.Scorer, vocab: conf.Vocab) -> np.ndarray:
+    return np.array([scorer.confidence(conf.read(r["forced"], r["source"], r["target"], r["scores"], r["trip"], scorer,
+                                                 vocab)[0]) for r in rows])
+
+
 def _dropped_words(r: dict, vocab: conf.Vocab, encode):
     """An omission row's source words, and which of them the translation was made without."""
     spans = conf.words([vocab.src[i % vocab.src_size] for i in r["forced"].src[1:-1]])
@@ -306,6 +312,36 @@ def recall_at(fpr, tpr, limit: float = 0.1) -> float:
     return float(tpr[fpr <= limit].max())
 
 
+def _union_cut(pa: np.ndarray, po: np.ndarray, ta: float) -> float:
+    """The highest threshold on po such that (pa < ta) | (po < it) holds for at most MAX_FALSE_FLAGS of the rows."""
+    cuts = np.unique(po)
+    ok = [c for c in (cuts[0], *cuts) if ((pa < ta) | (po < c)).mean() <= MAX_FALSE_FLAGS]
+    return float(max(ok)) if ok else 0.0
+
+
+def with_omission(scorer: conf.Scorer, fit_rows: list[dict], om_rows: list[dict], vocab: conf.Vocab) -> conf.Scorer:
+    """The scorer with an omission part: a logistic regression of OMISSION_FEATURES telling the omission rows
+    (fit part) from the selection fit rows, and the two thresholds that catch the most of the fit rows' wrong
+    ones and omissions together with at most MAX_FALSE_FLAGS of the right selection fit rows flagged."""
+    names = conf.OMISSION_FEATURES
+    x = _signals(fit_rows + om_rows, scorer, vocab, names)
+    y = np.r_[np.ones(len(fit_rows)), np.zeros(len(om_rows))]
+    mean, scale, coef, bias = logistic(x, y)
+    po = 1 / (1 + np.exp(-(((x - mean) / scale) @ coef + bias)))
+    pa = _confidences(fit_rows, scorer, vocab)
+    wrong = np.array([r["wrong"] for r in fit_rows], bool)
+    best = None
+    for share in np.arange(0.0, MAX_FALSE_FLAGS + 1e-9, 0.005):  # of the right rows the main part flags
+        ta = float(np.quantile(pa[~wrong], share)) if share else 0.0
+        to = _union_cut(pa[~wrong], po[: len(fit_rows)][~wrong], ta)
+        flagged = np.r_[pa < ta, np.zeros(len(om_rows), bool)] | (po < to)
+        caught = flagged[: len(fit_rows)][wrong].mean() + flagged[len(fit_rows):].mean()
+        if best is None or caught > best[0]:
+            best = (caught, ta, to)
+    return replace(scorer, threshold=best[1], om_features=names, om_mean=tuple(mean), om_scale=tuple(scale),
+                   om_coef=tuple(float(c) for c in coef), om_bias=float(bias), om_threshold=best[2])
+
+
 def fit(args) -> None:
     from mtcli.decode import Translator
 
@@ -342,7 +378,7 @@ def fit(args) -> None:
                 cut = 1 - thr[fpr <= MAX_FALSE_FLAGS][-1]  # flagged below it: at most 10 % of right fit rows
                 best = (auc(fpr, tpr), conf.Scorer(names, tuple(mean), tuple(scale), tuple(float(c) for c in coef),
                                                    float(bias), float(cut), layer, heads, covered, named, ratio))
-        scorers[name] = best[1]
+        scorers[name] = best[1] if name == "logprob" else with_omission(best[1], fit_rows, om[:n_om], vocab)
     # the combinations the model had before this fit, read on the same rows: what the refit changed
     before = {f"before {k}": v for k, v in conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers.items()}
     curves = {}
@@ -352,7 +388,7 @@ def fit(args) -> None:
         wrong = np.array([r["wrong"] for r in rows])
         report[part] = {}
         for name, sc in {**scorers, **before}.items():
-            c = np.array([sc.confidence(dict(zip(sc.features, v))) for v in _signals(rows, sc, vocab, sc.features)])
+            c = _confidences(rows, sc, vocab)
             flagged = c < sc.threshold
             fpr, tpr, _ = roc(1 - c, wrong)
             curves[(part, name)] = (fpr, tpr)

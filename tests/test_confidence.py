@@ -135,6 +135,38 @@ def test_scorer_and_its_file(tmp_path: Path):
         conf.load_fitted(tmp_path, 2)
 
 
+def test_an_omission_part_flags_what_either_part_puts_under_its_threshold():
+    """With an omission part, the confidence is under the threshold exactly when the main part or the omission
+    part is under its own (their thresholds differ), and the file keeps it."""
+    sc = conf.Scorer(("logprob",), (0.0,), (1.0,), (2.0,), 0.0, 0.3, om_features=("short", "named"),
+                     om_mean=(0.0, 0.0), om_scale=(1.0, 1.0), om_coef=(-3.0, -1.0), om_bias=2.0, om_threshold=0.6)
+    main = conf.Scorer(("logprob",), (0.0,), (1.0,), (2.0,), 0.0, 0.3)
+    omission = conf.Scorer(("short", "named"), (0.0, 0.0), (1.0, 1.0), (-3.0, -1.0), 2.0, 0.6)
+    rng = np.random.default_rng(0)
+    for logprob, short, named in zip(rng.normal(0, 1, 300), rng.exponential(0.5, 300), rng.integers(0, 3, 300)):
+        s = {"logprob": logprob, "short": short, "named": float(named)}
+        c = sc.confidence(s)
+        assert (c < sc.threshold) == (main.confidence(s) < main.threshold or omission.confidence(s) < omission.threshold)
+        assert c <= main.confidence(s) + 1e-12
+    assert conf.Scorer.from_json(json.loads(json.dumps(sc.to_json()))) == sc
+
+
+def test_short_and_named_read_what_a_translation_left_out(en_es):
+    """A translation without the sentence's end reads shorter than usual and names the words it left out; the
+    model's own translation of the same sentence does neither."""
+    scorer = conf.load_fitted(en_es.model_dir, en_es.model.cfg.n_layers).scorers["fast"]
+    vocab = conf.Vocab.of(en_es)
+    source = "I will call you next week when I get back from Madrid."
+    own = en_es.translate_batch([source])[0].hypotheses[0].text
+    cut = "Te llamaré."
+    found = {}
+    for target, f in zip((own, cut), en_es.force([source, source], [own, cut], 1, scorer.heads)):
+        found[target] = conf.read(f, source, target, [-0.2], None, scorer, vocab)[0]
+    assert found[own]["named"] == 0 and found[own]["short"] < 0.2
+    assert found[cut]["named"] >= 2 and found[cut]["short"] > 1.0
+    assert found[cut]["short"] == pytest.approx(scorer.ratio - np.log((len(cut) + 1) / (len(source) + 1)))
+
+
 def test_shipped_en_es_has_a_fitted_check_that_separates(en_es):
     """The shipped coefficients flag a translation that drops half the sentence, not the model's own one."""
     fitted = conf.load_fitted(en_es.model_dir, en_es.model.cfg.n_layers)

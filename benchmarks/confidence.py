@@ -20,6 +20,7 @@ rows choose the coverage heads; the rest of both is held out, and every figure i
     python benchmarks/confidence.py label                            # print the en-es hand-label sample
     python benchmarks/confidence.py fit --model en-es                # fit, write MODEL/confidence.json, report
     taskset -c 0 nice -n 10 python benchmarks/confidence.py cost     # CPU of translating 500 lines, checked or not
+    nice -n 10 python benchmarks/confidence.py inproc --lines 2000   # the check's CPU against translation's, in one process
 The corpus: --data or MTCLI_DATA (as `mtcli tokenize`).
 """
 
@@ -198,19 +199,50 @@ def cost(args) -> None:
                       **{f"{k} extra": round(v / median["unchecked"] - 1, 3) for k, v in median.items() if k != "unchecked"}}))
 
 
+def inproc(args) -> None:
+    """In one process: CPU time of translating `--lines` selection sentences as `mtcli translate` does (pipeline,
+    beam 4, two hypotheses), then of checking that output `--repeats` times, the default check and the one with
+    the round trip alternately, each from what decoding kept (Translator.encoded put back before each); medians.
+    The ratio a loaded machine can still measure: both sides in one process, side by side."""
+    from mtcli.config import Options, TranslationOptions
+    from mtcli.text.pipeline import Engine, translate_lines
+
+    tr, back = _translator(args.model), _translator(_back(args.model))
+    lines = sorted({src for src, _ in _selection(args.model, tr, args.data)})
+    random.Random(SEED + 2).shuffle(lines)
+    lines = lines[: args.lines]
+    options = TranslationOptions(beam_size=4, num_hypotheses=2)
+    checkers = {m: conf.Checker(tr, lambda: back, replace(options, check=m)) for m in ("fast", "full")}
+    t0 = time.process_time()
+    results = translate_lines(lines, Engine.from_translator(tr, options), Options().text_for(args.model.split("-")[0]))
+    translated = time.process_time() - t0
+    kept = dict(tr.encoded.found)
+    found: dict[str, list[float]] = {"fast": [], "full": []}
+    for k in range(args.repeats):
+        for mode in (("fast", "full") if k % 2 == 0 else ("full", "fast")):
+            tr.encoded.found = dict(kept)
+            t0 = time.process_time()
+            checkers[mode].check(lines, [r.nbest for r in results])
+            found[mode].append(round(time.process_time() - t0, 2))
+    median = {k: float(np.median(v)) for k, v in found.items()}
+    print(json.dumps({"lines": len(lines), "translation": round(translated, 2), "checks": found,
+                      **{f"{k} extra": round(v / translated, 4) for k, v in median.items()}}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("build", "label", "fit", "refit", "cost"):
+    for name in ("build", "label", "fit", "refit", "cost", "inproc"):
         p = sub.add_parser(name)
         p.add_argument("--model", default="en-es", choices=("en-es", "es-en"), help="the shipped model's direction")
         p.add_argument("--data", help="the corpus (default: MTCLI_DATA, else data/spa-eng/spa.txt)")
-        if name == "cost":
+        if name in ("cost", "inproc"):
             p.add_argument("--lines", type=int, default=500)
             p.add_argument("--repeats", type=int, default=4)
-            p.add_argument("--round-trip", action="store_true")
+            if name == "cost":
+                p.add_argument("--round-trip", action="store_true")
     args = parser.parse_args()
-    {"build": build, "label": label, "fit": fit, "refit": refit, "cost": cost}[args.command](args)
+    {"build": build, "label": label, "fit": fit, "refit": refit, "cost": cost, "inproc": inproc}[args.command](args)
 
 
 def refit(args) -> None:

@@ -216,11 +216,11 @@ def inproc(args) -> None:
     t0 = time.process_time()
     results = translate_lines(lines, Engine.from_translator(tr, options), Options().text_for(args.model.split("-")[0]))
     translated = time.process_time() - t0
-    kept = dict(tr.encoded.found)
+    kept = dict(tr.encoded.found), dict(tr.encoded.readings)
     found: dict[str, list[float]] = {"fast": [], "full": []}
     for k in range(args.repeats):
         for mode in (("fast", "full") if k % 2 == 0 else ("full", "fast")):
-            tr.encoded.found = dict(kept)
+            tr.encoded.found, tr.encoded.readings = dict(kept[0]), dict(kept[1])
             t0 = time.process_time()
             checkers[mode].check(lines, [r.nbest for r in results])
             found[mode].append(round(time.process_time() - t0, 2))

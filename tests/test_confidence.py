@@ -80,6 +80,39 @@ def test_the_check_reads_what_decoding_kept(en_es, monkeypatch):
         en_es.encoded = None
 
 
+def test_the_check_reads_no_translation_the_coverage_penalty_read(en_es, monkeypatch):
+    """Beam search's coverage penalty reads each finished hypothesis with the check's own head of layer 0; the
+    check takes the winner's reading (by source text and target ids) instead of reading it again: no forced pass
+    for those lines, and the same confidences, warnings and alignments as a check that reads them again."""
+    import mtcli.decode as decode
+
+    lines = ["I will call you next week when I get back from Madrid.", "Where is the station?", "Thanks!"]
+    checker = conf.Checker(en_es, None, replace(DEFAULTS, check="fast", return_alignments=True))
+    try:
+        found = en_es.translate_batch(lines, replace(DEFAULTS, num_hypotheses=2))
+        assert set(en_es.encoded.readings) == set(lines)
+        nbests = [[(h.text, h.score) for h in r.hypotheses] for r in found]
+        kept = dict(en_es.encoded.found)
+        rows = []
+        forced = decode.forced
+        monkeypatch.setattr(decode, "forced", lambda model, src, *a, **kw: rows.append(len(src)) or forced(model, src, *a, **kw))
+        taken = checker.check(lines, nbests)
+        assert rows == [] and en_es.encoded.readings == {}
+        en_es.encoded.found = kept  # (the encoder's output kept, the readings not: read again)
+        again = checker.check(lines, nbests)
+        assert sum(rows) == len(lines)
+        for a, b in zip(taken, again):
+            assert a.confidence == pytest.approx(b.confidence, abs=1e-6) and a.warnings == b.warnings
+            assert a.alignment == b.alignment
+        # another translation than the one decoded: read, not taken
+        en_es.translate_batch(lines[1:2])
+        rows.clear()
+        checker.check(lines[1:2], [[("¿Dónde está el tren?", -0.5)]])
+        assert rows == [1]
+    finally:
+        en_es.encoded = None
+
+
 def test_a_model_without_a_fitted_check_is_not_read_again(es_en, monkeypatch, tmp_path: Path):
     """A model without confidence.json (one you trained; es-en before its fit): its lines get no confidence
     (none flagged) and are not read again, unless alignments are asked for (the last layer, all heads)."""

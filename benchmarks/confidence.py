@@ -20,6 +20,7 @@ rows choose the coverage heads; the rest of both is held out, and every figure i
     python benchmarks/confidence.py label                            # print the en-es hand-label sample
     python benchmarks/confidence.py fit --model en-es                # fit, write MODEL/confidence.json, report
     taskset -c 0 nice -n 10 python benchmarks/confidence.py cost     # CPU of translating 500 lines, checked or not
+    nice -n 10 python benchmarks/confidence.py inproc --lines 2000   # the check's CPU against translation's, in one process
 The corpus: --data or MTCLI_DATA (as `mtcli tokenize`).
 """
 
@@ -33,6 +34,7 @@ import random
 import re
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -148,13 +150,12 @@ def build(args) -> None:
         margins = [[score for _, score in r.nbest] for r in results]  # (the beam's scores, best first)
         rows = _raw(tr, back, sources, targets, margins)
         for k, row in enumerate(rows):
+            row["nbest"] = [text for text, _ in results[k].nbest]
             if name == "selection":
                 row["refs"] = refs[sources[k]]
                 row["chrf"] = conf.chrf(row["target"], row["refs"])
             elif name == "omission":
                 row["category"], row["dropped"] = omission[k][1], omission[k][3]
-            else:
-                row["hand"] = int(messages[k][1])
         data[name] = rows
         print(f"{name}: {len(rows)} rows, {time.process_time() - t0:.0f} s CPU so far", file=sys.stderr)
     Path(CACHE.format(model=args.model)).write_bytes(pickle.dumps(data))
@@ -198,19 +199,50 @@ def cost(args) -> None:
                       **{f"{k} extra": round(v / median["unchecked"] - 1, 3) for k, v in median.items() if k != "unchecked"}}))
 
 
+def inproc(args) -> None:
+    """In one process: CPU time of translating `--lines` selection sentences as `mtcli translate` does (pipeline,
+    beam 4, two hypotheses), then of checking that output `--repeats` times, the default check and the one with
+    the round trip alternately, each from what decoding kept (Translator.encoded put back before each); medians.
+    The ratio a loaded machine can still measure: both sides in one process, side by side."""
+    from mtcli.config import Options, TranslationOptions
+    from mtcli.text.pipeline import Engine, translate_lines
+
+    tr, back = _translator(args.model), _translator(_back(args.model))
+    lines = sorted({src for src, _ in _selection(args.model, tr, args.data)})
+    random.Random(SEED + 2).shuffle(lines)
+    lines = lines[: args.lines]
+    options = TranslationOptions(beam_size=4, num_hypotheses=2)
+    checkers = {m: conf.Checker(tr, lambda: back, replace(options, check=m)) for m in ("fast", "full")}
+    t0 = time.process_time()
+    results = translate_lines(lines, Engine.from_translator(tr, options), Options().text_for(args.model.split("-")[0]))
+    translated = time.process_time() - t0
+    kept = dict(tr.encoded.found), dict(tr.encoded.readings)
+    found: dict[str, list[float]] = {"fast": [], "full": []}
+    for k in range(args.repeats):
+        for mode in (("fast", "full") if k % 2 == 0 else ("full", "fast")):
+            tr.encoded.found, tr.encoded.readings = dict(kept[0]), dict(kept[1])
+            t0 = time.process_time()
+            checkers[mode].check(lines, [r.nbest for r in results])
+            found[mode].append(round(time.process_time() - t0, 2))
+    median = {k: float(np.median(v)) for k, v in found.items()}
+    print(json.dumps({"lines": len(lines), "translation": round(translated, 2), "checks": found,
+                      **{f"{k} extra": round(v / translated, 4) for k, v in median.items()}}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("build", "label", "fit", "refit", "cost"):
+    for name in ("build", "label", "fit", "refit", "cost", "inproc"):
         p = sub.add_parser(name)
         p.add_argument("--model", default="en-es", choices=("en-es", "es-en"), help="the shipped model's direction")
         p.add_argument("--data", help="the corpus (default: MTCLI_DATA, else data/spa-eng/spa.txt)")
-        if name == "cost":
+        if name in ("cost", "inproc"):
             p.add_argument("--lines", type=int, default=500)
             p.add_argument("--repeats", type=int, default=4)
-            p.add_argument("--round-trip", action="store_true")
+            if name == "cost":
+                p.add_argument("--round-trip", action="store_true")
     args = parser.parse_args()
-    {"build": build, "label": label, "fit": fit, "refit": refit, "cost": cost}[args.command](args)
+    {"build": build, "label": label, "fit": fit, "refit": refit, "cost": cost, "inproc": inproc}[args.command](args)
 
 
 def refit(args) -> None:
@@ -220,19 +252,26 @@ def refit(args) -> None:
 
 
 def _labels(data: dict, hand: dict[int, int]) -> None:
-    """row["wrong"]: the hand label where there is one, else the chrF rule (selection); omissions are wrong."""
+    """row["wrong"]: the hand label where there is one, else the chrF rule (selection); omissions are wrong;
+    messages as their file says now (relabelled by hand when decoding changes, without building again)."""
     for k, r in enumerate(data["selection"]):
         r["wrong"] = 1 - hand[k] if k in hand else int(r["chrf"] < WRONG_CHRF)
     for r in data["omission"]:
         r["wrong"] = 1
+    labels = dict(line.split("\t")[:2] for line in MESSAGES.read_text("utf-8").splitlines()[1:] if line.strip())
     for r in data["messages"]:
-        r["wrong"] = 1 - r["hand"]
+        r["wrong"] = 1 - int(labels[r["source"]])
 
 
 def _signals(rows: list[dict], scorer: conf.Scorer, vocab: conf.Vocab, names) -> np.ndarray:
     """(rows, features) as mtcli reads them with this scorer's choices (mtcli.confidence.read)."""
     found = [conf.read(r["forced"], r["source"], r["target"], r["scores"], r["trip"], scorer, vocab)[0] for r in rows]
     return np.array([[s[n] for n in names] for s in found], float)
+
+
+def _confidences(rows: list[dict], scorer: conf.Scorer, vocab: conf.Vocab) -> np.ndarray:
+    return np.array([scorer.confidence(conf.read(r["forced"], r["source"], r["target"], r["scores"], r["trip"], scorer,
+                                                 vocab)[0]) for r in rows])
 
 
 def _dropped_words(r: dict, vocab: conf.Vocab, encode):
@@ -305,6 +344,36 @@ def recall_at(fpr, tpr, limit: float = 0.1) -> float:
     return float(tpr[fpr <= limit].max())
 
 
+def _union_cut(pa: np.ndarray, po: np.ndarray, ta: float) -> float:
+    """The highest threshold on po such that (pa < ta) | (po < it) holds for at most MAX_FALSE_FLAGS of the rows."""
+    cuts = np.unique(po)
+    ok = [c for c in (cuts[0], *cuts) if ((pa < ta) | (po < c)).mean() <= MAX_FALSE_FLAGS]
+    return float(max(ok)) if ok else 0.0
+
+
+def with_omission(scorer: conf.Scorer, fit_rows: list[dict], om_rows: list[dict], vocab: conf.Vocab) -> conf.Scorer:
+    """The scorer with an omission part: a logistic regression of OMISSION_FEATURES telling the omission rows
+    (fit part) from the selection fit rows, and the two thresholds that catch the most of the fit rows' wrong
+    ones and omissions together with at most MAX_FALSE_FLAGS of the right selection fit rows flagged."""
+    names = conf.OMISSION_FEATURES
+    x = _signals(fit_rows + om_rows, scorer, vocab, names)
+    y = np.r_[np.ones(len(fit_rows)), np.zeros(len(om_rows))]
+    mean, scale, coef, bias = logistic(x, y)
+    po = 1 / (1 + np.exp(-(((x - mean) / scale) @ coef + bias)))
+    pa = _confidences(fit_rows, scorer, vocab)
+    wrong = np.array([r["wrong"] for r in fit_rows], bool)
+    best = None
+    for share in np.arange(0.0, MAX_FALSE_FLAGS + 1e-9, 0.005):  # of the right rows the main part flags
+        ta = float(np.quantile(pa[~wrong], share)) if share else 0.0
+        to = _union_cut(pa[~wrong], po[: len(fit_rows)][~wrong], ta)
+        flagged = np.r_[pa < ta, np.zeros(len(om_rows), bool)] | (po < to)
+        caught = flagged[: len(fit_rows)][wrong].mean() + flagged[len(fit_rows):].mean()
+        if best is None or caught > best[0]:
+            best = (caught, ta, to)
+    return replace(scorer, threshold=best[1], om_features=names, om_mean=tuple(mean), om_scale=tuple(scale),
+                   om_coef=tuple(float(c) for c in coef), om_bias=float(bias), om_threshold=best[2])
+
+
 def fit(args) -> None:
     from mtcli.decode import Translator
 
@@ -341,15 +410,17 @@ def fit(args) -> None:
                 cut = 1 - thr[fpr <= MAX_FALSE_FLAGS][-1]  # flagged below it: at most 10 % of right fit rows
                 best = (auc(fpr, tpr), conf.Scorer(names, tuple(mean), tuple(scale), tuple(float(c) for c in coef),
                                                    float(bias), float(cut), layer, heads, covered, named, ratio))
-        scorers[name] = best[1]
+        scorers[name] = best[1] if name == "logprob" else with_omission(best[1], fit_rows, om[:n_om], vocab)
+    # the combinations the model had before this fit, read on the same rows: what the refit changed
+    before = {f"before {k}": v for k, v in conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers.items()}
     curves = {}
     for part, rows in (("held_out", held), ("held_out_selection", sel[n_sel:]), ("omission", om[n_om:]), ("messages", msg)):
         if not rows:
             continue
         wrong = np.array([r["wrong"] for r in rows])
         report[part] = {}
-        for name, sc in scorers.items():
-            c = np.array([sc.confidence(dict(zip(sc.features, v))) for v in _signals(rows, sc, vocab, sc.features)])
+        for name, sc in {**scorers, **before}.items():
+            c = _confidences(rows, sc, vocab)
             flagged = c < sc.threshold
             fpr, tpr, _ = roc(1 - c, wrong)
             curves[(part, name)] = (fpr, tpr)

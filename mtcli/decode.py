@@ -49,6 +49,8 @@ class Hypothesis:
     tokens: list[int]  # Spanish ids without BOS/EOS
     score: float  # length-normalised log-probability (what the beam ranks by)
     logprob: float  # total log-probability
+    # the coverage penalty's reading of it (its heads of layer 0), for a check
+    reading: Forced | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -190,7 +192,8 @@ class Coverage:
 
     def log_coverage(self, model: Model, memory: np.ndarray, src: np.ndarray, src_len: np.ndarray,
                      hyps: list[Hypothesis]) -> np.ndarray:
-        """(n,) each hypothesis' sum of log coverage; memory (n, S, C), src (n, S) and src_len (n,) its source."""
+        """(n,) each hypothesis' sum of log coverage; memory (n, S, C), src (n, S) and src_len (n,) its source.
+        Each hypothesis keeps the reading (`reading`): with layer 0, what a check of it would compute again."""
         from mtcli.confidence import WORD as CONTENT, word_coverage, words
 
         tgt, tgt_len = _padded([h.tokens or [PAD] for h in hyps])
@@ -198,6 +201,7 @@ class Coverage:
         heads = self.heads if self.layer == 0 and self.heads else None
         out = np.zeros(len(hyps))
         for k, f in enumerate(forced(model, src, src_len, tgt, tgt_len, self.layer + 1, heads, memory)):
+            hyps[k].reading = f
             spans = words([self.pieces[i % len(self.pieces)] for i in f.src[1:-1]])  # (case factors stripped)
             if spans:
                 cover = word_coverage(f.attention, spans, self.layer, self.heads)
@@ -676,6 +680,7 @@ class Encoded:
 
     def __init__(self):
         self.found: dict[str, tuple[list[int], np.ndarray]] = {}
+        self.readings: dict[str, Forced] = {}  # by source text: its best translation's coverage reading
         self.size, self.lock = 0, threading.Lock()
 
     def add(self, texts: list[str], ids: list[list[int]], memory: np.ndarray) -> None:
@@ -688,9 +693,24 @@ class Encoded:
     def get(self, text: str) -> tuple[list[int], np.ndarray] | None:
         return self.found.get(text)
 
+    def add_readings(self, texts: list[str], readings: list[Forced | None]) -> None:
+        with self.lock:
+            for text, f in zip(texts, readings):
+                if f is not None and self.size + f.attention.nbytes <= KEEP_BYTES:
+                    self.readings[text] = f
+                    self.size += f.attention.nbytes
+
+    def reading(self, text: str, tgt: list[int], heads) -> Forced | None:
+        """The reading kept of this source's translation `tgt`, if it has every head of `heads` (layer 0's)."""
+        f = self.readings.get(text)
+        if f is None or f.tgt != tgt or heads is None or f.attention.shape[0] != 1 or \
+                np.isnan(f.attention[0, list(heads), 0, 0]).any():
+            return None
+        return f
+
     def clear(self) -> None:
         with self.lock:
-            self.found, self.size = {}, 0
+            self.found, self.readings, self.size = {}, {}, 0
 
 
 def _coverage_of(tr: Translator) -> Coverage | None:
@@ -769,6 +789,8 @@ class Translator:
                     if decoded[0] / len(todo) > shown[2]:
                         shown[2] = decoded[0] / len(todo)
                         shown[0](shown[2])
+            if self.encoded is not None:
+                self.encoded.add_readings([lines[todo[j]] for j in group], [hs[0].reading for hs in found])
             return found
 
         with _kernels(len(todo), options.beam_size), _blas().limit(limits=1, user_api="blas"):
@@ -793,9 +815,16 @@ class Translator:
               batch: int = SENTENCES_PER_BATCH) -> list[Forced]:
         """Each target read by the first model of the ensemble given its source (see forced): sources cut
         to the model's length as translate_batch cuts them (those it kept in `encoded` not encoded again),
-        targets to what the decoder holds."""
-        kept = [None if self.encoded is None else self.encoded.get(s) for s in sources]
-        missing = [j for j, k in enumerate(kept) if k is None]
+        targets to what the decoder holds. A translation the coverage penalty read while decoding it (the
+        same lowest block and heads: `encoded.readings`) is not read again."""
+        room = self.model.cfg.max_tgt_len - 1
+        tgt_seqs = [t[:room] for t in self.tgt_tok.encode_batch(targets)]
+        out: list[Forced | None] = [None] * len(sources)
+        if self.encoded is not None and layers == 1:  # what the coverage penalty read already (beam search)
+            out = [self.encoded.reading(s, t, heads) for s, t in zip(sources, tgt_seqs)]
+        todo = [j for j, f in enumerate(out) if f is None]
+        kept = [None if self.encoded is None or out[j] is not None else self.encoded.get(s) for j, s in enumerate(sources)]
+        missing = [j for j in todo if kept[j] is None]
         src_seqs = [k[0] if k else None for k in kept]
         for j, seq in zip(missing, self.source_ids([sources[j] for j in missing])[0]):
             src_seqs[j] = seq
@@ -806,10 +835,7 @@ class Translator:
             src, src_len = _padded([src_seqs[j] for j in group])
             for j, m, n in zip(group, self.model.encode(src, src_len, keep=False)[0], src_len):
                 memory[j] = m[:n]
-        room = self.model.cfg.max_tgt_len - 1
-        tgt_seqs = [t[:room] for t in self.tgt_tok.encode_batch(targets)]
-        out: list[Forced | None] = [None] * len(sources)
-        order = np.argsort([len(s) for s in src_seqs], kind="stable")
+        order = sorted(todo, key=lambda j: len(src_seqs[j]))
         for k in range(0, len(order), batch):
             group = order[k : k + batch]
             src, src_len = _padded([src_seqs[j] for j in group])

@@ -80,6 +80,39 @@ def test_the_check_reads_what_decoding_kept(en_es, monkeypatch):
         en_es.encoded = None
 
 
+def test_the_check_reads_no_translation_the_coverage_penalty_read(en_es, monkeypatch):
+    """Beam search's coverage penalty reads each finished hypothesis with the check's own head of layer 0; the
+    check takes the winner's reading (by source text and target ids) instead of reading it again: no forced pass
+    for those lines, and the same confidences, warnings and alignments as a check that reads them again."""
+    import mtcli.decode as decode
+
+    lines = ["I will call you next week when I get back from Madrid.", "Where is the station?", "Thanks!"]
+    checker = conf.Checker(en_es, None, replace(DEFAULTS, check="fast", return_alignments=True))
+    try:
+        found = en_es.translate_batch(lines, replace(DEFAULTS, num_hypotheses=2))
+        assert set(en_es.encoded.readings) == set(lines)
+        nbests = [[(h.text, h.score) for h in r.hypotheses] for r in found]
+        kept = dict(en_es.encoded.found)
+        rows = []
+        forced = decode.forced
+        monkeypatch.setattr(decode, "forced", lambda model, src, *a, **kw: rows.append(len(src)) or forced(model, src, *a, **kw))
+        taken = checker.check(lines, nbests)
+        assert rows == [] and en_es.encoded.readings == {}
+        en_es.encoded.found = kept  # (the encoder's output kept, the readings not: read again)
+        again = checker.check(lines, nbests)
+        assert sum(rows) == len(lines)
+        for a, b in zip(taken, again):
+            assert a.confidence == pytest.approx(b.confidence, abs=1e-6) and a.warnings == b.warnings
+            assert a.alignment == b.alignment
+        # another translation than the one decoded: read, not taken
+        en_es.translate_batch(lines[1:2])
+        rows.clear()
+        checker.check(lines[1:2], [[("¿Dónde está el tren?", -0.5)]])
+        assert rows == [1]
+    finally:
+        en_es.encoded = None
+
+
 def test_a_model_without_a_fitted_check_is_not_read_again(es_en, monkeypatch, tmp_path: Path):
     """A model without confidence.json (one you trained; es-en before its fit): its lines get no confidence
     (none flagged) and are not read again, unless alignments are asked for (the last layer, all heads)."""
@@ -133,6 +166,38 @@ def test_scorer_and_its_file(tmp_path: Path):
     (tmp_path / conf.FILE).write_text('{"scorers": {"full": {"features": []}}}')
     with pytest.raises(UserError, match="damaged"):
         conf.load_fitted(tmp_path, 2)
+
+
+def test_an_omission_part_flags_what_either_part_puts_under_its_threshold():
+    """With an omission part, the confidence is under the threshold exactly when the main part or the omission
+    part is under its own (their thresholds differ), and the file keeps it."""
+    sc = conf.Scorer(("logprob",), (0.0,), (1.0,), (2.0,), 0.0, 0.3, om_features=("short", "named"),
+                     om_mean=(0.0, 0.0), om_scale=(1.0, 1.0), om_coef=(-3.0, -1.0), om_bias=2.0, om_threshold=0.6)
+    main = conf.Scorer(("logprob",), (0.0,), (1.0,), (2.0,), 0.0, 0.3)
+    omission = conf.Scorer(("short", "named"), (0.0, 0.0), (1.0, 1.0), (-3.0, -1.0), 2.0, 0.6)
+    rng = np.random.default_rng(0)
+    for logprob, short, named in zip(rng.normal(0, 1, 300), rng.exponential(0.5, 300), rng.integers(0, 3, 300)):
+        s = {"logprob": logprob, "short": short, "named": float(named)}
+        c = sc.confidence(s)
+        assert (c < sc.threshold) == (main.confidence(s) < main.threshold or omission.confidence(s) < omission.threshold)
+        assert c <= main.confidence(s) + 1e-12
+    assert conf.Scorer.from_json(json.loads(json.dumps(sc.to_json()))) == sc
+
+
+def test_short_and_named_read_what_a_translation_left_out(en_es):
+    """A translation without the sentence's end reads shorter than usual and names the words it left out; the
+    model's own translation of the same sentence does neither."""
+    scorer = conf.load_fitted(en_es.model_dir, en_es.model.cfg.n_layers).scorers["fast"]
+    vocab = conf.Vocab.of(en_es)
+    source = "I will call you next week when I get back from Madrid."
+    own = en_es.translate_batch([source])[0].hypotheses[0].text
+    cut = "Te llamaré."
+    found = {}
+    for target, f in zip((own, cut), en_es.force([source, source], [own, cut], 1, scorer.heads)):
+        found[target] = conf.read(f, source, target, [-0.2], None, scorer, vocab)[0]
+    assert found[own]["named"] == 0 and found[own]["short"] < 0.2
+    assert found[cut]["named"] >= 2 and found[cut]["short"] > 1.0
+    assert found[cut]["short"] == pytest.approx(scorer.ratio - np.log((len(cut) + 1) / (len(source) + 1)))
 
 
 def test_shipped_en_es_has_a_fitted_check_that_separates(en_es):

@@ -14,6 +14,11 @@ Signals (docs/confidence.md has what each one is worth, measured):
   pieces      the share of target words spelled in three WordPiece pieces or more (words the corpus never had);
   src_pieces  the same of the source's words (words the model rarely saw)
   length      |log(target characters / source characters) - the usual ratio|
+  short       how much shorter than usual the translation is: max(0, the usual ratio - log(target / source chars))
+  named       source words a warning would name as left out (coverage under `named`, not function words alone)
+The combination has two parts: every signal but the last two against the chrF rule's labels, and an omission part
+(`short`, `named`) fitted on translations made without a phrase of their source; a sentence is flagged when
+either part puts it under its own threshold (docs/confidence.md).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from mtcli.tokenizer import SPACE
 
 FILE = "confidence.json"  # in a model directory, beside its weights
 FEATURES = ("logprob", "margin", "uncovered", "roundtrip", "pieces", "src_pieces", "length")
+OMISSION_FEATURES = ("short", "named")
 NO_MARGIN = 5.0  # margin of a sentence with a single hypothesis (greedy): as sure as the beam ever is
 WORD = re.compile(r"[^\W_]", re.UNICODE)  # a word has a letter or digit; punctuation is never "left out"
 
@@ -105,6 +111,15 @@ def _chrf():
     return CHRF()
 
 
+def _logit_of(features, mean, scale, coef, bias: float, signals: dict[str, float]) -> float:
+    return bias + sum(c * (signals[f] - m) / s for f, m, s, c in zip(features, mean, scale, coef))
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-12), 1 - 1e-12)
+    return math.log(p / (1 - p))
+
+
 @dataclass(frozen=True)
 class Scorer:
     """A model direction's fitted combination (MODEL/confidence.json): standardised signals, logistic
@@ -123,10 +138,22 @@ class Scorer:
     named: float = 0.03  # below this, a flagged sentence's warning names it as left out (rarer, surer)
     ratio: float = 0.0  # the usual log(target characters / source characters)
     false_flags: float = 0.1
+    # the omission part (none: no om_features): its own standardised logistic regression and threshold
+    om_features: tuple[str, ...] = ()
+    om_mean: tuple[float, ...] = ()
+    om_scale: tuple[float, ...] = ()
+    om_coef: tuple[float, ...] = ()
+    om_bias: float = 0.0
+    om_threshold: float = 0.5
 
     def confidence(self, signals: dict[str, float]) -> float:
-        z = self.bias + sum(c * (signals[f] - m) / s for f, m, s, c in
-                            zip(self.features, self.mean, self.scale, self.coef))
+        """The fitted probability that the translation is right; with an omission part, the lower of the two
+        parts once the omission part's logit is moved so that its threshold falls on the main one's: under
+        `threshold` exactly when either part is under its own."""
+        z = _logit_of(self.features, self.mean, self.scale, self.coef, self.bias, signals)
+        if self.om_features:
+            z = min(z, _logit_of(self.om_features, self.om_mean, self.om_scale, self.om_coef, self.om_bias, signals)
+                    - _logit(self.om_threshold) + _logit(self.threshold))
         return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
 
     def to_json(self) -> dict:
@@ -187,13 +214,16 @@ def read(f, source: str, target: str, scores: Sequence[float], trip: str | None,
     spans = words([vocab.src[i % vocab.src_size] for i in f.src[1:-1]])  # (case factors stripped)
     cover = word_coverage(f.attention, spans, scorer.layer, scorer.heads)
     content = np.array([bool(WORD.search(w)) for _, _, w in spans], bool)
+    runs = uncovered_runs(spans, cover, scorer.named)
+    ratio = math.log((len(target) + 1) / (len(source) + 1))
     s = {"logprob": float(scores[0]), "margin": min(scores[0] - scores[1], NO_MARGIN) if len(scores) > 1 else NO_MARGIN,
          "uncovered": float((cover[content] < scorer.covered).sum()),
          "pieces": split_words(words([vocab.tgt[i] for i in f.tgt])), "src_pieces": split_words(spans),
-         "length": abs(math.log((len(target) + 1) / (len(source) + 1)) - scorer.ratio)}
+         "length": abs(ratio - scorer.ratio), "short": max(0.0, scorer.ratio - ratio),
+         "named": float(sum(len(r.split()) for r in runs))}
     if trip is not None:
         s["roundtrip"] = chrf(trip, [source])
-    return s, uncovered_runs(spans, cover, scorer.named)
+    return s, runs
 
 
 def round_trip(back, targets: list[str]) -> list[str]:

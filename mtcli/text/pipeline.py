@@ -112,7 +112,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
               for i, outs in enumerate(by_line) if outs}
     clues = _clues(unwrapped, wraps, parts_of, by_line, placed, items, engine, options)
     for i, outs in enumerate(by_line):
-        tail = tails.get(i, "")
+        tail = markup.as_written(tails.get(i, ""), items)  # (the rest of a cut line: its markup as written)
         if outs:
             nbest, stands = placed[i]
             if wraps.get(i):  # (a document expands the best one's markup itself: `rendered`)

@@ -1,6 +1,8 @@
 """Markup nested past markup.MAX_DEPTH is refused in one line (it ran out of Python's stack: issue 38); at the
 limit it is translated with every tag kept. The check itself walks without recursion."""
 
+import re
+
 import pytest
 
 from mtcli.errors import UserError
@@ -46,3 +48,47 @@ def test_translate_lines_given_deep_items_refuses_them_by_its_line_numbers():
     items = {chr(0xE000 + k): ("<b>", chr(0xE000 + k + 1) if k < MAX_DEPTH else "x", "</b>") for k in range(MAX_DEPTH + 1)}
     with pytest.raises(UserError, match="^line 12: "):
         translate_lines(["fine", "a " + chr(0xE000)], ENGINE, items=items, first=11)
+
+
+DEEP = 10_000
+SHAPES = {  # issue 38's 10,000 nested <b>, in other shapes and formats (fix or refusal, never a loss)
+    "html unclosed": ("html", ["<p>" + "<b>" * DEEP + "green</p>"]),
+    "html across lines": ("html", ["<p>"] + ["<b>"] * DEEP + ["green"] + ["</b>"] * DEEP + ["</p>"]),
+    "html lists": ("html", ["<ul>" + "<li><ul>" * DEEP + "<li>green</li>" + "</ul></li>" * DEEP + "</ul>"]),
+    "html links": ("html", ["<p>" + "<a href='x'>" * DEEP + "green" + "</a>" * DEEP + "</p>"]),
+    "markdown images": ("markdown", ["[" * DEEP + "![a](i.png)" + "](http://x)" * DEEP]),
+    "markdown emphasis": ("markdown", ["*" * DEEP + "green" + "*" * DEEP]),
+    "markdown quotes": ("markdown", [">" * DEEP + " green"]),
+    "markdown html": ("markdown", ["<b>" * DEEP + "green" + "</b>" * DEEP]),
+    "srt italics": ("srt", ["1", "00:00:01,000 --> 00:00:02,000", "<i>" * DEEP + "green" + "</i>" * DEEP, ""]),
+}
+
+
+@pytest.mark.parametrize("name", SHAPES)
+def test_deep_markup_in_any_shape_is_refused_in_one_line_or_kept_whole(name):
+    fmt, lines = SHAPES[name]
+    try:
+        out, _ = translate_document(lines, fmt, ENGINE)
+    except UserError as e:
+        assert re.fullmatch(rf"line \d+: markup nested more than {MAX_DEPTH} deep[^\n]*", str(e)), str(e)
+    else:  # (the fake model upper-cases what it translates: any other change is a loss or an invention)
+        assert [line.upper() for line in out] == [line.upper() for line in lines]
+
+
+LONG = {  # a line past MAX_LINE_CHARS whose cut-off rest holds markup: the rest is kept as the document wrote it
+    "html": ("html", "<p>" + "x " * 6000 + "<b>green</b> " * 2000 + "</p>"),
+    "html links": ("html", "<p>" + "x " * 6000 + "<a href='u'>a</a> <!-- c --> " * 1000 + "</p>"),
+    "markdown": ("markdown", "x " * 6000 + "<b>green</b> [a](http://x) " * 1000),
+    "markdown deep": ("markdown", "<b>" * DEEP + "green" + "</b>" * DEEP),
+    "srt": ("srt", "x " * 6000 + " ".join(["<i>green</i>"] * 2000)),
+    "text": ("text", "x " * 6000 + " ".join(["{name} %s ${a}"] * 1000)),
+}
+
+
+@pytest.mark.parametrize("name", LONG)
+def test_an_overlong_line_keeps_the_markup_of_its_rest(name):
+    fmt, line = LONG[name]
+    lines = ["1", "00:00:01,000 --> 00:00:02,000", line, ""] if fmt == "srt" else [line]
+    out = ([r.nbest[0][0] for r in translate_lines(lines, ENGINE)] if fmt == "text"
+           else translate_document(lines, fmt, ENGINE)[0])
+    assert [line.upper() for line in out] == [line.upper() for line in lines]

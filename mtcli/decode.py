@@ -218,11 +218,14 @@ class Coverage:
         tgt_len[[not h.tokens for h in hyps]] = 0
         heads = self.heads if self.layer == 0 and self.heads else None
         out = np.zeros(len(hyps))
+        read: dict[tuple, tuple] = {}  # source ids -> its words and which hold a letter or digit (once per sentence)
         for k, f in enumerate(forced(model, src, src_len, tgt, tgt_len, self.layer + 1, heads, memory)):
-            spans = words([self.pieces[i % len(self.pieces)] for i in f.src[1:-1]])  # (case factors stripped)
+            if (key := tuple(f.src)) not in read:
+                spans = words([self.pieces[i % len(self.pieces)] for i in f.src[1:-1]])  # (case factors stripped)
+                read[key] = spans, np.array([bool(CONTENT.search(w)) for _, _, w in spans], bool)
+            spans, content = read[key]
             if spans:
                 cover = word_coverage(f.attention, spans, self.layer, self.heads)
-                content = np.array([bool(CONTENT.search(w)) for _, _, w in spans], bool)
                 out[k] = np.log(np.clip(cover[content], 1e-3, 1.0)).sum()
         return out
 

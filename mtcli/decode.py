@@ -121,53 +121,74 @@ class WordCheck:
         self.text = [p.removeprefix(CONTINUE).removeprefix(SPACE).lower() for p in pieces]
         self.continues = np.array([p.startswith(CONTINUE) for p in pieces])  # (V,) goes on with the word before
         self.starts = ~self.continues & np.array([t.isalnum() for t in self.text])  # (V,) opens a word
+        # verdicts of the lexicon alone, which hold for every source: word -> (some lexicon word starts with it,
+        # it is one), (word, piece) -> some lexicon word starts with the two; bounded by VERDICTS
+        self.memo: dict = {}
+        self.source_starts: dict[frozenset[str], frozenset[str]] = {}  # bounded by VERDICTS
         # (V,) a piece of letters no lexicon word starts with
         self.odd = np.array([t.isalnum() and not self._prefix(t) for t in self.text])
-        self.memo: dict = {}  # (word, piece) -> whether the word goes on, bounded by VERDICTS
 
     def _prefix(self, text: str, source: frozenset[str] = frozenset()) -> bool:
         """Some lexicon or source word starts with text (or it holds a digit: a number is no word)."""
         k = bisect_left(self.sorted, text)
         return (k < len(self.sorted) and self.sorted[k].startswith(text)) or not text.isalpha() \
-            or any(w.startswith(text) for w in source)
+            or text in self._starts_of(source)
 
-    def _open(self, row: np.ndarray, n: int) -> str | None:
-        """The unclosed word at the end of the first n ids of row, lowercased; None if there is none. ("##"
-        pieces after a mark make a word too: "¡" "##ola" is "¡ola".)"""
-        start = n
-        while start > 0 and self.continues[row[start - 1]]:
-            start -= 1
-        if start > 0 and self.starts[row[start - 1]]:
-            start -= 1
-        return "".join(self.text[i] for i in row[start:n]) if start < n else None  # (or "##" pieces alone)
+    def _starts_of(self, source: frozenset[str]) -> frozenset[str]:
+        """Every start of a source's words ("" included), once per source."""
+        found = self.source_starts.get(source)
+        if found is None:
+            found = self.source_starts[source] = frozenset(w[:k] for w in source for k in range(len(w) + 1))
+        return found
 
-    def penalties(self, seqs: np.ndarray, length: np.ndarray, sources: list[frozenset[str] | None],
-                  ids: np.ndarray) -> np.ndarray:
-        """(N, C) what to take off the candidate tokens ids (N, C) of rows seqs (N, T) of lengths (N,), whose
-        sources' words are `sources` (None: a row not checked)."""
-        if len(self.memo) > VERDICTS:  # (a server's memo stays bounded)
+    def follow(self, word: str | None, token: int) -> str | None:
+        """The unclosed word, lowercased, once token follows a hypothesis whose unclosed word is `word` (None:
+        none): a "##" piece goes on with it (or opens one: "¡" "##ola" is "ola"), a piece of letters or digits
+        opens one, any other closes it. BeamSearch keeps each hypothesis's as it grows."""
+        if self.continues[token]:
+            return (word or "") + self.text[token]
+        return self.text[token] if self.starts[token] else None
+
+    def penalties(self, words: list[str | None], sources: list[frozenset[str] | None], ids: np.ndarray) -> np.ndarray:
+        """(N, C) what to take off the candidate tokens ids (N, C) of rows whose unclosed words are `words` (N;
+        see follow) and whose sources' words are `sources` (None: a row not checked). Python only where a
+        verdict is not in the memo: per row, its word's; per "##" candidate of a row whose word is on its way to
+        a word, that candidate's."""
+        if len(self.memo) > VERDICTS or len(self.source_starts) > VERDICTS:  # (a server's memo stays bounded)
             self.memo.clear()
-        pay = np.zeros(ids.shape, bool)
-        checked = [r for r, src in enumerate(sources) if src is not None]
-        if not checked:
-            return pay.astype(float)
-        starts, continues, odd = self.starts[ids[checked]], self.continues[ids[checked]], self.odd[ids[checked]]
-        memo, text, words = self.memo, self.text, self.words
-        for k, r in enumerate(checked):
-            src, word = sources[r], self._open(seqs[r], length[r])
-            row = pay[r]
-            row[:] = (starts[k] | (continues[k] if word is None else False)) & odd[k]  # a new word no lexicon
-            if src and row.any():  # word starts like (a name of the source may start oddly)
-                row &= ~np.array([self._prefix(text[i], src) for i in ids[r]])
-            if word is None or not self._prefix(word, src):  # no word open, or one that paid already
-                continue
-            for c, i in enumerate(ids[r].tolist()):
-                verdict = memo.get((word, i, src))
-                if verdict is None:
-                    verdict = memo[word, i, src] = self._prefix(word + text[i], src) if continues[k, c] \
-                        else (word in words or word in src or not word.isalpha())
-                if not verdict:
-                    row[c] = True
+            self.source_starts.clear()
+        checked = np.array([src is not None for src in sources])
+        if not checked.any():
+            return np.zeros(ids.shape)
+        starts, continues = self.starts[ids], self.continues[ids]
+        none = np.array([w is None for w in words])
+        # a new word no lexicon word starts like (a name of the source may start oddly)
+        pay = (starts | (continues & none[:, None])) & self.odd[ids] & checked[:, None]
+        for r, c in zip(*np.nonzero(pay)):
+            if sources[r]:
+                pay[r, c] = not self._prefix(self.text[ids[r, c]], sources[r])
+        memo, text = self.memo, self.text
+        rows = np.flatnonzero(checked & ~none).tolist()
+        going, closes = [], []  # of each row with an open word: on its way to a word (else it paid), a word
+        for r in rows:
+            word, src = words[r], sources[r]
+            verdict = memo.get(word)
+            if verdict is None:
+                verdict = memo[word] = (self._prefix(word), word in self.words or not word.isalpha())
+            going.append(verdict[0] or word in self._starts_of(src))
+            closes.append(verdict[1] or word in src)
+        on, word_ends = np.zeros(len(ids), bool), np.zeros(len(ids), bool)
+        on[rows], word_ends[rows] = going, closes
+        pay |= on[:, None] & ~continues & ~word_ends[:, None]  # closing a word that is none
+        rs, cs = np.nonzero(on[:, None] & continues)  # going on to no word's prefix
+        ok = []
+        for r, i in zip(rs.tolist(), ids[rs, cs].tolist()):
+            word = words[r]
+            verdict = memo.get((word, i))
+            if verdict is None:
+                verdict = memo[word, i] = self._prefix(word + text[i])
+            ok.append(verdict or word + text[i] in self._starts_of(sources[r]))
+        pay[rs, cs] |= ~np.array(ok, bool)
         return np.where(pay, self.penalty, 0.0)
 
 
@@ -200,12 +221,15 @@ class Coverage:
         tgt_len[[not h.tokens for h in hyps]] = 0
         heads = self.heads if self.layer == 0 and self.heads else None
         out = np.zeros(len(hyps))
+        read: dict[tuple, tuple] = {}  # source ids -> its words and which hold a letter or digit (once per sentence)
         for k, f in enumerate(forced(model, src, src_len, tgt, tgt_len, self.layer + 1, heads, memory)):
             hyps[k].reading = f
-            spans = words([self.pieces[i % len(self.pieces)] for i in f.src[1:-1]])  # (case factors stripped)
+            if (key := tuple(f.src)) not in read:
+                spans = words([self.pieces[i % len(self.pieces)] for i in f.src[1:-1]])  # (case factors stripped)
+                read[key] = spans, np.array([bool(CONTENT.search(w)) for _, _, w in spans], bool)
+            spans, content = read[key]
             if spans:
                 cover = word_coverage(f.attention, spans, self.layer, self.heads)
-                content = np.array([bool(CONTENT.search(w)) for _, _, w in spans], bool)
                 out[k] = np.log(np.clip(cover[content], 1e-3, 1.0)).sum()
         return out
 
@@ -406,6 +430,7 @@ class BeamSearch:
         for state in self.states[1:]:
             state.history = self.states[0].history  # the models' hypotheses move together
         self.seqs = np.zeros((slots * K, T), np.int64)  # each row's tokens so far
+        self.open = [None] * (slots * K)  # each row's unclosed word (WordCheck.follow)
         self.rows = np.empty(0, np.int64)  # (n,) live cache rows
         self.tokens = np.empty(0, np.int64)  # (n,) each live row's last token, fed next
         self.scores = np.empty(0)  # (n,) each live row's total log-probability, less its penalties
@@ -449,6 +474,7 @@ class BeamSearch:
         self.paid = np.concatenate([self.paid, np.zeros(len(slots))])
         for slot, words in zip(slots, sources or [frozenset()] * len(slots)):  # (none given: all checked)
             self.sources[slot] = words
+            self.open[slot * K] = None
         return slots
 
     def step(self) -> list[tuple[int, list[Hypothesis]]]:
@@ -469,7 +495,7 @@ class BeamSearch:
         forced = t + 1 >= self.limit[rows // K]  # out of budget: EOS with log-probability 0
         values[forced], ids[forced, 0], values[forced, 0] = -np.inf, EOS, 0.0
         penalty = 0.0 if self.words is None else self.words.penalties(
-            self.seqs[rows], t, [self.sources[s] for s in rows // K], ids)  # (n, 2K)
+            [self.open[r] for r in rows.tolist()], [self.sources[s] for s in (rows // K).tolist()], ids)  # (n, 2K)
         cand, cand_tok, cand_paid, parent = _ranked(self.grid, self.grid_ids, self.grid_paid, rows, self.scores,
                                                     values - penalty, ids, self.paid[:, None] + penalty)  # (B, 2K)
         live = np.isfinite(cand)
@@ -486,6 +512,10 @@ class BeamSearch:
         history[self.rows] = history[from_rows]
         self.seqs[self.rows] = self.seqs[from_rows]
         self.tokens = self.seqs[self.rows, self.t[kb]] = cand_tok[kb, kc]
+        if self.words is not None:
+            opened = [self.words.follow(self.open[r], token) for r, token in zip(from_rows.tolist(), self.tokens.tolist())]
+            for r, word in zip(self.rows.tolist(), opened):
+                self.open[r] = word
         self.scores, self.paid = cand[kb, kc], cand_paid[kb, kc]
         self.t[self.active] += 1
         self.active[done] = False

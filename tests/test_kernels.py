@@ -33,6 +33,7 @@ from mtcli.kernels.attention import (
     attention_forward_ref,
 )
 from mtcli.kernels.crossentropy import cross_entropy, cross_entropy_ref
+from mtcli.kernels.decoding import CHUNK, log_softmax_topk, log_softmax_topk_ref
 from mtcli.kernels.elementwise import (
     bias_relu,
     bias_relu_ref,
@@ -284,6 +285,28 @@ def test_cross_entropy(rng, dtype):
 
 
 # ---------------------------------------------------------------------------------------- embedding
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_log_softmax_topk_over_a_vocabulary_of_many_chunks(rng, dtype):
+    """The top-k pass reads only the chunks whose maximum can enter: ties across chunks (smaller id first), a
+    chunk whose maximum is banned, fewer chunks than k + banned ids, a row of -inf but one id."""
+    for V, k in ((40 * CHUNK + 13, 8), (3 * CHUNK + 1, 6)):
+        logits, bias = rng.normal(size=(6, V)).astype(dtype), rng.normal(size=V).astype(dtype)
+        tied = [5, CHUNK + 5, 3 * CHUNK]
+        logits[0, tied], bias[tied] = 9.0, 0.0
+        logits[1, [70, 2 * CHUNK + 1]] = 50.0  # the two largest, one banned
+        logits[2] = -np.inf
+        logits[2, V - 1] = 0.0
+        banned = np.full((6, 3), -1, index_type(dtype))
+        banned[1, 0], banned[3] = 2 * CHUNK + 1, rng.integers(0, V, 3)
+        want_values, want_ids = log_softmax_topk_ref(logits.copy(), bias, banned, k)
+        values, ids = log_softmax_topk(logits.copy(), bias, banned, k)
+        rows = [0, 1, 3, 4, 5]
+        np.testing.assert_array_equal(ids[rows], want_ids[rows])
+        assert_close(values[rows], want_values[rows])
+        assert ids[0, :3].tolist() == tied and ids[1, 0] == 70
+        assert ids[2, 0] == V - 1 and values[2, 0] == 0 and np.isneginf(values[2, 1:]).all()
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

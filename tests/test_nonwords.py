@@ -24,8 +24,10 @@ LEXICON_WORDS = frozenset({"hola", "casa", "casas", "x", "la"})
 def _pay(words: list[str], candidates: list[str], source: frozenset[str] = frozenset()) -> list[bool]:
     """Which candidates pay after the pieces `words` (one row)."""
     check = WordCheck(PIECES, LEXICON_WORDS, penalty=5.0)
-    seq = np.array([[ID[p] for p in words] + [0] * 4])
-    paid = check.penalties(seq, np.array([len(words)]), [source], np.array([[ID[c] for c in candidates]]))
+    word = None  # the row's unclosed word, followed as the beam follows it
+    for p in words:
+        word = check.follow(word, ID[p])
+    paid = check.penalties([word], [source], np.array([[ID[c] for c in candidates]]))
     assert set(paid.ravel()) <= {0.0, 5.0}
     return [bool(p) for p in paid[0]]
 

@@ -75,59 +75,97 @@ def log_softmax_topk_ref(logits, b, banned, k):
     return np.take_along_axis(logp, ids, 1).astype(logits.dtype), ids
 
 
-@kernel(fastmath=FAST)
-def _max_plus(x, b):
-    m = x[0] + b[0]
-    for j in range(x.size):
-        x[j] += b[j]
-        m = max(m, x[j])
-    return m
+# Ids per chunk of a row: the bias pass keeps each chunk's largest logit, so that the top-k pass reads only
+# the few chunks that can hold one of the k largest; the exp pass computes a chunk's exps before summing them.
+CHUNK = 64
 
 
 @kernel(fastmath=FAST)
-def _sum_exp(x, m):
-    z = 0.0  # float64: 6,000+ terms
-    for j in range(x.size):
-        z += exp_nonpos(x[j] - m)
+def _max_plus(x, b, chunk_max):
+    """x += b; each chunk's maximum in chunk_max; returns the row's."""
+    for c in range(chunk_max.size):
+        c0, c1 = c * CHUNK, min(x.size, (c + 1) * CHUNK)
+        m = x[c0] + b[c0]
+        for j in range(c0, c1):
+            x[j] += b[j]
+            m = max(m, x[j])
+        chunk_max[c] = m
+    return chunk_max.max()
+
+
+@kernel(fastmath=FAST)
+def _sum_exp(x, m, scratch):
+    """The sum of exp(x - m), in float64 (6,000+ terms): a chunk's exps first, in x's precision (so that they
+    vectorise at its width), then their sum."""
+    z = 0.0
+    for c0 in range(0, x.size, CHUNK):
+        n = min(CHUNK, x.size - c0)
+        for j in range(n):
+            scratch[j] = exp_nonpos(x[c0 + j] - m)
+        for j in range(n):
+            z += scratch[j]
     return z
 
 
 @kernel()
-def _topk_row(x, banned, lse, values, ids):
-    """Insertion into a sorted buffer of k: one comparison per id for all but the few that enter."""
+def _entry_bound(chunk_max, best):
+    """A value the k-th largest allowed id of the row reaches: the smallest of the len(best) = k + len(banned)
+    largest chunk maxima (each banned id spoils one at most); -inf with fewer chunks. best: scratch."""
+    n = best.size
+    if chunk_max.size < n:
+        return -np.inf
+    best[:] = -np.inf
+    for v in chunk_max:
+        if v <= best[n - 1]:
+            continue
+        i = n - 1
+        while i > 0 and best[i - 1] < v:
+            best[i] = best[i - 1]
+            i -= 1
+        best[i] = v
+    return best[n - 1]
+
+
+@kernel()
+def _topk_row(x, chunk_max, banned, lse, values, ids, best):
+    """Insertion into a sorted buffer of k, of the ids (in order) at or above _entry_bound: the few chunks
+    that hold them, one comparison per id of these."""
     k = values.size
     for j in range(k):
         values[j], ids[j] = -np.inf, -1
-    for j in range(x.size):
-        if x[j] <= values[k - 1]:
+    low = _entry_bound(chunk_max, best)
+    for c in range(chunk_max.size):
+        if chunk_max[c] < low:
             continue
-        skip = False
-        for i in range(banned.size):
-            skip |= banned[i] == j
-        if skip:
-            continue
-        i = k - 1
-        while i > 0 and values[i - 1] < x[j]:
-            values[i], ids[i] = values[i - 1], ids[i - 1]
-            i -= 1
-        values[i], ids[i] = x[j], j
+        for j in range(c * CHUNK, min(x.size, (c + 1) * CHUNK)):
+            if x[j] < low or x[j] <= values[k - 1]:
+                continue
+            skip = False
+            for i in range(banned.size):
+                skip |= banned[i] == j
+            if skip:
+                continue
+            i = k - 1
+            while i > 0 and values[i - 1] < x[j]:
+                values[i], ids[i] = values[i - 1], ids[i - 1]
+                i -= 1
+            values[i], ids[i] = x[j], j
     for j in range(k):
         values[j] -= lse
 
 
 @kernel()
-def _log_softmax_topk_row(x, b, banned, values, ids):
-    m = _max_plus(x, b)
-    _topk_row(x, banned, m + np.log(_sum_exp(x, m)), values, ids)
-
-
-@kernel()
 def log_softmax_topk(logits, b, banned, k):
     """See log_softmax_topk_ref; adds b into logits in place. Three passes over each row, which
-    stays in L1: bias and maximum, the exp sum, the top k. Serial, as cached_attention."""
-    N = logits.shape[0]
+    stays in L1: bias and maximum (each chunk's too), the exp sum, the top k over the chunks that can
+    hold it. Serial, as cached_attention."""
+    N, V = logits.shape
     values = np.empty((N, k), logits.dtype)
     ids = np.empty((N, k), np.int64)
+    chunk_max = np.empty((V + CHUNK - 1) // CHUNK, logits.dtype)
+    scratch, best = np.empty(CHUNK, logits.dtype), np.empty(k + banned.shape[1], logits.dtype)
     for a in range(N):
-        _log_softmax_topk_row(logits[a], b, banned[a], values[a], ids[a])
+        x = logits[a]
+        m = _max_plus(x, b, chunk_max)
+        _topk_row(x, chunk_max, banned[a], m + np.log(_sum_exp(x, m, scratch)), values[a], ids[a], best)
     return values, ids

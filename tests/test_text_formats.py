@@ -707,3 +707,20 @@ def test_a_comment_or_an_instruction_never_closed_keeps_the_rest_of_the_page_and
     assert [(r.line, r.warnings) for r in results if r.warnings] == [
         (line, [f"{'a processing instruction' if '<?' in source else 'an HTML comment'} opened here is never "
                 "closed: the rest of the page is kept as it came"])]
+
+
+@pytest.mark.parametrize("tag", ["span", "b", "a", "code", "q", "p", "div", "li", "td", "h1"])
+@pytest.mark.parametrize("mark", ['translate="no"', "translate=NO", "class='brand notranslate'"])
+def test_html_marked_translate_no_comes_out_as_it_went_in_with_its_attributes(tag, mark):
+    """HTML's translate="no" (and the class tools honour) on any element: its words, its nested elements of
+    the same name and its attributes' text come out byte-identical; the text around it is translated
+    ('The <span translate="no">Acme Cloud</span> works.' had lost "Cloud")."""
+    kept = f'<{tag} {mark} title="Keep this tip">Acme <{tag}>Cloud</{tag}> Pro <img alt="A logo"></{tag}>'
+    lines = [f"<div>The {kept} works well.</div>", "<p>Translate me.</p>", kept]
+    out = run("\n".join(lines), "html")
+    assert kept in out[0] and out[0].count("Cloud") == 1 and "SKROW" in out[0]
+    assert out[1] == "<p>ETALSNART .EM</p>"
+    assert out[2] == kept
+    # a void element so marked keeps its own attributes only
+    assert run('<p>Hi <img translate="no" alt="A cat"> <img alt="A dog"></p>', "html") == [
+        '<p>IH <img translate="no" alt="A cat"> <img alt="A .GOD"></p>']

@@ -686,6 +686,7 @@ class ToLanguage(str, Enum):
 class DocFormat(str, Enum):
     text = "text"
     srt = "srt"
+    vtt = "vtt"
     markdown = "markdown"
     html = "html"
     docx = "docx"
@@ -782,7 +783,7 @@ TranslationOutput = Annotated[str | None, typer.Option("--output", "-o", show_de
                                                        help="Write the translation to a file ('-': stdout).")]
 Format = Annotated[DocFormat | None, typer.Option(
     "--format", "-f", show_default=False,
-    help="text, srt, markdown, html, docx, odt, po, xliff or json [default: from the -i file's extension, else text].")]
+    help="text, srt, vtt, markdown, html, docx, odt, po, xliff or json [default: from the -i file's extension, else text].")]
 Keys = Annotated[list[str], typer.Option(
     "--keys", show_default=False,
     help="json: translate only the values whose dotted key matches this glob ('menu.*'; repeatable).")]
@@ -844,7 +845,7 @@ def translate(
     into sentences; numbers, URLs, e-mail addresses and emoji come out as they went in; ALL CAPS,
     lowercase and loosely typed text is translated like its usual form. Input: UTF-8, or UTF-16 with
     a BOM; -o FILE is written in the input file's encoding, BOM and line ends (stdout: UTF-8, one
-    newline per line). Piped input is answered line by line as it arrives. --format srt|markdown|html keeps a
+    newline per line). Piped input is answered line by line as it arrives. --format srt|vtt|markdown|html keeps a
     document's structure and translates its text only (default: from the -i file's extension); so do
     docx, odt, po (msgstr filled, flagged fuzzy), xliff (targets to review) and json (string values). The
     language of each line is told from its text unless --from gives it (or -m a model of one direction).
@@ -1366,7 +1367,7 @@ def serve(
 ) -> None:
     """Serve translations over HTTP with LibreTranslate's API, and a page to try them at /.
 
-    POST /translate (q, source en|es|auto, target en|es, format text|html (or markdown, srt),
+    POST /translate (q, source en|es|auto, target en|es, format text|html (or markdown, srt, vtt),
     alternatives, api_key, glossary: {"source term": "target term"} or TSV text), POST /detect, GET /languages, GET /health (/health/details: the decoders), GET /spec. Both directions with the
     shipped models; -m (or MTCLI_MODEL) serves that model's direction only. Sentences of concurrent
     requests are decoded together in batches. Ctrl-C or SIGTERM lets the requests in flight finish.

@@ -83,6 +83,8 @@ DOCUMENTS = {
     "markdown images": lambda n: [" ".join(["[![a](i.png)](http://x)"] * (12 * n))],
     "markdown emphasis": lambda n: ["**a** _b_ `c` " * (8 * n)],
     "srt": _srt,
+    "vtt": lambda n: ["WEBVTT", ""] + [line for k in range(3 * n) for line in (
+        f"c{k}", "00:01.000 --> 00:02.000 align:start", "- Hello <v Bob>there</v>.", "", "NOTE a note", "")],
     "text": lambda n: ["The door is open. Call 555-0199 at 5 p.m."] * (6 * n),
 }
 

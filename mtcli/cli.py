@@ -567,7 +567,7 @@ def train(
     console = err if comm.rank == 0 else Console(stderr=True, quiet=True)  # rank 0 speaks for all
     out = _output_dir(out, "--out") or DEFAULT_RUNS / config.value
     _writable_dir(out, "--out")
-    free = (lambda: registry.check_free(register)) if register is not None else None  # not after an hour of training
+    free = (lambda: registry.check_free(register, replacing=registry.removing(register))) if register is not None else None  # not after an hour of training
     loop = train_command(prepared, data, out, config.value, _given(ctx, "config"), _given_fields(ctx, ModelConfig),
                          _given_fields(ctx, TrainConfig), free, resume=resume, console=console, comm=comm,
                          threads=threads, force=force)
@@ -606,7 +606,7 @@ def finetune(
     from mtcli.data import resolve_data_path
     from mtcli.finetune import finetune as run
 
-    registry.check_free(name)
+    registry.check_free(name, replacing=registry.removing(name))
     out = _output_dir(out, "--out") or DEFAULT_RUNS / f"finetune-{name}"
     _writable_dir(out, "--out")
     loop, _ = run(registry.resolve(model), pairs, out, resolve_data_path(corpus), corpus_share, max_time, resume,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -179,6 +180,30 @@ def test_check_free_refuses_a_taken_name_unless_forced_and_only_that_name(world,
     assert registry.check_free("tiny", force=True) == home / "models" / "tiny"
     assert registry.check_free("tiny2") == home / "models" / "tiny2"
     assert registry.check_free("tin") == home / "models" / "tin"
+
+
+def test_a_taken_name_is_refused_with_advice_the_command_can_follow(world, home, run_cli, tmp_path):
+    """The advice of a refusal names options its own command has: finetune (and train --register) told to "add
+    --force", which they do not have (their --force, where there is one, is about --out, not the name)."""
+    import typer.main
+
+    from mtcli.cli import app
+
+    registry.add(world.model, "tiny")
+    registry.release()
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("Hello.\tHola.\n" * 30)
+    commands = typer.main.get_command(app).commands
+    for argv in (["models", "add", str(world.model), "--name", "tiny"],
+                 ["finetune", "-m", str(world.model), "-p", str(pairs), "-n", "tiny", "-o", str(tmp_path / "ft")]):
+        code, _, err = run_cli(*argv)
+        command = commands[argv[0]]
+        command = command.commands[argv[1]] if hasattr(command, "commands") else command
+        have = {o for p in command.params for o in p.opts}
+        assert code == 2 and "exists" in err and set(re.findall(r"--[a-z-]+", err)) <= have, (argv, err)
+    with pytest.raises(UserError, match=r"remove it first \(`mtcli models remove tiny`\)"):
+        registry.check_free("tiny", replacing=registry.removing("tiny"))  # (what train --register is given)
+    assert not (tmp_path / "ft").exists()
 
 
 def test_remove_refuses_the_shipped_model_by_its_name_only(run_cli, home):

@@ -1382,11 +1382,13 @@ def serve(
     """
     from dataclasses import replace
 
-    from mtcli.guards import check_host
+    from mtcli.guards import check_api_key, check_host
     from mtcli.serve.server import serve as run
 
+    # (click takes an empty variable for an unset one)
+    api_key = check_api_key(api_key if api_key is not None else os.environ.get("MTCLI_API_KEY"))
     check_host(host, "--host (MTCLI_HOST)")
-    cfg = replace(_SERVE, host=host, port=port, api_key=api_key or None, beam=beam, char_limit=char_limit,
+    cfg = replace(_SERVE, host=host, port=port, api_key=api_key, beam=beam, char_limit=char_limit,
                   batch_limit=batch_limit, body_limit=body_limit, queue_limit=queue_limit,
                   request_timeout=request_timeout, glossary=str(glossary) if glossary else None, check=check)
     _read_glossary(glossary)  # (refused now, in one line, not when the server starts)

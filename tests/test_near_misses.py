@@ -283,3 +283,16 @@ def test_evaluate_data_with_split_only_when_given(world, run_cli, monkeypatch):
     assert "do not go with it" in one_line(run_cli("evaluate", "-m", world.model, "--data", world.corpus, "--split",
                                                    "test"))
     assert "loaded" in one_line(run_cli("evaluate", "-m", world.model, "--data", world.corpus))
+
+
+@pytest.mark.parametrize("given", [["--api-key", ""], ["--api-key", " "], ["--api-key", "\t\n"], "", " ", "\u3000"])
+def test_an_empty_or_blank_api_key_is_refused_not_taken_for_none(given, run_cli, monkeypatch):
+    """An empty key had served everyone without a key (MTCLI_API_KEY=$KEY with $KEY unset), a blank one
+    required a key no client sends: both one line, exit 2, before anything else is checked (a host that is
+    no address then comes second, so that a regression ends here rather than serving)."""
+    monkeypatch.delenv("MTCLI_API_KEY", raising=False)
+    if isinstance(given, str):
+        monkeypatch.setenv("MTCLI_API_KEY", given)
+    code, out, err = run_cli("serve", "--host", "not..a..host", *(given if isinstance(given, list) else []))
+    assert code == 2 and out == "" and err.startswith("error: --api-key (MTCLI_API_KEY) is ") and err.count("\n") == 1
+    assert guards.check_api_key("k") == "k" and guards.check_api_key(None) is None

@@ -97,3 +97,19 @@ def test_a_document_takes_linear_time(name):
         _assert_linear(DOCUMENTS[name], lambda lines: translate_lines(lines, ENGINE))
     else:
         _assert_linear(DOCUMENTS[name], lambda lines: translate_document(lines, fmt, ENGINE))
+
+
+# tokens without spaces, as language identification sees a document's whole text (markup included): its URL and
+# e-mail pattern was tried at each of their characters ("x" * 100,000, a page's base64 image: 86 s)
+TOKENS = {"letters": "x", "at signs": "@", "letters and at signs": "a@", "letters and stops": "a.", "colons": "a:",
+          "end tags": "</span>", "accented letters": "é", "schemes": "http:/", "hyphens": "ab-", "base64": "iVBOR+w/",
+          "dots and at signs": "a@b.", "digits": "7"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", _cases(TOKENS))
+def test_a_documents_language_is_told_in_linear_time(name):
+    from mtcli.langid import detect
+
+    unit = TOKENS[name]
+    _assert_linear(lambda n: "Hello there. " + unit * (3000 * n // len(unit)), detect)

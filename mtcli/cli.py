@@ -568,7 +568,7 @@ def train(
     console = err if comm.rank == 0 else Console(stderr=True, quiet=True)  # rank 0 speaks for all
     out = _output_dir(out, "--out") or DEFAULT_RUNS / config.value
     _writable_dir(out, "--out")
-    free = (lambda: registry.check_free(register)) if register is not None else None  # not after an hour of training
+    free = (lambda: registry.check_free(register, replacing=registry.removing(register))) if register is not None else None  # not after an hour of training
     loop = train_command(prepared, data, out, config.value, _given(ctx, "config"), _given_fields(ctx, ModelConfig),
                          _given_fields(ctx, TrainConfig), free, resume=resume, console=console, comm=comm,
                          threads=threads, force=force)
@@ -607,7 +607,7 @@ def finetune(
     from mtcli.data import resolve_data_path
     from mtcli.finetune import finetune as run
 
-    registry.check_free(name)
+    registry.check_free(name, replacing=registry.removing(name))
     out = _output_dir(out, "--out") or DEFAULT_RUNS / f"finetune-{name}"
     _writable_dir(out, "--out")
     loop, _ = run(registry.resolve(model), pairs, out, resolve_data_path(corpus), corpus_share, max_time, resume,
@@ -687,6 +687,7 @@ class ToLanguage(str, Enum):
 class DocFormat(str, Enum):
     text = "text"
     srt = "srt"
+    vtt = "vtt"
     markdown = "markdown"
     html = "html"
     docx = "docx"
@@ -786,7 +787,7 @@ TranslationOutput = Annotated[str | None, typer.Option("--output", "-o", show_de
                                                        help="Write the translation to a file ('-': stdout).")]
 Format = Annotated[DocFormat | None, typer.Option(
     "--format", "-f", show_default=False,
-    help="text, srt, markdown, html, docx, odt, po, xliff or json [default: from the -i file's extension, else text].")]
+    help="text, srt, vtt, markdown, html, docx, odt, po, xliff or json [default: from the -i file's extension, else text].")]
 Keys = Annotated[list[str], typer.Option(
     "--keys", show_default=False,
     help="json: translate only the values whose dotted key matches this glob ('menu.*'; repeatable).")]
@@ -848,7 +849,7 @@ def translate(
     into sentences; numbers, URLs, e-mail addresses and emoji come out as they went in; ALL CAPS,
     lowercase and loosely typed text is translated like its usual form. Input: UTF-8, or UTF-16 with
     a BOM; -o FILE is written in the input file's encoding, BOM and line ends (stdout: UTF-8, one
-    newline per line). Piped input is answered line by line as it arrives. --format srt|markdown|html keeps a
+    newline per line). Piped input is answered line by line as it arrives. --format srt|vtt|markdown|html keeps a
     document's structure and translates its text only (default: from the -i file's extension); so do
     docx, odt, po (msgstr filled, flagged fuzzy), xliff (targets to review) and json (string values). The
     language of each line is told from its text unless --from gives it (or -m a model of one direction).
@@ -1370,7 +1371,7 @@ def serve(
 ) -> None:
     """Serve translations over HTTP with LibreTranslate's API, and a page to try them at /.
 
-    POST /translate (q, source en|es|auto, target en|es, format text|html (or markdown, srt),
+    POST /translate (q, source en|es|auto, target en|es, format text|html (or markdown, srt, vtt),
     alternatives, api_key, glossary: {"source term": "target term"} or TSV text), POST /detect, GET /languages, GET /health (/health/details: the decoders), GET /spec. Both directions with the
     shipped models; -m (or MTCLI_MODEL) serves that model's direction only. Sentences of concurrent
     requests are decoded together in batches. Ctrl-C or SIGTERM lets the requests in flight finish.
@@ -1385,11 +1386,13 @@ def serve(
     """
     from dataclasses import replace
 
-    from mtcli.guards import check_host
+    from mtcli.guards import check_api_key, check_host
     from mtcli.serve.server import serve as run
 
+    # (click takes an empty variable for an unset one)
+    api_key = check_api_key(api_key if api_key is not None else os.environ.get("MTCLI_API_KEY"))
     check_host(host, "--host (MTCLI_HOST)")
-    cfg = replace(_SERVE, host=host, port=port, api_key=api_key or None, beam=beam, char_limit=char_limit,
+    cfg = replace(_SERVE, host=host, port=port, api_key=api_key, beam=beam, char_limit=char_limit,
                   batch_limit=batch_limit, body_limit=body_limit, queue_limit=queue_limit,
                   request_timeout=request_timeout, glossary=str(glossary) if glossary else None, check=check)
     _read_glossary(glossary)  # (refused now, in one line, not when the server starts)

@@ -247,6 +247,15 @@ def check_writable(path: str | os.PathLike, what: str, directory: bool = False) 
 # --- host names --------------------------------------------------------------------------------------
 
 
+def check_api_key(key: str | None, what: str = "--api-key (MTCLI_API_KEY)") -> str | None:
+    """A server's API key: none, or one a client can send. An empty or blank one was taken as none, and the
+    server answered everyone (MTCLI_API_KEY=$KEY with $KEY unset); it is refused, its value never shown."""
+    if key is not None and not key.strip():
+        raise UserError(f"{what} is {'empty' if not key else 'blank'}: give the key clients must send, or leave it "
+                        "unset to serve without one")
+    return key
+
+
 def check_host(host: str, what: str = "--host") -> str:
     """An address to listen on: an IP address or a host name of valid labels; anything else is one line."""
     try:

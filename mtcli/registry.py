@@ -145,13 +145,19 @@ def _check_name(name: str) -> None:
         raise UserError(f"{name} is the shipped model's name; choose another --name")
 
 
-def check_free(name: str, force: bool = False) -> Path:
-    """Where a model called `name` goes; refused when the name is invalid or, without force, taken."""
+def check_free(name: str, force: bool = False, replacing: str = "add --force to replace it") -> Path:
+    """Where a model called `name` goes; refused when the name is invalid or, without force, taken (`replacing`:
+    how the command at hand replaces it: train and finetune have no --force for that)."""
     _check_name(name)
     dest = user_models() / name
     if dest.exists() and not force:
-        raise UserError(f"a model named {name} exists ({dest}); add --force to replace it, or choose another name")
+        raise UserError(f"a model named {name} exists ({dest}); {replacing}, or choose another name")
     return dest
+
+
+def removing(name: str) -> str:
+    """How train and finetune replace a registered model: remove it first."""
+    return f"remove it first (`mtcli models remove {name}`)"
 
 
 def new_directory(parent: Path, name: str) -> Path:

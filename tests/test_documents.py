@@ -390,3 +390,30 @@ def test_placeholders_kept_in_po_json_and_xliff(placeholder):
     xliff = translate(XLIFF12.replace("The house is big.</source><target>La casa es grande.</target>",
                                       f"{message}</source>").encode(), "xliff")[0].decode()
     assert placeholder in po[0].msgstr and placeholder in doc["a"] and xliff.count(placeholder) == 2
+
+
+@pytest.mark.parametrize("sep", ["\n", "\t", "\n\n", "\t\t", " \n  ", "\r\n", "\n\t", "\u2028"])
+@pytest.mark.parametrize("edges", [("", ""), ("\n", "\n"), ("", "\n")])
+def test_line_breaks_and_tabs_inside_a_text_stay_between_its_translations(sep, edges):
+    """A message's own line breaks and tabs in po, json and xliff (xml:space="preserve") come out where they
+    were, between the translations of the pieces they part ("First line.\\nSecond line." had come out as one
+    line, "Name:\\tvalue" as one phrase, in every format read whole)."""
+    pytest.importorskip("polib")
+    import polib
+    from lxml import etree
+
+    message = f"{edges[0]}Open the door.{sep}Close the window{sep}{sep}42{edges[1]}"
+    expected = f"{edges[0]}NEPO EHT ROOD.{sep}ESOLC EHT WODNIW{sep}{sep}42{edges[1]}"
+    po = translate(f'msgid ""\nmsgstr ""\n\nmsgid "{polib.escape(message)}"\nmsgstr ""\n'.encode(), "po")[0].decode()
+    # (read by hand: polib cuts its lines at U+2028 too)
+    msgstr = po[po.rindex("msgstr ") + 7:].split("\n")
+    assert polib.unescape("".join(line.strip()[1:-1] for line in msgstr if line.strip().startswith('"'))) == expected
+    assert json.loads(translate(json.dumps({"a": message}).encode(), "json")[0])["a"] == expected
+    unit = etree.Element("source")
+    unit.text = message
+    xml = XLIFF12.replace("<source>The house is big.</source><target>La casa es grande.</target>",
+                          '<source xml:space="preserve">' + etree.tostring(unit, encoding="unicode")[8:])
+    if "\r" not in sep and "\u2028" not in sep:  # (XML reads a CR as a line feed; U+2028 is not whitespace to it)
+        ns = "{urn:oasis:names:tc:xliff:document:1.2}"
+        out = etree.fromstring(translate(xml.encode(), "xliff")[0])
+        assert [t.text for t in out.iter(f"{ns}target") if t.text and "42" in t.text] == [expected]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -181,6 +182,30 @@ def test_check_free_refuses_a_taken_name_unless_forced_and_only_that_name(world,
     assert registry.check_free("tin") == home / "models" / "tin"
 
 
+def test_a_taken_name_is_refused_with_advice_the_command_can_follow(world, home, run_cli, tmp_path):
+    """The advice of a refusal names options its own command has: finetune (and train --register) told to "add
+    --force", which they do not have (their --force, where there is one, is about --out, not the name)."""
+    import typer.main
+
+    from mtcli.cli import app
+
+    registry.add(world.model, "tiny")
+    registry.release()
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("Hello.\tHola.\n" * 30)
+    commands = typer.main.get_command(app).commands
+    for argv in (["models", "add", str(world.model), "--name", "tiny"],
+                 ["finetune", "-m", str(world.model), "-p", str(pairs), "-n", "tiny", "-o", str(tmp_path / "ft")]):
+        code, _, err = run_cli(*argv)
+        command = commands[argv[0]]
+        command = command.commands[argv[1]] if hasattr(command, "commands") else command
+        have = {o for p in command.params for o in p.opts}
+        assert code == 2 and "exists" in err and set(re.findall(r"--[a-z-]+", err)) <= have, (argv, err)
+    with pytest.raises(UserError, match=r"remove it first \(`mtcli models remove tiny`\)"):
+        registry.check_free("tiny", replacing=registry.removing("tiny"))  # (what train --register is given)
+    assert not (tmp_path / "ft").exists()
+
+
 def test_remove_refuses_the_shipped_model_by_its_name_only(run_cli, home):
     assert "shipped" in one_line(run_cli("models", "remove", "en-es"))
     for almost in ("en-es2", "en-e", "EN-ES"):
@@ -258,3 +283,16 @@ def test_evaluate_data_with_split_only_when_given(world, run_cli, monkeypatch):
     assert "do not go with it" in one_line(run_cli("evaluate", "-m", world.model, "--data", world.corpus, "--split",
                                                    "test"))
     assert "loaded" in one_line(run_cli("evaluate", "-m", world.model, "--data", world.corpus))
+
+
+@pytest.mark.parametrize("given", [["--api-key", ""], ["--api-key", " "], ["--api-key", "\t\n"], "", " ", "\u3000"])
+def test_an_empty_or_blank_api_key_is_refused_not_taken_for_none(given, run_cli, monkeypatch):
+    """An empty key had served everyone without a key (MTCLI_API_KEY=$KEY with $KEY unset), a blank one
+    required a key no client sends: both one line, exit 2, before anything else is checked (a host that is
+    no address then comes second, so that a regression ends here rather than serving)."""
+    monkeypatch.delenv("MTCLI_API_KEY", raising=False)
+    if isinstance(given, str):
+        monkeypatch.setenv("MTCLI_API_KEY", given)
+    code, out, err = run_cli("serve", "--host", "not..a..host", *(given if isinstance(given, list) else []))
+    assert code == 2 and out == "" and err.startswith("error: --api-key (MTCLI_API_KEY) is ") and err.count("\n") == 1
+    assert guards.check_api_key("k") == "k" and guards.check_api_key(None) is None

@@ -9,6 +9,7 @@ import asyncio
 import json
 from dataclasses import fields
 from types import SimpleNamespace
+from urllib.parse import quote_plus
 
 import h11
 import pytest
@@ -31,7 +32,7 @@ def refused(check, *args) -> ApiError:
     return e.value
 
 
-def request(chunks: list[bytes], headers: dict[str, str] | None = None, query: str = "",
+def request(chunks: list[bytes], headers: dict[str, str] | None = None, query: str | bytes = "",
             stall: bool = False) -> Request:
     """A POST whose body arrives as `chunks`; stall: then nothing more, ever (a client that stopped sending)."""
     pending = list(chunks)
@@ -43,7 +44,7 @@ def request(chunks: list[bytes], headers: dict[str, str] | None = None, query: s
         return {"type": "http.request", "body": body, "more_body": bool(pending) or stall}
 
     scope = {"type": "http", "method": "POST", "path": "/translate", "raw_path": b"/translate",
-             "query_string": query.encode(), "headers": [(k.lower().encode(), v.encode()) for k, v in
+             "query_string": query if isinstance(query, bytes) else query.encode(), "headers": [(k.lower().encode(), v.encode()) for k, v in
                                                           (headers or {}).items()]}
     return Request(scope, receive)
 
@@ -154,6 +155,34 @@ def test_form_fields_over_query_parameters_and_a_repeated_q_is_a_list(ctype):
     form = request([b"q=One.&q=Two.&source=en"], {"content-type": ctype}, query="target=es&source=es&api_key=k")
     assert parsed(form) == {"q": ["One.", "Two."], "source": "en", "target": "es", "api_key": "k"}
     assert parsed(request([b"q=Hi.&source=en"], {"content-type": ctype})) == {"q": "Hi.", "source": "en"}
+
+
+TEXTS = ["¿Dónde está la estación?", "Ünïcödé ñ", "日本語のテキスト", "emoji \U0001f642 ok", "a+b = c & d%"]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_form_text_is_read_as_utf8_raw_or_escaped_in_the_body_and_the_query(text):
+    """curl -d 'q=¿Dónde?' sends the bytes as they are, a browser %-escapes them: both are UTF-8 (Starlette
+    read raw bytes as Latin-1: "Â¿DÃ³nde?" was translated, 200)."""
+    ctype = {"content-type": "application/x-www-form-urlencoded"}
+    raw = "q=" + text.replace("%", "%25").replace("&", "%26").replace("+", "%2B")
+    escaped = "q=" + quote_plus(text)
+    for body_text in (raw, escaped):
+        assert parsed(request([body_text.encode()], ctype))["q"] == text, body_text
+        assert parsed(request([], ctype, query=body_text))["q"] == text, body_text
+    latin = {"content-type": "application/x-www-form-urlencoded; charset=ISO-8859-1"}  # (a charset given is used)
+    assert parsed(request([b"q=Caf\xe9+%E9"], latin))["q"] == "Café é"
+
+
+@pytest.mark.parametrize("bad", [b"q=%ff%fe", b"q=\xff", b"q=%ed%a0%80", b"q=Caf\xe9", b"q=ok&source=e%C3n"])
+def test_form_text_that_is_not_utf8_is_a_400_never_replacement_characters(bad):
+    ctype = {"content-type": "application/x-www-form-urlencoded"}
+    e = refused(parsed, request([bad], ctype))
+    assert e.status == 400 and e.message.startswith("Invalid request: the body is not utf-8 text"), bad
+    e = refused(parsed, request([], ctype, query=bad))
+    assert e.status == 400 and e.message.startswith("Invalid request: the query string is not utf-8 text"), bad
+    e = refused(parsed, request([b"q=Hi"], {"content-type": "application/x-www-form-urlencoded; charset=nope"}))
+    assert (e.status, e.message) == (400, "Invalid request: unknown charset 'nope'")
 
 
 def test_an_empty_body_takes_the_query_parameters():
@@ -308,7 +337,7 @@ def guarded(head: bytes, limit: int) -> list[dict]:
     line, *lines = head.decode().split("\r\n")[:-1]
     method, target, _ = line.split(" ")
     path, _, query = target.partition("?")
-    scope = {"type": "http", "method": method, "raw_path": path.encode(), "query_string": query.encode(),
+    scope = {"type": "http", "method": method, "raw_path": path.encode(), "query_string": query if isinstance(query, bytes) else query.encode(),
              "headers": [tuple(part.lower().encode() for part in h.split(": ", 1)) for h in lines]}
     sent, passed = [], []
 

@@ -707,3 +707,47 @@ def test_a_comment_or_an_instruction_never_closed_keeps_the_rest_of_the_page_and
     assert [(r.line, r.warnings) for r in results if r.warnings] == [
         (line, [f"{'a processing instruction' if '<?' in source else 'an HTML comment'} opened here is never "
                 "closed: the rest of the page is kept as it came"])]
+
+
+@pytest.mark.parametrize("tag", ["span", "b", "a", "code", "q", "p", "div", "li", "td", "h1"])
+@pytest.mark.parametrize("mark", ['translate="no"', "translate=NO", "class='brand notranslate'"])
+def test_html_marked_translate_no_comes_out_as_it_went_in_with_its_attributes(tag, mark):
+    """HTML's translate="no" (and the class tools honour) on any element: its words, its nested elements of
+    the same name and its attributes' text come out byte-identical; the text around it is translated
+    ('The <span translate="no">Acme Cloud</span> works.' had lost "Cloud")."""
+    kept = f'<{tag} {mark} title="Keep this tip">Acme <{tag}>Cloud</{tag}> Pro <img alt="A logo"></{tag}>'
+    lines = [f"<div>The {kept} works well.</div>", "<p>Translate me.</p>", kept]
+    out = run("\n".join(lines), "html")
+    assert kept in out[0] and out[0].count("Cloud") == 1 and "SKROW" in out[0]
+    assert out[1] == "<p>ETALSNART .EM</p>"
+    assert out[2] == kept
+    # a void element so marked keeps its own attributes only
+    assert run('<p>Hi <img translate="no" alt="A cat"> <img alt="A dog"></p>', "html") == [
+        '<p>IH <img translate="no" alt="A cat"> <img alt="A .GOD"></p>']
+
+
+VTT_BLOCKS = ["NOTE a comment stays", "NOTE\nover two\nlines", "STYLE\n::cue { color: red }",
+              "REGION\nid:fred width:40%", "intro-1\n00:01.000 --> 00:02.000 align:start line:0", ""]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(VTT_BLOCKS), max_size=8), st.sampled_from(["WEBVTT", "WEBVTT - A title", "\ufeffWEBVTT"]))
+def test_vtt_keeps_its_header_notes_styles_regions_ids_and_timings(blocks, header):
+    """WebVTT (.vtt, once read as plain text: "NOTE a comment" and the cue setting "align:start" were
+    translated): only the text of each cue changes; cue text holding a timing's look stays text."""
+    cues = [b if not b else b if "-->" not in b else f"{b}\nHello <v Bob>my friend</v>." for b in blocks]
+    source = "\n\n".join([header, *cues, "00:03.000 --> 00:04.000\n- Run!\n- Where to?"]) + "\n"
+    out = run(source, "vtt")
+    text_rows = {i for i, line in enumerate(source.split("\n")) if line.startswith(("Hello", "- "))}
+    for i, (a, b) in enumerate(zip(source.split("\n"), out)):
+        assert (a != b) if i in text_rows else (a == b), (a, b)
+    assert "<v Bob>" in "\n".join(out) or not any("-->" in b for b in blocks)
+    assert [line[:2] for line in out[-3:]] == ["- ", "- ", ""]  # (a dialogue's dashes stay)
+
+
+def test_a_file_that_is_not_vtt_is_a_one_line_error():
+    from mtcli.errors import UserError
+
+    with pytest.raises(UserError, match="not a WebVTT file: line 1: expected 'WEBVTT'"):
+        run("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", "vtt")
+    assert format_for("film.VTT") == "vtt"

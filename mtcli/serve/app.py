@@ -25,6 +25,7 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 from importlib.resources import files
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -116,19 +117,45 @@ async def _fields(request: Request, cfg: ServeConfig) -> dict:
     async def replay() -> dict:
         return {"type": "http.request", "body": body, "more_body": False}
 
-    try:
-        form = await Request(request.scope, replay).form(
-            max_files=0, max_fields=cfg.batch_limit + 8, max_part_size=cfg.body_limit)
-    except Exception as e:  # python-multipart's errors, HTTPException: all from the body alone
-        raise ApiError(400, f"Invalid form data: {getattr(e, 'detail', None) or e}") from None
+    most = cfg.batch_limit + 8
+    if ctype == FORMS[0]:
+        form = _urlencoded(body, "the body", _charset(request.headers.get("content-type", "")), most)
+    else:
+        try:
+            form = (await Request(request.scope, replay).form(
+                max_files=0, max_fields=most, max_part_size=cfg.body_limit)).multi_items()
+        except Exception as e:  # python-multipart's errors, HTTPException: all from the body alone
+            raise ApiError(400, f"Invalid form data: {getattr(e, 'detail', None) or e}") from None
     fields: dict = {}
-    for source in (request.query_params, form):
-        for key in source:
-            values = source.getlist(key)
-            if any(not isinstance(v, str) for v in values):
+    for source in (_urlencoded(request.scope.get("query_string", b""), "the query string", "utf-8", most), form):
+        values: dict[str, list] = {}
+        for key, value in source:
+            if not isinstance(value, str):
                 raise ApiError(400, f"Invalid request: {key} must be text, not a file")
-            fields[key] = values if key == "q" and len(values) > 1 else values[0]
+            values.setdefault(key, []).append(value)
+        fields.update({key: vs if key == "q" and len(vs) > 1 else vs[0] for key, vs in values.items()})
     return fields
+
+
+def _charset(content_type: str) -> str:
+    """The charset a Content-Type names (UTF-8 when it names none, as browsers send forms)."""
+    m = re.search(r";\s*charset\s*=\s*\"?([A-Za-z0-9._:-]+)", content_type, re.IGNORECASE)
+    return m.group(1) if m else "utf-8"
+
+
+def _urlencoded(raw: bytes, where: str, charset: str, most: int) -> list[tuple[str, str]]:
+    """The fields of a query string or a urlencoded body, their bytes and %-escapes read in `charset`,
+    strictly: Starlette read a body's bytes as Latin-1 (curl -d 'q=¿Dónde?' came out as "Â¿DÃ³nde?")
+    and bad escapes as U+FFFD, and the mangled text was translated with a 200."""
+    try:
+        return parse_qsl(raw.decode(charset), keep_blank_values=True, encoding=charset, errors="strict",
+                         max_num_fields=most)
+    except LookupError:
+        raise ApiError(400, f"Invalid request: unknown charset {charset[:40]!r}") from None
+    except UnicodeDecodeError as e:
+        raise ApiError(400, f"Invalid request: {where} is not {charset} text ({e.reason})") from None
+    except ValueError:
+        raise ApiError(400, f"Invalid form data: Too many fields. Maximum number of fields is {most}.") from None
 
 
 def _check_text(fields: dict) -> None:

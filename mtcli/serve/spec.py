@@ -50,7 +50,7 @@ def _parameters(path: str, cfg: ServeConfig, directions: languages.Directions) -
             _field("source", f"The text's language, or {languages.AUTO} to tell it from the text", required=True,
                    enum=sources),
             _field("target", "The language to translate into", required=True, enum=targets),
-            _field("format", "text (plain text), html (markup kept), markdown or srt", enum=list(FORMATS),
+            _field("format", "text (plain text), html (markup kept), markdown, srt or vtt", enum=list(FORMATS),
                    default="text"),
             _field("alternatives", "Other translations wanted besides the best", kind="integer", default=0,
                    minimum=0, maximum=cfg.alternatives_limit),

@@ -17,7 +17,7 @@ from mtcli.text.pipeline import Engine, translate_lines
 from mtcli.text.sentence import Lexicon
 from mtcli.text.read import _LINE_END, read_document
 
-FORMATS = ("text", "html", "markdown", "srt")  # LibreTranslate's two, and the pipeline's others
+FORMATS = ("text", "html", "markdown", "srt", "vtt")  # LibreTranslate's two, and the pipeline's others
 # /translate_file: a file's format by its extension (LibreTranslate's .txt, .html, and the pipeline's others)
 FILE_FORMATS = {".txt": "text", **EXTENSIONS}
 

@@ -84,15 +84,34 @@ def notes(text: str, spans: list[tuple[int, int]], outs: tuple[str, ...], glossa
     return found
 
 
+# an English target's own determiner ("the cat" -> "the kitty"), and the article the model wrote before it then
+_EN_OWN = re.compile(r"(?i)(?:the|a|an|my|your|his|her|its|our|their|this|that|these|those)\s")
+_EN_ARTICLE = re.compile(r"(?<!\w)(the|an?)\s+$", re.IGNORECASE)
+
+
+def _own_determiner(before: str, term: str, language: str) -> str:
+    """What is before a term that brings its own determiner ("the cat" -> "el michi"), less the one the model
+    wrote for it ("El el michi y el el michi duermen."); a contraction keeps its preposition (del -> de)."""
+    first = term.split(" ", 1)[0].lower()
+    if language == "es" and " " in term and first in _DETERMINER and (d := _BEFORE.search(before)):
+        keep = {"del": "de ", "al": "a "}.get(d[1].lower(), "")
+        return before[: d.start(1)] + (keep.capitalize() if d[1][:1].isupper() else keep)
+    if language == "en" and _EN_OWN.match(term) and (d := _EN_ARTICLE.search(before)):
+        return before[: d.start(1)]
+    return before
+
+
 def agreeing(text: str, terms: list[tuple[str, str]], glossary: Glossary) -> str:
     """The translation with what comes right before each term made to fit it: a Spanish determiner its gender
     and number, an English "a" or "an" its first sound (and the article a Spanish one asked for, when nothing
-    stands before it); a term that opens the sentence capitalised."""
+    stands before it), none where the term has its own; a term that opens the sentence capitalised."""
     language = glossary.languages[1] if glossary.languages else "es"
     for term, article in dict.fromkeys(terms):
         for m in reversed(list(re.finditer(rf"(?<!\w){re.escape(term)}(?!\w)", text))):  # (the later first)
             before, word, opening = text[: m.start()], m.group(), re.match(r"[\s¿¡\"'«(]*", text).end()
-            if language == "es" and not term[:1].isupper():
+            if (own := _own_determiner(before, term, language)) != before:
+                before = own
+            elif language == "es" and not term[:1].isupper():
                 before = _agreeing_before(before, term, glossary.is_plural(term))
             elif language == "en" and article and not _EN_BEFORE.search(before) \
                     and (article == "the" or not glossary.is_plural(term)):

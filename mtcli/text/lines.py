@@ -77,9 +77,14 @@ def in_cells(lines: Sequence[str], engine: Engine, options: TextOptions, first: 
         if row is None:
             results.append(replace(next(others), line=first + i))
             continue
-        done = [next(cells) for _ in row[::2]]
-        nbest = [("".join(t + sep for t, sep in zip(text.split("\0"), [*row[1::2], ""])), score)
-                 for text, score in combine([r.nbest for r in done], "\0")]
-        results.append(LineResult(first + i, nbest, sum(r.sentences for r in done), sum(r.split for r in done),
-                                  [k for r in done for k in r.kept], [w for r in done for w in r.warnings]))
+        results.append(joined(first + i, [next(cells) for _ in row[::2]], row[1::2]))
     return results
+
+
+def joined(line: int, done: list[LineResult], seps: Sequence[str]) -> LineResult:
+    """The results of a line's pieces as the line's: their translations with what parted them (tabs, escapes)
+    between them again, their warnings and counts together."""
+    nbest = [("".join(t + sep for t, sep in zip(text.split("\0"), [*seps, ""])), score)
+             for text, score in combine([r.nbest for r in done], "\0")]
+    return LineResult(line, nbest, sum(r.sentences for r in done), sum(r.split for r in done),
+                      [k for r in done for k in r.kept], [w for r in done for w in r.warnings])

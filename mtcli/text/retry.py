@@ -141,6 +141,10 @@ def _phrases_joined(s: Sentence, got: list[NBest]) -> NBest:
             text = _INNER_END.sub("", text)
         if k:
             text = _INNER_START.sub("", text)
+            # (a phrase inside the sentence starts in lowercase where its source did: the model capitalised
+            # each, "Precio: 1,234.56 USD En 2024-03-05 En 14:30.")
+            if phrase.text[:1].islower() and text[:2].istitle() and not text.startswith(tuple(phrase.spans)):
+                text = text[0].lower() + text[1:]
         texts.append(text)
         scores += [score for _, score in best]
     return [(" ".join(t for t in texts if t), sum(scores) / max(len(scores), 1))]

@@ -157,6 +157,24 @@ def test_feminine_nouns_the_endings_miss_take_a_feminine_determiner_and_their_ne
     assert agreement.agreeing("La padre y una noche", [("padre", ""), ("noche", "")], g) == "El padre y una noche"
 
 
+@pytest.mark.parametrize("article", ["el", "la", "los", "un", "una", "mi", "este", "del", "al"])
+@pytest.mark.parametrize("target", ["el michi", "la casa azul", "mi gato", "unos libros"])
+def test_a_term_with_its_own_determiner_gets_no_second_one(article, target):
+    """A target that opens with its determiner ("the cat" -> "el michi") loses the one the model wrote before
+    it ("El el michi y el el michi duermen."), whichever it was; a contraction keeps its preposition, the term
+    stays as given, and one opening the sentence is capitalised."""
+    g = terms(f"the thing\t{target}")
+    keep = {"del": "de ", "al": "a "}.get(article, "")
+    assert agreement.agreeing(f"Veo {article} {target} y {article} {target}.", [(target, "")], g) \
+        == f"Veo {keep}{target} y {keep}{target}."
+    assert agreement.agreeing(f"{article.capitalize()} {target} duerme.", [(target, "")], g) \
+        == f"{keep.capitalize()}{target if keep else target[0].upper() + target[1:]} duerme."
+    en = terms("el gato\tthe kitty").towards("es", "en")
+    for before in ("the", "The", "a", "an"):
+        assert agreement.agreeing(f"I saw {before} the kitty.", [("the kitty", "")], en) == "I saw the kitty."
+    assert agreement.agreeing("El gato de la casa", [("gato", "")], terms("cat\tgato")) == "El gato de la casa"
+
+
 def test_the_injected_benchmark_counts_a_term_only_as_whole_words():
     """benchmarks/glossary_injected.py's term accuracy: a target inside a longer word (a plural, a compound, a
     hyphenated one) is not the term; any case and any spaces between its words are."""

@@ -82,3 +82,23 @@ def test_other_placeholders_are_tried_on_a_sentence_cut_in_pieces():
 def test_other_placeholders_get_the_repaired_sentence():
     (r,) = translate_lines(["i paid 25 dollars"], engine(lambda ls: [[(t.replace("50", "cincuenta"), -1.0)] for t in ls]))
     assert r.text == "I paid 25 dollars."
+
+
+def test_phrases_inside_a_sentence_start_in_lowercase_where_their_source_did():
+    """A model that capitalises what it is given ("on 50" -> "En 50") made capitals inside the sentence once it was
+    translated in phrases ("Precio: 1,234.56 USD En 2024-03-05 En 14:30."); a phrase that starts with a name, a
+    span or an acronym keeps its capital."""
+    def capitalising(lines):
+        words = {"on": "en", "at": "a", "price": "precio", "with": "con", "call": "llama"}
+        out = []
+        for line in lines:
+            text = " ".join(words.get(w.lower(), w) for w in line.split(" "))
+            text = text[:1].upper() + text[1:]
+            out.append([(re.sub(r"\d+", "9", text) if len(re.findall(r"\d+", line)) >= 2 else text, -1.0)])
+        return out
+
+    (r, named, spans) = translate_lines(["Price 1,234.56 on 2024-03-05 at 14:30.", "Call 555-0199 with Tom at 10:30.",
+                                         "Price 1,234.56 Tom paid at 14:30 and USD 12 at 9:15."], engine(capitalising))
+    assert r.text == "Precio 1,234.56 en 2024-03-05 a 14:30." and "phrases" in r.warnings[0]
+    assert named.text == "Llama 555-0199 con Tom a 10:30."
+    assert spans.text.startswith("Precio 1,234.56 Tom paid a 14:30") and "USD 12" in spans.text

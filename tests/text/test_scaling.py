@@ -84,6 +84,8 @@ DOCUMENTS = {
     "markdown emphasis": lambda n: ["**a** _b_ `c` " * (8 * n)],
     "markdown comments": lambda n: ["a <!-- b --> c <?x y?> d " * (4 * n) + "<!-- <? e " * (4 * n)],
     "srt": _srt,
+    "vtt": lambda n: ["WEBVTT", ""] + [line for k in range(3 * n) for line in (
+        f"c{k}", "00:01.000 --> 00:02.000 align:start", "- Hello <v Bob>there</v>.", "", "NOTE a note", "")],
     "text": lambda n: ["The door is open. Call 555-0199 at 5 p.m."] * (6 * n),
 }
 
@@ -96,3 +98,19 @@ def test_a_document_takes_linear_time(name):
         _assert_linear(DOCUMENTS[name], lambda lines: translate_lines(lines, ENGINE))
     else:
         _assert_linear(DOCUMENTS[name], lambda lines: translate_document(lines, fmt, ENGINE))
+
+
+# tokens without spaces, as language identification sees a document's whole text (markup included): its URL and
+# e-mail pattern was tried at each of their characters ("x" * 100,000, a page's base64 image: 86 s)
+TOKENS = {"letters": "x", "at signs": "@", "letters and at signs": "a@", "letters and stops": "a.", "colons": "a:",
+          "end tags": "</span>", "accented letters": "é", "schemes": "http:/", "hyphens": "ab-", "base64": "iVBOR+w/",
+          "dots and at signs": "a@b.", "digits": "7"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", _cases(TOKENS))
+def test_a_documents_language_is_told_in_linear_time(name):
+    from mtcli.langid import detect
+
+    unit = TOKENS[name]
+    _assert_linear(lambda n: "Hello there. " + unit * (3000 * n // len(unit)), detect)

@@ -27,12 +27,12 @@ from mtcli.text.formats.units import Settings
 from mtcli.text.markup import check_depth, expand
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
 
-FORMATS = ("text", "srt", "markdown", "html")
+FORMATS = ("text", "srt", "vtt", "markdown", "html")
 # read and written whole as bytes: format -> (its module, the library it needs beyond mtcli's own)
 DOCUMENTS = {"docx": ("docx", "lxml"), "odt": ("odt", "lxml"), "po": ("po", "polib"), "xliff": ("xliff", "lxml"),
              "json": ("i18n_json", None)}
 EXTRA = "documents"  # the pip extra that brings those libraries: pip install 'mtcli[documents]'
-EXTENSIONS = {".srt": "srt", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
+EXTENSIONS = {".srt": "srt", ".vtt": "vtt", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
               ".docx": "docx", ".docm": "docx", ".dotx": "docx", ".odt": "odt", ".ott": "odt", ".po": "po",
               ".pot": "po", ".xliff": "xliff", ".xlf": "xliff", ".json": "json", ".arb": "json"}
 
@@ -63,7 +63,7 @@ def translate_document(lines: list[str], fmt: str, engine: Engine,
     if fmt == "markdown":  # (markdown-it ends a line at a CR alone, which ends none here: its line numbers would run on)
         lines = [line.replace("\r", " ") for line in lines]
     doc = Prose(list(lines))
-    {"srt": srt.read, "markdown": markdown.read, "html": html.read}[fmt](doc)
+    {"srt": srt.read, "vtt": srt.read_vtt, "markdown": markdown.read, "html": html.read}[fmt](doc)
     check_depth(doc.texts, doc.items, lambda i: doc.blocks[i][0][0] + 1)  # (numbered as the document's lines)
     rendered: dict[str, str] = {}
     results = translate_lines(doc.texts, engine, options, items=doc.items, rendered=rendered) if doc.texts else []

@@ -16,6 +16,7 @@ RAW_ELEMENTS = frozenset("script style code pre textarea kbd samp var template s
 INLINE = frozenset("a abbr b bdi bdo cite data del dfn em font i ins label mark q s small span strong sub sup "
                    "time u".split())
 VOID_INLINE = frozenset("img wbr".split())  # (a <br> ends a line of text: a block of its own each side)
+VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())  # never closed
 _TAG_LIKE = re.compile(r"</?[A-Za-z][^<>\n]*>?")  # text the parser could not read as a tag ('<a href="x>')
 _KEEP_ENTITIES = frozenset("amp lt gt".split())  # stay as they are (an item); others become their character
 
@@ -35,6 +36,15 @@ class _Parser(HTMLParser):
             return self.parse_bogus_comment(i)
 
 
+def no_translate(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
+    """An element its author marked to be kept as it is (HTML's translate="no", and the class
+    "notranslate" that translation tools honour): its text and its attributes' text. "The <span
+    translate="no">Acme Cloud</span> works." had come out as "Las <span translate="no">Acme</span> trabajan."."""
+    return any(
+        (name == "translate" and (value or "").strip().lower() == "no")
+        or (name == "class" and "notranslate" in (value or "").split()) for name, value in attrs)
+
+
 # attributes whose value is text a reader sees or hears (an image's description, a tooltip, a field's hint)
 TEXT_ATTRIBUTES = ("alt", "title", "placeholder", "aria-label")
 _ATTRIBUTE = re.compile(r"""(?<=[\s"'])(%s)(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'=<>`]+)""" % "|".join(TEXT_ATTRIBUTES),
@@ -49,8 +59,13 @@ def translate_attributes(lines: list[str], engine: Engine, options: TextOptions)
 
     class Tags(_Parser):
         raw = 0  # depth inside raw elements
+        kept, kept_tag = 0, ""  # depth inside an element marked translate="no", and its tag
 
         def handle_starttag(self, tag, attrs, void=False):
+            if self.kept or no_translate(tag, attrs):  # (its attributes kept; a void one has nothing inside)
+                self.kept_tag = self.kept_tag if self.kept else tag
+                self.kept += not void and tag not in VOID and tag == self.kept_tag
+                return
             if self.raw or tag in RAW_ELEMENTS:
                 self.raw += not void and tag in RAW_ELEMENTS
                 return
@@ -67,7 +82,8 @@ def translate_attributes(lines: list[str], engine: Engine, options: TextOptions)
             self.handle_starttag(tag, attrs, void=True)
 
         def handle_endtag(self, tag):
-            self.raw -= bool(self.raw) and tag in RAW_ELEMENTS
+            self.kept -= bool(self.kept) and tag == self.kept_tag
+            self.raw -= bool(self.raw) and not self.kept and tag in RAW_ELEMENTS
 
     tags = Tags(convert_charrefs=True)  # (text is not read: "&#" cannot stop it)
     tags.feed("\n".join(lines))
@@ -101,6 +117,7 @@ def read(doc: Prose) -> None:
         def handle_starttag(self, tag, attrs):
             at = self._at()
             events.append(("start", at, at + len(self.get_starttag_text()), tag))
+            kept.extend([at] if tag not in VOID and no_translate(tag, attrs) else [])
 
         def handle_startendtag(self, tag, attrs):
             at = self._at()
@@ -141,6 +158,7 @@ def read(doc: Prose) -> None:
             events.append(("block", at, closing(at, "]]>"), ""))
 
     unclosed: list[int] = []
+    kept: list[int] = []  # where elements marked translate="no" start
     scan = Scan(convert_charrefs=False)
     scan.feed(_STRAY_CHARREF.sub("&_", source))
     scan.close()
@@ -149,22 +167,24 @@ def read(doc: Prose) -> None:
         what = "an HTML comment" if source[unclosed[0] + 1] == "!" else "a processing instruction"
         doc.skipped.append((_line_of(starts, unclosed[0]), f"{what} opened here is never closed: the rest of the "
                                                            "page is kept as it came"))
-    _html_blocks(doc, source, starts, events)
+    _html_blocks(doc, source, starts, events, set(kept))
 
 
-def _html_blocks(doc: Prose, source: str, starts: list[int], events) -> None:
+def _html_blocks(doc: Prose, source: str, starts: list[int], events, kept: set[int]) -> None:
     """Runs of text and inline elements between block boundaries are blocks; raw elements (script,
-    pre, ...) are skipped whole, except an inline <code>, which is one item of its sentence."""
+    pre, ...) and those marked translate="no" (starting at `kept`) are skipped whole, except an inline
+    one (<code>, <span translate="no">), which is one item of its sentence."""
     run: list = []
-    depth, opened, inline_code = 0, 0, False
+    depth, opened, inline_code, nest = 0, 0, False, RAW_ELEMENTS
     for kind, s, e, tag in events:
         if depth:
-            depth += (kind == "start" and tag in RAW_ELEMENTS) - (kind == "end" and tag in RAW_ELEMENTS)
+            depth += (kind == "start" and tag in nest) - (kind == "end" and tag in nest)
             if depth == 0 and inline_code:
                 run.append(("item", opened, e, ""))
             continue
-        if kind == "start" and tag in RAW_ELEMENTS:
-            depth, opened, inline_code = 1, s, tag == "code"
+        if kind == "start" and (tag in RAW_ELEMENTS or s in kept):
+            nest = RAW_ELEMENTS if tag in RAW_ELEMENTS else frozenset([tag])
+            depth, opened, inline_code = 1, s, tag == "code" or (tag in INLINE and s in kept)
             if not inline_code:
                 _html_run(doc, source, starts, run)
                 run = []

@@ -15,12 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from mtcli.text.formats.prose import Prose
+from mtcli.text.lines import joined
 from mtcli.text.kinds import PRIVATE
 from mtcli.text.markup import expand
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
 
 _MARK = re.compile("\x01(/?)([0-9]+)(/?)\x02")
 _LETTER = re.compile(r"[^\W\d_]")
+_BREAK = re.compile(r"(\s*[\n\r\t\v\f\u2028\u2029]\s*)")  # whitespace with a line break or a tab in it
 
 
 @dataclass(frozen=True)
@@ -75,9 +77,14 @@ class Units:
         if not self.texts:
             return []
         rendered: dict[str, str] = {}
+        # a text's line breaks and tabs stay between the translations of its pieces (they had become
+        # spaces: "First line.\nSecond line." one line, "Name:\tvalue" one phrase)
+        rows = [_BREAK.split(text) for text in self.texts]
         # (a paragraph, a cell, a message without a final stop gets none)
-        results = translate_lines(self.texts, engine, replace(options, keep_stop=False), items=self.prose.items,
-                                  rendered=rendered)
+        done = iter(translate_lines([piece for row in rows for piece in row[::2]], engine,
+                                    replace(options, keep_stop=False), items=self.prose.items, rendered=rendered))
+        results = [next(done) if len(row) == 1 else joined(0, [next(done) for _ in row[::2]], row[1::2])
+                   for row in rows]
         for r, put, where, labels in zip(results, self.puts, self.where, self.labels):
             r.warnings = [shown(w, labels) for w in r.warnings]
             text = r.text

@@ -205,6 +205,17 @@ def test_an_output_almost_the_input_is_written(world, tmp_path):
     assert guards.input_named(tmp_path / "d", [tmp_path / "d"]) is None  # a directory is no file to destroy
 
 
+def test_standard_input_is_an_input_only_when_the_command_reads_it(tmp_path, monkeypatch):
+    out, other = tmp_path / "out.txt", tmp_path / "other.txt"
+    out.write_text("x")
+    other.write_text("x")
+    with open(out, "rb") as held:
+        monkeypatch.setattr(sys, "stdin", held)  # (the shell's `< out.txt`)
+        assert guards.input_named(out, []) is None  # stdin not read by the command: not an input
+        assert guards.input_named(out, [], stdin=True) == "standard input"
+        assert guards.input_named(other, [], stdin=True) is None
+
+
 def test_writable_near_misses(tmp_path):
     guards.check_writable(tmp_path / "new" / "deeper" / "out.txt", "-o")  # made on the way
     guards.check_writable("-", "-o")

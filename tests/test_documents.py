@@ -417,3 +417,171 @@ def test_line_breaks_and_tabs_inside_a_text_stay_between_its_translations(sep, e
         ns = "{urn:oasis:names:tc:xliff:document:1.2}"
         out = etree.fromstring(translate(xml.encode(), "xliff")[0])
         assert [t.text for t in out.iter(f"{ns}target") if t.text and "42" in t.text] == [expected]
+
+
+def po_file(header: str, entries: str) -> bytes:
+    """A PO file: its header's fields (each line "Name: value") and its entries."""
+    fields = "".join(f'"{line}\\n"\n' for line in header.splitlines())
+    return f'msgid ""\nmsgstr ""\n{fields}\n{entries}'.encode()
+
+
+PLURAL = 'msgid "One door"\nmsgid_plural "%d doors"\nmsgstr[0] ""\nmsgstr[1] ""\n'
+
+
+@pytest.mark.parametrize("header, forms", [
+    ("", 2), ("Plural-Forms: plural=(n != 1);", 2),  # no nplurals: English's and Spanish's two
+    ("Plural-Forms: nplurals=1; plural=0;", 2),  # (one form: Spanish still writes two)
+    ("Plural-Forms: nplurals=6; plural=(n==0 ? 0 : n==1 ? 1 : n==2 ? 2 : n%100>=3 && n%100<=10 ? 3 : n%100>=11 ? 4 : 5);", 6),
+])
+def test_po_plural_forms_each_written_from_its_source(header, forms):
+    polib = pytest.importorskip("polib")
+    po = polib.pofile(translate(po_file(header, PLURAL), "po")[0].decode())
+    assert po[0].msgstr_plural == {0: "ENO ROOD", **{n: "%d SROOD" for n in range(1, forms)}}
+    assert po.metadata["Plural-Forms"] == (header.split(": ", 1)[1] if header else "nplurals=2; plural=(n != 1);")
+
+
+def test_po_without_plurals_gets_no_plural_forms_header():
+    polib = pytest.importorskip("polib")
+    po = polib.pofile(translate(po_file("Language: es", 'msgid "Open the door"\nmsgstr ""\n'), "po")[0].decode())
+    assert "Plural-Forms" not in po.metadata and po[0].msgstr == "NEPO EHT ROOD"
+
+
+def test_po_translated_plurals_and_obsolete_entries_are_left_and_the_rest_translated():
+    polib = pytest.importorskip("polib")
+    done = 'msgid "One cat"\nmsgid_plural "%d cats"\nmsgstr[0] "Un gato"\nmsgstr[1] "%d gatos"\n\n'
+    old = '#~ msgid "An old message"\n#~ msgstr ""\n\n'
+    po = polib.pofile(translate(po_file("", done + old + PLURAL), "po")[0].decode())
+    cats, doors = po.translated_entries() + po.fuzzy_entries()
+    assert cats.msgstr_plural == {0: "Un gato", 1: "%d gatos"} and "fuzzy" not in cats.flags
+    assert doors.msgstr_plural == {0: "ENO ROOD", 1: "%d SROOD"}
+    assert [(e.msgid, e.msgstr) for e in po.obsolete_entries()] == [("An old message", "")]
+
+
+def test_po_warnings_name_the_message_line():
+    _, results = translate(po_file("", '\nmsgid "The door"\nmsgstr ""\n\n' + PLURAL), "po")
+    assert [r.line for r in results] == [5, 8, 8]  # (the plural's two texts: its msgid's line)
+
+
+def test_po_keeps_its_language_and_its_charset():
+    polib = pytest.importorskip("polib")
+    latin1 = po_file("Language: es-MX\nContent-Type: text/plain; charset=ISO-8859-1", 'msgid "Caf\u00e9 open"\nmsgstr ""\n')
+    out = translate(latin1.decode().encode("latin-1"), "po")[0]
+    assert "\u00c9FAC NEPO".encode("latin-1") in out
+    po = polib.pofile(out.decode("latin-1"))
+    assert po.metadata["Language"] == "es-MX" and po.encoding.lower() == "iso-8859-1"
+
+
+def test_a_po_translation_its_charset_cannot_hold_is_utf8_and_says_so():
+    """An English file in ASCII (all its words are): the Spanish is written in UTF-8, and the header says
+    UTF-8 (it said ASCII: gettext's msgfmt read the file as broken)."""
+    polib = pytest.importorskip("polib")
+    from mtcli.route import Router
+    from tests.text.fakes import engine
+
+    ascii_po = po_file("Content-Type: text/plain; charset=ASCII", 'msgid "The boy"\nmsgstr ""\n')
+    out, _ = Router(lambda d: engine(lambda lines: [[("El ni\u00f1o", -1.0)] for _ in lines]), fixed="en-es").translate_file(
+        ascii_po, "po", "m.po")
+    po = polib.pofile(out.decode())
+    assert po[0].msgstr == "El ni\u00f1o" and po.metadata["Content-Type"] == "text/plain; charset=UTF-8"
+
+
+def damaged(data: bytes, member: str) -> bytes:
+    """The package with bytes inside one member's compressed data changed (its headers intact)."""
+    info = zipfile.ZipFile(io.BytesIO(data)).getinfo(member)
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    out = bytearray(data)
+    for k in range(start + 8, start + 30):
+        out[k] ^= 0x55
+    return bytes(out)
+
+
+def test_damaged_members_and_unknown_zip_versions_are_one_line():
+    """Damaged compressed data raises zlib's and lzma's own errors, an unknown zip version NotImplementedError:
+    each was a traceback."""
+    pytest.importorskip("docx")
+    with pytest.raises(UserError, match=r"^doc\.docx: word/document\.xml: cannot be unpacked \(damaged\?\): Error -3"):
+        translate(damaged(zipped(members(docx_bytes(1))), "word/document.xml"), "docx")
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_LZMA) as z:
+        z.writestr("content.xml", ODT_CONTENT)
+    with pytest.raises(UserError, match=r"^doc\.odt: content\.xml: cannot be unpacked \(damaged\?\): Corrupt input data"):
+        translate(damaged(out.getvalue(), "content.xml"), "odt")
+    data = bytearray(zipped(members(docx_bytes(1))))
+    central = data.index(b"PK\x01\x02")
+    data[central + 6] = 99  # version needed to extract: 9.9
+    with pytest.raises(UserError, match=r"^doc\.docx: not a readable zip package \(damaged or truncated\?\): zip file version 9\.9"):
+        translate(bytes(data), "docx")
+
+
+def test_a_member_exactly_at_the_unpacked_bound_is_read_whole_one_byte_more_refused(monkeypatch):
+    from mtcli.text.formats import package
+
+    monkeypatch.setattr(package, "MAX_UNPACKED", 1 << 20)
+    at, over = bytes(range(256)) * 4096, bytes(range(256)) * 4096 + b"!"
+    zf = zipfile.ZipFile(io.BytesIO(zipped({"at": at, "over": over})))
+    assert package.read_member(zf, "at", "a.odt") == at
+    with pytest.raises(UserError) as e:
+        package.read_member(zf, "over", "a.odt")
+    assert str(e.value) == "a.odt: over unpacks to over 1 MB: a zip bomb?"
+
+
+@pytest.mark.parametrize("name, kind", [("my.report.DOCX", "docx"), ("report", "Office"), ("v1.2/report", "Office")])
+def test_a_missing_member_names_the_kind_from_the_last_extension(name, kind):
+    from mtcli.text.formats import package
+
+    zf = zipfile.ZipFile(io.BytesIO(zipped({"a": b"a"})))
+    with pytest.raises(UserError) as e:
+        package.read_member(zf, "content.xml", name)
+    assert str(e.value) == f"{name}: no content.xml in the package: not a {kind} document, or a damaged one"
+
+
+def test_xml_cdata_comments_are_written_back_as_they_came():
+    source = XLIFF12.replace('<trans-unit id="2">', '<trans-unit id="2"><note><![CDATA[Tap <b> & go]]></note><!-- UI -->')
+    out = translate(source.encode(), "xliff")[0].decode()
+    assert "<note><![CDATA[Tap <b> & go]]></note><!-- UI -->" in out and "EHT ROOD" in out
+
+
+def test_docx_with_a_relative_namespace_uri_is_translated():
+    """Canonical XML (how run properties are compared) refuses a relative namespace URI: it was a traceback."""
+    pytest.importorskip("docx")
+    parts = members(docx_bytes(1))
+    document = parts["word/document.xml"].replace(b'xmlns:wpi="http://schemas.microsoft.com/office/word/2010/wordprocessingInk"',
+                                                  b'xmlns:wpi="wordprocessingInk"')
+    assert document != parts["word/document.xml"]
+    out, _ = translate(zipped({**parts, "word/document.xml": document}), "docx")
+    assert b"NEERG" in members(out)["word/document.xml"]
+
+
+def test_xml_limits_near_misses():
+    from mtcli.text.formats import package
+
+    assert package.parse_xml(b"<a>" * 256 + b"x" + b"</a>" * 256, "a.xlf").tag == "a"  # lxml's depth without huge_tree
+    with pytest.raises(UserError, match=r"^a\.xlf: not well-formed XML: Excessive depth in document: 256"):
+        package.parse_xml(b"<a>" * 257 + b"x" + b"</a>" * 257, "a.xlf")
+    with pytest.raises(UserError, match=r"^a\.xlf: has a DTD"):  # a DTD named, none written in: refused too
+        package.parse_xml(b'<!DOCTYPE a SYSTEM "http://example.org/a.dtd"><a/>', "a.xlf")
+
+
+CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml."
+PARAGRAPH = f'<w:document xmlns:w="{W[1:-1]}"><w:body><w:p><w:r><w:t>The door</w:t></w:r></w:p></w:body></w:document>'
+
+
+def word(overrides: str, parts: dict[str, str]) -> bytes:
+    """A Word package of these [Content_Types].xml overrides and parts (all Word reads of it)."""
+    types = f'<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">{overrides}</Types>'
+    return zipped({"[Content_Types].xml": types.encode(), **{k: v.encode() for k, v in parts.items()}})
+
+
+def test_docx_content_types_near_misses():
+    main = f'<Override PartName="/word/document.xml" ContentType="{CONTENT_TYPE}document.main+xml"/>'
+    header = f'<Override PartName="/Xtra.xml" ContentType="{CONTENT_TYPE}header+xml"/>'
+    odd = '<Override ContentType="image/png"/><Override PartName="/word/x.xml"/>'  # (each lacks an attribute)
+    out, _ = translate(word(main + header + odd, {"word/document.xml": PARAGRAPH, "Xtra.xml": PARAGRAPH}), "docx")
+    assert members(out)["Xtra.xml"].count(b"EHT ROOD") == members(out)["word/document.xml"].count(b"EHT ROOD") == 1
+    with pytest.raises(UserError, match=r"^doc\.docx: no main document part in \[Content_Types\]\.xml"):
+        translate(word(header, {"Xtra.xml": PARAGRAPH}), "docx")  # a header alone is no document
+    with pytest.raises(UserError) as e:
+        translate(zipped({"word/document.xml": PARAGRAPH.encode()}), "docx")
+    assert str(e.value) == "doc.docx: no [Content_Types].xml in the package: not a docx document, or a damaged one"
+    with pytest.raises(UserError, match=r"^doc\.docx: \[Content_Types\]\.xml: not well-formed XML"):
+        translate(zipped({"[Content_Types].xml": b"<Types"}), "docx")

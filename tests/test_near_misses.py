@@ -230,17 +230,51 @@ def test_an_output_almost_the_input_is_written(world, tmp_path):
     assert guards.input_named(tmp_path / "d", [tmp_path / "d"]) is None  # a directory is no file to destroy
 
 
+def test_standard_input_is_an_input_only_when_the_command_reads_it(tmp_path, monkeypatch):
+    out, other = tmp_path / "out.txt", tmp_path / "other.txt"
+    out.write_text("x")
+    other.write_text("x")
+    with open(out, "rb") as held:
+        monkeypatch.setattr(sys, "stdin", held)  # (the shell's `< out.txt`)
+        assert guards.input_named(out, []) is None  # stdin not read by the command: not an input
+        assert guards.input_named(out, [], stdin=True) == "standard input"
+        assert guards.input_named(other, [], stdin=True) is None
+
+
 def test_writable_near_misses(tmp_path):
     guards.check_writable(tmp_path / "new" / "deeper" / "out.txt", "-o")  # made on the way
     guards.check_writable("-", "-o")
     guards.check_writable("/dev/null", "-o")
     (tmp_path / "file").write_text("x")
     guards.check_writable(tmp_path / "file", "-o")
-    with pytest.raises(UserError, match="cannot be written"):
+    with pytest.raises(UserError, match=r"cannot be written \(.*/file is a file, not a directory\); mtcli cannot write "
+                                        "there: give a writable place$"):
         guards.check_writable(tmp_path / "file" / "under", "-o")  # a file on the way
     with pytest.raises(UserError, match="cannot be written"):
         guards.check_writable("/proc/self/x", "-o")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # the probe left nothing
+
+
+def test_what_is_not_a_regular_file_is_named_and_a_file_is_not(tmp_path):
+    import socket
+
+    os.mkfifo(tmp_path / "fifo")
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(tmp_path / "sock"))
+        kinds = [guards.kind(p) for p in (tmp_path / "fifo", "/dev/null", tmp_path / "sock", tmp_path, tmp_path / "no")]
+    (tmp_path / "file").write_text("x")
+    assert kinds + [guards.kind(tmp_path / "file")] == ["pipe", "device", "socket", None, None, None]
+
+
+def test_read_once_of_a_descriptor_reads_from_where_it_stands(tmp_path):
+    (tmp_path / "in.txt").write_bytes(b"Hi.\nBye.\n")
+    with open(tmp_path / "in.txt", "rb") as f:
+        f.read(4)  # (buffered: the descriptor stands at the file's end now)
+        os.lseek(f.fileno(), 4, os.SEEK_SET)
+        assert guards.read_once(f.fileno(), 100) == b"Bye.\n"
+        assert guards.read_once(f.fileno(), 100) == b""
+    with open(tmp_path / "in.txt", "rb") as f:
+        assert guards.read_once(f.fileno(), 2) == b"Hi."  # at most limit + 1 bytes: the caller refuses more
 
 
 def test_output_file_and_dir_near_misses(tmp_path, run_cli, world):

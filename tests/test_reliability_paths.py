@@ -490,6 +490,9 @@ def test_a_directory_that_refuses_files_is_judged_itself_not_its_parent(world, t
         real_probe(directory)
 
     monkeypatch.setattr(guards, "_probe", probe)
+    guards.check_writable(ro, "-o")  # near miss: a file's destination is judged by its directory, tmp_path
+    with pytest.raises(UserError, match="Read-only file system"):
+        guards.check_writable(ro, "--out", directory=True)
     for args, option in ((["train", "--prepared", world.prepared, "--out", ro], "--out"),
                          (["export", world.model, "-o", ro / "ct2"], "-o"),
                          (["ensemble", world.model, world.model, "-o", ro], "-o"),
@@ -498,6 +501,16 @@ def test_a_directory_that_refuses_files_is_judged_itself_not_its_parent(world, t
         assert message.startswith(f"error: {option} {ro}") and "Read-only file system" in message, message
     monkeypatch.setenv("MTCLI_HOME", str(ro))
     assert "MTCLI_HOME" in one_line(run_cli("models", "add", world.model, "--name", "x"))
+    (ro / "f.txt").write_text("x")  # a file there is replaced through the directory: refused...
+    with pytest.raises(UserError, match="Read-only file system"):
+        guards.check_writable(ro / "f.txt", "-o")
+    os.link(ro / "f.txt", tmp_path / "link.txt")  # ...unless hard-linked: rewritten in place, the directory unused
+    guards.check_writable(ro / "f.txt", "-o")
+    monkeypatch.setattr(os, "access", lambda path, mode: False)  # (what a user who is not root meets)
+    with pytest.raises(UserError) as e:
+        guards.check_writable(tmp_path / "link.txt", "-o")
+    assert str(e.value) == (f"-o {tmp_path / 'link.txt'}: cannot be written (the file is read-only); mtcli cannot "
+                            "write there: give a writable place")
 
 
 def test_a_verified_download_in_a_read_only_place_is_still_found(tmp_path, run_cli, monkeypatch):
@@ -686,17 +699,17 @@ def test_standard_input_that_cannot_be_read_is_named(tmp_path, monkeypatch):
 
     with open(tmp_path / "w", "wb") as write_only:
         monkeypatch.setattr(sys, "stdin", write_only)
-        with pytest.raises(UserError, match="open for writing only"):
+        with pytest.raises(UserError, match=r"^standard input is open for writing only \(0>FILE\?\); pipe the text in \(< FILE\)$"):
             guards.check_stdin()
     directory = os.open(tmp_path, os.O_RDONLY)
     try:
         monkeypatch.setattr(sys, "stdin", Stream(directory))
-        with pytest.raises(UserError, match="standard input is a directory"):
+        with pytest.raises(UserError, match=r"^standard input is a directory; pipe a file in \(< FILE\), or give -i FILE$"):
             guards.check_stdin()
     finally:
         os.close(directory)
     monkeypatch.setattr(sys, "stdin", Stream(directory))  # (closed now)
-    with pytest.raises(UserError, match="standard input is closed"):
+    with pytest.raises(UserError, match=r"^standard input is closed; pipe the text in, or give -i FILE$"):
         guards.check_stdin()
     for readable in (open(tmp_path / "w", "rb"), open(tmp_path / "w", "r+b")):  # near misses: readable ones pass
         with readable:

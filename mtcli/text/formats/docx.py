@@ -170,7 +170,12 @@ def _style(run) -> bytes:
     from lxml import etree
 
     props = run.find(w("rPr"))
-    return b"" if props is None else etree.tostring(props, method="c14n")
+    if props is None:
+        return b""
+    try:
+        return etree.tostring(props, method="c14n")  # (one form for equal properties, whatever their attributes' order)
+    except etree.C14NError:  # a relative namespace URI in scope, which c14n refuses: the plain form
+        return etree.tostring(props)
 
 
 def _write(p, pieces: list[Piece], template, tokens: list[tuple[str, str]]) -> None:

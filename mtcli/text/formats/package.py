@@ -5,6 +5,7 @@ entity, a DTD, a linked file) is ever fetched. Members not rewritten are copied 
 from __future__ import annotations
 
 import io
+import os
 import zipfile
 
 from mtcli.errors import UserError
@@ -21,7 +22,7 @@ def open_zip(data: bytes, name: str) -> zipfile.ZipFile:
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
         infos = zf.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as e:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, NotImplementedError) as e:  # (a zip version)
         raise UserError(f"{name}: not a readable zip package (damaged or truncated?): {e}") from None
     if len(infos) > MAX_MEMBERS:
         raise UserError(f"{name}: {len(infos):,} members in the package; at most {MAX_MEMBERS:,}")
@@ -41,7 +42,7 @@ def read_member(zf: zipfile.ZipFile, member: str, name: str) -> bytes:
             data = f.read(MAX_UNPACKED + 1)  # (the sizes the headers claim are checked; a lying one stops here)
     except KeyError:
         raise UserError(f"{name}: no {member} in the package: not a {_kind(name)} document, or a damaged one") from None
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError) as e:
+    except Exception as e:  # zipfile, zlib, bz2 and lzma raise many types for a damaged member
         raise UserError(f"{name}: {member}: cannot be unpacked (damaged?): {e}") from None
     if len(data) > MAX_UNPACKED:
         raise UserError(f"{name}: {member} unpacks to over {MAX_UNPACKED >> 20} MB: a zip bomb?")
@@ -82,4 +83,4 @@ def write_xml(root) -> bytes:
 
 
 def _kind(name: str) -> str:
-    return name.rsplit(".", 1)[-1].lower() if "." in name else "Office"
+    return os.path.splitext(name)[1][1:].lower() or "Office"  # (a dot in a directory's name is no extension)

@@ -53,10 +53,10 @@ def read(data: bytes, name: str, settings: Settings):
     def write(language: str) -> bytes:
         if not po.metadata.get("Language"):  # (a template names none)
             po.metadata["Language"] = language
-        encoding = po.encoding if po.encoding and po.encoding.lower() != "charset" else "utf-8"
-        try:
-            return str(po).encode(encoding)
-        except (UnicodeEncodeError, LookupError):
+        try:  # (polib's encoding: the header's charset when Python knows it, else UTF-8)
+            return str(po).encode(po.encoding)
+        except UnicodeEncodeError:  # a translation the charset cannot hold (ñ in ASCII): UTF-8, said so
+            po.metadata["Content-Type"] = "text/plain; charset=UTF-8"  # (a PO's only content type)
             return str(po).encode("utf-8")
 
     return units, write

@@ -26,6 +26,7 @@ from mtcli.text.normalize import normalize
 NO_BREAK = "\u00a0\u202f\u2007"
 _OPEN = "([{\"'¿¡«"  # trimmed off a token's start, and what may stand before it in the translation
 _CLOSE = ".,;:!?)]}\"'»"  # trimmed off its end
+_GLUE = ".,;:!?%)]}»"  # normalize takes the space before these away ("10 %" -> "10%")
 _TITLE = re.compile(r"[A-Z][a-z]{0,3}\.")  # "Mr.", "Mrs.", "Dr.", "Sr.", "Sra."
 _NAME = re.compile(r"[A-Z][^\W\d_]*")
 
@@ -56,32 +57,56 @@ class NoBreak:
                 out += [line[last : m.start()], " "]
                 last = m.end()
         plain = "".join(out) + line[last:]
+        pairs, names = _index(plain)
         gaps = []
         for left, right, written in found:
             glued = normalize(f"{left} {right}") == left + right
             title = _TITLE.fullmatch(left) and _NAME.fullmatch(right)
-            sure = len(_pair(left, right, glued).findall(plain)) == 1 and (
-                not title or len(_token(right).findall(plain)) == 1)
+            sure = len(pairs.get((left, right), ())) == 1 and (not title or len(names.get(right, ())) == 1)
             gaps.append(Gap(left, right, written, glued, bool(sure)))
         return plain, gaps
 
     def restore(self, out: str, gaps: list[Gap]) -> str:
         """The translation with each no-break space whose place is sure put back; the others stay plain spaces."""
+        if not any(gap.sure for gap in gaps):
+            return out
+        pairs, names = _index(out)
         at: dict[int, tuple[int, str]] = {}  # where each goes: start -> (end, written)
-        for gap in gaps:
-            if not gap.sure:
-                continue
-            pairs = list(_pair(gap.left, gap.right, gap.glued).finditer(out))
-            if len(pairs) == 1:
-                at[pairs[0].start(1)] = (pairs[0].end(1), gap.written)
-            elif _TITLE.fullmatch(gap.left) and len(names := list(_token(gap.right).finditer(out))) == 1:
-                space = names[0].start() - 1  # ("Sr. Smith": Spanish's title before the same name)
-                if space > 0 and out[space] == " " and _TITLE.fullmatch(_before(out, space)):
-                    at[space] = (space + 1, gap.written)
+        for gap in filter(lambda gap: gap.sure, gaps):
+            # (one plain space between them, or nothing where normalize glued them)
+            places = [(a, b) for a, b in pairs.get((gap.left, gap.right), ()) if out[a:b] == " " or a == b and gap.glued]
+            if len(places) == 1:
+                at[places[0][0]] = (places[0][1], gap.written)
+            elif _TITLE.fullmatch(gap.left) and len(named := names.get(gap.right, ())) == 1:
+                before, (start, end) = named[0]  # ("Sr. Smith": Spanish's title before the same name)
+                if _TITLE.fullmatch(before) and out[start:end] == " ":
+                    at[start] = (end, gap.written)
         for start in sorted(at, reverse=True):
             end, written = at[start]
             out = out[:start] + written + out[end:]
         return out
+
+
+def _index(text: str) -> tuple[dict, dict]:
+    """Where the text's tokens stand, in one pass: (token, next token) -> the spans of whitespace between them, or
+    of nothing inside a token where normalize glued a closing mark on ("10%": ("10", "%")); a token -> the token
+    before it and the whitespace between. Tokens as strip reads them: opening marks trimmed off the first of a
+    pair, closing marks off the second."""
+    pairs: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    names: dict[str, list[tuple[str, tuple[int, int]]]] = {}
+    previous, end = "", 0
+    for m in re.finditer(r"\S+", text):
+        token = m.group()
+        core = token.lstrip(_OPEN)
+        opened = m.start() + len(token) - len(core)
+        for k in range(1, len(core)):
+            if core[k] in _GLUE:
+                pairs.setdefault((core[:k], core[k:].rstrip(_CLOSE)), []).append((opened + k, opened + k))
+        if previous:
+            pairs.setdefault((previous, token.rstrip(_CLOSE)), []).append((end, m.start()))
+        names.setdefault(token.rstrip(_CLOSE), []).append((previous, (end, m.start())))
+        previous, end = core, m.end()
+    return pairs, names
 
 
 def as_written(line: str, items: Mapping[str, tuple[str, ...]]) -> str:
@@ -108,17 +133,3 @@ def _after(text: str, at: int, marks: str = "") -> str:
     while end < len(text) and not text[end].isspace() and text[end] not in marks:
         end += 1
     return text[at:end].rstrip(_CLOSE)
-
-
-def _edges(pattern: str) -> re.Pattern:
-    """The pattern as a whole token: a space, an opening mark or the text's edge before it; after it, a space, a
-    closing mark or the end."""
-    return re.compile(rf"(?<![^\s{re.escape(_OPEN)}]){pattern}(?![^\s{re.escape(_CLOSE)}])")
-
-
-def _pair(left: str, right: str, glued: bool) -> re.Pattern:
-    return _edges(f"{re.escape(left)}({' ?' if glued else ' '}){re.escape(right)}")
-
-
-def _token(word: str) -> re.Pattern:
-    return _edges(re.escape(word))

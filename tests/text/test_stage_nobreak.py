@@ -96,3 +96,33 @@ def test_through_the_pipeline_the_model_sees_plain_spaces():
     got = translate_lines([f"It costs 5{NB}euros.", f"I am{NB}here."], model)
     assert seen == ["It costs 50 euros.", "I am here."]
     assert [r.text for r in got] == [f"Cuesta 5{NB}euros.", "Estoy aquí."]
+
+
+# end to end, through the CLI with the shipped model
+
+
+def test_a_no_break_space_typed_in_plain_text_comes_out_where_it_was(run_cli, shipped_model, tmp_path):
+    code, out, _ = run_cli("translate", f"It costs 5{NB}euros.")
+    assert code == 0 and f"5{NB}euros" in out
+    source = tmp_path / "in.txt"
+    source.write_text(f"Prices fell 10{NB}%.\nI met Mr.{NB}Smith yesterday.\nThe 5{NB}km run starts at 9{NARROW}am.\n"
+                      f"I am{NB}here.\n", encoding="utf-8")
+    code, _, _ = run_cli("translate", "-i", source, "-o", tmp_path / "out.txt")
+    lines = (tmp_path / "out.txt").read_text(encoding="utf-8").splitlines()
+    assert code == 0 and len(lines) == 4
+    assert f"10{NB}%" in lines[0] and f"Sr.{NB}Smith" in lines[1]
+    assert f"5{NB}km" in lines[2] and f"9{NARROW}am" in lines[2]
+    assert not set(lines[3]) & set(NO_BREAK) and lines[3].split()  # (its place unknown: a plain space)
+
+
+def test_an_html_no_break_entity_comes_out_as_the_page_wrote_it(run_cli, shipped_model, tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text("<p>It costs 5&nbsp;euros.</p>\n<p>Prices fell 10&#160;%.</p>\n<p>I am&nbsp;here.</p>\n"
+                    "<p>%s&nbsp;%d</p>\n", encoding="utf-8")
+    code, _, _ = run_cli("translate", "-i", page, "-o", tmp_path / "page.es.html")
+    lines = (tmp_path / "page.es.html").read_text(encoding="utf-8").splitlines()
+    assert code == 0 and len(lines) == 4
+    assert "5&nbsp;euros" in lines[0] and "10&#160;%" in lines[1]
+    assert "&nbsp;" not in lines[2] and lines[2].startswith("<p>") and lines[2].endswith("</p>")
+    assert lines[3] == "<p>%s&nbsp;%d</p>"  # (a line of placeholders only: as it came)
+    assert not re.search(f"[{NO_BREAK}\U000f0000-\U0010ffff\ue000-\uf8ff]", "".join(lines))

@@ -24,7 +24,6 @@ from mtcli.text.casing import Casing, Continuation, LoneWord
 from mtcli.text.edges import Edges
 from mtcli.text.floating import Floating
 from mtcli.text.heads import ChatHead, Label
-from mtcli.text.nobreak import Gap, NoBreak
 from mtcli.text.normalize import normalize
 from mtcli.text.punctuation import DashClause, FinalStop, InnerEllipsis, ShortExclamation, clauses, spaced_dashes
 from mtcli.text.quotes import Items, asides
@@ -50,7 +49,7 @@ LINES_PER_CALL = 2048
 # the words before a glossary's targets are made to fit them (glossary), that before the first word loses its
 # capital (continuation), that before the emoji go back among the words (floating emoji), and those before the lead
 # and the trail (edges). A sentence the spans stage answers (spans only) is restored by both span stages.
-TERMS, SPANS, NOBREAK = Terms(), Spans(), NoBreak()  # (no-break spaces: a stage of the line, around them all)
+TERMS, SPANS, NOBREAK = Terms(), Spans(), nobreak.NoBreak()  # (no-break spaces: a stage of the line, around them all)
 STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Edges(), Floating(), Continuation(), TERMS, SPANS, DashClause(),
                              InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(), FinalStop())
 
@@ -76,7 +75,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     results = [LineResult(first + i, [("", 0.0)]) for i in range(len(lines))]
     unknown = unknown_pieces(engine)
     indents, tails, todo, wraps, unwrapped, as_it_came, whole, parts_of = [], {}, [], {}, {}, [], {}, {}
-    gaps: dict[int, list[Gap]] = {}
+    gaps: dict[int, list[nobreak.Gap]] = {}
     budget = Budget(options.budget)
     for i, raw in enumerate(lines):
         started, deadline, before = time.monotonic(), budget.deadline(), len(todo)
@@ -148,7 +147,7 @@ def _clues(unwrapped: dict[int, str], wraps: dict[int, list], parts: dict[int, w
 
 
 def _read(raw: str, i: int, options: TextOptions, items: Items, result: LineResult, tails: dict[int, str],
-          as_it_came: list[int], gaps: dict[int, list[Gap]]) -> tuple[str, str]:
+          as_it_came: list[int], gaps: dict[int, list[nobreak.Gap]]) -> tuple[str, str]:
     """Line i's indent (or list mark) and its text as the stages read it: cut if too long (the rest in tails[i]),
     its no-break spaces made plain (where they were in gaps[i]), a template's placeholders made items (a line of
     them only listed in as_it_came), normalised."""

@@ -6,6 +6,7 @@ prompt with its history."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -16,13 +17,16 @@ from rich.text import Text
 
 from mtcli.console import err, fail, out, warning
 from mtcli.errors import UserError
+from mtcli.text.nobreak import NO_BREAK
+
+_BREAKS = re.compile(rf"[^\S{NO_BREAK}]+")  # a run of whitespace but no-break spaces
 
 
 def one_line(text: str) -> str:
-    """No stray line or paragraph separators in the output; leading spaces and tabs (indentation) and the
-    tabs between cells kept."""
+    """No stray line or paragraph separators in the output; leading spaces and tabs (indentation), the tabs
+    between cells and the no-break spaces the pipeline put back (text/nobreak.py) kept."""
     body = text.lstrip(" \t")
-    return text[: len(text) - len(body)] + "\t".join(" ".join(cell.split()) for cell in body.split("\t"))
+    return text[: len(text) - len(body)] + "\t".join(_BREAKS.sub(" ", cell).strip(" " + NO_BREAK) for cell in body.split("\t"))
 
 
 def format_result(r, n: int, scores: bool, as_json: bool, align: bool = False, marked: bool = False) -> str:

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from mtcli.ranges import MAX_LINE_CHARS
 from mtcli.text import lines as line_steps
-from mtcli.text import aligned, markup, spanish, wholes
+from mtcli.text import aligned, markup, nobreak, spanish, wholes
 from mtcli.text.budget import Budget, OverBudget, check
 from mtcli.text.casing import Casing, Continuation, LoneWord
 from mtcli.text.edges import Edges
@@ -49,7 +49,7 @@ LINES_PER_CALL = 2048
 # the words before a glossary's targets are made to fit them (glossary), that before the first word loses its
 # capital (continuation), that before the emoji go back among the words (floating emoji), and those before the lead
 # and the trail (edges). A sentence the spans stage answers (spans only) is restored by both span stages.
-TERMS, SPANS = Terms(), Spans()
+TERMS, SPANS, NOBREAK = Terms(), Spans(), nobreak.NoBreak()  # (no-break spaces: a stage of the line, around them all)
 STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Edges(), Floating(), Continuation(), TERMS, SPANS, DashClause(),
                              InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(), FinalStop())
 
@@ -75,10 +75,11 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     results = [LineResult(first + i, [("", 0.0)]) for i in range(len(lines))]
     unknown = unknown_pieces(engine)
     indents, tails, todo, wraps, unwrapped, as_it_came, whole, parts_of = [], {}, [], {}, {}, [], {}, {}
+    gaps: dict[int, list[nobreak.Gap]] = {}
     budget = Budget(options.budget)
     for i, raw in enumerate(lines):
         started, deadline, before = time.monotonic(), budget.deadline(), len(todo)
-        indent, text = _read(raw, i, options, items, results[i], tails, as_it_came)
+        indent, text = _read(raw, i, options, items, results[i], tails, as_it_came, gaps)
         indents.append(indent)
         if items:  # markup around words ("is <b>green</b>") out of the way of the model: put back after
             text, wraps[i] = markup.unwrap(text, items)
@@ -122,12 +123,12 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
                 rendered.update(stands[0])
             nbest = [(markup.expand(t, stands[k]) if stands and (k or rendered is None) else t, score)
                      for k, (t, score) in enumerate(nbest)]
-            results[i].nbest = [(indents[i] + line_steps.join_tail(markup.expand(t, done), tail), score)
-                                for t, score in nbest]
+            nbest = [(NOBREAK.restore(markup.expand(t, done), gaps[i]), score) for t, score in nbest]
+            results[i].nbest = [(indents[i] + line_steps.join_tail(t, tail), score) for t, score in nbest]
         elif tail or indents[i].strip():  # (a mark before nothing to translate: "- \u200b")
             results[i].nbest = [((indents[i] + tail.lstrip()).rstrip(), 0.0)]
     for i in as_it_came:  # ("%s: %d", "{0}  {1}": not even respaced)
-        results[i].nbest = [(markup.expand(lines[i], done), 0.0)]
+        results[i].nbest = [(markup.expand(nobreak.as_written(lines[i], items), done), 0.0)]
     for i in sorted(budget.over):  # (its markup as the document had it: no item of it was rendered)
         results[i].nbest = [(markup.as_written(lines[i], items), 0.0)]
         results[i].warnings.append(budget.warning())
@@ -146,14 +147,16 @@ def _clues(unwrapped: dict[int, str], wraps: dict[int, list], parts: dict[int, w
 
 
 def _read(raw: str, i: int, options: TextOptions, items: Items, result: LineResult, tails: dict[int, str],
-          as_it_came: list[int]) -> tuple[str, str]:
+          as_it_came: list[int], gaps: dict[int, list[nobreak.Gap]]) -> tuple[str, str]:
     """Line i's indent (or list mark) and its text as the stages read it: cut if too long (the rest in tails[i]),
-    a template's placeholders made items (a line of them only listed in as_it_came), normalised."""
+    its no-break spaces made plain (where they were in gaps[i]), a template's placeholders made items (a line of
+    them only listed in as_it_came), normalised."""
     if len(raw) > MAX_LINE_CHARS:  # the model reads 54 tokens of a sentence: a 10 MB line is an attack or an error
         whole = len(raw)
         raw, tails[i] = line_steps.cut_long(raw)
         result.warnings.append(f"longer than {MAX_LINE_CHARS:,} characters: its first {len(raw):,} were "
                                f"translated, the other {whole - len(raw):,} are kept as they came")
+    raw, gaps[i] = NOBREAK.strip(raw, items)
     if options.protect:  # a template's placeholders and ICU messages made items before anything reads the line
         raw, shielded = shield(raw, items), raw
         as_it_came += [i] if raw != shielded and i not in tails and only_placeholders(raw, items) else []

@@ -50,7 +50,7 @@ RUNS = {
     "a long word and a digit": "a" * 599 + "1", "quotes": '"a" ' * 150, "asides": "(a) " * 50,
     "emoji": "🙂 a " * 150, "emoticons": ":) a " * 120, "backticks": "`a " * 200, "money": "$5 and " * 80,
     "quantities": "5 km and " * 70, "times": "10:00 p.m. and " * 40, "file names": "Dr Smith.pdf " * 50,
-    "IPv6 addresses": "2001:db8::1 " * 50, "Spanish": "el perro es " * 50,
+    "IPv6 addresses": "2001:db8::1 " * 50, "Spanish": "el perro es " * 50, "no-break spaces": "5\u00a0km\u00a0" * 60,
 }
 
 

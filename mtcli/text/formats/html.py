@@ -9,6 +9,7 @@ import re
 from html.parser import HTMLParser
 
 from mtcli.text.formats.prose import Prose
+from mtcli.text.nobreak import NO_BREAK
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
 
 # elements whose content is not prose; and inline elements, which stay inside the sentence around them
@@ -212,8 +213,8 @@ def _html_run(doc: Prose, source: str, starts: list[int], run: list) -> None:
         raw = source[s:e]
         if kind == "data":
             frames[-1][1] += _TAG_LIKE.sub(lambda m: doc.item(m.group()), raw)
-        elif kind == "entity":
-            frames[-1][1] += html.unescape(raw)
+        elif kind == "entity":  # (a no-break space's comes back as the page wrote it where its place is sure)
+            frames[-1][1] += doc.item(raw) if html.unescape(raw) in NO_BREAK else html.unescape(raw)
         elif kind == "item" or tag in VOID_INLINE:
             frames[-1][1] += doc.item(raw)
         elif kind == "start":

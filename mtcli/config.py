@@ -136,6 +136,9 @@ class TranslationOptions:
     # twice the cost: asked for, not the default), "off"; a model without a fitted combination
     # (MODEL/confidence.json) is not checked
     check: str = "fast"
+    # a flagged sentence whose check names words as left out translated again in clauses, the retry kept only if
+    # surer and those words now covered (mtcli/confidence/repair.py; docs/confidence.md has the figures)
+    repair: bool = False
     return_alignments: bool = False  # source-target word alignments from the cross-attention (--align)
 
     def __post_init__(self):

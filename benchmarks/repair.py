@@ -1,6 +1,7 @@
 """The repair step (mtcli/confidence/repair.py, issue 41 item 3) measured on held-out selection sentences: `--lines`
 of them at random, and those of the selection split with a clause a fluent translation can leave out
-(confidence.DROPPABLE, the omission set's sentences, whole: the model's own omissions, not made ones). Both
+(confidence.DROPPABLE, the omission set's sentences, whole: the model's own omissions, not made ones), and the
+hand-written messages of benchmarks/sets/confidence-messages.tsv (en-es; no references: no BLEU). All
 translated as `mtcli translate` does (pipeline, default decoding, the "fast" check), then repaired:
   flagged    sentences flagged with words named as left out (what the repair retries, if they cut in clauses)
   tried      of those, cut into two clauses or more
@@ -26,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.confidence import DROPPABLE, END, SEED, _back, _selection, _translator  # noqa: E402
+from benchmarks.confidence import DROPPABLE, END, MESSAGES, SEED, _back, _selection, _translator  # noqa: E402
 from mtcli import confidence as conf  # noqa: E402
 from mtcli.config import DEFAULTS, Options  # noqa: E402
 from mtcli.confidence.repair import clauses, repair  # noqa: E402
@@ -56,7 +57,7 @@ def measure(name: str, pairs: list[tuple[str, str]], tr, back, show: int) -> dic
         print(f"{sources[k]}\n  before: {before[k]}   [{'; '.join(old[k].warnings)}]\n  after:  {after[k]}\n"
               f"  ref:    {refs[k]}", file=sys.stderr)
     score = {m.__name__: (m().corpus_score(before, [refs]).score, m().corpus_score(after, [refs]).score)
-             for m in (BLEU, CHRF)}
+             for m in (BLEU, CHRF)} if all(refs) else {}
     return {"set": name, "lines": len(pairs), "flagged with words named": len(named),
             "tried (2+ clauses)": sum(len(clauses(s.source)) > 1 for _, s in named), "kept": kept,
             "lines changed": len(changed),
@@ -77,7 +78,9 @@ def main() -> None:
     random.Random(SEED + 3).shuffle(pairs)
     droppable = re.compile("|".join(f"(?:{p}){END}" for _, p in DROPPABLE[args.model.split("-")[0]]))
     clause = [p for p in pairs if droppable.search(p[0]) and len(clauses(p[0])) > 1][: args.lines]
-    for name, chosen in (("selection", pairs[: args.lines]), ("selection, a droppable clause", clause)):
+    messages = [(line.split("\t")[0], "") for line in MESSAGES.read_text("utf-8").splitlines()[1:] if line.strip()]
+    for name, chosen in (("selection", pairs[: args.lines]), ("selection, a droppable clause", clause),
+                         *([("messages (no references)", messages)] if args.model == "en-es" else [])):
         print(json.dumps(measure(name, chosen, tr, back, args.show)), flush=True)
 
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from mtcli.config import DEFAULTS, Options
 from mtcli.confidence import LineCheck, SentenceCheck, sentence_pairs
-from mtcli.confidence.repair import clauses, joined
+from mtcli.confidence.repair import bare, clauses, joined
 from mtcli.route import Languages, Router
 from mtcli.text.pipeline import Engine
 
@@ -79,6 +79,9 @@ def test_a_line_never_loses_text_and_unflagged_lines_are_not_retried():
 def test_clauses_and_their_translations_joined():
     assert clauses("I will come tomorrow, if it does not rain.") == ["I will come tomorrow,", "if it does not rain."]
     assert clauses("Tom and Mary left because it rained.") == ["Tom and Mary left", "because it rained."]
+    assert bare("I will come tomorrow,") == "I will come tomorrow"
     assert clauses("Yes, I can.") == ["Yes, I can."]  # (a piece of one word stays with its neighbour)
-    assert joined(["I will come,", "if it rains."], ["Vendré.", "Si llueve."]) == "Vendré si llueve."
-    assert joined(["Come,", "if you can?"], ["¿Ven,", "¿si puedes?"]) == "¿Ven, si puedes?"
+    assert joined(["I will come,", "if it rains."], ["Vendré.", "Si llueve."]) == "Vendré, si llueve."
+    assert joined(["Come", "if you can?"], ["¿Ven?", "¿Si puedes?"]) == "¿Ven si puedes?"
+    assert joined(["If it rains,", "I'll stay."], ["Si llueve.", "Me quedaré."]) == "Si llueve, me quedaré."
+    assert joined(["If it rains,", "Tom stays."], ["Si llueve", "Tom se queda."]) == "Si llueve, Tom se queda."

@@ -15,6 +15,7 @@ _CUT = re.compile(r"(?<=[,;:])\s+|\s+(?=(?:and|but|because|if|when|unless|althou
                   r"y|pero|porque|si|cuando|aunque|mientras|antes|después|hasta)\s)", re.IGNORECASE)
 _END = re.compile(r"[.!?]+$")
 _WORD = re.compile(r"[^\W_]+")
+_I = re.compile(r"I\b")  # English "I" opening a clause is no capital of a sentence
 
 
 def clauses(sentence: str) -> list[str]:
@@ -29,19 +30,26 @@ def clauses(sentence: str) -> list[str]:
 
 
 def joined(parts: list[str], translations: list[str]) -> str:
-    """The clauses' translations as one sentence: only the last keeps a final stop, only the first its opening
-    ¿ or ¡ and capital (where its clause's source starts in lowercase, so does its translation)."""
+    """The clauses' translations (each of its clause without the mark that closes it: `bare`) as one sentence:
+    inner ones end with their clause's , ; or : and no stop, only the first keeps its opening ¿ or ¡, and a later
+    one starts in lowercase where its clause did (or with "I")."""
     out = []
     for k, (src, text) in enumerate(zip(parts, translations)):
         text = text.strip()
         if k + 1 < len(parts):
-            text = _END.sub("", text)
+            text = _END.sub("", text).rstrip(",;:") + src[len(bare(src)):]
         if k:
             text = text.lstrip("¿¡")
-            if src[:1].islower() and text[:1].isupper() and not text[1:2].isupper():
+            if (src[:1].islower() or _I.match(src)) and text[:1].isupper() and not text[1:2].isupper():
                 text = text[0].lower() + text[1:]
         out.append(text)
     return " ".join(t for t in out if t)
+
+
+def bare(clause: str) -> str:
+    """A clause as the model is given it: without a closing , ; or : (alone, one ending in a comma came back as a
+    tag question: "Incluso si llueve, ¿cierto?")."""
+    return clause.rstrip(",;:").rstrip()
 
 
 def _words(runs: list[str]) -> set[str]:
@@ -65,7 +73,7 @@ def repair(checker, engine, options, results: list, checks: list[LineCheck | Non
     if not todo:
         return 0
     inner = replace(options, punctuate=False, keep_stop=False)  # (a clause is a fragment: no stop added)
-    done = iter(translate_lines([p for _, _, parts in todo for p in parts], engine, inner))
+    done = iter(translate_lines([bare(p) for _, _, parts in todo for p in parts], engine, inner))
     tries = []
     for k, j, parts in todo:
         got = [next(done).nbest[0] for _ in parts]

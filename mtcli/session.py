@@ -17,16 +17,16 @@ from rich.text import Text
 
 from mtcli.console import err, fail, out, warning
 from mtcli.errors import UserError
-from mtcli.text.nobreak import NO_BREAK
-
-_BREAKS = re.compile(rf"[^\S{NO_BREAK}]+")  # a run of whitespace but no-break spaces
 
 
 def one_line(text: str) -> str:
     """No stray line or paragraph separators in the output; leading spaces and tabs (indentation), the tabs
     between cells and the no-break spaces the pipeline put back (text/nobreak.py) kept."""
+    from mtcli.text.nobreak import NO_BREAK  # (here: importing the CLI loads no text pipeline)
+
     body = text.lstrip(" \t")
-    return text[: len(text) - len(body)] + "\t".join(_BREAKS.sub(" ", cell).strip(" " + NO_BREAK) for cell in body.split("\t"))
+    breaks = re.compile(rf"[^\S{NO_BREAK}]+")  # a run of whitespace but no-break spaces (re caches it)
+    return text[: len(text) - len(body)] + "\t".join(breaks.sub(" ", cell).strip(" " + NO_BREAK) for cell in body.split("\t"))
 
 
 def format_result(r, n: int, scores: bool, as_json: bool, align: bool = False, marked: bool = False) -> str:

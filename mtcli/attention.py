@@ -70,6 +70,8 @@ class KVCache(NamedTuple):
     rows: np.ndarray  # (N, Tk), or (N, 1): every key of query a in row rows[a, 0]
     n_keys: np.ndarray  # (N,)
     qkv: dict | None  # self-attention: {"wqkv": (C, 3C), "bqkv": (3C,)}, one GEMM; cross-attention: None
+    # heads whose weights the step keeps: (slot of each head or -1 (H,), (N, heads kept, >= Tk) written)
+    kept: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def mha_cached(x, kv: KVCache, params, n_heads):
@@ -84,5 +86,6 @@ def mha_cached(x, kv: KVCache, params, n_heads):
         at = kv.rows[np.arange(N), t], t
         kv.k[at], kv.v[at] = qkv[:, C : 2 * C], qkv[:, 2 * C :]
         q = np.ascontiguousarray(qkv[:, :C])
-    a = kernels.cached_attention(q, kv.k, kv.v, kv.rows, kv.n_keys, n_heads)  # (N, C)
+    slot, kept = kv.kept or (np.full(n_heads, -1), np.zeros((0, 0, 0), q.dtype))
+    a = kernels.cached_attention(q, kv.k, kv.v, kv.rows, kv.n_keys, n_heads, slot, kept)  # (N, C)
     return linear_forward(a, params["wo"], params["bo"])[0].reshape(N, 1, C)

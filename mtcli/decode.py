@@ -211,19 +211,16 @@ class Coverage:
     heads: tuple[int, ...]
     pieces: tuple[str, ...]  # the source vocabulary, by id
 
-    def log_coverage(self, model: Model, memory: np.ndarray, src: np.ndarray, src_len: np.ndarray,
-                     hyps: list[Hypothesis]) -> np.ndarray:
-        """(n,) each hypothesis' sum of log coverage; memory (n, S, C), src (n, S) and src_len (n,) its source.
-        Each hypothesis keeps the reading (`reading`): with layer 0, what a check of it would compute again."""
+    def log_coverage(self, readings: list[Forced | None]) -> np.ndarray:
+        """(n,) each hypothesis' sum of log coverage (0 where None), from its reading: the weights of `heads`
+        of block `layer`, as forced(...) computes them (beam search keeps them from its steps: BeamSearch)."""
         from mtcli.confidence import WORD as CONTENT, word_coverage, words
 
-        tgt, tgt_len = _padded([h.tokens or [PAD] for h in hyps])
-        tgt_len[[not h.tokens for h in hyps]] = 0
-        heads = self.heads if self.layer == 0 and self.heads else None
-        out = np.zeros(len(hyps))
+        out = np.zeros(len(readings))
         read: dict[tuple, tuple] = {}  # source ids -> its words and which hold a letter or digit (once per sentence)
-        for k, f in enumerate(forced(model, src, src_len, tgt, tgt_len, self.layer + 1, heads, memory)):
-            hyps[k].reading = f
+        for k, f in enumerate(readings):
+            if f is None:
+                continue
             if (key := tuple(f.src)) not in read:
                 spans = words([self.pieces[i % len(self.pieces)] for i in f.src[1:-1]])  # (case factors stripped)
                 read[key] = spans, np.array([bool(CONTENT.search(w)) for _, _, w in spans], bool)
@@ -294,10 +291,12 @@ def start_decoding(model: Model, src, src_len, slots_per_sentence: int = 1, max_
     return state
 
 
-def decoder_hidden(model: Model, state: DecoderState, tokens, rows, t=None):
+def decoder_hidden(model: Model, state: DecoderState, tokens, rows, t=None, kept=None):
     """The decoder at position t (default state.t; or each row's own, (N,)) for the hypotheses in
     cache rows `rows` (N,), fed tokens (N,): writes their keys/values at that position and returns the
-    top block's output (N, C). The caller advances the positions once all rows of the step are done."""
+    top block's output (N, C). The caller advances the positions once all rows of the step are done.
+    kept: (block, slots, out): that block's cross-attention weights of some heads written to out (see
+    kernels.cached_attention's kept_slot and kept)."""
     t = state.t if t is None else t
     top = int(np.max(t))
     if top >= state.history.shape[1]:
@@ -307,7 +306,8 @@ def decoder_hidden(model: Model, state: DecoderState, tokens, rows, t=None):
     cross_rows = state.sentence[rows][:, None]  # (N, 1)
     n_cross = state.src_len[cross_rows[:, 0]]
     kv = [(KVCache(state.self_k[i], state.self_v[i], self_rows, n_self, state.self_qkv[i]),
-           KVCache(state.cross_k[i], state.cross_v[i], cross_rows, n_cross, None)) for i in range(model.cfg.n_layers)]
+           KVCache(state.cross_k[i], state.cross_v[i], cross_rows, n_cross, None,
+                   kept[1:] if kept is not None and kept[0] == i else None)) for i in range(model.cfg.n_layers)]
     y, _ = model.decode(tokens[:, None], None, None, None, kv=kv, start=t)  # (N, 1, C)
     return y[:, 0]
 
@@ -349,28 +349,32 @@ class _Ended:
     logprob: np.ndarray  # (B, F) total log-probability
     score: np.ndarray  # (B, F) (logprob - penalties) / (length + 1) ** alpha; -inf in unused slots
     count: np.ndarray  # (B,) slots used
+    history: np.ndarray  # (B, F, T) the cache row of each position (DecoderState.history), EOS's included
 
     @classmethod
     def empty(cls, B: int, F: int, T: int) -> _Ended:
         return cls(np.zeros((B, F, T), np.int64), np.zeros((B, F), np.int64), np.full((B, F), -np.inf),
-                   np.full((B, F), -np.inf), np.zeros(B, np.int64))
+                   np.full((B, F), -np.inf), np.zeros(B, np.int64), np.zeros((B, F, T), np.int64))
 
-    def add(self, ends, cand, paid, parent, seqs, t, alpha: float) -> None:
-        """Candidates ends (B, 2K) end at their sentences' steps t (B,): their parents' tokens, cand's
-        log-probabilities less the penalties `paid` (WordCheck's)."""
+    def add(self, ends, cand, paid, parent, seqs, t, alpha: float, history) -> None:
+        """Candidates ends (B, 2K) end at their sentences' steps t (B,): their parents' tokens and cache
+        rows (history), cand's log-probabilities less the penalties `paid` (WordCheck's)."""
         sb, sc = np.nonzero(ends)
         slot = self.count[sb] + (np.cumsum(ends, 1) - 1)[sb, sc]
         self.seqs[sb, slot] = seqs[parent[sb, sc]]  # whole rows: best() reads each one's length
+        self.history[sb, slot] = history[parent[sb, sc]]
         self.length[sb, slot] = t[sb]
         self.logprob[sb, slot] = cand[sb, sc] + paid[sb, sc]
         self.score[sb, slot] = cand[sb, sc] / (t[sb] + 1) ** alpha
         self.count += ends.sum(1)
 
-    def pop(self, s: int, nbest: int) -> list[Hypothesis]:
-        """Sentence s's nbest best, best first (one empty hypothesis if none ended); empties its slots."""
+    def pop(self, s: int, nbest: int, read: Callable | None = None) -> list[Hypothesis]:
+        """Sentence s's nbest best, best first (one empty hypothesis if none ended); empties its slots.
+        read: called with s, a hypothesis' tokens and its positions' cache rows, gives its `reading`."""
         order = np.argsort(-self.score[s, : self.count[s]], kind="stable")[:nbest]
-        found = [Hypothesis(self.seqs[s, i, : self.length[s, i]].tolist(), float(self.score[s, i]),
-                            float(self.logprob[s, i])) for i in order]
+        found = [Hypothesis(tokens := self.seqs[s, i, : self.length[s, i]].tolist(), float(self.score[s, i]),
+                            float(self.logprob[s, i]),
+                            read and read(s, tokens, self.history[s, i, : self.length[s, i] + 1])) for i in order]
         self.score[s], self.logprob[s], self.count[s] = -np.inf, -np.inf, 0
         return found or [Hypothesis([], -np.inf, -np.inf)]
 
@@ -391,12 +395,13 @@ def _ranked(grid, grid_ids, grid_paid, rows, scores, values, ids, paid):
     return cand, cand_tok, cand_paid, np.arange(B)[:, None] * K + order // (2 * K)  # parents: cache rows
 
 
-def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows, t):
+def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows, t, kept=None):
     """An ensemble's next-token log-probabilities for cache rows `rows` (n, V) at positions t (n,):
-    the mean of its models' log-probabilities (renormalised by the top-k kernel after)."""
+    the mean of its models' log-probabilities (renormalised by the top-k kernel after). kept: the first
+    model's (see decoder_hidden)."""
     total = 0.0
     for model, state in zip(models, states):
-        y = decoder_hidden(model, state, tokens, rows, t)  # (n, C)
+        y = decoder_hidden(model, state, tokens, rows, t, kept if model is models[0] else None)  # (n, C)
         total = total + log_softmax(linear_forward(y, model.params["out"]["w"], model.params["out"]["b"])[0])
     return (total / len(models)).astype(models[0].dtype)
 
@@ -423,9 +428,14 @@ class BeamSearch:
         cfg = models[0].cfg
         S, T = max_src or cfg.max_src_len, max_tgt or cfg.max_tgt_len
         self.coverage = coverage if options.coverage_penalty and K > 1 else None
-        if self.coverage:  # each sentence's source and first model's encoder output, read again once it is done
+        self.kept = None
+        if self.coverage:  # each sentence's source, and the first model's weights of the coverage heads at each
+            # cache row and position (read once it is done: _reading)
             self.src, self.src_len = np.zeros((slots, S), np.int64), np.zeros(slots, np.int64)
-            self.memory = np.zeros((slots, S, cfg.d_model), models[0].dtype)
+            heads = sorted(set(self.coverage.heads))
+            slot = np.full(cfg.n_heads, -1)
+            slot[heads] = np.arange(len(heads))
+            self.kept = self.coverage.layer, slot, np.zeros((slots * K, T, len(heads), S), models[0].dtype)
         self.states = [empty_decoding(m, slots, K, S, T) for m in models]
         for state in self.states[1:]:
             state.history = self.states[0].history  # the models' hypotheses move together
@@ -464,7 +474,7 @@ class BeamSearch:
                 keep(memory)
             if model is self.models[0] and self.coverage:
                 self.src[slots], self.src_len[slots] = 0, src_len
-                self.src[slots, : src.shape[1]], self.memory[slots, : src.shape[1]] = src, memory
+                self.src[slots, : src.shape[1]] = src
         o, K = self.options, self.options.beam_size
         self.limit[slots] = _max_len(self.models[0], src_len, o.max_decoding_length_a, o.max_decoding_length_b)
         self.t[slots], self.active[slots] = 0, True
@@ -485,13 +495,17 @@ class BeamSearch:
             return []
         t = self.t[rows // K]  # (n,) each row's position
         banned = _banned(self.seqs[rows, : t.max()], t, o.no_repeat_ngram_size)
+        kept = None if self.kept is None else (*self.kept[:2], np.zeros((len(rows), *self.kept[2].shape[2:]),
+                                                                         self.kept[2].dtype))
         if len(self.models) == 1:  # (the output layer's bias added in the kernel)
             out = self.models[0].params["out"]
-            y = decoder_hidden(self.models[0], self.states[0], self.tokens, rows, t)  # (n, C)
+            y = decoder_hidden(self.models[0], self.states[0], self.tokens, rows, t, kept)  # (n, C)
             values, ids = kernels.log_softmax_topk(y @ out["w"], out["b"], banned, 2 * K)  # (n, 2K)
         else:
-            logp = _next_logprobs(self.models, self.states, self.tokens, rows, t)  # (n, V)
+            logp = _next_logprobs(self.models, self.states, self.tokens, rows, t, kept)  # (n, V)
             values, ids = kernels.log_softmax_topk(logp, self.no_bias, banned, 2 * K)
+        if kept is not None:
+            self.kept[2][rows, t] = kept[2]
         forced = t + 1 >= self.limit[rows // K]  # out of budget: EOS with log-probability 0
         values[forced], ids[forced, 0], values[forced, 0] = -np.inf, EOS, 0.0
         penalty = 0.0 if self.words is None else self.words.penalties(
@@ -501,7 +515,8 @@ class BeamSearch:
         live = np.isfinite(cand)
         grows = live & (cand_tok != EOS)
         looked = np.cumsum(grows, 1) - grows < K  # fewer than K refills before it
-        self.ended.add(live & looked & ~grows, cand, cand_paid, parent, self.seqs, self.t, o.length_penalty)
+        self.ended.add(live & looked & ~grows, cand, cand_paid, parent, self.seqs, self.t, o.length_penalty,
+                       self.states[0].history)
         done = self.active & (self.ended.count >= K)
         keeps = grows & looked & ~done[:, None]
         done |= self.active & ~keeps.any(1)  # nothing left to grow: done with what ended
@@ -522,14 +537,20 @@ class BeamSearch:
         slots = np.flatnonzero(done)
         if self.coverage is None or not len(slots):
             return [(int(s), self.ended.pop(s, min(o.num_hypotheses, K))) for s in slots]
-        return self._by_coverage(slots, [self.ended.pop(s, K) for s in slots])
+        return self._by_coverage(slots, [self.ended.pop(s, K, self._reading) for s in slots])
+
+    def _reading(self, s: int, tokens: list[int], rows: np.ndarray) -> Forced:
+        """Sentence s's hypothesis `tokens` as forced(..., layer + 1, heads) reads it (the other heads and blocks
+        NaN): the weights its steps kept, each position's from the cache row that fed it (rows (T + 1,))."""
+        layer, slot, kept = self.kept
+        n, heads = self.src_len[s], np.flatnonzero(slot >= 0)
+        attention = np.full((layer + 1, len(slot), len(rows), n), np.nan, kept.dtype)
+        attention[layer, heads] = kept[rows, np.arange(len(rows)), :, :n].transpose(1, 0, 2)
+        return Forced(None, attention, self.src[s, :n].tolist(), tokens)
 
     def _by_coverage(self, slots: np.ndarray, found: list[list[Hypothesis]]) -> list[tuple[int, list[Hypothesis]]]:
         """The sentences' finished hypotheses ranked again with the coverage penalty, cut to num_hypotheses."""
-        at = np.repeat(slots, [len(hs) for hs in found])
-        S = int(self.src_len[slots].max())
-        cp = iter(self.coverage.log_coverage(self.models[0], self.memory[at, :S], self.src[at, :S], self.src_len[at],
-                                             [h for hs in found for h in hs]))
+        cp = iter(self.coverage.log_coverage([h.reading for hs in found for h in hs]))
         beta, n = self.options.coverage_penalty, min(self.options.num_hypotheses, self.options.beam_size)
         return [(int(s), [h for _, h in sorted(((h.score + beta * next(cp), h) for h in hs),
                                               key=lambda x: -x[0])][:n]) for s, hs in zip(slots, found)]

@@ -38,10 +38,10 @@ def beam_keeps_its_own_cache(monkeypatch) -> None:
     if hasattr(decode, "decoder_hidden"):
         real_hidden = decode.decoder_hidden
 
-        def decoder_hidden(model, state, tokens, rows, t=None):
+        def decoder_hidden(model, state, tokens, rows, t=None, kept=None):
             past = np.arange(state.history.shape[1]) < np.reshape(state.t if t is None else t, (-1, 1))
             state.history[rows] = np.where(past, np.asarray(rows)[:, None], state.history[rows])
-            return real_hidden(model, state, tokens, rows, t)
+            return real_hidden(model, state, tokens, rows, t, kept)
 
         monkeypatch.setattr(decode, "decoder_hidden", decoder_hidden)
         return

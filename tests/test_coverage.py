@@ -8,7 +8,7 @@ import pytest
 
 from mtcli.config import DEFAULTS
 from mtcli.confidence import WORD, Vocab, word_coverage, words
-from mtcli.decode import Hypothesis, Translator
+from mtcli.decode import Translator, _padded, forced, search
 
 LINES = ["I prefer to travel on my own.", "He called me twice yesterday afternoon.",
          "Could you lend me some money until next week?", "They arrived late because of the heavy rain.",
@@ -43,16 +43,23 @@ def test_log_coverage_is_what_the_check_reads(tr):
     nbest = _nbest(tr, 0.0)
     targets = [h.text for hs in nbest for h in hs]
     sources = [line for line, hs in zip(LINES, nbest) for _ in hs]
-    hyps = [Hypothesis(ids, 0.0, 0.0) for ids in tr.tgt_tok.encode_batch(targets)]
-    seqs, _ = tr.source_ids(sources)
-    src = np.zeros((len(seqs), max(map(len, seqs))), np.int64)
-    for row, s in enumerate(seqs):
-        src[row, : len(s)] = s
-    src_len = np.array([len(s) for s in seqs])
-    memory = tr.model.encode(src, src_len)[0]
-    mine = tr.coverage.log_coverage(tr.model, memory, src, src_len, hyps)
+    readings = forced(tr.model, *_padded(tr.source_ids(sources)[0]), *_padded(tr.tgt_tok.encode_batch(targets)),
+                      tr.coverage.layer + 1, tr.coverage.heads)
+    mine = tr.coverage.log_coverage(readings)
     assert np.allclose(mine, _read_as_the_check_does(tr, sources, targets), atol=1e-4)
     assert (mine <= 0).all() and (mine < 0).any()
+
+
+def test_the_beam_reads_coverage_from_its_steps_as_a_forced_pass_would(tr):
+    """The weights each step kept (no second pass) are those of the hypothesis read again whole."""
+    src, src_len = _padded(tr.source_ids(LINES)[0])
+    found = [h for hs in search(tr.model, src, src_len, nbest=4, coverage=tr.coverage) for h in hs]
+    at = np.repeat(np.arange(len(LINES)), 4)
+    again = forced(tr.model, src[at], src_len[at], *_padded([h.tokens for h in found]), 1, tr.coverage.heads)
+    for h, f in zip(found, again):
+        assert h.reading.tgt == f.tgt == h.tokens and h.reading.src == f.src
+        np.testing.assert_allclose(h.reading.attention, f.attention, atol=1e-5)  # (NaN where f has no head)
+    assert np.allclose(tr.coverage.log_coverage([h.reading for h in found]), tr.coverage.log_coverage(again), atol=1e-5)
 
 
 @pytest.mark.parametrize("beta", [0.05, 1.0])

@@ -98,9 +98,17 @@ def test_decoding_kernels_match_references(dtype):
     N, R, T, C, H = 7, 5, 6, 16, 4
     q, k, v = (rng.normal(size=s).astype(dtype) for s in ((N, C), (R, T, C), (R, T, C)))
     n_keys = rng.integers(1, T + 1, N)
+    slot = np.array([-1, 1, -1, 0])  # heads 3 and 1 kept, in that order
+    none = (np.full(H, -1), np.zeros((0, 0, 0), dtype))
     for key_rows in (rng.integers(0, R, (N, T)), rng.integers(0, R, (N, 1))):
-        np.testing.assert_allclose(cached_attention(q, k, v, key_rows, n_keys, H),
-                                   cached_attention_ref(q, k, v, key_rows, n_keys, H), rtol=1e-5, atol=1e-6)
+        want_kept, kept = np.full((N, 2, T + 1), 7.0, dtype), np.full((N, 2, T + 1), 7.0, dtype)
+        want = cached_attention_ref(q, k, v, key_rows, n_keys, H, slot, want_kept)
+        np.testing.assert_allclose(cached_attention(q, k, v, key_rows, n_keys, H, slot, kept), want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(cached_attention(q, k, v, key_rows, n_keys, H, *none), want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(kept, want_kept, rtol=1e-5, atol=1e-6)
+        unwritten = np.arange(T + 1) >= n_keys[:, None, None]  # (N, 1, T + 1): keys past n_keys left alone
+        assert (want_kept[np.broadcast_to(unwritten, kept.shape)] == 7.0).all()
+        np.testing.assert_allclose(np.where(unwritten, 0, want_kept).sum(-1), 1.0, rtol=1e-5)
     logits, bias = rng.normal(size=(N, 50)).astype(dtype), rng.normal(size=50).astype(dtype)
     logits[:, 7] = logits[:, 8]  # a tie: the smaller id comes first
     banned = np.where(rng.random((N, 3)) < 0.5, rng.integers(0, 50, (N, 3)), -1)

@@ -13,18 +13,25 @@ from mtcli.kernels.attention import attention_forward_ref
 from mtcli.kernels.jit import FAST, exp_nonpos, kernel
 
 
-def cached_attention_ref(q, k, v, key_rows, n_keys, n_heads):
+def cached_attention_ref(q, k, v, key_rows, n_keys, n_heads, kept_slot, kept):
     """q (N, C) against k/v (R, T, C) through key_rows (N, T' or 1) -> (N, C); keys j >= n_keys[a]
-    are not attended."""
+    are not attended. The weights of each head h with kept_slot[h] >= 0 (n_heads,) are written to
+    kept[a, kept_slot[h], j] for j < n_keys[a] (kept (N, heads kept, >= max n_keys); a beam's coverage
+    penalty reads them instead of a second pass); kept may be empty when kept_slot is all -1."""
     Tk = int(n_keys.max())
     rows = np.broadcast_to(key_rows, (len(q), max(key_rows.shape[1], Tk)))[:, :Tk]  # (N, Tk)
     ks, vs = k[rows, np.arange(Tk)], v[rows, np.arange(Tk)]  # (N, Tk, C)
     no_drop = np.zeros((0, 0, 0, 0), q.dtype)
-    return attention_forward_ref(q[:, None], ks, vs, n_keys, False, no_drop, n_heads)[0][:, 0]
+    out, p = attention_forward_ref(q[:, None], ks, vs, n_keys, False, no_drop, n_heads)
+    heads = np.flatnonzero(kept_slot >= 0)
+    if len(heads):
+        at = np.arange(Tk) < n_keys[:, None, None]  # (N, 1, Tk)
+        kept[:, kept_slot[heads], :Tk] = np.where(at, p[:, heads, 0], kept[:, kept_slot[heads], :Tk])
+    return out[:, 0]
 
 
 @kernel(fastmath=FAST)
-def cached_attention(q, k, v, key_rows, n_keys, n_heads):
+def cached_attention(q, k, v, key_rows, n_keys, n_heads, kept_slot, kept):
     """See cached_attention_ref. Serial (a decoding thread's whole step is one task, Translator),
     one query row at a time, heads as channel ranges of 1-D row views: the loops over a head's D
     channels vectorise (measured 5x the speed of per-head slices)."""
@@ -53,6 +60,9 @@ def cached_attention(q, k, v, key_rows, n_keys, n_heads):
                 e = exp_nonpos(scores[j] - m)
                 scores[j] = e
                 z += e
+            if kept_slot[h] >= 0:
+                for j in range(n):
+                    kept[a, kept_slot[h], j] = scores[j] / z
             for j in range(n):
                 r = key_rows[a, 0] if one_row else key_rows[a, j]
                 vr = v[r, j]

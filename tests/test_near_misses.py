@@ -286,6 +286,16 @@ def test_output_file_and_dir_near_misses(tmp_path, run_cli, world):
     assert "standard output cannot take a directory" in one_line(run_cli("tokenize", "--out", "-"))
 
 
+def test_evaluate_save_names_the_scores_file_it_cannot_write(tmp_path, monkeypatch):
+    """(the probe refused as a read-only mount would: root writes through permissions)"""
+    from mtcli.cli import _scores_writable
+
+    monkeypatch.setattr(guards, "_probe", lambda d: (_ for _ in ()).throw(OSError(30, "Read-only file system")))
+    with pytest.raises(UserError, match=f"^--save: the model's scores file {tmp_path}/scores.json: cannot be written "
+                                        r"\(Read-only file system\)"):
+        _scores_writable("m", tmp_path)
+
+
 # --- options ----------------------------------------------------------------------------------------------
 
 

@@ -157,7 +157,9 @@ def test_model_names_almost_refused_are_taken(name):
 @pytest.mark.parametrize("name", ["a" * 65, "", "-a", ".a", "_a", "a/b", "a b", "a\n", "..", ".", "en-es", "é",
                                   "a\\b", "a:b"])
 def test_model_names_almost_right_are_refused(name):
-    with pytest.raises(UserError):
+    rule = ("the shipped model's name; choose another --name" if name == "en-es" else
+            "use letters, digits, '.', '_' and '-' (up to 64, starting with a letter or digit)")
+    with pytest.raises(UserError, match=re.escape(rule) + "$"):
         registry._check_name(name)
 
 
@@ -175,11 +177,27 @@ def test_a_name_resolves_only_exactly(world, home, run_cli):
 
 def test_check_free_refuses_a_taken_name_unless_forced_and_only_that_name(world, home):
     registry.add(world.model, "tiny")
-    with pytest.raises(UserError, match="exists"):
+    with pytest.raises(UserError, match=r"exists \(.*/tiny\); add --force to replace it, or choose another name$"):
         registry.check_free("tiny")
     assert registry.check_free("tiny", force=True) == home / "models" / "tiny"
     assert registry.check_free("tiny2") == home / "models" / "tiny2"
     assert registry.check_free("tin") == home / "models" / "tin"
+
+
+def test_a_model_directory_gone_or_replaced_is_not_the_one_locked(tmp_path):
+    """registry._same, after a command locked a model: removed meanwhile (nothing to stat) or another directory
+    under its name is not the model locked."""
+    model = tmp_path / "m"
+    model.mkdir()
+    fd = registry._open_dir(model)
+    try:
+        assert registry._same(fd, model)
+        model.rename(tmp_path / "moved")
+        assert not registry._same(fd, model) and registry._same(fd, tmp_path / "moved")
+        model.mkdir()
+        assert not registry._same(fd, model)
+    finally:
+        os.close(fd)
 
 
 def test_a_taken_name_is_refused_with_advice_the_command_can_follow(world, home, run_cli, tmp_path):

@@ -332,6 +332,33 @@ def test_translate_options_right_and_almost_right(args, refused, world, run_cli)
         assert result[0] == 0, result[2]
 
 
+def test_a_model_is_asked_for_once(run_cli, monkeypatch):
+    monkeypatch.delenv("MTCLI_MODEL", raising=False)
+    assert run_cli("plot") == (2, "", "error: give a model: `mtcli plot MODEL` or -m MODEL (a name from `mtcli models` "
+                                      "or a directory)\n")
+    assert run_cli("info", "x", "-m", "en-es") == (2, "", "error: give the model once: as the MODEL argument or with "
+                                                          "-m/--model\n")
+
+
+@pytest.mark.parametrize("option", [["--round-trip"], ["--min-confidence", "0.5"], ["--flagged", "f.txt"]])
+def test_each_check_option_is_named_when_the_check_is_off(option, run_cli):
+    code, out, err = run_cli("translate", "--no-check", *option, "-i", "-")
+    assert (code, out, err) == (2, "", f"error: {option[0]} reads the check that --no-check turns off\n")
+
+
+def test_document_options_right_and_almost_right():
+    import typer
+
+    from mtcli.cli import _document_options
+
+    _document_options("json", ["menu.*"], False)
+    _document_options("po", None, True)
+    _document_options("xliff", [], True)
+    for fmt, keys, overwrite in (("po", ["menu.*"], False), ("json", None, True), ("text", None, True)):
+        with pytest.raises(typer.Exit):
+            _document_options(fmt, keys, overwrite)
+
+
 @pytest.mark.parametrize("split, refused", [("test", False), ("selection", False), ("Test", True), ("test ", True),
                                             ("train", True), ("", True)])
 def test_evaluate_split_right_and_almost_right(split, refused, run_cli, monkeypatch, world):

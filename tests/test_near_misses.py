@@ -323,6 +323,7 @@ def test_evaluate_save_names_the_scores_file_it_cannot_write(tmp_path, monkeypat
     (["--beam", "2", "--alpha", "0.5"], False), (["--beam", "1", "--alpha", "0.5"], True),
     (["--scores"], False), (["--scores", "--json"], True), (["--nbest", "2"], False), (["--greedy", "--nbest", "2"], True),
     (["--nbest", "2", "--scores"], True), (["--batch-size", "1"], False), (["--batch-size", "0"], True),
+    (["--no-check"], False), (["--min-confidence", "0"], False), (["--no-check", "--min-confidence", "0"], True),
 ])
 def test_translate_options_right_and_almost_right(args, refused, world, run_cli):
     result = run_cli("translate", "-m", world.model, *args, "Tom likes the cat.")

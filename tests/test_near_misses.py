@@ -200,6 +200,15 @@ def test_a_model_directory_gone_or_replaced_is_not_the_one_locked(tmp_path):
         os.close(fd)
 
 
+def test_a_removal_that_fails_says_why(home, monkeypatch):
+    model = home / "models" / "m"
+    model.mkdir(parents=True)
+    (model / registry.WEIGHTS).write_bytes(b"")  # (registered: models() lists it)
+    monkeypatch.setattr(registry, "_delete", lambda path: (_ for _ in ()).throw(OSError(16, "Device or resource busy")))
+    with pytest.raises(UserError, match=f"^cannot remove {re.escape(str(model))}: Device or resource busy$"):
+        registry.remove("m")
+
+
 def test_a_taken_name_is_refused_with_advice_the_command_can_follow(world, home, run_cli, tmp_path):
     """The advice of a refusal names options its own command has: finetune (and train --register) told to "add
     --force", which they do not have (their --force, where there is one, is about --out, not the name)."""

@@ -356,6 +356,41 @@ def test_each_check_option_is_named_when_the_check_is_off(option, run_cli):
     assert (code, out, err) == (2, "", f"error: {option[0]} reads the check that --no-check turns off\n")
 
 
+def _decoding(**given):
+    """cli._decoding called directly: translate's defaults with `given` changed."""
+    from mtcli.cli import _decoding
+
+    args = dict(fmt="text", beam=4, alpha=0.6, nbest=1, batch_size=None, check=True, round_trip=False,
+                min_confidence=None, flagged=None, align=False, scores=False)
+    return _decoding(None, **{**args, **given})
+
+
+@pytest.mark.parametrize("given, message", [
+    (dict(check=False, round_trip=True, min_confidence=0.5), "--round-trip reads the check that --no-check turns off"),
+    (dict(fmt="markdown", min_confidence=0.5), "--format markdown: --min-confidence is for plain lines (a document is "
+                                               "not checked)"),
+    (dict(fmt="html", align=True), "--format html: --align is for plain lines (a document is not checked)"),
+    (dict(align=True, nbest=2), "--align: its alignments follow the one translation of each line, not --nbest"),
+    (dict(align=True, scores=True), "--align: its alignments follow the one translation of each line, not --scores"),
+])
+def test_decoding_refusals_name_the_option_that_contradicts(given, message, capsys, monkeypatch):
+    import typer
+
+    monkeypatch.setenv("COLUMNS", "400")
+    with pytest.raises(typer.Exit):
+        _decoding(**given)
+    assert capsys.readouterr().err == f"error: {message}\n"
+
+
+def test_decoding_options_almost_refused_are_taken():
+    assert _decoding(min_confidence=0.5, align=True).return_alignments
+    assert _decoding(fmt="markdown").check == "fast" and _decoding(check=False).check == "off"
+    assert _decoding(align=True, nbest=1).num_hypotheses == 2  # (the check's second best)
+    assert _decoding(round_trip=True, beam=1).check == "full" and _decoding(beam=1, nbest=1).num_hypotheses == 1
+    options = _decoding(batch_size=3)
+    assert (options.max_batch_size, options.batch_type) == (3, "examples")
+
+
 def test_document_options_right_and_almost_right():
     import typer
 

@@ -386,6 +386,8 @@ def test_decoding_options_almost_refused_are_taken():
     assert _decoding(min_confidence=0.5, align=True).return_alignments
     assert _decoding(fmt="markdown").check == "fast" and _decoding(check=False).check == "off"
     assert _decoding(align=True, nbest=1).num_hypotheses == 2  # (the check's second best)
+    assert _decoding(beam=2).num_hypotheses == 2 and _decoding(beam=2, nbest=3).num_hypotheses == 3
+    assert (_decoding(beam=3).beam_size, _decoding(alpha=1.5).length_penalty) == (3, 1.5)
     assert _decoding(round_trip=True, beam=1).check == "full" and _decoding(beam=1, nbest=1).num_hypotheses == 1
     options = _decoding(batch_size=3)
     assert (options.max_batch_size, options.batch_type) == (3, "examples")

@@ -356,6 +356,20 @@ def test_each_check_option_is_named_when_the_check_is_off(option, run_cli):
     assert (code, out, err) == (2, "", f"error: {option[0]} reads the check that --no-check turns off\n")
 
 
+@pytest.mark.parametrize("args, message", [
+    (["--format", "markdown", "--nbest", "2", "-i", "-"], "--format markdown translates a document (-i FILE or stdin) "
+     "and writes it back whole; --nbest, --scores, --json and text arguments are for plain lines"),
+    (["-i", "-", "Hi."], "give the English as text arguments or with -i/--input, not both"),
+])
+def test_translate_refusals_word_for_word(args, message, run_cli):
+    assert run_cli("translate", *args) == (2, "", f"error: {message}\n")
+
+
+def test_a_long_mtcli_beam_is_shown_cut_at_40_characters(run_cli, monkeypatch):
+    monkeypatch.setenv("MTCLI_BEAM", "9" * 50)
+    assert f"MTCLI_BEAM={'9' * 40!r}: give a beam size" in one_line(run_cli("translate", "-i", "-"))
+
+
 def _decoding(**given):
     """cli._decoding called directly: translate's defaults with `given` changed."""
     from mtcli.cli import _decoding

@@ -101,7 +101,9 @@ _PROCESSES = " and ".join(f"not {k}" for k in (
     "every_input_mode", "reach_the_decoder", "locale_without_utf8", "ordinary_user", "by_any_route",
     "through_a_descriptor", "pipe_on_stdin", "write_only_standard_input", "slow_writer", "still_growing",
     "being_appended", "flagged_or_o_naming",
-    "shell_completion"))  # (typer's completion script fails in mutmut's copy: not a guard)
+    # (and what fails in mutmut's copy, neither a guard: typer's completion script; the import-laziness
+    # tests, since a mutated module's trampolines import mutmut, which brings numpy, pydantic, tokenizers)
+    "shell_completion", "loads_no_library", "answers_before_the_cli_loads", "translated_without_numba"))
 SLOW = {**dict.fromkeys(("guards", "registry", "cli", "session"), _PROCESSES),
         # (LibreOffice converting the documents: seconds a test, and nothing it checks is a refusal)
         **{m: "not libreoffice_converts" for m, (tests, _) in TARGETS.items() if _DOCUMENT_TESTS[-1] in tests}}

@@ -157,7 +157,9 @@ def test_model_names_almost_refused_are_taken(name):
 @pytest.mark.parametrize("name", ["a" * 65, "", "-a", ".a", "_a", "a/b", "a b", "a\n", "..", ".", "en-es", "é",
                                   "a\\b", "a:b"])
 def test_model_names_almost_right_are_refused(name):
-    with pytest.raises(UserError):
+    rule = ("the shipped model's name; choose another --name" if name == "en-es" else
+            "use letters, digits, '.', '_' and '-' (up to 64, starting with a letter or digit)")
+    with pytest.raises(UserError, match=re.escape(rule) + "$"):
         registry._check_name(name)
 
 
@@ -175,11 +177,36 @@ def test_a_name_resolves_only_exactly(world, home, run_cli):
 
 def test_check_free_refuses_a_taken_name_unless_forced_and_only_that_name(world, home):
     registry.add(world.model, "tiny")
-    with pytest.raises(UserError, match="exists"):
+    with pytest.raises(UserError, match=r"exists \(.*/tiny\); add --force to replace it, or choose another name$"):
         registry.check_free("tiny")
     assert registry.check_free("tiny", force=True) == home / "models" / "tiny"
     assert registry.check_free("tiny2") == home / "models" / "tiny2"
     assert registry.check_free("tin") == home / "models" / "tin"
+
+
+def test_a_model_directory_gone_or_replaced_is_not_the_one_locked(tmp_path):
+    """registry._same, after a command locked a model: removed meanwhile (nothing to stat) or another directory
+    under its name is not the model locked."""
+    model = tmp_path / "m"
+    model.mkdir()
+    fd = registry._open_dir(model)
+    try:
+        assert registry._same(fd, model)
+        model.rename(tmp_path / "moved")
+        assert not registry._same(fd, model) and registry._same(fd, tmp_path / "moved")
+        model.mkdir()
+        assert not registry._same(fd, model)
+    finally:
+        os.close(fd)
+
+
+def test_a_removal_that_fails_says_why(home, monkeypatch):
+    model = home / "models" / "m"
+    model.mkdir(parents=True)
+    (model / registry.WEIGHTS).write_bytes(b"")  # (registered: models() lists it)
+    monkeypatch.setattr(registry, "_delete", lambda path: (_ for _ in ()).throw(OSError(16, "Device or resource busy")))
+    with pytest.raises(UserError, match=f"^cannot remove {re.escape(str(model))}: Device or resource busy$"):
+        registry.remove("m")
 
 
 def test_a_taken_name_is_refused_with_advice_the_command_can_follow(world, home, run_cli, tmp_path):
@@ -286,6 +313,16 @@ def test_output_file_and_dir_near_misses(tmp_path, run_cli, world):
     assert "standard output cannot take a directory" in one_line(run_cli("tokenize", "--out", "-"))
 
 
+def test_evaluate_save_names_the_scores_file_it_cannot_write(tmp_path, monkeypatch):
+    """(the probe refused as a read-only mount would: root writes through permissions)"""
+    from mtcli.cli import _scores_writable
+
+    monkeypatch.setattr(guards, "_probe", lambda d: (_ for _ in ()).throw(OSError(30, "Read-only file system")))
+    with pytest.raises(UserError, match=f"^--save: the model's scores file {tmp_path}/scores.json: cannot be written "
+                                        r"\(Read-only file system\)"):
+        _scores_writable("m", tmp_path)
+
+
 # --- options ----------------------------------------------------------------------------------------------
 
 
@@ -295,6 +332,7 @@ def test_output_file_and_dir_near_misses(tmp_path, run_cli, world):
     (["--beam", "2", "--alpha", "0.5"], False), (["--beam", "1", "--alpha", "0.5"], True),
     (["--scores"], False), (["--scores", "--json"], True), (["--nbest", "2"], False), (["--greedy", "--nbest", "2"], True),
     (["--nbest", "2", "--scores"], True), (["--batch-size", "1"], False), (["--batch-size", "0"], True),
+    (["--no-check"], False), (["--min-confidence", "0"], False), (["--no-check", "--min-confidence", "0"], True),
 ])
 def test_translate_options_right_and_almost_right(args, refused, world, run_cli):
     result = run_cli("translate", "-m", world.model, *args, "Tom likes the cat.")
@@ -302,6 +340,84 @@ def test_translate_options_right_and_almost_right(args, refused, world, run_cli)
         one_line(result)
     else:
         assert result[0] == 0, result[2]
+
+
+def test_a_model_is_asked_for_once(run_cli, monkeypatch):
+    monkeypatch.delenv("MTCLI_MODEL", raising=False)
+    assert run_cli("plot") == (2, "", "error: give a model: `mtcli plot MODEL` or -m MODEL (a name from `mtcli models` "
+                                      "or a directory)\n")
+    assert run_cli("info", "x", "-m", "en-es") == (2, "", "error: give the model once: as the MODEL argument or with "
+                                                          "-m/--model\n")
+
+
+@pytest.mark.parametrize("option", [["--round-trip"], ["--min-confidence", "0.5"], ["--flagged", "f.txt"]])
+def test_each_check_option_is_named_when_the_check_is_off(option, run_cli):
+    code, out, err = run_cli("translate", "--no-check", *option, "-i", "-")
+    assert (code, out, err) == (2, "", f"error: {option[0]} reads the check that --no-check turns off\n")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--format", "markdown", "--nbest", "2", "-i", "-"], "--format markdown translates a document (-i FILE or stdin) "
+     "and writes it back whole; --nbest, --scores, --json and text arguments are for plain lines"),
+    (["-i", "-", "Hi."], "give the English as text arguments or with -i/--input, not both"),
+])
+def test_translate_refusals_word_for_word(args, message, run_cli):
+    assert run_cli("translate", *args) == (2, "", f"error: {message}\n")
+
+
+def test_a_long_mtcli_beam_is_shown_cut_at_40_characters(run_cli, monkeypatch):
+    monkeypatch.setenv("MTCLI_BEAM", "9" * 50)
+    assert f"MTCLI_BEAM={'9' * 40!r}: give a beam size" in one_line(run_cli("translate", "-i", "-"))
+
+
+def _decoding(**given):
+    """cli._decoding called directly: translate's defaults with `given` changed."""
+    from mtcli.cli import _decoding
+
+    args = dict(fmt="text", beam=4, alpha=0.6, nbest=1, batch_size=None, check=True, round_trip=False,
+                min_confidence=None, flagged=None, align=False, scores=False)
+    return _decoding(None, **{**args, **given})
+
+
+@pytest.mark.parametrize("given, message", [
+    (dict(check=False, round_trip=True, min_confidence=0.5), "--round-trip reads the check that --no-check turns off"),
+    (dict(fmt="markdown", min_confidence=0.5), "--format markdown: --min-confidence is for plain lines (a document is "
+                                               "not checked)"),
+    (dict(fmt="html", align=True), "--format html: --align is for plain lines (a document is not checked)"),
+    (dict(align=True, nbest=2), "--align: its alignments follow the one translation of each line, not --nbest"),
+    (dict(align=True, scores=True), "--align: its alignments follow the one translation of each line, not --scores"),
+])
+def test_decoding_refusals_name_the_option_that_contradicts(given, message, capsys, monkeypatch):
+    import typer
+
+    monkeypatch.setenv("COLUMNS", "400")
+    with pytest.raises(typer.Exit):
+        _decoding(**given)
+    assert capsys.readouterr().err == f"error: {message}\n"
+
+
+def test_decoding_options_almost_refused_are_taken():
+    assert _decoding(min_confidence=0.5, align=True).return_alignments
+    assert _decoding(fmt="markdown").check == "fast" and _decoding(check=False).check == "off"
+    assert _decoding(align=True, nbest=1).num_hypotheses == 2  # (the check's second best)
+    assert _decoding(beam=2).num_hypotheses == 2 and _decoding(beam=2, nbest=3).num_hypotheses == 3
+    assert (_decoding(beam=3).beam_size, _decoding(alpha=1.5).length_penalty) == (3, 1.5)
+    assert _decoding(round_trip=True, beam=1).check == "full" and _decoding(beam=1, nbest=1).num_hypotheses == 1
+    options = _decoding(batch_size=3)
+    assert (options.max_batch_size, options.batch_type) == (3, "examples")
+
+
+def test_document_options_right_and_almost_right():
+    import typer
+
+    from mtcli.cli import _document_options
+
+    _document_options("json", ["menu.*"], False)
+    _document_options("po", None, True)
+    _document_options("xliff", [], True)
+    for fmt, keys, overwrite in (("po", ["menu.*"], False), ("json", None, True), ("text", None, True)):
+        with pytest.raises(typer.Exit):
+            _document_options(fmt, keys, overwrite)
 
 
 @pytest.mark.parametrize("split, refused", [("test", False), ("selection", False), ("Test", True), ("test ", True),

@@ -432,6 +432,7 @@ def test_evaluate_save_never_writes_into_the_installed_package(shipped_model, wo
     for model in ("en-es", shipped_model, tmp_path / "link", f"{shipped_model}/", f"{shipped_model}/../en-es"):
         message = one_line(run_cli("evaluate", "-m", model, "--data", world.corpus, "--save"))
         assert "shipped inside mtcli's package" in message, model
+        assert message.endswith("is not rewritten (drop --save, or `mtcli models add` a copy and score that)"), message
     assert (shipped_model / "scores.json").read_bytes() == scores
     assert registry.in_package(shipped_model / "scores.json") and not registry.in_package(world.model)
     assert not registry.in_package(str(REPO / "mtcli") + "-other")  # a sibling whose name starts alike

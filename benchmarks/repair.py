@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.confidence import DROPPABLE, END, MESSAGES, SEED, _back, _selection, _translator  # noqa: E402
 from mtcli import confidence as conf  # noqa: E402
 from mtcli.config import DEFAULTS, Options  # noqa: E402
-from mtcli.confidence.repair import clauses, repair  # noqa: E402
+from mtcli.confidence.repair import clauses, repair, whole  # noqa: E402
 from mtcli.text.pipeline import Engine, translate_lines  # noqa: E402
 
 
@@ -46,24 +46,26 @@ def measure(name: str, pairs: list[tuple[str, str]], tr, back, show: int) -> dic
     checks = checker.check(sources, [r.nbest for r in done])
     base = time.process_time() - t0
     before = [r.nbest[0][0] for r in done]
-    old = copy.deepcopy(checks)
-    t0 = time.process_time()
-    kept = repair(checker, engine, options, done, checks)
-    cost = time.process_time() - t0
-    after = [r.nbest[0][0] for r in done]
-    named = [(k, s) for k, c in enumerate(old) if c for s in c.sentences if s.flagged and s.omitted]
-    changed = [k for k in range(len(pairs)) if before[k] != after[k]]
-    for k in changed[:show]:
-        print(f"{sources[k]}\n  before: {before[k]}   [{'; '.join(old[k].warnings)}]\n  after:  {after[k]}\n"
-              f"  ref:    {refs[k]}", file=sys.stderr)
-    score = {m.__name__: (m().corpus_score(before, [refs]).score, m().corpus_score(after, [refs]).score)
-             for m in (BLEU, CHRF)} if all(refs) else {}
-    return {"set": name, "lines": len(pairs), "flagged with words named": len(named),
-            "tried (2+ clauses)": sum(len(clauses(s.source)) > 1 for _, s in named), "kept": kept,
-            "lines changed": len(changed),
-            **{f"{m} before/after": [round(a, 2), round(b, 2)] for m, (a, b) in score.items()},
-            "cpu translate+check": round(base, 2), "cpu repair": round(cost, 2),
-            "repair extra": round(cost / base, 4)}
+    named = [(k, s) for k, c in enumerate(checks) if c for s in c.sentences if s.flagged and s.omitted]
+    out = {"set": name, "lines": len(pairs), "flagged with words named": len(named),
+           "tried (2+ clauses)": sum(len(clauses(s.source)) > 1 for _, s in named), "cpu translate+check": round(base, 2)}
+    for way in (repair, whole):
+        fixed, again = copy.deepcopy(done), copy.deepcopy(checks)
+        t0 = time.process_time()
+        kept = way(checker, engine, options, fixed, again)
+        cost = time.process_time() - t0
+        after = [r.nbest[0][0] for r in fixed]
+        changed = [k for k in range(len(pairs)) if before[k] != after[k]]
+        for k in changed[:show]:
+            print(f"[{way.__name__}] {sources[k]}\n  before: {before[k]}   [{'; '.join(checks[k].warnings)}]\n"
+                  f"  after:  {after[k]}\n  ref:    {refs[k]}", file=sys.stderr)
+        score = {m.__name__: (m().corpus_score(before, [refs]).score, m().corpus_score(after, [refs]).score)
+                 for m in (BLEU, CHRF)} if all(refs) else {}
+        still = sum(bool(s.omitted) for k, s0 in named for s in again[k].sentences if s.source == s0.source)
+        out[way.__name__] = {"kept": kept, "lines changed": len(changed), "still named": still,
+                             **{f"{m} before/after": [round(a, 2), round(b, 2)] for m, (a, b) in score.items()},
+                             "cpu": round(cost, 2), "extra": round(cost / base, 4)}
+    return out
 
 
 def main() -> None:
@@ -78,9 +80,10 @@ def main() -> None:
     random.Random(SEED + 3).shuffle(pairs)
     droppable = re.compile("|".join(f"(?:{p}){END}" for _, p in DROPPABLE[args.model.split("-")[0]]))
     clause = [p for p in pairs if droppable.search(p[0]) and len(clauses(p[0])) > 1][: args.lines]
-    messages = [(line.split("\t")[0], "") for line in MESSAGES.read_text("utf-8").splitlines()[1:] if line.strip()]
+    messages = [(line.split("\t")[0], "") for line in MESSAGES[args.model].read_text("utf-8").splitlines()[1:]
+                if line.strip()]
     for name, chosen in (("selection", pairs[: args.lines]), ("selection, a droppable clause", clause),
-                         *([("messages (no references)", messages)] if args.model == "en-es" else [])):
+                         ("messages (no references)", messages)):
         print(json.dumps(measure(name, chosen, tr, back, args.show)), flush=True)
 
 

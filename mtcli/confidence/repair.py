@@ -91,3 +91,42 @@ def repair(checker, engine, options, results: list, checks: list[LineCheck | Non
                             *rest]
         kept += 1
     return kept
+
+
+WIDE = 8  # the whole-sentence retry's beam and hypotheses
+
+
+def whole(checker, engine, options, results: list, checks: list[LineCheck | None]) -> int:
+    """Retry each flagged sentence with words named as left out as a whole, with a wider beam (WIDE hypotheses,
+    one pipeline call for them all); of its hypotheses, each checked (one check for them all), keep the surest
+    that no longer names the named words, if surer than the first translation."""
+    from mtcli.text.pipeline import translate_lines
+
+    todo = [(k, j) for k, c in enumerate(checks) if c for j, s in enumerate(c.sentences) if s.flagged and s.omitted]
+    if not todo:
+        return 0
+    tr = checker.translator
+    wide = replace(checker.options, beam_size=WIDE, num_hypotheses=WIDE)
+    decode = replace(engine, decode=lambda lines: [[(h.text, h.score) for h in r.hypotheses]
+                                                   for r in tr.translate_batch(lines, wide)])
+    sources = [checks[k].sentences[j].source for k, j in todo]
+    done = translate_lines(sources, decode, options)
+    tries = [(n, [(t, s), *[h for h in r.nbest if h[0] != t]]) for n, r in enumerate(done) for t, s in r.nbest
+             if t != checks[todo[n][0]].sentences[todo[n][1]].translation]
+    again = checker.check([sources[n] for n, _ in tries], [nb for _, nb in tries])
+    best: dict[int, tuple] = {}
+    for (n, nb), new in zip(tries, again):
+        k, j = todo[n]
+        if new and len(new.sentences) == 1 and better(checks[k].sentences[j], new.sentences[0]) and \
+                (n not in best or new.sentences[0].confidence > best[n][1].confidence):
+            best[n] = (nb[0], new.sentences[0])
+    for n, ((text, score), new) in best.items():
+        k, j = todo[n]
+        old = checks[k].sentences[j]
+        checks[k].sentences[j] = replace(new, source=old.source)
+        line, rest = results[k].nbest[0][0], results[k].nbest[1:]
+        whole_line = " ".join(s.translation for s in checks[k].sentences)
+        results[k].nbest = [(line.replace(old.translation, text, 1) if old.translation in line else whole_line, score),
+                            *rest]
+    return len(best)
+

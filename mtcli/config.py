@@ -136,9 +136,6 @@ class TranslationOptions:
     # twice the cost: asked for, not the default), "off"; a model without a fitted combination
     # (MODEL/confidence.json) is not checked
     check: str = "fast"
-    # a flagged sentence whose check names words as left out translated again in clauses, the retry kept only if
-    # surer and those words now covered (mtcli/confidence/repair.py; docs/confidence.md has the figures)
-    repair: bool = False  # off: on held-out selection sentences BLEU 59.12 -> 58.67, +17 % CPU where it acts
     return_alignments: bool = False  # source-target word alignments from the cross-attention (--align)
 
     def __post_init__(self):

@@ -147,10 +147,6 @@ class Router:
             checker = self.checker(direction)  # (before decoding: it keeps what the check reads again)
             done = translate_lines(sources, self.engine(direction), self.options.text_for(source))
             checks = checker.check(sources, [r.nbest for r in done]) if checker else [None] * len(rows)
-            if checker and self.options.decoding.repair:
-                from mtcli.confidence.repair import repair
-
-                repair(checker, self.engine(direction), self.options.text_for(source), done, checks)
             for i, r, check in zip(rows, done, checks):
                 results[i] = CheckedLine(**{**vars(r), "line": first + i}, check=check)
         for r, line, (language, confidence) in zip(results, lines, told):

@@ -274,7 +274,6 @@ class SentenceCheck:
     flagged: bool = False
     warnings: list[str] = field(default_factory=list)
     alignment: list[tuple[int, int]] | None = None  # (source word, target word), words between spaces
-    omitted: list[str] = field(default_factory=list)  # the source's words named as left out, as written (repair.py)
 
     def to_json(self) -> dict:
         out = {"source": self.source, "translation": self.translation,
@@ -396,10 +395,8 @@ class Checker:
                 found, runs = read(f, s, t, [score for _, score in nbests[k]], trip, scorer, self.vocab)
                 sc.confidence = scorer.confidence(found)
                 sc.flagged = sc.confidence < scorer.threshold
-                written = [as_written(r, s) for r in runs]
-                sc.omitted = [r for r in written if r]
                 if sc.flagged:
-                    sc.warnings.append(_reason(written, trip, found))
+                    sc.warnings.append(_reason([as_written(r, s) for r in runs], trip, found))
             if self.options.return_alignments:
                 sc.alignment = self._alignment(f, t)
             checks[k].append(sc)

@@ -29,11 +29,11 @@ import numpy as np
 from safetensors import safe_open
 from safetensors.numpy import save
 
-from mtcli import schema
 from mtcli.atomic import atomic_write_bytes
 from mtcli.config import DEFAULT_DIRECTION, ModelConfig, TrainConfig, to_dict
 from mtcli.errors import UserError
 from mtcli.model import Model, param_shapes, views
+from mtcli.ranges import plain, plain_data_record
 from mtcli.optim import Adam
 from mtcli.stats import Stats
 from mtcli.tokenizer import Tokenizer
@@ -209,8 +209,12 @@ def load_weights(path: Path, dtype=np.float32) -> tuple[Model, dict]:
 def _load_weights(path: Path, dtype) -> tuple[Model, dict]:
     tensors, meta = load_tensors(path)
     where = f"{path}: invalid model config"
-    cfg = schema.check(ModelConfig, meta.get("model"), where)  # a recomputed checksum proves nothing
-    schema.check_data_meta(meta.get("data"), f"{path}: invalid data record")
+    cfg = plain(ModelConfig, meta.get("model"))  # a recomputed checksum proves nothing: every field checked
+    if cfg is None or not plain_data_record(meta.get("data")):  # (pydantic, to refuse it in its words)
+        from mtcli import schema
+
+        cfg = schema.check(ModelConfig, meta.get("model"), where)
+        schema.check_data_meta(meta.get("data"), f"{path}: invalid data record")
     try:
         shapes = param_shapes(cfg)
     except (TypeError, ValueError, ZeroDivisionError) as e:
@@ -355,6 +359,8 @@ def save_state(out: Path, model: Model, adam: Adam, loop: LoopState, meta: dict,
 def load_state(out: Path) -> tuple[Model, Adam, LoopState, dict, np.ndarray | None]:
     """The saved run: model, optimizer, loop position, metadata, and the weights' moving average
     (None when the run keeps none)."""
+    from mtcli import schema
+
     tensors, meta = load_tensors(out / STATE)
     where = f"{out / STATE}: invalid training state"  # every field checked: a recomputed checksum proves nothing
     cfg, t = schema.check(ModelConfig, meta.get("model"), where), schema.check(TrainConfig, meta.get("train"), where)

@@ -23,7 +23,8 @@ import numpy as np
 
 from mtcli.config import DEFAULT_DATA, DEFAULT_DIRECTION, DEFAULT_PREPARED, VOCAB, ModelConfig, languages
 from mtcli.errors import UserError
-from mtcli import guards, schema
+from mtcli import guards
+from mtcli.ranges import RANGES
 from mtcli.atomic import atomic_write_bytes, atomic_write_json, claim_dir
 from mtcli.tokenizer import BOS, CASE_SCHEME, EOS, PAD, Tokenizer, train_tokenizer
 
@@ -442,6 +443,8 @@ def _check_files(out_dir: Path, manifest: dict) -> None:
         raise UserError(f"{out_dir} is incomplete (an interrupted `mtcli tokenize`)")
     if manifest.get("checksum") != _manifest_digest(manifest):
         raise UserError(f"{path} is damaged (checksum mismatch)")
+    from mtcli import schema  # (pydantic: not for the text pipeline's use of this module)
+
     schema.check_manifest(manifest, str(path))
     for name in PREPARED_FILES:  # the checksum above vouches that manifest["files"] is intact
         f = out_dir / name
@@ -459,6 +462,8 @@ class NoPreparedData(UserError):
 
 def rerun_command(out_dir: Path, manifest) -> str:
     """The `mtcli tokenize` that rebuilds out_dir with the options the manifest records."""
+    from mtcli import schema
+
     try:
         m = schema.tokenize_options(manifest)
     except UserError:
@@ -656,7 +661,7 @@ def _options(data_path: Path, out_dir: Path, seed: int, split: str, fractions: S
     if lowercase_en and case_factors_en:
         raise UserError("--lowercase-en and --case-factors-en exclude each other: choose one")
     for lang, key in zip(langs, ("src_vocab", "tgt_vocab")):
-        lo, hi = schema.RANGES[key]
+        lo, hi = RANGES[key]
         if not lo <= sizes[lang] <= hi:
             raise UserError(f"{LANGUAGE_NAMES[lang]} vocabulary size must be between {lo} and {hi}, not {sizes[lang]}")
     direction = "-".join(langs)

@@ -13,7 +13,7 @@ GROUPS = {
     "numeric core": ["kernels", "layers", "attention", "model"],
     "training": ["optim", "checkpoint", "distributed", "metrics", "train", "finetune"],
     "translation": ["decode", "text", "langid", "confidence", "route", "evaluate"],
-    "interfaces": ["cli", "console", "session", "__main__", "serve", "registry", "export"],
+    "interfaces": ["cli", "coercion", "console", "session", "__main__", "serve", "registry", "export"],
 }
 UPWARD = {("train", "decode")}  # the per-epoch BLEU sample decodes with decode.greedy (docs/architecture.md)
 ROOT = Path(mtcli.__file__).parent

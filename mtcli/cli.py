@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from mtcli import registry, session
-from mtcli.console import FROM_CONFIG_FILE, err, fail
+from mtcli.console import FROM_CONFIG_FILE, err, fail, status
 from mtcli.console import error_line as _error_line
 from mtcli.console import out as _out
 from mtcli.console import warning as _warning
@@ -670,7 +670,7 @@ def plot(
 def _load_translator(model: Path):
     from mtcli.decode import Translator
 
-    with err.status(f"Loading {model}…"):
+    with status(f"Loading {model}…"):
         return Translator(model)
 
 
@@ -1207,7 +1207,7 @@ def ensemble(
       mtcli ensemble runs/large-a runs/large-b runs/large-c -o runs/abc && mtcli evaluate -m runs/abc
     """
     _writable_dir(output, "-o")
-    with err.status("Checking and joining the models…"):
+    with status("Checking and joining the models…"):
         written = registry.ensemble(models, output, dtype)
     _out.print(f"wrote {output}: {len(written)} models, "
                f"{_megabytes(sum(f.stat().st_size for f in written))} of weights", highlight=False, soft_wrap=True)
@@ -1323,7 +1323,7 @@ def models_add(
       mtcli models add runs/large --name large-v2 --force
     """
     _writable_dir(registry.user_models(), "the models directory (MTCLI_HOME)")
-    with err.status(f"Checking and copying {src}…"):
+    with status(f"Checking and copying {src}…"):
         dest = registry.add(src, name, force)
     _out.print(f"added {dest.name} ({_megabytes(registry.describe(dest.name, dest).size)}) in {dest}; "
                f"translate with: mtcli translate -m {dest.name} \"…\"", highlight=False, soft_wrap=True)

@@ -10,7 +10,6 @@ coercion, so that every message stays typer's. tests/test_cli_values.py holds th
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
@@ -21,9 +20,10 @@ import typer
 from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
 from typer._param_types import coerce_cli_choice, coerce_cli_path
 from typer.core import TyperCommand, TyperGroup
+from mtcli import lazy_re
 
-_WHOLE = re.compile(r"0|[1-9][0-9]{0,17}")  # (as pydantic reads them; other spellings go to it)
-_DECIMAL = re.compile(r"[0-9]{1,17}(\.[0-9]{1,17})?")
+_WHOLE = lazy_re.compile(r"0|[1-9][0-9]{0,17}")  # (as pydantic reads them; other spellings go to it)
+_DECIMAL = lazy_re.compile(r"[0-9]{1,17}(\.[0-9]{1,17})?")
 
 
 class _Unusual(Exception):

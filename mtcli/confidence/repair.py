@@ -9,13 +9,14 @@ import re
 from dataclasses import replace
 
 from mtcli.confidence import LineCheck, SentenceCheck
+from mtcli import lazy_re
 
 # where a clause may start: after , ; : or before a conjunction that opens one (each side two words or more)
-_CUT = re.compile(r"(?<=[,;:])\s+|\s+(?=(?:and|but|because|if|when|unless|although|while|before|after|until|"
-                  r"y|pero|porque|si|cuando|aunque|mientras|antes|después|hasta)\s)", re.IGNORECASE)
-_END = re.compile(r"[.!?]+$")
-_WORD = re.compile(r"[^\W_]+")
-_I = re.compile(r"I\b")  # English "I" opening a clause is no capital of a sentence
+_CUT = lazy_re.compile(r"(?<=[,;:])\s+|\s+(?=(?:and|but|because|if|when|unless|although|while|before|after|until|"
+                       r"y|pero|porque|si|cuando|aunque|mientras|antes|después|hasta)\s)", re.IGNORECASE)
+_END = lazy_re.compile(r"[.!?]+$")
+_WORD = lazy_re.compile(r"[^\W_]+")
+_I = lazy_re.compile(r"I\b")  # English "I" opening a clause is no capital of a sentence
 
 
 def clauses(sentence: str) -> list[str]:

@@ -1,9 +1,8 @@
-"""Every kind of span the text pipeline keeps as it came (or writes anew in Spanish), defined once: the
-patterns below, and KINDS, the table of rows built from them (sacrebleu's tokenizer_re style: one row a kind,
-one comment each). protect.py finds, masks and restores spans by this table; normalize.py, segment.py,
-labels.py, the stages and the format readers import the shared concepts (the private-use characters that
-stand for markup, months and weekdays, superscripts, code, emoticons) from here. tests/text/test_kinds.py
-fails if a module of mtcli/text/ defines one of them again.
+"""Every kind of span the text pipeline keeps as it came (or writes anew in Spanish), defined once: the patterns below,
+and KINDS, the table of rows built from them (sacrebleu's tokenizer_re style: one row a kind, one comment each).
+protect.py finds, masks and restores spans by this table; normalize.py, segment.py, labels.py, the stages and the
+format readers import the shared concepts (the private-use characters that stand for markup, months and weekdays,
+superscripts, code, emoticons) from here. tests/text/test_kinds.py fails if a module of mtcli/text/ defines one again.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
-"""Spans the model must not touch (numbers, times, prices, dates, URLs, e-mail addresses, emoji, anything
-its vocabulary cannot spell, markup) replaced by placeholders before decoding and put back after.
+"""Spans the model must not touch (numbers, times, prices, dates, URLs, e-mail addresses, emoji, anything its vocabulary
+cannot spell, markup) replaced by placeholders before decoding and put back after.
 
-The placeholder is a number the shipped model copies reliably. Measured on 300 corpus sentences with
-numbers (greedy and beam 4): a span's placeholder came back exactly for "50" in 90 % of sentences,
-"12" 80 %, "5" 84 %, "X"/"XYZ"/"N" 0 %, the name "Tom" 77 %, and the original numbers themselves 53 %;
-"50" and then "12, 50" (first span 12, second 50, ...) together 96.7 %. What still fails is translated
-around its spans (retry.py), so a span is never lost.
+The placeholder is a number the shipped model copies reliably. Measured on 300 corpus sentences with numbers (greedy and
+beam 4): a span's placeholder came back exactly for "50" in 90 % of sentences, "12" 80 %, "5" 84 %, "X"/"XYZ"/"N" 0 %,
+the name "Tom" 77 %, and the original numbers themselves 53 %; "50" and then "12, 50" (first span 12, second 50, ...)
+together 96.7 %. What still fails is translated around its spans (retry.py), so a span is never lost.
 """
 
 from __future__ import annotations

@@ -108,10 +108,16 @@ def _classifier():
 def _load_identifier():
     from py3langid.langid import LanguageIdentifier
 
+    import numpy as np
+
     a = _model_arrays()
     # memoryviews: indexed from Python at the speed of array.array, without copying a memory-mapped cache
-    return LanguageIdentifier(a["ptc"], a["pc"], list(LANGUAGES), memoryview(a["nextmove"]), memoryview(a["out"]),
-                              norm_probs=True, tk_row=memoryview(a["row"]))
+    identifier = LanguageIdentifier(a["ptc"], a["pc"], list(LANGUAGES), memoryview(a["nextmove"]),
+                                    memoryview(a["out"]), norm_probs=True, tk_row=())
+    # each state's row offset (row << 8), which py3langid's constructor makes as a list of 104,583 ints one by one
+    # (~8 ms of CPU at each start), at once
+    identifier.tk_row, identifier._rowbase = memoryview(a["row"]), memoryview(a["row"].astype(np.int64) << 8)
+    return identifier
 
 
 # py3langid's model file is LZMA-compressed (4.5 MB, 68 MB inside): decompressing it took a third of the CPU of

@@ -24,7 +24,6 @@ import glob
 import hashlib
 import json
 import os
-import re
 import stat
 import sys
 import uuid
@@ -33,8 +32,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from mtcli.errors import OutputError, UserError
+from mtcli import lazy_re
 
-_TMP_ID = re.compile("[0-9a-f]{32}")  # uuid4().hex in the temporary file names
+_TMP_ID = lazy_re.compile("[0-9a-f]{32}")  # uuid4().hex in the temporary file names
 NAME_MAX = 255  # bytes in a file name (ext4, XFS, btrfs, APFS, NTFS in UTF-16 units)
 
 

@@ -17,7 +17,6 @@ usual case for the model to write whatever the English's."""
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,11 +25,12 @@ import numpy as np
 
 from mtcli.data import EncodedSplit
 from mtcli.tokenizer import BOS, EOS, Tokenizer
+from mtcli import lazy_re
 
-_WORD_START = re.compile(r"(?<![\w'’])(\w)")
-_FINAL_PUNCT = re.compile(r"[.!?。…]+[\"'”’»)]*\s*$")
-_DIGITS = re.compile(r"\b\d+\b")  # digit runs, not ordinals such as 3rd
-_MARKS = re.compile(r"^[¡¿\s]+|[.!¡…\s]+$")  # a short phrase's opening and final marks (questions are left alone)
+_WORD_START = lazy_re.compile(r"(?<![\w'’])(\w)")
+_FINAL_PUNCT = lazy_re.compile(r"[.!?。…]+[\"'”’»)]*\s*$")
+_DIGITS = lazy_re.compile(r"\b\d+\b")  # digit runs, not ordinals such as 3rd
+_MARKS = lazy_re.compile(r"^[¡¿\s]+|[.!¡…\s]+$")  # a short phrase's opening and final marks (questions are left alone)
 SHORT_WORDS = 3
 
 

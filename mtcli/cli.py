@@ -13,17 +13,18 @@ import typer
 from rich.console import Console
 
 from mtcli import registry, session
-from mtcli.console import FROM_CONFIG_FILE, err, fail
+from mtcli.console import FROM_CONFIG_FILE, err, fail, status
 from mtcli.console import error_line as _error_line
 from mtcli.console import out as _out
 from mtcli.console import warning as _warning
+from mtcli.coercion import App
 from mtcli.config import (apply_config_file, DEFAULT_DATA, DEFAULT_DIRECTION, DEFAULT_DOWNLOAD_DIR, DEFAULT_PREPARED, DEFAULT_RUNS, DEFAULTS,
                           DIRECTIONS, VOCAB, ModelConfig, Options)
 from mtcli.errors import UserError
 from mtcli.ranges import limits
 from mtcli.serve.config import ServeConfig
 
-app = typer.Typer(
+app = App(  # typer.Typer, its parameters coerced without pydantic (mtcli.coercion)
     help="English-to-Spanish translation with a Transformer trained from scratch.",
     context_settings={"help_option_names": ["-h", "--help"]},
     no_args_is_help=True,
@@ -669,7 +670,7 @@ def plot(
 def _load_translator(model: Path):
     from mtcli.decode import Translator
 
-    with err.status(f"Loading {model}…"):
+    with status(f"Loading {model}…"):
         return Translator(model)
 
 
@@ -700,7 +701,7 @@ class DocFormat(str, Enum):
 def _translate_options(ctx: typer.Context, text: bool, input: Path | None, fmt: DocFormat | None, greedy: bool,
                        beam: int, nbest: int, scores: bool, as_json: bool) -> tuple[str, int]:
     """translate's document format (text for plain lines) and beam size; options that would be ignored or
-    overruled are an error, not a silent choice (their ranges: typer's, from schema.RANGES)."""
+    overruled are an error, not a silent choice (their ranges: typer's, from ranges.RANGES)."""
     from mtcli.atomic import STDOUT
 
     beam = _environment_beam(ctx, beam, greedy)
@@ -719,7 +720,7 @@ def _translate_options(ctx: typer.Context, text: bool, input: Path | None, fmt: 
 def _environment_beam(ctx: typer.Context, beam: int, greedy: bool) -> int:
     """--beam's default from MTCLI_BEAM, read only when the command line gives neither --beam nor
     --greedy: the command line wins, so a bad MTCLI_BEAM is no error under them."""
-    from mtcli.schema import RANGES
+    from mtcli.ranges import RANGES
 
     value = os.environ.get("MTCLI_BEAM", "").strip()
     if not value or greedy or _given(ctx, "beam"):
@@ -1206,13 +1207,13 @@ def ensemble(
       mtcli ensemble runs/large-a runs/large-b runs/large-c -o runs/abc && mtcli evaluate -m runs/abc
     """
     _writable_dir(output, "-o")
-    with err.status("Checking and joining the models…"):
+    with status("Checking and joining the models…"):
         written = registry.ensemble(models, output, dtype)
     _out.print(f"wrote {output}: {len(written)} models, "
                f"{_megabytes(sum(f.stat().st_size for f in written))} of weights", highlight=False, soft_wrap=True)
 
 
-glossary_app = typer.Typer(no_args_is_help=True, help="Glossaries: terms that come out as you give them "
+glossary_app = App(no_args_is_help=True, help="Glossaries: terms that come out as you give them "
                                                         "(docs/glossary.md).")
 app.add_typer(glossary_app, name="glossary")
 
@@ -1261,7 +1262,7 @@ def glossary_check(
 
 # --- models: the shipped one and the user's --------------------------------------------
 
-models_app = typer.Typer(no_args_is_help=False)
+models_app = App(no_args_is_help=False)
 app.add_typer(models_app, name="models")
 
 
@@ -1322,7 +1323,7 @@ def models_add(
       mtcli models add runs/large --name large-v2 --force
     """
     _writable_dir(registry.user_models(), "the models directory (MTCLI_HOME)")
-    with err.status(f"Checking and copying {src}…"):
+    with status(f"Checking and copying {src}…"):
         dest = registry.add(src, name, force)
     _out.print(f"added {dest.name} ({_megabytes(registry.describe(dest.name, dest).size)}) in {dest}; "
                f"translate with: mtcli translate -m {dest.name} \"…\"", highlight=False, soft_wrap=True)

@@ -43,5 +43,13 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
+def status(message: str):
+    """rich's spinner with `message` on a terminal's stderr while a block runs; elsewhere nothing, as rich would
+    show nothing there (its live display cost a one-sentence translation ~15 ms to load)."""
+    from contextlib import nullcontext
+
+    return err.status(message) if err.is_terminal else nullcontext()
+
+
 def warning(message: str) -> None:
     err.print(Text.assemble(("warning: ", "yellow"), escaped(message)), soft_wrap=True)

@@ -9,7 +9,6 @@ import io
 import itertools
 import json
 import os
-import re
 import shlex
 import sys
 import time
@@ -23,9 +22,11 @@ import numpy as np
 
 from mtcli.config import DEFAULT_DATA, DEFAULT_DIRECTION, DEFAULT_PREPARED, VOCAB, ModelConfig, languages
 from mtcli.errors import UserError
-from mtcli import guards, schema
+from mtcli import guards
+from mtcli.ranges import RANGES
 from mtcli.atomic import atomic_write_bytes, atomic_write_json, claim_dir
 from mtcli.tokenizer import BOS, CASE_SCHEME, EOS, PAD, Tokenizer, train_tokenizer
+from mtcli import lazy_re
 
 SPLITS = ("train", "selection", "test")
 SPLIT_METHODS = ("grouped", "random")
@@ -33,7 +34,7 @@ FRACTIONS = (0.6, 0.2, 0.2)  # thesis: 60% training, 20% selection, 20% test
 REPORTED_LINES = 5  # how many malformed line numbers a report names
 MAX_CORPUS_BYTES = 2 << 30  # spa.txt is 8 MB; a corpus is read whole, and text takes ~4x its bytes in memory
 FORMAT_VERSION = 1  # bump when the prepared files change meaning; invalidates caches
-_UNDECODABLE = re.compile("[\x00\udc80-\udcff]")  # what surrogateescape makes of invalid bytes; NUL: binary, UTF-16 without a BOM
+_UNDECODABLE = lazy_re.compile("[\x00\udc80-\udcff]")  # what surrogateescape makes of invalid bytes; NUL: binary, UTF-16 without a BOM
 STDIN = "-"
 LANGUAGE_NAMES = {"en": "English", "es": "Spanish"}
 
@@ -93,7 +94,7 @@ def file_sha256(path: str | os.PathLike) -> str:
     return hashlib.sha256(_read_bytes(Path(path))).hexdigest()
 
 
-_LINE_END = re.compile("\r\n|\r|\n")  # LF, CRLF or CR (an old Mac file) as text/read.py reads them
+_LINE_END = lazy_re.compile("\r\n|\r|\n")  # LF, CRLF or CR (an old Mac file) as text/read.py reads them
 
 
 def _tsv_records(text: str) -> Iterator[tuple[int, list[str]]]:
@@ -214,7 +215,7 @@ def oriented(pairs: Sequence[tuple[str, str]], direction: str) -> list[tuple[str
 
 # --- target-side lexicon: the words a model's output may hold (checkpoint.write_lexicon, decode.WordCheck) ---
 
-WORD = re.compile(r"[^\W\d_]+")  # a word as the lexicon counts it: a run of letters (no digit, no "_")
+WORD = lazy_re.compile(r"[^\W\d_]+")  # a word as the lexicon counts it: a run of letters (no digit, no "_")
 
 
 def target_lexicon(pairs: Sequence[tuple[str, str]], direction: str) -> list[str]:
@@ -261,7 +262,7 @@ def familiar_words(pairs: Sequence[tuple[str, str]], direction: str) -> list[str
 # restored wrong 12,153 of 144,156 with the vocabulary's table, 5,892 with each word's most frequent form alone,
 # 2,459 with these 893 neighbours (2 times, 0.7: 2,325 with 1,532; 5 times: 2,613 with 490)
 ACCENT_SEEN, ACCENT_SHARE = 3, 0.7
-_PIECE = re.compile(r"[^\W\d_]+|\S")
+_PIECE = lazy_re.compile(r"[^\W\d_]+|\S")
 
 
 def unaccented(word: str) -> str:
@@ -442,6 +443,8 @@ def _check_files(out_dir: Path, manifest: dict) -> None:
         raise UserError(f"{out_dir} is incomplete (an interrupted `mtcli tokenize`)")
     if manifest.get("checksum") != _manifest_digest(manifest):
         raise UserError(f"{path} is damaged (checksum mismatch)")
+    from mtcli import schema  # (pydantic: not for the text pipeline's use of this module)
+
     schema.check_manifest(manifest, str(path))
     for name in PREPARED_FILES:  # the checksum above vouches that manifest["files"] is intact
         f = out_dir / name
@@ -459,6 +462,8 @@ class NoPreparedData(UserError):
 
 def rerun_command(out_dir: Path, manifest) -> str:
     """The `mtcli tokenize` that rebuilds out_dir with the options the manifest records."""
+    from mtcli import schema
+
     try:
         m = schema.tokenize_options(manifest)
     except UserError:
@@ -656,7 +661,7 @@ def _options(data_path: Path, out_dir: Path, seed: int, split: str, fractions: S
     if lowercase_en and case_factors_en:
         raise UserError("--lowercase-en and --case-factors-en exclude each other: choose one")
     for lang, key in zip(langs, ("src_vocab", "tgt_vocab")):
-        lo, hi = schema.RANGES[key]
+        lo, hi = RANGES[key]
         if not lo <= sizes[lang] <= hi:
             raise UserError(f"{LANGUAGE_NAMES[lang]} vocabulary size must be between {lo} and {hi}, not {sizes[lang]}")
     direction = "-".join(langs)

@@ -770,7 +770,7 @@ def _coverage_of(tr: Translator) -> Coverage | None:
 
     scorer = load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers.get("fast")
     return None if scorer is None else Coverage(scorer.layer, tuple(scorer.heads),
-                                                tuple(tr.src_tok.id_to_token(i) for i in range(tr.src_tok.vocab_size)))
+                                                tr.src_tok.pieces_by_id)
 
 
 class Translator:
@@ -791,7 +791,7 @@ class Translator:
         # made-up words penalised in search where the model has a lexicon (None: not checked), in lines of
         # at most nonword_max_words words (None: all)
         self.words = None if lexicon is None else WordCheck(
-            [self.tgt_tok.id_to_token(i) for i in range(self.tgt_tok.vocab_size)], lexicon)
+            list(self.tgt_tok.pieces_by_id), lexicon)
         self.nonword_max_words: int | None = NONWORD_MAX_WORDS
         self.coverage = _coverage_of(self)  # (None: the model has no fitted check to read coverage as)
 

@@ -64,7 +64,7 @@ def _layer_norm(spec, ln):
 
 def source_tokens(src_tok: Tokenizer) -> list[str]:
     """CTranslate2's source vocabulary in mtcli's id order: mtcli's own piece names."""
-    return [src_tok.id_to_token(i) for i in range(src_tok.vocab_size)]
+    return list(src_tok.pieces_by_id)
 
 
 # A model with case factors reads each English token as "piece￨case" (OpenNMT's and CTranslate2's
@@ -84,7 +84,7 @@ def ctranslate2_source(src_tok: Tokenizer, ids: list[int]) -> list[str]:
 def target_tokens(tgt_tok: Tokenizer) -> list[str]:
     """CTranslate2's target vocabulary in mtcli's id order, spelled for SentencePiece's detokenizer
     (concatenate, "▁" is a space): "##s" is written "s". Text decoded either way is the same."""
-    return [t.removeprefix(CONTINUE) for t in (tgt_tok.id_to_token(i) for i in range(tgt_tok.vocab_size))]
+    return [t.removeprefix(CONTINUE) for t in tgt_tok.pieces_by_id]
 
 
 def sentencepiece_spellings(src_tok: Tokenizer) -> dict[str, int]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import errno
 import ipaddress
 import os
-import re
 import select
 import stat
 import sys
@@ -18,12 +17,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from mtcli.errors import UserError
+from mtcli import lazy_re
 
 STDIO = "-"
 FIFO_WAIT = 30.0  # seconds a named pipe may wait for its writer before it is refused
 FIFO_NOTICE = 1.0  # seconds before saying that it waits
 CHUNK = 1 << 20
-_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")  # one label of a host name (RFC 1123)
+_LABEL = lazy_re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")  # one label of a host name (RFC 1123)
 
 
 # --- ~ and ~user ---------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ import threading
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from mtcli import lazy_re
 
 LANGUAGES = ("en", "es")
 PRIOR_ODDS = 3.0  # a running majority counts as 3:1 for its language (docs/langid.md: chosen on the dev half)
@@ -72,11 +73,11 @@ _EN_WORDS = frozenset(_ENGLISH.split())
 
 # (a scheme, an e-mail address tried only where one can start: tried at every character of a long token without
 # spaces, "x" * 100,000 or a base64 image in a page, the pattern ran to its end each time: 86 s)
-_URL = re.compile(r"(?:(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://|www\.)\S+|(?<!\S)[^\s@]+@\S+\.\w+", re.IGNORECASE)
-_LATIN_WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ]+(?:['’][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ]+)*")
-_SPANISH_MARKS = re.compile(r"[ñÑáÁíÍóÓúÚüÜ¿¡]")
-_MARKUP = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.IGNORECASE | re.DOTALL)
-_CONTRACTION = re.compile(r"[A-Za-z](?:n['’]t|['’](?:s|m|re|ve|ll|d))\b", re.IGNORECASE)
+_URL = lazy_re.compile(r"(?:(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://|www\.)\S+|(?<!\S)[^\s@]+@\S+\.\w+", re.IGNORECASE)
+_LATIN_WORD = lazy_re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ]+(?:['’][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ]+)*")
+_SPANISH_MARKS = lazy_re.compile(r"[ñÑáÁíÍóÓúÚüÜ¿¡]")
+_MARKUP = lazy_re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.IGNORECASE | re.DOTALL)
+_CONTRACTION = lazy_re.compile(r"[A-Za-z](?:n['’]t|['’](?:s|m|re|ve|ll|d))\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -107,10 +108,16 @@ def _classifier():
 def _load_identifier():
     from py3langid.langid import LanguageIdentifier
 
+    import numpy as np
+
     a = _model_arrays()
     # memoryviews: indexed from Python at the speed of array.array, without copying a memory-mapped cache
-    return LanguageIdentifier(a["ptc"], a["pc"], list(LANGUAGES), memoryview(a["nextmove"]), memoryview(a["out"]),
-                              norm_probs=True, tk_row=memoryview(a["row"]))
+    identifier = LanguageIdentifier(a["ptc"], a["pc"], list(LANGUAGES), memoryview(a["nextmove"]),
+                                    memoryview(a["out"]), norm_probs=True, tk_row=())
+    # each state's row offset (row << 8), which py3langid's constructor makes as a list of 104,583 ints one by one
+    # (~8 ms of CPU at each start), at once
+    identifier.tk_row, identifier._rowbase = memoryview(a["row"]), memoryview(a["row"].astype(np.int64) << 8)
+    return identifier
 
 
 # py3langid's model file is LZMA-compressed (4.5 MB, 68 MB inside): decompressing it took a third of the CPU of
@@ -126,13 +133,13 @@ def _model_arrays() -> dict:
     else from the model file, then cached. A cache that cannot be read is made again; one that cannot be
     written is done without."""
     import hashlib
-    from importlib.metadata import version
 
+    import py3langid
     from py3langid.langid import MODEL_DIR, MODEL_FILE
 
     path = MODEL_DIR / MODEL_FILE
     data = path.read_bytes()
-    key = f"{version('py3langid')}-{hashlib.sha256(data).hexdigest()[:16]}"
+    key = f"{py3langid.__version__}-{hashlib.sha256(data).hexdigest()[:16]}"  # (importlib.metadata: ~15 ms to load)
     root = _cache_root()
     cached = _read_cache(root / key)
     if cached is not None:

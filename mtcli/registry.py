@@ -11,7 +11,6 @@ directory of the same name in the current directory (write ./NAME for that one).
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 import time
@@ -21,14 +20,15 @@ from pathlib import Path
 
 from mtcli.errors import UserError
 from mtcli.guards import expand_user
+from mtcli import lazy_re
 
 SHIPPED = "en-es"  # the default of every command that takes one model (translate picks by direction)
 SHIPPED_DIR = Path(__file__).parent / "models"
 SHIPPED_NAMES = ("en-es", "es-en")  # a shipped model's name is its direction
 WEIGHTS = "model.safetensors"  # = checkpoint.WEIGHTS, which comes with NumPy and Numba: too slow for -h and completion
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a directory name on every platform, never a path
+NAME = lazy_re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a directory name on every platform, never a path
 LOCK_WAIT = 30.0  # seconds to wait for another add or remove (each holds the lock for a rename or two)
-_REMOVED = re.compile(r"\.(.+)\.[0-9a-f]{32}\.removed")  # a model on its way out (a remove that was killed)
+_REMOVED = lazy_re.compile(r"\.(.+)\.[0-9a-f]{32}\.removed")  # a model on its way out (a remove that was killed)
 _readers: dict[Path, int] = {}  # model directory -> descriptor of its lock, shared while this process uses it
 
 

@@ -8,7 +8,6 @@ line sent to the model of its direction, and a line already in the target langua
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from mtcli.errors import UserError
 from mtcli.langid import without_markup
 from mtcli.text.lines import misread
 from mtcli.text.pipeline import Engine, LineResult, translate_lines
+from mtcli import lazy_re
 
 LANGUAGES = ("en", "es")
 NAMES = {"en": "English", "es": "Spanish"}
@@ -29,7 +29,7 @@ MAJORITY = 0.8  # a line counts towards the stream's running majority when told 
 # no line was told the wrong way even at 0.9 and one word; these leave room for what the corpus lacks (names,
 # software strings) and still warn on 95 % of lines given the wrong way (docs/langid.md, benchmarks/wrong_source.py)
 SURE, SURE_WORDS = 0.99, 3
-_WORD = re.compile(r"[^\W\d_]{2,}")
+_WORD = lazy_re.compile(r"[^\W\d_]{2,}")
 
 
 def other(language: str) -> str:

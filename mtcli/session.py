@@ -15,7 +15,7 @@ from pathlib import Path
 import typer
 from rich.text import Text
 
-from mtcli.console import err, fail, out, warning
+from mtcli.console import err, fail, out, status, warning
 from mtcli.errors import UserError
 
 
@@ -127,7 +127,7 @@ def translate_file(input, from_stdin: bool, output, fmt: str, router, keys, over
     data = read_input(None if from_stdin else input, fmt, output, raw=True)
     if (output is None or str(output) == STDOUT) and fmt in ("docx", "odt") and sys.stdout.isatty():
         fail(f"a {fmt} document is a zip package, not text for a terminal; give -o FILE")
-    with err.status(f"Translating {name}…"):
+    with status(f"Translating {name}…"):
         out, results = router.translate_file(data, fmt, name, Settings(tuple(keys or ()), overwrite))
     warn(sorted(results, key=lambda r: r.line), "paragraph" if fmt in ("docx", "odt") else "line")
     if output is None or str(output) == STDOUT:
@@ -226,7 +226,7 @@ def utf8_argument(text: str) -> str:
 
 def translate_document(lines: list[str], fmt: str, router, name) -> str:
     """A document (srt, markdown, html) translated and written back whole."""
-    with err.status(f"Translating {name}…"):
+    with status(f"Translating {name}…"):
         out, results = router.translate_document(lines, fmt)
     warn(sorted(results, key=lambda r: r.line))
     return "".join(line + "\n" for line in out)
@@ -241,13 +241,13 @@ def translate_groups(groups, router, nbest: int, scores: bool, as_json: bool, ma
     progress: the lines there are, for a progress bar (None: no bar); marked: flagged sentences marked."""
     from contextlib import nullcontext
 
-    from rich.progress import Progress
-
     from mtcli import decode
     from mtcli.text.pipeline import LINES_PER_CALL
 
     done, step, total = 0, LINES_PER_CALL, progress
     progress = progress is not None
+    if progress:  # (rich's progress bars: not loaded for a line or two, ~10 ms)
+        from rich.progress import Progress
     with Progress(console=err, transient=True) if progress else nullcontext() as bar:
         task = bar.add_task("translating", total=total) if progress else None
         for group in groups:

@@ -19,8 +19,8 @@ typed instead ("▁F ##B ##I", not the lowercase fragments "▁f ##b ##i" of ord
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
+from functools import cached_property
 from itertools import groupby
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from tokenizers import Tokenizer as HFTokenizer
 
 from mtcli.atomic import atomic_write_text
 from mtcli.errors import UserError
+from mtcli import lazy_re
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
 SPECIALS = ["[PAD]", "[UNK]", "[START]", "[END]"]  # index == fixed id
@@ -44,7 +45,7 @@ CONTINUE = "##"
 PIECE = r"▁?(?:[\p{L}\p{N}\p{M}]+|[^\p{L}\p{N}\p{M}▁])"
 # Lone surrogates are not text (Python makes them of undecodable bytes in command-line arguments) and
 # the Rust side refuses them: each becomes U+FFFD, as invalid UTF-8 in a file does.
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = lazy_re.compile("[\ud800-\udfff]")
 
 
 def _valid(text: str) -> str:
@@ -101,7 +102,7 @@ def _factors(text: str, encoding) -> list[int]:
     return factors
 
 
-_DOTTED = re.compile(r"(?<![\w.])(?:[A-Z]\.){2,}")  # "U.S.", "D.C.": an acronym too, letter by letter
+_DOTTED = lazy_re.compile(r"(?<![\w.])(?:[A-Z]\.){2,}")  # "U.S.", "D.C.": an acronym too, letter by letter
 
 
 def _capital_letters(vocab: dict[str, int]) -> dict[str, int]:
@@ -201,6 +202,16 @@ class Tokenizer:
 
     def id_to_token(self, i: int) -> str | None:
         return self._hf.id_to_token(i)
+
+    @cached_property
+    def pieces_by_id(self) -> tuple[str | None, ...]:
+        """id_to_token of every id below vocab_size, in one reading of the vocabulary (a model's load asked for
+        ~30,000 of them one by one, for its tables: ~10 ms of CPU)."""
+        pieces = [None] * self.vocab_size
+        for piece, i in self._hf.get_vocab().items():
+            if i < len(pieces):
+                pieces[i] = piece
+        return tuple(pieces)
 
     def save(self, path: str | Path) -> None:
         text = self._hf.to_str(pretty=True)

@@ -8,12 +8,12 @@ import mtcli
 
 # lowest first; a module may import its own group and any before it
 GROUPS = {
-    "shared": ["mtcli", "config", "ranges", "schema", "errors", "atomic", "stats", "guards"],
+    "shared": ["mtcli", "config", "ranges", "lazy_re", "schema", "errors", "atomic", "stats", "guards"],
     "data": ["tokenizer", "data", "augment", "download"],
     "numeric core": ["kernels", "layers", "attention", "model"],
     "training": ["optim", "checkpoint", "distributed", "metrics", "train", "finetune"],
     "translation": ["decode", "text", "langid", "confidence", "route", "evaluate"],
-    "interfaces": ["cli", "console", "session", "__main__", "serve", "registry", "export"],
+    "interfaces": ["cli", "coercion", "console", "session", "__main__", "serve", "registry", "export"],
 }
 UPWARD = {("train", "decode")}  # the per-epoch BLEU sample decodes with decode.greedy (docs/architecture.md)
 ROOT = Path(mtcli.__file__).parent

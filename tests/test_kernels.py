@@ -309,6 +309,26 @@ def test_log_softmax_topk_over_a_vocabulary_of_many_chunks(rng, dtype):
         assert ids[2, 0] == V - 1 and values[2, 0] == 0 and np.isneginf(values[2, 1:]).all()
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # (NaN and all -inf rows: meant)
+def test_log_softmax_topk_ref_orders_as_a_full_sort(rng):
+    """The reference's top k (a stable sort of each row's candidates no larger than its k-th) is the k first of the
+    whole row sorted by log-probability, then id: on rows of many ties, banned ids, -inf and NaN logits, k above V."""
+    for _ in range(300):
+        n, v, k = rng.integers(1, 6), rng.integers(1, 30), int(rng.integers(1, 40))
+        logits = rng.integers(-3, 4, size=(n, v)).astype(np.float32)
+        odd = rng.random((n, v))
+        logits[odd < 0.1], logits[(odd > 0.1) & (odd < 0.15)] = -np.inf, np.nan
+        banned = rng.integers(-1, v, size=(n, 2))
+        values, ids = log_softmax_topk_ref(logits, np.zeros(v, np.float32), banned, k)
+        x = logits.astype(np.float64)
+        logp = x - (x.max(-1, keepdims=True) + np.log(np.exp(x - x.max(-1, keepdims=True)).sum(-1, keepdims=True)))
+        for i, row in enumerate(banned):
+            logp[i, row[row >= 0]] = -np.inf
+        want = np.lexsort((np.broadcast_to(np.arange(v), logp.shape), -logp))[:, :k]
+        np.testing.assert_array_equal(ids, want)
+        np.testing.assert_array_equal(values, np.take_along_axis(logp, want, 1).astype(np.float32))
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_embedding(rng, dtype):
     B, T, V, C, T_max = 4, 5, 11, 8, 7

@@ -128,10 +128,7 @@ def test_engine_from_a_translator_passes_the_options_the_length_and_the_names():
 
     class Tok:
         def __init__(self, tokens):
-            self.tokens, self.vocab_size = tokens, len(tokens)
-
-        def id_to_token(self, i):
-            return self.tokens[i]
+            self.tokens, self.vocab_size, self.pieces_by_id = tokens, len(tokens), tuple(tokens)
 
         def encode(self, text):
             return [5] * len(text.split())

@@ -38,6 +38,8 @@ def test_special_ids_and_exact_vocab_size(tok):
     # A tiny corpus runs out of merges before 2000 entries: filler entries make up the size.
     big = train_tokenizer([en for en, _ in tiny_pairs()], 2000)
     assert big.vocab_size == 2000 and big.id_to_token(1999).startswith("[unused")
+    for t in (tok, big, tok.with_case_factors()):  # (the vocabulary read at once: each id's piece)
+        assert t.pieces_by_id == tuple(t.id_to_token(i) for i in range(t.vocab_size))
 
 
 @pytest.mark.parametrize("text", TRICKY)

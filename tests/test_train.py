@@ -95,6 +95,23 @@ def test_damaged_checkpoint_is_a_clear_error(tiny, tmp_path, damage, reason, run
     assert code == 2 and last.startswith("error:") and WEIGHTS in last and reason in last, err
 
 
+def test_tensors_read_mapped_are_those_written(tmp_path):
+    """load_tensors(mapped=True) (a model's weights: arrays over the file's mapped bytes) reads what was written, of
+    every dtype mtcli writes and some it does not, as read-only arrays."""
+    from mtcli.checkpoint import load_tensors, save_tensors
+
+    tensors = {"h": np.arange(6, dtype=np.float16).reshape(2, 3), "f": np.linspace(0, 1, 5, dtype=np.float32),
+               "i": np.array([-2**40, 3]), "u": np.arange(3, dtype=np.uint16), "b": np.array([True, False]),
+               "e": np.zeros((0, 4), np.float32), "d": np.array(2.5)}
+    path = tmp_path / "t.safetensors"
+    save_tensors(path, tensors, {"x": 1})
+    (copied, meta), (mapped, meta_too) = load_tensors(path), load_tensors(path, mapped=True)
+    assert meta == meta_too == {"x": 1} and copied.keys() == mapped.keys() == tensors.keys()
+    for name, t in tensors.items():
+        assert mapped[name].dtype == t.dtype and mapped[name].shape == t.shape and np.array_equal(mapped[name], t)
+        assert not mapped[name].flags.writeable
+
+
 @pytest.mark.parametrize("damage, reason", [
     (lambda meta, tensors: meta["model"].update(d_model="wide"), "d_model"),
     (lambda meta, tensors: meta["train"].update(batch_size="many"), "batch_size"),

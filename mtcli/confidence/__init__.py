@@ -37,12 +37,13 @@ import numpy as np
 from mtcli.config import DEFAULTS
 from mtcli.errors import UserError, quoted
 from mtcli.tokenizer import SPACE
+from mtcli import lazy_re
 
 FILE = "confidence.json"  # in a model directory, beside its weights
 FEATURES = ("logprob", "margin", "uncovered", "roundtrip", "pieces", "src_pieces", "length")
 OMISSION_FEATURES = ("short", "named")
 NO_MARGIN = 5.0  # margin of a sentence with a single hypothesis (greedy): as sure as the beam ever is
-WORD = re.compile(r"[^\W_]", re.UNICODE)  # a word has a letter or digit; punctuation is never "left out"
+WORD = lazy_re.compile(r"[^\W_]", re.UNICODE)  # a word has a letter or digit; punctuation is never "left out"
 
 
 def words(pieces: Sequence[str]) -> list[tuple[int, int, str]]:
@@ -202,8 +203,8 @@ class Vocab:
     @classmethod
     def of(cls, translator) -> Vocab:
         s, t = translator.src_tok, translator.tgt_tok
-        return cls(tuple(s.id_to_token(i) for i in range(s.vocab_size)),
-                   tuple(t.id_to_token(i) for i in range(t.vocab_size)), s.vocab_size)
+        return cls(s.pieces_by_id,
+                   t.pieces_by_id, s.vocab_size)
 
 
 def read(f, source: str, target: str, scores: Sequence[float], trip: str | None, scorer: Scorer,

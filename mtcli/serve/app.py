@@ -47,10 +47,11 @@ from mtcli.serve.spec import document
 from mtcli.serve.texts import FILE_FORMATS, FORMATS, detect_job, file_job, setup, translate_job
 from mtcli.serve.worker import DecoderProcess
 from mtcli.text import glossary as terms
+from mtcli import lazy_re
 
 FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
 TEXT_FIELDS = ("q", "source", "target", "format", "api_key", "alternatives")  # checked as text first
-SURROGATE = re.compile("[\ud800-\udfff]")  # (a JSON \ud800 escape alone: not a character of any text)
+SURROGATE = lazy_re.compile("[\ud800-\udfff]")  # (a JSON \ud800 escape alone: not a character of any text)
 DRAIN_FACTOR = 4  # a body over the limit but within this many times it is read to its end before the
 # 413 (a connection closed on unread bytes is reset, and the client may lose the answer); beyond, closed
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 
 from mtcli.text.glossary import Glossary
+from mtcli import lazy_re
 
 # a Spanish article before a term: English puts one before it too, which a name as placeholder lost
 # ("El piso tiene dos dormitorios." -> "Apartment has two bedrooms.")
-_ES_ARTICLE = re.compile(r"(?<!\w)(?:(el|la|los|las|del|al)|(un|una))\s+$", re.IGNORECASE)
-_EN_BEFORE = re.compile(r"(?<!\w)(?:the|a|an|my|your|his|her|its|our|their|this|that|these|those|some|any|no|"
-                        r"every|each|one|of|[\w'’]+'s|\d+)\s+$", re.IGNORECASE)
+_ES_ARTICLE = lazy_re.compile(r"(?<!\w)(?:(el|la|los|las|del|al)|(un|una))\s+$", re.IGNORECASE)
+_EN_BEFORE = lazy_re.compile(r"(?<!\w)(?:the|a|an|my|your|his|her|its|our|their|this|that|these|those|some|any|no|"
+                             r"every|each|one|of|[\w'’]+'s|\d+)\s+$", re.IGNORECASE)
 
 
 # Spanish determiners, each (masculine, feminine) x (singular, plural): the model chose one for a placeholder,
@@ -27,10 +28,10 @@ _DETERMINERS = [d.strip().split("/") for d in (
     "algún/alguna/algunos/algunas, ningún/ninguna/ningunos/ningunas, mucho/mucha/muchos/muchas, "
     "nuevo/nueva/nuevos/nuevas").split(",")]
 _DETERMINER = {w.lower(): row for row in _DETERMINERS for w in row}
-_BEFORE = re.compile(r"(?<![\w])(" + "|".join(sorted({re.escape(w) for row in _DETERMINERS for w in row}, key=len,
+_BEFORE = lazy_re.compile(r"(?<![\w])(" + "|".join(sorted({re.escape(w) for row in _DETERMINERS for w in row}, key=len,
                                                       reverse=True)) + r")\s+$", re.IGNORECASE)
 # feminine by ending (la factura, la canción, la ciudad, la costumbre), but these common -a/-ma nouns
-_FEMININE = re.compile(r"(?:a|ión|ion|dad|tad|tud|umbre|ez|sis)$")
+_FEMININE = lazy_re.compile(r"(?:a|ión|ion|dad|tad|tud|umbre|ez|sis)$")
 _MASCULINE_A = set("día mapa problema sistema programa tema idioma clima esquema diagrama dilema drama poema "
                    "síntoma teorema planeta sofá".split())
 
@@ -85,8 +86,8 @@ def notes(text: str, spans: list[tuple[int, int]], outs: tuple[str, ...], glossa
 
 
 # an English target's own determiner ("the cat" -> "the kitty"), and the article the model wrote before it then
-_EN_OWN = re.compile(r"(?i)(?:the|a|an|my|your|his|her|its|our|their|this|that|these|those)\s")
-_EN_ARTICLE = re.compile(r"(?<!\w)(the|an?)\s+$", re.IGNORECASE)
+_EN_OWN = lazy_re.compile(r"(?i)(?:the|a|an|my|your|his|her|its|our|their|this|that|these|those)\s")
+_EN_ARTICLE = lazy_re.compile(r"(?<!\w)(the|an?)\s+$", re.IGNORECASE)
 
 
 def _own_determiner(before: str, term: str, language: str) -> str:

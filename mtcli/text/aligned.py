@@ -7,16 +7,16 @@ are in the line's translation: rewrap still does the placing (markup.clues' way 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from mtcli.text.kinds import PRIVATE
 from mtcli.text.rewrap import Clues, Wrap
 from mtcli.text.sentence import NBest, combine
 from mtcli.text.wholes import Parts
+from mtcli import lazy_re
 
 Align = Callable[[list[tuple[str, str]]], list]  # (source, translation) pairs -> their links (confidence.links)
-_WORD = re.compile(r"\S+")
+_WORD = lazy_re.compile(r"\S+")
 
 
 def _words(text: str, at: int = 0) -> list[tuple[int, int, str]]:

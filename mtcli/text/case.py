@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from mtcli import lazy_re
 
 SPACE = "▁"  # the tokenizers' word-start marker
 
@@ -34,10 +35,10 @@ AUXILIARIES = frozenset("am is are was were do does did have has had can could w
                         "can't couldn't won't wouldn't shouldn't mustn't".split())
 WH_WORDS = frozenset("what where when why who whom whose which how".split())
 SUBJECTS = frozenset("i you he she it we they".split())
-_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
-_WORD_OR_NUMBER = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\d+")
-_ANY_WORD = re.compile(r"[^\W\d_]+")  # (a Spanish name: "maría")
-_FINAL = re.compile(r"[.!?…:;][\"')\]»]*$")
+_WORD = lazy_re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+_WORD_OR_NUMBER = lazy_re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\d+")
+_ANY_WORD = lazy_re.compile(r"[^\W\d_]+")  # (a Spanish name: "maría")
+_FINAL = lazy_re.compile(r"[.!?…:;][\"')\]»]*$")
 
 
 def truecase_table(vocab: Iterable[str], target: Iterable[str] = ()) -> dict[str, str]:

@@ -8,16 +8,17 @@ import re
 
 from mtcli.text import case, spanish
 from mtcli.text.sentence import Context, NBest, Sentence, each, recased
+from mtcli import lazy_re
 
-_FIRST_WORD = re.compile(r"[^\W\d_]+")
+_FIRST_WORD = lazy_re.compile(r"[^\W\d_]+")
 # an English translation's first words that are no name, lowercased after a quotation ('"Hi," he said.')
 _CLAUSE_OPENINGS = frozenset("he she it we you they the a an his her its our your their my this that these those "
                              "there then and but so".split())
-_LONE_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)?")
+_LONE_WORD = lazy_re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)?")
 # ... but greetings and commands alone on a line come out right as sentences only ("Hello." -> "Hola.", "Wait." ->
 # "Espera."; as fragments "aquí hola", "¿Colando?" for "run"): of 19 such words 13 right as sentences, 7 as
 # fragments. (In a document a word alone is often a piece of a sentence cut by markup: a fragment still.)
-_ARTICLE = re.compile(r"(?:el|la|los|las) (?=[^\W\d_])", re.IGNORECASE)
+_ARTICLE = lazy_re.compile(r"(?:el|la|los|las) (?=[^\W\d_])", re.IGNORECASE)
 _SENTENCE_WORDS = frozenset("hello hi thanks no sorry welcome help stop wait look listen run".split())
 
 
@@ -99,7 +100,7 @@ class Casing:
         return out  # (ALL CAPS again before the spans come back: retry.py)
 
 
-_LOWER_I = re.compile(r"\bi(?=\b|')")
+_LOWER_I = lazy_re.compile(r"\bi(?=\b|')")
 
 
 def _fix_i(text: str) -> str:

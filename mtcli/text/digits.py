@@ -7,6 +7,7 @@ makes one up where the line has spans (the ladder goes on); a line without spans
 from __future__ import annotations
 
 import re
+from mtcli import lazy_re
 
 _ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
          "seventeen eighteen nineteen").split()
@@ -30,9 +31,9 @@ WORDS: dict[str, int] = {
     "million": 10**6, "millón": 10**6, "millones": 10**6, "dozen": 12, "docena": 12,
 }
 _MULTIPLIERS = {"hundred": 100, "thousand": 1000, "mil": 1000, "million": 10**6, "millón": 10**6, "millones": 10**6}
-_WORD = re.compile(r"[^\W\d_]+")
+_WORD = lazy_re.compile(r"[^\W\d_]+")
 # a number as written: digits, with groups of three after a separator ("2,000", "2.000") one number
-NUMBER = re.compile(r"\d+(?:[.,]\d{3})*(?![.,]?\d)|\d+")
+NUMBER = lazy_re.compile(r"\d+(?:[.,]\d{3})*(?![.,]?\d)|\d+")
 
 
 def _values(number: str) -> tuple[int, set[int]]:

@@ -8,10 +8,11 @@ import re
 from mtcli.text.kinds import EMOTICON, FOOTNOTE_REF, PRIVATE, SCRIPT, SCRIPT_ELEMENT, SCRIPT_OPEN
 from mtcli.text.quotes import QUOTE_MARKS
 from mtcli.text.sentence import Context, NBest, Sentence
+from mtcli import lazy_re
 
 # "said the teacher." after a quotation: a speech verb that rarely takes an object, then its subject: a
 # pronoun, a name (capitalised words) or a determiner and up to two words; never an object ("said nothing")
-INVERTED_TAG = re.compile(
+INVERTED_TAG = lazy_re.compile(
     r"^(said|asked|replied|whispered|shouted|cried|exclaimed|muttered|yelled|screamed|sighed|murmured) "
     r"(he|she|they|we|I|you|(?:(?:Mr|Mrs|Ms|Dr)\. )?[A-Z][\w'’-]*(?: [A-Z][\w'’-]*){0,2}"
     r"|(?:the|his|her|my|your|our|their) (?!word\b|phone\b)[^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*)?)([.!?…]*)$")
@@ -65,8 +66,8 @@ def words(span: str, items) -> bool:
     return bool(items.words) and any(c in items.words for c in PRIVATE.findall(span))
 
 
-_NOTE = re.compile(rf"{SCRIPT_OPEN}|\[\^", re.IGNORECASE)  # a superscript, a subscript, a Markdown footnote ([^1])
-_WHOLE_NOTE = re.compile(f"{FOOTNOTE_REF}|{SCRIPT_ELEMENT}", re.IGNORECASE)
+_NOTE = lazy_re.compile(rf"{SCRIPT_OPEN}|\[\^", re.IGNORECASE)  # a superscript, a subscript, a Markdown footnote ([^1])
+_WHOLE_NOTE = lazy_re.compile(f"{FOOTNOTE_REF}|{SCRIPT_ELEMENT}", re.IGNORECASE)
 
 
 def is_note(parts: tuple[str, ...]) -> bool:

@@ -9,6 +9,7 @@ from mtcli.text.kinds import PRIVATE
 from mtcli.text.edges import footnote, symbols
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each
 from mtcli.text.spans import as_kept
+from mtcli import lazy_re
 
 
 class Floating:
@@ -35,7 +36,7 @@ class Floating:
 
 
 # markup no reader sees: an HTML comment (a bogus one too: "<!x>"), a declaration, a processing instruction
-_UNSEEN = re.compile(r"<[!?]")
+_UNSEEN = lazy_re.compile(r"<[!?]")
 
 
 def unseen(span: str, items: dict[str, tuple[str, ...]]) -> bool:
@@ -64,10 +65,10 @@ def set_aside(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[tuple[
     return re.sub(r"\s+(?=[.,;:!?…])", "", re.sub(r"\s+", " ", rest)).strip(), places
 
 
-_WORD = re.compile(r"\S*\w\S*")
-_TOKEN = re.compile(r"\S+")
-_SPACES = re.compile(r"\s*")
-_WORD_CHAR = re.compile(r"\w")
+_WORD = lazy_re.compile(r"\S*\w\S*")
+_TOKEN = lazy_re.compile(r"\S+")
+_SPACES = lazy_re.compile(r"\s*")
+_WORD_CHAR = lazy_re.compile(r"\w")
 
 
 def _words_before(text: str, cuts: list[int]) -> list[int]:

@@ -22,12 +22,13 @@ from pathlib import Path
 from mtcli import guards
 from mtcli.errors import UserError
 from mtcli.text.read import read_lines
+from mtcli import lazy_re
 
 MAX_TERMS = 10_000  # a glossary is terms, not a corpus: more is an error (or the wrong file)
 MAX_TERM_CHARS = 200
 MAX_FILE_BYTES = 4 << 20
 HEADER = ("source", "target")
-_TOKEN = re.compile(r"\w+|[^\w\s]")
+_TOKEN = lazy_re.compile(r"\w+|[^\w\s]")
 # words a plural stops before: "point of sale" -> "points of sale", "tarjeta de crédito" -> "tarjetas de crédito"
 _STOPS = {"en": {"of", "for", "in", "on", "to", "with", "at", "by", "from", "and", "or"},
           "es": {"de", "del", "para", "con", "en", "a", "al", "por", "sin", "sobre", "y", "o", "e"}}

@@ -3,19 +3,23 @@
 
 from __future__ import annotations
 
-import re
-
 from mtcli.text import labels
 from mtcli.text.sentence import Context, NBest, Sentence
+from mtcli import lazy_re
 
 # a time stamp ("[10:32] ", "10:32 PM - ", not a range: "12:00 - 13:00 lunch"), then a speaker ("John: ")
-CHAT_HEAD = re.compile(r"(?:\[\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)?\]|\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)?"
-                        r" [-|])[ \t]+(?!\d)(?:[A-Z][\w'-]*(?: [A-Z][\w'-]*)?:[ \t]+)?(?=\S)")
-MAIL_HEAD = re.compile(r"(?:(?:Re|RE|Fwd|FWD|Fw|FW|AW|WG|PS):|P\.S\.|P\.P\.S\.)[ \t]+(?=\S)")
+CHAT_HEAD = lazy_re.compile(r"(?:\[\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)?\]|\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)?"
+                             r" [-|])[ \t]+(?!\d)(?:[A-Z][\w'-]*(?: [A-Z][\w'-]*)?:[ \t]+)?(?=\S)")
+MAIL_HEAD = lazy_re.compile(r"(?:(?:Re|RE|Fwd|FWD|Fw|FW|AW|WG|PS):|P\.S\.|P\.P\.S\.)[ \t]+(?=\S)")
 # (a label alone, "Tom: ", "Note: ": labels.py)
 # a sentence of short labels only ("Q: Q: Q:", "A: A:", "Re: Re: Re:"): nothing to translate, kept as it came (the
 # model made up times for it)
-LABEL_RUN = re.compile(r"(?:[^\W\d_]{1,3}:[ \t]*){2,}|[^\W\d_]{1,2}:")
+LABEL_RUN = lazy_re.compile(r"(?:[^\W\d_]{1,3}:[ \t]*){2,}|[^\W\d_]{1,2}:")
+
+
+def chat_head(text: str):
+    """CHAT_HEAD's match, looked for only where one can start (its expression costs ~5 ms of CPU to compile)."""
+    return CHAT_HEAD.match(text) if text[:1] == "[" or text[:1].isdecimal() else None
 
 
 class ChatHead:
@@ -28,7 +32,7 @@ class ChatHead:
         if c.options.protect and LABEL_RUN.fullmatch(s.text):
             s.verbatim = s.text
             return False
-        if c.options.protect and (head := CHAT_HEAD.match(s.text) or MAIL_HEAD.match(s.text)):
+        if c.options.protect and (head := chat_head(s.text) or MAIL_HEAD.match(s.text)):
             s.lead, s.head, s.text = s.lead + head.group(), head.group().strip(), s.text[head.end() :]
         return True
 

@@ -13,23 +13,24 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from mtcli import lazy_re
 
 MAX_DEPTH = 6  # arguments open at once (real messages nest two or three: a plural inside a select)
 # what opens an ICU MessageFormat argument with a type ("{count, plural, ...", "{n, number}"): read here whole
 ICU_TYPES = ("plural", "selectordinal", "select", "number", "date", "time", "spellout", "ordinal", "duration", "choice")
-START = re.compile(rf"\{{ *[A-Za-z_\d][\w.\-]* *, *(?:{'|'.join(ICU_TYPES)})\b")
-_HEAD = re.compile(r"\{\s*([A-Za-z_\d][\w.\-]*)\s*,\s*(\w+)\s*")
+START = lazy_re.compile(rf"\{{ *[A-Za-z_\d][\w.\-]* *, *(?:{'|'.join(ICU_TYPES)})\b")
+_HEAD = lazy_re.compile(r"\{\s*([A-Za-z_\d][\w.\-]*)\s*,\s*(\w+)\s*")
 _CHOICES = ("plural", "selectordinal", "select")
-_OPTIONS = re.compile(r",\s*(?:offset:\s*\d+\s*)?")  # (a plural's offset goes before its first selector)
-_SELECTOR = re.compile(r"\s*(=\d+(?:\.\d+)?|[A-Za-z_][\w\-]*)\s*\{")
+_OPTIONS = lazy_re.compile(r",\s*(?:offset:\s*\d+\s*)?")  # (a plural's offset goes before its first selector)
+_SELECTOR = lazy_re.compile(r"\s*(=\d+(?:\.\d+)?|[A-Za-z_][\w\-]*)\s*\{")
 _PLURAL_WORDS = frozenset("zero one two few many other".split())
-_BRACE = re.compile(r"[{}]")
-_TEXT_RUN = re.compile(r"[^'{}#]+")
+_BRACE = lazy_re.compile(r"[{}]")
+_TEXT_RUN = lazy_re.compile(r"[^'{}#]+")
 # '' is an apostrophe; an apostrophe before { } # | opens a quoted literal up to the next single one; any other
 # apostrophe is itself ("don't")
-_QUOTED = re.compile(r"''|'[{}#|](?:[^']|'')*(?:'|$)")
-_SIMPLE = re.compile(r"\{\s*[A-Za-z_\d][\w.\-]*\s*\}")
-_CLOSE = re.compile(r"\s*\}")
+_QUOTED = lazy_re.compile(r"''|'[{}#|](?:[^']|'')*(?:'|$)")
+_SIMPLE = lazy_re.compile(r"\{\s*[A-Za-z_\d][\w.\-]*\s*\}")
+_CLOSE = lazy_re.compile(r"\s*\}")
 
 Item = Callable[[tuple[str, ...]], str]  # parts -> the character standing for them in the text
 

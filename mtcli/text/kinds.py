@@ -1,9 +1,8 @@
-"""Every kind of span the text pipeline keeps as it came (or writes anew in Spanish), defined once: the
-patterns below, and KINDS, the table of rows built from them (sacrebleu's tokenizer_re style: one row a kind,
-one comment each). protect.py finds, masks and restores spans by this table; normalize.py, segment.py,
-labels.py, the stages and the format readers import the shared concepts (the private-use characters that
-stand for markup, months and weekdays, superscripts, code, emoticons) from here. tests/text/test_kinds.py
-fails if a module of mtcli/text/ defines one of them again.
+"""Every kind of span the text pipeline keeps as it came (or writes anew in Spanish), defined once: the patterns below,
+and KINDS, the table of rows built from them (sacrebleu's tokenizer_re style: one row a kind, one comment each).
+protect.py finds, masks and restores spans by this table; normalize.py, segment.py, labels.py, the stages and the
+format readers import the shared concepts (the private-use characters that stand for markup, months and weekdays,
+superscripts, code, emoticons) from here. tests/text/test_kinds.py fails if a module of mtcli/text/ defines one again.
 """
 
 from __future__ import annotations
@@ -13,28 +12,29 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mtcli.text.spanish import NOT_NAMES
+from mtcli import lazy_re
 
 # private-use characters stand for markup (formats/, the pipeline's quotations and asides; a document's own
 # are items too): the BMP's, then planes 15 and 16 (indexed, not listed: a string of all 137,000 cost every
 # `mtcli translate` 30 ms to build)
 PRIVATE_RANGES = (range(0xE000, 0xF900), range(0xF0000, 0xFFFFE), range(0x100000, 0x10FFFE))
-PRIVATE = re.compile("[" + "".join(f"{chr(r[0])}-{chr(r[-1])}" for r in PRIVATE_RANGES) + "]")
+PRIVATE = lazy_re.compile("[" + "".join(f"{chr(r[0])}-{chr(r[-1])}" for r in PRIVATE_RANGES) + "]")
 # a superscript or a subscript: its opening tag, and the whole element without markup inside
 SCRIPT_OPEN = r"<su[bp]\b"
-SCRIPT = re.compile(SCRIPT_OPEN, re.IGNORECASE)
+SCRIPT = lazy_re.compile(SCRIPT_OPEN, re.IGNORECASE)
 SCRIPT_TAG = r"<(?P<script>su[bp])\b[^<>]*>"
 SCRIPT_CLOSE = r"</(?P=script)\s*>"
 SCRIPT_ELEMENT = rf"{SCRIPT_TAG}[^<>]*{SCRIPT_CLOSE}"
 FOOTNOTE_REF = r"\[\^[^\]\s]+\]"  # a Markdown footnote reference, [^1]
 # Markdown's code span (CommonMark: a run of backticks closed by as many), taken out before any other markup
-MARKDOWN_CODE = re.compile(r"(`+)(.+?)\1")
+MARKDOWN_CODE = lazy_re.compile(r"(`+)(.+?)\1")
 # `code` and ``code`` (which may hold a single backtick): their backticks are kept; not backticks typed as
 # apostrophes inside words (Tom`s dog isn`t)
-CODE_PAIR = re.compile(r"(?<![\w`])(?:`(?=[^`\s])(?:[^`]*[^`\s])?`|``(?=[^`\s])(?:(?:[^`]|`(?!`))*?[^`\s])?``)(?![\w`])")
+CODE_PAIR = lazy_re.compile(r"(?<![\w`])(?:`(?=[^`\s])(?:[^`]*[^`\s])?`|``(?=[^`\s])(?:(?:[^`]|`(?!`))*?[^`\s])?``)(?![\w`])")
 # an emoticon: its marks are no sentence's (normalize leaves the spaces around it; protect.py keeps it), kept as an
 # emoji is (the vocabulary has no brackets: ":-)" reached the model as ":-", ":P" as "P")
-EMOTICON = re.compile(r"(?<![\w:;=^<>()-])(?:[:;=][-o^']?[)(\]\[DPpOo3/\\|*]|</?3|\^_?\^|-_-"
-                      r"|[oO]_[oO]|T_T|xD|XD|:'[()])(?![\w()\[\]/\\|*^<>-])")
+EMOTICON = lazy_re.compile(r"(?<![\w:;=^<>()-])(?:[:;=][-o^']?[)(\]\[DPpOo3/\\|*]|</?3|\^_?\^|-_-"
+                           r"|[oO]_[oO]|T_T|xD|XD|:'[()])(?![\w()\[\]/\\|*^<>-])")
 WEEKDAYS = {"monday": "lunes", "tuesday": "martes", "wednesday": "miércoles", "thursday": "jueves",
             "friday": "viernes", "saturday": "sábado", "sunday": "domingo"}
 
@@ -42,7 +42,7 @@ WEEKDAYS = {"monday": "lunes", "tuesday": "martes", "wednesday": "miércoles", "
 _H, _V4 = "[0-9a-fA-F]{1,4}", r"(?:\d{1,3}\.){3}\d{1,3}"  # (its case its own: OWN_STOP reads it without flags)
 _IP6 = (rf"(?:(?:{_H}:){{7}}{_H}|(?:{_H}:){{1,4}}:{_V4}|::(?:ffff(?::0{{1,4}})?:)?{_V4}|(?:{_H}:){{1,7}}:|:(?::{_H}){{1,7}}|::"
         + "".join(rf"|(?:{_H}:){{1,{k}}}(?::{_H}){{1,{7 - k}}}" for k in range(6, 0, -1)) + r")(?:%[\w.-]*\w)?")
-IPV6 = re.compile(rf"(?<![\w:.\[])(?:{_IP6}|\[{_IP6}\](?::\d{{1,5}})?)(?![\w:])", re.IGNORECASE)
+IPV6 = lazy_re.compile(rf"(?<![\w:.\[])(?:{_IP6}|\[{_IP6}\](?::\d{{1,5}})?)(?![\w:])", re.IGNORECASE)
 _URL = r"(?:(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://|www\.)[^\s<>\"]+"
 _EMAIL = r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 # a run of number-ish characters holding a digit: 25.50, 7:15, 12/05/2023, 50%, -5°C, 3rd, MP3, COVID-19, 5$;
@@ -73,14 +73,14 @@ _YEAR = r"(?:1[5-9]|2[01])\d\d"
 _DATE_PARTS = (rf"(?P<m1>{_MONTH}) (?P<d1>{_DAY})(?:,? (?P<y1>{_YEAR}))?"  # May 5, 2025
                rf"|(?P<d2>{_DAY})(?: of)? (?P<m2>{_MONTH})(?:,? (?P<y2>{_YEAR}))?"  # 12 March 1990, 3rd of July
                rf"|(?P<m3>{_MONTH}),? (?P<y3>{_YEAR})")  # June 2020
-DATE = re.compile(rf"(?<![\w.,])(?:{_DATE_PARTS})(?![\w:/.-]\d|\w)")
+DATE = lazy_re.compile(rf"(?<![\w.,])(?:{_DATE_PARTS})(?![\w:/.-]\d|\w)")
 # a month and a number without a year or an ordinal are a date after a word that leads to one or before a mark,
 # not "WE MARCH 10 MILES", "I called April 3 times", "May 2 of us come in?", "Step 2 May Fail"
-_LEADS_TO_DATE = re.compile(r"(?:\b(?:on|by|since|until|till|from|before|after|through|between|to|and|of|in|the|"
-                            r"every|each|next|last|this)|[,(])\s*$", re.IGNORECASE)
+_LEADS_TO_DATE = lazy_re.compile(r"(?:\b(?:on|by|since|until|till|from|before|after|through|between|to|and|of|in|the|"
+                                 r"every|each|next|last|this)|[,(])\s*$", re.IGNORECASE)
 _LEAD_REACH = 64  # characters before a date looked at for a word that leads to it (normalised text: one space)
-_ENDS_DATE = re.compile(r"\s*(?:[.,;:!?)\]\"'–—-]|$|(?:and|or|to|through|until|at)\b)", re.IGNORECASE)
-_TYPED_SPAN = re.compile(r"[`<>\"=/\\@]")  # code, markup, a path: no date in it is written out
+_ENDS_DATE = lazy_re.compile(r"\s*(?:[.,;:!?)\]\"'–—-]|$|(?:and|or|to|through|until|at)\b)", re.IGNORECASE)
+_TYPED_SPAN = lazy_re.compile(r"[`<>\"=/\\@]")  # code, markup, a path: no date in it is written out
 # a title before a name ("Mr. Brown", "Dr Smith", "MRS. JONES"): kept with the name, which the model translated or
 # dropped ("I met Mr. Brown yesterday." -> "Ayer me encontré marrón.", "Mrs. Jones" -> "Jesús"), the title written
 # as Spanish abbreviates it ("Sr. Brown"); the name as it came (an apostrophe's "s" is the sentence's: "Dr. Lee's")
@@ -106,7 +106,7 @@ def _titles(as_written: str, shouted: str, not_a_name: list[str], article: str =
     titled = (rf"(?<![\w.]){article}(?-i:{as_written} {not_name}[{_CAPITAL}]{_NAME_REST}"
               rf"(?: {not_name}[{_CAPITAL}](?=[a-zß-öø-ÿ'’]){_NAME_REST})?"
               rf"|{shouted} {not_name}[{_CAPITAL}][{_CAPITAL}'’-]*(?!\w))(?!\.\w)")
-    return re.compile(title), re.compile(titled)
+    return lazy_re.compile(title), lazy_re.compile(titled)
 
 
 TITLE, TITLED = _titles(rf"(?:{'|'.join(TITLES)})\.?", rf"(?:{'|'.join(t.upper() for t in TITLES)})\.", _NOT_A_NAME)
@@ -121,11 +121,11 @@ ES_TITLE, ES_TITLED = _titles(rf"(?:(?<![A-Z]\. )D\.|(?:{_ES_DOTTED})\.?)",
                               [*NOT_NAMES, *map(str.lower, ES_TITLES)], r"(?:(?:[Ee]l|[Ll]as?|EL|LAS?) )?")
 # feet and inches, inches (5'11", 27"): one span, marks included (the model made "5'11\"" "511")
 _FEET = r"(?<![\w\"'])(?:\d+'(?:\d+(?:\.\d+)?\")?(?![\w'])|\d+(?:\.\d+)?\"(?=[\s.,;:!?)]|$))"  # (not '"5"', "'3'")
-FEET = re.compile(_FEET)
+FEET = lazy_re.compile(_FEET)
 # a Roman numeral of two letters or more, up to 89, after a capitalised word ("Chapter IV", "World War II", "Louis
 # XIV"): the model made them words ("Lee Cámele"); not "a CD", "Never MIX", "DC"
-ROMAN = re.compile(r"\b[A-Z][a-z]+ ((?=[LXVI]{2,}\b)(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))(?![\w'-])")
-MAYBE_ROMAN = re.compile(r"\b[LXVI]{2,}\b")
+ROMAN = lazy_re.compile(r"\b[A-Z][a-z]+ ((?=[LXVI]{2,}\b)(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))(?![\w'-])")
+MAYBE_ROMAN = lazy_re.compile(r"\b[LXVI]{2,}\b")
 # a clock time with a.m./p.m. apart from its number ("5 p.m.": the model drops "p.m.")
 _TIME = r"\d{1,2}(?::\d\d)?\s?(?:[ap]\.m\.|[ap]m)(?!\w|-[^\W\d])"  # (a range: "10 am-2 pm" lost "pm")
 # what is typed, not written: `code`, an HTML tag, @mentions and #hashtags, a path (/usr/bin, ~/.bashrc,
@@ -193,8 +193,8 @@ def _retitled(pattern: re.Pattern, titles: dict[str, str]) -> Callable[[str], st
 # span, written the English way ("June 4, 1974")
 _ES_MONTH = "|".join([*MONTHS.values(), "setiembre"])
 _ES_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:\.?º)?"
-ES_DATE = re.compile(rf"(?<![\w.,])(?i:(?P<d>{_ES_DAY}) de (?P<m>{_ES_MONTH})(?: del? (?P<y>{_YEAR}))?"
-                     rf"|(?P<m2>{_ES_MONTH}) del? (?P<y2>{_YEAR}))(?!\w|[.,/:-]\d)")  # (its groups: SPAN's only)
+ES_DATE = lazy_re.compile(rf"(?<![\w.,])(?i:(?P<d>{_ES_DAY}) de (?P<m>{_ES_MONTH})(?: del? (?P<y>{_YEAR}))?"
+                          rf"|(?P<m2>{_ES_MONTH}) del? (?P<y2>{_YEAR}))(?!\w|[.,/:-]\d)")  # (its groups: SPAN's only)
 
 
 def _date_in_english(span: str) -> str:
@@ -244,7 +244,7 @@ def _romans(text: str) -> list[tuple[int, int]]:
     return [m.span(1) for m in ROMAN.finditer(text)] if MAYBE_ROMAN.search(text) else []
 
 
-_DIGIT = re.compile(r"\d")
+_DIGIT = lazy_re.compile(r"\d")
 
 LANGUAGES = ("en", "es")  # source languages
 EN, ES = frozenset({"en"}), frozenset({"es"})
@@ -295,6 +295,6 @@ KINDS = (
     Kind("colon name", COLON_NAME, template=True, hint=":"),
 )
 KIND = {k.name: k for k in KINDS}
-TEMPLATE = re.compile("|".join(f"(?P<k{n}>{k.pattern})" for n, k in enumerate(KINDS) if k.template))  # (case matters)
-MAYBE_TEMPLATE = re.compile("|".join(k.hint for k in KINDS if k.template))
-OWN_STOP = re.compile("|".join(k.pattern for k in KINDS if k.own_stop))
+TEMPLATE = lazy_re.compile("|".join(f"(?P<k{n}>{k.pattern})" for n, k in enumerate(KINDS) if k.template))  # (case matters)
+MAYBE_TEMPLATE = lazy_re.compile("|".join(k.hint for k in KINDS if k.template))
+OWN_STOP = lazy_re.compile("|".join(k.pattern for k in KINDS if k.own_stop))

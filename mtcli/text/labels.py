@@ -15,9 +15,10 @@ import re
 
 from mtcli.text.kinds import DATE, WEEKDAYS
 from mtcli.text.tables import in_spanish
+from mtcli import lazy_re
 
-LABEL = re.compile(r"(?P<word>[A-Z][a-z'-]+|[A-Z]{2,})(?: (?P<second>[A-Z][a-z'-]+|[A-Z]{2,}))?"
-                   r"(?: \d{1,3}[a-z]?)?:[ \t]+(?=\S)")
+LABEL = lazy_re.compile(r"(?P<word>[A-Z][a-z'-]+|[A-Z]{2,})(?: (?P<second>[A-Z][a-z'-]+|[A-Z]{2,}))?"
+                        r"(?: \d{1,3}[a-z]?)?:[ \t]+(?=\S)")
 HEADINGS = {
     # notes, documents, forms
     "note": "nota", "notes": "notas", "error": "error", "warning": "advertencia", "caution": "precaución",
@@ -51,8 +52,8 @@ ADDRESSES = {"from", "to", "cc", "bcc"}  # headings of a mail's names and addres
 # open.", "Where: Room 4?" (kept, they stayed English; with their sentence the model translated them)
 NOT_LABELS = frozenset("hello hi hey thanks yes no ok okay why where what when how who please so well now then also "
                        "but and because we i you he she they it this that there".split())
-_CAPITAL_FIRST = re.compile(r"[\"'(¿¡«]*[A-Z]")
-_NAME_LIKE = re.compile(r"(?:[A-Z][\w.'-]*|\S*@\S*|<\S*>|and|&)(?:,? (?:[A-Z][\w.'-]*|\S*@\S*|<\S*>|and|&))*,?")
+_CAPITAL_FIRST = lazy_re.compile(r"[\"'(¿¡«]*[A-Z]")
+_NAME_LIKE = lazy_re.compile(r"(?:[A-Z][\w.'-]*|\S*@\S*|<\S*>|and|&)(?:,? (?:[A-Z][\w.'-]*|\S*@\S*|<\S*>|and|&))*,?")
 NUMBERS = {"one": "uno", "two": "dos", "three": "tres", "four": "cuatro", "five": "cinco", "six": "seis",
            "seven": "siete", "eight": "ocho", "nine": "nueve", "ten": "diez"}
 

@@ -11,13 +11,14 @@ from dataclasses import replace
 from mtcli.ranges import MAX_LINE_CHARS
 from mtcli.text.normalize import normalize
 from mtcli.text.sentence import Engine, LineResult, TextOptions, combine
+from mtcli import lazy_re
 
-INDENT = re.compile(r"[ \t]*")  # kept as it is (not other whitespace: no line separators in the output)
+INDENT = lazy_re.compile(r"[ \t]*")  # kept as it is (not other whitespace: no line separators in the output)
 # ... and after it a list's or a quote's mark, or a one-letter label: "- ", "* ", "• ", "1. ", "2) ", "(a) ",
 # "> ", "# ", "Q: " (the model dropped them or moved them to the end: "1. Open it." -> "Ábrelo 1.")
-MARK = re.compile(r"[ \t]*(?:[-*•‣◦▪+>]{1,2}|#{1,6}|\d{1,3}[.)]|[A-Za-z][.)]|\((?:\d{1,3}|[A-Za-z])\)|[A-Z]:)[ \t]+(?=\S)")
+MARK = lazy_re.compile(r"[ \t]*(?:[-*•‣◦▪+>]{1,2}|#{1,6}|\d{1,3}[.)]|[A-Za-z][.)]|\((?:\d{1,3}|[A-Za-z])\)|[A-Z]:)[ \t]+(?=\S)")
 # ... and inside a line, at a sentence's start: not a letter and a stop (an initial there: "I. M. Pei")
-INNER_MARK = re.compile(r"(?:[-*•‣◦▪+>]{1,2}|\d{1,3}[.)]|[A-Za-z]\)|\((?:\d{1,3}|[A-Za-z])\)|[A-Z]:) +(?=\S)")
+INNER_MARK = lazy_re.compile(r"(?:[-*•‣◦▪+>]{1,2}|\d{1,3}[.)]|[A-Za-z]\)|\((?:\d{1,3}|[A-Za-z])\)|[A-Z]:) +(?=\S)")
 
 
 def cut_long(raw: str) -> tuple[str, str]:
@@ -31,7 +32,7 @@ def cut_long(raw: str) -> tuple[str, str]:
     return raw[:cut], (" " if raw[cut].isspace() else "") + normalize(raw[cut:])  # (a word cut in two stays one)
 
 
-_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s)")
+_SENTENCE_END = lazy_re.compile(r"[.!?][\"')\]]*(?=\s)")
 
 
 def join_tail(text: str, tail: str) -> str:
@@ -43,7 +44,7 @@ _SPANISH = frozenset("el la los las del que y en es está están un una unos una
                      "dónde cuándo porque también su sus le les mi tu yo ella ellos nosotros somos fue hola gracias "
                      "este esta esto eso ese esa aquí allí ahora siempre nunca sí tiene tengo quiero puedo gusta de "
                      "se ya más".split())
-_WORDS = re.compile(r"[^\W\d_]+")
+_WORDS = lazy_re.compile(r"[^\W\d_]+")
 
 
 def misread(seen: str, read: str, what: str = "this") -> str:

@@ -17,6 +17,7 @@ from mtcli.text.kinds import PRIVATE
 from mtcli.text.quotes import QUOTE_MARKS, Items
 from mtcli.text.rewrap import Clues, Wrap, words_of
 from mtcli.text.sentence import Engine, LineResult, Sentence, TextOptions
+from mtcli import lazy_re
 
 Translate = Callable[..., list[LineResult]]  # translate_lines
 
@@ -116,10 +117,10 @@ MAX_WRAPS_ALIGNED = 8  # markup in a line beyond which the line is not translate
 
 # markup characters left raw inside an item's words ("***both***" read as ** around "*both"): such an
 # item stays a placeholder, as nested markup does; the model would garble them
-_RAW_MARKUP = re.compile(r"[*_~`\[\]<>]")
+_RAW_MARKUP = lazy_re.compile(r"[*_~`\[\]<>]")
 
 
-_LAST_WORD = re.compile(r"(?<!\w)\w+$")
+_LAST_WORD = lazy_re.compile(r"(?<!\w)\w+$")
 
 
 def unwrap(text: str, items: Items) -> tuple[str, list[Wrap]]:

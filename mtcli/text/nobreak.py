@@ -22,13 +22,14 @@ from dataclasses import dataclass
 
 from mtcli.text.kinds import PRIVATE
 from mtcli.text.normalize import normalize
+from mtcli import lazy_re
 
 NO_BREAK = "\u00a0\u202f\u2007"
 _OPEN = "([{\"'¿¡«"  # trimmed off a token's start, and what may stand before it in the translation
 _CLOSE = ".,;:!?)]}\"'»"  # trimmed off its end
 _GLUE = ".,;:!?%)]}»"  # normalize takes the space before these away ("10 %" -> "10%")
-_TITLE = re.compile(r"[A-Z][a-z]{0,3}\.")  # "Mr.", "Mrs.", "Dr.", "Sr.", "Sra."
-_NAME = re.compile(r"[A-Z][^\W\d_]*")
+_TITLE = lazy_re.compile(r"[A-Z][a-z]{0,3}\.")  # "Mr.", "Mrs.", "Dr.", "Sr.", "Sra."
+_NAME = lazy_re.compile(r"[A-Z][^\W\d_]*")
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ it is); elsewhere it is a quote.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 from mtcli.text.kinds import CODE_PAIR, EMOTICON, IPV6
+from mtcli import lazy_re
 
 # typographic -> what the corpus and so the vocabulary use (the English vocabulary has ' and " and -,
 # and none of “ ” ‘ ’ – — …)
@@ -27,22 +27,22 @@ _CHARS = {
     "…": "...",
 }
 _TABLE = str.maketrans(_CHARS)
-_RANGE_DASH = re.compile(r"(?<=\w)–(?=\d)")  # "10–20", "10 am–2 pm" kept as written: protect.py keeps a range whole
+_RANGE_DASH = lazy_re.compile(r"(?<=\w)–(?=\d)")  # "10–20", "10 am–2 pm" kept as written: protect.py keeps a range whole
 # dropped everywhere: soft hyphen, zero-width space, word joiner, BOM; bidirectional marks, embeddings,
 # overrides and isolates; invisible operators; the Mongolian vowel separator
 _DROP = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e"
                                "\u2066\u2067\u2068\u2069\u2061\u2062\u2063\u2064\u180e"))
 # controls, line/paragraph separators and every Unicode space (no-break, thin, ideographic, ...) -> " "
-_SPACE = re.compile(r"[\s\x00-\x1f\x7f-\x9f\u2028\u2029]+")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SPACE = lazy_re.compile(r"[\s\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+_SURROGATE = lazy_re.compile("[\ud800-\udfff]")
 # terminal escape sequences: CSI (colours, cursor moves), OSC (titles, links), and two-character escapes
-_ESCAPE = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+_ESCAPE = lazy_re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 # a zero-width joiner or non-joiner with an ASCII character, a space, another joiner or nothing on either side
 # joins nothing
-_LOOSE_JOINER = re.compile(r"(?<![^\x00-\x7f\u200c\u200d])[\u200c\u200d]|[\u200c\u200d](?![^\x00-\x7f\u200c\u200d])")
-_BEFORE_CLOSE = re.compile(r" (?=[.,;:!?%)\]}»](?![^\s.,;:!?)\]}»\"']))")  # "station ?" -> "station?"
-_AFTER_OPEN = re.compile(r"(?<=[¿¡(\[{«]) ")  # "¿ Dónde" -> "¿Dónde"
-_EMOTICON_HINT = re.compile(r"[:;=][-o^']?[)(\]\[]")  # (the emoticons the rules above would touch)
+_LOOSE_JOINER = lazy_re.compile(r"(?<![^\x00-\x7f\u200c\u200d])[\u200c\u200d]|[\u200c\u200d](?![^\x00-\x7f\u200c\u200d])")
+_BEFORE_CLOSE = lazy_re.compile(r" (?=[.,;:!?%)\]}»](?![^\s.,;:!?)\]}»\"']))")  # "station ?" -> "station?"
+_AFTER_OPEN = lazy_re.compile(r"(?<=[¿¡(\[{«]) ")  # "¿ Dónde" -> "¿Dónde"
+_EMOTICON_HINT = lazy_re.compile(r"[:;=][-o^']?[)(\]\[]")  # (the emoticons the rules above would touch)
 
 
 def normalize(text: str) -> str:

@@ -1,11 +1,10 @@
-"""Spans the model must not touch (numbers, times, prices, dates, URLs, e-mail addresses, emoji, anything
-its vocabulary cannot spell, markup) replaced by placeholders before decoding and put back after.
+"""Spans the model must not touch (numbers, times, prices, dates, URLs, e-mail addresses, emoji, anything its vocabulary
+cannot spell, markup) replaced by placeholders before decoding and put back after.
 
-The placeholder is a number the shipped model copies reliably. Measured on 300 corpus sentences with
-numbers (greedy and beam 4): a span's placeholder came back exactly for "50" in 90 % of sentences,
-"12" 80 %, "5" 84 %, "X"/"XYZ"/"N" 0 %, the name "Tom" 77 %, and the original numbers themselves 53 %;
-"50" and then "12, 50" (first span 12, second 50, ...) together 96.7 %. What still fails is translated
-around its spans (retry.py), so a span is never lost.
+The placeholder is a number the shipped model copies reliably. Measured on 300 corpus sentences with numbers (greedy and
+beam 4): a span's placeholder came back exactly for "50" in 90 % of sentences, "12" 80 %, "5" 84 %, "X"/"XYZ"/"N" 0 %,
+the name "Tom" 77 %, and the original numbers themselves 53 %; "50" and then "12, 50" (first span 12, second 50, ...)
+together 96.7 %. What still fails is translated around its spans (retry.py), so a span is never lost.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from dataclasses import dataclass, replace
 from mtcli.text.digits import made_up
 from mtcli.text.kinds import KIND, OWN_STOP, PRIVATE, SCRIPT
 from mtcli.text.tables import TABLES
+from mtcli import lazy_re
 
 # placeholder sequences tried in turn: span i gets seq[i % len(seq)]
 PLACEHOLDERS: tuple[tuple[str, ...], ...] = (("50",), ("12", "50"))
@@ -32,17 +32,17 @@ CURRENCIES = {"$": "dollars", "€": "euros", "£": "pounds", "¥": "yen"}
 _CURRENCY_WORDS = {"$": r"d[oó]lar", "€": r"euro", "£": r"libra|esterlina", "¥": r"\byen"}
 _TRAILING = ".,;:!?)]}'\""  # sentence punctuation after a span belongs to the sentence
 _OPENING = {")": "(", "]": "[", "}": "{"}  # ... but not the bracket that closes one of the span's own
-_NUMBER_ONLY = re.compile(KIND["number"].pattern)
-_NOT_A_NUMBER = re.compile("|".join(KIND[k].pattern for k in ("url", "email", "file or domain", "ipv6 address")),
-                           re.IGNORECASE)
-_WORDS_AFTER = re.compile(r"(?<=\d)(?:\.{2,}|…|[,;:])(?=[^\W\d_]{2})")  # (not "." : "2.0.beta", "5.4.RELEASE")
-_NONSPACE = re.compile(r"\S+")
-_LONG = re.compile(rf"\S{{{LONG_WORD}}}")
+_NUMBER_ONLY = lazy_re.compile(KIND["number"].pattern)
+_NOT_A_NUMBER = lazy_re.compile("|".join(KIND[k].pattern for k in ("url", "email", "file or domain", "ipv6 address")),
+                                re.IGNORECASE)
+_WORDS_AFTER = lazy_re.compile(r"(?<=\d)(?:\.{2,}|…|[,;:])(?=[^\W\d_]{2})")  # (not "." : "2.0.beta", "5.4.RELEASE")
+_NONSPACE = lazy_re.compile(r"\S+")
+_LONG = lazy_re.compile(rf"\S{{{LONG_WORD}}}")
 # how the tokenizer cuts a word: letter/digit runs, other characters; each with the combining marks on it
 # (NFC leaves some: "H̸̡̪e̷l̴l̵o̶" is one word to keep, not five letters to translate between marks)
 _MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe00-\ufe0f\ufe20-\ufe2f"
-_WORD_RUNS = re.compile(rf"[\w{_MARKS}]+|[^\w\s][{_MARKS}]*")
-_AM_PM = re.compile(r"[ap]\.m$", re.IGNORECASE)
+_WORD_RUNS = lazy_re.compile(rf"[\w{_MARKS}]+|[^\w\s][{_MARKS}]*")
+_AM_PM = lazy_re.compile(r"[ap]\.m$", re.IGNORECASE)
 
 
 def _closes_its_own(span: str) -> bool:
@@ -116,9 +116,9 @@ def _joins(gap: str) -> bool:
     return all(c in _JOINING or unicodedata.category(c) == "So" for c in gap)  # (not "€": "€5 / €10" are two)
 
 
-_WORD_BEFORE = re.compile(r"\w*$")
-_WORD_AFTER = re.compile(r"\w*")
-_MARKUP = re.compile(rf"<|{PRIVATE.pattern}")
+_WORD_BEFORE = lazy_re.compile(r"\w*$")
+_WORD_AFTER = lazy_re.compile(r"\w*")
+_MARKUP = lazy_re.compile(rf"<|{PRIVATE.pattern}")
 
 
 def _whole_word(text: str, s: int, e: int) -> tuple[int, int]:
@@ -189,7 +189,7 @@ def restore(output: str, masked: Masked) -> str | None:
     return resign(restored, replace(masked, spans=tuple(sp for sp, _ in order), signs=tuple(g for _, g in order)))
 
 
-_LETTERS = re.compile(r"[^\W\d_]")
+_LETTERS = lazy_re.compile(r"[^\W\d_]")
 
 
 def _place(text: str, start: int, end: int) -> str:
@@ -257,8 +257,8 @@ def all_kept(output: str, masked: Masked) -> bool:
 
 
 # a phrase that holds one span starts at one of these words ("I paid $50 | for 3 books | on 12/05/2023")
-_PHRASE_START = re.compile(r"\s(?=(?:for|on|in|at|to|from|with|by|and|but|or|of|after|before|until|since|because|"
-                           r"when|while|than|per|about|around|between|during|into|over|under)\b)", re.IGNORECASE)
+_PHRASE_START = lazy_re.compile(r"\s(?=(?:for|on|in|at|to|from|with|by|and|but|or|of|after|before|until|since|because|"
+                                r"when|while|than|per|about|around|between|during|into|over|under)\b)", re.IGNORECASE)
 
 
 def one_span_phrases(masked: Masked, seq: tuple[str, ...] = PLACEHOLDERS[0]) -> list[Masked]:

@@ -7,23 +7,24 @@ from __future__ import annotations
 import re
 
 from mtcli.text import case, labels, protect, spanish
-from mtcli.text.heads import CHAT_HEAD, MAIL_HEAD
+from mtcli.text.heads import MAIL_HEAD, chat_head
 from mtcli.text.kinds import MONTHS, PRIVATE, WEEKDAYS
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, each
+from mtcli import lazy_re
 
 # a colon inside a sentence, between words: the model took it for a time ("I have a question: where is the
 # station?" -> "¿Tengo una pregunta donde está la estación?"; 8 sentences of 8 lost words or garbled). The two
 # sides go to the model apart ("Tengo una pregunta: ¿dónde está la estación?"); of 16 lists after a colon ("We
 # visited three cities: Paris, Rome and Madrid."), beam 4: 11 whole so, 12 whole with the colon but 9 of them with
 # made-up words ("ciudades a París"), 9 with a comma instead. Not a label's colon, nor one in a kept span (`a: b`)
-_CLAUSE_COLON = re.compile(r"(?<=[^\W\d_]{2}): (?=\S)")
+_CLAUSE_COLON = lazy_re.compile(r"(?<=[^\W\d_]{2}): (?=\S)")
 
 
 def clauses(sentence: str, unknown, source: str = "en") -> list[str]:
     """The sentence cut after each colon between two words or more, not a question, and more words."""
     if ": " not in sentence:
         return [sentence]
-    head = CHAT_HEAD.match(sentence) or MAIL_HEAD.match(sentence) or labels.LABEL.match(sentence)
+    head = chat_head(sentence) or MAIL_HEAD.match(sentence) or labels.LABEL.match(sentence)
     skip = head.end() if head else 0
     spans = protect.find_spans(sentence, unknown, source=source)
     question = case.is_question if source == "en" else spanish.is_question
@@ -39,15 +40,15 @@ def clauses(sentence: str, unknown, source: str = "en") -> list[str]:
     return pieces + [sentence[start:]]
 
 
-_EM_DASH = re.compile(r"(?<=[^\W\d_])\s*—\s*(?=[^\W\d_])")  # unspaced too: normalize makes it a hyphen ("answer-as")
-_TYPED = re.compile(r"[/@\\]|\w\.\w")  # ... not inside a URL, an address or a path
-_INNER_ELLIPSIS = re.compile(r"(?<=[^\W\d_])\.{3,} (?=[^\W\d_])")
+_EM_DASH = lazy_re.compile(r"(?<=[^\W\d_])\s*—\s*(?=[^\W\d_])")  # unspaced too: normalize makes it a hyphen ("answer-as")
+_TYPED = lazy_re.compile(r"[/@\\]|\w\.\w")  # ... not inside a URL, an address or a path
+_INNER_ELLIPSIS = lazy_re.compile(r"(?<=[^\W\d_])\.{3,} (?=[^\W\d_])")
 # between words, a clause going on in lowercase: not "9 - 5", "well-known", "Monday - Friday", "the -- flag"
-_DASH_CLAUSE = re.compile(r"(?<=[^\W\d_]{2}) - (?=[a-z])")
+_DASH_CLAUSE = lazy_re.compile(r"(?<=[^\W\d_]{2}) - (?=[a-z])")
 # a range of days or months ("Monday–Friday", "January-March"): "to" to the model (it dropped the second: "Open
 # Monday–Friday." -> "Abandona el lunes."; "January to March" -> "de enero a marzo")
 _CALENDAR = "|".join([*(day.capitalize() for day in WEEKDAYS), *(month.capitalize() for month in MONTHS)])
-_CALENDAR_RANGE = re.compile(rf"\b((?:{_CALENDAR})) ?- ?(?=(?:{_CALENDAR})\b)")
+_CALENDAR_RANGE = lazy_re.compile(rf"\b((?:{_CALENDAR})) ?- ?(?=(?:{_CALENDAR})\b)")
 
 
 def spaced_dashes(text: str) -> str:
@@ -93,7 +94,7 @@ class InnerEllipsis:
 
 
 SHORT_WORDS = 3  # at most, in a short exclamation
-_WORDS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_WORDS = lazy_re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 
 class ShortExclamation:

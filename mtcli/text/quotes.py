@@ -8,20 +8,21 @@ from collections.abc import Sequence
 
 from mtcli.text.kinds import PRIVATE, PRIVATE_RANGES
 from mtcli.text.tables import TABLES
+from mtcli import lazy_re
 
 # an aside in brackets inside a sentence: after a space (or first), before a space, a stop or the end; with a
 # letter in it (not "f(x)", "friend(s)", "wiki/Foo_(bar)", "[text](url)", "(1)")
-_ASIDE = re.compile(r"(?<![^\s\"'])(?:\(([^()]*[^\W\d_][^()]*)\)|\[([^\[\]]*[^\W\d_][^\[\]]*)\])(?=[\s.,;:!?\"']|$)")
+_ASIDE = lazy_re.compile(r"(?<![^\s\"'])(?:\(([^()]*[^\W\d_][^()]*)\)|\[([^\[\]]*[^\W\d_][^\[\]]*)\])(?=[\s.,;:!?\"']|$)")
 # a quotation: after a space, a bracket or first, before a space, a stop, a bracket or the end, with no space
 # inside either mark; a single quote's words may hold apostrophes ('I don't know.'), not its edges ("dogs'")
-_QUOTE = re.compile(r"(?<![^\s(\[])(?:\"(?=\S)([^\"]+)(?<=\S)\"|«(?=\S)([^«»]+)(?<=\S)»"
-                    r"|'(?=\S)((?:[^']|(?<=\w)'(?=\w))+)(?<=\S)')(?=[\s.,;:!?…)\]]|$)")
+_QUOTE = lazy_re.compile(r"(?<![^\s(\[])(?:\"(?=\S)([^\"]+)(?<=\S)\"|«(?=\S)([^«»]+)(?<=\S)»"
+                         r"|'(?=\S)((?:[^']|(?<=\w)'(?=\w))+)(?<=\S)')(?=[\s.,;:!?…)\]]|$)")
 QUOTE_MARKS = "\"'«"
-_TWO_LETTERS = re.compile(r"[^\W\d_]{2}")
+_TWO_LETTERS = lazy_re.compile(r"[^\W\d_]{2}")
 # single quotes that are apostrophes: a word's ("'em", "'cause", "'90s") or a plural's ("the kids' room")
-_ELIDED = re.compile(r"'(?:em|cause|cos|coz|til|tis|twas|n|bout|round|\d)\b", re.IGNORECASE)
-_POSSESSIVE = re.compile(r" [^\W\d_]")  # after "s'"
-_MARK_AFTER = re.compile(r"(?<=\S)([»\"])([,;:])(?= )")  # a Spanish clause's mark after its closing quote
+_ELIDED = lazy_re.compile(r"'(?:em|cause|cos|coz|til|tis|twas|n|bout|round|\d)\b", re.IGNORECASE)
+_POSSESSIVE = lazy_re.compile(r" [^\W\d_]")  # after "s'"
+_MARK_AFTER = lazy_re.compile(r"(?<=\S)([»\"])([,;:])(?= )")  # a Spanish clause's mark after its closing quote
 
 
 class Items(dict):

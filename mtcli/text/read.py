@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import codecs
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO, NamedTuple
 
 from mtcli.errors import UserError
+from mtcli import lazy_re
 
 BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
-_LINE_END = re.compile(r"\r\n|\r|\n")
-_LF_END = re.compile(r"\r?\n")
+_LINE_END = lazy_re.compile(r"\r\n|\r|\n")
+_LF_END = lazy_re.compile(r"\r?\n")
 CHUNK = 1 << 16  # bytes read from a stream at a time: a pipe's worth
 
 

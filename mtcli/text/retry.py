@@ -16,6 +16,7 @@ from mtcli.text.digits import made_up
 from mtcli.text.glossary import as_given
 from mtcli.text.sentence import Engine, LineResult, NBest, Sentence, combine, recased, to_pieces
 from mtcli.text.swap import swap_all
+from mtcli import lazy_re
 
 VERIFY = len(protect.PLACEHOLDERS)  # attempt: the sentence as it is, kept if every span comes back
 AROUND = VERIFY + 1  # attempt: phrases of one span each (protect.one_span_phrases)
@@ -125,8 +126,8 @@ def _fallbacks(s: Sentence, engine: Engine) -> list[Sentence]:
                             pieces=[p for f in fitted for p in f])]
 
 
-_INNER_END = re.compile(r"[.!?]+$")
-_INNER_START = re.compile(r"^[¿¡]")
+_INNER_END = lazy_re.compile(r"[.!?]+$")
+_INNER_START = lazy_re.compile(r"^[¿¡]")
 
 
 def _phrases_joined(s: Sentence, got: list[NBest]) -> NBest:

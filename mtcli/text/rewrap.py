@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from mtcli.text.kinds import PRIVATE
+from mtcli import lazy_re
 
 @dataclass
 class Wrap:
@@ -28,7 +29,7 @@ class Clues:
 _EDGE = "¿?¡!.,;:\"'()«»“”‘’[]"
 
 
-_GLUED_END = re.compile(f"[{re.escape(_EDGE)}{PRIVATE.pattern[1:-1]}]+$")
+_GLUED_END = lazy_re.compile(f"[{re.escape(_EDGE)}{PRIVATE.pattern[1:-1]}]+$")
 
 
 def _core(word: str) -> tuple[int, int]:

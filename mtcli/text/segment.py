@@ -17,23 +17,24 @@ from functools import lru_cache
 
 from mtcli.text import spanish
 from mtcli.text.kinds import PRIVATE, SCRIPT_ELEMENT
+from mtcli import lazy_re
 
 # In pysbd's English list but ordinary words that end spoken sentences far more often ("Tell me.")
 NOT_ABBREVIATIONS = frozenset("me is man ill wash miss mass ok con id ken ore may ing hon sen art".split())
 # every place pysbd can end an English sentence, before a space: a stop (its list holds the full-width
 # ones too), then closing quotes or brackets; and list items ("Step 1) mix 2) bake", "(a) one (b) two").
 # A boundary without a space never counts (the sentences must join back with single spaces).
-_MAYBE_BOUNDARY = re.compile(rf"[.!?…。．！？][\"')\]»]*(?:[<{PRIVATE.pattern[1:-1]}]\S*)?\s|\)\s")
+_MAYBE_BOUNDARY = lazy_re.compile(rf"[.!?…。．！？][\"')\]»]*(?:[<{PRIVATE.pattern[1:-1]}]\S*)?\s|\)\s")
 # markup glued after a stop (a footnote mark: "car.<sup>1</sup>", "car.\ue000" in a document), kept out of pysbd's
 # sight: it cut before it ("car." | "<sup>1</sup> It"), or took "U.S.<sup>1</sup> and" for a sentence's end
-_GLUED_MARK = re.compile(rf"(?<=[.!?…\"')\]])(?:{PRIVATE.pattern}|{SCRIPT_ELEMENT})+(?=\s|$)", re.IGNORECASE)
+_GLUED_MARK = lazy_re.compile(rf"(?<=[.!?…\"')\]])(?:{PRIVATE.pattern}|{SCRIPT_ELEMENT})+(?=\s|$)", re.IGNORECASE)
 # where a sentence too long for the model may be cut, best first: after ; or :, after a comma, before
 # a conjunction that starts a clause
 CLAUSE_BREAKS = (
-    re.compile(r"(?<=[;:])\s"),
-    re.compile(r"(?<=,)\s"),
-    re.compile(r"\s(?=(?:and|but|or|so|because|although|though|while|whereas|when|which|who|if|unless|"
-               r"until|since|then|after|before)\s)", re.IGNORECASE),
+    lazy_re.compile(r"(?<=[;:])\s"),
+    lazy_re.compile(r"(?<=,)\s"),
+    lazy_re.compile(r"\s(?=(?:and|but|or|so|because|although|though|while|whereas|when|which|who|if|unless|"
+                    r"until|since|then|after|before)\s)", re.IGNORECASE),
 )
 
 

@@ -11,7 +11,6 @@ make theirs of the same Lexicon with another decode.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
@@ -21,11 +20,12 @@ from mtcli.config import DEFAULT_DIRECTION, DEFAULTS, TextOptions, TranslationOp
 from mtcli.text import case, protect, spanish
 from mtcli.text.glossary import with_terms
 from mtcli.text.segment import fit
+from mtcli import lazy_re
 
 NBest = list[tuple[str, float]]
 Decode = Callable[[list[str]], list[NBest]]  # sentences -> their n-best (text, score) lists, best first
 UNK = 1  # mtcli.tokenizer.UNK (not imported: this package loads without the tokenizers library)
-LETTER = re.compile(r"[^\W\d_]")
+LETTER = lazy_re.compile(r"[^\W\d_]")
 
 
 def placeholders_for(direction: str) -> tuple[tuple[str, ...], ...]:
@@ -51,8 +51,8 @@ class Lexicon:
     @classmethod
     def of(cls, tr) -> Lexicon:
         """Of an mtcli.decode.Translator: its vocabularies' tables, by its direction's source language."""
-        src = [tr.src_tok.id_to_token(i) for i in range(tr.src_tok.vocab_size)]
-        tgt = {tr.tgt_tok.id_to_token(i) for i in range(tr.tgt_tok.vocab_size)}
+        src = list(tr.src_tok.pieces_by_id)
+        tgt = set(tr.tgt_tok.pieces_by_id)
         names = case.truecase_table(src, tgt)
         direction = getattr(tr, "direction", DEFAULT_DIRECTION)
         spanish_source = direction.startswith("es")
@@ -231,8 +231,8 @@ class Once:
         return [list(self.done[p]) for p in pieces]
 
 
-_WORDS = re.compile(r"[^\W\d_]{2,}")
-_NAMES = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:[ '’-]+[^\W\d_][^\W\d_'’-]*)*")
+_WORDS = lazy_re.compile(r"[^\W\d_]{2,}")
+_NAMES = lazy_re.compile(r"[^\W\d_][^\W\d_'’-]*(?:[ '’-]+[^\W\d_][^\W\d_'’-]*)*")
 
 
 def _unfamiliar(word: str, familiar: frozenset[str], uncased: bool = False) -> bool:

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from mtcli.data import accent_contexts, unaccented
 from mtcli.text.case import has_end_punctuation
+from mtcli import lazy_re
 
 SPACE = "▁"  # the tokenizers' word-start marker
 
@@ -26,8 +27,8 @@ NAMES = {w.lower(): w for w in (
     "York Estados Unidos").split()}
 # a question's opening word (with its accent: "donde", "que" open clauses as often); a sentence that opens with one
 # and has no final mark gets "?" ("dónde está la estación" came out "where the train is on the train.")
-_QUESTION = re.compile(r"^[\"'(«]*(?:¿|(?:qué|quién|quiénes|cuál|cuáles|cuándo|cuánto|cuánta|cuántos|cuántas|dónde|adónde|"
-                       r"cómo|por qué)(?![^\W\d_]))", re.IGNORECASE)
+_QUESTION = lazy_re.compile(r"^[\"'(«]*(?:¿|(?:qué|quién|quiénes|cuál|cuáles|cuándo|cuánto|cuánta|cuántos|cuántas|dónde|adónde|"
+                            r"cómo|por qué)(?![^\W\d_]))", re.IGNORECASE)
 # abbreviations a sentence goes on after (pysbd's Spanish list is mostly words that end sentences: "no", "en",
 # "con", "para", "bien", "entre"...)
 BEFORE_NAMES = "sr sra srta sres srs dr dra drs dras d dña prof profa lic ing arq".split()  # (titles: kinds.py)
@@ -40,7 +41,7 @@ NOT_NAMES = ("el la los las un una y o e de del en que es está a al con por par
              "director directora").split()
 # usted's abbreviations, which the model never saw ("Ud." came out a name), spelt out for it
 _USTED = {"ud": "usted", "uds": "ustedes", "vd": "usted", "vds": "ustedes"}
-_USTED_WORD = re.compile(r"\b[UuVv]ds?\.(?= ?\S)")  # (not "UD.": an acronym; ALL CAPS is lowercased first)
+_USTED_WORD = lazy_re.compile(r"\b[UuVv]ds?\.(?= ?\S)")  # (not "UD.": an acronym; ALL CAPS is lowercased first)
 
 
 def names(table: dict[str, str], target: Iterable[str]) -> dict[str, str]:
@@ -69,8 +70,8 @@ def familiar(words: frozenset[str]) -> frozenset[str]:
     return words | {unaccented(w) for w in words}
 
 
-_WORD = re.compile(r"[^\W\d_]+")  # (data.accent_contexts's words)
-_ACCENTED = re.compile(r"[áéíóúüñ¿¡]", re.IGNORECASE)
+_WORD = lazy_re.compile(r"[^\W\d_]+")  # (data.accent_contexts's words)
+_ACCENTED = lazy_re.compile(r"[áéíóúüñ¿¡]", re.IGNORECASE)
 
 
 def accented(text: str, table: dict[str, dict]) -> str:
@@ -105,8 +106,8 @@ def usted(text: str) -> str:
     return _USTED_WORD.sub(spelt, text) if "." in text else text
 
 
-_NARRATION_END = re.compile(r"[\s.,;:]*")
-_SPEECH_END = re.compile(r"[.,;:!?…]$")
+_NARRATION_END = lazy_re.compile(r"[\s.,;:]*")
+_SPEECH_END = lazy_re.compile(r"[.,;:!?…]$")
 
 
 def dialogue(line: str) -> str:

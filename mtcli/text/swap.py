@@ -11,9 +11,10 @@ import re
 
 from mtcli.text import protect
 from mtcli.text.sentence import NBest, Sentence
+from mtcli import lazy_re
 
-_WORD = re.compile(r"\S+")
-_LEAD, _TAIL = re.compile(r"^\W*"), re.compile(r"\W*$")  # a word's punctuation ("¿", "?"), kept around the target
+_WORD = lazy_re.compile(r"\S+")
+_LEAD, _TAIL = lazy_re.compile(r"^\W*"), lazy_re.compile(r"\W*$")  # a word's punctuation ("¿", "?"), kept around the target
 # words that stand before a noun, left outside what is replaced where the links take them in ("la cuenta": the
 # determiner is the sentence's, made to fit the target by agreement.py)
 _BEFORE = set("el la los las un una unos unas del al de a en mi mis tu tus su sus este esta estos estas ese esa esos "

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from mtcli.text.kinds import _ES_ORDINAL, _TYPED_SPAN, DATE, ES_DATE, ES_TITLE, ES_TITLED, KINDS, TITLE, TITLED, Kind
+from mtcli import lazy_re
 
 
 @dataclass(frozen=True)
@@ -24,9 +25,9 @@ class Table:
     def of(cls, language: str, title: re.Pattern, titled: re.Pattern, written_anew: str) -> Table:
         kinds = tuple(k for k in KINDS if language in k.languages)
         spanned = [k for k in kinds if not (k.find or k.template)]
-        return cls(kinds, re.compile("|".join(k.pattern for k in spanned), re.IGNORECASE),
-                   re.compile("|".join(dict.fromkeys(k.hint for k in spanned)), re.IGNORECASE),
-                   title, titled, re.compile(written_anew))
+        return cls(kinds, lazy_re.compile("|".join(k.pattern for k in spanned), re.IGNORECASE),
+                   lazy_re.compile("|".join(dict.fromkeys(k.hint for k in spanned)), re.IGNORECASE),
+                   title, titled, lazy_re.compile(written_anew))
 
 
 class _ByLanguage(dict):

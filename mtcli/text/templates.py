@@ -12,20 +12,20 @@ aside there; any other placeholder is a word of the sentence (Items.words). What
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from mtcli.text import icu
 from mtcli.text.kinds import ESCAPED_BREAK, KINDS, MAYBE_TEMPLATE, PRIVATE, TEMPLATE
 from mtcli.text.quotes import Items
+from mtcli import lazy_re
 
-ROUTE = re.compile(r"/:[A-Za-z_]")  # a route's ":id" ("/users/:id"): its line is a template (kinds.COLON_NAME)
-WINDOWS_PATH = re.compile(r"(?<!\S)(?:[A-Za-z]:\\|\\\\\w)\S*")  # no escapes in it ("C:\new\table")
-_FIND = re.compile(rf"(?P<icu>{icu.START.pattern})|{TEMPLATE.pattern}")
+ROUTE = lazy_re.compile(r"/:[A-Za-z_]")  # a route's ":id" ("/users/:id"): its line is a template (kinds.COLON_NAME)
+WINDOWS_PATH = lazy_re.compile(r"(?<!\S)(?:[A-Za-z]:\\|\\\\\w)\S*")  # no escapes in it ("C:\new\table")
+_FIND = lazy_re.compile(rf"(?P<icu>{icu.START.pattern})|{TEMPLATE.pattern}")
 _NAMES = {f"k{n}": k.name for n, k in enumerate(KINDS) if k.template}
-_LETTER = re.compile(r"[^\W\d_]")
-_BREAKS = re.compile(f"(?:{ESCAPED_BREAK})+")
+_LETTER = lazy_re.compile(r"[^\W\d_]")
+_BREAKS = lazy_re.compile(f"(?:{ESCAPED_BREAK})+")
 
 
 def shield(line: str, items: Items) -> str:

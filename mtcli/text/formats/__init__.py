@@ -26,6 +26,7 @@ from mtcli.text.formats.prose import Prose
 from mtcli.text.formats.units import Settings
 from mtcli.text.markup import check_depth, expand
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
+from mtcli import lazy_re
 
 FORMATS = ("text", "srt", "vtt", "markdown", "html")
 # read and written whole as bytes: format -> (its module, the library it needs beyond mtcli's own)
@@ -89,7 +90,7 @@ def translate_document(lines: list[str], fmt: str, engine: Engine,
 
 
 # a word of expanded markup: never cut inside a tag, a link target or a code span
-_MARKUP_WORD = re.compile(r"(?:<[^<>]*>|\]\([^)]*\)|(`+).*?\1|\S)+")
+_MARKUP_WORD = lazy_re.compile(r"(?:<[^<>]*>|\]\([^)]*\)|(`+).*?\1|\S)+")
 
 
 def spread(text: str, weights: list[int], word: re.Pattern | None = None) -> list[str]:

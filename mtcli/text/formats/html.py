@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 from mtcli.text.formats.prose import Prose
 from mtcli.text.nobreak import NO_BREAK
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
+from mtcli import lazy_re
 
 # elements whose content is not prose; and inline elements, which stay inside the sentence around them
 RAW_ELEMENTS = frozenset("script style code pre textarea kbd samp var template svg math".split())
@@ -18,13 +19,13 @@ INLINE = frozenset("a abbr b bdi bdo cite data del dfn em font i ins label mark 
                    "time u".split())
 VOID_INLINE = frozenset("img wbr".split())  # (a <br> ends a line of text: a block of its own each side)
 VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())  # never closed
-_TAG_LIKE = re.compile(r"</?[A-Za-z][^<>\n]*>?")  # text the parser could not read as a tag ('<a href="x>')
+_TAG_LIKE = lazy_re.compile(r"</?[A-Za-z][^<>\n]*>?")  # text the parser could not read as a tag ('<a href="x>')
 _KEEP_ENTITIES = frozenset("amp lt gt".split())  # stay as they are (an item); others become their character
 
 
 # "&#" that starts no character reference: with no ";" after it, the parser took the rest of the page for
 # text (its tags, <pre>, <script> then translated); fed as "&_" (as long), it is the text "&" it is
-_STRAY_CHARREF = re.compile(r"&#(?!(?:[0-9]+|[xX][0-9a-fA-F]+)[^0-9a-fA-F])")
+_STRAY_CHARREF = lazy_re.compile(r"&#(?!(?:[0-9]+|[xX][0-9a-fA-F]+)[^0-9a-fA-F])")
 
 
 class _Parser(HTMLParser):
@@ -48,8 +49,8 @@ def no_translate(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
 
 # attributes whose value is text a reader sees or hears (an image's description, a tooltip, a field's hint)
 TEXT_ATTRIBUTES = ("alt", "title", "placeholder", "aria-label")
-_ATTRIBUTE = re.compile(r"""(?<=[\s"'])(%s)(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'=<>`]+)""" % "|".join(TEXT_ATTRIBUTES),
-                        re.IGNORECASE)
+_ATTRIBUTE = lazy_re.compile(r"""(?<=[\s"'])(%s)(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'=<>`]+)""" % "|".join(TEXT_ATTRIBUTES),
+                             re.IGNORECASE)
 
 
 def translate_attributes(lines: list[str], engine: Engine, options: TextOptions) -> tuple[list[str], list[LineResult]]:

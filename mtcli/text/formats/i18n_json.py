@@ -13,9 +13,10 @@ from collections import Counter
 
 from mtcli.errors import UserError
 from mtcli.text.formats.units import Settings, Units
+from mtcli import lazy_re
 
-_INDENT = re.compile(r"\n([ \t]+)\S")
-_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone "\\udfff" escape in the file: no UTF-8 can carry it
+_INDENT = lazy_re.compile(r"\n([ \t]+)\S")
+_SURROGATE = lazy_re.compile("[\ud800-\udfff]")  # a lone "\\udfff" escape in the file: no UTF-8 can carry it
 
 
 class _Verbatim:

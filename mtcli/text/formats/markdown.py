@@ -7,29 +7,30 @@ import re
 
 from mtcli.text.formats.prose import Prose
 from mtcli.text.kinds import FOOTNOTE_REF, MARKDOWN_CODE, SCRIPT_CLOSE, SCRIPT_TAG
+from mtcli import lazy_re
 
-_DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+_DELIMITER_ROW = lazy_re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 # inline markup, in the order it is taken out: a code span's text is code, not prose, so it goes first (MARKDOWN_CODE)
-_RAW_INLINE = re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*|[^\s<>@]+@[^\s<>]+)>"  # autolinks
-                         r"|<(code|kbd|samp|var|tt)\b[^<>]*>.*?</\1\s*>"  # inline HTML whose content is code
-                         r"|</?[A-Za-z][^<>]*>"  # inline HTML tags
-                         r"|&(?:#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"  # entities: &copy; &#169;
-                         rf"|{FOOTNOTE_REF}"  # footnote references [^1]
-                         r"|\$\$.+?\$\$|\$(?=[^\s$])[^$]*?(?<=[^\s\\$])\$(?!\d)"  # math: $x + y$, $$...$$
-                         r"|\\[!-/:-@\[-`{-~]")  # backslash escapes
+_RAW_INLINE = lazy_re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*|[^\s<>@]+@[^\s<>]+)>"  # autolinks
+                              r"|<(code|kbd|samp|var|tt)\b[^<>]*>.*?</\1\s*>"  # inline HTML whose content is code
+                              r"|</?[A-Za-z][^<>]*>"  # inline HTML tags
+                              r"|&(?:#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"  # entities: &copy; &#169;
+                              rf"|{FOOTNOTE_REF}"  # footnote references [^1]
+                              r"|\$\$.+?\$\$|\$(?=[^\s$])[^$]*?(?<=[^\s\\$])\$(?!\d)"  # math: $x + y$, $$...$$
+                              r"|\\[!-/:-@\[-`{-~]")  # backslash escapes
 # kept as it is at the start of a paragraph: a footnote's definition "[^1]: ", a task's box "[ ] ", "[x] "
-_PREFIX = re.compile(rf"(?:{FOOTNOTE_REF}:|\[[ xX]\])\s+")
-_IMAGE = re.compile(r"(!\[)([^\]]*)(\]\([^)]*\)|\]\[[^\]]*\])")
-_LINK = re.compile(r"(\[)([^\]]+)(\]\([^)]*\)|\]\[[^\]]*\])")
-_EMPHASIS = re.compile(r"(\*\*|__|~~|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)(\1)(?!\w)")
+_PREFIX = lazy_re.compile(rf"(?:{FOOTNOTE_REF}:|\[[ xX]\])\s+")
+_IMAGE = lazy_re.compile(r"(!\[)([^\]]*)(\]\([^)]*\)|\]\[[^\]]*\])")
+_LINK = lazy_re.compile(r"(\[)([^\]]+)(\]\([^)]*\)|\]\[[^\]]*\])")
+_EMPHASIS = lazy_re.compile(r"(\*\*|__|~~|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)(\1)(?!\w)")
 
 
 # a superscript or a subscript without markup inside: three parts, as HTML's (its text translated in place, or
 # kept with the word it is glued to: "H<sub>2</sub>O", "car<sup>1</sup>")
-_SCRIPT_PAIR = re.compile(f"({SCRIPT_TAG})([^<>]*)({SCRIPT_CLOSE})", re.IGNORECASE)
+_SCRIPT_PAIR = lazy_re.compile(f"({SCRIPT_TAG})([^<>]*)({SCRIPT_CLOSE})", re.IGNORECASE)
 
 
-_UNSEEN_OPEN = re.compile(r"<!--|<\?")
+_UNSEEN_OPEN = lazy_re.compile(r"<!--|<\?")
 _UNSEEN_CLOSE = {"<!--": "-->", "<?": "?>"}
 
 

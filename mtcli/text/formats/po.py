@@ -6,14 +6,14 @@ already is left unless Settings.overwrite. Placeholders (%s, %(name)s, {0}) are 
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 
 from mtcli.errors import UserError
 from mtcli.text.formats.units import Settings, Units
+from mtcli import lazy_re
 
 PLURAL_FORMS = "nplurals=2; plural=(n != 1);"  # English's and Spanish's: one, and every other number
-_NPLURALS = re.compile(r"nplurals\s*=\s*([0-9]+)")
+_NPLURALS = lazy_re.compile(r"nplurals\s*=\s*([0-9]+)")
 MAX_PLURALS = 6  # Arabic's (gettext's most)
 
 

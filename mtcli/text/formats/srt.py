@@ -7,16 +7,17 @@ import re
 
 from mtcli.errors import UserError
 from mtcli.text.formats.prose import Prose
+from mtcli import lazy_re
 
 # a cue's timing, as the srt parser reads it ("0:0:1,000 --> 0:0:2,000", "00:00:01.000 - > ..." too)
 _TIMESTAMP = r"[0-9]+[,.:，．。：][0-9]+[,.:，．。：][0-9]+[,.:，．。：]?[0-9]*"
-_TIMECODE = re.compile(rf"^\s*{_TIMESTAMP} *-[ -] *> *{_TIMESTAMP}")
+_TIMECODE = lazy_re.compile(rf"^\s*{_TIMESTAMP} *-[ -] *> *{_TIMESTAMP}")
 # <i>text</i>, WebVTT's <v Bob>text</v> and <c.loud>text</c>: the text translated
-_SRT_PAIR = re.compile(r"(<(i|b|u|font|sub|sup|v|c|lang)\b[^>]*>)(.*?)(</\2>)", re.IGNORECASE)
-_SRT_TAG = re.compile(r"<[^>]*>|\{[^}]*\}")  # any other tag, {\an8}
+_SRT_PAIR = lazy_re.compile(r"(<(i|b|u|font|sub|sup|v|c|lang)\b[^>]*>)(.*?)(</\2>)", re.IGNORECASE)
+_SRT_TAG = lazy_re.compile(r"<[^>]*>|\{[^}]*\}")  # any other tag, {\an8}
 # a speaker's line: "- Hello.", "<i>- Hi!", "TOM: Where were you?", "MARY JANE: ..."
-_SPEAKER = re.compile(r"\s*(?:<[^>]*>|\{[^}]*\})*(?:[-‐‑–—](?!\d)|[A-Z][A-Z0-9 .'-]{0,30}(?<=[A-Z0-9.]):(?=\s))\s*")
-_SRT_BRACKETS = re.compile(r"(\[)([^\[\]]+)(\])|(\()([^()]+)(\))")
+_SPEAKER = lazy_re.compile(r"\s*(?:<[^>]*>|\{[^}]*\})*(?:[-‐‑–—](?!\d)|[A-Z][A-Z0-9 .'-]{0,30}(?<=[A-Z0-9.]):(?=\s))\s*")
+_SRT_BRACKETS = lazy_re.compile(r"(\[)([^\[\]]+)(\])|(\()([^()]+)(\))")
 
 
 def read(doc: Prose) -> None:
@@ -60,7 +61,7 @@ def read_vtt(doc: Prose) -> None:
         k = end + 1
 
 
-_VTT_HEADER = re.compile(r"WEBVTT(?:$|[ \t])")
+_VTT_HEADER = lazy_re.compile(r"WEBVTT(?:$|[ \t])")
 
 
 def _cue(doc: Prose, rows: list[int]) -> None:

@@ -19,10 +19,11 @@ from mtcli.text.lines import joined
 from mtcli.text.kinds import PRIVATE
 from mtcli.text.markup import expand
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
+from mtcli import lazy_re
 
-_MARK = re.compile("\x01(/?)([0-9]+)(/?)\x02")
-_LETTER = re.compile(r"[^\W\d_]")
-_BREAK = re.compile(r"(\s*[\n\r\t\v\f\u2028\u2029]\s*)")  # whitespace with a line break or a tab in it
+_MARK = lazy_re.compile("\x01(/?)([0-9]+)(/?)\x02")
+_LETTER = lazy_re.compile(r"[^\W\d_]")
+_BREAK = lazy_re.compile(r"(\s*[\n\r\t\v\f\u2028\u2029]\s*)")  # whitespace with a line break or a tab in it
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def shown(warning: str, labels: dict[str, str]) -> str:
 
 
 # a mark as a warning has it: as it is, or escaped by errors.quoted (a text of XML 1.0 holds neither)
-_SHOWN_MARK = re.compile(r"(?:\x01|\\x01)(/?)([0-9]+)(/?)(?:\x02|\\x02)")
+_SHOWN_MARK = lazy_re.compile(r"(?:\x01|\\x01)(/?)([0-9]+)(/?)(?:\x02|\\x02)")
 
 
 def plain(text: str, items: dict[str, tuple[str, ...]]) -> str:

@@ -419,7 +419,7 @@ async def translate(request: Request) -> JSONResponse:
     source, target = _direction(fields, service.directions)
     n = _alternatives(fields, cfg)
     fmt = _format(fields)
-    results, told, read = await service.run(service.translate_job, texts, fmt, n + 1, source, target,
+    results, told, read, said = await service.run(service.translate_job, texts, fmt, n + 1, source, target,
                                             _options(fields, service), chars=sum(map(len, texts)),
                                             deadline=service.deadline())
     out: dict = {"translatedText": [r[0] for r in results]}
@@ -427,6 +427,8 @@ async def translate(request: Request) -> JSONResponse:
         out["detectedLanguage"] = [{"confidence": c, "language": language} for language, c in told]
     if n:
         out["alternatives"] = [r[1:] for r in results]
+    if any(said):  # an extension field: what the CLI warns on stderr (a text in the other language, a mark lost, ...)
+        out["warnings"] = said
     # an extension field (LibreTranslate's clients ignore it); the check's teacher forcing, off the event loop
     if service.checkers and (quality := await asyncio.to_thread(service.quality, read)) is not None:
         out["quality"] = quality

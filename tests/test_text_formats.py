@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtcli.text.formats import format_for, spread, translate_document
+from mtcli.text.pipeline import translate_lines
 from tests.text.fakes import engine
 
 
@@ -579,6 +580,21 @@ def test_html_comments_declarations_and_sections_stay_exactly_where_they_are(sou
 ])
 def test_html_entities_are_decoded_into_their_sentence(source, expected):
     assert html_out(source) == expected
+
+
+ESCAPED = ["&amp;lt;", "&amp;amp;", "&amp;nbsp;", "&amp;#169;", "&amp;#x27;", "&amp;eacute;"]
+
+
+@pytest.mark.parametrize("fmt", ["html", "markdown", "text"])
+@pytest.mark.parametrize("shown", ESCAPED)
+def test_an_entity_shown_as_text_comes_out_whole(fmt, shown):
+    """Attack 2026-12-02b: a page about HTML writes "&amp;lt;" to show "&lt;"; its "lt;" became a word of the
+    sentence ("Write &amp;lt; for ..." -> "Escribe &amp;y ..."): lost, and a word invented."""
+    source = f"Write {shown} for it."
+    page = f"<p>{source}</p>" if fmt == "html" else source
+    out = "\n".join(run(page, fmt)) if fmt != "text" else translate_lines([source], engine(spanish))[0].text
+    assert out.count(shown) == 1 and "TI" in out, out
+    assert out.replace(shown, "").count(";") == 0
 
 
 def test_html_a_stray_character_reference_start_leaves_the_rest_of_the_page_html():

@@ -31,7 +31,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
@@ -95,6 +95,8 @@ async def _body(request: Request, cfg: ServeConfig, limit: int | None = None) ->
             too_large.headers = {"Connection": "close"}
             raise too_large from None
         raise ApiError(408, f"Invalid request: the body did not arrive within {cfg.body_timeout:g} s") from None
+    except ClientDisconnect:  # (gone before its body ended: the answer is for the log, never a traceback there)
+        raise ApiError(400, "Invalid request: the connection ended before the body did") from None
     if size > limit:
         raise too_large
     return b"".join(chunks)

@@ -157,7 +157,7 @@ _INTERPOLATION = r"[$#%]\{[^{}\n]+\}|\{\$\w[\w.\[\]>-]*\}|\$\w*\((?:[^()\n]|\([^
 # :name after a space, a slash or a bracket (Laravel's ":attribute", a route's "/users/:id"): a template's only in a
 # line that is one (templates.py: another placeholder, or a route); "Note: x", "3:15", "std::map", ":P" are none
 COLON_NAME = r"(?<![^\s/(\[])(?<!::):[A-Za-z_]\w*(?!\w)"
-_ENTITY = r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});"  # &nbsp; &amp; &#39; &#x27;
+_ENTITY = r"&(?:amp;)?(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});"  # &nbsp; &amp; &#39; &#x27;; a page about them: &amp;lt;
 # a newline, a tab, a return, a backslash or a character written as a backslash sequence (a JSON or a .strings
 # file's); not in a Windows path ("C:\new\table", "\\server\share": templates.py)
 ESCAPED_BREAK = r"(?<!\\)\\[ntr]"  # (not "\\\\n": an escaped backslash, then an "n")

@@ -13,7 +13,7 @@ _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _RAW_INLINE = re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*|[^\s<>@]+@[^\s<>]+)>"  # autolinks
                          r"|<(code|kbd|samp|var|tt)\b[^<>]*>.*?</\1\s*>"  # inline HTML whose content is code
                          r"|</?[A-Za-z][^<>]*>"  # inline HTML tags
-                         r"|&(?:#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"  # entities: &copy; &#169;
+                         r"|&(?:amp;)?(?:#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"  # entities: &copy; &#169;, &amp;lt;
                          rf"|{FOOTNOTE_REF}"  # footnote references [^1]
                          r"|\$\$.+?\$\$|\$(?=[^\s$])[^$]*?(?<=[^\s\\$])\$(?!\d)"  # math: $x + y$, $$...$$
                          r"|\\[!-/:-@\[-`{-~]")  # backslash escapes

@@ -767,3 +767,17 @@ def test_a_file_that_is_not_vtt_is_a_one_line_error():
     with pytest.raises(UserError, match="not a WebVTT file: line 1: expected 'WEBVTT'"):
         run("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", "vtt")
     assert format_for("film.VTT") == "vtt"
+
+
+MATH = ["$$\nx = 5 + y\n$$", "$$ E = mc^2 $$", "$$x = 1\ny = 2$$", "\\[\na^2 + b^2 = c^2\n\\]", "\\[ a^2 + b^2 \\]",
+        "Here is it:\n$$\nx = 1\n$$"]
+
+
+@pytest.mark.parametrize("math", MATH)
+def test_markdown_display_math_is_kept_as_it_is(math):
+    """Attack 2026-12-02b: a paragraph of display math reached the model ("$$\\nx = 5 + y\\n$$" -> "dólares\\n=\\n5");
+    LaTeX's \\[ \\] and \\( \\) too. Each formula comes out byte for byte, the prose around it translated."""
+    formula = math[math.index("$$") if "$$" in math else math.index("\\["):]
+    out = "\n".join(run(f"Some text here.\n\n{math}\n\nMore text, \\(x+y\\) and $z$ inline.", "markdown"))
+    assert formula in out and "\\(x+y\\)" in out and "$z$" in out, out
+    assert out.startswith("EMOS TXET .EREH"), out  # (the prose still translated)

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 MARKS = "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _RUN = re.compile(f"[{MARKS}]+")
-_TOKEN_END = re.compile(rf"[\s{MARKS}]")
+_TOKEN = re.compile(rf"[^\s{MARKS}]+")
+_CONTENT = re.compile(rf"[^\s{MARKS}]")
+PLACED = 64  # marks inside a line put back against their tokens; past these (a search of the translation each), named
 _OPEN = "([{\"'¿¡«"  # trimmed off a token the mark stands after (the mark belongs to its end)
 _CLOSE = ".,;:!?)]}\"'»"  # trimmed off a token the mark stands before
 
@@ -33,24 +35,28 @@ class Bidi:
     name = "bidirectional mark"
 
     def strip(self, line: str) -> tuple[str, list[Mark]]:
-        """The line without its bidirectional marks, and where each run of them stood."""
+        """The line without its bidirectional marks, and where each run of them stood (in one pass)."""
         if not _RUN.search(line):
             return line, []
+        first, last = _edges(line)
         marks = []
         for m in _RUN.finditer(line):
-            before, after = _RUN.sub("", line[: m.start()]), _RUN.sub("", line[m.end() :])
-            if not before.strip():
+            if m.start() <= first:
                 marks.append(Mark(m.group(), "lead"))
-            elif not after.strip():
+            elif m.start() > last:
                 marks.append(Mark(m.group(), "trail"))
             elif not line[m.end()].isspace():  # glued to the token after it
-                token = _TOKEN_END.split(line[m.end() :], 1)[0]
+                token = _TOKEN.match(line, m.end()).group()
                 marks.append(Mark(m.group(), "before", token.rstrip(_CLOSE) or token))
             elif not line[m.start() - 1].isspace():  # glued to the token before it
-                token = _TOKEN_END.split(line[: m.start()][::-1], 1)[0][::-1]
+                start = m.start()
+                while start and not (line[start - 1].isspace() or line[start - 1] in MARKS):
+                    start -= 1
+                token = line[start : m.start()]
                 marks.append(Mark(m.group(), "after", token.lstrip(_OPEN) or token))
             else:  # between spaces: with the next token
-                marks.append(Mark(m.group(), "before", after.split()[0].rstrip(_CLOSE) or after.split()[0]))
+                token = _TOKEN.search(line, m.end()).group()
+                marks.append(Mark(m.group(), "before", token.rstrip(_CLOSE) or token))
         return _RUN.sub("", line), marks
 
     def restore(self, out: str, marks: list[Mark]) -> tuple[str, list[Mark]]:
@@ -59,8 +65,10 @@ class Bidi:
         trail = "".join(m.written for m in marks if m.where == "trail")
         at: list[tuple[int, str]] = []
         lost = []
-        for mark in marks:
-            if mark.where in ("before", "after"):
+        for k, mark in enumerate(m for m in marks if m.where in ("before", "after")):
+            if k >= PLACED:
+                lost.append(mark)
+            else:
                 places = [m.start() if mark.where == "before" else m.end() for m in _find(out, mark.token)]
                 if len(places) == 1:
                     at.append((places[0], mark.written))
@@ -71,6 +79,17 @@ class Bidi:
         body = out.strip()
         start = out.index(body) if body else len(out)
         return out[:start] + lead + body + trail + out[start + len(body) :], lost
+
+
+def _edges(line: str) -> tuple[int, int]:
+    """Where the line's first and last characters that are neither a space nor a mark stand (-1, -1: none)."""
+    found = _CONTENT.search(line)
+    if not found:
+        return -1, -1
+    last = len(line) - 1
+    while line[last].isspace() or line[last] in MARKS:
+        last -= 1
+    return found.start(), last
 
 
 def _find(text: str, token: str) -> list[re.Match]:

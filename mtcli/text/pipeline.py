@@ -169,6 +169,7 @@ def _read(raw: str, i: int, options: TextOptions, items: Items, result: LineResu
         result.warnings.append(f"longer than {MAX_LINE_CHARS:,} characters: its first {len(raw):,} were "
                                f"translated, the other {whole - len(raw):,} are kept as they came")
     raw, marks = BIDI.strip(raw)
+    as_it_came += [i] if marks and not raw.strip() and i not in tails else []  # (marks alone: nothing to translate)
     raw, spaces = NOBREAK.strip(raw, items)
     gaps[i] = spaces, marks
     if options.protect:  # a template's placeholders and ICU messages made items before anything reads the line

@@ -72,6 +72,13 @@ def test_through_the_pipeline_the_model_never_sees_a_mark(kind, line, expected):
         assert got.text == expected and not got.warnings
 
 
+def test_a_line_of_marks_alone_comes_out_as_it_came():
+    """Attack 2026-12-02b: "\u200f\u200e" alone on a line came out an empty line."""
+    lines = ["\u200f\u200e", " \u200f ", "\u2067\u2069", "The cat.\u200f"]
+    got = translate_lines(lines, engine(upper))
+    assert [r.text for r in got] == ["\u200f\u200e", " \u200f ", "\u2067\u2069", "THE CAT.\u200f"]
+
+
 # end to end, through the CLI with the shipped model, in each format that reads text
 
 

@@ -141,20 +141,24 @@ def _model_arrays() -> dict:
     data = path.read_bytes()
     key = f"{py3langid.__version__}-{hashlib.sha256(data).hexdigest()[:16]}"  # (importlib.metadata: ~15 ms to load)
     root = _cache_root()
-    cached = _read_cache(root / key)
+    cached = _read_cache(root / key) if root else None
     if cached is not None:
         return cached
     arrays = _restricted(path)
-    _write_cache(root, key, arrays)
+    if root:
+        _write_cache(root, key, arrays)
     return arrays
 
 
 def _cache_root():
+    """The cache's directory; None where it would lie in a home directory that does not exist (HOME=/nonexistent,
+    a service account's: making it had created /nonexistent/.cache for a translation)."""
     from pathlib import Path
 
     from platformdirs import user_cache_dir
 
-    return Path(user_cache_dir("mtcli", appauthor=False)) / "langid"
+    root, home = Path(user_cache_dir("mtcli", appauthor=False)) / "langid", Path.home()
+    return None if root.is_relative_to(home) and not home.is_dir() else root
 
 
 def _restricted(path) -> dict:

@@ -18,7 +18,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from mtcli.errors import UserError
+from mtcli.errors import UserError, quoted
 from mtcli.guards import expand_user
 from mtcli import lazy_re
 
@@ -93,7 +93,8 @@ def resolve(spec: str | os.PathLike) -> Path:
         return path
     named = not any(c in text for c in "/\\~")
     what = (f"{text}: not a directory" if path.exists() else
-            f"no model named {text!r} (nor a directory {text})" if named else f"{text}: no such model directory")
+            f"no model named {quoted(text)} (nor a directory of that name)" if named
+            else f"{text}: no such model directory")
     raise UserError(f"{what}; {_hint(known)}")
 
 

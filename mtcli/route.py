@@ -36,6 +36,15 @@ def other(language: str) -> str:
     return LANGUAGES[1 - LANGUAGES.index(language)]
 
 
+def contradicted(text: str, given: str, detect, what: str = "this") -> str | None:
+    """The warning for a text given as `given` that is surely the other language: told so at least SURE, on at least
+    SURE_WORDS words (`detect(text)`: language or None, confidence 0-1), else None."""
+    if len(_WORD.findall(text)) < SURE_WORDS:
+        return None
+    told, confidence = detect(text)
+    return misread(NAMES[told], NAMES[given], what) if told not in (None, given) and confidence >= SURE else None
+
+
 @dataclass(frozen=True)
 class Languages:
     """What the user asked: a source and a target language, None where mtcli decides (the source told
@@ -158,11 +167,7 @@ class Router:
     def questioned(self, text: str, what: str = "this") -> str | None:
         """With the source language given (--from, -m): a warning when `text` is surely the other language
         (SURE, SURE_WORDS), else None. Never a refusal: the text is translated as it was asked."""
-        if not self.fixed or len(_WORD.findall(text)) < SURE_WORDS:
-            return None
-        given = self.fixed.split("-")[0]
-        told, confidence = self.detect(text, None)
-        return misread(NAMES[told], NAMES[given], what) if told not in (None, given) and confidence >= SURE else None
+        return contradicted(text, self.fixed.split("-")[0], lambda t: self.detect(t, None), what) if self.fixed else None
 
     def translate_document(self, lines: list[str], fmt: str) -> tuple[list[str], list[LineResult]]:
         """A document (srt, markdown, html) whole, in the direction of its text's language."""

@@ -178,6 +178,19 @@ def test_json_values_translated_keys_and_the_rest_kept():
     assert only["title"] == "The report of the year" and only["menu"]["open"] == "NEPO EHT ROOD"
 
 
+@pytest.mark.parametrize("keys, unmatched", [
+    (("zzz",), ["zzz"]), (("[",), ["["]), (("menu.*", "menu"), ["menu"]), (("menu.*", "Menu.*"), ["Menu.*"]),
+    (("*.open", "title"), []), (("menu.count",), ["menu.count"]),  # (a number: no text)
+])
+def test_json_keys_that_match_no_text_are_warned(keys, unmatched):
+    """Attack 2026-12-02b: `--keys zzz` (a typo) left the whole file as it came, exit 0, with no word said. Each glob
+    that matches no text is named; the others still translate."""
+    out, results = translate(JSON.encode(), "json", Settings(keys=keys))
+    warned = [w for r in results for w in r.warnings if "--keys" in w]
+    assert warned == [f"--keys {p!r} matched no text of doc.json" for p in unmatched]
+    assert (json.loads(out)["menu"]["open"] == "NEPO EHT ROOD") == any(k in ("menu.*", "*.open") for k in keys)
+
+
 def test_json_numbers_and_lone_surrogates_come_out_as_they_went_in():
     """The attack: 1e999 came out as Infinity (not JSON), an integer of 5,000 digits was a ValueError traceback,
     a lone "\\udfff" a UnicodeEncodeError; 0.10, 1E5, -0 and NaN were rewritten (0.1, 100000.0, 0, NaN)."""

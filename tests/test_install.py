@@ -230,8 +230,12 @@ def test_a_linked_model_is_added_under_the_links_name_and_json_is_for_the_list(w
     assert not (user_home / "models" / "other").exists()
 
 
-@pytest.mark.parametrize("name", ["two\nlines", "a\rb", "esc\x1b[2Jape", "sep\u2028arator"])
+@pytest.mark.parametrize("name", ["two\nlines", "a\rb", "esc\x1b[2Jape", "sep\u2028arator", "en-es\u200f",
+                                  "\u202eevil", "a\u2066b"])
 def test_control_characters_in_a_name_stay_on_the_errors_one_line(name, run_cli):
+    """(Attack 2026-12-02b: "en-es\u200f" was escaped once and shown raw once in the same message; an override
+    such as U+202E shown raw reorders what the terminal shows.)"""
     code, out, err = run_cli("translate", "-m", name, "Hi.")
     assert code == 2 and out == "" and err.count("\n") == 1 and "\x1b" not in err and "\r" not in err
     assert "no model named" in err and repr(name)[1:-1] in err
+    assert not set(err) & set("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")

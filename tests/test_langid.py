@@ -235,3 +235,19 @@ def test_a_long_text_is_told_without_overflow(lang):
     for prior in (None, "en", "es"):
         d = detect(text, prior=prior)
         assert d.language == lang and 0.99 <= d.confidence <= 1.0
+
+
+@pytest.mark.parametrize("exists", [False, True])
+def test_the_cache_is_never_made_in_a_home_that_does_not_exist(tmp_path, exists):
+    """Attack 2026-12-02b: with HOME=/nonexistent (a service account's), a translation created /nonexistent/.cache
+    for langid's cache. A home that is not there gets no cache (the model is read each time); one that is, does."""
+    import os
+
+    home = tmp_path / "home"
+    if exists:
+        home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")} | {"HOME": str(home)}
+    code = "from mtcli.langid import detect; print(detect('The cat sleeps on the red sofa.').language)"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "en", out.stderr
+    assert home.exists() == exists and (not exists or any((home / ".cache" / "mtcli" / "langid").iterdir()))

@@ -227,13 +227,14 @@ def test_a_comment_inside_an_html_sentence_loses_no_word(client):
 
 # --- the HTTP parser: raw sockets ------------------------------------------------------------------
 
-def exchange(base: str, data: bytes, pieces: int = 1, wait: float = 10.0) -> tuple[bytes, str | None]:
-    """Send `data` over a plain socket (in `pieces` pieces, 10 ms apart), then read until the server
-    closes the connection or `wait` seconds pass. Returns what came back and how the reading ended:
-    None for a clean close, "open" if still open, or the socket error's name."""
+def exchange(base: str, data: bytes, pieces: int = 1, wait: float = 10.0, half: bool = False) -> tuple[bytes, str | None]:
+    """Send `data` over a plain socket (in `pieces` pieces, 10 ms apart; `half`: then end our side, as
+    `shutdown(SHUT_WR)` does), then read until the server closes the connection or `wait` seconds pass. Returns
+    what came back and how the reading ended: None for a clean close, "open" if still open, or the socket
+    error's name."""
     host, port = base.removeprefix("http://").rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=wait) as s:
-        size = -(-len(data) // pieces)
+        size = max(1, -(-len(data) // pieces))
         try:
             for k in range(0, len(data), size):
                 s.sendall(data[k : k + size])
@@ -241,6 +242,8 @@ def exchange(base: str, data: bytes, pieces: int = 1, wait: float = 10.0) -> tup
                     time.sleep(0.01)
         except OSError:  # the server answered and closed before the whole request was sent
             pass
+        if half:
+            s.shutdown(socket.SHUT_WR)
         answer, ended = b"", None
         try:
             while chunk := s.recv(65536):
@@ -270,6 +273,30 @@ def test_content_length_with_transfer_encoding_is_refused_and_the_connection_clo
     # the same bytes with one framing: the smuggled request is a real second request, and answered
     answer, _ = exchange(base, b"POST /detect HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + body, wait=3)
     assert responses(answer) == [400, 200]
+
+
+def test_a_client_that_ends_its_side_after_its_requests_gets_every_answer(base, caplog):
+    """Attack 2026-12-02b: a request followed by a half-close (`shutdown(SHUT_WR)`, `nc -N`) got no answer at all
+    (asyncio closed the connection at EOF); a body cut short by the client's end waited for the body deadline, and
+    a client gone mid-body left a ClientDisconnect traceback in the server's log."""
+    body = json.dumps(OK).encode()
+    post = b"POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (
+        len(body), body)
+    detect = post.replace(b"/translate", b"/detect")
+    health = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+    for data, codes in ((post, [200]), (health, [200]), (post + health + detect, [200, 200, 200]),
+                        (post[:-5], [400]), (post + post[:-5], [200, 400]), (health + post[:40], [200]), (b"", [])):
+        started = time.monotonic()
+        answer, ended = exchange(base, data, wait=20, half=True)
+        assert responses(answer) == codes and ended is None, (data[:60], answer[-200:])
+        assert time.monotonic() - started < 10, data[:60]  # (never the body deadline's wait, nor a hang)
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    for route in (b"/translate", b"/detect", b"/translate_file"):  # gone for good before the body ended
+        with socket.create_connection((host, int(port))) as s:
+            s.sendall(post.replace(b"/translate", route)[:-5])
+            time.sleep(0.2)
+    time.sleep(0.5)
+    assert not [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]
 
 
 def head(extra: bytes) -> bytes:

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtcli.text.formats import format_for, spread, translate_document
+from mtcli.text.pipeline import translate_lines
 from tests.text.fakes import engine
 
 
@@ -581,6 +582,21 @@ def test_html_entities_are_decoded_into_their_sentence(source, expected):
     assert html_out(source) == expected
 
 
+ESCAPED = ["&amp;lt;", "&amp;amp;", "&amp;nbsp;", "&amp;#169;", "&amp;#x27;", "&amp;eacute;"]
+
+
+@pytest.mark.parametrize("fmt", ["html", "markdown", "text"])
+@pytest.mark.parametrize("shown", ESCAPED)
+def test_an_entity_shown_as_text_comes_out_whole(fmt, shown):
+    """Attack 2026-12-02b: a page about HTML writes "&amp;lt;" to show "&lt;"; its "lt;" became a word of the
+    sentence ("Write &amp;lt; for ..." -> "Escribe &amp;y ..."): lost, and a word invented."""
+    source = f"Write {shown} for it."
+    page = f"<p>{source}</p>" if fmt == "html" else source
+    out = "\n".join(run(page, fmt)) if fmt != "text" else translate_lines([source], engine(spanish))[0].text
+    assert out.count(shown) == 1 and "TI" in out, out
+    assert out.replace(shown, "").count(";") == 0
+
+
 def test_html_a_stray_character_reference_start_leaves_the_rest_of_the_page_html():
     """"&#" that starts no reference, with no ";" after it: the parser took the rest of the page for text,
     so the <pre> was translated, markup moved between lines and the image's alt text stayed English."""
@@ -751,3 +767,17 @@ def test_a_file_that_is_not_vtt_is_a_one_line_error():
     with pytest.raises(UserError, match="not a WebVTT file: line 1: expected 'WEBVTT'"):
         run("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", "vtt")
     assert format_for("film.VTT") == "vtt"
+
+
+MATH = ["$$\nx = 5 + y\n$$", "$$ E = mc^2 $$", "$$x = 1\ny = 2$$", "\\[\na^2 + b^2 = c^2\n\\]", "\\[ a^2 + b^2 \\]",
+        "Here is it:\n$$\nx = 1\n$$"]
+
+
+@pytest.mark.parametrize("math", MATH)
+def test_markdown_display_math_is_kept_as_it_is(math):
+    """Attack 2026-12-02b: a paragraph of display math reached the model ("$$\\nx = 5 + y\\n$$" -> "dólares\\n=\\n5");
+    LaTeX's \\[ \\] and \\( \\) too. Each formula comes out byte for byte, the prose around it translated."""
+    formula = math[math.index("$$") if "$$" in math else math.index("\\["):]
+    out = "\n".join(run(f"Some text here.\n\n{math}\n\nMore text, \\(x+y\\) and $z$ inline.", "markdown"))
+    assert formula in out and "\\(x+y\\)" in out and "$z$" in out, out
+    assert out.startswith("EMOS TXET .EREH"), out  # (the prose still translated)

@@ -202,6 +202,11 @@ def test_a_lost_span_goes_before_the_final_stop_and_after_an_opening_mark():
     # found by an attack on real text: each was lost or garbled by the model
     ("It costs 20 € per night.", ["20 €"]),  # (was "20 dólares")
     ("The ticket costs USD 5 or 5 EUR at the door.", ["USD 5", "5 EUR"]),  # (codes dropped)
+    # the attack of 2026-12-02b: "US$10" came out "o10 dólares", "Ctrl+S" "Ctrl" (each kind's variants)
+    ("It costs US$10, C$ 5, A$3.50, R$20 or NZ$1,000.", ["US$10", "C$ 5", "A$3.50", "R$20", "NZ$1,000"]),
+    ("Press Ctrl+S, ctrl+shift+z, Cmd+Q or Alt+F4 now; Shift+Tab goes back.",
+     ["Ctrl+S", "ctrl+shift+z", "Cmd+Q", "Alt+F4", "Shift+Tab"]),
+    ("Add 2+2 or C++ or Ctrl + S.", ["2+2"]),  # (no modifier glued to its key: none)
     ("I will be there at 5...or maybe 6.", ["5", "6"]),  # the words after a number are the sentence's
     ("We sold 300,and then more.", ["300"]),
     ("Use v1.2.3-beta or file2.txt at 3.5km.", ["v1.2.3-beta", "file2.txt", "3.5km"]),  # (not those)

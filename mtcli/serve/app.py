@@ -31,7 +31,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
@@ -96,6 +96,8 @@ async def _body(request: Request, cfg: ServeConfig, limit: int | None = None) ->
             too_large.headers = {"Connection": "close"}
             raise too_large from None
         raise ApiError(408, f"Invalid request: the body did not arrive within {cfg.body_timeout:g} s") from None
+    except ClientDisconnect:  # (gone before its body ended: the answer is for the log, never a traceback there)
+        raise ApiError(400, "Invalid request: the connection ended before the body did") from None
     if size > limit:
         raise too_large
     return b"".join(chunks)
@@ -420,7 +422,7 @@ async def translate(request: Request) -> JSONResponse:
     source, target = _direction(fields, service.directions)
     n = _alternatives(fields, cfg)
     fmt = _format(fields)
-    results, told, read = await service.run(service.translate_job, texts, fmt, n + 1, source, target,
+    results, told, read, said = await service.run(service.translate_job, texts, fmt, n + 1, source, target,
                                             _options(fields, service), chars=sum(map(len, texts)),
                                             deadline=service.deadline())
     out: dict = {"translatedText": [r[0] for r in results]}
@@ -428,6 +430,8 @@ async def translate(request: Request) -> JSONResponse:
         out["detectedLanguage"] = [{"confidence": c, "language": language} for language, c in told]
     if n:
         out["alternatives"] = [r[1:] for r in results]
+    if any(said):  # an extension field: what the CLI warns on stderr (a text in the other language, a mark lost, ...)
+        out["warnings"] = said
     # an extension field (LibreTranslate's clients ignore it); the check's teacher forcing, off the event loop
     if service.checkers and (quality := await asyncio.to_thread(service.quality, read)) is not None:
         out["quality"] = quality

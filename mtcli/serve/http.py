@@ -110,6 +110,7 @@ class Protocol(H11Protocol):
     it (_ANSWERS; uvicorn answers every one 400), as JSON."""
 
     discarding = False  # our side is closed: what the client sends is dropped
+    ended = False  # the client ended its side after a request: closed once the answers are sent
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -121,6 +122,37 @@ class Protocol(H11Protocol):
     def data_received(self, data: bytes) -> None:
         if not self.discarding:
             super().data_received(data)
+
+    def eof_received(self) -> bool | None:
+        """A client that ends its side after a whole request (`shutdown(SHUT_WR)`, `nc -N`) still gets its answer
+        (and those of requests pipelined before its end), then the connection is closed: a half-close is no
+        cancellation (RFC 9112 section 9.6); asyncio had closed it at once, the answer lost. A request whose body
+        can now never arrive is answered 400 (it had waited for the body deadline, or got nothing); idle: closed."""
+        if self.discarding:
+            return None
+        if self.conn.their_state is h11.DONE and self.conn.our_state in (h11.SEND_RESPONSE, h11.SEND_BODY):
+            self.ended = True
+            return True
+        if self.conn.their_state is h11.SEND_BODY and self.conn.our_state is h11.SEND_RESPONSE:
+            self._cut_short()
+        return None
+
+    def _cut_short(self) -> None:
+        """A 400 for a request whose body can never arrive; its route, still reading it, is told the client left
+        (as uvicorn tells it at a lost connection): what it answers then goes nowhere."""
+        if self.cycle is not None:
+            self.cycle.disconnected = True
+            self.cycle.message_event.set()
+        self.send_400_response("the body ended early")
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.ended or self.transport.is_closing():
+            return
+        if self.cycle is None or self.cycle.response_complete:  # (no pipelined request begun)
+            self.transport.close()
+        elif self.conn.their_state is not h11.DONE:  # (one begun, whose rest can never come)
+            self._cut_short()
 
     def send_400_response(self, msg: str) -> None:
         status = self.conn.status if self.conn.status in _ANSWERS else 400

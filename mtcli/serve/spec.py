@@ -89,7 +89,11 @@ DEFINITIONS = {
         "quality": {"description": "mtcli's extension, where the model's check is fitted (plain text only): how sure "
                                    "each translation is (0-1, null: not checked), whether it is probably wrong, and the "
                                    "same of each of its lines with the reasons (docs/confidence.md)",
-                    "oneOf": [QUALITY, {"type": "array", "items": QUALITY}]}}},
+                    "oneOf": [QUALITY, {"type": "array", "items": QUALITY}]},
+        "warnings": {"description": "mtcli's extension, where a text has any: what the CLI warns on stderr, by line "
+                                    "(\"line 1: this looks like Spanish already; ...\"), in every format",
+                     "oneOf": [{"type": "array", "items": STRING}, {"type": "array", "items": {"type": "array",
+                                                                                            "items": STRING}}]}}},
     "detect": {"type": "array", "items": {"type": "object", "properties": {"language": STRING, "confidence": NUMBER}}},
     "languages": {"type": "array", "items": {"type": "object", "properties": {
         "code": STRING, "name": STRING, "targets": {"type": "array", "items": STRING}}}},

@@ -50,18 +50,20 @@ Read = tuple[str, list[tuple[str, list[tuple[str, float]]]]]  # a text's directi
 
 def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, target: str,
                   options: Options = Options()) -> tuple[list[list[str]], list[tuple[str, float]] | None,
-                                                          list[Read | None]]:
+                                                          list[Read | None], list[list[str]]]:
     """In a formatter process (formatter.Tools): each text's translations (translate_texts) in the
     direction of its language, `source` or, for `auto`, told from the text as a whole; with auto the
     language and confidence of each; and what the check reads of each (Read; None: a text kept as it
     came, or a document). A text in the target language already comes back as it came; a
     text whose direction the server has no model for refuses the request (LibreTranslate's wording).
-    `options`: the request's (config.Options: its glossary merged over the server's), for every direction."""
+    `options`: the request's (config.Options: its glossary merged over the server's), for every direction. And each
+    text's warnings, as the CLI gives them on stderr (_said)."""
     directions = Directions.of(tools.engines)
     told = detect_job(tools, texts, fmt) if source == AUTO else [(source, None)] * len(texts)
     told = [(lang or directions.source_for(target), conf or 0.0) for lang, conf in told]
     out: list[list[str] | None] = [None] * len(texts)
     read: list[Read | None] = [None] * len(texts)
+    said: list[list[str]] = [[] for _ in texts]
     groups: dict[str, list[int]] = {}
     for i, (lang, _) in enumerate(told):
         if lang == target:
@@ -72,28 +74,55 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
             groups.setdefault(f"{lang}-{target}", []).append(i)
     for direction, rows in groups.items():
         lines: list = []
+        warned: list[list[tuple[int, str]]] = []
         done = translate_texts([texts[i] for i in rows], fmt, nbest, tools.engines[direction],
-                               options.text_for(pair(direction)[0]), lines if fmt == "text" else None)
+                               options.text_for(pair(direction)[0]), lines if fmt == "text" else None, warned)
         for k, (i, r) in enumerate(zip(rows, done)):
-            out[i] = r
+            out[i], said[i] = r, _said(texts[i], fmt, source, warned[k])
             if lines:
                 read[i] = direction, lines[k]
-    return out, told if source == AUTO else None, read
+    return out, told if source == AUTO else None, read, said
+
+
+def _said(text: str, fmt: str, source: str, warned: list[tuple[int, str]]) -> list[str]:
+    """A text's warnings as the CLI words them ("line 2: ..."): the pipeline's, and with `source` given, a line
+    (a document: the whole, once) that is surely the other language (route.contradicted), unless already said."""
+    from mtcli.route import contradicted
+
+    def told(t: str) -> tuple[str | None, float]:
+        language, percent = detected(t, fmt)
+        return language, percent / 100
+
+    if source != AUTO:
+        parts = enumerate(_LINE_END.split(text), 1) if fmt == "text" else [(1, text)]
+        for n, part in parts:
+            why = contradicted(part, source, told, "this" if fmt == "text" else "the document")
+            if why and (n, why) not in warned:
+                warned.append((n, why))
+    return [f"line {n}: {w}" for n, w in sorted(warned, key=lambda pair: pair[0])]
 
 
 def translate_texts(texts: list[str], fmt: str, nbest: int, engine: Engine,
-                    options: TextOptions = TextOptions(), lines_read: list | None = None) -> list[list[str]]:
+                    options: TextOptions = TextOptions(), lines_read: list | None = None,
+                    warnings: list | None = None) -> list[list[str]]:
     """Each text's translations, best first: the best and up to nbest - 1 different alternatives (the
     k-th alternative joins each line's k-th hypothesis). Documents (HTML, ...) get the best only.
     `options`: the source language's (config.Options.text_for). `lines_read` (text only): each text's
-    lines as (source, n-best) are appended to it, for the check (mtcli.confidence)."""
+    lines as (source, n-best) are appended to it, for the check (mtcli.confidence); `warnings`: each text's
+    warnings with their line's number (a document's as the CLI numbers them)."""
     if fmt != "text":
-        return [["\n".join(translate_document(_LINE_END.split(t), fmt, engine, options)[0])] for t in texts]
+        done = [translate_document(_LINE_END.split(t), fmt, engine, options) for t in texts]
+        if warnings is not None:
+            warnings.extend([(r.line, w) for r in rs for w in r.warnings] for _, rs in done)
+        return [["\n".join(lines)] for lines, _ in done]
     lines = [_LINE_END.split(t) for t in texts]
     results = iter(translate_lines([line for ls in lines for line in ls], engine, options))  # one batch for all texts
     out = []
     for ls in lines:
-        hyps = [next(results).nbest for _ in ls]
+        rs = [next(results) for _ in ls]
+        hyps = [r.nbest for r in rs]
+        if warnings is not None:
+            warnings.append([(k, w) for k, r in enumerate(rs, 1) for w in r.warnings])
         if lines_read is not None:
             lines_read.append(list(zip(ls, hyps)))
         ranks = min(nbest, max(len(h) for h in hyps))

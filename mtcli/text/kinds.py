@@ -35,8 +35,7 @@ CODE_PAIR = lazy_re.compile(r"(?<![\w`])(?:`(?=[^`\s])(?:[^`]*[^`\s])?`|``(?=[^`
 # emoji is (the vocabulary has no brackets: ":-)" reached the model as ":-", ":P" as "P")
 EMOTICON = lazy_re.compile(r"(?<![\w:;=^<>()-])(?:[:;=][-o^']?[)(\]\[DPpOo3/\\|*]|</?3|\^_?\^|-_-"
                            r"|[oO]_[oO]|T_T|xD|XD|:'[()])(?![\w()\[\]/\\|*^<>-])")
-WEEKDAYS = {"monday": "lunes", "tuesday": "martes", "wednesday": "miércoles", "thursday": "jueves",
-            "friday": "viernes", "saturday": "sábado", "sunday": "domingo"}
+WEEKDAYS = dict(zip("monday tuesday wednesday thursday friday saturday sunday".split(), "lunes martes miércoles jueves viernes sábado domingo".split()))
 
 # an IPv6 address ("2001:db8::1", "::1", "::ffff:1.2.3.4", "fe80::1%eth0", "[::1]:80"), kept: its numbers alone were
 _H, _V4 = "[0-9a-fA-F]{1,4}", r"(?:\d{1,3}\.){3}\d{1,3}"  # (its case its own: OWN_STOP reads it without flags)
@@ -49,10 +48,10 @@ _EMAIL = r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 # a currency sign before it stays outside, for the model to translate ("$50" -> "50 dólares")
 # (and an en dash: normalize keeps a range's, "10–20")
 _NUMBER = r"(?:(?<![\w-])[+-])?(?<!\w)(?:\w+-)*\w*\d[\w%°.,:/+\-–$\u00a2-\u00a5\u20a0-\u20cf]*"
-# an amount with its currency after it ("20 €", "25 USD") or its code before it ("USD 5"): kept whole (the model
+# an amount with its currency after it ("20 €", "25 USD") or its code before it ("USD 5", "US$10"): kept whole (the model
 # made "20 €" twenty dollars; it dropped "USD")
 _CODES = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|MXN|CNY|INR|BRL|ARS|COP|CLP|PEN|RUB|KRW|SEK|NOK|DKK|PLN"
-_MONEY = (rf"(?<![\w.,])(?-i:{_CODES}) ?\d(?:[\d.,]*\d)?(?![\w.,]*\d)"
+_MONEY = (rf"(?<![\w.,])(?-i:{_CODES}|(?:US|C|A|NZ|HK|S|R|MX|NT)\$) ?\d(?:[\d.,]*\d)?(?![\w.,]*\d)"
           rf"|(?<![\w.,])\d(?:[\d.,]*\d)? ?(?:[€£¥¢₹₽₩]|(?-i:{_CODES})\b)")
 # a quantity with a unit's symbol apart from it ("10 km", "3 kg", "20 MB", "180 °C", "5-10 min"): kept whole (the
 # model dropped "km", "min" and "MB", made "kg" "kara", "ml" "micro" and "cm" "cima"); units it can spell out ("5
@@ -147,18 +146,18 @@ _NAME = (r"(?<![\w@./-])[\w-]+(?:\.[\w-]+)*\.(?-i:" + "|".join(sorted(set((_TLDS
 # a template's placeholders (software strings: printf, Python, .NET, ICU, Mustache and Jinja, JavaScript, Ruby,
 # shell, Rails and Express routes), kept byte for byte. templates.py finds them in the raw line, before normalize
 # (which would respace "{{ name }}" and "Total: %.2f") and the sentence splitter see it; never in SPAN
-# {{ name }}, {{{html}}}, {% if x %}
-_DOUBLE_BRACES = r"\{\{\{[^{}\n]*\}\}\}|\{\{[^{}\n]*\}\}|\{%[^{}\n]*%\}"
+# {{ name }}, {{{html}}}, {% if x %}, ERB's and EJS's <%= user.name %>
+_DOUBLE_BRACES = r"\{\{\{[^{}\n]*\}\}\}|\{\{[^{}\n]*\}\}|\{%[^{}\n]*%\}|<%[=-]?[^%\n]*%>"
 # {name}, {0}, {}, { count }, {user.name}, {0:.2f}, {name!r}: one name or none (not "{very rough}", "{ name")
 _BRACES = r"\{ *(?:[A-Za-z_][\w.\-]*(?:\[\w+\])?|\d+)? *(?:![rsa])?(?::[^{}\s]*)? *\}"
-# printf's %s, %d, %1$s, %-5.2f, %ld, %@, %% and Python's %(name)s (not after a digit: "50%d" is a number's; "50% sure")
-_PRINTF = (r"%%|(?<!\d)%(?:\d+\$)?[-+0#']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|q|j|z|t)?[diouxXeEfFgGaAcCsSpn@]"
+# printf's %s, %d, %1$s, %-5.2f, %ld, %@, %% and Python's %(name)s (not after a digit, "/" or "=": "50%d" is a number's, "/%E2" a URL's); Windows' %APPNAME% (3 characters or more: no URL's "%E2%"), Qt's %1, %L1
+_PRINTF = (r"%%|(?<![\w%])%[A-Z][A-Z_][A-Z0-9_]+%(?!\w)|(?<![\w%])%L?[1-9]\d?(?![\w$])|(?<![\d/=])%(?:\d+\$)?[-+0#']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|q|j|z|t)?[diouxXeEfFgGaAcCsSpn@]"
            r"|%\(\w[\w.\-]*\)[-+0#]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
-_INTERPOLATION = r"[$#]\{[^{}\n]+\}|\$\((?:[^()\n]|\([^()\n]*\))+\)"  # ${amount}, #{name}, $(whoami)
+_INTERPOLATION = r"[$#%]\{[^{}\n]+\}|\{\$\w[\w.\[\]>-]*\}|\$\w*\((?:[^()\n]|\([^()\n]*\))+\)|\$[A-Za-z_]\w*"  # ${amount}, #{name}, Ruby's %{name}, PHP's {$name}, $(whoami), i18next's $t(key), $HOME
 # :name after a space, a slash or a bracket (Laravel's ":attribute", a route's "/users/:id"): a template's only in a
 # line that is one (templates.py: another placeholder, or a route); "Note: x", "3:15", "std::map", ":P" are none
 COLON_NAME = r"(?<![^\s/(\[])(?<!::):[A-Za-z_]\w*(?!\w)"
-_ENTITY = r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});"  # &nbsp; &amp; &#39; &#x27;
+_ENTITY = r"&(?:amp;)?(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});"  # &nbsp; &amp; &#39; &#x27;; a page about them: &amp;lt;
 # a newline, a tab, a return, a backslash or a character written as a backslash sequence (a JSON or a .strings
 # file's); not in a Windows path ("C:\new\table", "\\server\share": templates.py)
 ESCAPED_BREAK = r"(?<!\\)\\[ntr]"  # (not "\\\\n": an escaped backslash, then an "n")
@@ -270,6 +269,7 @@ KINDS = (
     Kind("email", _EMAIL, hint="@"),
     Kind("code", _CODE, hint="`"),
     Kind("tag", _TAG, hint=r"<|\^"),
+    Kind("keys", r"(?<![\w+])(?:ctrl|alt|shift|cmd|command|option|meta|super|win|fn)(?:\+(?:\w+|[^\w\s]))+(?!\w)", hint=r"\+"),  # Ctrl+S
     Kind("handle", _HANDLE, hint="[@#]"),
     Kind("path", _PATH, hint=r"[/\\]"),
     Kind("file or domain", _NAME, hint=r"[\w-]\.[a-z]"),
@@ -287,7 +287,7 @@ KINDS = (
     Kind("roman numeral", ROMAN.pattern, find=_romans),
     # (a template's, in this order: the first that matches at a place wins; ICU messages are icu.py's)
     Kind("template braces", _DOUBLE_BRACES, template=True, hint=r"\{"),
-    Kind("template interpolation", _INTERPOLATION, template=True, hint=r"[$#][{(]"),
+    Kind("template interpolation", _INTERPOLATION, template=True, hint=r"[$#%][{(]|\{\$|\$\w"),
     Kind("template brace", _BRACES, template=True, hint=r"\{"),
     Kind("printf placeholder", _PRINTF, template=True, hint="%"),
     Kind("html entity", _ENTITY, template=True, hint="&"),

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from mtcli.ranges import MAX_LINE_CHARS
 from mtcli.text import lines as line_steps
-from mtcli.text import aligned, markup, nobreak, spanish, wholes
+from mtcli.text import aligned, bidi, markup, nobreak, spanish, wholes
 from mtcli.text.budget import Budget, OverBudget, check
 from mtcli.text.casing import Casing, Continuation, LoneWord
 from mtcli.text.edges import Edges
@@ -49,7 +49,7 @@ LINES_PER_CALL = 2048
 # the words before a glossary's targets are made to fit them (glossary), that before the first word loses its
 # capital (continuation), that before the emoji go back among the words (floating emoji), and those before the lead
 # and the trail (edges). A sentence the spans stage answers (spans only) is restored by both span stages.
-TERMS, SPANS, NOBREAK = Terms(), Spans(), nobreak.NoBreak()  # (no-break spaces: a stage of the line, around them all)
+TERMS, SPANS, NOBREAK, BIDI = Terms(), Spans(), nobreak.NoBreak(), bidi.Bidi()  # (no-break spaces: a stage of the line, around them all)
 STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Edges(), Floating(), Continuation(), TERMS, SPANS, DashClause(),
                              InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(), FinalStop())
 
@@ -75,7 +75,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     results = [LineResult(first + i, [("", 0.0)]) for i in range(len(lines))]
     unknown = unknown_pieces(engine)
     indents, tails, todo, wraps, unwrapped, as_it_came, whole, parts_of = [], {}, [], {}, {}, [], {}, {}
-    gaps: dict[int, list[nobreak.Gap]] = {}
+    gaps: dict[int, tuple[list[nobreak.Gap], list[bidi.Mark]]] = {}  # (what the line stages took out of each line)
     budget = Budget(options.budget)
     for i, raw in enumerate(lines):
         started, deadline, before = time.monotonic(), budget.deadline(), len(todo)
@@ -123,7 +123,8 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
                 rendered.update(stands[0])
             nbest = [(markup.expand(t, stands[k]) if stands and (k or rendered is None) else t, score)
                      for k, (t, score) in enumerate(nbest)]
-            nbest = [(NOBREAK.restore(markup.expand(t, done), gaps[i]), score) for t, score in nbest]
+            nbest = [(NOBREAK.restore(markup.expand(t, done), gaps[i][0]), score) for t, score in nbest]
+            nbest = _put_marks(nbest, gaps[i][1], results[i])
             results[i].nbest = [(indents[i] + line_steps.join_tail(t, tail), score) for t, score in nbest]
         elif tail or indents[i].strip():  # (a mark before nothing to translate: "- \u200b")
             results[i].nbest = [((indents[i] + tail.lstrip()).rstrip(), 0.0)]
@@ -133,6 +134,17 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
         results[i].nbest = [(markup.as_written(lines[i], items), 0.0)]
         results[i].warnings.append(budget.warning())
     return results
+
+
+def _put_marks(nbest: NBest, marks: list[bidi.Mark], result: LineResult) -> NBest:
+    """Each translation with the line's bidirectional marks put back; those with no sure place in the best one named."""
+    if not marks:
+        return nbest
+    placed = [BIDI.restore(t, marks) for t, _ in nbest]
+    if placed[0][1]:
+        result.warnings.append(f"bidirectional marks ({bidi.named(placed[0][1])}) had no sure place in the "
+                               "translation: left out")
+    return [(t, score) for (t, _), (_, score) in zip(placed, nbest)]
 
 
 def _clues(unwrapped: dict[int, str], wraps: dict[int, list], parts: dict[int, wholes.Parts],
@@ -147,16 +159,19 @@ def _clues(unwrapped: dict[int, str], wraps: dict[int, list], parts: dict[int, w
 
 
 def _read(raw: str, i: int, options: TextOptions, items: Items, result: LineResult, tails: dict[int, str],
-          as_it_came: list[int], gaps: dict[int, list[nobreak.Gap]]) -> tuple[str, str]:
+          as_it_came: list[int], gaps: dict[int, tuple[list[nobreak.Gap], list[bidi.Mark]]]) -> tuple[str, str]:
     """Line i's indent (or list mark) and its text as the stages read it: cut if too long (the rest in tails[i]),
-    its no-break spaces made plain (where they were in gaps[i]), a template's placeholders made items (a line of
+    its no-break spaces made plain and its bidirectional marks taken out (where they were in gaps[i]), a template's placeholders made items (a line of
     them only listed in as_it_came), normalised."""
     if len(raw) > MAX_LINE_CHARS:  # the model reads 54 tokens of a sentence: a 10 MB line is an attack or an error
         whole = len(raw)
         raw, tails[i] = line_steps.cut_long(raw)
         result.warnings.append(f"longer than {MAX_LINE_CHARS:,} characters: its first {len(raw):,} were "
                                f"translated, the other {whole - len(raw):,} are kept as they came")
-    raw, gaps[i] = NOBREAK.strip(raw, items)
+    raw, marks = BIDI.strip(raw)
+    as_it_came += [i] if marks and not raw.strip() and i not in tails else []  # (marks alone: nothing to translate)
+    raw, spaces = NOBREAK.strip(raw, items)
+    gaps[i] = spaces, marks
     if options.protect:  # a template's placeholders and ICU messages made items before anything reads the line
         raw, shielded = shield(raw, items), raw
         as_it_came += [i] if raw != shielded and i not in tails and only_placeholders(raw, items) else []

@@ -57,7 +57,8 @@ _PATH = st.sampled_from(["/usr/bin/env", "~/.bashrc", "./run.sh", "../lib/x.py",
 _FILE = st.builds(lambda name, ext: f"{name}.{ext}", _ident, st.sampled_from(["pdf", "md", "txt", "py", "csv", "yaml"]))
 _TIME = st.builds(lambda h, m, ap: f"{h}{m}{ap}", st.integers(1, 12).map(str), st.sampled_from(["", ":15", ":30", ":45"]),
                   st.sampled_from([" p.m.", " a.m.", "pm", " am"]))
-_MONEY = st.builds(lambda n, f: f.format(n), _digits, st.sampled_from(["{} €", "USD {}", "{} USD", "{} EUR", "{}£"]))
+_MONEY = st.builds(lambda n, f: f.format(n), _digits, st.sampled_from(["{} €", "USD {}", "{} USD", "{} EUR", "{}£",
+                                                                                 "US${}", "C$ {}"]))
 _UNIT = st.builds(lambda n, u: f"{n} {u}", _digits, st.sampled_from(["km", "kg", "MB", "°C", "min", "ml", "GHz", "km/h"]))
 _FEET = st.builds(lambda f, i: f"{f}'{i}\"", st.integers(4, 7), st.integers(0, 11)) | st.integers(10, 99).map(lambda n: f'{n}"')
 _MONTHS = ["January", "March", "June", "July", "October", "December"]
@@ -76,12 +77,17 @@ _EMOTICON = st.sampled_from([":-)", ":)", ";)", ":D", ":P", ":(", "^_^", "-_-", 
 _ROMAN = st.builds(lambda w, r: (f"{w} {r}", r), st.sampled_from(["Chapter", "Part", "Louis", "Henry"]),
                    st.sampled_from(["II", "III", "IV", "VI", "IX", "XI", "XIV", "XX", "XL"]))
 _BRACES = st.builds(lambda f, n: f(n), st.sampled_from([lambda n: "{{ %s }}" % n, lambda n: "{{%s}}" % n,
-                                                      lambda n: "{%% if %s %%}" % n, lambda n: "{{{%s}}}" % n]), _ident)
-_INTERPOLATION = st.builds(lambda f, n: f.format(n), st.sampled_from(["${{{}}}", "#{{{}}}", "$({})"]), _ident)
+                                                      lambda n: "{%% if %s %%}" % n, lambda n: "{{{%s}}}" % n,
+                                                      lambda n: "<%%= %s %%>" % n]), _ident)
+_INTERPOLATION = st.builds(lambda f, n: f.format(n), st.sampled_from(["${{{}}}", "#{{{}}}", "$({})", "%{{{}}}", "{{${}}}",
+                                                                     "$t(a.{})", "${}"]), _ident)
 _BRACE = st.builds(lambda f, n: f.format(n), st.sampled_from(["{{{}}}", "{{0}}", "{{}}", "{{{}:.2f}}", "{{user.{}}}"]),
                    _ident)
-_PRINTF = st.sampled_from(["%s", "%d", "%1$s", "%2$d", "%(name)s", "%(count)d", "%-5.2f", "%%", "%@", "%ld", "%.2f"])
-_ENTITY = st.sampled_from(["&nbsp;", "&amp;", "&copy;", "&#39;", "&#x27;", "&mdash;", "&hellip;"])
+_PRINTF = st.sampled_from(["%s", "%d", "%1$s", "%2$d", "%(name)s", "%(count)d", "%-5.2f", "%%", "%@", "%ld", "%.2f", "%1", "%L2",
+                           "%APPNAME%"])
+_ENTITY = st.sampled_from(["&nbsp;", "&amp;", "&copy;", "&#39;", "&#x27;", "&mdash;", "&hellip;", "&amp;lt;"])
+_KEYS = st.builds(lambda m, k: f"{m}+{k}", st.sampled_from(["Ctrl", "Alt", "Shift", "Cmd", "Ctrl+Shift"]),
+                  st.sampled_from(["S", "F4", "Tab", "Z", "Enter"]))
 _ESCAPE = st.sampled_from(["\\n", "\\t", "\\\\", "\\u00e9", "\\r"])
 _COLON = st.builds(lambda n: ":" + n, _ident)
 _ICU = st.builds(lambda name, kind, one, other: f"{{{name}, {kind}, one {{# {one}}} other {{# {other}}}}}",
@@ -91,7 +97,7 @@ _ICU = st.builds(lambda name, kind, one, other: f"{{{name}, {kind}, one {{# {one
 # kind -> (source language, strategy of (piece, what the translation holds of it))
 SPANS = {
     "ipv6 address": ("en", _same(_ipv6())), "url": ("en", _same(_URL)), "email": ("en", _same(_EMAIL)),
-    "code": ("en", _same(_CODE)), "tag": ("en", _same(_TAG)), "handle": ("en", _same(_HANDLE)),
+    "code": ("en", _same(_CODE)), "tag": ("en", _same(_TAG)), "keys": ("en", _same(_KEYS)), "handle": ("en", _same(_HANDLE)),
     "path": ("en", _same(_PATH)), "file or domain": ("en", _same(_FILE | _domain)), "time": ("en", _same(_TIME)),
     "money": ("en", _same(_MONEY)), "quantity": ("en", _same(_UNIT)), "feet and inches": ("en", _same(_FEET)),
     "date": ("en", _same(_DATE)), "title and name": ("en", _same(_TITLED)),

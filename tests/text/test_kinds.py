@@ -47,7 +47,7 @@ def _modules() -> list[Path]:
 
 def test_the_table_lists_the_kinds_in_the_order_they_are_tried():
     assert [k.name for k in kinds.KINDS] == [
-        "ipv6 address", "url", "email", "code", "tag", "handle", "path", "file or domain", "time", "money", "quantity",
+        "ipv6 address", "url", "email", "code", "tag", "keys", "handle", "path", "file or domain", "time", "money", "quantity",
         "feet and inches", "date", "title and name", "fecha", "título y nombre", "ordinal", "number", "emoticon",
         "roman numeral", "template braces", "template interpolation", "template brace", "printf placeholder",
         "html entity", "escape", "colon name"]
@@ -97,7 +97,7 @@ def test_a_span_is_written_anew_by_the_rows_that_rewrite_in_the_table_s_order():
     assert tables.in_spanish("`May 5`") == "`May 5`"  # typed: code, markup, a path
 
 
-EXAMPLES = {"ipv6 address": "ping fe80::1%eth0 now", "url": "see http://x.org/a now", "email": "mail tom@x.org", "code": "run `ls -la` now", "tag": "a <b>b</b>",
+EXAMPLES = {"ipv6 address": "ping fe80::1%eth0 now", "url": "see http://x.org/a now", "email": "mail tom@x.org", "code": "run `ls -la` now", "tag": "a <b>b</b>", "keys": "press Ctrl+Shift+S",
             "handle": "ask @tom", "path": "open /usr/bin now", "file or domain": "open README.md now",
             "time": "at 5 pm", "money": "pay 20 €", "quantity": "run 10 km", "feet and inches": "he is 5'11\" tall",
             "title and name": "ask Mr. Brown", "number": "buy 42 eggs", "emoticon": "fine :-)",

@@ -51,6 +51,10 @@ RUNS = {
     "emoji": "🙂 a " * 150, "emoticons": ":) a " * 120, "backticks": "`a " * 200, "money": "$5 and " * 80,
     "quantities": "5 km and " * 70, "times": "10:00 p.m. and " * 40, "file names": "Dr Smith.pdf " * 50,
     "IPv6 addresses": "2001:db8::1 " * 50, "Spanish": "el perro es " * 50, "no-break spaces": "5\u00a0km\u00a0" * 60,
+    # the attack of 2026-12-02b's: bidirectional marks, and the placeholders and spans it added
+    "bidi marks": "\u200fw \u200e" * 150, "bidi marks on words": "\u200fa1 " * 150, "ERB tags": "<%= " * 150,
+    "shell variables": "$a " * 200, "PHP braces": "{$a " * 150, "Qt placeholders": "%1 " * 200,
+    "key combinations": "Ctrl+" * 120, "escaped entities": "&amp;lt;" * 75,
 }
 
 

@@ -37,6 +37,17 @@ PLACEHOLDERS = {
     "The page /users/:id is gone.": "The page 50 is gone.",
     "Tom &amp; Mary are here.": "Tom 50 Mary are here.",
     "{% if user %}Welcome back{% endif %} now.": "50 Welcome back 50 now.",
+    # found by the attack of 2026-12-02b: each came out mangled ("%{count}" -> "{count}", "{$name}" -> "{ te}",
+    # "<%= user.name %>" -> "<= hilo>", "%1" -> "1", "$HOME" -> "dólares", "%MODULE%" lost, "$t(a.b)" -> "no()")
+    "Welcome, %{user_name}, you have %{count} items.": "Welcome, 50, you have 50 items.",
+    "Hello {$name}, see you.": "Hello 50, see you.",
+    "Hi <%= user.name %>, your order shipped.": "Hi 50, your order shipped.",
+    "Hi <%- name %> and <% x %> now.": "Hi 50 and 50 now.",
+    "File %1 could not be opened in %2 now.": "File 50 could not be opened in 50 now.",
+    "Copied %L1 folders today.": "Copied 50 folders today.",
+    "Set $HOME and $user_name before you start.": "Set 50 and 50 before you start.",
+    "Error %ERROR_CODE% in module %MODULE%.": "Error 50 in module 50.",
+    "Click $t(common.save) to keep it.": "Click 50 to keep it.",
 }
 
 
@@ -74,6 +85,12 @@ def test_a_line_of_placeholders_only_passes_through_untouched_without_the_model(
     ("Hello :name, you have %d messages.", [":name", "%d"]), ("GET /users/:id", [":id"]),
     ("Path: C:\\new\\table.csv", []), ("Tom &amp Jerry", []), ("a & b; c", []), ("It is ${} now.", ["{}"]),
     ('Write "\\\\n" for a backslash and an n.', ["\\\\"]), ("Open \\\\server\\share now.", []),
+    # the attack of 2026-12-02b's syntaxes, and the prose next to them
+    ("See http://example.com/a%20b/%E2%80%99x/%C3%A9 now.", []), ("It costs $5 or US$10.", []), ("I paid $ 5.", []),
+    ("Rates rose 5% to 10%.", []), ("Up 20%, down 30% today.", []), ("Use %1 and %L2 here.", ["%1", "%L2"]),
+    ("Hello %{name}.", ["%{name}"]), ("Run %WINDIR% now.", ["%WINDIR%"]), ("A %ID% here.", []),
+    ("Hi <%= name %>.", ["<%= name %>"]), ("Hello {$user.name}.", ["{$user.name}"]), ("Hello $name.", ["$name"]),
+    ("Run $t(a.b) now.", ["$t(a.b)"]), ("The 5$ fee.", []),
 ])
 def test_what_is_a_placeholder_and_what_is_prose(line, kept):
     assert placeholders(line) == Counter(kept)

@@ -21,6 +21,7 @@ VOID_INLINE = frozenset("img wbr".split())  # (a <br> ends a line of text: a blo
 VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())  # never closed
 _TAG_LIKE = lazy_re.compile(r"</?[A-Za-z][^<>\n]*>?")  # text the parser could not read as a tag ('<a href="x>')
 _KEEP_ENTITIES = frozenset("amp lt gt".split())  # stay as they are (an item); others become their character
+_SHOWN_ENTITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});")  # after "&amp;": shown as one
 
 
 # "&#" that starts no character reference: with no ";" after it, the parser took the rest of the page for
@@ -130,13 +131,17 @@ def read(doc: Prose) -> None:
             events.append(("end", at, closing(at, ">"), tag))
 
         def handle_data(self, data):
-            at = self._at()
+            at, end = max(self._at(), skip[0]), self._at() + len(data)  # (not what an item took already)
+            if at >= end:
+                return
             unclosed.extend([at] if source.startswith(("<!--", "<?"), at) else [])  # (the parser gives it as text)
-            events.append(("data", at, at + len(data), ""))
+            events.append(("data", at, end, ""))
 
         def handle_entityref(self, name):
             at = self._at()
             end = at + 1 + len(name) + (source[at + 1 + len(name) : at + 2 + len(name)] == ";")
+            if name == "amp" and (shown := _SHOWN_ENTITY.match(source, end)):  # ("&amp;lt;": the text "&lt;", one item)
+                end = skip[0] = shown.end()
             events.append(("entity" if name not in _KEEP_ENTITIES else "item", at, end, ""))
 
         def handle_charref(self, name):
@@ -161,6 +166,7 @@ def read(doc: Prose) -> None:
 
     unclosed: list[int] = []
     kept: list[int] = []  # where elements marked translate="no" start
+    skip = [0]  # where the text an item took over ends ("&amp;lt;")
     scan = Scan(convert_charrefs=False)
     scan.feed(_STRAY_CHARREF.sub("&_", source))
     scan.close()

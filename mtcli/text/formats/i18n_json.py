@@ -67,14 +67,19 @@ def read(data: bytes, name: str, settings: Settings):
                 continue
             if isinstance(value, (dict, list)):
                 walk(value, here)
-            elif isinstance(value, str) and (not settings.keys or any(fnmatch.fnmatchcase(here, p) for p in settings.keys)):
+            elif isinstance(value, str) and (not settings.keys or (found := {p for p in settings.keys
+                                                                            if fnmatch.fnmatchcase(here, p)})):
+                matched.update(found if settings.keys else ())
                 number[0] += 1
                 units.add(value, lambda tokens, n=node, k=key: n.__setitem__(k, _joined(tokens)), number[0])
 
+    matched: set[str] = set()
     try:
         walk(doc, "")
     except RecursionError:
         raise UserError(f"{name}: nested too deeply") from None
+    # (a glob that matches nothing, a typo most often, had left the file as it came with no word said)
+    units.notes += [f"--keys {p!r} matched no text of {name}" for p in dict.fromkeys(settings.keys) if p not in matched]
     indent = _INDENT.search(text)
     newline = "\r\n" if "\r\n" in text else "\n"
 

@@ -14,9 +14,10 @@ _DELIMITER_ROW = lazy_re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _RAW_INLINE = lazy_re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*|[^\s<>@]+@[^\s<>]+)>"  # autolinks
                               r"|<(code|kbd|samp|var|tt)\b[^<>]*>.*?</\1\s*>"  # inline HTML whose content is code
                               r"|</?[A-Za-z][^<>]*>"  # inline HTML tags
-                              r"|&(?:#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"  # entities: &copy; &#169;
+                              r"|&(?:amp;)?(?:#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"  # entities: &copy; &#169;, &amp;lt;
                               rf"|{FOOTNOTE_REF}"  # footnote references [^1]
                               r"|\$\$.+?\$\$|\$(?=[^\s$])[^$]*?(?<=[^\s\\$])\$(?!\d)"  # math: $x + y$, $$...$$
+                              r"|\\\(.+?\\\)|\\\[.+?\\\]"  # LaTeX's math: \(x\), \[x\]
                               r"|\\[!-/:-@\[-`{-~]")  # backslash escapes
 # kept as it is at the start of a paragraph: a footnote's definition "[^1]: ", a task's box "[ ] ", "[x] "
 _PREFIX = lazy_re.compile(rf"(?:{FOOTNOTE_REF}:|\[[ xX]\])\s+")
@@ -76,6 +77,25 @@ def _front_matter(lines: list[str]) -> int:
     return next((k + 1 for k in range(1, len(lines)) if lines[k].rstrip() in closing), 0)
 
 
+_MATH_FENCES = (("$$", "$$"), ("\\[", "\\]"))
+
+
+def _display_math(lines: list[str], first: int) -> set[int]:
+    """The rows of a paragraph's display math, kept as it is: from a line opening with "$$" (or LaTeX's "\\[") to
+    the line that closes it, both included (their formulas had reached the model: "$$ x = 5 + y $$" -> "dólares =
+    5")."""
+    rows, closing = set(), None
+    for k, line in enumerate(map(str.strip, lines)):
+        opening = next((pair for pair in _MATH_FENCES if line.startswith(pair[0])), None) if closing is None else None
+        if opening:
+            closing, line = opening[1], line[len(opening[0]) :]
+        if closing is not None:
+            rows.add(first + k)
+            if line.endswith(closing):
+                closing = None
+    return rows
+
+
 def read(doc: Prose) -> None:
     from markdown_it import MarkdownIt
 
@@ -92,8 +112,11 @@ def read(doc: Prose) -> None:
         if first in table_rows:
             continue
         slots, texts = [], []
+        math = _display_math(doc.lines[first:end], first)
         for row, content in zip(range(first, end), t.content.split("\n")):
             line, content = doc.lines[row], content.strip()
+            if row in math:
+                continue
             at = line.rfind(content) if content else -1
             if at < 0:
                 continue  # a line markdown-it rewrote (tabs): kept as it is

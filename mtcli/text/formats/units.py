@@ -45,6 +45,7 @@ class Units:
     puts: list[Callable[[list[tuple[str, str]]], None]] = field(default_factory=list)
     where: list[int] = field(default_factory=list)  # a number for each text's warnings (a paragraph's, a line's)
     labels: list[dict[str, str]] = field(default_factory=list)  # each text's kept markup as a warning shows it
+    notes: list[str] = field(default_factory=list)  # warnings of the whole file (numbered 1)
     _pending: dict[str, str] = field(default_factory=dict)  # (the labels of the text being read)
 
     def __post_init__(self):
@@ -74,9 +75,11 @@ class Units:
         self._pending = {}
 
     def translate(self, engine: Engine, options: TextOptions) -> list[LineResult]:
-        """Every text translated in one call and put back; a LineResult per text, numbered by its `where`."""
+        """Every text translated in one call and put back; a LineResult per text, numbered by its `where` (and one
+        for the file's notes)."""
+        noted = [LineResult(1, [("", 0.0)], warnings=list(self.notes))] if self.notes else []
         if not self.texts:
-            return []
+            return noted
         rendered: dict[str, str] = {}
         # a text's line breaks and tabs stay between the translations of its pieces (they had become
         # spaces: "First line.\nSecond line." one line, "Name:\tvalue" one phrase)
@@ -95,7 +98,7 @@ class Units:
                     break
             put(tokens(text, self.prose.items))
             r.line = where
-        return results
+        return results + noted
 
 
 def shown(warning: str, labels: dict[str, str]) -> str:

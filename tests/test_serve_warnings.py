@@ -1,0 +1,76 @@
+"""serve's `warnings` extension field (attack 2026-12-02b): what `mtcli translate` warns on stderr for a text, the
+server answers too, in every format and for a string or a list `q`; before, a Spanish text given as English (the
+CLI: "this looks like Spanish already; ...") or a line whose mark was left out came back with no word of it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+httpx = pytest.importorskip("httpx", reason="a test dependency: pip install -e '.[test]'")
+
+from tests.test_serve import running  # noqa: E402
+
+SPANISH = "El gato duerme en el sofá rojo todos los días."
+ENGLISH = "The cat sleeps on the red sofa every day."
+DOCUMENTS = {  # a format, and a Spanish text in it
+    "text": SPANISH,
+    "html": f"<p>{SPANISH}</p>",
+    "markdown": f"# Título\n\n{SPANISH}",
+    "srt": f"1\n00:00:01,000 --> 00:00:02,000\n{SPANISH}\n",
+    "vtt": f"WEBVTT\n\n00:01.000 --> 00:02.000\n{SPANISH}\n",
+}
+
+
+@pytest.fixture(scope="module")
+def client(shipped_model):
+    with running([shipped_model, shipped_model.parent / "es-en"]) as base, \
+            httpx.Client(base_url=base, timeout=120) as c:
+        yield c
+
+
+def post(client, **fields):
+    return client.post("/translate", json=fields)
+
+
+def cli_warnings(run_cli, tmp_path, text: str, source: str, fmt: str) -> list[str]:
+    """What `mtcli translate -i FILE --from SOURCE` warns on stderr for the text in that format."""
+    path = tmp_path / f"in.{ {'text': 'txt', 'markdown': 'md'}.get(fmt, fmt)}"
+    path.write_text(text, encoding="utf-8")
+    _, _, err = run_cli("translate", "--no-check", "--from", source, "-i", path, "-o", tmp_path / "out")
+    return re.findall(r"^warning: (line \d+: .*)$", err, re.MULTILINE)
+
+
+@pytest.mark.parametrize("fmt", DOCUMENTS)
+@pytest.mark.parametrize("source, target, text", [("en", "es", SPANISH), ("es", "en", ENGLISH)])
+def test_a_text_given_in_the_wrong_language_is_warned_as_the_cli_warns_it(client, run_cli, tmp_path, fmt, source,
+                                                                          target, text):
+    document = DOCUMENTS[fmt].replace(SPANISH, text)
+    answer = post(client, q=document, source=source, target=target, format=fmt).json()
+    seen, given = ("Spanish", "English") if source == "en" else ("English", "Spanish")
+    assert any(f"looks like {seen} already; it was translated as if it were {given}" in w for w in answer["warnings"])
+    assert answer["warnings"] == cli_warnings(run_cli, tmp_path, document, source, fmt)
+    hello = DOCUMENTS[fmt].replace(SPANISH, "Hello.")  # (a short text: nothing to warn)
+    many = post(client, q=[hello, document], source=source, target=target, format=fmt).json()
+    assert many["warnings"][0] == [] and many["warnings"][1] == answer["warnings"]
+
+
+def test_the_right_language_auto_and_short_texts_get_no_field(client):
+    for fields in ({"q": ENGLISH, "source": "en", "target": "es"}, {"q": SPANISH, "source": "auto", "target": "en"},
+                   {"q": "Hola amigo.", "source": "en", "target": "es"},  # (under SURE_WORDS words: not sure)
+                   {"q": [ENGLISH, "The plant is green."], "source": "en", "target": "es"}):
+        assert "warnings" not in post(client, **fields).json()
+
+
+def test_each_line_of_a_text_is_warned_as_the_cli_warns_it(client, run_cli, tmp_path):
+    text = f"The plant is green.\n{SPANISH}\nThe \u200fhouse is red."
+    answer = post(client, q=text, source="en", target="es").json()
+    assert answer["warnings"][0].startswith("line 2: this looks like Spanish")
+    assert answer["warnings"][1].startswith("line 3: bidirectional marks (U+200F)")
+    assert answer["warnings"] == cli_warnings(run_cli, tmp_path, text, "en", "text")
+
+
+def test_the_spec_describes_the_field(client):
+    spec = client.get("/spec").json()
+    assert "warnings" in str(spec)

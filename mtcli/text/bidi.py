@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from mtcli import lazy_re
 
 MARKS = "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-_RUN = re.compile(f"[{MARKS}]+")
-_TOKEN = re.compile(rf"[^\s{MARKS}]+")
-_CONTENT = re.compile(rf"[^\s{MARKS}]")
+_RUN = lazy_re.compile(f"[{MARKS}]+")
+_TOKEN = lazy_re.compile(rf"[^\s{MARKS}]+")
+_CONTENT = lazy_re.compile(rf"[^\s{MARKS}]")
 PLACED = 64  # marks inside a line put back against their tokens; past these (a search of the translation each), named
 _OPEN = "([{\"'¿¡«"  # trimmed off a token the mark stands after (the mark belongs to its end)
 _CLOSE = ".,;:!?)]}\"'»"  # trimmed off a token the mark stands before

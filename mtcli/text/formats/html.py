@@ -21,7 +21,7 @@ VOID_INLINE = frozenset("img wbr".split())  # (a <br> ends a line of text: a blo
 VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())  # never closed
 _TAG_LIKE = lazy_re.compile(r"</?[A-Za-z][^<>\n]*>?")  # text the parser could not read as a tag ('<a href="x>')
 _KEEP_ENTITIES = frozenset("amp lt gt".split())  # stay as they are (an item); others become their character
-_SHOWN_ENTITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});")  # after "&amp;": shown as one
+_SHOWN_ENTITY = lazy_re.compile(r"(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});")  # after "&amp;": shown as one
 
 
 # "&#" that starts no character reference: with no ";" after it, the parser took the rest of the page for

@@ -781,3 +781,10 @@ def test_markdown_display_math_is_kept_as_it_is(math):
     out = "\n".join(run(f"Some text here.\n\n{math}\n\nMore text, \\(x+y\\) and $z$ inline.", "markdown"))
     assert formula in out and "\\(x+y\\)" in out and "$z$" in out, out
     assert out.startswith("EMOS TXET .EREH"), out  # (the prose still translated)
+
+
+@pytest.mark.parametrize("text", ["{x}", "%s", "$HOME", "${amount}", "{{ name }}"])
+def test_an_html_line_of_a_placeholder_alone_keeps_its_line_break_outside(text):
+    # (the untranslated text came back with the line break after it, inside the first line)
+    out, _ = translate_document([text, ""], "html", engine(spanish))
+    assert out == [text, ""]

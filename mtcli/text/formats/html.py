@@ -248,7 +248,7 @@ def _html_run(doc: Prose, source: str, starts: list[int], run: list) -> None:
             a += len(piece) - len(piece.lstrip())
             b -= len(piece) - len(piece.rstrip())
             slots.append((line, a - starts[line], b - starts[line]))
-    doc.add(slots, frames[0][1].lstrip())  # (the whitespace before it stays where it is, outside the slots)
+    doc.add(slots, frames[0][1].strip())  # (the whitespace around it stays where it is, outside the slots)
 
 
 def _line_of(starts: list[int], offset: int) -> int:

@@ -171,22 +171,22 @@ def test_scorer_and_its_file(tmp_path: Path):
 def test_an_omission_part_flags_what_either_part_puts_under_its_threshold():
     """With an omission part, the confidence is under the threshold exactly when the main part or the omission
     part is under its own (their thresholds differ), and the file keeps it."""
-    sc = conf.Scorer(("logprob",), (0.0,), (1.0,), (2.0,), 0.0, 0.3, om_features=("short", "named"),
+    sc = conf.Scorer(("logprob",), (0.0,), (1.0,), (2.0,), 0.0, 0.3, om_features=("lowcov", "named"),
                      om_mean=(0.0, 0.0), om_scale=(1.0, 1.0), om_coef=(-3.0, -1.0), om_bias=2.0, om_threshold=0.6)
     main = conf.Scorer(("logprob",), (0.0,), (1.0,), (2.0,), 0.0, 0.3)
-    omission = conf.Scorer(("short", "named"), (0.0, 0.0), (1.0, 1.0), (-3.0, -1.0), 2.0, 0.6)
+    omission = conf.Scorer(("lowcov", "named"), (0.0, 0.0), (1.0, 1.0), (-3.0, -1.0), 2.0, 0.6)
     rng = np.random.default_rng(0)
-    for logprob, short, named in zip(rng.normal(0, 1, 300), rng.exponential(0.5, 300), rng.integers(0, 3, 300)):
-        s = {"logprob": logprob, "short": short, "named": float(named)}
+    for logprob, lowcov, named in zip(rng.normal(0, 1, 300), rng.exponential(0.5, 300), rng.integers(0, 3, 300)):
+        s = {"logprob": logprob, "lowcov": lowcov, "named": float(named)}
         c = sc.confidence(s)
         assert (c < sc.threshold) == (main.confidence(s) < main.threshold or omission.confidence(s) < omission.threshold)
         assert c <= main.confidence(s) + 1e-12
     assert conf.Scorer.from_json(json.loads(json.dumps(sc.to_json()))) == sc
 
 
-def test_short_and_named_read_what_a_translation_left_out(en_es):
-    """A translation without the sentence's end reads shorter than usual and names the words it left out; the
-    model's own translation of the same sentence does neither."""
+def test_short_named_and_lowcov_read_what_a_translation_left_out(en_es):
+    """A translation without the sentence's end reads shorter than usual, names the words it left out and has a
+    content word with almost no coverage; the model's own translation of the same sentence does none of it."""
     scorer = conf.load_fitted(en_es.model_dir, en_es.model.cfg.n_layers).scorers["fast"]
     vocab = conf.Vocab.of(en_es)
     source = "I will call you next week when I get back from Madrid."
@@ -198,6 +198,31 @@ def test_short_and_named_read_what_a_translation_left_out(en_es):
     assert found[own]["named"] == 0 and found[own]["short"] < 0.2
     assert found[cut]["named"] >= 2 and found[cut]["short"] > 1.0
     assert found[cut]["short"] == pytest.approx(scorer.ratio - np.log((len(cut) + 1) / (len(source) + 1)))
+    assert found[cut]["lowcov"] > -np.log(scorer.named) > found[own]["lowcov"] >= 0
+
+
+def test_the_first_word_is_never_read_as_left_out(en_es, monkeypatch):
+    """Coverage under `named` at the sentence's first word (after punctuation) names nothing and leaves lowcov
+    alone; the same coverage at a later content word names it and sets lowcov; function words never set it."""
+    scorer = conf.load_fitted(en_es.model_dir, en_es.model.cfg.n_layers).scorers["fast"]
+    vocab = conf.Vocab.of(en_es)
+    source, target = '"Where is the red car?"', '"¿Dónde está el coche rojo?"'
+    f = en_es.force([source], [target], 1, scorer.heads)[0]
+    spans = conf.words([vocab.src[i % vocab.src_size] for i in f.src[1:-1]])
+    assert [w for _, _, w in spans] == ['"', "where", "is", "the", "red", "car", "?", '"']
+
+    def read(low: int, coverage: float = 1e-3):
+        c = np.full(len(spans), 0.5)
+        c[low] = coverage
+        monkeypatch.setattr(conf, "word_coverage", lambda *a: c)
+        return conf.read(f, source, target, [-0.2], None, scorer, vocab)
+
+    first, runs = read(1)
+    assert first["named"] == 0 and runs == [] and first["lowcov"] == pytest.approx(-np.log(0.5))
+    later, runs = read(4)
+    assert later["named"] == 1 and runs == ["red"] and later["lowcov"] == pytest.approx(-np.log(1e-3))
+    assert read(4, 0.0)[0]["lowcov"] == pytest.approx(-np.log(conf.LOWEST_COVERAGE))
+    assert read(3)[0]["lowcov"] == pytest.approx(-np.log(0.5))  # "the": a function word
 
 
 def test_shipped_en_es_has_a_fitted_check_that_separates(en_es):

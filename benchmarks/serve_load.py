@@ -114,7 +114,7 @@ def start_server(model: str, cfg: ServeConfig) -> tuple[subprocess.Popen, str]:
             sys.exit("mtcli serve exited before it listened")
     threading.Thread(target=proc.stderr.read, daemon=True).start()  # drain its log
     url = line[line.index("http://"):].split()[0]
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 600  # (minutes on a loaded machine)
     while True:  # it listens before its decoders and formatters have started: ready once they all run
         try:
             d = asyncio.run(health(url))
@@ -123,6 +123,7 @@ def start_server(model: str, cfg: ServeConfig) -> tuple[subprocess.Popen, str]:
         except OSError:
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()  # (its decoders and formatters leave as their pipes close)
             sys.exit("mtcli serve did not start")
         time.sleep(0.1)
 

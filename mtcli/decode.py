@@ -77,6 +77,8 @@ class Forced:
 class TranslationResult:
     hypotheses: list[TranslationHypothesis] = field(default_factory=list)  # best first
     truncated: bool = False  # the source was cut to the model's length
+    # (a TranslationStream's, with a fitted check) the best hypothesis' coverage reading, for the server's check
+    reading: Forced | None = field(default=None, compare=False, repr=False)
 
 
 def _max_len(model: Model, src_len: np.ndarray, a: float = DEFAULTS.max_decoding_length_a,
@@ -863,18 +865,20 @@ class Translator:
 
     @_kernels(0, 1)  # (those of the decoding it follows, which counted its lines)
     def force(self, sources: list[str], targets: list[str], layers: int | None = None, heads=None,
-              batch: int = SENTENCES_PER_BATCH) -> list[Forced]:
+              batch: int = SENTENCES_PER_BATCH, kept: Encoded | None = None) -> list[Forced]:
         """Each target read by the first model of the ensemble given its source (see forced): sources cut
         to the model's length as translate_batch cuts them (those it kept in `encoded` not encoded again),
         targets to what the decoder holds. A translation the coverage penalty read while decoding it (the
-        same lowest block and heads: `encoded.readings`) is not read again."""
+        same lowest block and heads: `encoded.readings`) is not read again. `kept`: what decoding elsewhere kept
+        (the server's decoders), in place of `encoded`."""
+        encoded = self.encoded if kept is None else kept
         room = self.model.cfg.max_tgt_len - 1
         tgt_seqs = [t[:room] for t in self.tgt_tok.encode_batch(targets)]
         out: list[Forced | None] = [None] * len(sources)
-        if self.encoded is not None and layers == 1:  # what the coverage penalty read already (beam search)
-            out = [self.encoded.reading(s, t, heads) for s, t in zip(sources, tgt_seqs)]
+        if encoded is not None and layers == 1:  # what the coverage penalty read already (beam search)
+            out = [encoded.reading(s, t, heads) for s, t in zip(sources, tgt_seqs)]
         todo = [j for j, f in enumerate(out) if f is None]
-        kept = [None if self.encoded is None or out[j] is not None else self.encoded.get(s) for j, s in enumerate(sources)]
+        kept = [None if encoded is None or out[j] is not None else encoded.get(s) for j, s in enumerate(sources)]
         missing = [j for j in todo if kept[j] is None]
         src_seqs = [k[0] if k else None for k in kept]
         for j, seq in zip(missing, self.source_ids([sources[j] for j in missing])[0]):
@@ -938,4 +942,7 @@ class TranslationStream:
 
     def step(self) -> list[tuple[int, TranslationResult]]:
         """One token more for every line in progress: the lines now done, by slot."""
-        return [(slot, self.translator.result(hyps, bool(self.truncated[slot]))) for slot, hyps in self.search.step()]
+        done = [(slot, hyps, self.translator.result(hyps, bool(self.truncated[slot]))) for slot, hyps in self.search.step()]
+        for _, hyps, result in done:
+            result.reading = hyps[0].reading
+        return [(slot, result) for slot, _, result in done]

@@ -226,16 +226,20 @@ def test_decoder_process_decodes_as_the_stream_in_this_process(shipped_model):
 
 
 def test_a_released_stream_decodes_as_before(shipped_model):
-    """An idle decoder's stream gives back its caches' memory (release: made anew) and decodes the same
+    """An idle decoder's stream gives back the pages of its caches (release) and decodes the same
     translations after it, with each best one's coverage reading for the server's check."""
     from mtcli.decode import Translator
 
-    stream = Translator(shipped_model).stream(4, ServeConfig().decoding)
-    before = stream_all(stream, SENTENCES, 4)
-    old = stream.search
+    def resident() -> int:  # (kB)
+        return int(Path("/proc/self/status").read_text().split("VmRSS:")[1].split()[0])
+
+    stream = Translator(shipped_model).stream(64, ServeConfig().decoding)
+    before = stream_all(stream, SENTENCES * 8, 64)
+    used = resident()
     stream.release()
-    assert stream.search is not old and stream.free == 4
-    assert stream_all(stream, SENTENCES, 4) == before
+    if sys.platform == "linux":
+        assert used - resident() > 8 * 1024, "the caches' pages were not given back"
+    assert stream.free == 64 and stream_all(stream, SENTENCES * 8, 64) == before
     slot, = stream.add(SENTENCES[:1])
     while not (done := stream.step()):
         pass

@@ -920,18 +920,23 @@ class Translator:
         return [[(h.text, h.score) for h in r.hypotheses] for r in results], sum(r.truncated for r in results)
 
 
-def _forget(a: np.ndarray) -> None:
-    """The whole pages of a's memory given back to the system (Linux's MADV_DONTNEED: read again, they are zeros;
-    elsewhere nothing). For a buffer whose contents no longer matter."""
+def _give_back(arrays: list[np.ndarray]) -> None:
+    """The whole pages of the arrays' memory given back to the system (Linux's MADV_DONTNEED: read again, they are
+    zeros), and the heap's free memory (glibc's malloc_trim: the steps' freed temporaries); elsewhere nothing. For
+    buffers whose contents no longer matter."""
     if sys.platform != "linux":
         return
     import ctypes
     import mmap
 
-    start = -(-a.ctypes.data // mmap.PAGESIZE) * mmap.PAGESIZE
-    end = (a.ctypes.data + a.nbytes) // mmap.PAGESIZE * mmap.PAGESIZE
-    if end > start:
-        ctypes.CDLL(None).madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), 4)  # (MADV_DONTNEED)
+    libc = ctypes.CDLL(None)
+    for a in arrays:
+        start = -(-a.ctypes.data // mmap.PAGESIZE) * mmap.PAGESIZE
+        end = (a.ctypes.data + a.nbytes) // mmap.PAGESIZE * mmap.PAGESIZE
+        if end > start:
+            libc.madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), 4)  # (MADV_DONTNEED)
+    if hasattr(libc, "malloc_trim"):  # (not in every C library)
+        libc.malloc_trim(0)
 
 
 class TranslationStream:
@@ -947,12 +952,10 @@ class TranslationStream:
         """(With no line in progress.) The pages of the caches given back to the system: allocated for every slot
         at full length, they hold only what lines touched, which stays resident once touched (a server's decoder
         after a flood of 32 clients: ~90 MB more than before it). Not freed and allocated again: the heap would
-        serve them and write their zeros at once."""
+        serve them and write their zeros at once. The heap's free memory goes back too."""
         s = self.search
-        caches = [s.seqs, *([s.kept[2]] if s.kept else [])] + [a for state in s.states for a in (
-            *state.self_k, *state.self_v, *state.cross_k, *state.cross_v, state.history)]
-        for a in caches:
-            _forget(a)
+        _give_back([s.seqs, *([s.kept[2]] if s.kept else [])] + [a for state in s.states for a in (
+            *state.self_k, *state.self_v, *state.cross_k, *state.cross_v, state.history)])
 
     @property
     def free(self) -> int:

@@ -114,7 +114,7 @@ def start_server(model: str, cfg: ServeConfig) -> tuple[subprocess.Popen, str]:
             sys.exit("mtcli serve exited before it listened")
     threading.Thread(target=proc.stderr.read, daemon=True).start()  # drain its log
     url = line[line.index("http://"):].split()[0]
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 600  # (minutes on a loaded machine)
     while True:  # it listens before its decoders and formatters have started: ready once they all run
         try:
             d = asyncio.run(health(url))
@@ -123,6 +123,7 @@ def start_server(model: str, cfg: ServeConfig) -> tuple[subprocess.Popen, str]:
         except OSError:
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()  # (its decoders and formatters leave as their pipes close)
             sys.exit("mtcli serve did not start")
         time.sleep(0.1)
 
@@ -177,7 +178,15 @@ async def load(url: str, pid: int, sentences: list[str], clients: int, duration:
             "busy": (after["decoding_seconds"] - before["decoding_seconds"]) / elapsed / after["decoders"],
             "cpu": server_cpu / max(len(latencies), 1),  # server CPU seconds per sentence answered
             "decoding": (after["decoding_cpu_seconds"] - before["decoding_cpu_seconds"]) / max(server_cpu, 1e-9),
-            "client": client_cpu / elapsed, "rss": resident_mb(pid)}
+            "client": client_cpu / elapsed, "rss": resident_mb(pid), "idle": await idle_resident(pid)}
+
+
+async def idle_resident(pid: int) -> tuple[float, float]:
+    """resident_mb once the decoders have been idle long enough to release their caches (worker.IDLE_SECONDS)."""
+    from mtcli.serve import worker
+
+    await asyncio.sleep(getattr(worker, "IDLE_SECONDS", 0.0) + 1.0)
+    return resident_mb(pid)
 
 
 def offline(decoding, sentences: list[str]) -> tuple[float, float]:
@@ -247,7 +256,8 @@ def main() -> None:
                       f"p99 {m['p99'] * 1e3:6.0f} ms  failed {m['failed']}  mean batch {m['batch']:.1f}  "
                       f"decoders busy {m['busy']:.0%}  server {m['cpu'] * 1e3:.1f} ms CPU/sentence "
                       f"({m['decoding']:.0%} decoding)  clients {m['client']:.0%} of a core  "
-                      f"server resident {m['rss'][0]:.0f} MB (proportional {m['rss'][1]:.0f} MB)", flush=True)
+                      f"server resident {m['rss'][0]:.0f} MB (proportional {m['rss'][1]:.0f} MB), idle "
+                      f"{m['idle'][0]:.0f} MB ({m['idle'][1]:.0f} MB)", flush=True)
         measure_offline("end")
     finally:
         proc.terminate()
@@ -257,16 +267,16 @@ def main() -> None:
           f"{statistics.median(cpus) * 1e3:.1f} ms CPU/sentence (medians of {len(offline_runs)}); "
           f"load average {os.getloadavg()[0]:.1f}")
     print(f"{'clients':>7} {'sentences/s':>12} {'of offline':>10} {'p50 ms':>7} {'p99 ms':>7} {'failed':>6} "
-          f"{'batch':>6} {'CPU ms/sent':>11} {'of offline':>10} {'client CPU':>10} {'server MB':>9}")
+          f"{'batch':>6} {'CPU ms/sent':>11} {'of offline':>10} {'client CPU':>10} {'server MB':>9} {'idle MB':>7}")
     for c in levels:
         med = {k: statistics.median(m[k] for m in runs[c]) for k in ("rate", "p50", "p99", "batch", "cpu", "client")}
         # each load against the mean of the offline runs before and after it
         ratio = statistics.median(m["rate"] / statistics.mean(rates[m["round"] : m["round"] + 2]) for m in runs[c])
         cost = statistics.median(statistics.mean(cpus[m["round"] : m["round"] + 2]) / m["cpu"] for m in runs[c])
         failed = sum(m["failed"] for m in runs[c])
-        rss = max(m["rss"][0] for m in runs[c])  # (the largest: the goal is a bound)
+        rss, idle = (max(m[k][0] for m in runs[c]) for k in ("rss", "idle"))  # (the largest: the goal is a bound)
         print(f"{c:7} {med['rate']:12.1f} {ratio:10.0%} {med['p50'] * 1e3:7.0f} {med['p99'] * 1e3:7.0f} {failed:6} "
-              f"{med['batch']:6.1f} {med['cpu'] * 1e3:11.1f} {cost:10.0%} {med['client']:10.0%} {rss:9.0f}")
+              f"{med['batch']:6.1f} {med['cpu'] * 1e3:11.1f} {cost:10.0%} {med['client']:10.0%} {rss:9.0f} {idle:7.0f}")
 
 
 if __name__ == "__main__":

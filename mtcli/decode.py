@@ -15,6 +15,7 @@ import threading
 from bisect import bisect_left
 from collections.abc import Callable, Collection
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -77,6 +78,8 @@ class Forced:
 class TranslationResult:
     hypotheses: list[TranslationHypothesis] = field(default_factory=list)  # best first
     truncated: bool = False  # the source was cut to the model's length
+    # (a TranslationStream's, with a fitted check) the best hypothesis' coverage reading, for the server's check
+    reading: Forced | None = field(default=None, compare=False, repr=False)
 
 
 def _max_len(model: Model, src_len: np.ndarray, a: float = DEFAULTS.max_decoding_length_a,
@@ -863,18 +866,20 @@ class Translator:
 
     @_kernels(0, 1)  # (those of the decoding it follows, which counted its lines)
     def force(self, sources: list[str], targets: list[str], layers: int | None = None, heads=None,
-              batch: int = SENTENCES_PER_BATCH) -> list[Forced]:
+              batch: int = SENTENCES_PER_BATCH, kept: Encoded | None = None) -> list[Forced]:
         """Each target read by the first model of the ensemble given its source (see forced): sources cut
         to the model's length as translate_batch cuts them (those it kept in `encoded` not encoded again),
         targets to what the decoder holds. A translation the coverage penalty read while decoding it (the
-        same lowest block and heads: `encoded.readings`) is not read again."""
+        same lowest block and heads: `encoded.readings`) is not read again. `kept`: what decoding elsewhere kept
+        (the server's decoders), in place of `encoded`."""
+        encoded = self.encoded if kept is None else kept
         room = self.model.cfg.max_tgt_len - 1
         tgt_seqs = [t[:room] for t in self.tgt_tok.encode_batch(targets)]
         out: list[Forced | None] = [None] * len(sources)
-        if self.encoded is not None and layers == 1:  # what the coverage penalty read already (beam search)
-            out = [self.encoded.reading(s, t, heads) for s, t in zip(sources, tgt_seqs)]
+        if encoded is not None and layers == 1:  # what the coverage penalty read already (beam search)
+            out = [encoded.reading(s, t, heads) for s, t in zip(sources, tgt_seqs)]
         todo = [j for j, f in enumerate(out) if f is None]
-        kept = [None if self.encoded is None or out[j] is not None else self.encoded.get(s) for j, s in enumerate(sources)]
+        kept = [None if encoded is None or out[j] is not None else encoded.get(s) for j, s in enumerate(sources)]
         missing = [j for j in todo if kept[j] is None]
         src_seqs = [k[0] if k else None for k in kept]
         for j, seq in zip(missing, self.source_ids([sources[j] for j in missing])[0]):
@@ -915,6 +920,25 @@ class Translator:
         return [[(h.text, h.score) for h in r.hypotheses] for r in results], sum(r.truncated for r in results)
 
 
+def _give_back(arrays: list[np.ndarray]) -> None:
+    """The whole pages of the arrays' memory given back to the system (Linux's MADV_DONTNEED: read again, they are
+    zeros), and the heap's free memory (glibc's malloc_trim: the steps' freed temporaries); elsewhere nothing. For
+    buffers whose contents no longer matter."""
+    if sys.platform != "linux":
+        return
+    import ctypes
+    import mmap
+
+    libc = ctypes.CDLL(None)
+    for a in arrays:
+        start = -(-a.ctypes.data // mmap.PAGESIZE) * mmap.PAGESIZE
+        end = (a.ctypes.data + a.nbytes) // mmap.PAGESIZE * mmap.PAGESIZE
+        if end > start:
+            libc.madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), 4)  # (MADV_DONTNEED)
+    if hasattr(libc, "malloc_trim"):  # (not in every C library)
+        libc.malloc_trim(0)
+
+
 class TranslationStream:
     """A Translator's BeamSearch fed lines: each joins the sentences being decoded at the next step
     (`add`) and comes out as soon as it is done (`step`), so the batch stays full while lines come and go."""
@@ -923,6 +947,15 @@ class TranslationStream:
         self.translator = translator
         self.search = BeamSearch(translator.models, slots, options, words=translator.words, coverage=translator.coverage)
         self.truncated = np.zeros(slots, bool)  # each slot's source was cut to the model's length
+
+    def release(self) -> None:
+        """(With no line in progress.) The pages of the caches given back to the system: allocated for every slot
+        at full length, they hold only what lines touched, which stays resident once touched (a server's decoder
+        after a flood of 32 clients: ~90 MB more than before it). Not freed and allocated again: the heap would
+        serve them and write their zeros at once. The heap's free memory goes back too."""
+        s = self.search
+        _give_back([s.seqs, *([s.kept[2]] if s.kept else [])] + [a for state in s.states for a in (
+            *state.self_k, *state.self_v, *state.cross_k, *state.cross_v, state.history)])
 
     @property
     def free(self) -> int:
@@ -938,4 +971,7 @@ class TranslationStream:
 
     def step(self) -> list[tuple[int, TranslationResult]]:
         """One token more for every line in progress: the lines now done, by slot."""
-        return [(slot, self.translator.result(hyps, bool(self.truncated[slot]))) for slot, hyps in self.search.step()]
+        done = [(slot, hyps, self.translator.result(hyps, bool(self.truncated[slot]))) for slot, hyps in self.search.step()]
+        for _, hyps, result in done:
+            result.reading = hyps[0].reading
+        return [(slot, result) for slot, _, result in done]

@@ -225,6 +225,51 @@ def test_decoder_process_decodes_as_the_stream_in_this_process(shipped_model):
     assert remote.process.returncode == 0
 
 
+def test_a_released_stream_decodes_as_before(shipped_model):
+    """An idle decoder's stream gives back the pages of its caches (release) and decodes the same
+    translations after it, with each best one's coverage reading for the server's check."""
+    from mtcli.decode import Translator
+
+    def resident() -> int:  # (kB)
+        return int(Path("/proc/self/status").read_text().split("VmRSS:")[1].split()[0])
+
+    stream = Translator(shipped_model).stream(64, ServeConfig().decoding)
+    before = stream_all(stream, SENTENCES * 8, 64)
+    used = resident()
+    stream.release()
+    if sys.platform == "linux":
+        assert used - resident() > 8 * 1024, "the caches' pages were not given back"
+    assert stream.free == 64 and stream_all(stream, SENTENCES * 8, 64) == before
+    slot, = stream.add(SENTENCES[:1])
+    while not (done := stream.step()):
+        pass
+    assert done[0][0] == slot and done[0][1].reading.tgt == Translator(shipped_model).tgt_tok.encode_batch(
+        [done[0][1].hypotheses[0].text])[0]
+
+
+def test_an_idle_decoder_releases_its_stream(monkeypatch):
+    """worker.decode_lines releases the stream once nothing has come for IDLE_SECONDS with no line in
+    progress, never while a line is in progress."""
+    from mtcli.serve import worker
+
+    class Releasing(SlowStream):
+        def release(self):
+            released.append(len(self.left))
+
+    released = []
+    monkeypatch.setattr(worker, "IDLE_SECONDS", 0.05)
+    decoder = in_thread(Releasing([], 0.02, 5))  # a line takes 0.1 s: longer than IDLE_SECONDS
+    try:
+        decoder.send([0], ["a"])
+        assert decoder.receive()[0][0][0] == 0
+        time.sleep(0.3)
+        assert released and set(released) == {0}
+        decoder.send([1], ["b"])  # and it decodes on
+        assert decoder.receive()[0][0][0] == 1
+    finally:
+        decoder.stop()
+
+
 def test_a_decoder_process_that_dies_fails_its_requests_and_is_replaced(shipped_model, caplog):
     import asyncio
 

@@ -169,6 +169,22 @@ def test_translate_answers_how_sure_each_text_is(client, shipped_model):
     assert mixed[0] == {"confidence": None, "flagged": False, "lines": []} and mixed[1] == quality[0]
 
 
+def test_the_check_takes_what_the_decoders_read(client, monkeypatch):
+    """The decoders send back what the coverage penalty read of each best translation, and the server's check
+    takes it instead of encoding the sentence and reading it again (which cost a one-sentence request three
+    times the CPU of its decoding): no forced pass for a translation the decoders read."""
+    import mtcli.decode as decode
+
+    rows = []
+    forced = decode.forced
+    monkeypatch.setattr(decode, "forced", lambda model, src, *a, **kw: rows.append(len(src)) or forced(model, src, *a, **kw))
+    r = ask(client, q=[SURE, UNSURE])
+    assert r.status_code == 200 and [q["flagged"] for q in r.json()["quality"]] == [False, True] and rows == []
+    # a translation other than the one decoded (the pipeline decodes "Madrid" as a stand-in name) is read again
+    r = ask(client, q=[SURE, "I will call you next week when I get back from Madrid."])
+    assert r.status_code == 200 and rows == [1]
+
+
 def test_the_official_client_translates_english_to_spanish(base, client):
     require("libretranslatepy", "a test dependency: pip install -e '.[test]'")
     from urllib.error import HTTPError

@@ -383,15 +383,16 @@ class Checker:
     def active(self) -> bool:
         return self.scorer is not None or self.options.return_alignments
 
-    def check(self, sources: list[str], nbests: list) -> list[LineCheck | None]:
+    def check(self, sources: list[str], nbests: list, kept=None) -> list[LineCheck | None]:
         """Each line's check, from its source and n-best list (text, score) pairs, best first; None for a
-        line kept as it came (nothing was translated)."""
+        line kept as it came (nothing was translated). `kept`: a decode.Encoded of what decoding in other
+        processes read (the server's decoders), in place of the translator's own."""
         todo = [k for k, (src, nb) in enumerate(zip(sources, nbests)) if nb and nb[0][0].strip()
                 and nb[0][0].strip() != src.strip()]
         pairs = {k: sentence_pairs(sources[k], nbests[k][0][0]) for k in todo}
         flat = [(k, s, t) for k in todo for s, t in pairs[k]]
         out: list[LineCheck | None] = [None] * len(sources)
-        forced = self._read_again([s for _, s, _ in flat], [t for _, _, t in flat])
+        forced = self._read_again([s for _, s, _ in flat], [t for _, _, t in flat], kept)
         if not flat:
             return out
         scorer = self.scorer
@@ -413,13 +414,13 @@ class Checker:
             out[k] = LineCheck(checks[k])
         return out
 
-    def _read_again(self, sources: list[str], targets: list[str]) -> list:
+    def _read_again(self, sources: list[str], targets: list[str], kept=None) -> list:
         """The pairs read under teacher forcing, and what decoding kept for it forgotten (with the sentences
         the pipeline retried, the lines not checked)."""
         try:
             if not self.active:  # (nothing to read: no fitted combination, no alignments asked for)
                 return [None] * len(sources)
-            return self.translator.force(sources, targets, self.layers, self.heads) if sources else []
+            return self.translator.force(sources, targets, self.layers, self.heads, kept=kept) if sources else []
         finally:
             if self.translator.encoded is not None:
                 self.translator.encoded.clear()

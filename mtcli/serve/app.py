@@ -21,6 +21,7 @@ import re
 import time
 import uuid
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from importlib.resources import files
@@ -310,13 +311,22 @@ class Service:
                                               each, stall=max(cfg.request_timeout, 10.0)) for t in translators}
         made = setup(translators)
         self.checkers = checkers(translators, cfg)
-        self.formatters = Formatters(lambda: FormatterProcess(made), cfg.formatters,
-                                     lambda direction, lines: self.batchers[direction].translate(lines))
+        # the check runs in one thread of its own, off the event loop: a thread a request (asyncio's pool, up
+        # to 6 here) grew a heap of its own each (the server's process 249 MB after a flood of 32 clients, 134 with one)
+        self.checking = ThreadPoolExecutor(1, "mtcli-check")
+        self.formatters = Formatters(lambda: FormatterProcess(made), cfg.formatters, self._decode)
         self.translate_job, self.detect_job = translate_job, detect_job  # run in a formatter
         self.files: OrderedDict[str, tuple[float, bytes]] = OrderedDict()  # translated files: expiry, bytes
         self.queued = 0  # characters admitted and not yet answered
         self.timeouts = 0  # requests answered 503 at their deadline
         self.closing = False
+
+    def _decode(self, direction: str, lines: list[str], kept: dict | None):
+        """A formatter's sentences decoded by the direction's batcher; with `kept` (a request checked), what
+        the decoders read of them kept in it, by direction, for the check (quality)."""
+        from mtcli.decode import Encoded
+
+        return self.batchers[direction].translate(lines, None if kept is None else kept.setdefault(direction, Encoded()))
 
     async def start(self) -> None:
         """Decoders and formatters start in the background (and start again whenever one stops):
@@ -342,7 +352,7 @@ class Service:
     def deadline(self) -> float:
         return asyncio.get_running_loop().time() + self.cfg.request_timeout
 
-    def quality(self, read: list) -> list[dict] | None:
+    def quality(self, read: list, kept: dict) -> list[dict] | None:
         """Each text's check (texts.Read; None: not checked) as the answer's `quality`: its confidence (its
         least sure line's), whether it is flagged, and the same of each of its lines with the reasons (null, not
         flagged: a line not checked); a text of none checked gets a null confidence, and when no text was
@@ -354,7 +364,7 @@ class Service:
         checked: dict[int, list] = {}
         for direction, rows in texts.items():
             flat = [pair for i in rows for pair in read[i][1]]
-            done = iter(self.checkers[direction].check([s for s, _ in flat], [nb for _, nb in flat]))
+            done = iter(self.checkers[direction].check([s for s, _ in flat], [nb for _, nb in flat], kept.get(direction)))
             checked.update((i, [next(done) for _ in read[i][1]]) for i in rows)
         found = []
         for i in range(len(read)):
@@ -368,9 +378,9 @@ class Service:
             return None
         return [q or {"confidence": None, "flagged": False, "lines": []} for q in found]
 
-    async def run(self, fn, *args, chars: int, deadline: float):
+    async def run(self, fn, *args, chars: int, deadline: float, kept: dict | None = None):
         """fn(tools, *args) in a formatter, once the queue has room for `chars` more characters (429 when it
-        has none); 503 once the deadline (a loop time) has passed, the work cancelled."""
+        has none); 503 once the deadline (a loop time) has passed, the work cancelled. `kept`: see _decode."""
         if self.closing:
             raise ApiError(503, "the server is shutting down")
         if self.queued + chars > self.cfg.queue_limit:
@@ -379,7 +389,7 @@ class Service:
         self.queued += chars
         try:
             left = deadline - asyncio.get_running_loop().time()
-            return await asyncio.wait_for(self.formatters.run(fn, *args), max(0.0, left))
+            return await asyncio.wait_for(self.formatters.run(fn, *args, kept=kept), max(0.0, left))
         except asyncio.CancelledError:  # (uvicorn's shutdown, its graceful time over: the work is cancelled)
             raise ApiError(503, "Cannot translate text: the server is shutting down; retry in a moment",
                            {"Retry-After": RETRY_LATER, "Connection": "close"}) from None
@@ -422,9 +432,10 @@ async def translate(request: Request) -> JSONResponse:
     source, target = _direction(fields, service.directions)
     n = _alternatives(fields, cfg)
     fmt = _format(fields)
+    kept: dict = {}  # what the decoders read of the translations, by direction: not read again by the check
     results, told, read, said = await service.run(service.translate_job, texts, fmt, n + 1, source, target,
                                             _options(fields, service), chars=sum(map(len, texts)),
-                                            deadline=service.deadline())
+                                            deadline=service.deadline(), kept=kept if service.checkers else None)
     out: dict = {"translatedText": [r[0] for r in results]}
     if told is not None:
         out["detectedLanguage"] = [{"confidence": c, "language": language} for language, c in told]
@@ -433,7 +444,8 @@ async def translate(request: Request) -> JSONResponse:
     if any(said):  # an extension field: what the CLI warns on stderr (a text in the other language, a mark lost, ...)
         out["warnings"] = said
     # an extension field (LibreTranslate's clients ignore it); the check's teacher forcing, off the event loop
-    if service.checkers and (quality := await asyncio.to_thread(service.quality, read)) is not None:
+    if service.checkers and (quality := await asyncio.get_running_loop().run_in_executor(
+            service.checking, service.quality, read, kept)) is not None:
         out["quality"] = quality
     return JSONResponse(out if batch else {k: v[0] for k, v in out.items()})
 
@@ -586,6 +598,7 @@ async def lifespan(app: Starlette):
     service.closing = True  # uvicorn has let the requests in flight finish (or cancelled them at its timeout)
     await service.formatters.close(SHUTDOWN_SECONDS)
     await asyncio.gather(*(batcher.close() for batcher in service.batchers.values()))
+    service.checking.shutdown(wait=False)
 
 
 ROUTES = [

@@ -61,6 +61,7 @@ class _Request:
     answers: list[NBest | None]
     left: int  # lines not yet answered
     future: asyncio.Future  # of answers, set on the event loop
+    kept: object = None  # a decode.Encoded: each line's reading by the decoder (for the check), if asked for
 
 
 class _Queue:
@@ -142,9 +143,11 @@ class Batcher:
         self._threads.append(thread)
         thread.start()
 
-    async def translate(self, lines: list[str]) -> list[NBest]:
-        """The n-best list of each line, in order; an empty line gets one empty translation."""
-        request = _Request(lines, [None] * len(lines), 0, self._loop.create_future())
+    async def translate(self, lines: list[str], kept=None) -> list[NBest]:
+        """The n-best list of each line, in order; an empty line gets one empty translation. `kept` (a
+        decode.Encoded) receives what the decoders read of each line's best translation, where they read it (a
+        model with a fitted check), so that the server's check need not read it again."""
+        request = _Request(lines, [None] * len(lines), 0, self._loop.create_future(), kept)
         for i, line in enumerate(lines):
             if not line.strip():
                 request.answers[i] = [("", 0.0)]
@@ -253,7 +256,7 @@ class Batcher:
                     log.error("decoder %d failed with %d line(s) in progress: %s", d, len(held), e)
                 self._fail(held, DecoderFailed(f"the decoder failed ({type(e).__name__})"))
                 return
-            finished = []
+            finished, readings = [], []
             with self._lock:
                 self._heard[d] = time.monotonic()
                 self.busy, self.cpu = self.busy + wall, self.cpu + cpu
@@ -262,10 +265,14 @@ class Batcher:
                 for i, result in done:
                     request, k = self._owner[d].pop(i)
                     request.answers[k] = [(h.text, h.score) for h in result.hypotheses]
+                    if request.kept is not None and result.reading is not None:
+                        readings.append((request.kept, request.lines[k], result.reading))
                     request.left -= 1
                     if not request.left:
                         finished.append(request)
                 self._lock.notify_all()
+            for kept, line, reading in readings:
+                kept.add_readings([line], [reading])
             for request in finished:
                 self._loop.call_soon_threadsafe(_settle, request.future, request.answers)
 

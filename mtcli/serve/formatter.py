@@ -137,6 +137,7 @@ class FormatterProcess:
 class _Job:
     process: FormatterProcess
     future: asyncio.Future
+    kept: dict | None = None  # given to decode: what the decoders read, for the check (Service.quality)
     decoding: asyncio.Task | None = None  # its sentences being decoded (at most one call at a time)
     cancelled: bool = False
     runaway: asyncio.TimerHandle | None = field(default=None, repr=False)
@@ -144,12 +145,12 @@ class _Job:
 
 class Formatters:
     """`count` formatter processes, each started (again after RETRY_SECONDS, doubling, while it
-    cannot start) in the background. `decode(direction, sentences)` -> their n-best lists, from the
-    batcher of that direction.
+    cannot start) in the background. `decode(direction, sentences, kept)` -> their n-best lists, from the
+    batcher of that direction (`kept`: the job's, see run).
     Every method runs on the event loop."""
 
     def __init__(self, open_process: Callable[[], FormatterProcess], count: int,
-                 decode: Callable[[str, list[str]], Awaitable[list]]):
+                 decode: Callable[[str, list[str], dict | None], Awaitable[list]]):
         self._open, self.count, self._decode = open_process, count, decode
         self._processes: list[FormatterProcess | None] = [None] * count
         self._jobs: dict[int, _Job] = {}
@@ -195,9 +196,9 @@ class Formatters:
     def running(self) -> int:
         return sum(p is not None for p in self._processes)
 
-    async def run(self, fn: Callable, *args):
+    async def run(self, fn: Callable, *args, kept: dict | None = None):
         """fn(tools, *args) in a formatter, its result or its error. Waits for a formatter while none
-        runs; cancelling the caller cancels the job."""
+        runs; cancelling the caller cancels the job. `kept` goes with each of its decodings."""
         while not (alive := [p for p in self._processes if p is not None]):
             self._available.clear()
             await self._available.wait()
@@ -205,7 +206,7 @@ class Formatters:
         job = next(self._ids)
         future = self._loop.create_future()
         process.send(("job", job, fn, args))
-        self._jobs[job] = _Job(process, future)
+        self._jobs[job] = _Job(process, future, kept)
         process.jobs.add(job)
         try:
             return await future
@@ -239,7 +240,7 @@ class Formatters:
             if state.cancelled:
                 process.send(("decoded", job, Cancelled()))
             else:
-                state.decoding = self._loop.create_task(self._decoded(process, job, *rest))
+                state.decoding = self._loop.create_task(self._decoded(process, job, state.kept, *rest))
         elif op in ("done", "error"):
             del self._jobs[job]
             process.jobs.discard(job)
@@ -248,9 +249,10 @@ class Formatters:
             if not state.future.done():
                 (state.future.set_result if op == "done" else state.future.set_exception)(rest[0])
 
-    async def _decoded(self, process: FormatterProcess, job: int, direction: str, lines: list[str]) -> None:
+    async def _decoded(self, process: FormatterProcess, job: int, kept: dict | None, direction: str,
+                       lines: list[str]) -> None:
         try:
-            result = await self._decode(direction, lines)
+            result = await self._decode(direction, lines, kept)
         except asyncio.CancelledError:
             result = Cancelled()
         except Exception as e:  # DecoderFailed: raised in the job, which answers it as an error

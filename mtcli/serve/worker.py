@@ -24,6 +24,7 @@ from pathlib import Path
 from mtcli.config import TranslationOptions
 
 START_SECONDS = 120.0  # for a decoder to load its model (seconds on an idle machine; a stuck one is ended)
+IDLE_SECONDS = 2.0  # a decoder with nothing to do this long gives back what its caches took (stream.release)
 Stats = tuple[int, int, float, float]  # steps, lines in progress summed over them, wall and CPU seconds
 
 
@@ -136,8 +137,9 @@ class DecoderProcess(Decoder):
 
 def decode_lines(pipe: Connection, stream) -> None:
     """The decoder's loop: step the stream while it has lines in progress, taking the lines sent
-    meanwhile before every step (waiting for some when it has none) and sending each line back once
-    done. Ends when told to (or the pipe closes); an error is sent back and ends it too."""
+    meanwhile before every step (waiting for some when it has none, its caches released once it has
+    waited IDLE_SECONDS) and sending each line back once done. Ends when told to (or the pipe closes);
+    an error is sent back and ends it too."""
     owner: dict[int, int] = {}  # slot -> the line's id
     work = [0, 0, 0.0, 0.0]  # Stats since the last message: at work is joining (the encoder) and stepping
 
@@ -159,8 +161,14 @@ def decode_lines(pipe: Connection, stream) -> None:
             owner.update(zip(timed(stream.add, args[1]), args[0]))
         return op != "close"
 
+    def rest() -> bool:
+        """(Nothing in progress.) take(), the stream's memory released first if nothing comes meanwhile."""
+        if not pipe.poll(IDLE_SECONDS) and hasattr(stream, "release"):  # (the tests' stand-ins hold none)
+            stream.release()
+        return take()
+
     try:
-        while owner or take():
+        while owner or rest():
             while pipe.poll():
                 if not take():
                     return

@@ -102,7 +102,8 @@ def products_rate(cfg, batches, threads, repeat=3) -> float:
 
 def _workload(prepared_dir, config, n_batches):
     prepared = load_prepared(prepared_dir)
-    cfg = model_config(config, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size)
+    cfg = model_config(config, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size,
+                       case_factors=prepared.src_tok.case_factors)
     train = make_batches(prepared.splits["train"], 64, 0, 0)[:n_batches]
     test = prepared.splits["test"]
     one = next(b for b in make_batches(test, 1, 0, 0) if b.src_len[0] == int(np.median(test.src_lens)))
@@ -231,7 +232,8 @@ def main():
           f"{'speed-up':>9} {'GFLOP/s':>8} {'of GEMM':>8} {'BLAS alone':>10} {'peak MiB':>9} {'torch MiB':>9}")
     results = {"gemm_gflops": gemm, "train": {}, "decode": {}}
     for name in args.configs:
-        cfg = model_config(name, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size)
+        cfg = model_config(name, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size,
+                           case_factors=prepared.src_tok.case_factors)
         # on the rows as mtcli's threads split them: each shard is padded to its own longest sentence
         flops = sum(step_flops(cfg, s) for b in cfg_train for s in shards(b, threads_per_process()))
         ours, theirs = Worker("mtcli", args.prepared, name, args.batches), Worker("torch", args.prepared, name, args.batches)

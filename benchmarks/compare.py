@@ -102,7 +102,8 @@ def products_rate(cfg, batches, threads, repeat=3) -> float:
 
 def _workload(prepared_dir, config, n_batches):
     prepared = load_prepared(prepared_dir)
-    cfg = model_config(config, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size)
+    cfg = model_config(config, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size,
+                       case_factors=prepared.src_tok.case_factors)
     train = make_batches(prepared.splits["train"], 64, 0, 0)[:n_batches]
     test = prepared.splits["test"]
     one = next(b for b in make_batches(test, 1, 0, 0) if b.src_len[0] == int(np.median(test.src_lens)))
@@ -158,8 +159,8 @@ def _torch_side(cfg, tcfg):
 
 
 def worker(side, prepared_dir, config, n_batches):
-    """Answers 'train' / 'one' / 'batch' lines on stdin with the seconds one round took, and 'memory'
-    with the process's peak resident memory in MiB."""
+    """Answers 'train' / 'one' / 'batch' lines on stdin with the wall and the process's CPU seconds one
+    round took, and 'memory' with the process's peak resident memory in MiB."""
     cfg, train, decode_batches = _workload(prepared_dir, config, n_batches)
     train_round, decode = (_mtcli_side if side == "mtcli" else _torch_side)(cfg, TrainConfig())
     train_round(train[:3])  # warm-up: compilation, allocator
@@ -167,7 +168,7 @@ def worker(side, prepared_dir, config, n_batches):
         decode(b)
     print("ready", flush=True)
     for line in sys.stdin:
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         if line.strip() == "memory":
             print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, flush=True)
             continue
@@ -175,7 +176,7 @@ def worker(side, prepared_dir, config, n_batches):
             train_round(train)
         else:
             decode(decode_batches[line.strip()])
-        print(time.perf_counter() - t, flush=True)
+        print(time.perf_counter() - t, time.process_time() - cpu, flush=True)
 
 
 class Worker:
@@ -186,10 +187,11 @@ class Worker:
                                   env=PYTORCH_ENV if side == "torch" else None)
         assert self.p.stdout.readline().strip() == "ready"
 
-    def time(self, what):
+    def time(self, what) -> tuple[float, ...]:
+        """(wall, CPU) seconds of a round; (MiB,) for 'memory'."""
         self.p.stdin.write(what + "\n")
         self.p.stdin.flush()
-        return float(self.p.stdout.readline())
+        return tuple(map(float, self.p.stdout.readline().split()))
 
     def close(self):
         self.p.stdin.close()
@@ -197,11 +199,12 @@ class Worker:
 
 
 def alternate(a, b, what, rounds):
+    """Medians over the rounds: (a's wall, b's wall), (a's CPU, b's CPU) seconds."""
     ta, tb = [], []
     for _ in range(rounds):
         ta.append(a.time(what))
         tb.append(b.time(what))
-    return statistics.median(ta), statistics.median(tb)
+    return [tuple(statistics.median(r[i] for r in t) for t in (ta, tb)) for i in (0, 1)]
 
 
 def main():
@@ -223,32 +226,41 @@ def main():
 
     gemm = gemm_rate()
     print(f"{os.cpu_count()} cores, torch {torch.__version__} ({os.cpu_count()} threads), "
-          f"float32 GEMM ceiling {gemm:.0f} GFLOP/s; median of {args.rounds} alternating rounds")
+          f"float32 GEMM ceiling {gemm:.0f} GFLOP/s; median of {args.rounds} alternating rounds; "
+          f"load average {os.getloadavg()[0]:.1f}")
     cfg_train = make_batches(prepared.splits["train"], 64, 0, 0)[: args.batches]
     tokens = sum(b.n_tokens for b in cfg_train)
     print(f"\ntraining step: batch 64, {args.batches} real batches, {tokens / args.batches:.0f} target tokens each")
     print(f"{'config':8} {'mtcli ms':>9} {'torch ms':>9} {'mtcli tok/s':>12} {'torch tok/s':>12} "
-          f"{'speed-up':>9} {'GFLOP/s':>8} {'of GEMM':>8} {'BLAS alone':>10} {'peak MiB':>9} {'torch MiB':>9}")
+          f"{'speed-up':>9} {'GFLOP/s':>8} {'of GEMM':>8} {'BLAS alone':>10} {'peak MiB':>9} {'torch MiB':>9} "
+          f"{'CPU ms':>7} {'torch CPU':>9} {'CPU x':>6} {'load':>5}")
     results = {"gemm_gflops": gemm, "train": {}, "decode": {}}
     for name in args.configs:
-        cfg = model_config(name, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size)
+        cfg = model_config(name, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size,
+                           case_factors=prepared.src_tok.case_factors)
         # on the rows as mtcli's threads split them: each shard is padded to its own longest sentence
         flops = sum(step_flops(cfg, s) for b in cfg_train for s in shards(b, threads_per_process()))
         ours, theirs = Worker("mtcli", args.prepared, name, args.batches), Worker("torch", args.prepared, name, args.batches)
-        a, b = alternate(ours, theirs, "train", args.rounds)
+        # CPU time too: on a loaded machine the wall ratio mostly measures the other work (and PyTorch's
+        # spinning threads lose more wall time to it); the CPU ratio counts each side's own work, spinning included
+        (a, b), (cpu_a, cpu_b) = alternate(ours, theirs, "train", args.rounds)
         gf = flops / a / 1e9
         alone = products_rate(cfg, cfg_train, threads_per_process())
-        mem_a, mem_b = ours.time("memory"), theirs.time("memory")
+        (mem_a,), (mem_b,) = ours.time("memory"), theirs.time("memory")
+        load = os.getloadavg()[0]
         results["train"][name] = {"mtcli_ms": a / args.batches * 1e3, "torch_ms": b / args.batches * 1e3,
                                   "speedup": b / a, "gflops": gf, "of_gemm": gf / gemm,
                                   "blas_products_alone_of_gemm": alone / gemm,
-                                  "mtcli_peak_mib": mem_a, "torch_peak_mib": mem_b}
+                                  "mtcli_peak_mib": mem_a, "torch_peak_mib": mem_b,
+                                  "mtcli_cpu_ms": cpu_a / args.batches * 1e3, "torch_cpu_ms": cpu_b / args.batches * 1e3,
+                                  "cpu_ratio": cpu_b / cpu_a, "load_average": load}
         print(f"{name:8} {a / args.batches * 1e3:9.1f} {b / args.batches * 1e3:9.1f} {tokens / a:12,.0f} "
-              f"{tokens / b:12,.0f} {b / a:9.2f} {gf:8.1f} {gf / gemm:8.0%} {alone / gemm:10.0%} {mem_a:9.0f} {mem_b:9.0f}")
+              f"{tokens / b:12,.0f} {b / a:9.2f} {gf:8.1f} {gf / gemm:8.0%} {alone / gemm:10.0%} {mem_a:9.0f} {mem_b:9.0f} "
+              f"{cpu_a / args.batches * 1e3:7.1f} {cpu_b / args.batches * 1e3:9.1f} {cpu_b / cpu_a:6.2f} {load:5.1f}")
         if name == "small":
             print(f"\ngreedy decoding (small), {DECODE_STEPS} steps, key/value cache on both sides")
             for what, n in (("one", 1), ("batch", 64)):
-                a, b = alternate(ours, theirs, what, args.rounds * 4)
+                (a, b), _ = alternate(ours, theirs, what, args.rounds * 4)
                 results["decode"][what] = {"mtcli_ms": a * 1e3, "torch_ms": b * 1e3, "ratio": a / b}
                 print(f"  {'one sentence' if n == 1 else 'batch of 64':14} mtcli {a * 1e3:7.1f} ms  "
                       f"torch {b * 1e3:7.1f} ms  mtcli/torch {a / b:5.2f}  ({n / a:,.0f} vs {n / b:,.0f} sentences/s)")

@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from mtcli.config import ModelConfig, TrainConfig
-from mtcli.tokenizer import BOS, EOS, PAD
+from mtcli.tokenizer import BOS, CASE_FACTORS, EOS, PAD
 
 
 def _sinusoid(n, d):
@@ -26,6 +26,8 @@ class Twin(nn.Module):
         self.cfg = cfg
         self.src_emb = nn.Embedding(cfg.src_vocab, C)
         self.tgt_emb = nn.Embedding(cfg.tgt_vocab, C)
+        # source ids of case-factored data are piece + vocabulary * case: the case's embedding is added
+        self.src_case = nn.Embedding(CASE_FACTORS, C) if cfg.case_factors else None
         self.register_buffer("pe_src", _sinusoid(cfg.max_src_len, C))
         self.register_buffer("pe_tgt", _sinusoid(cfg.max_tgt_len, C))
         # post-norm layers, ReLU, no final norm: the thesis's blocks, same parameter count as mtcli
@@ -36,11 +38,15 @@ class Twin(nn.Module):
         self.out = nn.Linear(C, cfg.tgt_vocab)
         self.drop = nn.Dropout(cfg.dropout)
 
-    def _embed(self, ids, emb, pe):
-        return self.drop(emb(ids) * math.sqrt(self.cfg.d_model) + pe[: ids.shape[1]])
+    def _embed(self, ids, emb, pe, case=None):
+        if case is None:
+            return self.drop(emb(ids) * math.sqrt(self.cfg.d_model) + pe[: ids.shape[1]])
+        factor, ids = ids.div(emb.num_embeddings, rounding_mode="floor"), ids % emb.num_embeddings
+        return self.drop(emb(ids) * math.sqrt(self.cfg.d_model) + pe[: ids.shape[1]] + case(factor))
 
     def encode(self, src):
-        return self.encoder(self._embed(src, self.src_emb, self.pe_src), src_key_padding_mask=src == PAD)
+        x = self._embed(src, self.src_emb, self.pe_src, self.src_case)
+        return self.encoder(x, src_key_padding_mask=src == PAD)
 
     def decode(self, tgt_in, memory, src):
         T = tgt_in.shape[1]

@@ -157,8 +157,8 @@ def embedding_forward(ids, w, pe, start=0, factor_w=None):
 def embedding_backward(dout, cache, dw, dfactor_w=None):
     dout = np.ascontiguousarray(dout)
     kernels.embedding_backward(dout, cache.ids, dw, cache.scale)
-    if cache.factors is not None:
-        np.add.at(dfactor_w, cache.factors.reshape(-1), dout.reshape(-1, dout.shape[-1]))
+    if cache.factors is not None:  # the same scatter-add (np.add.at took ~4.5 ms of Large's 130 per thread)
+        kernels.embedding_backward(dout, cache.factors, dfactor_w, cache.scale.dtype.type(1.0))
 
 
 def log_softmax(logits):

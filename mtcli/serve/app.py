@@ -491,11 +491,14 @@ async def translate_file(request: Request) -> JSONResponse:
     fmt = _file_kind(filename)
     source, target = _direction(fields, service.directions)
     data = await upload.read()
-    out = await service.run(file_job, data, fmt, filename, source, target, service.options, chars=cfg.char_limit,
-                            deadline=service.deadline())
+    out, said = await service.run(file_job, data, fmt, filename, source, target, service.options,
+                                  chars=cfg.char_limit, deadline=service.deadline())
     name = f"{uuid.uuid4().hex}.{re.sub(r'[^A-Za-z0-9._-]+', '_', filename)[-120:]}"
     service.keep_file(name, out)
-    return JSONResponse({"translatedFileUrl": str(request.url_for("download_file", name=name))})
+    answer: dict = {"translatedFileUrl": str(request.url_for("download_file", name=name))}
+    if said:  # an extension field, as /translate's: what `mtcli translate -i FILE` warns on stderr
+        answer["warnings"] = said
+    return JSONResponse(answer)
 
 
 async def download_file(request: Request) -> Response:

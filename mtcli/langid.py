@@ -251,13 +251,13 @@ def _log_odds(p: float) -> float:
 
 def _evidence(text: str) -> float | None:
     """Log-odds for Spanish over English without a prior; None when the text holds no Latin word."""
-    from mtcli.text.kinds import TEMPLATE  # (here: importing mtcli.text loads NumPy, which this module's import must not)
+    from mtcli.text.kinds import MAYBE_TEMPLATE, TEMPLATE  # (here: importing mtcli.text loads NumPy; this module's import must not)
 
     bare = _URL.sub(" ", text)
     words = _words(bare)
     # (placeholders' names are no evidence: "{user_name} %1" was told English 0.61; a text with words besides them
     # is classified whole, as before)
-    if not words or not _words(TEMPLATE.sub(" ", bare)):
+    if not words or (MAYBE_TEMPLATE.search(bare) and not _words(TEMPLATE.sub(" ", bare))):
         return None
     lang, p = _classifier().classify(bare)
     p_es = p if lang == "es" else 1.0 - p

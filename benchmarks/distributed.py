@@ -41,7 +41,8 @@ def worker(args) -> None:
     comm = distributed.world()
     sync = comm.comm.Barrier if comm.size > 1 else (lambda: None)
     prepared = load_prepared(args.prepared)
-    cfg = model_config(args.config, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size)
+    cfg = model_config(args.config, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size,
+                       case_factors=prepared.src_tok.case_factors)  # (case-factored ids: data/prepared-cf)
     tcfg = TrainConfig(batch_size=args.batch_size)
     model, rng = Model(cfg), np.random.default_rng([0, comm.rank])
     adam = Adam(model.flat.size, tcfg.beta1, tcfg.beta2, tcfg.eps)

@@ -68,7 +68,8 @@ def main():
     ap.add_argument("--png", default="benchmarks/scaling.png")
     args = ap.parse_args()
     prepared = load_prepared(args.prepared)
-    cfg = model_config(args.config, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size)
+    cfg = model_config(args.config, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size,
+                       case_factors=prepared.src_tok.case_factors)  # (case-factored ids: data/prepared-cf)
     model, rng = Model(cfg), np.random.default_rng(0)
     adam = Adam(model.flat.size, TCFG.beta1, TCFG.beta2, TCFG.eps)
     with Replicas(model, threads_per_process()) as replicas:

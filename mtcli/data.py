@@ -25,7 +25,7 @@ from mtcli.errors import UserError
 from mtcli import guards
 from mtcli.ranges import RANGES
 from mtcli.atomic import atomic_write_bytes, atomic_write_json, claim_dir
-from mtcli.tokenizer import BOS, CASE_SCHEME, EOS, PAD, Tokenizer, train_tokenizer
+from mtcli.tokenizer import BOS, CASE_FACTORS, CASE_SCHEME, EOS, PAD, Tokenizer, train_tokenizer
 from mtcli import lazy_re
 
 SPLITS = ("train", "selection", "test")
@@ -516,6 +516,20 @@ def _check_usable(p: Prepared) -> None:
             raise UserError(f"{p.out_dir}: the {name} split is empty")
         if int(s.src.max()) >= p.src_tok.id_limit or int(s.tgt.max()) >= p.tgt_tok.id_limit:
             raise UserError(f"{p.out_dir}/{name}.npz holds token ids its tokenizers do not have")
+
+
+def check_ids(splits: dict[str, EncodedSplit], cfg: ModelConfig, where: str) -> None:
+    """Refuse, in one line, token ids past the embedding tables of a model of `cfg` (the embedding kernel reads
+    rows unchecked, so such an id is read from memory past the table): data tokenized with other options than
+    the model's (--case-factors-en ids fed to a model without case factors, another vocabulary). Once per array
+    loaded: a maximum each, never a check per step."""
+    src_limit = cfg.src_vocab * (CASE_FACTORS if cfg.case_factors else 1)
+    for name, split in splits.items():
+        for ids, limit, side in ((split.src, src_limit, "source"), (split.tgt, cfg.tgt_vocab, "target")):
+            if len(ids) and (top := int(ids.max())) >= limit:
+                raise UserError(f"{where}: its {name} pairs hold {side} token ids up to {top:,}, past the {limit:,} the "
+                                "model reads: tokenized with other options (vocabulary, --case-factors-en) than the "
+                                "model was trained with")
 
 
 def _length_stats(lens: np.ndarray) -> dict:

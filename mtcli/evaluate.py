@@ -14,7 +14,7 @@ import sacrebleu
 
 from mtcli.atomic import atomic_write_text
 from mtcli.checkpoint import SCORES, TRAINED_ON, direction
-from mtcli.data import encode_pairs, held_out_pairs, make_batches, oriented, read_corpus
+from mtcli.data import check_ids, encode_pairs, held_out_pairs, make_batches, oriented, read_corpus
 from mtcli.config import Options, TranslationOptions
 from mtcli.decode import Translator
 from mtcli.errors import UserError
@@ -66,6 +66,7 @@ def evaluate_pairs(translator: Translator, pairs: list[tuple[str, str]], beam: i
     translation holds."""
     cfg = translator.model.cfg
     split = encode_pairs(translator.src_tok, translator.tgt_tok, pairs, cfg.max_src_len, cfg.max_tgt_len)
+    check_ids({"evaluation": split}, cfg, str(translator.model_dir))
     report = teacher_forced(translator.models, make_batches(split, EVAL_BATCH, 0, 0, shuffle=False))
     unique = list(dict.fromkeys(en for en, _ in pairs))  # sentences with several references: decode once
     if glossary is not None:

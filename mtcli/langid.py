@@ -11,7 +11,8 @@ docs/langid.md has the measurements that chose the library and this layer (bench
     detect("Hotel", prior="es")                      -> Spanish: a word of both languages, the stream's decides
 
 Nothing to tell (language None): a text with no Latin letter once URLs, e-mail addresses, digits, punctuation,
-symbols and emoji are left out. A word that both languages write alike ("No", "Hotel", "Taxi", "OK", a name)
+symbols, emoji and a template's placeholders (`{name}`, `%s`, `${count}`, `&nbsp;`: text/kinds.py) are left out.
+A word that both languages write alike ("No", "Hotel", "Taxi", "OK", a name)
 gets a language with a confidence near 0.5, and a prior decides it; with no prior and no evidence either way
 (exactly 0.5) it is English, mtcli's first direction.
 
@@ -251,9 +252,13 @@ def _log_odds(p: float) -> float:
 
 def _evidence(text: str) -> float | None:
     """Log-odds for Spanish over English without a prior; None when the text holds no Latin word."""
+    from mtcli.text.kinds import MAYBE_TEMPLATE, TEMPLATE  # (here: mtcli.text loads NumPy, this module's import not)
+
     bare = _URL.sub(" ", text)
     words = _words(bare)
-    if not words:
+    # (placeholders' names are no evidence: "{user_name} %1" was told English 0.61; a text with words besides them
+    # is classified whole, as before)
+    if not words or (MAYBE_TEMPLATE.search(bare) and not _words(TEMPLATE.sub(" ", bare))):
         return None
     lang, p = _classifier().classify(bare)
     p_es = p if lang == "es" else 1.0 - p

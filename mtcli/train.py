@@ -24,7 +24,7 @@ from mtcli.checkpoint import (METRICS, SRC_TOK, STATE, TGT_TOK, WEIGHTS, LoopSta
                               load_tokenizers, load_weights, save_model, save_state)
 from mtcli.config import PRESETS, ModelConfig, TrainConfig, from_dict, languages, model_config, to_dict
 from mtcli.augment import augment_split
-from mtcli.data import (LANGUAGE_NAMES, Batch, EncodedSplit, NoPreparedData, Prepared, load_prepared, make_batches, oriented, prepare, read_corpus,
+from mtcli.data import (LANGUAGE_NAMES, Batch, EncodedSplit, check_ids, NoPreparedData, Prepared, load_prepared, make_batches, oriented, prepare, read_corpus,
                         resolve_data_path, training_pairs)
 from mtcli.decode import greedy
 from mtcli.errors import UserError
@@ -230,6 +230,8 @@ def train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, r
     if "init_from" in overrides and not tcfg.init_from.strip():
         raise UserError("--init-from is empty: give a model directory or a weights file")
     source = _init_source(tcfg.init_from, prepared, mcfg) if tcfg.init_from and not resume else None  # before --out
+    if mcfg is not None:  # ids past the model's tables: refused before any step reads an embedding
+        check_ids(prepared.splits, mcfg, str(prepared.out_dir))
     comm = comm or distributed.world()
     out = Path(out)
     comm.on_root(lambda: _claim(out, force, resume))
@@ -293,6 +295,8 @@ def _train(prepared: Prepared, out: Path, mcfg: ModelConfig, tcfg: TrainConfig, 
         lambda: _start(prepared, out, mcfg, tcfg, resume, console, set(overrides), fixed, source))
     if comm.size > 1:
         comm.agree(lambda: _same_data(prepared, meta))
+    if resume:  # (a new run's were checked against its config before --out was made)
+        check_ids(prepared.splits, model.cfg, str(prepared.out_dir))
     rng = _dropout_rng(tcfg.seed, comm.rank, loop, adam.t, resume)
     selection = comm.split(make_batches(prepared.splits["selection"], EVAL_BATCH, tcfg.seed, 0, shuffle=False))
     train_split = _train_split(prepared, tcfg, model.cfg)

@@ -73,6 +73,14 @@ def test_nothing_to_tell(text):
     assert detect(text, prior="es") == Detection(None, 0.0)  # a prior never invents a language
 
 
+@pytest.mark.parametrize("text", ["{name} {count}", "%{user_name} %1 $HOME", "%s: %d", "{{ user }} &nbsp;",
+                                  "$t(common.save)", "%APPNAME%"])
+def test_a_templates_placeholders_alone_have_nothing_to_tell(text):
+    """Their names are no words of either language ("{user_name} %1" was English 0.61); words beside them are."""
+    assert detect(text) == Detection(None, 0.0)
+    assert detect(f"{text} la casa es roja").language == "es" and detect(f"{text} the house is red").language == "en"
+
+
 def test_urls_and_numbers_do_not_hide_the_words():
     assert detect("Mira https://example.org/en/the-page 42").language == "es"
     assert detect("See https://example.org/es/la-pagina 42").language == "en"

@@ -23,7 +23,7 @@ from tests.test_serve import SENTENCES, UNSURE, running, running_app
 
 httpx = pytest.importorskip("httpx", reason="a test dependency: pip install -e '.[test]'")
 
-from mtcli.serve.app import ROUTES  # noqa: E402
+from mtcli.serve.app import DRAIN_FACTOR, ROUTES  # noqa: E402
 from mtcli.serve.config import ServeConfig  # noqa: E402
 from mtcli.serve.texts import translate_job  # noqa: E402
 
@@ -369,6 +369,21 @@ def test_a_body_over_the_limit_gets_413_not_a_reset(base):
     answer, _ = exchange(base, b"POST /translate HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(body) + body
                          + head(b""), pieces=32, wait=3)
     assert responses(answer) == [413, 200]
+
+
+def test_a_chunk_size_past_the_limit_is_a_413_at_once(base):
+    """Attack 2026-12-02b (try 167): a chunk-size line announcing more than the body limit, its data never sent,
+    waited for the 15 s body deadline and got a 408; the announced size is compared with the limit now."""
+    limit = ServeConfig().body_limit
+    start = b"POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    for size, data in ((b"F" * 18, b""), (b"%x" % (DRAIN_FACTOR * limit + 1), b'{"q": "')):
+        began = time.monotonic()
+        answer, ended = exchange(base, start + size + b"\r\n" + data, wait=5)
+        assert responses(answer) == [413] and b"exceeds the limit of 1,048,576 bytes" in answer, (size, answer)
+        assert b"connection: close" in answer.lower() and ended is None and time.monotonic() - began < 4, size
+    body = json.dumps(OK).encode()  # near miss: a chunked body within the limit is read
+    answer, _ = exchange(base, start + b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body), wait=3)
+    assert responses(answer) == [200], answer
 
 
 def test_a_body_at_the_limit_is_read(client):

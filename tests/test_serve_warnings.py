@@ -4,6 +4,8 @@ CLI: "this looks like Spanish already; ...") or a line whose mark was left out c
 
 from __future__ import annotations
 
+import io
+import json
 import re
 
 import pytest
@@ -36,10 +38,16 @@ def post(client, **fields):
 
 def cli_warnings(run_cli, tmp_path, text: str, source: str, fmt: str) -> list[str]:
     """What `mtcli translate -i FILE --from SOURCE` warns on stderr for the text in that format."""
-    path = tmp_path / f"in.{ {'text': 'txt', 'markdown': 'md'}.get(fmt, fmt)}"
-    path.write_text(text, encoding="utf-8")
-    _, _, err = run_cli("translate", "--no-check", "--from", source, "-i", path, "-o", tmp_path / "out")
-    return re.findall(r"^warning: (line \d+: .*)$", err, re.MULTILINE)
+    return cli_file_warnings(run_cli, tmp_path, f"in.{ {'text': 'txt', 'markdown': 'md'}.get(fmt, fmt)}",
+                             text.encode(), source)
+
+
+def cli_file_warnings(run_cli, tmp_path, name: str, data: bytes, source: str) -> list[str]:
+    """What `mtcli translate -i NAME --from SOURCE` warns on stderr for a file of these bytes."""
+    path = tmp_path / name
+    path.write_bytes(data)
+    _, _, err = run_cli("translate", "--no-check", "--from", source, "-i", path, "-o", tmp_path / f"out-{name}")
+    return re.findall(r"^warning: ((?:line|paragraph) \d+: .*)$", err, re.MULTILINE)
 
 
 @pytest.mark.parametrize("fmt", DOCUMENTS)
@@ -74,3 +82,55 @@ def test_each_line_of_a_text_is_warned_as_the_cli_warns_it(client, run_cli, tmp_
 def test_the_spec_describes_the_field(client):
     spec = client.get("/spec").json()
     assert "warnings" in str(spec)
+
+
+def docx_of(*paragraphs: str) -> bytes:
+    docx = pytest.importorskip("docx")  # (python-docx: a test dependency, as in test_serve_files.py)
+    d = docx.Document()
+    for text in paragraphs:
+        d.add_paragraph(text)
+    out = io.BytesIO()
+    d.save(out)
+    return out.getvalue()
+
+
+FILES = {  # a file's name, and its bytes with a Spanish text, a mark with no sure place, or both
+    "notes.txt": f"The plant is green.\n{SPANISH}\nThe \u200fhouse is red.\n".encode(),
+    "page.html": f"<p>The plant is green.</p>\n<p>{SPANISH}</p>\n".encode(),
+    "subs.srt": DOCUMENTS["srt"].encode(),
+    "strings.json": json.dumps({"a": "The plant is green.", "b": SPANISH, "c": "The \u200fhouse is red."}).encode(),
+    "report.docx": None,  # (made in the test: python-docx)
+}
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_translate_file_answers_the_warnings_the_cli_gives_for_that_file(client, run_cli, tmp_path, name):
+    """Before, /translate_file had no channel for warnings (attack 2026-12-02b, try 232): the same file got a word
+    from `mtcli translate -i` and none from the server."""
+    data = FILES[name] or docx_of("The plant is green.", SPANISH, "The \u200fhouse is red.")
+    answer = client.post("/translate_file", files={"file": (name, data)}, data={"source": "en", "target": "es"})
+    assert answer.status_code == 200, answer.text
+    warnings = answer.json()["warnings"]
+    assert any("looks like Spanish already" in w for w in warnings)
+    assert warnings == cli_file_warnings(run_cli, tmp_path, name, data, "en")
+    quiet = client.post("/translate_file", files={"file": ("ok.txt", b"The plant is green.\n")},
+                        data={"source": "en", "target": "es"}).json()
+    assert "warnings" not in quiet and "translatedFileUrl" in quiet
+
+
+PLACEHOLDERS = ["{name} {count}", "%{user_name} %1 $HOME", "%s: %d", "{{ user }} &nbsp;", "<%= user.name %>",
+                "{0} https://example.org/a 42"]
+
+
+@pytest.mark.parametrize("text", PLACEHOLDERS)
+def test_a_text_of_placeholders_alone_has_no_language_as_libretranslate_answers_it(client, run_cli, tmp_path, text):
+    """LibreTranslate answers a text it cannot tell English with confidence 0 (libretranslate/language.py); a text
+    of placeholders, numbers and URLs was told English 68.7 (attack 2026-12-02b, try 234). `mtcli translate` with
+    the source told keeps such a line as it is, and /translate with `source: auto` too."""
+    assert post(client, q=text, source="auto", target="es").json() == {
+        "translatedText": text, "detectedLanguage": {"confidence": 0.0, "language": "en"}}
+    assert client.post("/detect", json={"q": text}).json() == [{"confidence": 0.0, "language": "en"}]
+    path = tmp_path / "in.txt"
+    path.write_text(text + "\n", encoding="utf-8")
+    assert run_cli("translate", "--no-check", "-i", path)[1] == text + "\n"
+    assert client.post("/detect", json={"q": f"Hello {text}"}).json()[0]["confidence"] > 50  # (words: told)

@@ -26,7 +26,7 @@ def tiny(tiny_corpus, tmp_path):
 
 
 def cfg(**kw):
-    return ModelConfig(**VOCAB, **{"d_model": 32, "d_ff": 64, "n_heads": 2, "n_layers": 1, **kw})
+    return ModelConfig(**{**VOCAB, "d_model": 32, "d_ff": 64, "n_heads": 2, "n_layers": 1, **kw})
 
 
 def test_learns_a_tiny_corpus(tmp_path):
@@ -376,3 +376,32 @@ def test_case_factors_data_tunes_a_model_from_another_models_weights(tiny_corpus
     (tmp_path / "edited" / "src.json").write_text((tmp_path / "run" / "src.json").read_text())
     with pytest.raises(UserError, match="is not the tokenizer"):
         train(factored, tmp_path / "z", cfg(case_factors=True), replace(tcfg, init_from=str(tmp_path / "edited")))
+
+
+def test_ids_past_the_models_tables_are_refused_before_any_step(tiny_corpus, tmp_path, tiny_model_dir):
+    """The embedding kernel reads rows unchecked (a bounds check per step would cost the hot loop), so ids past a
+    table were read from memory past it, silently: case-factored data fed to a model without case factors (a
+    benchmark did it), a model of a smaller vocabulary. Each way data meets a model is checked once per array."""
+    from mtcli.data import check_ids
+    from mtcli.decode import Translator
+    from mtcli.evaluate import evaluate_pairs
+
+    factored = prepare(tiny_corpus, tmp_path / "cf", case_factors_en=True, **VOCAB)
+    for wrong, side in ((cfg(), "source"), (cfg(case_factors=True, tgt_vocab=100), "target")):
+        with pytest.raises(UserError, match=f"its train pairs hold {side} token ids up to .* past the .* the model "
+                                            "reads: tokenized with other options"):
+            train(factored, tmp_path / "run", wrong, TrainConfig(batch_size=8, max_epochs=1))
+        assert not (tmp_path / "run").exists()  # refused before --out is made
+    train(factored, tmp_path / "run", cfg(case_factors=True), TrainConfig(batch_size=8, max_epochs=1))  # near miss
+
+    split = factored.splits["train"]  # the bounds: the last row read, the first past it refused
+    top = int(split.src.max())
+    check_ids({"train": split}, cfg(case_factors=True, src_vocab=top // 3 + 1, tgt_vocab=int(split.tgt.max()) + 1), "x")
+    for wrong in (cfg(case_factors=True, src_vocab=top // 3), cfg(case_factors=True, tgt_vocab=int(split.tgt.max()))):
+        with pytest.raises(UserError, match="^x: "):
+            check_ids({"train": split}, wrong, "x")
+
+    translator = Translator(tiny_model_dir)  # (no case factors) given a tokenizer whose ids carry them
+    translator.src_tok = translator.src_tok.with_case_factors()
+    with pytest.raises(UserError, match="its evaluation pairs hold source token ids"):
+        evaluate_pairs(translator, [("THE CAT SLEEPS.", "El gato duerme.")], beam=1, alpha=0.6)

@@ -43,7 +43,7 @@ from mtcli.serve import languages
 from mtcli.serve.batcher import Batcher, DecoderFailed
 from mtcli.serve.config import ServeConfig
 from mtcli.serve.formatter import FormatterFailed, FormatterProcess, Formatters
-from mtcli.serve.http import Guard
+from mtcli.serve.http import CHUNK, Guard
 from mtcli.serve.spec import document
 from mtcli.serve.texts import FILE_FORMATS, FORMATS, detect_job, file_job, setup, translate_job
 from mtcli.serve.worker import DecoderProcess
@@ -75,31 +75,35 @@ async def _body(request: Request, cfg: ServeConfig, limit: int | None = None) ->
     limit = limit or cfg.body_limit
     declared = request.headers.get("content-length", "")
     too_large = ApiError(413, f"Invalid request: the body exceeds the limit of {limit:,} bytes")
-    if declared.isdigit() and int(declared) > DRAIN_FACTOR * limit:
-        too_large.headers = {"Connection": "close"}  # (not read: the connection cannot serve on)
-        raise too_large
     chunks, size = [], 0
+
+    def at_least() -> int:
+        """What the body holds at least: what came, what Content-Length says, or a chunk announced (http.CHUNK)."""
+        return max(size, int(declared) if declared.isdigit() else 0, request.scope.get(CHUNK, 0))
 
     async def receive() -> None:
         nonlocal size
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > DRAIN_FACTOR * limit:
-                too_large.headers = {"Connection": "close"}
-                break
+        while at_least() <= DRAIN_FACTOR * limit:
+            message = await request.receive()
+            if message["type"] == "http.disconnect":
+                raise ClientDisconnect()
+            size += len(message.get("body", b""))
             if size <= limit:
-                chunks.append(chunk)
+                chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                return
+        too_large.headers = {"Connection": "close"}  # (not read to its end: the connection cannot serve on)
 
     try:
         await asyncio.wait_for(receive(), cfg.body_timeout)
     except asyncio.TimeoutError:
-        if size > limit or (declared.isdigit() and int(declared) > limit):
+        if at_least() > limit:
             too_large.headers = {"Connection": "close"}
             raise too_large from None
         raise ApiError(408, f"Invalid request: the body did not arrive within {cfg.body_timeout:g} s") from None
     except ClientDisconnect:  # (gone before its body ended: the answer is for the log, never a traceback there)
         raise ApiError(400, "Invalid request: the connection ended before the body did") from None
-    if size > limit:
+    if at_least() > limit:
         raise too_large
     return b"".join(chunks)
 
@@ -491,11 +495,14 @@ async def translate_file(request: Request) -> JSONResponse:
     fmt = _file_kind(filename)
     source, target = _direction(fields, service.directions)
     data = await upload.read()
-    out = await service.run(file_job, data, fmt, filename, source, target, service.options, chars=cfg.char_limit,
-                            deadline=service.deadline())
+    out, said = await service.run(file_job, data, fmt, filename, source, target, service.options,
+                                  chars=cfg.char_limit, deadline=service.deadline())
     name = f"{uuid.uuid4().hex}.{re.sub(r'[^A-Za-z0-9._-]+', '_', filename)[-120:]}"
     service.keep_file(name, out)
-    return JSONResponse({"translatedFileUrl": str(request.url_for("download_file", name=name))})
+    answer: dict = {"translatedFileUrl": str(request.url_for("download_file", name=name))}
+    if said:  # an extension field, as /translate's: what `mtcli translate -i FILE` warns on stderr
+        answer["warnings"] = said
+    return JSONResponse(answer)
 
 
 async def download_file(request: Request) -> Response:

@@ -23,6 +23,7 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 LINGER_SECONDS = 2.0
+CHUNK = "mtcli.chunk"  # the scope's key of the largest chunk announced and still unsent (Protocol._announce)
 HEAD_TOO_LARGE = "Request header fields too large: the request line and headers exceed {limit:,} bytes"
 
 
@@ -122,6 +123,16 @@ class Protocol(H11Protocol):
     def data_received(self, data: bytes) -> None:
         if not self.discarding:
             super().data_received(data)
+            self._announce()
+
+    def _announce(self) -> None:
+        """The largest chunk a chunked body has announced and not yet sent, in the request's scope (CHUNK): the
+        route reading the body is woken to compare it with its limit, so a chunk size past it gets its 413 now,
+        not when the body deadline passes (h11 keeps the size unread in its reader; it has no public API)."""
+        pending = getattr(getattr(self.conn, "_reader", None), "_bytes_in_chunk", 0)
+        if self.cycle is not None and pending > self.cycle.scope.get(CHUNK, 0):
+            self.cycle.scope[CHUNK] = pending
+            self.cycle.message_event.set()
 
     def eof_received(self) -> bool | None:
         """A client that ends its side after a whole request (`shutdown(SHUT_WR)`, `nc -N`) still gets its answer

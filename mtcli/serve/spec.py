@@ -98,7 +98,10 @@ DEFINITIONS = {
     "languages": {"type": "array", "items": {"type": "object", "properties": {
         "code": STRING, "name": STRING, "targets": {"type": "array", "items": STRING}}}},
     "translate_file": {"type": "object", "required": ["translatedFileUrl"], "properties": {
-        "translatedFileUrl": {"description": "Where the translated file can be downloaded", "type": "string"}}},
+        "translatedFileUrl": {"description": "Where the translated file can be downloaded", "type": "string"},
+        "warnings": {"description": "mtcli's extension, where the file has any: what `mtcli translate -i FILE` warns on "
+                                    "stderr (\"line 2: ...\", a Word or OpenDocument file's \"paragraph 3: ...\")",
+                     "type": "array", "items": STRING}}},
     "frontend-settings": {"type": "object"},
     "health": {"type": "object", "properties": {"status": STRING}},
     "health-details": {"type": "object"},

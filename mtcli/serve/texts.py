@@ -84,22 +84,28 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
     return out, told if source == AUTO else None, read, said
 
 
+def _told(text: str, fmt: str) -> tuple[str | None, float]:
+    """`detected`, with the confidence 0-1 as route.contradicted reads it."""
+    language, percent = detected(text, fmt)
+    return language, percent / 100
+
+
 def _said(text: str, fmt: str, source: str, warned: list[tuple[int, str]]) -> list[str]:
     """A text's warnings as the CLI words them ("line 2: ..."): the pipeline's, and with `source` given, a line
     (a document: the whole, once) that is surely the other language (route.contradicted), unless already said."""
     from mtcli.route import contradicted
 
-    def told(t: str) -> tuple[str | None, float]:
-        language, percent = detected(t, fmt)
-        return language, percent / 100
-
     if source != AUTO:
         parts = enumerate(_LINE_END.split(text), 1) if fmt == "text" else [(1, text)]
         for n, part in parts:
-            why = contradicted(part, source, told, "this" if fmt == "text" else "the document")
+            why = contradicted(part, source, lambda t: _told(t, fmt), "this" if fmt == "text" else "the document")
             if why and (n, why) not in warned:
                 warned.append((n, why))
-    return [f"line {n}: {w}" for n, w in sorted(warned, key=lambda pair: pair[0])]
+    return _worded(warned)
+
+
+def _worded(warned: list[tuple[int, str]], where: str = "line") -> list[str]:
+    return [f"{where} {n}: {w}" for n, w in sorted(warned, key=lambda pair: pair[0])]
 
 
 def translate_texts(texts: list[str], fmt: str, nbest: int, engine: Engine,
@@ -132,20 +138,28 @@ def translate_texts(texts: list[str], fmt: str, nbest: int, engine: Engine,
     return out
 
 
-def file_job(tools, data: bytes, fmt: str, name: str, source: str, target: str, options: Options = Options()) -> bytes:
+def file_job(tools, data: bytes, fmt: str, name: str, source: str, target: str,
+             options: Options = Options()) -> tuple[bytes, list[str]]:
     """In a formatter process: a file (a FILE_FORMATS format) translated whole, as `mtcli translate -i`
-    does it, with the server's `options` (its glossary); a file in the target language already comes back as
-    it came."""
+    does it, with the server's `options` (its glossary), and its warnings as that command words them on stderr
+    ("line 2: ...", a Word or OpenDocument file's "paragraph 3: ..."); a file in the target language already comes
+    back as it came."""
+    from mtcli.route import contradicted
+
     if fmt not in DOCUMENTS:
         doc = read_document(data, name)
-        (out,), *_ = translate_job(tools, ["\n".join(doc.lines)], fmt, 1, source, target, options)
-        return doc.encode(out[0] + "\n")
+        (out,), _, _, (said,) = translate_job(tools, ["\n".join(doc.lines)], fmt, 1, source, target, options)
+        return doc.encode(out[0] + "\n"), said
     units, write = read_file(data, fmt, name)
     directions = Directions.of(tools.engines)
-    language = source if source != AUTO else detected("\n".join(units.plain_texts()))[0] or directions.source_for(target)
+    whole = "\n".join(units.plain_texts())
+    language = source if source != AUTO else detected(whole)[0] or directions.source_for(target)
     if language == target:
-        return data
+        return data, []
     if why := directions.unavailable(language, target):
         raise UserError(why)
-    units.translate(tools.engines[f"{language}-{target}"], options.text_for(language))
-    return write(target)
+    results = units.translate(tools.engines[f"{language}-{target}"], options.text_for(language))
+    warned = [(r.line, w) for r in results for w in r.warnings]
+    if source != AUTO and (why := contradicted(whole, source, lambda t: _told(t, "text"), "the document")):
+        warned.append((1, why))
+    return write(target), _worded(warned, "paragraph" if fmt in ("docx", "odt") else "line")

@@ -113,6 +113,9 @@ class Writes:
             return
         if event == "open":
             path, mode, flags = args
+            if isinstance(path, (str, bytes)) and os.path.isdir(path):
+                return  # a directory opened to write makes a nameless file in it (O_TMPFILE: tempfile.TemporaryFile
+                # in py3langid's first load), gone at close; any other open of a directory to write fails
             if (isinstance(mode, str) and any(c in mode for c in "wax+")) or (mode is None and flags & WRITE_FLAGS):
                 self._check(event, path)
         elif event in WRITING_EVENTS:

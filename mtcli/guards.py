@@ -37,8 +37,8 @@ def expand_user(text: str | os.PathLike, what: str) -> Path:
         return Path(text)
     expanded = os.path.expanduser(text)  # (Path.expanduser raises RuntimeError instead)
     if expanded == text or expanded.startswith("~"):
-        user = text[1:].split("/", 1)[0].split(os.sep, 1)[0]
-        who = f"no user named {user!r}" if user else "no home directory (HOME is not set)"
+        user = text[1:].replace(os.sep, "/").partition("/")[0]  # (Windows: either separator ends the name)
+        who = f"no user named {user!r}" if user else "no home directory (HOME unset, or itself starting with ~)"
         raise UserError(f"{what} {text}: ~{user} cannot be expanded: {who}; give the path without ~")
     return Path(expanded)
 

@@ -562,6 +562,18 @@ def test_xml_limits_near_misses():
         package.parse_xml(b'<!DOCTYPE a SYSTEM "http://example.org/a.dtd"><a/>', "a.xlf")
 
 
+def test_an_external_entity_is_never_read(tmp_path):
+    """The file an entity names is not opened (resolving it would read "<" and fail as XML), nor is the
+    entity left undefined (lxml's own default): the DTD is what is refused."""
+    from mtcli.text.formats import package
+
+    (tmp_path / "x.xml").write_text("<")
+    data = f'<!DOCTYPE a [<!ENTITY x SYSTEM "{(tmp_path / "x.xml").as_uri()}">]><a>&x;</a>'.encode()
+    with pytest.raises(UserError) as e:
+        package.parse_xml(data, "a.xlf")
+    assert str(e.value) == "a.xlf: has a DTD (<!DOCTYPE ...>): refused (entities could expand without bound)"
+
+
 CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml."
 PARAGRAPH = f'<w:document xmlns:w="{W[1:-1]}"><w:body><w:p><w:r><w:t>The door</w:t></w:r></w:p></w:body></w:document>'
 

@@ -583,6 +583,15 @@ def test_tilde_expansion_near_misses(monkeypatch, tmp_path):
 
     root = pwd.getpwuid(0)
     assert guards.expand_user(f"~{root.pw_name}/x", "-m") == Path(root.pw_dir) / "x"
+    with pytest.raises(UserError) as e:
+        guards.expand_user("~no such user/a/b", "-m")  # (the name ends at the first slash, spaces and all)
+    assert str(e.value) == "-m ~no such user/a/b: ~no such user cannot be expanded: no user named 'no such user'; " \
+                           "give the path without ~"
+    monkeypatch.setenv("HOME", "~h")  # expanded, yet still a ~ path (the shell leaves it so too)
+    with pytest.raises(UserError) as e:
+        guards.expand_user("~/x", "MTCLI_HOME")
+    assert str(e.value) == "MTCLI_HOME ~/x: ~ cannot be expanded: no home directory (HOME unset, or itself " \
+                           "starting with ~); give the path without ~"
     monkeypatch.delenv("HOME")
     monkeypatch.setattr(os.path, "expanduser", lambda p: p)  # no HOME and no password entry
     with pytest.raises(UserError, match="no home directory"):

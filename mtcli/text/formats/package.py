@@ -29,7 +29,7 @@ def open_zip(data: bytes, name: str) -> zipfile.ZipFile:
     if any(i.flag_bits & 1 for i in infos):
         raise UserError(f"{name}: an encrypted package: give an unencrypted document")
     total = sum(i.file_size for i in infos)
-    bomb = next((i for i in infos if i.file_size > 1 << 20 and i.file_size > MAX_RATIO * max(i.compress_size, 1)), None)
+    bomb = next((i for i in infos if i.file_size > 1 << 20 and i.file_size > MAX_RATIO * i.compress_size), None)
     if total > MAX_UNPACKED or bomb:
         raise UserError(f"{name}: unpacks to {total:,} bytes ({bomb.filename if bomb else 'all members'}): "
                         f"a zip bomb, or a document over {MAX_UNPACKED >> 20} MB")

@@ -175,6 +175,21 @@ def test_a_name_resolves_only_exactly(world, home, run_cli):
     registry.release()
 
 
+@pytest.mark.parametrize("spec, what", [
+    (" \t", "the model is empty: give a name from `mtcli models` or a model directory"),
+    ("Xmodel", "no model named 'Xmodel' (nor a directory Xmodel)"),  # (a name: no "/", "\\" or "~" in it)
+    ("a/b", "a/b: no such model directory"), ("a\\b", "a\\b: no such model directory"),
+    ("~/none", "~/none: no such model directory"), ("file", "file: not a directory"),
+])
+def test_a_model_neither_named_nor_a_directory_says_which(spec, what, home):
+    Path("file").write_text("x")
+    with pytest.raises(UserError) as e:
+        registry.resolve(spec)
+    hint = "; known models: en-es, es-en (`mtcli models`); register a model directory with `mtcli models add DIR " \
+           "--name NAME`, or give a model directory's path"
+    assert str(e.value) == what + ("" if spec.isspace() else hint)
+
+
 def test_check_free_refuses_a_taken_name_unless_forced_and_only_that_name(world, home):
     registry.add(world.model, "tiny")
     with pytest.raises(UserError, match=r"exists \(.*/tiny\); add --force to replace it, or choose another name$"):
@@ -311,6 +326,56 @@ def test_output_file_and_dir_near_misses(tmp_path, run_cli, world):
     assert _output_file("-") == Path("-")
     assert "names a directory" in one_line(run_cli("translate", "-m", world.model, "-o", f"{tmp_path}/out/", "Hi."))
     assert "standard output cannot take a directory" in one_line(run_cli("tokenize", "--out", "-"))
+
+
+def _refused(call, capsys) -> str:
+    """The one line a cli helper's refusal prints (typer.Exit, exit 2)."""
+    import typer
+
+    with pytest.raises(typer.Exit):
+        call()
+    return capsys.readouterr().err
+
+
+def test_output_file_refusals_word_for_word(tmp_path, capsys, monkeypatch):
+    """A directory named with or without a slash, by -o (the default) or by another option; "-" is
+    standard output even where a directory named "-" stands."""
+    from mtcli.cli import _output_file
+
+    monkeypatch.setenv("COLUMNS", "400")
+    monkeypatch.chdir(tmp_path)
+    Path("-").mkdir()
+    assert _output_file("-") == Path("-") and _output_file("d/x") == Path("d/x")
+    assert _refused(lambda: _output_file("new/"), capsys) == "error: -o new/: names a directory; give a file name\n"
+    assert _refused(lambda: _output_file(str(tmp_path), "--flagged"), capsys) == \
+        f"error: --flagged {tmp_path}: names a directory; give a file name\n"
+
+
+def test_an_output_that_is_an_input_word_for_word(tmp_path, capsys, monkeypatch):
+    """Named as it is (no alias) or by a link (its input named), by -o (the default) or another option;
+    standard input is an input only when the caller says the command reads it; "-" is never checked."""
+    from mtcli.cli import _not_an_input
+
+    monkeypatch.setenv("COLUMNS", "400")
+    data, link = tmp_path / "data.txt", tmp_path / "link.txt"
+    data.write_text("x")
+    link.symlink_to(data)
+    expected = "is this command's input or one of the model's files: writing it would destroy it; give another output"
+    assert _refused(lambda: _not_an_input(data, [data]), capsys) == f"error: -o {data} {expected}\n"
+    assert _refused(lambda: _not_an_input(link, [data], option="--flagged"), capsys) == \
+        f"error: --flagged {link} (that is {data}) {expected}\n"
+    with open(data, "rb") as held:
+        monkeypatch.setattr(sys, "stdin", held)  # (the shell's `< data.txt`)
+        _not_an_input(data, [])  # the command does not read standard input
+        assert _refused(lambda: _not_an_input(data, [], True), capsys) == \
+            f"error: -o {data} (that is standard input) {expected}\n"
+    monkeypatch.setattr(guards, "_probe", lambda d: (_ for _ in ()).throw(OSError(30, "Read-only file system")))
+    _not_an_input(None, [data])
+    _not_an_input(Path("-"), [data], True)
+    with pytest.raises(UserError) as e:
+        _not_an_input(tmp_path / "out.txt", [data], option="--flagged")
+    assert str(e.value) == f"--flagged {tmp_path}/out.txt: cannot be written (Read-only file system); mtcli cannot " \
+                           "write there: give a writable place"
 
 
 def test_evaluate_save_names_the_scores_file_it_cannot_write(tmp_path, monkeypatch):

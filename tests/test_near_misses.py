@@ -8,6 +8,8 @@ import os
 import re
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -317,6 +319,47 @@ def test_read_once_of_a_descriptor_reads_from_where_it_stands(tmp_path):
         assert guards.read_once(f.fileno(), 100) == b""
     with open(tmp_path / "in.txt", "rb") as f:
         assert guards.read_once(f.fileno(), 2) == b"Hi."  # at most limit + 1 bytes: the caller refuses more
+
+
+def test_read_once_of_a_path_near_misses(tmp_path, monkeypatch):
+    """A file: at most limit + 1 bytes, and no more than its size when opened though it grows on each
+    read (from a path, and from a descriptor standing past its start); a /proc file (size 0) to its end;
+    a named pipe whose writer opened it and writes later, waited for; one never opened, refused by name."""
+    grow = tmp_path / "grow.txt"
+    grow.write_bytes(b"Hi.\nBye.\n")
+    assert guards.read_once(grow, 2) == b"Hi." and guards.read_once(tmp_path / "grow.txt", 9) == b"Hi.\nBye.\n"
+    real_read = os.read
+
+    def read_and_grow(fd, n):
+        with open(grow, "ab") as f:
+            f.write(b"More.\n")
+        return real_read(fd, n)
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "read", read_and_grow)
+        assert guards.read_once(grow, 100) == b"Hi.\nBye.\n"
+        before = grow.read_bytes()
+        with open(grow, "rb") as f:
+            os.lseek(f.fileno(), 4, os.SEEK_SET)
+            assert guards.read_once(f.fileno(), 100) == before[4:]
+    assert guards.read_once("/proc/self/status", 1 << 20).startswith(b"Name:")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+
+    def late_writer():
+        with open(fifo, "wb") as f:  # (opened at once: a slow program, not a missing one)
+            time.sleep(0.3)
+            f.write(b"Hi.\n")
+
+    writer = threading.Thread(target=late_writer)
+    writer.start()
+    assert guards.read_once(fifo, 100) == b"Hi.\n"
+    writer.join(10)
+    monkeypatch.setattr(guards, "FIFO_WAIT", 0.2)
+    with pytest.raises(UserError) as e:
+        guards.read_once(fifo, 100)
+    assert str(e.value) == f"{fifo}: a named pipe that no program opened to write in 0.2 s; start its writer first, " \
+                           "or give a file"
 
 
 def test_output_file_and_dir_near_misses(tmp_path, run_cli, world):

@@ -468,6 +468,13 @@ def test_each_check_option_is_named_when_the_check_is_off(option, run_cli):
     (["--format", "markdown", "--nbest", "2", "-i", "-"], "--format markdown translates a document (-i FILE or stdin) "
      "and writes it back whole; --nbest, --scores, --json and text arguments are for plain lines"),
     (["-i", "-", "Hi."], "give the English as text arguments or with -i/--input, not both"),
+    (["--greedy", "--nbest", "2", "Hi."], "--greedy keeps one candidate; --nbest 2 needs beam search (drop --greedy)"),
+    (["--greedy", "--beam", "2", "Hi."], "--greedy is --beam 1: give --greedy or --beam 2, not both"),
+    (["--beam", "2", "--nbest", "3", "Hi."], "--nbest 3 needs --beam 3 or more, not --beam 2"),
+    (["--greedy", "--alpha", "0.5", "Hi."], "--alpha ranks the hypotheses of beam search; greedy decoding (--greedy, "
+                                            "--beam 1) has none to rank"),
+    (["--scores", "--json", "Hi."], "--scores: the output of --json carries the scores already"),
+    (["--nbest", "2", "--scores", "Hi."], "--scores: the output of --nbest carries the scores already"),
 ])
 def test_translate_refusals_word_for_word(args, message, run_cli):
     assert run_cli("translate", *args) == (2, "", f"error: {message}\n")

@@ -568,6 +568,12 @@ def test_a_member_exactly_at_the_unpacked_bound_is_read_whole_one_byte_more_refu
     with pytest.raises(UserError) as e:
         package.read_member(zf, "over", "a.odt")
     assert str(e.value) == "a.odt: over unpacks to over 1 MB: a zip bomb?"
+    lying = bytearray(zipped({"a": b"x" * 100_000}))
+    central = lying.index(b"PK\x01\x02")
+    lying[central + 24:central + 28] = (1000).to_bytes(4, "little")  # unpacks to 100 times what it declares
+    with pytest.raises(UserError) as e:  # (read to the declared size, where its CRC fails: no more is unpacked)
+        package.read_member(zipfile.ZipFile(io.BytesIO(bytes(lying))), "a", "a.odt")
+    assert str(e.value) == "a.odt: a: cannot be unpacked (damaged?): Bad CRC-32 for file 'a'"
 
 
 @pytest.mark.parametrize("name, kind", [("my.report.DOCX", "docx"), ("report", "Office"), ("v1.2/report", "Office")])

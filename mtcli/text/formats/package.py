@@ -39,7 +39,7 @@ def open_zip(data: bytes, name: str) -> zipfile.ZipFile:
 def read_member(zf: zipfile.ZipFile, member: str, name: str) -> bytes:
     try:
         with zf.open(member) as f:
-            data = f.read(MAX_UNPACKED + 1)  # (the sizes the headers claim are checked; a lying one stops here)
+            data = f.read()  # (zipfile stops at the size the central directory declares: open_zip's bound)
     except KeyError:
         raise UserError(f"{name}: no {member} in the package: not a {_kind(name)} document, or a damaged one") from None
     except Exception as e:  # zipfile, zlib, bz2 and lzma raise many types for a damaged member

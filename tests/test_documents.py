@@ -611,6 +611,8 @@ def test_xml_limits_near_misses():
         package.parse_xml(b"<a>" * 257 + b"x" + b"</a>" * 257, "a.xlf")
     with pytest.raises(UserError, match=r"^a\.xlf: has a DTD"):  # a DTD named, none written in: refused too
         package.parse_xml(b'<!DOCTYPE a SYSTEM "http://example.org/a.dtd"><a/>', "a.xlf")
+    with pytest.raises(UserError, match=r"^a\.xlf: has a DTD"):  # a bare DOCTYPE: neither subset, refused alike
+        package.parse_xml(b"<!DOCTYPE a><a/>", "a.xlf")
 
 
 def test_an_external_entity_is_never_read(tmp_path):

@@ -182,6 +182,8 @@ def test_a_name_resolves_only_exactly(world, home, run_cli):
     ("Xmodel", "no model named 'Xmodel' (nor a directory Xmodel)"),  # (a name: no "/", "\\" or "~" in it)
     ("a/b", "a/b: no such model directory"), ("a\\b", "a\\b: no such model directory"),
     ("~/none", "~/none: no such model directory"), ("file", "file: not a directory"),
+    ("~nosuchuser/m", "the model ~nosuchuser/m: ~nosuchuser cannot be expanded: no user named 'nosuchuser'; give the "
+                      "path without ~"),
 ])
 def test_a_model_neither_named_nor_a_directory_says_which(spec, what, home):
     Path("file").write_text("x")
@@ -189,7 +191,7 @@ def test_a_model_neither_named_nor_a_directory_says_which(spec, what, home):
         registry.resolve(spec)
     hint = "; known models: en-es, es-en (`mtcli models`); register a model directory with `mtcli models add DIR " \
            "--name NAME`, or give a model directory's path"
-    assert str(e.value) == what + ("" if spec.isspace() else hint)
+    assert str(e.value) == what + ("" if spec.isspace() or spec.startswith("~n") else hint)
 
 
 def test_check_free_refuses_a_taken_name_unless_forced_and_only_that_name(world, home):

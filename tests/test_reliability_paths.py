@@ -312,7 +312,8 @@ def test_refusals_name_the_model(world, home, run_cli):
     registry.add(world.model, "tiny")
     holder = _holder(home, "tiny")
     try:
-        assert "the model tiny is in use" in one_line(run_cli("models", "remove", "tiny"))
+        assert one_line(run_cli("models", "remove", "tiny")) == "error: the model tiny is in use by a running mtcli " \
+            "(translate, evaluate, serve, ...); it is kept: try again once that has ended"
     finally:
         holder.stdin.close()
         holder.wait(30)

@@ -179,10 +179,7 @@ def _pieces(fd: int, most: int) -> Iterator[bytes]:
     st = os.fstat(fd)
     if stat.S_ISREG(st.st_mode) and st.st_size:
         most = min(most, st.st_size - os.lseek(fd, 0, os.SEEK_CUR))
-    while most > 0:
-        data = os.read(fd, min(CHUNK, most))
-        if not data:
-            break
+    while most > 0 and (data := os.read(fd, min(CHUNK, most))):  # (b"": its end)
         yield data
         most -= len(data)
 

@@ -122,9 +122,9 @@ def check_stdin() -> None:
 
 
 def _wait_for_writer(fd: int, name: str) -> bytes:
-    """A named pipe opened without blocking: return (with what was read meanwhile) once a writer holds it
-    open or has come and gone, say so after FIFO_NOTICE seconds, and refuse after FIFO_WAIT seconds
-    without one."""
+    """A path opened without blocking, a named pipe's wait for its writer: return (with what was read
+    meanwhile) once a writer holds it open or has come and gone, say so after FIFO_NOTICE seconds, and refuse
+    after FIFO_WAIT seconds without one. Anything else is ready at once (select says so for a file)."""
     started, noted = time.monotonic(), False
     while True:
         try:
@@ -164,7 +164,7 @@ def read_pieces(path: str | os.PathLike | int, limit: int) -> Iterator[bytes]:
         return
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # (Python's descriptors are close-on-exec anyway)
     try:
-        first = _wait_for_writer(fd, os.fspath(path)) if stat.S_ISFIFO(os.fstat(fd).st_mode) else b""
+        first = _wait_for_writer(fd, os.fspath(path))  # (a file or a device is ready at once: only a pipe waits)
         os.set_blocking(fd, True)
         if first:
             yield first

@@ -359,6 +359,17 @@ def test_read_once_of_a_path_near_misses(tmp_path, monkeypatch):
     writer.start()
     assert guards.read_once(fifo, 100) == b"Hi.\n"
     writer.join(10)
+
+    def early_writer():
+        with open(fifo, "wb") as f:
+            f.write(b"Hi.\nBye.\n")
+
+    with monkeypatch.context() as m:  # select slow to see the data: the wait reads its first byte itself
+        m.setattr(guards.select, "select", lambda *args: (time.sleep(0.3), ([], [], []))[1])
+        writer = threading.Thread(target=early_writer)
+        writer.start()
+        assert guards.read_once(fifo, 4) == b"Hi.\nB"  # (that byte counts toward limit + 1)
+        writer.join(10)
     monkeypatch.setattr(guards, "FIFO_WAIT", 0.2)
     with pytest.raises(UserError) as e:
         guards.read_once(fifo, 100)

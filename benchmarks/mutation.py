@@ -67,8 +67,8 @@ TARGETS = {
        for stage in ("normalize", "segment", "case", "protect", "read", "formats", "pipeline")},
     # the guards on what a user names (issue 38): paths, streams, hosts; the registry's names, locks and
     # atomic directories; the CLI's option handling and refusals (not the commands' bodies)
-    "guards": (_GUARD_TESTS, ["expand_user", "_identity", "input_named", "check_stdin", "read_pieces", "kind",
-                              "check_writable", "check_host"]),
+    "guards": (_GUARD_TESTS, ["expand_user", "_identity", "input_named", "check_stdin", "read_pieces", "_pieces",
+                              "kind", "check_writable", "check_host"]),
     "registry": (_GUARD_TESTS + ["tests/test_ensemble.py"],
                  ["resolve", "_check_name", "check_free", "_same", "_use", "_take_away", "_claim_empty",
                   "_remove_empty", "remove", "in_package"]),

@@ -55,7 +55,7 @@ def _output_file(value: str | None, option: str = "-o") -> Path | None:
     would otherwise be dropped (Path("new/") is Path("new")) and a file written where a directory was meant."""
     if value is None:
         return None
-    if value != "-" and (value.endswith(("/", os.sep)) or os.path.isdir(value)):
+    if value != "-" and (not os.path.basename(value) or os.path.isdir(value)):  # (basename "": "dir/", "")
         fail(f"{option} {value}: names a directory; give a file name")
     return Path(value)
 
@@ -74,7 +74,7 @@ def _not_an_input(output: Path | None, inputs, stdin: bool = False, option: str 
     too, before the work."""
     from mtcli import guards
 
-    if output is None or str(output) == "-":
+    if output is None:  # ("-", standard output: neither an input nor a file to check)
         return
     path = guards.input_named(output, inputs, stdin)
     if path is not None:

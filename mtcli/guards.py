@@ -37,8 +37,8 @@ def expand_user(text: str | os.PathLike, what: str) -> Path:
         return Path(text)
     expanded = os.path.expanduser(text)  # (Path.expanduser raises RuntimeError instead)
     if expanded == text or expanded.startswith("~"):
-        user = text[1:].split("/", 1)[0].split(os.sep, 1)[0]
-        who = f"no user named {user!r}" if user else "no home directory (HOME is not set)"
+        user = text[1:].replace(os.sep, "/").partition("/")[0]  # (Windows: either separator ends the name)
+        who = f"no user named {user!r}" if user else "no home directory (HOME unset, or itself starting with ~)"
         raise UserError(f"{what} {text}: ~{user} cannot be expanded: {who}; give the path without ~")
     return Path(expanded)
 
@@ -122,9 +122,9 @@ def check_stdin() -> None:
 
 
 def _wait_for_writer(fd: int, name: str) -> bytes:
-    """A named pipe opened without blocking: return (with what was read meanwhile) once a writer holds it
-    open or has come and gone, say so after FIFO_NOTICE seconds, and refuse after FIFO_WAIT seconds
-    without one."""
+    """A path opened without blocking, a named pipe's wait for its writer: return (with what was read
+    meanwhile) once a writer holds it open or has come and gone, say so after FIFO_NOTICE seconds, and refuse
+    after FIFO_WAIT seconds without one. Anything else is ready at once (select says so for a file)."""
     started, noted = time.monotonic(), False
     while True:
         try:
@@ -160,29 +160,28 @@ def read_once(path: str | os.PathLike | int, limit: int) -> bytes:
 def read_pieces(path: str | os.PathLike | int, limit: int) -> Iterator[bytes]:
     """read_once's bytes a piece (up to CHUNK) at a time, as they are read: a long file in bounded memory."""
     if isinstance(path, int):
-        fd, name, start = path, "standard input", None
-    else:
-        fd, name = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)), os.fspath(path)
-        start = 0
+        yield from _pieces(path, limit + 1)
+        return
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # (Python's descriptors are close-on-exec anyway)
     try:
-        st = os.fstat(fd)
-        first = _wait_for_writer(fd, name) if stat.S_ISFIFO(st.st_mode) and start == 0 else b""
+        first = _wait_for_writer(fd, os.fspath(path))  # (a file or a device is ready at once: only a pipe waits)
         os.set_blocking(fd, True)
-        size = st.st_size - (os.lseek(fd, 0, os.SEEK_CUR) if start is None and stat.S_ISREG(st.st_mode) else 0)
-        # a regular file's size when opened bounds the read; 0 (as /proc reports): to its end
-        want = min(max(size, 0), limit + 1) if stat.S_ISREG(st.st_mode) and st.st_size else limit + 1
-        got = len(first)
         if first:
             yield first
-        while got < want:
-            data = os.read(fd, min(CHUNK, want - got))
-            if not data:
-                break
-            yield data
-            got += len(data)
+        yield from _pieces(fd, limit + 1 - len(first))
     finally:
-        if start is not None:
-            os.close(fd)
+        os.close(fd)
+
+
+def _pieces(fd: int, most: int) -> Iterator[bytes]:
+    """At most `most` bytes of `fd` from where it stands; of a regular file, no more than the size it has
+    now (a size of 0, as /proc reports: to its end)."""
+    st = os.fstat(fd)
+    if stat.S_ISREG(st.st_mode) and st.st_size:
+        most = min(most, st.st_size - os.lseek(fd, 0, os.SEEK_CUR))
+    while most > 0 and (data := os.read(fd, min(CHUNK, most))):  # (b"": its end)
+        yield data
+        most -= len(data)
 
 
 def kind(path: str | os.PathLike) -> str | None:

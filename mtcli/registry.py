@@ -87,7 +87,7 @@ def resolve(spec: str | os.PathLike) -> Path:
         raise UserError("the model is empty: give a name from `mtcli models` or a model directory")
     known = models()
     if text in known:
-        return _use(known[text], text) if text not in SHIPPED_NAMES else known[text]
+        return _use(known[text], text)  # (a shipped model is locked alike: nothing ever removes it)
     path = expand_user(text, "the model")
     if path.is_dir():
         return path

@@ -526,6 +526,51 @@ def test_damaged_members_and_unknown_zip_versions_are_one_line():
         translate(bytes(data), "docx")
 
 
+def claiming(*sizes: tuple[int, int], flags: int = 0) -> bytes:
+    """A package whose central directory claims these (unpacked, packed) sizes for members "m0", "m1", ...
+    (what open_zip judges before anything is unpacked), the last member with these flag bits."""
+    data = bytearray(zipped({f"m{k}": b"x" for k in range(len(sizes))}))
+    at = 0
+    for k, (unpacked, packed) in enumerate(sizes):
+        at = data.index(b"PK\x01\x02", at + 1)
+        data[at + 20:at + 28] = packed.to_bytes(4, "little") + unpacked.to_bytes(4, "little")
+        data[at + 8:at + 10] = (flags if k == len(sizes) - 1 else 0).to_bytes(2, "little")
+    return bytes(data)
+
+
+def test_open_zip_bounds_near_misses(monkeypatch):
+    """Each bound taken at its value and refused one past it: a member over 1 MB unpacked 200 times its
+    packed size (and not at 1 MB, nor at 200 times), the sum of all members, the number of members;
+    encryption refused by its flag bit alone, on any member."""
+    from mtcli.text.formats import package
+
+    for sizes in ([(1 << 20, 1)], [(1 << 20, 0)], [(200 * 6000, 6000)], [(2 << 20, 2 << 20)], [(1000, 0), (1 << 28, 1 << 28), ((1 << 28) - 1000, 1 << 28)]):
+        assert len(package.open_zip(claiming(*sizes), "a.docx").infolist()) == len(sizes)
+    for sizes, culprit in (([(200 * 6000 + 1, 6000)], "m0"), ([(10, 10), ((1 << 20) + 1, 0)], "m1")):
+        with pytest.raises(UserError) as e:
+            package.open_zip(claiming(*sizes), "a.docx")
+        total = sum(unpacked for unpacked, _ in sizes)
+        assert str(e.value) == f"a.docx: unpacks to {total:,} bytes ({culprit}): a zip bomb, or a document over 512 MB"
+    with pytest.raises(UserError) as e:
+        package.open_zip(claiming((1 << 28, 1 << 28), ((1 << 28) + 1, 1 << 28)), "a.odt")
+    assert str(e.value) == "a.odt: unpacks to 536,870,913 bytes (all members): a zip bomb, or a document over 512 MB"
+    assert package.open_zip(claiming((10, 10), (10, 10), flags=8), "a.docx")  # (8: sizes after the data, not a password)
+    with pytest.raises(UserError) as e:
+        package.open_zip(claiming((10, 10), (10, 10), flags=1), "a.docx")
+    assert str(e.value) == "a.docx: an encrypted package: give an unencrypted document"
+    monkeypatch.setattr(package, "MAX_MEMBERS", 2)
+    assert package.open_zip(claiming((1, 1), (1, 1)), "a.docx")
+    with pytest.raises(UserError) as e:
+        package.open_zip(claiming((1, 1), (1, 1), (1, 1)), "a.docx")
+    assert str(e.value) == "a.docx: 3 members in the package; at most 2"
+    for data, problem in ((package.OLE + bytes(100), "an encrypted document (or a Word 97-2003 one): give an "
+                           "unencrypted .docx/.odt"),
+                          (b"PK\x03\x04" + bytes(30), "not a readable zip package (damaged or truncated?): File is not a zip file")):
+        with pytest.raises(UserError) as e:
+            package.open_zip(data, "a.docx")
+        assert str(e.value) == f"a.docx: {problem}"
+
+
 def test_a_member_exactly_at_the_unpacked_bound_is_read_whole_one_byte_more_refused(monkeypatch):
     from mtcli.text.formats import package
 
@@ -536,6 +581,12 @@ def test_a_member_exactly_at_the_unpacked_bound_is_read_whole_one_byte_more_refu
     with pytest.raises(UserError) as e:
         package.read_member(zf, "over", "a.odt")
     assert str(e.value) == "a.odt: over unpacks to over 1 MB: a zip bomb?"
+    lying = bytearray(zipped({"a": b"x" * 100_000}))
+    central = lying.index(b"PK\x01\x02")
+    lying[central + 24:central + 28] = (1000).to_bytes(4, "little")  # unpacks to 100 times what it declares
+    with pytest.raises(UserError) as e:  # (read to the declared size, where its CRC fails: no more is unpacked)
+        package.read_member(zipfile.ZipFile(io.BytesIO(bytes(lying))), "a", "a.odt")
+    assert str(e.value) == "a.odt: a: cannot be unpacked (damaged?): Bad CRC-32 for file 'a'"
 
 
 @pytest.mark.parametrize("name, kind", [("my.report.DOCX", "docx"), ("report", "Office"), ("v1.2/report", "Office")])
@@ -573,6 +624,20 @@ def test_xml_limits_near_misses():
         package.parse_xml(b"<a>" * 257 + b"x" + b"</a>" * 257, "a.xlf")
     with pytest.raises(UserError, match=r"^a\.xlf: has a DTD"):  # a DTD named, none written in: refused too
         package.parse_xml(b'<!DOCTYPE a SYSTEM "http://example.org/a.dtd"><a/>', "a.xlf")
+    with pytest.raises(UserError, match=r"^a\.xlf: has a DTD"):  # a bare DOCTYPE: neither subset, refused alike
+        package.parse_xml(b"<!DOCTYPE a><a/>", "a.xlf")
+
+
+def test_an_external_entity_is_never_read(tmp_path):
+    """The file an entity names is not opened (resolving it would read "<" and fail as XML), nor is the
+    entity left undefined (lxml's own default): the DTD is what is refused."""
+    from mtcli.text.formats import package
+
+    (tmp_path / "x.xml").write_text("<")
+    data = f'<!DOCTYPE a [<!ENTITY x SYSTEM "{(tmp_path / "x.xml").as_uri()}">]><a>&x;</a>'.encode()
+    with pytest.raises(UserError) as e:
+        package.parse_xml(data, "a.xlf")
+    assert str(e.value) == "a.xlf: has a DTD (<!DOCTYPE ...>): refused (entities could expand without bound)"
 
 
 CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml."

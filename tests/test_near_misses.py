@@ -8,6 +8,8 @@ import os
 import re
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -175,6 +177,23 @@ def test_a_name_resolves_only_exactly(world, home, run_cli):
     registry.release()
 
 
+@pytest.mark.parametrize("spec, what", [
+    (" \t", "the model is empty: give a name from `mtcli models` or a model directory"),
+    ("Xmodel", "no model named 'Xmodel' (nor a directory Xmodel)"),  # (a name: no "/", "\\" or "~" in it)
+    ("a/b", "a/b: no such model directory"), ("a\\b", "a\\b: no such model directory"),
+    ("~/none", "~/none: no such model directory"), ("file", "file: not a directory"),
+    ("~nosuchuser/m", "the model ~nosuchuser/m: ~nosuchuser cannot be expanded: no user named 'nosuchuser'; give the "
+                      "path without ~"),
+])
+def test_a_model_neither_named_nor_a_directory_says_which(spec, what, home):
+    Path("file").write_text("x")
+    with pytest.raises(UserError) as e:
+        registry.resolve(spec)
+    hint = "; known models: en-es, es-en (`mtcli models`); register a model directory with `mtcli models add DIR " \
+           "--name NAME`, or give a model directory's path"
+    assert str(e.value) == what + ("" if spec.isspace() or spec.startswith("~n") else hint)
+
+
 def test_check_free_refuses_a_taken_name_unless_forced_and_only_that_name(world, home):
     registry.add(world.model, "tiny")
     with pytest.raises(UserError, match=r"exists \(.*/tiny\); add --force to replace it, or choose another name$"):
@@ -304,6 +323,60 @@ def test_read_once_of_a_descriptor_reads_from_where_it_stands(tmp_path):
         assert guards.read_once(f.fileno(), 2) == b"Hi."  # at most limit + 1 bytes: the caller refuses more
 
 
+def test_read_once_of_a_path_near_misses(tmp_path, monkeypatch):
+    """A file: at most limit + 1 bytes, and no more than its size when opened though it grows on each
+    read (from a path, and from a descriptor standing past its start); a /proc file (size 0) to its end;
+    a named pipe whose writer opened it and writes later, waited for; one never opened, refused by name."""
+    grow = tmp_path / "grow.txt"
+    grow.write_bytes(b"Hi.\nBye.\n")
+    assert guards.read_once(grow, 2) == b"Hi." and guards.read_once(tmp_path / "grow.txt", 9) == b"Hi.\nBye.\n"
+    real_read = os.read
+
+    def read_and_grow(fd, n):
+        with open(grow, "ab") as f:
+            f.write(b"More.\n")
+        return real_read(fd, n)
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "read", read_and_grow)
+        assert guards.read_once(grow, 100) == b"Hi.\nBye.\n"
+        before = grow.read_bytes()
+        with open(grow, "rb") as f:
+            os.lseek(f.fileno(), 4, os.SEEK_SET)
+            assert guards.read_once(f.fileno(), 100) == before[4:]
+        m.setattr(os, "read", lambda fd, n: real_read(fd, min(n, 1)))  # a byte a read, as a pipe may give
+        assert guards.read_once(grow, 4) == b"Hi.\nB"
+    assert guards.read_once("/proc/self/status", 1 << 20).startswith(b"Name:")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+
+    def late_writer():
+        with open(fifo, "wb") as f:  # (opened at once: a slow program, not a missing one)
+            time.sleep(0.3)
+            f.write(b"Hi.\n")
+
+    writer = threading.Thread(target=late_writer)
+    writer.start()
+    assert guards.read_once(fifo, 100) == b"Hi.\n"
+    writer.join(10)
+
+    def early_writer():
+        with open(fifo, "wb") as f:
+            f.write(b"Hi.\nBye.\n")
+
+    with monkeypatch.context() as m:  # select slow to see the data: the wait reads its first byte itself
+        m.setattr(guards.select, "select", lambda *args: (time.sleep(0.3), ([], [], []))[1])
+        writer = threading.Thread(target=early_writer)
+        writer.start()
+        assert guards.read_once(fifo, 4) == b"Hi.\nB"  # (that byte counts toward limit + 1)
+        writer.join(10)
+    monkeypatch.setattr(guards, "FIFO_WAIT", 0.2)
+    with pytest.raises(UserError) as e:
+        guards.read_once(fifo, 100)
+    assert str(e.value) == f"{fifo}: a named pipe that no program opened to write in 0.2 s; start its writer first, " \
+                           "or give a file"
+
+
 def test_output_file_and_dir_near_misses(tmp_path, run_cli, world):
     from mtcli.cli import _output_file
 
@@ -311,6 +384,56 @@ def test_output_file_and_dir_near_misses(tmp_path, run_cli, world):
     assert _output_file("-") == Path("-")
     assert "names a directory" in one_line(run_cli("translate", "-m", world.model, "-o", f"{tmp_path}/out/", "Hi."))
     assert "standard output cannot take a directory" in one_line(run_cli("tokenize", "--out", "-"))
+
+
+def _refused(call, capsys) -> str:
+    """The one line a cli helper's refusal prints (typer.Exit, exit 2)."""
+    import typer
+
+    with pytest.raises(typer.Exit):
+        call()
+    return capsys.readouterr().err
+
+
+def test_output_file_refusals_word_for_word(tmp_path, capsys, monkeypatch):
+    """A directory named with or without a slash, by -o (the default) or by another option; "-" is
+    standard output even where a directory named "-" stands."""
+    from mtcli.cli import _output_file
+
+    monkeypatch.setenv("COLUMNS", "400")
+    monkeypatch.chdir(tmp_path)
+    Path("-").mkdir()
+    assert _output_file("-") == Path("-") and _output_file("d/x") == Path("d/x")
+    assert _refused(lambda: _output_file("new/"), capsys) == "error: -o new/: names a directory; give a file name\n"
+    assert _refused(lambda: _output_file(str(tmp_path), "--flagged"), capsys) == \
+        f"error: --flagged {tmp_path}: names a directory; give a file name\n"
+
+
+def test_an_output_that_is_an_input_word_for_word(tmp_path, capsys, monkeypatch):
+    """Named as it is (no alias) or by a link (its input named), by -o (the default) or another option;
+    standard input is an input only when the caller says the command reads it; "-" is never checked."""
+    from mtcli.cli import _not_an_input
+
+    monkeypatch.setenv("COLUMNS", "400")
+    data, link = tmp_path / "data.txt", tmp_path / "link.txt"
+    data.write_text("x")
+    link.symlink_to(data)
+    expected = "is this command's input or one of the model's files: writing it would destroy it; give another output"
+    assert _refused(lambda: _not_an_input(data, [data]), capsys) == f"error: -o {data} {expected}\n"
+    assert _refused(lambda: _not_an_input(link, [data], option="--flagged"), capsys) == \
+        f"error: --flagged {link} (that is {data}) {expected}\n"
+    with open(data, "rb") as held:
+        monkeypatch.setattr(sys, "stdin", held)  # (the shell's `< data.txt`)
+        _not_an_input(data, [])  # the command does not read standard input
+        assert _refused(lambda: _not_an_input(data, [], True), capsys) == \
+            f"error: -o {data} (that is standard input) {expected}\n"
+    monkeypatch.setattr(guards, "_probe", lambda d: (_ for _ in ()).throw(OSError(30, "Read-only file system")))
+    _not_an_input(None, [data])
+    _not_an_input(Path("-"), [data], True)
+    with pytest.raises(UserError) as e:
+        _not_an_input(tmp_path / "out.txt", [data], option="--flagged")
+    assert str(e.value) == f"--flagged {tmp_path}/out.txt: cannot be written (Read-only file system); mtcli cannot " \
+                           "write there: give a writable place"
 
 
 def test_evaluate_save_names_the_scores_file_it_cannot_write(tmp_path, monkeypatch):
@@ -360,6 +483,13 @@ def test_each_check_option_is_named_when_the_check_is_off(option, run_cli):
     (["--format", "markdown", "--nbest", "2", "-i", "-"], "--format markdown translates a document (-i FILE or stdin) "
      "and writes it back whole; --nbest, --scores, --json and text arguments are for plain lines"),
     (["-i", "-", "Hi."], "give the English as text arguments or with -i/--input, not both"),
+    (["--greedy", "--nbest", "2", "Hi."], "--greedy keeps one candidate; --nbest 2 needs beam search (drop --greedy)"),
+    (["--greedy", "--beam", "2", "Hi."], "--greedy is --beam 1: give --greedy or --beam 2, not both"),
+    (["--beam", "2", "--nbest", "3", "Hi."], "--nbest 3 needs --beam 3 or more, not --beam 2"),
+    (["--greedy", "--alpha", "0.5", "Hi."], "--alpha ranks the hypotheses of beam search; greedy decoding (--greedy, "
+                                            "--beam 1) has none to rank"),
+    (["--scores", "--json", "Hi."], "--scores: the output of --json carries the scores already"),
+    (["--nbest", "2", "--scores", "Hi."], "--scores: the output of --nbest carries the scores already"),
 ])
 def test_translate_refusals_word_for_word(args, message, run_cli):
     assert run_cli("translate", *args) == (2, "", f"error: {message}\n")

@@ -267,8 +267,10 @@ def test_a_model_being_removed_is_one_line_for_its_reader(world, home, monkeypat
     fcntl.flock(fd, fcntl.LOCK_EX)
     monkeypatch.setattr(registry, "LOCK_WAIT", 0.2)
     try:
-        with pytest.raises(UserError, match="removed or replaced just now"):
+        with pytest.raises(UserError) as e:
             registry.resolve("tiny")
+        assert str(e.value) == "the model tiny was removed or replaced just now (`mtcli models`); run the command " \
+                               "again to use what is there now"
     finally:
         os.close(fd)
     assert registry.resolve("tiny") == home / "models" / "tiny"
@@ -310,7 +312,8 @@ def test_refusals_name_the_model(world, home, run_cli):
     registry.add(world.model, "tiny")
     holder = _holder(home, "tiny")
     try:
-        assert "the model tiny is in use" in one_line(run_cli("models", "remove", "tiny"))
+        assert one_line(run_cli("models", "remove", "tiny")) == "error: the model tiny is in use by a running mtcli " \
+            "(translate, evaluate, serve, ...); it is kept: try again once that has ended"
     finally:
         holder.stdin.close()
         holder.wait(30)
@@ -583,6 +586,15 @@ def test_tilde_expansion_near_misses(monkeypatch, tmp_path):
 
     root = pwd.getpwuid(0)
     assert guards.expand_user(f"~{root.pw_name}/x", "-m") == Path(root.pw_dir) / "x"
+    with pytest.raises(UserError) as e:
+        guards.expand_user("~no such user/a/b", "-m")  # (the name ends at the first slash, spaces and all)
+    assert str(e.value) == "-m ~no such user/a/b: ~no such user cannot be expanded: no user named 'no such user'; " \
+                           "give the path without ~"
+    monkeypatch.setenv("HOME", "~h")  # expanded, yet still a ~ path (the shell leaves it so too)
+    with pytest.raises(UserError) as e:
+        guards.expand_user("~/x", "MTCLI_HOME")
+    assert str(e.value) == "MTCLI_HOME ~/x: ~ cannot be expanded: no home directory (HOME unset, or itself " \
+                           "starting with ~); give the path without ~"
     monkeypatch.delenv("HOME")
     monkeypatch.setattr(os.path, "expanduser", lambda p: p)  # no HOME and no password entry
     with pytest.raises(UserError, match="no home directory"):

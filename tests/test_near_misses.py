@@ -179,7 +179,7 @@ def test_a_name_resolves_only_exactly(world, home, run_cli):
 
 @pytest.mark.parametrize("spec, what", [
     (" \t", "the model is empty: give a name from `mtcli models` or a model directory"),
-    ("Xmodel", "no model named 'Xmodel' (nor a directory Xmodel)"),  # (a name: no "/", "\\" or "~" in it)
+    ("Xmodel", "no model named 'Xmodel' (nor a directory of that name)"),  # (a name: no "/", "\\" or "~" in it)
     ("a/b", "a/b: no such model directory"), ("a\\b", "a\\b: no such model directory"),
     ("~/none", "~/none: no such model directory"), ("file", "file: not a directory"),
     ("~nosuchuser/m", "the model ~nosuchuser/m: ~nosuchuser cannot be expanded: no user named 'nosuchuser'; give the "

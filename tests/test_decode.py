@@ -1,11 +1,15 @@
 """Decoding: beam 1 is greedy, the KV cache changes nothing, n-best lists are sorted; the vectorised\nrepeat guard, the decoding kernels and the batching against their plain specs."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 from mtcli.config import ModelConfig
 from mtcli.decode import (
+    MIN_BATCH_TOKENS,
     TranslationOptions,
+    Translator,
     _banned,
     _max_len,
     _repeats,
@@ -132,6 +136,17 @@ def test_batches_by_tokens_times_the_beam_and_examples():
     # a budget of tokens bounds the key/value caches, which hold a row per hypothesis: beam 4 takes a quarter
     greedy, beam = (batches(lengths, TranslationOptions(max_batch_size=m, beam_size=k)) for m, k in ((60, 1), (240, 4)))
     assert list(map(list, greedy)) == list(map(list, beam))
+
+
+def test_threads_share_the_token_budget_down_to_a_floor():
+    """Two threads decode two batches at once: greedy, each gets half the tokens; at beam 4 the budget is already
+    MIN_BATCH_TOKENS source tokens a batch, which it keeps; sentences counted (--batch-size) stay as asked."""
+    def shared(threads, **options):
+        return Translator._shared(SimpleNamespace(inter_threads=threads), TranslationOptions(**options)).max_batch_size
+
+    assert shared(2, beam_size=1) == 1024 and shared(1, beam_size=1) == 2048 and shared(8, beam_size=1) == MIN_BATCH_TOKENS
+    assert shared(2) == shared(1) == 2048  # (beam 4: 512 source tokens a batch)
+    assert shared(2, max_batch_size=64, batch_type="examples") == 64
 
 
 def test_options_reject_nonsense():

@@ -801,7 +801,7 @@ NBest = _ranged(int, "nbest", "Print the N best translations as 'line ||| text |
 Scores = Annotated[bool, typer.Option("--scores", help="Prefix each translation with its score and a tab.")]
 Json = Annotated[bool, typer.Option("--json", help="One JSON object per input line.")]
 DecodeBatch = _ranged(int | None, "decode_batch", f"Sentences decoded together [default: {DEFAULTS.max_batch_size:,} "
-                                                  f"source {DEFAULTS.batch_type}' worth].",
+                                                  f"source {DEFAULTS.batch_type}' worth, divided by the beam].",
                       "--batch-size", show_default=False)
 Check = Annotated[bool, typer.Option(
     "--check/--no-check",

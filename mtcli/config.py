@@ -129,7 +129,7 @@ class TranslationOptions:
     # 800 selection sentences of 6+ words (0 / 0.05 / 0.1: BLEU 59.53 / 59.61 / 59.14, lines with a source word left
     # uncovered 284 / 258 / 254): fewer words left out (docs/results.md)
     coverage_penalty: float = 0.05
-    max_batch_size: int = 2048  # sentences decoded together, in examples or source tokens (padded)
+    max_batch_size: int = 2048  # sentences decoded together, in examples or source tokens (padded) times the beam
     batch_type: str = "tokens"  # "tokens" or "examples"
     # how sure each translation is (mtcli/confidence/; docs/confidence.md): "fast" reads it again under
     # teacher forcing, "full" also translates it back (its fitted weight is ~0 on the selection split, at

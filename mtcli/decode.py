@@ -11,6 +11,8 @@ BeamSearch, TranslationStream, for the server).
 from __future__ import annotations
 
 import functools
+import mmap
+import sys
 import threading
 from bisect import bisect_left
 from collections.abc import Callable, Collection
@@ -43,6 +45,9 @@ NONWORD_PENALTY = 20.0
 # test-split pairs with a lexicon without them, 48.22 unchecked, 47.97 checked)
 NONWORD_MAX_WORDS: int | None = None
 VERDICTS = 100_000  # words WordCheck remembers its verdict on
+# sources whose word starts WordCheck keeps (~3.5 KB each): a few batches' (a batch of 2,048 source tokens holds at
+# most ~680 sentences); before, they grew with the file (~1 KB a line greedy), serving no later sentence
+SOURCES = 2048
 
 
 @dataclass
@@ -127,7 +132,7 @@ class WordCheck:
         # verdicts of the lexicon alone, which hold for every source: word -> (some lexicon word starts with it,
         # it is one), (word, piece) -> some lexicon word starts with the two; bounded by VERDICTS
         self.memo: dict = {}
-        self.source_starts: dict[frozenset[str], frozenset[str]] = {}  # bounded by VERDICTS
+        self.source_starts: dict[frozenset[str], frozenset[str]] = {}  # bounded by SOURCES
         # (V,) a piece of letters no lexicon word starts with
         self.odd = np.array([t.isalnum() and not self._prefix(t) for t in self.text])
 
@@ -157,8 +162,9 @@ class WordCheck:
         see follow) and whose sources' words are `sources` (None: a row not checked). Python only where a
         verdict is not in the memo: per row, its word's; per "##" candidate of a row whose word is on its way to
         a word, that candidate's."""
-        if len(self.memo) > VERDICTS or len(self.source_starts) > VERDICTS:  # (a server's memo stays bounded)
+        if len(self.memo) > VERDICTS:  # (a server's memo stays bounded)
             self.memo.clear()
+        if len(self.source_starts) > SOURCES:
             self.source_starts.clear()
         checked = np.array([src is not None for src in sources])
         if not checked.any():
@@ -258,6 +264,15 @@ def _fused(params, names):
             "b" + names: np.concatenate([params["b" + n] for n in names])}
 
 
+def mapped(shape: tuple[int, ...], dtype) -> np.ndarray:
+    """An uninitialised array in pages of its own (an anonymous mapping: only the pages written become resident),
+    unmapped when it is freed. A batch's caches vary in size with its sentences; from glibc's heap (whose threshold
+    for mapping a block rises to the largest freed) they left holes the heap never returned: a file's decoding held
+    ~50 MB more at 10,000 lines than at 2,000 (greedy)."""
+    n = int(np.prod(shape))
+    return np.frombuffer(mmap.mmap(-1, max(1, n * np.dtype(dtype).itemsize)), dtype, n).reshape(shape)
+
+
 def empty_decoding(model: Model, B: int, slots_per_sentence: int, S: int, T: int) -> DecoderState:
     """A state for B sentences of up to S source tokens, `slots_per_sentence` hypotheses (beam) each
     of up to T positions, its caches allocated and no sentence in them yet (attend_to puts them in)."""
@@ -266,10 +281,10 @@ def empty_decoding(model: Model, B: int, slots_per_sentence: int, S: int, T: int
     return DecoderState(
         self_qkv=[_fused(model.params[f"dec.{i}.self"], "qkv") for i in range(L)],
         cross_kv=[_fused(model.params[f"dec.{i}.cross"], "kv") for i in range(L)],
-        self_k=[np.empty((N, T, C), model.dtype) for _ in range(L)],
-        self_v=[np.empty((N, T, C), model.dtype) for _ in range(L)],
-        cross_k=[np.zeros((B, S, C), model.dtype) for _ in range(L)],
-        cross_v=[np.zeros((B, S, C), model.dtype) for _ in range(L)],
+        self_k=[mapped((N, T, C), model.dtype) for _ in range(L)],
+        self_v=[mapped((N, T, C), model.dtype) for _ in range(L)],
+        cross_k=[mapped((B, S, C), model.dtype) for _ in range(L)],  # (zeros: a mapping's pages start as zeros)
+        cross_v=[mapped((B, S, C), model.dtype) for _ in range(L)],
         src_len=np.zeros(B, np.int64), sentence=np.repeat(np.arange(B), slots_per_sentence),
         history=np.zeros((N, T), np.int64), t=0)
 
@@ -643,13 +658,15 @@ def _lowest_heads(model: Model, y, memory, src_len, tgt_len, heads) -> np.ndarra
 
 def batches(lengths: np.ndarray, options: TranslationOptions) -> list[np.ndarray]:
     """Indices of sentences grouped by source length (shortest first), each group within
-    options.max_batch_size sentences or padded source tokens."""
+    options.max_batch_size sentences, or padded source tokens times the beam: a batch's key/value caches hold
+    sentences x beam rows of ~1.5 x its source length, so the budget bounds them at any beam (2,048 source tokens
+    at beam 4 held ~170 MB for the shipped ensemble's two members; 512 x 4 the same CPU time, docs/benchmarks.md)."""
     order = np.argsort(lengths, kind="stable")
     groups, start = [], 0
     while start < len(order):
         end = start + 1
         while end < len(order) and (end + 1 - start if options.batch_type == "examples"
-                                    else (end + 1 - start) * lengths[order[end]]) <= options.max_batch_size:
+                                    else (end + 1 - start) * lengths[order[end]] * options.beam_size) <= options.max_batch_size:
             end += 1
         groups.append(order[start:end])
         start = end
@@ -776,6 +793,28 @@ def _coverage_of(tr: Translator) -> Coverage | None:
                                                 tr.src_tok.pieces_by_id)
 
 
+# source tokens below which a batch costs CPU (2,000 lines at beam 4, one thread: 256 tokens 8 % more CPU than
+# 512-2,048; greedy 512 7 % more than 1,024-2,048)
+MIN_BATCH_TOKENS = 512
+M_ARENA_MAX = -8  # (glibc's malloc.h)
+
+
+@functools.cache
+def one_heap() -> None:
+    """Every thread's arrays from one glibc heap (M_ARENA_MAX 1; MALLOC_ARENA_MAX in the environment wins): each
+    decoding thread had its own, whose holes grew a file's translation ~25 MB a chunk (2 threads, greedy: 465 MB at
+    2,000 lines, 591 MB at 8,000; one heap: 450 MB flat). glibc only; elsewhere nothing changes."""
+    import ctypes
+
+    if "MALLOC_ARENA_MAX" in os.environ or not sys.platform.startswith("linux"):
+        return
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # a C library without it (musl)
+        return
+    mallopt(M_ARENA_MAX, 1)
+
+
 class Translator:
     """A loaded model directory: English lines in, Spanish lines out, in batches."""
 
@@ -783,6 +822,7 @@ class Translator:
         """inter_threads: batches decoded at once, each by one thread with single-threaded BLAS
         (default: one per core). Measured on a shared 2-core machine, two threads that each run
         their own GEMMs beat one batch split over two BLAS threads that meet at every product."""
+        one_heap()
         self.inter_threads = inter_threads or len(os.sched_getaffinity(0))
         self.model_dir = Path(model_dir)
         self.models, self.meta = load_ensemble(model_dir)  # (one model, unless an ensemble)
@@ -825,7 +865,7 @@ class Translator:
             return results
         seqs, cut = self.source_ids([lines[i] for i in todo])
         sources = [source_words(lines[i], self.nonword_max_words) for i in todo]
-        groups = _spread(batches(np.array([len(s) for s in seqs]), options), self.inter_threads)
+        groups = _spread(batches(np.array([len(s) for s in seqs]), self._shared(options)), self.inter_threads)
         shown, decoded, lock = _progress.get(), [0], threading.Lock()
         if shown is not None and 2 * len(todo) < shown[1]:
             shown = None
@@ -837,6 +877,7 @@ class Translator:
                            options.length_penalty, options.max_decoding_length_a, options.max_decoding_length_b,
                            options.no_repeat_ngram_size, self.words, [sources[j] for j in group], keep,
                            self.coverage, options.coverage_penalty)
+            kernels.jit.release_compiler()  # (LLVM ran loading the kernels; decoding never runs it)
             if shown is not None:
                 with lock:
                     decoded[0] += len(group)
@@ -857,6 +898,14 @@ class Translator:
             for j, hyps in zip(group, hyps_of_group):
                 results[todo[j]] = self.result(hyps, cut[j])
         return results
+
+    def _shared(self, options: TranslationOptions) -> TranslationOptions:
+        """options whose token budget the threads share (their batches' caches are held at once: greedy on two
+        threads peaked ~70 MB above one), down to MIN_BATCH_TOKENS source tokens a batch."""
+        if options.batch_type == "examples" or self.inter_threads == 1:
+            return options
+        share = max(options.max_batch_size // self.inter_threads, MIN_BATCH_TOKENS * options.beam_size)
+        return replace(options, max_batch_size=min(options.max_batch_size, share))
 
     def result(self, hyps: list[Hypothesis], truncated: bool = False) -> TranslationResult:
         """Hypotheses of ids as text."""

@@ -99,9 +99,10 @@ _PEAK = ("import resource, sys\nfrom mtcli.__main__ import main\ntry:\n    main(
 
 
 @pytest.mark.slow
-def test_resident_memory_does_not_grow_with_the_file(tmp_path, tiny_model_dir):
+@pytest.mark.parametrize("decoding", [["--greedy"], []], ids=["greedy", "default"])
+def test_resident_memory_does_not_grow_with_the_file(tmp_path, tiny_model_dir, decoding):
     """translate -i FILE: three chunks' worth of lines peak at the resident memory of one chunk's (the file is
-    streamed; decoding's buffers are sized by the batch, not by what came before)."""
+    streamed; decoding's buffers are sized by the batch, not by what came before), greedy and at the default beam."""
     import subprocess
     import sys
 
@@ -113,7 +114,7 @@ def test_resident_memory_does_not_grow_with_the_file(tmp_path, tiny_model_dir):
     def peak_mb(lines: int) -> float:
         src = tmp_path / f"{lines}.txt"
         src.write_text("".join(f"{words[k % len(words)]} {k}\n" for k in range(lines)))
-        run = subprocess.run([sys.executable, "-c", _PEAK, "translate", "-m", str(tiny_model_dir), "--greedy",
+        run = subprocess.run([sys.executable, "-c", _PEAK, "translate", "-m", str(tiny_model_dir), *decoding,
                               "--no-check", "-i", str(src), "-o", str(tmp_path / "out.txt")],
                              capture_output=True, text=True, timeout=600)
         assert run.returncode == 0, run.stderr[-2000:]

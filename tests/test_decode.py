@@ -1,11 +1,15 @@
 """Decoding: beam 1 is greedy, the KV cache changes nothing, n-best lists are sorted; the vectorised\nrepeat guard, the decoding kernels and the batching against their plain specs."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 from mtcli.config import ModelConfig
 from mtcli.decode import (
+    MIN_BATCH_TOKENS,
     TranslationOptions,
+    Translator,
     _banned,
     _max_len,
     _repeats,
@@ -119,15 +123,30 @@ def test_decoding_kernels_match_references(dtype):
     assert not any(np.isin(i, b).any() for i, b in zip(ids, banned))
 
 
-def test_batches_by_tokens_and_examples():
+def test_batches_by_tokens_times_the_beam_and_examples():
     lengths = np.array([5, 30, 7, 12, 12, 3, 40, 9])
-    for options in (TranslationOptions(max_batch_size=60), TranslationOptions(max_batch_size=3, batch_type="examples")):
+    for options in (TranslationOptions(max_batch_size=60, beam_size=1), TranslationOptions(max_batch_size=240),
+                    TranslationOptions(max_batch_size=3, batch_type="examples")):
         groups = batches(lengths, options)
         assert sorted(np.concatenate(groups).tolist()) == list(range(len(lengths)))
         for g in groups:
-            size = len(g) if options.batch_type == "examples" else len(g) * lengths[g].max()
+            size = len(g) if options.batch_type == "examples" else len(g) * lengths[g].max() * options.beam_size
             assert size <= options.max_batch_size or len(g) == 1
         assert np.all(np.diff(lengths[np.concatenate(groups)]) >= 0)  # shortest first
+    # a budget of tokens bounds the key/value caches, which hold a row per hypothesis: beam 4 takes a quarter
+    greedy, beam = (batches(lengths, TranslationOptions(max_batch_size=m, beam_size=k)) for m, k in ((60, 1), (240, 4)))
+    assert list(map(list, greedy)) == list(map(list, beam))
+
+
+def test_threads_share_the_token_budget_down_to_a_floor():
+    """Two threads decode two batches at once: greedy, each gets half the tokens; at beam 4 the budget is already
+    MIN_BATCH_TOKENS source tokens a batch, which it keeps; sentences counted (--batch-size) stay as asked."""
+    def shared(threads, **options):
+        return Translator._shared(SimpleNamespace(inter_threads=threads), TranslationOptions(**options)).max_batch_size
+
+    assert shared(2, beam_size=1) == 1024 and shared(1, beam_size=1) == 2048 and shared(8, beam_size=1) == MIN_BATCH_TOKENS
+    assert shared(2) == shared(1) == 2048  # (beam 4: 512 source tokens a batch)
+    assert shared(2, max_batch_size=64, batch_type="examples") == 64
 
 
 def test_options_reject_nonsense():

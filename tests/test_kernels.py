@@ -128,6 +128,34 @@ def test_code_calls_kernels_through_the_package():
     assert not offenders, "import `kernels` and call `kernels.NAME` instead: " + ", ".join(offenders)
 
 
+def _resident_kb(library: str) -> int:
+    """This process's resident memory in `library`'s mappings."""
+    total, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        field = line.split()
+        if not field[0].endswith(":"):
+            inside = len(field) > 5 and library in field[5]
+        elif inside and field[0] == "Rss:":
+            total += int(field[1])
+    return total
+
+
+def test_llvms_pages_are_released_once_kernels_ran_and_a_kernel_still_runs():
+    """Once kernels ran, the process keeps llvmlite's code and read-only data out of its resident memory (tens of MB
+    of a translation's; its few written pages stay); a kernel run or compiled afterwards still works."""
+    h, b = np.ones((3, 4), np.float32), np.full(4, -2.0, np.float32)
+    bias_relu(h, b)  # (Numba and this kernel loaded)
+    x = np.linspace(-5, 0, 7)
+    np.testing.assert_allclose(njit(lambda v: v * 2.0)(x), 2 * x)  # LLVM compiles: its pages are in memory
+    before = _resident_kb("libllvmlite")
+    jit.release_compiler()
+    assert _resident_kb("libllvmlite") < min(4096, before / 4), before
+    h = np.full((3, 4), 3.0, np.float32)
+    bias_relu(h, b)
+    np.testing.assert_array_equal(h, 1.0)
+    np.testing.assert_allclose(njit(lambda v: v * 3.0)(x), 3 * x)  # and compiles again after the release
+
+
 def test_compiled_kernels_are_cached_in_the_users_cache_and_reused(tmp_path):
     """Compiled once per install: the next process loads what the first compiled, from the user's cache
     directory (never the package's own, which an install may have made read-only)."""

@@ -7,6 +7,7 @@ import shutil
 import numpy as np
 import pytest
 
+from mtcli import decode
 from mtcli.checkpoint import LEXICON, load_lexicon, write_lexicon
 from mtcli.data import target_lexicon
 from mtcli.decode import WORD, Translator, WordCheck, search, source_words
@@ -52,6 +53,22 @@ def test_closing_a_prefix_that_is_no_word_pays_and_so_does_a_dead_end():
 def test_a_word_no_lexicon_word_starts_like_pays_once_where_it_starts():
     assert _pay(["▁¡"], ["▁Dol", "▁casa"]) == [True, False]
     assert _pay(["▁¡", "▁Dol"], ["##a", "!"]) == [False, False]  # (it paid already)
+
+
+def test_the_starts_of_sources_kept_stay_bounded_and_verdicts_hold(monkeypatch):
+    """A file's sources are each seen for one batch: their word starts are kept for a few batches, not for the
+    whole file (a translate run's resident memory grew with it), and a source seen again is judged the same."""
+    monkeypatch.setattr(decode, "SOURCES", 4)
+    check = WordCheck(PIECES, LEXICON_WORDS, penalty=5.0)
+    word = check.follow(None, ID["▁ho"])  # on its way to "hola": closing it is free where the source has "ho"
+    candidates = np.array([[ID["!"], ID["##l"]]])
+    first = check.penalties([word], [frozenset({"ho"})], candidates)
+    for k in range(20):
+        check.penalties([word], [frozenset({f"do{k}"})], candidates)
+        assert len(check.source_starts) <= decode.SOURCES + 1
+    again = check.penalties([word], [frozenset({"ho"})], candidates)
+    assert first.tolist() == again.tolist() == [[0.0, 0.0]]
+    assert check.penalties([word], [frozenset()], candidates).tolist() == [[5.0, 0.0]]
 
 
 def test_source_words_names_and_numbers_are_no_made_up_words():

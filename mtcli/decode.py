@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import functools
 import mmap
+import os
 import sys
 import threading
 from bisect import bisect_left
 from collections.abc import Callable, Collection
-import os
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar

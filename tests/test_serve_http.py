@@ -275,19 +275,36 @@ def responses(answer: bytes) -> list[int]:
     return [int(code) for code in re.findall(rb"HTTP/1\.1 (\d{3}) ", answer)]
 
 
-def test_content_length_with_transfer_encoding_is_refused_and_the_connection_closed(base):
+SMUGGLED = b"0\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n"  # a chunked body's end, then a second request
+BOTH = "Invalid request: both Content-Length and Transfer-Encoding (the body's length is ambiguous)"
+NOT_CHUNKED = "Not implemented: a Transfer-Encoding other than chunked"
+
+
+@pytest.mark.parametrize("framing, status, error", [
+    (b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n" % len(SMUGGLED), 400, BOTH),
+    (b"transfer-encoding: chunked\r\ncontent-length: 5\r\n", 400, BOTH),
+    (b"Content-Length: %d\r\nTransfer-Encoding: ChUnKeD\r\n" % len(SMUGGLED), 400, BOTH),
+    (b"Content-Length: 0\r\nTransfer-Encoding: chunked\r\n", 400, BOTH),
+    (b"Content-Length: %d\r\nTransfer-Encoding: gzip, chunked\r\n" % len(SMUGGLED), 501, NOT_CHUNKED),
+    (b"Transfer-Encoding: chunked\r\nContent-Length: %d\r\nTransfer-Encoding: chunked\r\n" % len(SMUGGLED),
+     501, NOT_CHUNKED),  # (two codings: chunked twice)
+    (b"Content-Length: %d\r\nContent-Length: 5\r\n" % len(SMUGGLED), 400, "Invalid HTTP request"),
+    (b"Content-Length: %d\r\nTransfer-Encoding : chunked\r\n" % len(SMUGGLED), 400, "Invalid HTTP request"),
+], ids=["CL then TE", "te then cl", "chunked in mixed case", "CL 0", "gzip, chunked", "two TE", "two CL",
+        "TE space colon"])
+def test_content_length_with_transfer_encoding_is_refused_and_the_connection_closed(base, framing, status, error):
     """RFC 9112 section 6.1: what follows the chunked body (here a second request, smuggled behind a
-    proxy that framed by Content-Length) is never answered."""
-    smuggled = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
-    body = b"0\r\n\r\n" + smuggled
-    for framing in (b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n" % len(body),
-                    b"transfer-encoding: chunked\r\ncontent-length: 5\r\n"):
-        answer, ended = exchange(base, b"POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                                       + framing + b"\r\n" + body, wait=5)
-        assert responses(answer) == [400] and ended is None, answer
-        assert b"connection: close" in answer.lower() and b"Transfer-Encoding" in answer
-    # the same bytes with one framing: the smuggled request is a real second request, and answered
-    answer, _ = exchange(base, b"POST /detect HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + body, wait=3)
+    proxy that framed by Content-Length) is never answered, however the framing headers are spelled."""
+    answer, ended = exchange(base, b"POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                   + framing + b"\r\n" + SMUGGLED, wait=5)
+    assert responses(answer) == [status] and ended is None, answer
+    assert b"connection: close" in answer.lower() and answer.endswith(json.dumps({"error": error}).encode()), answer
+
+
+def test_the_same_bytes_with_one_framing_are_two_requests(base):
+    """The control: chunked alone, the smuggled request is a real second request, and answered."""
+    answer, _ = exchange(base, b"POST /detect HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + SMUGGLED,
+                         wait=3)
     assert responses(answer) == [400, 200]
 
 
@@ -532,6 +549,72 @@ def test_stopped_decoders_get_a_503_at_the_deadline(strict):
 
 def _decoder_pids(app) -> set[int]:
     return {d.process.pid for b in app.state.service.batchers.values() for d in b._current if d is not None}
+
+
+def _decoder(app, d: int) -> int:
+    """The pid of decoder d (decoder 0 takes light traffic: its weights stay warm)."""
+    (batcher,) = app.state.service.batchers.values()
+    return batcher._current[d].process.pid
+
+
+def _await_decoders(c) -> dict:
+    deadline = time.monotonic() + 60
+    while (d := c.get("/health/details").json())["decoders_running"] != d["decoders"]:
+        assert time.monotonic() < deadline, d
+        time.sleep(0.05)
+    return d
+
+
+@pytest.mark.parametrize("killed", [(0,), (1,), (0, 1)], ids=["the first", "the second", "both"])
+def test_decoders_killed_after_a_request_fail_only_their_lines_and_are_started_again(strict, killed):
+    """A decoder SIGKILLed while the server runs: a request sent at once gets its answer or a one-line 503 to
+    retry (its line may have gone to the dead decoder), the decoder is started again, and the next request is
+    translated."""
+    u, app = strict
+    with httpx.Client(base_url=u, timeout=60) as c:
+        failures = _await_decoders(c)["decoder_failures"]
+        assert ask(c, q="The plant is green.").status_code == 200
+        pids = {_decoder(app, d) for d in killed}
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        r = ask(c, q="The plant is green.")
+        assert (r.status_code, r.json()) in (
+            (200, ask(c, q="The plant is green.").json()),
+            (503, {"error": "Cannot translate text: the decoder failed (DecoderStopped); retry in a moment"})), r.text
+        assert r.status_code == 200 or r.headers["retry-after"] == "1"
+        assert _await_decoders(c)["decoder_failures"] == failures + len(killed)
+        assert not pids & _decoder_pids(app) and not pids & set(children(os.getpid(), "mtcli.serve.worker"))
+        assert ask(c, q="The plant is green.").json()["translatedText"] == "La planta es verde."
+
+
+@pytest.mark.parametrize("stopped, resumed, status", [((0,), False, 503), ((1,), False, 200), ((0, 1), True, 200)],
+                         ids=["the first", "the second", "both, then SIGCONT"])
+def test_decoders_stopped_in_part_or_for_a_while(strict, stopped, resumed, status):
+    """SIGSTOP of the decoder light traffic goes to: a 503 at the deadline; of the other: no effect; of both,
+    SIGCONT a second later: the request is answered when they resume, within its deadline."""
+    u, app = strict
+    with httpx.Client(base_url=u, timeout=60) as c:
+        _await_decoders(c)
+        pids = [_decoder(app, d) for d in stopped]
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+        resume = threading.Timer(1.0 if resumed else 60.0, lambda: [os.kill(pid, signal.SIGCONT) for pid in pids])
+        resume.start()
+        try:
+            start = time.monotonic()
+            r = ask(c, q="The plant is green.")
+            took = time.monotonic() - start
+        finally:
+            resume.cancel()
+            for pid in pids:
+                os.kill(pid, signal.SIGCONT)
+        assert r.status_code == status, r.text
+        if status == 503:
+            assert 2.5 <= took < 5 and r.json()["error"].startswith("Cannot translate text: no answer within 2.5 s")
+        else:
+            assert r.json()["translatedText"] == "La planta es verde." and took < (2.5 if resumed else 1.0), took
+            assert not resumed or took >= 1.0
+        assert ask(c, q="The plant is green.").json()["translatedText"] == "La planta es verde."
 
 
 def test_text_work_past_the_deadline_is_ended(strict):

@@ -429,14 +429,23 @@ def test_claiming_an_ensemble_directory_that_is_taken(tmp_path):
 
 
 def test_evaluate_save_never_writes_into_the_installed_package(shipped_model, world, tmp_path, run_cli, monkeypatch):
-    scores = (shipped_model / "scores.json").read_bytes()
+    """Each shipped model, by its name, its path in any spelling, a symlink, a relative path or MTCLI_MODEL."""
+    other = shipped_model.parent / "es-en"
+    scores = {m: (m / "scores.json").read_bytes() for m in (shipped_model, other)}
     monkeypatch.setattr("mtcli.cli._load_translator", lambda model: pytest.fail("refused only after loading"))
     (tmp_path / "link").symlink_to(shipped_model)
-    for model in ("en-es", shipped_model, tmp_path / "link", f"{shipped_model}/", f"{shipped_model}/../en-es"):
-        message = one_line(run_cli("evaluate", "-m", model, "--data", world.corpus, "--save"))
+    monkeypatch.chdir(other)
+    for model in ("en-es", shipped_model, tmp_path / "link", f"{shipped_model}/", f"{shipped_model}/../en-es",
+                  "es-en", other, ".", "../en-es", ("MTCLI_MODEL", "es-en"), ("MTCLI_MODEL", str(shipped_model))):
+        if isinstance(model, tuple):
+            monkeypatch.setenv(*model)
+        given = () if isinstance(model, tuple) else ("-m", model)
+        message = one_line(run_cli("evaluate", *given, "--data", world.corpus, "--save"))
+        monkeypatch.delenv("MTCLI_MODEL", raising=False)
         assert "shipped inside mtcli's package" in message, model
         assert message.endswith("is not rewritten (drop --save, or `mtcli models add` a copy and score that)"), message
-    assert (shipped_model / "scores.json").read_bytes() == scores
+    assert {m: (m / "scores.json").read_bytes() for m in scores} == scores
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link"]  # (nothing written here either)
     assert registry.in_package(shipped_model / "scores.json") and not registry.in_package(world.model)
     assert not registry.in_package(str(REPO / "mtcli") + "-other")  # a sibling whose name starts alike
 
@@ -448,12 +457,15 @@ def test_evaluate_save_still_writes_a_users_model(world, tmp_path, run_cli):
     assert code == 0 and (model / "scores.json").is_file(), err
 
 
-def test_plot_of_the_shipped_model_by_its_path_writes_here(shipped_model, tmp_path, run_cli, monkeypatch):
+@pytest.mark.parametrize("direction, by_path", [("en-es", True), ("es-en", False)])
+def test_plot_of_the_shipped_model_by_its_path_writes_here(shipped_model, tmp_path, run_cli, monkeypatch, direction,
+                                                           by_path):
+    model = shipped_model.parent / direction
     monkeypatch.chdir(tmp_path)
-    before = sorted(p.name for p in shipped_model.iterdir())
-    code, out, err = run_cli("plot", shipped_model)
-    assert code == 0 and (tmp_path / "en-es-curves.png").is_file(), err
-    assert sorted(p.name for p in shipped_model.iterdir()) == before
+    before = sorted(p.name for p in model.iterdir())
+    code, out, err = run_cli("plot", model if by_path else direction)
+    assert code == 0 and [p.name for p in tmp_path.iterdir()] == [f"{direction}-curves.png"], err
+    assert sorted(p.name for p in model.iterdir()) == before
 
 
 # --- files destroyed: destinations that cannot be written -------------------------------------------------

@@ -975,14 +975,11 @@ def _give_back(arrays: list[np.ndarray]) -> None:
     if sys.platform != "linux":
         return
     import ctypes
-    import mmap
 
+    page = mmap.PAGESIZE
+    whole = [(-(-a.ctypes.data // page) * page, (a.ctypes.data + a.nbytes) // page * page) for a in arrays]
+    kernels.jit.drop_pages([(start, end) for start, end in whole if end > start])
     libc = ctypes.CDLL(None)
-    for a in arrays:
-        start = -(-a.ctypes.data // mmap.PAGESIZE) * mmap.PAGESIZE
-        end = (a.ctypes.data + a.nbytes) // mmap.PAGESIZE * mmap.PAGESIZE
-        if end > start:
-            libc.madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), 4)  # (MADV_DONTNEED)
     if hasattr(libc, "malloc_trim"):  # (not in every C library)
         libc.malloc_trim(0)
 

@@ -98,7 +98,6 @@ def loaded() -> bool:
     return _loaded
 
 
-MADV_DONTNEED = 4  # (Linux's mman.h)
 _compiler_pages: list[tuple[int, int]] | None = None  # llvmlite's mappings that may be dropped, found once
 
 
@@ -111,14 +110,21 @@ def release_compiler() -> None:
     global _compiler_pages
     if not _loaded or not sys.platform.startswith("linux"):
         return
-    import ctypes
-
     if _compiler_pages is None:
         _compiler_pages = _file_pages("libllvmlite")
+    drop_pages(_compiler_pages)
+
+
+def drop_pages(ranges: list[tuple[int, int]]) -> None:
+    """Linux's MADV_DONTNEED over each (start, end) address range, whole pages: their resident memory given back
+    (a file's pages are read from it again, anonymous ones come back as zeros)."""
+    import ctypes
+    import mmap
+
     madvise = ctypes.CDLL(None).madvise
     madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    for start, end in _compiler_pages:
-        madvise(start, end - start, MADV_DONTNEED)
+    for start, end in ranges:
+        madvise(start, end - start, mmap.MADV_DONTNEED)
 
 
 def _file_pages(library: str) -> list[tuple[int, int]]:

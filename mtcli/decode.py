@@ -1016,7 +1016,5 @@ class TranslationStream:
 
     def step(self) -> list[tuple[int, TranslationResult]]:
         """One token more for every line in progress: the lines now done, by slot."""
-        done = [(slot, hyps, self.translator.result(hyps, bool(self.truncated[slot]))) for slot, hyps in self.search.step()]
-        for _, hyps, result in done:
-            result.reading = hyps[0].reading
-        return [(slot, result) for slot, _, result in done]
+        return [(slot, replace(self.translator.result(hyps, bool(self.truncated[slot])), reading=hyps[0].reading))
+                for slot, hyps in self.search.step()]

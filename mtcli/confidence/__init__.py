@@ -222,14 +222,14 @@ def read(f, source: str, target: str, scores: Sequence[float], trip: str | None,
     # ("¿Por qué ...?" -> "Why ...?": es-en 4.0 % of right fit rows under `named`, en-es 0.4 %)
     rest = slice(int(content.argmax()) + 1 if content.any() else len(spans), None)
     runs = uncovered_runs(spans[rest], cover[rest], scorer.named)
-    meaning = [WORD.search(w) is not None and w.lower() not in FUNCTION_WORDS for _, _, w in spans[rest]]
+    meaning = content[rest] & np.array([w.lower() not in FUNCTION_WORDS for _, _, w in spans[rest]], bool)
     ratio = math.log((len(target) + 1) / (len(source) + 1))
     s = {"logprob": float(scores[0]), "margin": min(scores[0] - scores[1], NO_MARGIN) if len(scores) > 1 else NO_MARGIN,
          "uncovered": float((cover[content] < scorer.covered).sum()),
          "pieces": split_words(words([vocab.tgt[i] for i in f.tgt])), "src_pieces": split_words(spans),
          "length": abs(ratio - scorer.ratio), "short": max(0.0, scorer.ratio - ratio),
          "named": float(sum(len(r.split()) for r in runs)),
-         "lowcov": -math.log(max(float(cover[rest][meaning].min()) if any(meaning) else 1.0, LOWEST_COVERAGE))}
+         "lowcov": -math.log(max(float(cover[rest][meaning].min()) if meaning.any() else 1.0, LOWEST_COVERAGE))}
     if trip is not None:
         s["roundtrip"] = chrf(trip, [source])
     return s, runs

@@ -206,8 +206,7 @@ class Vocab:
     @classmethod
     def of(cls, translator) -> Vocab:
         s, t = translator.src_tok, translator.tgt_tok
-        return cls(s.pieces_by_id,
-                   t.pieces_by_id, s.vocab_size)
+        return cls(s.pieces_by_id, t.pieces_by_id, s.vocab_size)
 
 
 def read(f, source: str, target: str, scores: Sequence[float], trip: str | None, scorer: Scorer,

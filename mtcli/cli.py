@@ -74,7 +74,7 @@ def _not_an_input(output: Path | None, inputs, stdin: bool = False, option: str 
     too, before the work."""
     from mtcli import guards
 
-    if output is None:  # ("-", standard output: neither an input nor a file to check)
+    if output is None:  # (standard output, "-", passes both checks below: neither an input nor a file to check)
         return
     path = guards.input_named(output, inputs, stdin)
     if path is not None:

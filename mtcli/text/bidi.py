@@ -45,16 +45,13 @@ class Bidi:
                 marks.append(Mark(m.group(), "lead"))
             elif m.start() > last:
                 marks.append(Mark(m.group(), "trail"))
-            elif not line[m.end()].isspace():  # glued to the token after it
-                token = _TOKEN.match(line, m.end()).group()
-                marks.append(Mark(m.group(), "before", token.rstrip(CLOSE) or token))
-            elif not line[m.start() - 1].isspace():  # glued to the token before it
+            elif line[m.end()].isspace() and not line[m.start() - 1].isspace():  # glued to the token before it only
                 start = m.start()
                 while start and not (line[start - 1].isspace() or line[start - 1] in MARKS):
                     start -= 1
                 token = line[start : m.start()]
                 marks.append(Mark(m.group(), "after", token.lstrip(OPEN) or token))
-            else:  # between spaces: with the next token
+            else:  # glued to the token after it, or between spaces: with the next token
                 token = _TOKEN.search(line, m.end()).group()
                 marks.append(Mark(m.group(), "before", token.rstrip(CLOSE) or token))
         return _RUN.sub("", line), marks

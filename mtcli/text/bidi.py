@@ -15,14 +15,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from mtcli import lazy_re
+from mtcli.text.nobreak import CLOSE, OPEN  # (trimmed off a token a mark stands after, and before)
 
 MARKS = "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _RUN = lazy_re.compile(f"[{MARKS}]+")
 _TOKEN = lazy_re.compile(rf"[^\s{MARKS}]+")
 _CONTENT = lazy_re.compile(rf"[^\s{MARKS}]")
 PLACED = 64  # marks inside a line put back against their tokens; past these (a search of the translation each), named
-_OPEN = "([{\"'¿¡«"  # trimmed off a token the mark stands after (the mark belongs to its end)
-_CLOSE = ".,;:!?)]}\"'»"  # trimmed off a token the mark stands before
 
 
 @dataclass(frozen=True)
@@ -46,18 +45,15 @@ class Bidi:
                 marks.append(Mark(m.group(), "lead"))
             elif m.start() > last:
                 marks.append(Mark(m.group(), "trail"))
-            elif not line[m.end()].isspace():  # glued to the token after it
-                token = _TOKEN.match(line, m.end()).group()
-                marks.append(Mark(m.group(), "before", token.rstrip(_CLOSE) or token))
-            elif not line[m.start() - 1].isspace():  # glued to the token before it
+            elif line[m.end()].isspace() and not line[m.start() - 1].isspace():  # glued to the token before it only
                 start = m.start()
                 while start and not (line[start - 1].isspace() or line[start - 1] in MARKS):
                     start -= 1
                 token = line[start : m.start()]
-                marks.append(Mark(m.group(), "after", token.lstrip(_OPEN) or token))
-            else:  # between spaces: with the next token
+                marks.append(Mark(m.group(), "after", token.lstrip(OPEN) or token))
+            else:  # glued to the token after it, or between spaces: with the next token
                 token = _TOKEN.search(line, m.end()).group()
-                marks.append(Mark(m.group(), "before", token.rstrip(_CLOSE) or token))
+                marks.append(Mark(m.group(), "before", token.rstrip(CLOSE) or token))
         return _RUN.sub("", line), marks
 
     def restore(self, out: str, marks: list[Mark]) -> tuple[str, list[Mark]]:

@@ -35,7 +35,8 @@ CODE_PAIR = lazy_re.compile(r"(?<![\w`])(?:`(?=[^`\s])(?:[^`]*[^`\s])?`|``(?=[^`
 # emoji is (the vocabulary has no brackets: ":-)" reached the model as ":-", ":P" as "P")
 EMOTICON = lazy_re.compile(r"(?<![\w:;=^<>()-])(?:[:;=][-o^']?[)(\]\[DPpOo3/\\|*]|</?3|\^_?\^|-_-"
                            r"|[oO]_[oO]|T_T|xD|XD|:'[()])(?![\w()\[\]/\\|*^<>-])")
-WEEKDAYS = dict(zip("monday tuesday wednesday thursday friday saturday sunday".split(), "lunes martes miércoles jueves viernes sábado domingo".split()))
+WEEKDAYS = {"monday": "lunes", "tuesday": "martes", "wednesday": "miércoles", "thursday": "jueves",
+            "friday": "viernes", "saturday": "sábado", "sunday": "domingo"}
 
 # an IPv6 address ("2001:db8::1", "::1", "::ffff:1.2.3.4", "fe80::1%eth0", "[::1]:80"), kept: its numbers alone were
 _H, _V4 = "[0-9a-fA-F]{1,4}", r"(?:\d{1,3}\.){3}\d{1,3}"  # (its case its own: OWN_STOP reads it without flags)
@@ -244,7 +245,6 @@ def _romans(text: str) -> list[tuple[int, int]]:
 
 
 _DIGIT = lazy_re.compile(r"\d")
-
 LANGUAGES = ("en", "es")  # source languages
 EN, ES = frozenset({"en"}), frozenset({"es"})
 

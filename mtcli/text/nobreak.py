@@ -25,8 +25,8 @@ from mtcli.text.normalize import normalize
 from mtcli import lazy_re
 
 NO_BREAK = "\u00a0\u202f\u2007"
-_OPEN = "([{\"'¿¡«"  # trimmed off a token's start, and what may stand before it in the translation
-_CLOSE = ".,;:!?)]}\"'»"  # trimmed off its end
+OPEN = "([{\"'¿¡«"  # trimmed off a token's start, and what may stand before it in the translation
+CLOSE = ".,;:!?)]}\"'»"  # trimmed off its end
 _GLUE = ".,;:!?%)]}»"  # normalize takes the space before these away ("10 %" -> "10%")
 _TITLE = lazy_re.compile(r"[A-Z][a-z]{0,3}\.")  # "Mr.", "Mrs.", "Dr.", "Sr.", "Sra."
 _NAME = lazy_re.compile(r"[A-Z][^\W\d_]*")
@@ -98,14 +98,14 @@ def _index(text: str) -> tuple[dict, dict]:
     previous, end = "", 0
     for m in re.finditer(r"\S+", text):
         token = m.group()
-        core = token.lstrip(_OPEN)
+        core = token.lstrip(OPEN)
         opened = m.start() + len(token) - len(core)
         for k in range(1, len(core)):
             if core[k] in _GLUE:
-                pairs.setdefault((core[:k], core[k:].rstrip(_CLOSE)), []).append((opened + k, opened + k))
+                pairs.setdefault((core[:k], core[k:].rstrip(CLOSE)), []).append((opened + k, opened + k))
         if previous:
-            pairs.setdefault((previous, token.rstrip(_CLOSE)), []).append((end, m.start()))
-        names.setdefault(token.rstrip(_CLOSE), []).append((previous, (end, m.start())))
+            pairs.setdefault((previous, token.rstrip(CLOSE)), []).append((end, m.start()))
+        names.setdefault(token.rstrip(CLOSE), []).append((previous, (end, m.start())))
         previous, end = core, m.end()
     return pairs, names
 
@@ -126,11 +126,11 @@ def _before(text: str, at: int, marks: str = "") -> str:
     start = at
     while start and not text[start - 1].isspace() and text[start - 1] not in marks:
         start -= 1
-    return text[start:at].lstrip(_OPEN)
+    return text[start:at].lstrip(OPEN)
 
 
 def _after(text: str, at: int, marks: str = "") -> str:
     end = at
     while end < len(text) and not text[end].isspace() and text[end] not in marks:
         end += 1
-    return text[at:end].rstrip(_CLOSE)
+    return text[at:end].rstrip(CLOSE)

@@ -67,11 +67,12 @@ def read(data: bytes, name: str, settings: Settings):
                 continue
             if isinstance(value, (dict, list)):
                 walk(value, here)
-            elif isinstance(value, str) and (not settings.keys or (found := {p for p in settings.keys
-                                                                            if fnmatch.fnmatchcase(here, p)})):
-                matched.update(found if settings.keys else ())
-                number[0] += 1
-                units.add(value, lambda tokens, n=node, k=key: n.__setitem__(k, _joined(tokens)), number[0])
+            elif isinstance(value, str):
+                found = {p for p in settings.keys if fnmatch.fnmatchcase(here, p)}
+                matched.update(found)
+                if found or not settings.keys:
+                    number[0] += 1
+                    units.add(value, lambda tokens, n=node, k=key: n.__setitem__(k, _joined(tokens)), number[0])
 
     matched: set[str] = set()
     try:

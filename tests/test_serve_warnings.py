@@ -134,3 +134,14 @@ def test_a_text_of_placeholders_alone_has_no_language_as_libretranslate_answers_
     path.write_text(text + "\n", encoding="utf-8")
     assert run_cli("translate", "--no-check", "-i", path)[1] == text + "\n"
     assert client.post("/detect", json={"q": f"Hello {text}"}).json()[0]["confidence"] > 50  # (words: told)
+
+
+@pytest.mark.parametrize("confidence, warned", [(0.98951, False), (0.99, True)])
+def test_the_servers_wrong_language_warning_reads_the_unrounded_confidence(monkeypatch, confidence, warned):
+    # (the 0-100 figure /detect shows is rounded to 0.1: 0.98951 had passed the CLI's 0.99 as 99.0)
+    import mtcli.langid
+    from mtcli.serve import texts
+
+    monkeypatch.setattr(mtcli.langid, "detect", lambda text, prior=None: mtcli.langid.Detection("es", confidence))
+    said = texts._said("Necesito comprar pan y leche hoy.", "text", "en", [])
+    assert bool(said) == warned and all(line.startswith("line 1: ") for line in said)

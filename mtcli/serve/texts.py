@@ -30,14 +30,9 @@ def setup(translators) -> bytes:
 
 
 def detected(text: str, fmt: str = "text") -> tuple[str | None, float]:
-    """The text's language (None: nothing to tell) and mtcli.langid's confidence, 0-100 as LibreTranslate's.
-    HTML is told by its text, without its markup (tag and attribute names, scripts, styles are English)."""
-    from mtcli.langid import detect, without_markup
-
-    if fmt == "html":
-        text = without_markup(text)
-    d = detect(text)
-    return d.language, round(100 * d.confidence, 1)
+    """The text's language (None: nothing to tell) and mtcli.langid's confidence, 0-100 as LibreTranslate's."""
+    language, confidence = _told(text, fmt)
+    return language, round(100 * confidence, 1)
 
 
 def detect_job(tools, texts: list[str], fmt: str = "text") -> list[tuple[str | None, float]]:
@@ -85,9 +80,13 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
 
 
 def _told(text: str, fmt: str) -> tuple[str | None, float]:
-    """`detected`, with the confidence 0-1 as route.contradicted reads it."""
-    language, percent = detected(text, fmt)
-    return language, percent / 100
+    """The text's language and confidence 0-1, unrounded as route.contradicted reads it (the CLI's, so that a
+    warning is given at the same confidence). HTML is told by its text, without its markup (tag and attribute
+    names, scripts, styles are English)."""
+    from mtcli.langid import detect, without_markup
+
+    d = detect(without_markup(text) if fmt == "html" else text)
+    return d.language, d.confidence
 
 
 def _said(text: str, fmt: str, source: str, warned: list[tuple[int, str]]) -> list[str]:

@@ -36,6 +36,11 @@ def other(language: str) -> str:
     return LANGUAGES[1 - LANGUAGES.index(language)]
 
 
+def already(language: str, confidence: float, what: str = "this") -> str:
+    """The warning for a text told to be in the target language already (it is kept as it came)."""
+    return f"{what} is {NAMES[language]} already (confidence {confidence:.2f}); kept as it came"
+
+
 def contradicted(text: str, given: str, detect, what: str = "this") -> str | None:
     """The warning for a text given as `given` that is surely the other language: told so at least SURE, on at least
     SURE_WORDS words (`detect(text)`: language or None, confidence 0-1), else None."""
@@ -146,8 +151,7 @@ class Router:
         for i, (language, confidence) in enumerate(told):
             target = self.languages.target or other(language)
             if language == target:  # (only with --to: the other direction is never forced on a line)
-                results[i] = CheckedLine(first + i, [(lines[i], 0.0)], warnings=[
-                    f"this is {NAMES[language]} already (confidence {confidence:.2f}); kept as it came"])
+                results[i] = CheckedLine(first + i, [(lines[i], 0.0)], warnings=[already(language, confidence)])
             else:
                 groups.setdefault(f"{language}-{target}", []).append(i)
         for direction, rows in groups.items():
@@ -176,8 +180,7 @@ class Router:
         language, confidence = self.language_of(lines)
         target = self.languages.target or other(language)
         if language == target:
-            return list(lines), [LineResult(1, [("", 0.0)], warnings=[
-                f"the document is {NAMES[language]} already (confidence {confidence:.2f}); kept as it came"])]
+            return list(lines), [LineResult(1, [("", 0.0)], warnings=[already(language, confidence, "the document")])]
         out, results = translate_document(lines, fmt, self.engine(f"{language}-{target}"),
                                           self.options.text_for(language))
         text = "\n".join(lines)
@@ -192,8 +195,7 @@ class Router:
         language, confidence = self.language_of(units.plain_texts())
         target = self.languages.target or other(language)
         if language == target:
-            return data, [LineResult(1, [("", 0.0)], warnings=[
-                f"the document is {NAMES[language]} already (confidence {confidence:.2f}); kept as it came"])]
+            return data, [LineResult(1, [("", 0.0)], warnings=[already(language, confidence, "the document")])]
         results = units.translate(self.engine(f"{language}-{target}"), self.options.text_for(language))
         return write(target), results + self._once("\n".join(units.plain_texts()))
 

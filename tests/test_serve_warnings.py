@@ -145,3 +145,31 @@ def test_the_servers_wrong_language_warning_reads_the_unrounded_confidence(monke
     monkeypatch.setattr(mtcli.langid, "detect", lambda text, prior=None: mtcli.langid.Detection("es", confidence))
     said = texts._said("Necesito comprar pan y leche hoy.", "text", "en", [])
     assert bool(said) == warned and all(line.startswith("line 1: ") for line in said)
+
+
+@pytest.mark.parametrize("name, data", [("notes.txt", f"{SPANISH}\n".encode()),
+                                        ("page.html", f"<p>{SPANISH}</p>\n".encode()),
+                                        ("report.docx", None)])
+def test_a_file_already_in_the_target_language_is_said_as_the_cli_says_it(client, run_cli, tmp_path, name, data):
+    """Before, the server sent such a file back as it came with no word (the CLI says it on stderr): a user of the
+    page could not tell a file kept from a file translated."""
+    data = data or docx_of(SPANISH)
+    answer = client.post("/translate_file", files={"file": (name, data)}, data={"source": "auto", "target": "es"})
+    assert answer.status_code == 200, answer.text
+    (warning,) = answer.json()["warnings"]
+    assert re.fullmatch(r"(line|paragraph) 1: (this|the document) is Spanish already \(confidence (0\.\d\d|1\.00)\); "
+                        r"kept as it came", warning), warning
+    path = tmp_path / name
+    path.write_bytes(data)
+    _, _, err = run_cli("translate", "--no-check", "--to", "es", "-i", path, "-o", tmp_path / f"out-{name}")
+    assert f"warning: {warning}" in err
+    assert client.get(answer.json()["translatedFileUrl"]).content == data  # (kept byte for byte)
+
+
+def test_a_text_already_in_the_target_language_is_said(client):
+    answer = post(client, q=[SPANISH, f"{SPANISH}\n{SPANISH}", ENGLISH], source="auto", target="es").json()
+    assert answer["translatedText"][:2] == [SPANISH, f"{SPANISH}\n{SPANISH}"]
+    (one,), (two,), three = answer["warnings"]
+    assert one.startswith("line 1: this is Spanish already (confidence ") and one.endswith("); kept as it came")
+    assert two.startswith("line 1: the text is Spanish already") and three == []
+    assert "warnings" not in post(client, q=SPANISH, source="auto", target="en").json()  # (translated: no word)

@@ -60,9 +60,11 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
     read: list[Read | None] = [None] * len(texts)
     said: list[list[str]] = [[] for _ in texts]
     groups: dict[str, list[int]] = {}
-    for i, (lang, _) in enumerate(told):
+    for i, (lang, conf) in enumerate(told):
         if lang == target:
             out[i] = [texts[i]]
+            if source == AUTO:  # (the CLI's word for it; a text told as a whole, as documents are)
+                said[i] = _worded([(1, _already(lang, conf, fmt, texts[i]))])
         elif why := directions.unavailable(lang, target):
             raise UserError(why)
         else:
@@ -101,6 +103,14 @@ def _said(text: str, fmt: str, source: str, warned: list[tuple[int, str]]) -> li
             if why and (n, why) not in warned:
                 warned.append((n, why))
     return _worded(warned)
+
+
+def _already(language: str, confidence: float, fmt: str, text: str) -> str:
+    """route.already for a text the server keeps as it came (`confidence` 0-100, as `detected` gives it)."""
+    from mtcli.route import already
+
+    what = "the document" if fmt != "text" else "this" if len(_LINE_END.split(text.strip())) == 1 else "the text"
+    return already(language, confidence / 100, what)
 
 
 def _worded(warned: list[tuple[int, str]], where: str = "line") -> list[str]:
@@ -152,13 +162,14 @@ def file_job(tools, data: bytes, fmt: str, name: str, source: str, target: str,
     units, write = read_file(data, fmt, name)
     directions = Directions.of(tools.engines)
     whole = "\n".join(units.plain_texts())
-    language = source if source != AUTO else detected(whole)[0] or directions.source_for(target)
+    language, confidence = detected(whole) if source == AUTO else (source, None)
+    language, where = language or directions.source_for(target), "paragraph" if fmt in ("docx", "odt") else "line"
     if language == target:
-        return data, []
+        return data, [] if confidence is None else _worded([(1, _already(language, confidence, fmt, whole))], where)
     if why := directions.unavailable(language, target):
         raise UserError(why)
     results = units.translate(tools.engines[f"{language}-{target}"], options.text_for(language))
     warned = [(r.line, w) for r in results for w in r.warnings]
     if source != AUTO and (why := contradicted(whole, source, lambda t: _told(t, "text"), "the document")):
         warned.append((1, why))
-    return write(target), _worded(warned, "paragraph" if fmt in ("docx", "odt") else "line")
+    return write(target), _worded(warned, where)

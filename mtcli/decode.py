@@ -976,7 +976,8 @@ class Translator:
             tgt_len[[not tgt_seqs[j] for j in group]] = 0
             found = forced(self.model, src, src_len, tgt, tgt_len, layers, heads, padded)
             if members:
-                each = [forced(m, src, src_len, tgt, tgt_len, memory=padded if m is self.model else None) for m in self.models]
+                each = [found if m is self.model and layers is None else  # (the first's whole pass: this one)
+                        forced(m, src, src_len, tgt, tgt_len, memory=padded if m is self.model else None) for m in self.models]
                 for b, f in enumerate(found):
                     f.members = np.stack([e[b].logprobs for e in each])
             for j, f in zip(group, found):

@@ -22,6 +22,7 @@ held-out rows labelled by hand, the held-out omissions and the messages, issue 4
     python benchmarks/confidence.py fit --model en-es                # fit, write MODEL/confidence.json, report
     python benchmarks/confidence.py measure --model en-es            # the shipped fit and the baseline, report
     nice -n 10 python benchmarks/confidence.py compare --model en-es # fit choices, cross-validated on the fit part
+    python benchmarks/confidence.py signals --model en-es            # each signal alone on the fit part
     taskset -c 0 nice -n 10 python benchmarks/confidence.py cost     # CPU of translating 500 lines, checked or not
     nice -n 10 python benchmarks/confidence.py inproc --lines 2000   # the check's CPU against translation's, in one process
 The corpus: --data or MTCLI_DATA (as `mtcli tokenize`).
@@ -47,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from mtcli import confidence as conf  # noqa: E402
 from mtcli import registry  # noqa: E402
-from mtcli.data import held_out_pairs, resolve_data_path  # noqa: E402
+from mtcli.data import WORD, held_out_pairs, oriented, read_corpus, resolve_data_path, split_pairs  # noqa: E402
 
 CACHE = "/tmp/mtcli-confidence-{model}.pkl"  # holds corpus text: never committed
 CURVES = "/tmp/mtcli-confidence-curves-{model}.pkl"
@@ -62,8 +63,17 @@ NAMED_WRONGLY = 0.05  # of the words an omission row kept, at most this share na
 FIT_SHARE = 0.6
 THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.3)
 # each check's main part: the other signals (conf.FEATURES) made it no better on the hand-labelled fit rows in
-# cross-validation (`compare`), the log-probability alone better on en-es
+# cross-validation (`compare`), the log-probability alone better on en-es; an ensemble's members' log-probabilities
+# (en-es) in its place better still
 MAIN = {"full": ("logprob", "roundtrip"), "fast": ("logprob",)}
+
+
+def _main(tr) -> dict[str, tuple[str, ...]]:
+    """MAIN for this translator: an ensemble's with its members' log-probabilities in place of the beam's."""
+    if len(tr.models) == 1:
+        return MAIN
+    members = tuple(f"member{m}" for m in range(len(tr.models)))
+    return {k: tuple(x for n in names for x in (members if n == "logprob" else (n,))) for k, names in MAIN.items()}
 # the two thresholds maximise this weight times the recall of the selection fit rows' wrong ones, plus the
 # omissions': natural mistakes count more than the synthetic ones (chosen in `compare`: 1, 1.5, 2, 3)
 SELECTION_WEIGHT = 2.0
@@ -117,9 +127,13 @@ def _translate(tr, lines: list[str]):
     return translate_lines(lines, engine, Options().text_for(src))
 
 
-def _raw(tr, back, sources: list[str], targets: list[str], margins: list) -> list[dict]:
-    """What the fit reads again with each choice of coverage: the teacher-forced reading, the round trip."""
-    forced = tr.force(sources, targets)
+def _raw(tr, back, sources: list[str], inputs: list[str], targets: list[str], margins: list) -> list[dict]:
+    """What the fit reads again with each choice of coverage: the teacher-forced reading (its log-probabilities, an
+    ensemble's members' too, read on the `inputs` that were translated, as the beam's scores were), the round trip."""
+    forced = tr.force(sources, targets, members=True)
+    if inputs != sources:  # (omission rows: a real omission is the model's own output, read as it decoded it)
+        for f, g in zip(forced, tr.force(inputs, targets, members=True)):
+            f.logprobs, f.members = g.logprobs, g.members
     trips = conf.round_trip(back, targets)
     return [dict(source=s, target=t, scores=m, forced=f, trip=trip)
             for s, t, m, f, trip in zip(sources, targets, margins, forced, trips)]
@@ -159,7 +173,7 @@ def build(args) -> None:
         results = _translate(tr, inputs)
         targets = [r.nbest[0][0] for r in results]
         margins = [[score for _, score in r.nbest] for r in results]  # (the beam's scores, best first)
-        rows = _raw(tr, back, sources, targets, margins)
+        rows = _raw(tr, back, sources, inputs, targets, margins)
         for k, row in enumerate(rows):
             row["nbest"] = [text for text, _ in results[k].nbest]
             if name == "selection":
@@ -247,7 +261,7 @@ def inproc(args) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("build", "label", "fit", "refit", "measure", "compare", "cost", "inproc"):
+    for name in ("build", "label", "fit", "refit", "measure", "compare", "signals", "cost", "inproc"):
         p = sub.add_parser(name)
         p.add_argument("--model", default="en-es", choices=("en-es", "es-en"), help="the shipped model's direction")
         p.add_argument("--data", help="the corpus (default: MTCLI_DATA, else data/spa-eng/spa.txt)")
@@ -259,8 +273,8 @@ def main() -> None:
             if name == "cost":
                 p.add_argument("--round-trip", action="store_true")
     args = parser.parse_args()
-    {"build": build, "label": label, "fit": fit, "refit": refit, "measure": measure, "compare": compare, "cost": cost,
-     "inproc": inproc}[args.command](args)
+    {"build": build, "label": label, "fit": fit, "refit": refit, "measure": measure, "compare": compare,
+     "signals": signals, "cost": cost, "inproc": inproc}[args.command](args)
 
 
 def refit(args) -> None:
@@ -352,12 +366,14 @@ def logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50):
 
 
 def roc(score_wrong: np.ndarray, wrong: np.ndarray):
-    """False-flag rates and recalls of wrong sentences at every threshold (flag when score >= threshold)."""
+    """False-flag rates and recalls of wrong sentences at every threshold (flag when score >= threshold); tied
+    scores are flagged together (a signal of a few values: `named`, `pieces`)."""
     order = np.argsort(-score_wrong, kind="stable")
-    w = wrong[order]
-    tpr = np.r_[0, np.cumsum(w) / max(w.sum(), 1)]
-    fpr = np.r_[0, np.cumsum(1 - w) / max((1 - w).sum(), 1)]
-    return fpr, tpr, np.r_[np.inf, score_wrong[order]]
+    w, s = wrong[order], score_wrong[order]
+    ends = np.r_[s[1:] != s[:-1], True]  # (the last row of each run of equal scores)
+    tpr = np.r_[0, (np.cumsum(w) / max(w.sum(), 1))[ends]]
+    fpr = np.r_[0, (np.cumsum(1 - w) / max((1 - w).sum(), 1))[ends]]
+    return fpr, tpr, np.r_[np.inf, s[ends]]
 
 
 def auc(fpr, tpr) -> float:
@@ -489,10 +505,12 @@ def _baseline(fit_rows: list[dict], shipped: conf.Scorer, vocab: conf.Vocab) -> 
 
 
 def measure(args) -> None:
-    """The shipped combinations and the log-probability alone on the parts (nothing written but the curves)."""
+    """The shipped combinations, their main parts alone (no omission part) and the log-probability alone on the
+    parts (nothing written but the curves)."""
     tr, vocab, fit_rows, _, parts, report = _rows(args)
     shipped = conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers
-    curves = _report(report, parts, {"logprob": _baseline(fit_rows, shipped["fast"], vocab), **shipped}, vocab)
+    mains = {f"{k}, main part alone": replace(v, om_features=()) for k, v in shipped.items()}
+    curves = _report(report, parts, {"logprob": _baseline(fit_rows, shipped["fast"], vocab), **shipped, **mains}, vocab)
     print(json.dumps(report, indent=1))
     Path(CURVES.format(model=args.model)).write_bytes(pickle.dumps(curves))
 
@@ -506,7 +524,7 @@ def fit(args) -> None:
     layer, heads, head_auc, named = best_heads(om_fit, vocab, tr.src_tok.encode)
     report["coverage_heads"] = [layer, list(heads), round(head_auc, 3), named]
     scorers = {"logprob": _main_part(fit_rows, ("logprob",), layer, heads, named, ratio, vocab)}
-    for name, names in MAIN.items():
+    for name, names in _main(tr).items():
         scorers[name] = with_omission(_main_part(fit_rows, names, layer, heads, named, ratio, vocab), fit_rows,
                                       om_fit, vocab)
     # the combinations the model had before this fit, read on the same rows: what the refit changed
@@ -527,12 +545,13 @@ TOKEN_SIGNALS = ("min_token", "mean_token", "low_tokens")  # from a full forced 
 
 def _all_signals(rows: list[dict], shipped: conf.Scorer, covered: float, vocab: conf.Vocab) -> list[dict]:
     """Each row's signals as mtcli reads them at a coverage threshold, and the per-token ones of its full forced
-    pass (the lowest token log-probability, the mean, the share under probability 0.2)."""
+    pass (the lowest token log-probability, the mean, the share under probability 0.2; an ensemble's: of its
+    members' mean)."""
     sc = replace(shipped, covered=covered)
     out = []
     for r in rows:
         s = conf.read(r["forced"], r["source"], r["target"], r["scores"], r["trip"], sc, vocab)[0]
-        lp = r["forced"].logprobs
+        lp = r["forced"].logprobs if r["forced"].members is None else r["forced"].members.mean(0)
         out.append({**s, "min_token": float(lp.min()), "mean_token": float(lp.mean()),
                     "low_tokens": float((lp < math.log(0.2)).mean())})
     return out
@@ -569,13 +588,21 @@ def compare(args) -> None:
     hand = [k for k in sorted(_hand(args.model)) if k < len(fit_rows)]
     y = np.array([r["wrong"] for r in fit_rows])
     sig = {c: (_all_signals(fit_rows, shipped, c, vocab), _all_signals(om_fit, shipped, c, vocab)) for c in THRESHOLDS}
-    fast = tuple(n for n in conf.FEATURES if n != "roundtrip")
+    main = _main(tr)
+    members = tuple(n for n in main["fast"] if n.startswith("member"))
+    fast = tuple(n for n in conf.FEATURES if n != "roundtrip") + members
     om, w, before = conf.OMISSION_FEATURES, SELECTION_WEIGHT, ("short", "named")
-    ways = {"fast": (MAIN["fast"], om, w), "full": (MAIN["full"], om, w), "fast, weight 1": (MAIN["fast"], om, 1.0),
-            "fast, weight 1.5": (MAIN["fast"], om, 1.5), "fast, weight 3": (MAIN["fast"], om, 3.0),
-            "fast, omission part short + named": (MAIN["fast"], before, w), "fast, every signal": (fast, om, w),
-            "full, every signal": (conf.FEATURES, om, w), "fast, every signal + tokens": (fast + TOKEN_SIGNALS, om, w),
+    ways = {"fast": (main["fast"], om, w), "full": (main["full"], om, w), "fast, weight 1": (main["fast"], om, 1.0),
+            "fast, weight 1.5": (main["fast"], om, 1.5), "fast, weight 3": (main["fast"], om, 3.0),
+            "fast, omission part short + named": (main["fast"], before, w), "fast, every signal": (fast, om, w),
+            "full, every signal": (fast + ("roundtrip",), om, w),
+            "fast, every signal + tokens": (fast + TOKEN_SIGNALS, om, w),
             "the previous fit (every signal, short + named, weight 1)": (fast, before, 1.0)}
+    if members:  # (an ensemble: the beam's log-probability in their place, and beside them)
+        ways |= {"fast, the log-probability (before the members)": (MAIN["fast"], om, w),
+                 "full, the log-probability (before the members)": (MAIN["full"], om, w),
+                 "fast, the log-probability and the members": (("logprob", *members), om, w),
+                 "fast, the members and the lowest token": ((*members, "min_token"), om, w)}
     found: dict[str, list] = {}
     for fold in range(5):
         test, om_test = set(hand[fold::5]), set(range(fold, len(om_fit), 5))
@@ -600,6 +627,51 @@ def compare(args) -> None:
     for way, v in found.items():
         both, alone = np.array(v).T
         print(f"{way:72s} recall at 10 % false flags {both.mean():.3f} ± {both.std():.3f}, hand rows alone {alone.mean():.3f}")
+
+
+def _corpus_words(tr, data: str | None, rows: list[dict]) -> list[dict]:
+    """Each row's words against the corpus's train split (never the selection split, where the rows come from):
+    the share of its source words the source side never has, and the fewest times a source (target) word of it
+    is there, as -log(1 + n)."""
+    from collections import Counter
+
+    c = read_corpus(resolve_data_path(data))
+    pairs = oriented(c.pairs, tr.direction)
+    counts: tuple[Counter, Counter] = (Counter(), Counter())
+    for i in split_pairs(pairs, tr.meta["data"].get("seed", 0), tr.meta["data"].get("split", "grouped"))["train"]:
+        for side, text in zip(counts, pairs[i]):
+            side.update(w.lower() for w in WORD.findall(text))
+    out = []
+    for r in rows:
+        src, tgt = ([w.lower() for w in WORD.findall(r[k])] for k in ("source", "target"))
+        out.append({"src_unseen": sum(counts[0][w] == 0 for w in src) / max(len(src), 1),
+                    "src_rarest": -math.log(1 + min((counts[0][w] for w in src), default=1000)),
+                    "tgt_rarest": -math.log(1 + min((counts[1][w] for w in tgt), default=1000))})
+    return out
+
+
+def signals(args) -> None:
+    """Each signal alone, on the fit part only: its area under the ROC curve and recall at MAX_FALSE_FLAGS false
+    flags on the hand-labelled fit rows (natural mistakes) and on every fit row (hand labels over the rule's),
+    and its area telling the fit omissions from the right fit rows; the sign: which way means wrong."""
+    tr, vocab, fit_rows, om_fit, _, _ = _rows(args)
+    shipped = conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers["fast"]
+    sig = [{**s, **c} for s, c in zip(_all_signals(fit_rows + om_fit, shipped, shipped.covered, vocab),
+                                     _corpus_words(tr, args.data, fit_rows + om_fit))]
+    y = np.array([r["wrong"] for r in fit_rows])
+    hand = [k for k in sorted(_hand(args.model)) if k < len(fit_rows)]
+    print(f"{args.model}: {len(hand)} hand-labelled fit rows ({y[hand].sum()} wrong), {len(y)} fit rows "
+          f"({y.sum()} wrong), {len(om_fit)} omissions")
+    print(f"{'signal':14s} {'hand: AUC':>9s} {'recall':>7s} {'all: AUC':>9s} {'recall':>7s} {'omissions: AUC':>15s}")
+    for name in sig[0]:
+        x = np.array([s[name] for s in sig], float)
+        sign = 1 if auc(*roc(x[hand], y[hand])[:2]) >= 0.5 else -1
+        x = sign * x
+        right = x[: len(y)][y == 0]
+        found = [f(*roc(x[hand], y[hand])[:2]) for f in (auc, recall_at)] + \
+                [f(*roc(x[: len(y)], y)[:2]) for f in (auc, recall_at)] + \
+                [auc(*roc(np.r_[right, x[len(y):]], np.r_[np.zeros(len(right)), np.ones(len(om_fit))])[:2])]
+        print(f"{'+-'[sign < 0] + name:14s} " + " ".join(f"{v:{w}.3f}" for v, w in zip(found, (9, 7, 9, 7, 15))))
 
 
 if __name__ == "__main__":

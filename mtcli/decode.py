@@ -76,6 +76,8 @@ class Forced:
     # (with `heads` asked for, the other heads' rows are NaN)
     src: list[int]  # source ids, BOS and EOS included (S)
     tgt: list[int]  # target ids without BOS/EOS (T)
+    # an ensemble's: each member's log-probability of each target token (M, T + 1), EOS last (asked for by a check)
+    members: np.ndarray | None = None
 
 
 @dataclass
@@ -412,15 +414,13 @@ def _ranked(grid, grid_ids, grid_paid, rows, scores, values, ids, paid):
     return cand, cand_tok, cand_paid, np.arange(B)[:, None] * K + order // (2 * K)  # parents: cache rows
 
 
-def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows, t, kept=None):
-    """An ensemble's next-token log-probabilities for cache rows `rows` (n, V) at positions t (n,):
-    the mean of its models' log-probabilities (renormalised by the top-k kernel after). kept: the first
-    model's (see decoder_hidden)."""
-    total = 0.0
-    for model, state in zip(models, states):
-        y = decoder_hidden(model, state, tokens, rows, t, kept if model is models[0] else None)  # (n, C)
-        total = total + log_softmax(linear_forward(y, model.params["out"]["w"], model.params["out"]["b"])[0])
-    return (total / len(models)).astype(models[0].dtype)
+def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows, t, kept=None) -> list[np.ndarray]:
+    """Each model of an ensemble's next-token log-probabilities for cache rows `rows` (n, V) at positions t (n,)
+    (their mean is the ensemble's, renormalised by the top-k kernel after). kept: the first model's (see
+    decoder_hidden)."""
+    return [log_softmax(linear_forward(decoder_hidden(model, state, tokens, rows, t, kept if model is models[0] else None),
+                                       model.params["out"]["w"], model.params["out"]["b"])[0])
+            for model, state in zip(models, states)]
 
 
 class BeamSearch:
@@ -453,6 +453,10 @@ class BeamSearch:
             slot = np.full(cfg.n_heads, -1)
             slot[heads] = np.arange(len(heads))
             self.kept = self.coverage.layer, slot, np.zeros((slots * K, T, len(heads), S), models[0].dtype)
+        # an ensemble's reading also has each member's log-probabilities (the check's signals): at each cache row
+        # and position, the ids of its 2K candidates and each member's log-probability of them
+        self.members = None if self.kept is None or len(models) == 1 else (
+            np.zeros((slots * K, T, 2 * K), np.int64), np.zeros((slots * K, T, len(models), 2 * K), models[0].dtype))
         self.states = [empty_decoding(m, slots, K, S, T) for m in models]
         for state in self.states[1:]:
             state.history = self.states[0].history  # the models' hypotheses move together
@@ -519,12 +523,16 @@ class BeamSearch:
             y = decoder_hidden(self.models[0], self.states[0], self.tokens, rows, t, kept)  # (n, C)
             values, ids = kernels.log_softmax_topk(y @ out["w"], out["b"], banned, 2 * K)  # (n, 2K)
         else:
-            logp = _next_logprobs(self.models, self.states, self.tokens, rows, t, kept)  # (n, V)
+            members = _next_logprobs(self.models, self.states, self.tokens, rows, t, kept)  # M x (n, V)
+            logp = (sum(members) / len(members)).astype(self.models[0].dtype)
             values, ids = kernels.log_softmax_topk(logp, self.no_bias, banned, 2 * K)
         if kept is not None:
             self.kept[2][rows, t] = kept[2]
         forced = t + 1 >= self.limit[rows // K]  # out of budget: EOS with log-probability 0
         values[forced], ids[forced, 0], values[forced, 0] = -np.inf, EOS, 0.0
+        if self.members is not None:
+            self.members[0][rows, t] = ids
+            self.members[1][rows, t] = np.stack([np.take_along_axis(m, ids, 1) for m in members], 1)
         penalty = 0.0 if self.words is None else self.words.penalties(
             [self.open[r] for r in rows.tolist()], [self.sources[s] for s in (rows // K).tolist()], ids)  # (n, 2K)
         cand, cand_tok, cand_paid, parent = _ranked(self.grid, self.grid_ids, self.grid_paid, rows, self.scores,
@@ -562,8 +570,14 @@ class BeamSearch:
         layer, slot, kept = self.kept
         n, heads = self.src_len[s], np.flatnonzero(slot >= 0)
         attention = np.full((layer + 1, len(slot), len(rows), n), np.nan, kept.dtype)
-        attention[layer, heads] = kept[rows, np.arange(len(rows)), :, :n].transpose(1, 0, 2)
-        return Forced(None, attention, self.src[s, :n].tolist(), tokens)
+        at = np.arange(len(rows))
+        attention[layer, heads] = kept[rows, at, :, :n].transpose(1, 0, 2)
+        members = None
+        if self.members is not None:  # (each position's token among the 2K candidates of the row that fed it)
+            ids, found = self.members
+            k = (ids[rows, at] == np.array([*tokens, EOS])[:, None]).argmax(1)
+            members = found[rows, at, :, k].T  # (M, T + 1)
+        return Forced(None, attention, self.src[s, :n].tolist(), tokens, members)
 
     def _by_coverage(self, slots: np.ndarray, found: list[list[Hypothesis]]) -> list[tuple[int, list[Hypothesis]]]:
         """The sentences' finished hypotheses ranked again with the coverage penalty, cut to num_hypotheses."""
@@ -714,6 +728,14 @@ def _kernels(sentences: int, beam: int):
             yield
 
 
+@contextmanager
+def _one_blas_thread():
+    """BLAS on one thread, as decoding runs it: a check's forced passes on small batches spent ~6x the CPU time in
+    two threads on a loaded machine (300 lines, an ensemble's members read again: 0.63-0.69 s, 0.11 s on one)."""
+    with _blas().limit(limits=1, user_api="blas"):
+        yield
+
+
 # Inside a `progress` block: [report, the block's lines, the fraction reported so far]
 _progress: ContextVar[list | None] = ContextVar("mtcli_decode_progress", default=None)
 
@@ -770,11 +792,12 @@ class Encoded:
                     self.readings[text] = f
                     self.size += f.attention.nbytes
 
-    def reading(self, text: str, tgt: list[int], heads) -> Forced | None:
-        """The reading kept of this source's translation `tgt`, if it has every head of `heads` (layer 0's)."""
+    def reading(self, text: str, tgt: list[int], heads, members: bool = False) -> Forced | None:
+        """The reading kept of this source's translation `tgt`, if it has every head of `heads` (layer 0's), and
+        the members' log-probabilities if asked for."""
         f = self.readings.get(text)
         if f is None or f.tgt != tgt or heads is None or f.attention.shape[0] != 1 or \
-                np.isnan(f.attention[0, list(heads), 0, 0]).any():
+                np.isnan(f.attention[0, list(heads), 0, 0]).any() or (members and f.members is None):
             return None
         return f
 
@@ -913,19 +936,22 @@ class Translator:
                                                         h.score, h.logprob) for h, text in zip(hyps, texts)], truncated)
 
     @_kernels(0, 1)  # (those of the decoding it follows, which counted its lines)
+    @_one_blas_thread()
     def force(self, sources: list[str], targets: list[str], layers: int | None = None, heads=None,
-              batch: int = SENTENCES_PER_BATCH, kept: Encoded | None = None) -> list[Forced]:
+              batch: int = SENTENCES_PER_BATCH, kept: Encoded | None = None, members: bool = False) -> list[Forced]:
         """Each target read by the first model of the ensemble given its source (see forced): sources cut
         to the model's length as translate_batch cuts them (those it kept in `encoded` not encoded again),
         targets to what the decoder holds. A translation the coverage penalty read while decoding it (the
         same lowest block and heads: `encoded.readings`) is not read again. `kept`: what decoding elsewhere kept
-        (the server's decoders), in place of `encoded`."""
+        (the server's decoders), in place of `encoded`. `members` (an ensemble's): each member's log-probabilities
+        too (Forced.members), those decoding kept or else a whole pass of each member."""
+        members = members and len(self.models) > 1
         encoded = self.encoded if kept is None else kept
         room = self.model.cfg.max_tgt_len - 1
         tgt_seqs = [t[:room] for t in self.tgt_tok.encode_batch(targets)]
         out: list[Forced | None] = [None] * len(sources)
         if encoded is not None and layers == 1:  # what the coverage penalty read already (beam search)
-            out = [encoded.reading(s, t, heads) for s, t in zip(sources, tgt_seqs)]
+            out = [encoded.reading(s, t, heads, members) for s, t in zip(sources, tgt_seqs)]
         todo = [j for j, f in enumerate(out) if f is None]
         kept = [None if encoded is None or out[j] is not None else encoded.get(s) for j, s in enumerate(sources)]
         missing = [j for j in todo if kept[j] is None]
@@ -948,7 +974,13 @@ class Translator:
                 padded[row, : len(memory[j])] = memory[j]
             tgt, tgt_len = _padded([tgt_seqs[j] or [PAD] for j in group])
             tgt_len[[not tgt_seqs[j] for j in group]] = 0
-            for j, f in zip(group, forced(self.model, src, src_len, tgt, tgt_len, layers, heads, padded)):
+            found = forced(self.model, src, src_len, tgt, tgt_len, layers, heads, padded)
+            if members:
+                each = [found if m is self.model and layers is None else  # (the first's whole pass: this one)
+                        forced(m, src, src_len, tgt, tgt_len, memory=padded if m is self.model else None) for m in self.models]
+                for b, f in enumerate(found):
+                    f.members = np.stack([e[b].logprobs for e in each])
+            for j, f in zip(group, found):
                 out[j] = f
         return out
 

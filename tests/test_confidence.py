@@ -82,8 +82,9 @@ def test_the_check_reads_what_decoding_kept(en_es, monkeypatch):
 
 def test_the_check_reads_no_translation_the_coverage_penalty_read(en_es, monkeypatch):
     """Beam search's coverage penalty reads each finished hypothesis with the check's own head of layer 0; the
-    check takes the winner's reading (by source text and target ids) instead of reading it again: no forced pass
-    for those lines, and the same confidences, warnings and alignments as a check that reads them again."""
+    check takes the winner's reading (by source text and target ids, with each member's log-probabilities) instead
+    of reading it again: no forced pass for those lines, and the same confidences, warnings and alignments as a
+    check that reads them again."""
     import mtcli.decode as decode
 
     lines = ["I will call you next week when I get back from Madrid.", "Where is the station?", "Thanks!"]
@@ -100,7 +101,9 @@ def test_the_check_reads_no_translation_the_coverage_penalty_read(en_es, monkeyp
         assert rows == [] and en_es.encoded.readings == {}
         en_es.encoded.found = kept  # (the encoder's output kept, the readings not: read again)
         again = checker.check(lines, nbests)
-        assert sum(rows) == len(lines)
+        # (the lowest block's heads, then each member's log-probabilities where the fit reads them)
+        passes = 1 + len(en_es.models) * checker.members
+        assert sum(rows) == passes * len(lines)
         for a, b in zip(taken, again):
             assert a.confidence == pytest.approx(b.confidence, abs=1e-6) and a.warnings == b.warnings
             assert a.alignment == b.alignment
@@ -108,9 +111,31 @@ def test_the_check_reads_no_translation_the_coverage_penalty_read(en_es, monkeyp
         en_es.translate_batch(lines[1:2])
         rows.clear()
         checker.check(lines[1:2], [[("¿Dónde está el tren?", -0.5)]])
-        assert rows == [1]
+        assert rows == [1] * passes
     finally:
         en_es.encoded = None
+
+
+def test_an_ensembles_reading_has_each_members_log_probabilities(en_es):
+    """Beam search keeps, with the coverage reading, each member's log-probability of each token of the winner
+    (the check's member0, member1): those a whole forced pass of each member reads, EOS last; a reading again
+    without what decoding kept computes them so."""
+    lines = ["I will call you next week when I get back from Madrid.", "Where is the station?", "Thanks!"]
+    checker = conf.Checker(en_es, None, replace(DEFAULTS, check="fast"))
+    assert len(en_es.models) == 2
+    try:
+        found = en_es.translate_batch(lines, replace(DEFAULTS, num_hypotheses=2))
+        kept = dict(en_es.encoded.readings)
+    finally:
+        en_es.encoded = None
+    targets = [r.hypotheses[0].text for r in found]
+    again = en_es.force(lines, targets, 1, [7], members=True)
+    for line, a in zip(lines, again):
+        assert kept[line].members.shape == a.members.shape == (2, len(a.tgt) + 1)
+        assert np.allclose(kept[line].members, a.members, atol=1e-4)
+    first = en_es.force(lines, targets)  # (the first member's whole pass, as before)
+    assert all(f.members is None and np.allclose(f.logprobs, a.members[0], atol=1e-4) for f, a in zip(first, again))
+    assert np.ptp([a.members.mean(1) for a in again], axis=1).max() > 1e-3  # (two members, two readings)
 
 
 def test_a_model_without_a_fitted_check_is_not_read_again(es_en, monkeypatch, tmp_path: Path):

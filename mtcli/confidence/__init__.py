@@ -17,8 +17,10 @@ Signals (docs/confidence.md has what each one is worth, measured):
   short       how much shorter than usual the translation is: max(0, the usual ratio - log(target / source chars))
   named       source words a warning would name as left out (coverage under `named`, not function words alone)
   lowcov      -log of the least coverage of a source word that is not a function word (an omission, read finer)
-(`named` and `lowcov` skip the sentence's first word.) The combination has two parts: the log-probability (and the
-round trip, if made) against the labels of the selection rows, and an omission part (`lowcov`, `named`) fitted on
+  member0, member1, ...  an ensemble's: each member's mean log-probability per token of the translation (EOS
+              included), as its steps read it (where the two disagree, the translation is less sure)
+(`named` and `lowcov` skip the sentence's first word.) The combination has two parts: the log-probability (an
+ensemble's: its members'; and the round trip, if made) against the labels of the selection rows, and an omission part (`lowcov`, `named`) fitted on
 translations made without a phrase of their source; a sentence is flagged when either part puts it under its own
 threshold (docs/confidence.md).
 """
@@ -231,6 +233,8 @@ def read(f, source: str, target: str, scores: Sequence[float], trip: str | None,
          "lowcov": -math.log(max(float(cover[rest][meaning].min()) if meaning.any() else 1.0, LOWEST_COVERAGE))}
     if trip is not None:
         s["roundtrip"] = chrf(trip, [source])
+    for m, logprobs in enumerate(() if f.members is None else f.members):
+        s[f"member{m}"] = float(logprobs.mean())
     return s, runs
 
 
@@ -367,6 +371,7 @@ class Checker:
         self.translator, self.back, self.options = translator, back, options
         self.fitted = load_fitted(translator.model_dir, translator.model.cfg.n_layers)
         self.scorer = self.fitted.scorers.get(options.check)
+        self.members = bool(self.scorer and any(f.startswith("member") for f in self.scorer.features))
         self.vocab = Vocab.of(translator)
         # what the check reads: the cross-attention of the lowest `layers` blocks; heads (None: all) where
         # it reads only the lowest block's, and then only these heads' queries and keys are computed
@@ -419,7 +424,8 @@ class Checker:
         try:
             if not self.active:  # (nothing to read: no fitted combination, no alignments asked for)
                 return [None] * len(sources)
-            return self.translator.force(sources, targets, self.layers, self.heads, kept=kept) if sources else []
+            return self.translator.force(sources, targets, self.layers, self.heads, kept=kept,
+                                         members=self.members) if sources else []
         finally:
             if self.translator.encoded is not None:
                 self.translator.encoded.clear()

@@ -3,12 +3,48 @@ what a user typed shown escaped. cli.py's commands and session.py's translate ru
 
 from __future__ import annotations
 
-import typer
-from rich.console import Console
-from rich.text import Text
+import os
+import sys
 
-err = Console(stderr=True)
-out = Console()
+import typer
+
+
+class LazyConsole:
+    """A rich Console made at its first use, not at import: rich costs a one-sentence translation ~25 ms of CPU,
+    and one written to a pipe shows it nothing of rich's (no spinner, no colours). Everything but is_terminal goes
+    to the Console itself; what hands a console to rich (Progress, a render) hands it `console`, the Console."""
+
+    def __init__(self, stderr: bool = False):
+        self.__dict__["_stderr"], self.__dict__["_console"] = stderr, None
+
+    @property
+    def console(self):
+        if self._console is None:
+            from rich.console import Console
+
+            self.__dict__["_console"] = Console(stderr=self._stderr)
+        return self._console
+
+    @property
+    def is_terminal(self) -> bool:
+        """rich's answer, told without rich where it is plainly no: a stream that is no terminal, and none of the
+        variables rich reads to say otherwise (rich 15: TTY_COMPATIBLE, FORCE_COLOR)."""
+        stream = sys.stderr if self._stderr else sys.stdout
+        try:
+            plain = not stream.isatty() and not {"TTY_COMPATIBLE", "FORCE_COLOR", "FORCE_TERMINAL"} & os.environ.keys()
+        except (AttributeError, ValueError):  # no stream, or a closed one: rich's own answer
+            plain = False
+        return False if plain else self.console.is_terminal
+
+    def __getattr__(self, name: str):
+        return getattr(self.console, name)
+
+    def __setattr__(self, name: str, value) -> None:
+        setattr(self.console, name, value)
+
+
+err = LazyConsole(stderr=True)
+out = LazyConsole()
 
 # line breaks and other control characters a user typed (a model name, a path) shown escaped, as
 # repr shows them: a message stays one line and cannot move the terminal's cursor; lone surrogates (an
@@ -31,6 +67,8 @@ def error_line(message: str) -> None:
     named = [variable for variable in FROM_CONFIG_FILE if variable in message]
     if named:
         message += f" ({', '.join(named)} from the config file {FROM_CONFIG_FILE[named[0]]})"
+    from rich.text import Text
+
     try:
         err.print(Text.assemble(("error: ", "bold red"), escaped(message)), soft_wrap=True)
     except OSError:
@@ -52,4 +90,6 @@ def status(message: str):
 
 
 def warning(message: str) -> None:
+    from rich.text import Text
+
     err.print(Text.assemble(("warning: ", "yellow"), escaped(message)), soft_wrap=True)

@@ -17,7 +17,6 @@ import sys
 import threading
 from bisect import bisect_left
 from collections.abc import Callable, Collection
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -891,6 +890,8 @@ class Translator:
             if len(groups) == 1 or self.inter_threads == 1:
                 found = [run(group) for group in groups]
             else:
+                from concurrent.futures import ThreadPoolExecutor  # (~1 ms to import: not for one group)
+
                 with ThreadPoolExecutor(min(self.inter_threads, len(groups)), "mtcli-decode") as pool:
                     found = list(pool.map(run, groups))
         for group, hyps_of_group in zip(groups, found):

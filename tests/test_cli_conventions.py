@@ -208,11 +208,35 @@ def test_one_sentence_is_translated_without_numba():
     """A few sentences decode with the NumPy references (decode.Translator's choice): Numba is not even imported;
     nor pydantic (the command line coerced by mtcli.coercion, the model's records told valid by ranges.plain)."""
     out, names = _imported("-m", "mtcli", "translate", "The plant is green.")
-    assert out.strip() and "numpy" in names and "rich.console" in names
+    assert out.strip() and "numpy" in names and "typer" in names
     assert names.isdisjoint({"numba", "llvmlite", "starlette", "uvicorn", "lxml", "matplotlib", "pydantic"})
-    # nor what a line or two does not show or need: rich's progress bar and live display (not on a terminal),
+    # nor what a line or two does not show or need: rich (written to a pipe, without a warning: console.LazyConsole),
     # importlib.metadata (py3langid's version is its own attribute), the document formats, the model files' schema
-    assert names.isdisjoint({"rich.progress", "rich.live", "importlib.metadata", "mtcli.text.formats", "mtcli.schema"})
+    assert names.isdisjoint({"rich", "importlib.metadata", "mtcli.text.formats", "mtcli.schema"})
+
+
+@pytest.mark.parametrize("environ", [{}, {"FORCE_COLOR": "1"}, {"TTY_COMPATIBLE": "1"}, {"FORCE_COLOR": ""}])
+@pytest.mark.parametrize("stderr", [False, True])
+def test_the_lazy_consoles_answer_as_rich_does(environ, stderr, monkeypatch):
+    """console.err and console.out tell a pipe from a terminal as rich's Console does, without making one where the
+    answer is plainly no (nothing on the way says otherwise); everything else is the Console's."""
+    import io
+
+    from rich.console import Console
+
+    from mtcli.console import LazyConsole
+
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "FORCE_TERMINAL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    stream = io.StringIO()
+    monkeypatch.setattr(sys, "stderr" if stderr else "stdout", stream)
+    lazy = LazyConsole(stderr=stderr)
+    assert lazy.is_terminal == Console(stderr=stderr).is_terminal
+    assert (lazy._console is None) == (not environ)  # (rich asked only where a variable may say otherwise)
+    lazy.print("[bold]señor[/bold]", end="")
+    assert isinstance(lazy.console, Console) and lazy.console.file is stream and "señor" in stream.getvalue()
 
 
 def test_a_lone_surrogate_in_a_message_is_shown_escaped():
@@ -221,3 +245,22 @@ def test_a_lone_surrogate_in_a_message_is_shown_escaped():
 
     assert escaped("no model '\ud800x\udcff'") == "no model '\\ud800x\\udcff'"
     assert escaped("señor ☃") == "señor ☃"  # (only what cannot be written)
+
+
+@pytest.mark.parametrize("args", [["translate", "-h"], ["translate", "--gredy", "x"], ["info", "--bogus"],
+                                  ["translat", "x"], ["models", "-h"], ["-h"]], ids=" ".join)
+def test_a_command_runs_in_an_app_of_its_own_that_answers_as_the_whole(args, run_cli, monkeypatch):
+    """The app called with a command's name makes that command alone (coercion.App.__call__: typer makes every
+    command's parameters at each call); its help and its errors are the whole app's, word for word. A group's
+    command, a misspelt one or none: the whole app."""
+    import typer.main
+
+    from mtcli.coercion import App
+
+    made = []
+    real = typer.main.get_command_from_info
+    monkeypatch.setattr(typer.main, "get_command_from_info", lambda **k: made.append(k) or real(**k))
+    alone = run_cli(*args)
+    assert (len(made) == 1) == (args[0] in ("translate", "info"))
+    monkeypatch.setattr(App, "__call__", typer.Typer.__call__)
+    assert run_cli(*args) == alone and alone[0] in (0, 2)

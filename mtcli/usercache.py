@@ -18,18 +18,25 @@ def root(name: str) -> Path | None:
 
 def read(directory: Path, names, mode: str = "r") -> dict | None:
     """The entry's arrays by name, memory-mapped (mode "c": writable, the writes this process's own), or None
-    when one is missing or not a .npy file."""
+    when one is missing or not a .npy file. The entry is marked used (its mtime), which write keeps by."""
+    import os
+
     import numpy as np
 
     try:
-        return {name: np.load(directory / f"{name}.npy", mmap_mode=mode, allow_pickle=False) for name in names}
+        arrays = {name: np.load(directory / f"{name}.npy", mmap_mode=mode, allow_pickle=False) for name in names}
     except (OSError, ValueError, EOFError):  # missing, truncated, not .npy
         return None
+    try:
+        os.utime(directory)
+    except OSError:  # (a read-only cache: kept as it is)
+        pass
+    return arrays
 
 
 def write(where: Path, key: str, arrays: dict, keep: int = 1) -> None:
     """The arrays into where/key, whole or not at all (written aside, then renamed); of the other keys, all but
-    the keep - 1 last written are removed."""
+    the keep - 1 last used (read or written) are removed."""
     import os
     import shutil
     import uuid

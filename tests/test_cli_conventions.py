@@ -215,36 +215,64 @@ def test_one_sentence_is_translated_without_numba():
     assert names.isdisjoint({"rich", "importlib.metadata", "mtcli.text.formats", "mtcli.schema"})
 
 
-@pytest.mark.parametrize("environ", [{}, {"FORCE_COLOR": "1"}, {"TTY_COMPATIBLE": "1"}, {"FORCE_COLOR": ""}])
+@pytest.mark.parametrize("environ", [{}, {"FORCE_COLOR": "1"}, {"TTY_COMPATIBLE": "0"}, {"FORCE_COLOR": ""}])
+@pytest.mark.parametrize("tty", [False, True], ids=["pipe", "tty"])
 @pytest.mark.parametrize("stderr", [False, True])
-def test_the_lazy_consoles_answer_as_rich_does(environ, stderr, monkeypatch):
-    """console.err and console.out tell a pipe from a terminal as rich's Console does, without making one where the
-    answer is plainly no (nothing on the way says otherwise); everything else is the Console's."""
+def test_the_lazy_consoles_answer_as_rich_does(environ, tty, stderr, monkeypatch):
+    """console.err and console.out tell a terminal from a pipe as rich's Console does, without making one where
+    nothing rich reads can change the answer (then it is isatty()); everything else is the Console's."""
     import io
+    import os
 
     from rich.console import Console
 
-    from mtcli.console import LazyConsole
+    from mtcli.console import RICH_VARIABLES, LazyConsole
 
-    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "FORCE_TERMINAL"):
+    for name in RICH_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
-    stream = io.StringIO()
+    if tty:
+        leader, follower = os.openpty()
+        stream = os.fdopen(follower, "w", encoding="utf-8")
+    else:
+        stream = io.StringIO()
     monkeypatch.setattr(sys, "stderr" if stderr else "stdout", stream)
     lazy = LazyConsole(stderr=stderr)
     assert lazy.is_terminal == Console(stderr=stderr).is_terminal
     assert (lazy._console is None) == (not environ)  # (rich asked only where a variable may say otherwise)
     lazy.print("[bold]señor[/bold]", end="")
-    assert isinstance(lazy.console, Console) and lazy.console.file is stream and "señor" in stream.getvalue()
+    assert isinstance(lazy.console, Console) and lazy.console.file is stream
+    if tty:
+        stream.close()
+        os.close(leader)
+    else:
+        assert "señor" in stream.getvalue()
 
 
-def test_a_lone_surrogate_in_a_message_is_shown_escaped():
-    """An argument that is no UTF-8 reaches messages as lone surrogates, which no stream can encode."""
-    from mtcli.console import escaped
+def test_a_spinner_shows_only_for_a_block_that_lasts(monkeypatch):
+    """console.status on a terminal: rich's spinner once the block has run its delay, none (and no rich) for a
+    shorter one; closed with the block either way."""
+    import contextlib
+    import time
 
-    assert escaped("no model '\ud800x\udcff'") == "no model '\\ud800x\\udcff'"
-    assert escaped("señor ☃") == "señor ☃"  # (only what cannot be written)
+    from mtcli import console
+
+    shown = []
+
+    @contextlib.contextmanager
+    def spinner(message):
+        shown.append(message)
+        yield
+        shown.append("closed")
+
+    monkeypatch.setattr(console, "err", type("Terminal", (), {"is_terminal": True, "status": staticmethod(spinner)})())
+    with console.status("quick", delay=0.5):
+        pass
+    with console.status("slow", delay=0.01):
+        time.sleep(0.3)
+    time.sleep(0.6)  # (the first block's timer, had it not been stopped)
+    assert shown == ["slow", "closed"]
 
 
 @pytest.mark.parametrize("args", [["translate", "-h"], ["translate", "--gredy", "x"], ["info", "--bogus"],

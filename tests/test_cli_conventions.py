@@ -2,6 +2,7 @@
 that prints every option's text as written, -m/--model wherever a model is used (and MTCLI_MODEL),
 errors that name flags the command has, usage errors in one line, contradictory options refused."""
 
+import os
 import re
 import subprocess
 import sys
@@ -184,8 +185,12 @@ HEAVY = ("numba", "llvmlite", "starlette", "uvicorn", "pydantic", "docx", "lxml"
 
 def _imported(*args: str) -> tuple[str, set[str]]:
     """stdout of `python -X importtime ARGS` and the modules it imported, each by its top-level package's name and
-    by its own."""
-    done = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True, text=True, timeout=120)
+    by its own (with no BLAS thread count in the environment: mtcli's own choice)."""
+    from mtcli.__main__ import BLAS_THREADS
+
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_THREADS}
+    done = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True, text=True, timeout=120,
+                          env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     modules = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     return done.stdout, modules | {name.split(".")[0] for name in modules}
@@ -211,8 +216,26 @@ def test_one_sentence_is_translated_without_numba():
     assert out.strip() and "numpy" in names and "typer" in names
     assert names.isdisjoint({"numba", "llvmlite", "starlette", "uvicorn", "lxml", "matplotlib", "pydantic"})
     # nor what a line or two does not show or need: rich (written to a pipe, without a warning: console.LazyConsole),
-    # importlib.metadata (py3langid's version is its own attribute), the document formats, the model files' schema
-    assert names.isdisjoint({"rich", "importlib.metadata", "mtcli.text.formats", "mtcli.schema"})
+    # importlib.metadata (py3langid's version is its own attribute), the document formats, the model files' schema,
+    # threadpoolctl (OpenBLAS started with one thread: decode._one_blas_thread), more than one decoding thread's pool
+    assert names.isdisjoint({"rich", "importlib.metadata", "mtcli.text.formats", "mtcli.schema", "threadpoolctl",
+                             "concurrent.futures"})
+
+
+@pytest.mark.parametrize("told", [None, "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"])
+def test_translate_starts_blas_with_one_thread_unless_told_otherwise(told):
+    """`mtcli translate` starts OpenBLAS with one thread (decoding runs it on one thread per batch anyway); a thread
+    count in the environment wins."""
+    from mtcli.__main__ import BLAS_THREADS
+
+    code = ("import sys\nsys.argv = ['mtcli', 'translate', '--greedy', 'The plant is green.']\n"
+            "from mtcli.__main__ import main\ntry:\n    main()\nfinally:\n"
+            "    from threadpoolctl import threadpool_info\n"
+            "    print(sorted(p['num_threads'] for p in threadpool_info() if p['internal_api'] == 'openblas'))")
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_THREADS} | ({told: "2"} if told else {})
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0 and done.stdout.splitlines() == ["La planta es verde.", "[2]" if told else "[1]"], \
+        done.stderr[-2000:]
 
 
 @pytest.mark.parametrize("environ", [{}, {"FORCE_COLOR": "1"}, {"TTY_COMPATIBLE": "0"}, {"FORCE_COLOR": ""}])

@@ -109,9 +109,14 @@ class _Delayed:
 
     def _show(self) -> None:
         with self.lock:
-            if not self.done:
-                self.shown = err.status(self.message)
-                self.shown.__enter__()
+            if self.done:
+                return
+            try:
+                shown = err.status(self.message)
+                shown.__enter__()
+            except Exception:  # (in the timer's thread: a spinner that cannot show is no error of the block's)
+                return
+            self.shown = shown
 
     def __enter__(self):
         self.timer.start()

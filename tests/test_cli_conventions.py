@@ -277,6 +277,7 @@ def test_a_spinner_shows_only_for_a_block_that_lasts(monkeypatch):
     """console.status on a terminal: rich's spinner once the block has run its delay, none (and no rich) for a
     shorter one; closed with the block either way."""
     import contextlib
+    import threading
     import time
 
     from mtcli import console
@@ -296,6 +297,16 @@ def test_a_spinner_shows_only_for_a_block_that_lasts(monkeypatch):
         time.sleep(0.3)
     time.sleep(0.6)  # (the first block's timer, had it not been stopped)
     assert shown == ["slow", "closed"]
+
+    def broken(message):  # (a stderr that cannot take it): the block runs on, nothing raised in the timer's thread
+        raise OSError("closed")
+
+    raised = []
+    monkeypatch.setattr(threading, "excepthook", raised.append)
+    monkeypatch.setattr(console, "err", type("Terminal", (), {"is_terminal": True, "status": staticmethod(broken)})())
+    with console.status("broken", delay=0.01):
+        time.sleep(0.3)
+    assert raised == []
 
 
 @pytest.mark.parametrize("args", [["translate", "-h"], ["translate", "--gredy", "x"], ["info", "--bogus"],

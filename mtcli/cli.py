@@ -568,12 +568,8 @@ def train(
     if ranks > 1 and mpi_launch()[1] == 1:  # not started by mpiexec: rerun under it
         raise typer.Exit(distributed.relaunch(ranks, sys.argv[1:]))
     comm = distributed.world(ranks)
-    if comm.rank == 0:  # rank 0 speaks for all
-        console = err.console
-    else:
-        from rich.console import Console
-
-        console = Console(stderr=True, quiet=True)
+    # rank 0 speaks for all (the others: rich's Console, quiet)
+    console = err.console if comm.rank == 0 else type(err.console)(stderr=True, quiet=True)
     out = _output_dir(out, "--out") or DEFAULT_RUNS / config.value
     _writable_dir(out, "--out")
     free = (lambda: registry.check_free(register, replacing=registry.removing(register))) if register is not None else None  # not after an hour of training

@@ -152,6 +152,7 @@ def _model_arrays() -> dict:
 
 
 def _cache_root():
+    """The cache's directory (usercache.root: None in a home directory that does not exist)."""
     from mtcli import usercache
 
     return usercache.root("langid")

@@ -7,10 +7,9 @@ import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from mtcli import registry, session
 from mtcli.console import FROM_CONFIG_FILE, err, fail, status
@@ -23,6 +22,9 @@ from mtcli.config import (apply_config_file, DEFAULT_DATA, DEFAULT_DIRECTION, DE
 from mtcli.errors import UserError
 from mtcli.ranges import limits
 from mtcli.serve.config import ServeConfig
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 app = App(  # typer.Typer, its parameters coerced without pydantic (mtcli.coercion)
     help="English-to-Spanish translation with a Transformer trained from scratch.",
@@ -235,7 +237,7 @@ def download(
 
     with Progress(
         "[progress.description]{task.description}", BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-        TimeRemainingColumn(), console=_out, transient=True,
+        TimeRemainingColumn(), console=_out.console, transient=True,
     ) as bar:
         task = bar.add_task("spa-eng.zip", total=None)
         path, fetched = dl.download(
@@ -566,7 +568,8 @@ def train(
     if ranks > 1 and mpi_launch()[1] == 1:  # not started by mpiexec: rerun under it
         raise typer.Exit(distributed.relaunch(ranks, sys.argv[1:]))
     comm = distributed.world(ranks)
-    console = err if comm.rank == 0 else Console(stderr=True, quiet=True)  # rank 0 speaks for all
+    # rank 0 speaks for all (the others: rich's Console, quiet)
+    console = err.console if comm.rank == 0 else type(err.console)(stderr=True, quiet=True)
     out = _output_dir(out, "--out") or DEFAULT_RUNS / config.value
     _writable_dir(out, "--out")
     free = (lambda: registry.check_free(register, replacing=registry.removing(register))) if register is not None else None  # not after an hour of training
@@ -612,7 +615,7 @@ def finetune(
     out = _output_dir(out, "--out") or DEFAULT_RUNS / f"finetune-{name}"
     _writable_dir(out, "--out")
     loop, _ = run(registry.resolve(model), pairs, out, resolve_data_path(corpus), corpus_share, max_time, resume,
-                  console=err, base_share=base_share)
+                  console=err.console, base_share=base_share)
     _finished(loop, out, name, err)
 
 
@@ -993,7 +996,7 @@ def explain(
     else:
         language = detect(sentence).language or "en"
         path = registry.shipped(f"{language}-{other(language)}")
-    render(explained(_load_translator(path), sentence, layer, head), _out)
+    render(explained(_load_translator(path), sentence, layer, head), _out.console)
 
 
 # evaluate's options
@@ -1078,7 +1081,7 @@ def evaluate(
         _warning(f"{source} line {line}: not a source<TAB>reference pair (or a side is empty); not scored")
     if skipped > len(skipped_lines):
         _warning(f"{source}: {skipped - len(skipped_lines):,} more malformed lines not scored")
-    with Progress(console=err, transient=True) as bar:
+    with Progress(console=err.console, transient=True) as bar:
         task = bar.add_task("translating", total=len(set(en for en, _ in pairs)))
         report, hyps = evaluate_pairs(tr, pairs, beam=beam, alpha=alpha, on_progress=lambda n: bar.advance(task, n),
                                       glossary=terms)

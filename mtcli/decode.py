@@ -17,8 +17,7 @@ import sys
 import threading
 from bisect import bisect_left
 from collections.abc import Callable, Collection
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -704,6 +703,15 @@ def _blas():
     return ThreadpoolController()
 
 
+def _one_blas_thread():
+    """BLAS held to one thread while a block runs (each decoding thread runs its own GEMMs): threadpoolctl's limit,
+    but nothing where this process's OpenBLAS started with one thread (`mtcli translate`: __main__), which spares a
+    one-sentence translation finding the pools (~5 ms of CPU: threadpoolctl's import and its lookup)."""
+    started_alone = os.environ.get("OPENBLAS_NUM_THREADS") == "1" and \
+        "openblas" in str(np.__config__.CONFIG.get("Build Dependencies", {}).get("blas", {}).get("name", ""))
+    return nullcontext() if started_alone else _blas().limit(limits=1, user_api="blas")
+
+
 # Loading the compiled decoding kernels from Numba's cache costs ~0.3 s CPU in a new process; they
 # then save ~6 ms a sentence greedy and ~19 ms at beam 4 against the NumPy references (Large model).
 # First calls in new processes, loading included: the references win for 1 sentence and for 16
@@ -910,10 +918,12 @@ class Translator:
                 self.encoded.add_readings([lines[todo[j]] for j in group], [hs[0].reading for hs in found])
             return found
 
-        with _kernels(len(todo), options.beam_size), _blas().limit(limits=1, user_api="blas"):
+        with _kernels(len(todo), options.beam_size), _one_blas_thread():
             if len(groups) == 1 or self.inter_threads == 1:
                 found = [run(group) for group in groups]
             else:
+                from concurrent.futures import ThreadPoolExecutor  # (~1 ms to import: not for one group)
+
                 with ThreadPoolExecutor(min(self.inter_threads, len(groups)), "mtcli-decode") as pool:
                     found = list(pool.map(run, groups))
         for group, hyps_of_group in zip(groups, found):

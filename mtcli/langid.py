@@ -133,33 +133,29 @@ def _model_arrays() -> dict:
     nextmove, each state's row and output feature): from the cache made for this py3langid and model file,
     else from the model file, then cached. A cache that cannot be read is made again; one that cannot be
     written is done without."""
-    import hashlib
-
     import py3langid
     from py3langid.langid import MODEL_DIR, MODEL_FILE
 
     path = MODEL_DIR / MODEL_FILE
-    data = path.read_bytes()
-    key = f"{py3langid.__version__}-{hashlib.sha256(data).hexdigest()[:16]}"  # (importlib.metadata: ~15 ms to load)
+    stat = path.stat()  # (its SHA-256, read and hashed at each start, cost a one-sentence translation ~5 ms)
+    key = f"{py3langid.__version__}-{stat.st_size}-{stat.st_mtime_ns}"  # (importlib.metadata: ~15 ms to load)
     root = _cache_root()
     cached = _read_cache(root / key) if root else None
     if cached is not None:
         return cached
     arrays = _restricted(path)
     if root:
-        _write_cache(root, key, arrays)
+        from mtcli import usercache
+
+        usercache.write(root, key, arrays)
     return arrays
 
 
 def _cache_root():
-    """The cache's directory; None where it would lie in a home directory that does not exist (HOME=/nonexistent,
-    a service account's: making it had created /nonexistent/.cache for a translation)."""
-    from pathlib import Path
+    """The cache's directory (usercache.root: None in a home directory that does not exist)."""
+    from mtcli import usercache
 
-    from platformdirs import user_cache_dir
-
-    root, home = Path(user_cache_dir("mtcli", appauthor=False)) / "langid", Path.home()
-    return None if root.is_relative_to(home) and not home.is_dir() else root
+    return usercache.root("langid")
 
 
 def _restricted(path) -> dict:
@@ -175,43 +171,17 @@ def _restricted(path) -> dict:
 
 def _read_cache(directory) -> dict | None:
     """The cached arrays, memory-mapped, or None when they are missing or not what _restricted makes."""
-    import numpy as np
+    from mtcli import usercache
 
-    try:
-        a = {name: np.load(directory / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in CACHE_ARRAYS}
-        (n_rows, rest), n_states = divmod(a["nextmove"].size, 256), a["row"].size
-        sound = (all(a[name].dtype.name in dtypes and a[name].ndim == (2 if name == "ptc" else 1)
-                     for name, dtypes in CACHE_ARRAYS.items())
-                 and rest == 0 and a["out"].size == n_states > 0 and a["ptc"].shape[1] == a["pc"].size == len(LANGUAGES)
-                 and int(a["row"].max()) < n_rows and -1 <= int(a["out"].min()) and int(a["out"].max()) < len(a["ptc"]))
-    except (OSError, ValueError, EOFError):  # missing, truncated, not .npy
+    a = usercache.read(directory, CACHE_ARRAYS)
+    if a is None:
         return None
+    (n_rows, rest), n_states = divmod(a["nextmove"].size, 256), a["row"].size
+    sound = (all(a[name].dtype.name in dtypes and a[name].ndim == (2 if name == "ptc" else 1)
+                 for name, dtypes in CACHE_ARRAYS.items())
+             and rest == 0 and a["out"].size == n_states > 0 and a["ptc"].shape[1] == a["pc"].size == len(LANGUAGES)
+             and int(a["row"].max()) < n_rows and -1 <= int(a["out"].min()) and int(a["out"].max()) < len(a["ptc"]))
     return a if sound else None
-
-
-def _write_cache(root, key: str, arrays: dict) -> None:
-    """The arrays into root/key, whole or not at all (written aside, then renamed); other keys' caches removed."""
-    import os
-    import shutil
-    import uuid
-
-    import numpy as np
-
-    tmp = root / f".{key}.{uuid.uuid4().hex}.tmp"
-    try:
-        tmp.mkdir(parents=True)
-        for name, array in arrays.items():
-            with open(tmp / f"{name}.npy", "wb") as f:
-                np.save(f, array, allow_pickle=False)
-                f.flush()
-                os.fsync(f.fileno())
-        shutil.rmtree(root / key, ignore_errors=True)  # a damaged cache (_read_cache refused it)
-        os.rename(tmp, root / key)
-        for old in root.iterdir():
-            if old.name != key and not old.name.startswith("."):
-                shutil.rmtree(old, ignore_errors=True)
-    except OSError:  # a read-only cache directory, or another process made it first: no cache from this one
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def load() -> None:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import typer
-from rich.text import Text
 
 from mtcli.console import err, fail, out, status, warning
 from mtcli.errors import UserError
@@ -60,6 +59,8 @@ def _marked(text: str, flagged: list[str]) -> str:
     """A line for the terminal with its flagged sentences underlined after the flag (plain with NO_COLOR)."""
     if out.no_color or not out.is_terminal:
         return f"{FLAG} {text}"
+    from rich.text import Text
+
     line = Text(f"{FLAG} ", style="bold yellow")
     rest = text
     for sentence in flagged:
@@ -248,7 +249,7 @@ def translate_groups(groups, router, nbest: int, scores: bool, as_json: bool, ma
     progress = progress is not None
     if progress:  # (rich's progress bars: not loaded for a line or two, ~10 ms)
         from rich.progress import Progress
-    with Progress(console=err, transient=True) if progress else nullcontext() as bar:
+    with Progress(console=err.console, transient=True) if progress else nullcontext() as bar:
         task = bar.add_task("translating", total=total) if progress else None
         for group in groups:
             for k in range(0, len(group), step):

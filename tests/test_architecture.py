@@ -8,7 +8,7 @@ import mtcli
 
 # lowest first; a module may import its own group and any before it
 GROUPS = {
-    "shared": ["mtcli", "config", "ranges", "lazy_re", "schema", "errors", "atomic", "stats", "guards"],
+    "shared": ["mtcli", "config", "ranges", "lazy_re", "schema", "errors", "atomic", "stats", "guards", "usercache"],
     "data": ["tokenizer", "data", "augment", "download"],
     "numeric core": ["kernels", "layers", "attention", "model"],
     "training": ["optim", "checkpoint", "distributed", "metrics", "train", "finetune"],

@@ -2,6 +2,7 @@
 that prints every option's text as written, -m/--model wherever a model is used (and MTCLI_MODEL),
 errors that name flags the command has, usage errors in one line, contradictory options refused."""
 
+import os
 import re
 import subprocess
 import sys
@@ -184,8 +185,12 @@ HEAVY = ("numba", "llvmlite", "starlette", "uvicorn", "pydantic", "docx", "lxml"
 
 def _imported(*args: str) -> tuple[str, set[str]]:
     """stdout of `python -X importtime ARGS` and the modules it imported, each by its top-level package's name and
-    by its own."""
-    done = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True, text=True, timeout=120)
+    by its own (with no BLAS thread count in the environment: mtcli's own choice)."""
+    from mtcli.__main__ import BLAS_THREADS
+
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_THREADS}
+    done = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True, text=True, timeout=120,
+                          env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     modules = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     return done.stdout, modules | {name.split(".")[0] for name in modules}
@@ -208,16 +213,116 @@ def test_one_sentence_is_translated_without_numba():
     """A few sentences decode with the NumPy references (decode.Translator's choice): Numba is not even imported;
     nor pydantic (the command line coerced by mtcli.coercion, the model's records told valid by ranges.plain)."""
     out, names = _imported("-m", "mtcli", "translate", "The plant is green.")
-    assert out.strip() and "numpy" in names and "rich.console" in names
+    assert out.strip() and "numpy" in names and "typer" in names
     assert names.isdisjoint({"numba", "llvmlite", "starlette", "uvicorn", "lxml", "matplotlib", "pydantic"})
-    # nor what a line or two does not show or need: rich's progress bar and live display (not on a terminal),
-    # importlib.metadata (py3langid's version is its own attribute), the document formats, the model files' schema
-    assert names.isdisjoint({"rich.progress", "rich.live", "importlib.metadata", "mtcli.text.formats", "mtcli.schema"})
+    # nor what a line or two does not show or need: rich (written to a pipe, without a warning: console.LazyConsole),
+    # importlib.metadata (py3langid's version is its own attribute), the document formats, the model files' schema,
+    # threadpoolctl (OpenBLAS started with one thread: decode._one_blas_thread), more than one decoding thread's pool
+    assert names.isdisjoint({"rich", "importlib.metadata", "mtcli.text.formats", "mtcli.schema", "threadpoolctl",
+                             "concurrent.futures"})
 
 
-def test_a_lone_surrogate_in_a_message_is_shown_escaped():
-    """An argument that is no UTF-8 reaches messages as lone surrogates, which no stream can encode."""
-    from mtcli.console import escaped
+@pytest.mark.parametrize("told", [None, "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"])
+def test_translate_starts_blas_with_one_thread_unless_told_otherwise(told):
+    """`mtcli translate` starts OpenBLAS with one thread (decoding runs it on one thread per batch anyway); a thread
+    count in the environment wins."""
+    from mtcli.__main__ import BLAS_THREADS
 
-    assert escaped("no model '\ud800x\udcff'") == "no model '\\ud800x\\udcff'"
-    assert escaped("señor ☃") == "señor ☃"  # (only what cannot be written)
+    code = ("import sys\nsys.argv = ['mtcli', 'translate', '--greedy', 'The plant is green.']\n"
+            "from mtcli.__main__ import main\ntry:\n    main()\nfinally:\n"
+            "    from threadpoolctl import threadpool_info\n"
+            "    print(sorted(p['num_threads'] for p in threadpool_info() if p['internal_api'] == 'openblas'))")
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_THREADS} | ({told: "2"} if told else {})
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0 and done.stdout.splitlines() == ["La planta es verde.", "[2]" if told else "[1]"], \
+        done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("environ", [{}, {"FORCE_COLOR": "1"}, {"TTY_COMPATIBLE": "0"}, {"FORCE_COLOR": ""}])
+@pytest.mark.parametrize("tty", [False, True], ids=["pipe", "tty"])
+@pytest.mark.parametrize("stderr", [False, True])
+def test_the_lazy_consoles_answer_as_rich_does(environ, tty, stderr, monkeypatch):
+    """console.err and console.out tell a terminal from a pipe as rich's Console does, without making one where
+    nothing rich reads can change the answer (then it is isatty()); everything else is the Console's."""
+    import io
+    import os
+
+    from rich.console import Console
+
+    from mtcli.console import RICH_VARIABLES, LazyConsole
+
+    for name in RICH_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    if tty:
+        leader, follower = os.openpty()
+        stream = os.fdopen(follower, "w", encoding="utf-8")
+    else:
+        stream = io.StringIO()
+    monkeypatch.setattr(sys, "stderr" if stderr else "stdout", stream)
+    lazy = LazyConsole(stderr=stderr)
+    assert lazy.is_terminal == Console(stderr=stderr).is_terminal
+    assert (lazy._console is None) == (not environ)  # (rich asked only where a variable may say otherwise)
+    lazy.print("[bold]señor[/bold]", end="")
+    assert isinstance(lazy.console, Console) and lazy.console.file is stream
+    if tty:
+        stream.close()
+        os.close(leader)
+    else:
+        assert "señor" in stream.getvalue()
+
+
+def test_a_spinner_shows_only_for_a_block_that_lasts(monkeypatch):
+    """console.status on a terminal: rich's spinner once the block has run its delay, none (and no rich) for a
+    shorter one; closed with the block either way."""
+    import contextlib
+    import threading
+    import time
+
+    from mtcli import console
+
+    shown = []
+
+    @contextlib.contextmanager
+    def spinner(message):
+        shown.append(message)
+        yield
+        shown.append("closed")
+
+    monkeypatch.setattr(console, "err", type("Terminal", (), {"is_terminal": True, "status": staticmethod(spinner)})())
+    with console.status("quick", delay=0.5):
+        pass
+    with console.status("slow", delay=0.01):
+        time.sleep(0.3)
+    time.sleep(0.6)  # (the first block's timer, had it not been stopped)
+    assert shown == ["slow", "closed"]
+
+    def broken(message):  # (a stderr that cannot take it): the block runs on, nothing raised in the timer's thread
+        raise OSError("closed")
+
+    raised = []
+    monkeypatch.setattr(threading, "excepthook", raised.append)
+    monkeypatch.setattr(console, "err", type("Terminal", (), {"is_terminal": True, "status": staticmethod(broken)})())
+    with console.status("broken", delay=0.01):
+        time.sleep(0.3)
+    assert raised == []
+
+
+@pytest.mark.parametrize("args", [["translate", "-h"], ["translate", "--gredy", "x"], ["info", "--bogus"],
+                                  ["translat", "x"], ["models", "-h"], ["-h"]], ids=" ".join)
+def test_a_command_runs_in_an_app_of_its_own_that_answers_as_the_whole(args, run_cli, monkeypatch):
+    """The app called with a command's name makes that command alone (coercion.App.__call__: typer makes every
+    command's parameters at each call); its help and its errors are the whole app's, word for word. A group's
+    command, a misspelt one or none: the whole app."""
+    import typer.main
+
+    from mtcli.coercion import App
+
+    made = []
+    real = typer.main.get_command_from_info
+    monkeypatch.setattr(typer.main, "get_command_from_info", lambda **k: made.append(k) or real(**k))
+    alone = run_cli(*args)
+    assert (len(made) == 1) == (args[0] in ("translate", "info"))
+    monkeypatch.setattr(App, "__call__", typer.Typer.__call__)
+    assert run_cli(*args) == alone and alone[0] in (0, 2)

@@ -141,3 +141,63 @@ def test_an_ensembles_first_member_is_a_model_of_its_own(shipped_model, tmp_path
     assert all(np.array_equal(models[0].params[group][name], ensemble[0].params[group][name])
                for group in ensemble[0].params for name in ensemble[0].params[group])
     assert Translator(tmp_path / "first").translate(["I like cats."])[0]
+
+
+def test_a_translators_weights_are_cached_as_float32_and_read_again_only_when_sound(two_models, tmp_path,
+                                                                                      monkeypatch):
+    """load_ensemble (a translator's models) keeps each file's weights converted to float32 in the user cache and
+    reads them from there, memory-mapped, at the next load, with the same translations; a file written again
+    (another mtime) is read and checked in full again, so a flipped byte is still refused; a damaged entry is
+    made again, an unwritable cache only costs the cache; the CACHED_MODELS entries last used are kept."""
+    import os
+
+    from mtcli import checkpoint, usercache
+    from mtcli.errors import UserError
+
+    out = tmp_path / "both"
+    out.mkdir()
+    checkpoint.save_ensemble(out, list(two_models))
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(usercache, "root", lambda name: cache / name)
+    full = []
+    read = checkpoint.load_tensors
+    monkeypatch.setattr(checkpoint, "load_tensors", lambda *a, **k: full.append(1) or read(*a, **k))
+
+    def translations():
+        return Translator(out).translate(LINES, beam=2)[0]
+
+    expected = translations()
+    assert len(full) == 2 and len(list((cache / "weights").iterdir())) == 2
+    models, _ = load_ensemble(out)
+    assert len(full) == 2  # from the cache
+    for m, first in zip(models, (load_model(out)[0], checkpoint.load_weights(out / MEMBER.format(1))[0])):
+        assert m.flat.dtype == np.float32 and m.flat.flags.writeable and np.array_equal(m.flat, first.flat)
+        assert not m.flat.flags.owndata and type(m.flat) is np.ndarray  # mapped, as a plain array
+    assert translations() == expected and len(full) == 4  # (load_model and load_weights above read in full)
+
+    entry = checkpoint._cache_entry(out / WEIGHTS, np.float32)[0]
+    (entry / "flat.npy").write_bytes((entry / "flat.npy").read_bytes()[:1000])  # cut short
+    assert translations() == expected and len(full) == 5  # made again
+    assert translations() == expected and len(full) == 5
+
+    data = bytearray((out / WEIGHTS).read_bytes())
+    data[-100] ^= 0xFF  # inside the tensor bytes: only the checksum can tell
+    (out / WEIGHTS).write_bytes(bytes(data))
+    with pytest.raises(UserError, match="checksum mismatch"):
+        load_ensemble(out)
+    data[-100] ^= 0xFF
+    (out / WEIGHTS).write_bytes(bytes(data))
+    assert translations() == expected and len(full) == 7  # the file written again: read in full, cached again
+    for k in range(1, 4):  # (entries 4 to 6; the first ones made go)
+        os.utime(out / WEIGHTS, ns=(k * 10**9, k * 10**9))
+        load_ensemble(out)
+    kept = sorted(p.name for p in (cache / "weights").iterdir())
+    assert len(kept) == checkpoint.CACHED_MODELS  # the last used: the member's, read at each load, among them
+    assert {checkpoint._cache_entry(out / name, np.float32)[0].name for name in (WEIGHTS, MEMBER.format(1))} <= set(kept)
+
+    monkeypatch.setattr(usercache, "root", lambda name: tmp_path / "a-file" / name)
+    (tmp_path / "a-file").write_text("not a directory")
+    before = len(full)
+    assert translations() == expected and translations() == expected and len(full) == before + 4
+    monkeypatch.setattr(usercache, "root", lambda name: None)  # (no cache at all: a home that does not exist)
+    assert translations() == expected and len(full) == before + 6

@@ -12,15 +12,24 @@ Offline: the same sentences translated in this process while the server is idle,
 decoder through the same text handling, as `mtcli translate` does (batches of 64 sorted by length).
 It runs before every round and once after the last, so each load is compared with the offline runs
 on either side of it (the machine's load drifts); ratios are medians over rounds. Beside wall-clock
-speed: the server's CPU seconds per sentence (all its threads) and the decoders' share of them.
+speed: the server's CPU seconds per sentence (all its threads), split among its own process, the
+decoders and the formatters, and how long a sentence waited before it joined a decoder's batch (in the
+queue, then for the decoder's step in progress to end).
+
+--steady N,N,...: no server; what a decoder's step costs with N sentences in progress (each finished
+one replaced at once, one thread, BLAS and Numba on one thread as in a decoder process): CPU per
+sentence and per step, and the share of it spent joining (encoding the sentences that arrive).
 
     python benchmarks/serve_load.py [--duration 30] [--clients 1,8,32] [--rounds 1] [--sentences 600]
+    python benchmarks/serve_load.py --steady 1,4,8,16,32,64
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import itertools
 import json
 import os
 import random
@@ -54,24 +63,38 @@ def sample(path: Path, n: int, seed: int) -> list[str]:
     return picked
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process, all its threads, and of its child processes (the decoders)."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    children = [int(c) for task in Path(f"/proc/{pid}/task").iterdir()
-                for c in (task / "children").read_text().split()]
-    return sum(map(int, stat[stat.rindex(")") + 2 :].split()[11:13])) / TICK + sum(map(cpu_seconds, children))
+def children(pid: int) -> list[int]:
+    return [int(c) for task in Path(f"/proc/{pid}/task").iterdir() for c in (task / "children").read_text().split()]
+
+
+def cpu_seconds(pid: int) -> dict[str, float]:
+    """User + system CPU time, all threads, of the server's process and of its child processes by kind
+    (decoders, formatters; "other": any other)."""
+    def own(p: int) -> float:
+        stat = Path(f"/proc/{p}/stat").read_text()
+        return sum(map(int, stat[stat.rindex(")") + 2 :].split()[11:13])) / TICK
+
+    spent = {"server": own(pid), "decoders": 0.0, "formatters": 0.0, "other": 0.0}
+    for child in children(pid):
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):  # (one that has just ended)
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+            kind = "decoders" if b"serve.worker" in command else "formatters" if b"serve.formatter" in command else "other"
+            spent[kind] += own(child)
+    return spent
 
 
 def resident_mb(pid: int) -> tuple[float, float]:
     """Resident memory of a process and its child processes (the decoders, the formatters), MB: summed
     resident sizes (pages two processes share counted twice) and summed proportional sizes (shared pages
     split among their sharers: what the tree as a whole holds)."""
-    rollup = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:])
+    try:
+        rollup = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:])
+    except (FileNotFoundError, ProcessLookupError):  # (a child that has just ended)
+        return 0.0, 0.0
     rss, pss = (int(rollup[k].split()[0]) / 1024 for k in ("Rss", "Pss"))
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        for child in map(int, (task / "children").read_text().split()):
-            child_rss, child_pss = resident_mb(child)
-            rss, pss = rss + child_rss, pss + child_pss
+    for child in children(pid):
+        child_rss, child_pss = resident_mb(child)
+        rss, pss = rss + child_rss, pss + child_pss
     return rss, pss
 
 
@@ -168,15 +191,20 @@ async def load(url: str, pid: int, sentences: list[str], clients: int, duration:
 
     await asyncio.gather(*(client() for _ in range(clients)))
     elapsed = time.perf_counter() - start
-    server_cpu, client_cpu = cpu_seconds(pid) - server_cpu, time.process_time() - client_cpu
+    spent = {k: v - server_cpu[k] for k, v in cpu_seconds(pid).items()}
+    server_cpu, client_cpu = sum(spent.values()), time.process_time() - client_cpu
     after = await health(url)
+    answered = max(len(latencies), 1)
     q = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else latencies * 99
     for why, n in failures.most_common(5):
         print(f"  failed {n}x: {why}", flush=True)
     return {"rate": len(latencies) / elapsed, "p50": q[49], "p99": q[98], "failed": sum(failures.values()),
             "batch": (after["step_sentences"] - before["step_sentences"]) / max(after["steps"] - before["steps"], 1),
             "busy": (after["decoding_seconds"] - before["decoding_seconds"]) / elapsed / after["decoders"],
-            "cpu": server_cpu / max(len(latencies), 1),  # server CPU seconds per sentence answered
+            "cpu": server_cpu / answered,  # server CPU seconds per sentence answered
+            "split": {k: v / answered for k, v in spent.items()},
+            "wait": (after["queue_wait_seconds"] - before["queue_wait_seconds"])
+            / max(after["joined_sentences"] - before["joined_sentences"], 1),
             "decoding": (after["decoding_cpu_seconds"] - before["decoding_cpu_seconds"]) / max(server_cpu, 1e-9),
             "client": client_cpu / elapsed, "rss": resident_mb(pid), "idle": await idle_resident(pid)}
 
@@ -199,6 +227,37 @@ def offline(decoding, sentences: list[str]) -> tuple[float, float]:
     return len(sentences) / (time.perf_counter() - t), (time.process_time() - cpu) / len(sentences)
 
 
+def steady(model_dir: Path, cfg: ServeConfig, sentences: list[str], levels: list[int]) -> None:
+    """What a decoder's step costs with n sentences in progress, each finished one replaced at once: in
+    this process, on one thread, BLAS and Numba on one thread (as in a decoder process)."""
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    from mtcli.decode import Translator
+
+    numba.set_num_threads(1)
+    with threadpool_limits(limits=1, user_api="blas"):
+        translator = Translator(model_dir, inter_threads=1)
+        stream = translator.stream(cfg.max_batch, cfg.decoding)
+        translator.translate_batch(sentences[:8], cfg.decoding)  # (the compiled kernels loaded)
+        print(f"{'in progress':>11} {'CPU ms/sent':>11} {'of it joining':>13} {'ms/step':>8} {'steps/sent':>10}")
+        for n in levels:
+            queued, held, done, steps, joining = itertools.cycle(sentences), 0, 0, 0, 0.0
+            start = time.thread_time()
+            while done < len(sentences):
+                if held < n:
+                    t = time.thread_time()
+                    stream.add([next(queued) for _ in range(n - held)])
+                    joining, held = joining + time.thread_time() - t, n
+                finished = len(stream.step())
+                steps, held, done = steps + 1, held - finished, done + finished
+            cpu = time.thread_time() - start
+            while held:  # (the next level starts with none)
+                held -= len(stream.step())
+            print(f"{n:11} {cpu / done * 1e3:11.1f} {joining / cpu:13.0%} {cpu / steps * 1e3:8.2f} "
+                  f"{steps * n / done:10.1f}", flush=True)
+
+
 def option(text: str) -> tuple[str, object]:
     """NAME=VALUE for a ServeConfig field, VALUE in the field's type."""
     name, _, value = text.partition("=")
@@ -219,11 +278,17 @@ def main() -> None:
     ap.add_argument("--set", type=option, action="append", default=[], metavar="NAME=VALUE",
                     help="a server setting (mtcli.serve.config), e.g. decoders=1 or max_batch=32; repeatable")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--steady", metavar="N,N,...", help="no server: a decoder's step with N sentences in progress")
     args = ap.parse_args()
+    cfg = ServeConfig(**dict(args.set))
+    if args.steady:
+        steps = [int(n) for n in args.steady.split(",")]
+        if not all(0 < n <= cfg.max_batch for n in steps):
+            sys.exit(f"--steady: 1-{cfg.max_batch} sentences each")
+        return steady(registry.resolve(args.model), cfg, sample(args.data, args.sentences, args.seed), steps)
     levels = [int(c) for c in args.clients.split(",")]
     if not (0 < args.duration <= 600 and all(0 < c <= 256 for c in levels) and 0 < args.rounds <= 10):
         sys.exit("--duration 0-600 s, --clients 1-256 each, --rounds 1-10")
-    cfg = ServeConfig(**dict(args.set))
     model_dir = registry.resolve(args.model)
     sentences = sample(args.data, args.sentences, args.seed)
     mean_len = statistics.mean(len(s.split()) for s in sentences)
@@ -255,7 +320,9 @@ def main() -> None:
                 print(f"round {r + 1}: {c:3} clients {m['rate']:7.1f} sentences/s  p50 {m['p50'] * 1e3:6.0f} ms  "
                       f"p99 {m['p99'] * 1e3:6.0f} ms  failed {m['failed']}  mean batch {m['batch']:.1f}  "
                       f"decoders busy {m['busy']:.0%}  server {m['cpu'] * 1e3:.1f} ms CPU/sentence "
-                      f"({m['decoding']:.0%} decoding)  clients {m['client']:.0%} of a core  "
+                      f"({m['decoding']:.0%} decoding; server {m['split']['server'] * 1e3:.1f}, decoders "
+                      f"{m['split']['decoders'] * 1e3:.1f}, formatters {m['split']['formatters'] * 1e3:.1f})  "
+                      f"waited {m['wait'] * 1e3:.1f} ms to join  clients {m['client']:.0%} of a core  "
                       f"server resident {m['rss'][0]:.0f} MB (proportional {m['rss'][1]:.0f} MB), idle "
                       f"{m['idle'][0]:.0f} MB ({m['idle'][1]:.0f} MB)", flush=True)
         measure_offline("end")
@@ -267,16 +334,17 @@ def main() -> None:
           f"{statistics.median(cpus) * 1e3:.1f} ms CPU/sentence (medians of {len(offline_runs)}); "
           f"load average {os.getloadavg()[0]:.1f}")
     print(f"{'clients':>7} {'sentences/s':>12} {'of offline':>10} {'p50 ms':>7} {'p99 ms':>7} {'failed':>6} "
-          f"{'batch':>6} {'CPU ms/sent':>11} {'of offline':>10} {'client CPU':>10} {'server MB':>9} {'idle MB':>7}")
+          f"{'batch':>6} {'wait ms':>7} {'CPU ms/sent':>11} {'of offline':>10} {'client CPU':>10} {'server MB':>9} "
+          f"{'idle MB':>7}")
     for c in levels:
-        med = {k: statistics.median(m[k] for m in runs[c]) for k in ("rate", "p50", "p99", "batch", "cpu", "client")}
+        med = {k: statistics.median(m[k] for m in runs[c]) for k in ("rate", "p50", "p99", "batch", "wait", "cpu", "client")}
         # each load against the mean of the offline runs before and after it
         ratio = statistics.median(m["rate"] / statistics.mean(rates[m["round"] : m["round"] + 2]) for m in runs[c])
         cost = statistics.median(statistics.mean(cpus[m["round"] : m["round"] + 2]) / m["cpu"] for m in runs[c])
         failed = sum(m["failed"] for m in runs[c])
         rss, idle = (max(m[k][0] for m in runs[c]) for k in ("rss", "idle"))  # (the largest: the goal is a bound)
         print(f"{c:7} {med['rate']:12.1f} {ratio:10.0%} {med['p50'] * 1e3:7.0f} {med['p99'] * 1e3:7.0f} {failed:6} "
-              f"{med['batch']:6.1f} {med['cpu'] * 1e3:11.1f} {cost:10.0%} {med['client']:10.0%} {rss:9.0f} {idle:7.0f}")
+              f"{med['batch']:6.1f} {med['wait'] * 1e3:7.1f} {med['cpu'] * 1e3:11.1f} {cost:10.0%} {med['client']:10.0%} {rss:9.0f} {idle:7.0f}")
 
 
 if __name__ == "__main__":

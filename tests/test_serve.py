@@ -174,6 +174,8 @@ def test_concurrent_requests_are_batched_and_answered_in_order(client, offline):
     after = client.get("/health/details").json()
     done, steps = after["sentences"] - before["sentences"], after["steps"] - before["steps"]
     assert done == 16 and after["step_sentences"] - before["step_sentences"] > steps  # requests shared steps
+    assert after["joined_sentences"] - before["joined_sentences"] == 16  # each sentence joined a batch once
+    assert 0 <= after["queue_wait_seconds"] - before["queue_wait_seconds"] < 16 * 30  # (its wait, summed)
 
 
 # --- a decoder in its own process ---------------------------------------------------------------
@@ -198,8 +200,8 @@ def decoder_all(decoder, lines: list[str]) -> dict[str, list[tuple[str, float]]]
             decoder.send([i for i, _ in todo[:room]], [line for _, line in todo[:room]])
             sent, todo = sent + len(todo[:room]), todo[room:]
             continue
-        results, (steps, in_progress, wall, cpu) = decoder.receive()
-        assert steps >= 1 and in_progress >= len(results) and cpu > 0
+        results, (steps, in_progress, wall, cpu, waited) = decoder.receive()
+        assert steps >= 1 and in_progress >= len(results) and cpu > 0 and waited >= 0
         done.update((lines[i], [(h.text, h.score) for h in r.hypotheses]) for i, r in results)
     return done
 
@@ -477,6 +479,30 @@ def test_a_line_joins_the_lines_in_progress():
     assert answers == [["C0 R0"], ["C1 R0"]]
     together = [i for i, (lines, *_) in enumerate(log) if lines == ["c0 r0", "c1 r0"]]
     assert log[0][0] == ["c0 r0"] and together and len(log) == together[0] + 10, [lines for lines, *_ in log]
+
+
+def test_the_wait_before_joining_a_batch_is_counted():
+    """/health/details' queue_wait_seconds: a line that comes while its decoder is in a step waits for the
+    step to end (it joins at the next); one that finds the decoder idle hardly waits."""
+    import asyncio
+
+    from mtcli.serve.batcher import Batcher
+
+    async def main():
+        batcher = Batcher(lambda: in_thread(SlowStream([], 0.5, 2)), 1)
+        await started(batcher)
+        first = asyncio.ensure_future(batcher.translate(["a"]))
+        await asyncio.sleep(0.05)  # (its first step runs 0.5 s)
+        started_at = time.monotonic()
+        assert await batcher.translate(["b"]) == [[("B", 0.0)]]
+        assert await first == [[("A", 0.0)]]
+        await batcher.close()
+        return batcher, time.monotonic() - started_at
+
+    batcher, second = asyncio.run(main())
+    assert batcher.joined == 2 and batcher.sentences == 2
+    # the second line waited for the rest of the first step (~0.45 s; less only if this thread slept late)
+    assert 0.2 < batcher.waited < second, batcher.waited
 
 
 def test_closed_loop_clients_share_steps():

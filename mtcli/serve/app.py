@@ -549,7 +549,8 @@ async def health_details(request: Request) -> JSONResponse:
                 "decoder_failures": sum(b.failures for b in bs), "steps": sum(b.steps for b in bs),
                 "step_sentences": sum(b.step_sentences for b in bs), "sentences": sum(b.sentences for b in bs),
                 "decoding_seconds": round(sum(b.busy for b in bs), 3),
-                "decoding_cpu_seconds": round(sum(b.cpu for b in bs), 3)}
+                "decoding_cpu_seconds": round(sum(b.cpu for b in bs), 3),
+                "queue_wait_seconds": round(sum(b.waited for b in bs), 3), "joined_sentences": sum(b.joined for b in bs)}
 
     # the totals over every direction, then each direction's own with its model's name
     return JSONResponse({"status": "stopping" if service.closing else "ok",

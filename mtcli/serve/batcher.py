@@ -61,6 +61,7 @@ class _Request:
     answers: list[NBest | None]
     left: int  # lines not yet answered
     future: asyncio.Future  # of answers, set on the event loop
+    arrived: float = 0.0  # time.monotonic() when its lines were queued
     kept: object = None  # a decode.Encoded: each line's reading by the decoder (for the check), if asked for
 
 
@@ -123,9 +124,11 @@ class Batcher:
         self._closing = False
         self._threads: list[threading.Thread] = []
         # what /health reports: decoding steps, the lines they decoded (summed over steps: the mean
-        # batch is step_sentences / steps), lines answered, decoder-seconds (wall) and CPU seconds
-        self.steps = self.step_sentences = self.sentences = 0
-        self.busy = self.cpu = 0.0
+        # batch is step_sentences / steps), lines answered, decoder-seconds (wall) and CPU seconds, lines
+        # sent to a decoder and the seconds they waited before joining its batch (in the queue here, then
+        # for the decoder's step in progress to end), summed
+        self.steps = self.step_sentences = self.sentences = self.joined = 0
+        self.busy = self.cpu = self.waited = 0.0
         self.failures = 0  # decoders that failed or could not start
 
     async def start(self) -> None:
@@ -147,7 +150,7 @@ class Batcher:
         """The n-best list of each line, in order; an empty line gets one empty translation. `kept` (a
         decode.Encoded) receives what the decoders read of each line's best translation, where they read it (a
         model with a fitted check), so that the server's check need not read it again."""
-        request = _Request(lines, [None] * len(lines), 0, self._loop.create_future(), kept)
+        request = _Request(lines, [None] * len(lines), 0, self._loop.create_future(), time.monotonic(), kept)
         for i, line in enumerate(lines):
             if not line.strip():
                 request.answers[i] = [("", 0.0)]
@@ -199,10 +202,13 @@ class Batcher:
                     return  # (stopped, or never started: nothing is sent to it any more)
                 decoder = self._current[d]
                 if decoder is not None:
+                    now = time.monotonic()
                     if not self._owner[d]:
-                        self._heard[d] = time.monotonic()
+                        self._heard[d] = now
                     joining = [(next(self._ids), self._queue.popleft()) for _ in range(self._share(d))]
                     self._owner[d].update(joining)
+                    self.joined += len(joining)
+                    self.waited += sum(now - r.arrived for _, (r, _) in joining)
             if decoder is not None:
                 decoder.send([i for i, _ in joining], [r.lines[k] for _, (r, k) in joining])
                 continue
@@ -242,7 +248,7 @@ class Batcher:
         fails (a bug, its process killed) fails the lines it held, not the server."""
         while True:
             try:
-                done, (steps, lines, wall, cpu) = decoder.receive()
+                done, (steps, lines, wall, cpu, waited) = decoder.receive()
             except Exception as e:
                 with self._lock:
                     held = list(self._owner[d].values())
@@ -259,7 +265,7 @@ class Batcher:
             finished, readings = [], []
             with self._lock:
                 self._heard[d] = time.monotonic()
-                self.busy, self.cpu = self.busy + wall, self.cpu + cpu
+                self.busy, self.cpu, self.waited = self.busy + wall, self.cpu + cpu, self.waited + waited
                 self.steps, self.step_sentences = self.steps + steps, self.step_sentences + lines
                 self.sentences += len(done)
                 for i, result in done:

@@ -25,7 +25,8 @@ from mtcli.config import TranslationOptions
 
 START_SECONDS = 120.0  # for a decoder to load its model (seconds on an idle machine; a stuck one is ended)
 IDLE_SECONDS = 2.0  # a decoder with nothing to do this long gives back what its caches took (stream.release)
-Stats = tuple[int, int, float, float]  # steps, lines in progress summed over them, wall and CPU seconds
+Stats = tuple[int, int, float, float, float]  # steps, lines in progress summed over them, wall and CPU seconds,
+# and the seconds the lines joined waited from being sent to the start of their joining (summed)
 
 
 class Decoder:
@@ -38,7 +39,7 @@ class Decoder:
 
     def send(self, ids: list[int], lines: list[str]) -> None:
         try:
-            self.pipe.send(("add", ids, lines))
+            self.pipe.send(("add", ids, lines, time.monotonic()))  # (the clock is the system's: the child reads it)
         except OSError:  # it has stopped: receive() reports why
             pass
 
@@ -141,7 +142,7 @@ def decode_lines(pipe: Connection, stream) -> None:
     waited IDLE_SECONDS) and sending each line back once done. Ends when told to (or the pipe closes);
     an error is sent back and ends it too."""
     owner: dict[int, int] = {}  # slot -> the line's id
-    work = [0, 0, 0.0, 0.0]  # Stats since the last message: at work is joining (the encoder) and stepping
+    work = [0, 0, 0.0, 0.0, 0.0]  # Stats since the last message: at work is joining (the encoder) and stepping
 
     def timed(fn, *args):
         start, start_cpu = time.perf_counter(), time.thread_time()
@@ -158,6 +159,7 @@ def decode_lines(pipe: Connection, stream) -> None:
         except EOFError:
             return False
         if op == "add" and args[1]:
+            work[4] += len(args[1]) * (time.monotonic() - args[2])
             owner.update(zip(timed(stream.add, args[1]), args[0]))
         return op != "close"
 
@@ -176,7 +178,7 @@ def decode_lines(pipe: Connection, stream) -> None:
                 work[0], work[1] = work[0] + 1, work[1] + len(owner)
                 if done := timed(stream.step):
                     pipe.send(("done", [(owner.pop(slot), result) for slot, result in done], tuple(work)))
-                    work = [0, 0, 0.0, 0.0]
+                    work = [0, 0, 0.0, 0.0, 0.0]
     except Exception as e:
         with contextlib.suppress(OSError):  # (the server's end is gone: killed, or it ended this decoder)
             pipe.send(("error", e, tuple(work)))

@@ -253,7 +253,7 @@ def bound(prepared_dir, config, n_batches, repeat=5):
 
 
 def profile(prepared_dir, config, n_batches):
-    """Where one replica thread's CPU goes: its half of each batch, forward and backward, with one-thread BLAS and
+    """Where one replica thread's CPU goes: its share of each batch, forward and backward, with one-thread BLAS and
     Numba as in `Replicas`; the self time (thread CPU, callees' excluded) of each kernel and layer function a step,
     mean over the batches (twice each, after a warm-up). "forward_backward" is what is left in the model: the output
     layer's products and the loss."""
@@ -295,7 +295,7 @@ def profile(prepared_dir, config, n_batches):
                 setattr(module, name, timed(getattr(module, name), name))
     model_module.Model.forward_backward = timed(model_module.Model.forward_backward, "forward_backward")
     model = model_module.Model(cfg)
-    rng, shard = np.random.default_rng(0), lambda b: split_batch(b, 2)[0]
+    rng, shard = np.random.default_rng(0), lambda b: split_batch(b, threads_per_process())[0]
     numba.set_num_threads(1)
     flush_denormals()
     with threadpool_limits(1, "blas"):
@@ -306,7 +306,7 @@ def profile(prepared_dir, config, n_batches):
                 continue
             model.forward_backward(shard(b), rng, 0.1, b.n_tokens)
     steps = 2 * len(batches)
-    print(f"{config}: one replica thread's half of a batch, self CPU ms a step (mean of {steps})")
+    print(f"{config}: one replica thread's share of a batch, self CPU ms a step (mean of {steps})")
     for label, spent in sorted(own.items(), key=lambda kv: -kv[1]):
         print(f"  {label:32} {spent / steps * 1e3:7.2f}   ({calls[label] / steps:.0f} calls)")
     print(f"  {'total':32} {sum(own.values()) / steps * 1e3:7.2f}")

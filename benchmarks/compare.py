@@ -9,6 +9,9 @@ pairs, for Small/Medium/Large. Decoding: greedy with a key/value cache, one sent
 
     python -m benchmarks.compare                 # everything (about 5 minutes)
     python -m benchmarks.compare --configs small --rounds 3
+    python -m benchmarks.compare --bound --configs large         # one core's GEMM rate on the step's shapes
+    python -m benchmarks.compare --torch-setups --configs large  # PyTorch's eager setups, alternating
+    python -m benchmarks.compare --profile --configs large       # where one replica thread's CPU goes
 """
 
 from __future__ import annotations
@@ -207,6 +210,140 @@ def alternate(a, b, what, rounds):
     return [tuple(statistics.median(r[i] for r in t) for t in (ta, tb)) for i in (0, 1)]
 
 
+def bound(prepared_dir, config, n_batches, repeat=5):
+    """One core's float32 GEMM rate on each product shape of a step, NumPy's BLAS (mtcli's) and PyTorch's, in
+    thread CPU time (it holds on a loaded machine): the least CPU time the step's products alone can take."""
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    cfg, batches, _ = _workload(prepared_dir, config, n_batches)
+    rng = np.random.default_rng(0)
+
+    def gflops(fn, flop):
+        fn()
+        calls, best = max(1, int(5e8 / flop)), float("inf")
+        for _ in range(repeat):
+            t = time.thread_time()
+            for _ in range(calls):
+                fn()
+            best = min(best, (time.thread_time() - t) / calls)
+        return flop / best / 1e9
+
+    torch.set_num_threads(1)
+    counts: dict = {}
+    for b in batches:
+        for s in shards(b, threads_per_process()):
+            for shape in products(cfg, s):
+                counts[shape] = counts.get(shape, 0) + 1
+    total_flop = total_s = 0.0
+    print(f"{config}: one thread, GFLOP/s of x @ w, x.T @ d, d @ w.T   NumPy (OpenBLAS) | PyTorch")
+    with threadpool_limits(1, "blas"):
+        for (m, k, n), count in sorted(counts.items(), key=lambda kv: -kv[1] * kv[0][0] * kv[0][1] * kv[0][2]):
+            x, w, d = (rng.standard_normal(shape, dtype=np.float32) for shape in ((m, k), (k, n), (m, n)))
+            tx, tw, td = map(torch.from_numpy, (x, w, d))
+            flop = 2 * m * k * n
+            ours = [gflops(f, flop) for f in (lambda: x @ w, lambda: x.T @ d, lambda: d @ w.T)]
+            theirs = [gflops(f, flop) for f in (lambda: tx @ tw, lambda: tx.T @ td, lambda: td @ tw.T)]
+            total_flop += 3 * flop * count
+            total_s += sum(flop * count / (r * 1e9) for r in ours)
+            print(f"  ({m:4}, {k:4}, {n:5}) x {count:4}: " + " ".join(f"{r:5.1f}" for r in ours) + "   | "
+                  + " ".join(f"{r:5.1f}" for r in theirs))
+    print(f"  {total_flop / len(batches) / 1e9:.2f} GFLOP of products a step: at least {total_s / len(batches) * 1e3:.0f} ms "
+          f"of CPU at these rates, nothing else running")
+
+
+def profile(prepared_dir, config, n_batches):
+    """Where one replica thread's CPU goes: its share of each batch, forward and backward, with one-thread BLAS and
+    Numba as in `Replicas`; the self time (thread CPU, callees' excluded) of each kernel and layer function a step,
+    mean over the batches (twice each, after a warm-up). "forward_backward" is what is left in the model: the output
+    layer's products and the loss."""
+    import functools
+
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    from mtcli import attention, kernels, layers
+    from mtcli import model as model_module
+    from mtcli.distributed import split_batch
+    from mtcli.kernels.cpu import flush_denormals
+
+    cfg, batches, _ = _workload(prepared_dir, config, n_batches)
+    kernels.use_compiled()
+    own, calls, stack = {}, {}, []
+
+    def timed(fn, label):
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            t = time.thread_time()
+            stack.append(0.0)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent, inner = time.thread_time() - t, stack.pop()
+                own[label], calls[label] = own.get(label, 0.0) + spent - inner, calls.get(label, 0) + 1
+                if stack:
+                    stack[-1] += spent
+        return run
+
+    for name in kernels.__all__:
+        setattr(kernels, name, timed(getattr(kernels, name), f"kernel {name}"))
+    for module in (layers, attention, model_module):
+        for name in ("linear_forward", "linear_backward", "ffn_forward", "ffn_backward", "mha_forward", "mha_backward",
+                     "layernorm_forward", "layernorm_backward", "residual_dropout_forward", "dropout_forward",
+                     "dropout_backward", "embedding_forward", "embedding_backward", "attention_dropout_mask"):
+            if hasattr(module, name):
+                setattr(module, name, timed(getattr(module, name), name))
+    model_module.Model.forward_backward = timed(model_module.Model.forward_backward, "forward_backward")
+    model = model_module.Model(cfg)
+    rng, shard = np.random.default_rng(0), lambda b: split_batch(b, threads_per_process())[0]
+    numba.set_num_threads(1)
+    flush_denormals()
+    with threadpool_limits(1, "blas"):
+        for b in batches[:3] + [None] + batches * 2:
+            if b is None:  # warmed up
+                own.clear()
+                calls.clear()
+                continue
+            model.forward_backward(shard(b), rng, 0.1, b.n_tokens)
+    steps = 2 * len(batches)
+    print(f"{config}: one replica thread's share of a batch, self CPU ms a step (mean of {steps})")
+    for label, spent in sorted(own.items(), key=lambda kv: -kv[1]):
+        print(f"  {label:32} {spent / steps * 1e3:7.2f}   ({calls[label] / steps:.0f} calls)")
+    print(f"  {'total':32} {sum(own.values()) / steps * 1e3:7.2f}")
+
+
+def torch_setups(prepared_dir, config, n_batches, rounds):
+    """The twin's step under PyTorch's eager setups (Adam's implementations, gradients zeroed or dropped),
+    alternating rounds in one process: wall and process CPU ms per step, medians."""
+    import torch
+
+    from benchmarks.twin import ADAM, Twin, make_optimizer, train_step
+
+    torch.set_num_threads(os.cpu_count())
+    cfg, batches, _ = _workload(prepared_dir, config, n_batches)
+    tcfg = TrainConfig()
+    setups = {f"{adam} Adam, gradients {'zeroed' if zero else 'dropped'}": (adam, zero)
+              for adam in ADAM for zero in (False, True) if not (zero and adam != "default")}
+    runs = {}
+    for name, (adam, zero) in setups.items():
+        torch.manual_seed(0)
+        twin = Twin(cfg)
+        runs[name] = (twin, make_optimizer(twin, tcfg, adam), zero)
+    times = {name: [] for name in runs}
+    for round_ in range(rounds + 1):
+        for name, (twin, opt, zero) in runs.items():
+            t, cpu = time.perf_counter(), time.process_time()
+            for b in batches if round_ else batches[:3]:  # round 0 warms up
+                train_step(twin, opt, b, tcfg, 1e-4, zero)
+            if round_:
+                times[name].append(((time.perf_counter() - t) / len(batches), (time.process_time() - cpu) / len(batches)))
+    print(f"{config}: PyTorch {torch.__version__}, {os.cpu_count()} threads, median of {rounds} alternating rounds "
+          f"of {n_batches} steps; load average {os.getloadavg()[0]:.1f}")
+    for name, t in times.items():
+        print(f"  {name:32} wall {statistics.median(x[0] for x in t) * 1e3:7.1f} ms  "
+              f"CPU {statistics.median(x[1] for x in t) * 1e3:7.1f} ms")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configs", nargs="+", default=["small", "medium", "large"])
@@ -214,10 +351,22 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--prepared", default=os.environ.get("MTCLI_PREPARED", "data/prepared"))
     ap.add_argument("--json", help="also write the figures to this file")
+    ap.add_argument("--bound", action="store_true", help="one core's GEMM rate on each product shape of a step")
+    ap.add_argument("--torch-setups", action="store_true", help="the twin's step under PyTorch's eager setups")
+    ap.add_argument("--profile", action="store_true", help="self CPU time of each kernel and layer, one thread")
     ap.add_argument("--worker", choices=["mtcli", "torch"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         return worker(args.worker, args.prepared, args.configs[0], args.batches)
+    if args.bound or args.torch_setups or args.profile:
+        for name in args.configs:
+            if args.bound:
+                bound(args.prepared, name, args.batches)
+            elif args.profile:
+                profile(args.prepared, name, args.batches)
+            else:
+                torch_setups(args.prepared, name, args.batches, args.rounds)
+        return
     try:
         prepared = load_prepared(args.prepared)
     except Exception:

@@ -105,15 +105,22 @@ def _attend(q, k, v, H, key_pad):
     return o.transpose(1, 2).reshape(B, Tq, C)
 
 
-def make_optimizer(model: Twin, tcfg: TrainConfig):
-    return torch.optim.Adam(model.parameters(), lr=1e-3, betas=(tcfg.beta1, tcfg.beta2), eps=tcfg.eps)
+# Adam's implementations: PyTorch's fastest eager one on a CPU is the fused kernel (PyTorch >= 2.4; its
+# default there is the per-tensor loop), measured with `python -m benchmarks.compare --torch-setups`
+ADAM = {"fused": {"fused": True}, "foreach": {"foreach": True}, "default": {}}
 
 
-def train_step(model: Twin, opt, batch, tcfg: TrainConfig, lr: float) -> float:
+def make_optimizer(model: Twin, tcfg: TrainConfig, adam: str = "fused"):
+    return torch.optim.Adam(model.parameters(), lr=1e-3, betas=(tcfg.beta1, tcfg.beta2), eps=tcfg.eps, **ADAM[adam])
+
+
+def train_step(model: Twin, opt, batch, tcfg: TrainConfig, lr: float, zero_grads: bool = False) -> float:
+    """zero_grads: gradients zeroed in a pass of their own before the step, instead of dropped (PyTorch's
+    default, and faster)."""
     src, tgt_in, tgt_out = (torch.from_numpy(x).long() for x in (batch.src, batch.tgt_in, batch.tgt_out))
     for group in opt.param_groups:
         group["lr"] = lr
-    opt.zero_grad(set_to_none=False)
+    opt.zero_grad(set_to_none=not zero_grads)
     loss = model.loss(src, tgt_in, tgt_out, tcfg.label_smoothing)
     loss.backward()
     nn.utils.clip_grad_norm_(model.parameters(), tcfg.clip_norm)

@@ -53,7 +53,10 @@ def attention_backward_ref(dout, q, k, v, p, drop, n_heads):
     return merge(dqh), merge(dkh), merge(dvh)
 
 
-@kernel(fastmath=FAST)
+# Inlined by Numba itself (inline="always"): as calls, which LLVM did not inline across Numba's modules,
+# each (query, key) pair paid four calls' overhead on D = 32 channels; inlined, the attention backward of a
+# Large half-batch runs 2.3x, the forward 1.4x as fast, with bit-identical results (benchmarks/kernels.py).
+@kernel(fastmath=FAST, inline="always")
 def _dot(x, y):
     acc = x.dtype.type(0.0)
     for d in range(x.size):
@@ -61,7 +64,7 @@ def _dot(x, y):
     return acc
 
 
-@kernel(fastmath=FAST)
+@kernel(fastmath=FAST, inline="always")
 def _axpy(a, x, y):
     """y += a * x"""
     for d in range(y.size):

@@ -30,11 +30,13 @@ def relu_backward_ref(dh, h, db):
 @kernel()
 def relu_backward(dh, h, db):
     """dh (N, F) <- dh * (h > 0) in place, where h is the ReLU output; db += column sums."""
-    db_sum = np.zeros((1, dh.shape[1]))  # in float64
+    # in dh's precision (a literal 0 had made g, and the sums, float64: the loop ran at half the width)
+    zero = dh.dtype.type(0.0)
+    db_sum = np.zeros((1, dh.shape[1]), dh.dtype)
     for i in range(dh.shape[0]):
         drow, hrow = dh[i], h[i]
         for j in range(drow.size):
-            g = drow[j] if hrow[j] > 0 else 0
+            g = drow[j] if hrow[j] > 0 else zero
             drow[j] = g
             db_sum[0, j] += g
     add_chunk_sums(db, db_sum)

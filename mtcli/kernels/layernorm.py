@@ -1,7 +1,5 @@
 """Layer normalisation over the last axis of a (N, C) array, forward and backward."""
 
-import math
-
 import numpy as np
 
 from mtcli.kernels.jit import FAST, PARALLEL_MIN_WORK, ROWS_PER_CHUNK, add_chunk_sums, chunk_rows, kernel, prange
@@ -26,19 +24,25 @@ def layernorm_backward_ref(dout, xhat, rstd, gain, dgain, db):
     return dx * rstd[:, None]
 
 
+# Statistics in the array's precision: a row's sums run as the vectorised loop's several partial sums
+# (reassociated), well within the tests' tolerance of the NumPy references. In float64 every element
+# was converted and the loops ran at half the width: a Large half-batch's 350 x 256 rows took 52 us
+# forward and 70 us backward, now 29 and 29 (one thread).
 @kernel(fastmath=FAST)
 def _forward_rows(x, gain, b, out, xhat, rstd, rows):
     C = x.shape[1]
+    real = x.dtype.type
+    inv_c, eps, one = real(1.0 / C), real(EPS), real(1.0)
     for i in rows:
         xi, hi, oi = x[i], xhat[i], out[i]
-        mean = 0.0
+        mean = real(0.0)
         for c in range(C):
             mean += xi[c]
-        mean /= C
-        var = 0.0
+        mean *= inv_c
+        var = real(0.0)
         for c in range(C):
-            var += (xi[c] - mean) ** 2
-        r = 1.0 / math.sqrt(var / C + EPS)
+            var += (xi[c] - mean) * (xi[c] - mean)
+        r = one / np.sqrt(var * inv_c + eps)
         rstd[i] = r
         for c in range(C):
             h = (xi[c] - mean) * r
@@ -48,7 +52,7 @@ def _forward_rows(x, gain, b, out, xhat, rstd, rows):
 
 @kernel(parallel=True)
 def layernorm_forward(x, gain, b):
-    """x (N, C) -> out (N, C), xhat (N, C), rstd (N,). Statistics in float64."""
+    """x (N, C) -> out (N, C), xhat (N, C), rstd (N,)."""
     N, C = x.shape
     out, xhat, rstd = np.empty_like(x), np.empty_like(x), np.empty(N, x.dtype)
     n_chunks = (N + ROWS_PER_CHUNK - 1) // ROWS_PER_CHUNK
@@ -65,20 +69,22 @@ def layernorm_forward(x, gain, b):
 def _backward_rows(dout, xhat, rstd, gain, dx, dgain_part, db_part, rows):
     """dx for the given rows; their dgain, db contributions go to dgain_part, db_part (overwritten)."""
     C = dout.shape[1]
+    real = dout.dtype.type
+    inv_c = real(1.0 / C)
     dgain_part[:] = 0.0
     db_part[:] = 0.0
     for i in rows:
         di, hi, dxi = dout[i], xhat[i], dx[i]
-        mean_d = 0.0  # mean of dxhat = dout * gain
-        mean_dh = 0.0  # mean of dxhat * xhat
+        mean_d = real(0.0)  # mean of dxhat = dout * gain
+        mean_dh = real(0.0)  # mean of dxhat * xhat
         for c in range(C):
             dh = di[c] * gain[c]
             mean_d += dh
             mean_dh += dh * hi[c]
             dgain_part[c] += di[c] * hi[c]
             db_part[c] += di[c]
-        mean_d /= C
-        mean_dh /= C
+        mean_d *= inv_c
+        mean_dh *= inv_c
         r = rstd[i]
         for c in range(C):
             dxi[c] = (di[c] * gain[c] - mean_d - hi[c] * mean_dh) * r
@@ -90,7 +96,7 @@ def layernorm_backward(dout, xhat, rstd, gain, dgain, db):
     N, C = dout.shape
     dx = np.empty_like(dout)
     n_chunks = (N + ROWS_PER_CHUNK - 1) // ROWS_PER_CHUNK
-    dgain_part, db_part = np.empty((n_chunks, C)), np.empty((n_chunks, C))
+    dgain_part, db_part = np.empty((n_chunks, C), dout.dtype), np.empty((n_chunks, C), dout.dtype)
     for ch in prange(n_chunks):
         _backward_rows(dout, xhat, rstd, gain, dx, dgain_part[ch], db_part[ch], chunk_rows(ch, N))
     add_chunk_sums(dgain, dgain_part)

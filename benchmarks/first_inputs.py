@@ -112,7 +112,7 @@ def main() -> None:
     from mtcli.data import read_corpus
     from mtcli.config import Options, TranslationOptions
     from mtcli.decode import Translator
-    from mtcli.roundtrip import RoundTrip
+    from mtcli.roundtrip import for_direction
     from mtcli.text.pipeline import Engine, translate_lines
 
     threadpool_limits(1)
@@ -130,7 +130,7 @@ def main() -> None:
     lexicon = lexicon_of(tr, args.corpus)
     decoding = TranslationOptions(beam_size=args.beam, max_batch_size=64, batch_type="examples")
     back = registry.resolve("-".join(reversed(way.split("-"))))
-    roundtrip = RoundTrip(functools.cache(lambda: Translator(back))) if args.roundtrip == "on" else None
+    roundtrip = for_direction(way, functools.cache(lambda: Translator(back))) if args.roundtrip == "on" else None
     engine = Engine.from_translator(tr, decoding, roundtrip)
     nbest = Engine.from_translator(tr, replace(decoding, num_hypotheses=min(4, args.beam)))
 

@@ -100,7 +100,7 @@ def main() -> None:
     from mtcli.data import read_corpus
     from mtcli.config import Options, TranslationOptions
     from mtcli.decode import Translator
-    from mtcli.roundtrip import RoundTrip
+    from mtcli.roundtrip import for_direction
     from mtcli.text.pipeline import Engine, TextOptions, translate_lines
 
     threadpool_limits(args.threads)
@@ -109,7 +109,7 @@ def main() -> None:
     model = registry.resolve(args.model or registry.shipped(args.direction))
     tr = Translator(model)
     back = registry.shipped("-".join(reversed(args.direction.split("-"))))
-    roundtrip = RoundTrip(functools.cache(lambda: Translator(back))) if args.roundtrip == "on" else None
+    roundtrip = for_direction(args.direction, functools.cache(lambda: Translator(back))) if args.roundtrip == "on" else None
     engine = Engine.from_translator(tr, TranslationOptions(beam_size=args.beam, max_batch_size=64, batch_type="examples"),
                                     roundtrip)
     decode, memo = engine.decode, {}

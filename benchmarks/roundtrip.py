@@ -41,6 +41,8 @@ def memoised(method, key):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--direction", choices=["en-es", "es-en"], default="en-es",
+                    help="es-en: the selection split's short lines only (no hand-written set)")
     ap.add_argument("--beams", type=int, nargs="+", default=[4, 8, 12])
     ap.add_argument("--weights", type=float, nargs="+", default=[0.0, 0.5, 1.0, 2.0, 4.0])
     ap.add_argument("--selection", type=int, default=100, help="short selection sources (x 6 typings); 0: none")
@@ -60,18 +62,19 @@ def main() -> None:
     from mtcli.text.pipeline import Engine, translate_lines
 
     threadpool_limits(1)
-    tr, back = Translator(registry.resolve("en-es")), Translator(registry.resolve("es-en"))
+    way, other = args.direction, "-".join(reversed(args.direction.split("-")))
+    tr, back = Translator(registry.resolve(way)), Translator(registry.resolve(other))
     tr.translate_batch = memoised(tr.translate_batch, lambda line, o, _: (line, o.beam_size, o.num_hypotheses))
     back.force = memoised(back.force, lambda src, targets, j: (src, targets[j]))
-    dev = [(r[0], r[1]) for r in read_set(SETS / "short-dev-en-es.tsv")]
-    sets = {"dev": dev}
+    sets = {"dev": [(r[0], r[1]) for r in read_set(SETS / "short-dev-en-es.tsv")]} if way == "en-es" else {}
     if args.selection:
         record = tr.meta["data"]
-        pairs = oriented(read_corpus(args.corpus).pairs, direction(tr.meta))
-        rows = split_pairs(pairs, record.get("seed", 0), record.get("split", "grouped"))["selection"]
-        lines = short_lines(pairs, rows, False)[: 6 * args.selection]
+        pairs = read_corpus(args.corpus).pairs  # (English, Spanish): short_lines turns them
+        rows = split_pairs(oriented(pairs, direction(tr.meta)), record.get("seed", 0),
+                           record.get("split", "grouped"))["selection"]
+        lines = short_lines(pairs, rows, way == "es-en")[: 6 * args.selection]
         sets["selection"] = [(line[0], "|".join(line[3])) for line in lines]
-    text = Options().text_for("en")
+    text = Options().text_for(way.split("-")[0])
     decoding = TranslationOptions(beam_size=4, max_batch_size=64, batch_type="examples")
     plain = {name: [r.text for r in translate_lines([s for s, _ in rows], Engine.from_translator(tr, decoding), text)]
              for name, rows in sets.items()}

@@ -928,7 +928,7 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
     import functools
 
     from mtcli.confidence import Checker
-    from mtcli.roundtrip import RoundTrip
+    from mtcli.roundtrip import for_direction
     from mtcli.route import Languages, Router
     from mtcli.text.pipeline import Engine
 
@@ -949,7 +949,7 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
         return lambda: shipped("-".join(reversed(direction.split("-"))))
 
     def engine_of(direction: str):  # (short lines ranked again by the way back: mtcli.roundtrip)
-        return Engine.from_translator(translator_of(direction), options.decoding, RoundTrip(back_of(direction)))
+        return Engine.from_translator(translator_of(direction), options.decoding, for_direction(direction, back_of(direction)))
 
     def checker_for(direction: str):
         return Checker(translator_of(direction), back_of(direction), options.decoding)

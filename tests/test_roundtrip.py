@@ -8,7 +8,7 @@ import pytest
 from mtcli import registry
 from mtcli.config import Options, TranslationOptions
 from mtcli.decode import TranslationHypothesis, TranslationResult, Translator
-from mtcli.roundtrip import ROUNDTRIP_BEAM, RoundTrip, is_short
+from mtcli.roundtrip import ROUNDTRIP_BEAM, RoundTrip, for_direction, is_short
 from mtcli.text.pipeline import Engine, translate_lines
 
 
@@ -82,6 +82,11 @@ def test_the_back_model_is_loaded_only_for_a_short_line():
     assert not loaded
     rt.translate(Forward(NBEST), ["Hello."], TranslationOptions())
     assert loaded == [1]
+
+
+def test_only_english_to_spanish_is_ranked_again():
+    assert isinstance(for_direction("en-es", lambda: None), RoundTrip)
+    assert for_direction("es-en", lambda: None) is None
 
 
 @pytest.fixture(scope="module")

@@ -690,6 +690,13 @@ def _blas():
     return ThreadpoolController()
 
 
+def one_blas_thread():
+    """A block whose products run on one BLAS thread (decoding's threads each run their own; a forced reading's
+    products are too small to share: 12 short pairs read back by mtcli.roundtrip took 0.15-0.3 s CPU on two BLAS
+    threads waiting on each other, 0.015 s on one; a check's reading of 400 unseen lines the same CPU either way)."""
+    return _blas().limit(limits=1, user_api="blas")
+
+
 # Loading the compiled decoding kernels from Numba's cache costs ~0.3 s CPU in a new process; they
 # then save ~6 ms a sentence greedy and ~19 ms at beam 4 against the NumPy references (Large model).
 # First calls in new processes, loading included: the references win for 1 sentence and for 16
@@ -887,7 +894,7 @@ class Translator:
                 self.encoded.add_readings([lines[todo[j]] for j in group], [hs[0].reading for hs in found])
             return found
 
-        with _kernels(len(todo), options.beam_size), _blas().limit(limits=1, user_api="blas"):
+        with _kernels(len(todo), options.beam_size), one_blas_thread():
             if len(groups) == 1 or self.inter_threads == 1:
                 found = [run(group) for group in groups]
             else:
@@ -920,7 +927,10 @@ class Translator:
         targets to what the decoder holds. A translation the coverage penalty read while decoding it (the
         same lowest block and heads: `encoded.readings`) is not read again. `kept`: what decoding elsewhere kept
         (the server's decoders), in place of `encoded`."""
-        encoded = self.encoded if kept is None else kept
+        with one_blas_thread():
+            return self._force(sources, targets, layers, heads, batch, self.encoded if kept is None else kept)
+
+    def _force(self, sources, targets, layers, heads, batch, encoded) -> list[Forced]:
         room = self.model.cfg.max_tgt_len - 1
         tgt_seqs = [t[:room] for t in self.tgt_tok.encode_batch(targets)]
         out: list[Forced | None] = [None] * len(sources)

@@ -52,7 +52,9 @@ class RoundTrip:
     def back_scores(self, sources: list[str], texts: list[list[str]]) -> list[list[float]]:
         """log P(source | translation) / (source tokens + EOS) under the back model, for each translation."""
         pairs = [(t, s) for s, ts in zip(sources, texts) for t in ts]
-        read = self.back().force([t for t, _ in pairs], [s for _, s in pairs]) if pairs else []
+        if not pairs:
+            return [[] for _ in texts]
+        read = self.back().force([t for t, _ in pairs], [s for _, s in pairs])
         flat = iter([float(f.logprobs.sum()) / len(f.logprobs) for f in read])
         return [[next(flat) for _ in ts] for ts in texts]
 

@@ -19,6 +19,9 @@ from mtcli.config import TranslationOptions
 ROUNDTRIP_WORDS = 3  # at most, in a line ranked again
 ROUNDTRIP_BEAM = 12  # its beam and n-best
 ROUNDTRIP_WEIGHT = 0.3  # of the way back's length-normalised log-probability, beside the forward score
+# only the hypotheses within this of the best forward score are read back: on both development sets the same
+# choices as reading all 12, from 40 % of the readings (the rest follow in their forward order)
+ROUNDTRIP_MARGIN = 0.5
 # the directions ranked again: es-en's short lines of its selection split gained nothing from the way back (beam 4
 # 56.2 %, beam 12 and weight 0.3 56.7 %, weight 1 54.9 %), and no held-out short set of its own chooses for it
 ROUNDTRIP_DIRECTIONS = ("en-es",)
@@ -43,6 +46,7 @@ class RoundTrip:
     weight: float = ROUNDTRIP_WEIGHT
     beam: int = ROUNDTRIP_BEAM
     most_words: int = ROUNDTRIP_WORDS
+    margin: float = ROUNDTRIP_MARGIN
 
     def options_for(self, options: TranslationOptions) -> TranslationOptions:
         """A short line's decoding: the wider beam, all its hypotheses kept for the ranking."""
@@ -59,18 +63,19 @@ class RoundTrip:
         return [[next(flat) for _ in ts] for ts in texts]
 
     def rank(self, sources: list[str], results: list, keep: int) -> list:
-        """Each line's decode.TranslationResult with its hypotheses ranked by score + weight x the way back,
-        cut to `keep` (the scores shown stay the model's)."""
-        texts = [[h.text for h in r.hypotheses if h.text.strip()] for r in results]
-        scores = self.back_scores(sources, texts)
-        out = []
-        for r, back in zip(results, scores):
+        """Each line's decode.TranslationResult with its hypotheses within `margin` of the best ranked by score +
+        weight x the way back, the others after them, cut to `keep` (the scores shown stay the model's)."""
+        near = []
+        for r in results:
             hyps = [h for h in r.hypotheses if h.text.strip()]
-            if not hyps:
-                out.append(replace(r, hypotheses=r.hypotheses[:keep]))
-                continue
-            order = sorted(range(len(hyps)), key=lambda i: -(hyps[i].score + self.weight * back[i]))
-            out.append(replace(r, hypotheses=[hyps[i] for i in order[:keep]]))
+            best = max((h.score for h in hyps), default=0.0)
+            near.append([h for h in hyps if h.score >= best - self.margin])
+        scores = self.back_scores(sources, [[h.text for h in hs] for hs in near])
+        out = []
+        for r, hyps, back in zip(results, near, scores):
+            ranked = [hyps[i] for i in sorted(range(len(hyps)), key=lambda i: -(hyps[i].score + self.weight * back[i]))]
+            rest = [h for h in r.hypotheses if h.text.strip() and all(h is not k for k in hyps)]
+            out.append(replace(r, hypotheses=(ranked + rest)[:keep] or r.hypotheses[:keep]))
         return out
 
     def translate(self, tr, lines: list[str], options: TranslationOptions) -> list:
@@ -78,7 +83,7 @@ class RoundTrip:
         short = [i for i, line in enumerate(lines) if is_short(line, self.most_words)] if options.beam_size > 1 else []
         if not short:
             return tr.translate_batch(lines, options)
-        rest = [i for i in range(len(lines)) if i not in set(short)]
+        rest = sorted(set(range(len(lines))) - set(short))
         results: list = [None] * len(lines)
         for i, r in zip(rest, tr.translate_batch([lines[i] for i in rest], options) if rest else []):
             results[i] = r

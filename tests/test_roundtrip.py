@@ -48,10 +48,19 @@ def test_short_means_one_to_three_words():
 
 def test_the_way_back_reorders_a_short_line_and_the_scores_stay_the_models():
     back = Back(BACK)
-    [r] = RoundTrip(lambda: back, weight=0.3).translate(Forward(NBEST), ["Hello."], TranslationOptions(num_hypotheses=2))
-    # Salí.: -0.5 + 0.3 x -3.0 = -1.4; Hola.: -0.7 + 0.3 x -0.2 = -0.76; Salgan.: -1.5
-    assert [(h.text, h.score) for h in r.hypotheses] == [("Hola.", -0.7), ("Salí.", -0.5)]
+    [r] = RoundTrip(lambda: back, weight=0.3, margin=1.0).translate(Forward(NBEST), ["Hello."],
+                                                                   TranslationOptions(num_hypotheses=3))
+    # Salí.: -0.5 + 0.3 x -3.0 = -1.4; Hola.: -0.7 + 0.3 x -0.2 = -0.76; Salgan.: -0.9 + 0.3 x -2.0 = -1.5
+    assert [(h.text, h.score) for h in r.hypotheses] == [("Hola.", -0.7), ("Salí.", -0.5), ("Salgan.", -0.9)]
     assert sorted(back.read) == [("Hola.", "Hello."), ("Salgan.", "Hello."), ("Salí.", "Hello.")]
+
+
+def test_hypotheses_far_below_the_best_are_not_read_back_and_follow_in_their_order():
+    back = Back(BACK | {"Salgan.": 0.0})  # (it would win if it were read)
+    [r] = RoundTrip(lambda: back, weight=0.3, margin=0.3).translate(Forward(NBEST), ["Hello."],
+                                                                   TranslationOptions(num_hypotheses=3))
+    assert [h.text for h in r.hypotheses] == ["Hola.", "Salí.", "Salgan."]
+    assert sorted(back.read) == [("Hola.", "Hello."), ("Salí.", "Hello.")]
 
 
 def test_without_weight_the_forward_order_stands():

@@ -99,7 +99,7 @@ def test_only_english_to_spanish_is_ranked_again():
 
 
 @pytest.fixture(scope="module")
-def both_ways():
+def both_ways(shipped_model):
     return Translator(registry.shipped("en-es")), Translator(registry.shipped("es-en"))
 
 

@@ -3,8 +3,8 @@ three words gets a wider beam, and each of its translations is scored by the oth
 source given it (teacher forcing, no decoding): `Hello.` -> `Salí.` reads back as `Hello.` far less well than
 `Hola.` does, which the beam had as its second best. The forward model alone cannot tell them apart (it put
 `Salí.` first); the way back costs one forced pass of the back model over a few short pairs, and loading that model
-on the first short line. Longer lines are decoded as they were: their n-best rarely hold a better translation that
-the way back tells apart, and the pass would grow with them."""
+on the first short line. Longer lines are decoded as they were: the ranking was chosen on short inputs only, and
+its cost grows with the lines (a wider beam, a reading per hypothesis)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from mtcli import lazy_re
 from mtcli.config import TranslationOptions
 
-# the weight, beam and length were chosen on benchmarks/sets/short-dev-en-es.tsv and the selection split's short
+# the length, beam, weight and margin were chosen on benchmarks/sets/short-dev-en-es.tsv and the selection split's short
 # lines (benchmarks/roundtrip.py; docs/results.md), never on the scoring sets
 ROUNDTRIP_WORDS = 3  # at most, in a line ranked again
 ROUNDTRIP_BEAM = 12  # its beam and n-best

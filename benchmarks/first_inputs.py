@@ -14,7 +14,8 @@ line as typed ("raw"):
                (the model's lexicon.json, else built from --corpus) nor in the source, per 1,000 outputs
 With --unseen N: the non-word rate and BLEU (sacrebleu, as `mtcli evaluate`) of the raw model on the first N
 lines of the unseen Tatoeba set, and the seconds to translate 200 of its lines (after the first N) with the
-pipeline. --nonwords off decodes without the lexicon's penalty (decode.WordCheck), for a before/after.
+pipeline. --nonwords off decodes without the lexicon's penalty (decode.WordCheck), --roundtrip off without the
+ranking of short lines by the way back (mtcli.roundtrip), each for a before/after.
 
     nice -n 10 python benchmarks/first_inputs.py                          # en-es: short set and messages
     nice -n 10 python benchmarks/first_inputs.py --set short-es-en        # the es-en model
@@ -24,6 +25,7 @@ pipeline. --nonwords off decodes without the lexicon's penalty (decode.WordCheck
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import sys
@@ -94,6 +96,9 @@ def main() -> None:
     ap.add_argument("--check-words", type=int, metavar="N",
                     help="check only lines of at most N words for made-up words (default: decode.NONWORD_MAX_WORDS, "
                          "every line)")
+    ap.add_argument("--roundtrip", choices=["on", "off"], default="on",
+                    help="short lines' n-best ranked again by the other direction's model (mtcli.roundtrip), as "
+                         "`mtcli translate` does")
     ap.add_argument("--unseen", type=int, default=0, help="also the first N unseen lines: non-words, BLEU, latency")
     ap.add_argument("--corpus", type=Path, default=DATA / "spa-eng" / "spa.txt", help="for a model without lexicon")
     ap.add_argument("--save-unseen", type=Path, help="the unseen lines' outputs, as JSON (omissions.py --outputs)")
@@ -107,6 +112,7 @@ def main() -> None:
     from mtcli.data import read_corpus
     from mtcli.config import Options, TranslationOptions
     from mtcli.decode import Translator
+    from mtcli.roundtrip import for_direction
     from mtcli.text.pipeline import Engine, translate_lines
 
     threadpool_limits(1)
@@ -123,7 +129,9 @@ def main() -> None:
         tr.nonword_max_words = args.check_words
     lexicon = lexicon_of(tr, args.corpus)
     decoding = TranslationOptions(beam_size=args.beam, max_batch_size=64, batch_type="examples")
-    engine = Engine.from_translator(tr, decoding)
+    back = registry.resolve("-".join(reversed(way.split("-"))))
+    roundtrip = for_direction(way, functools.cache(lambda: Translator(back))) if args.roundtrip == "on" else None
+    engine = Engine.from_translator(tr, decoding, roundtrip)
     nbest = Engine.from_translator(tr, replace(decoding, num_hypotheses=min(4, args.beam)))
 
     def pipeline(lines: list[str]) -> list[str]:  # (with the options `mtcli translate` gives the source language)
@@ -132,7 +140,7 @@ def main() -> None:
     def raw(lines: list[str]) -> list[list[str]]:
         return [[t for t, _ in n] for n in nbest.decode(lines)]
 
-    figures = {"model": str(model), "beam": args.beam, "nonwords": args.nonwords,
+    figures = {"model": str(model), "beam": args.beam, "nonwords": args.nonwords, "roundtrip": args.roundtrip,
                "penalty": tr.words.penalty if tr.words else None, "checked words": tr.nonword_max_words}
     started = time.perf_counter()
     short = read_set(SETS / f"{args.set}.tsv")
@@ -146,7 +154,7 @@ def main() -> None:
                         "acceptable raw": sum(ok_off) / len(short), "raw 4-best holds one": sum(ok_any) / len(short),
                         "non-word outputs": len(bad), "non-words per 1,000": 1000 * len(bad) / len(short)}
     checked = "" if not tr.words else " (every line)" if tr.nonword_max_words is None else f" (lines of {tr.nonword_max_words} words)"
-    print(f"{model}, beam {args.beam}, non-word penalty {args.nonwords}{checked}")
+    print(f"{model}, beam {args.beam}, non-word penalty {args.nonwords}{checked}, round trip {args.roundtrip}")
     print(f"{args.set}: {len(short)} inputs; acceptable {sum(ok_on) / len(short):.1%} through the pipeline, "
           f"{sum(ok_off) / len(short):.1%} raw ({sum(ok_any) / len(short):.1%} with one of the raw 4 best); "
           f"outputs with a non-word: {len(bad)}")

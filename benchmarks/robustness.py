@@ -19,6 +19,7 @@ reference holds every digit sequence of the source, the share whose translation 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import re
@@ -86,6 +87,8 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=None, help="default: the direction's unseen set")
     ap.add_argument("--limit", type=int, default=1000, help="first N pairs (0: all)")
     ap.add_argument("--beam", type=int, default=1, help="1: greedy (default, for speed)")
+    ap.add_argument("--roundtrip", choices=["on", "off"], default="on",
+                    help="short lines ranked again by the other direction's model (mtcli.roundtrip; beam > 1 only)")
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads (1 on a machine that is busy training)")
     ap.add_argument("--json", type=Path, help="also write the figures here")
     args = ap.parse_args()
@@ -97,6 +100,7 @@ def main() -> None:
     from mtcli.data import read_corpus
     from mtcli.config import Options, TranslationOptions
     from mtcli.decode import Translator
+    from mtcli.roundtrip import for_direction
     from mtcli.text.pipeline import Engine, TextOptions, translate_lines
 
     threadpool_limits(args.threads)
@@ -104,7 +108,10 @@ def main() -> None:
     source = args.direction.split("-")[0]
     model = registry.resolve(args.model or registry.shipped(args.direction))
     tr = Translator(model)
-    engine = Engine.from_translator(tr, TranslationOptions(beam_size=args.beam, max_batch_size=64, batch_type="examples"))
+    back = registry.shipped("-".join(reversed(args.direction.split("-"))))
+    roundtrip = for_direction(args.direction, functools.cache(lambda: Translator(back))) if args.roundtrip == "on" else None
+    engine = Engine.from_translator(tr, TranslationOptions(beam_size=args.beam, max_batch_size=64, batch_type="examples"),
+                                    roundtrip)
     decode, memo = engine.decode, {}
 
     def cached(lines: list[str]) -> list:
@@ -116,7 +123,7 @@ def main() -> None:
     engine.decode = cached
     all_pairs = read_corpus(args.data).pairs
     pairs = all_pairs[: args.limit] if args.limit else all_pairs
-    decoding = "greedy" if args.beam == 1 else f"beam {args.beam}"
+    decoding = "greedy" if args.beam == 1 else f"beam {args.beam}, round trip {args.roundtrip}"
     print(f"{model} on {args.data.name}: first {len(pairs):,} pairs, {decoding}", flush=True)
 
     def off(lines: list[str]) -> list[str]:

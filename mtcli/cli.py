@@ -926,10 +926,12 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
     and --to must agree with it), else the shipped model of each line's direction, loaded on first use.
     `options` (config.Options) go as they are to each direction's engine (their decoding), its checker (how the
     translations are checked, mtcli.confidence; the round trip's model is the shipped one of the other
-    direction, loaded on first use) and the text pipeline (their glossary)."""
+    direction, loaded on first use, which also ranks short lines' translations again: mtcli.roundtrip) and the text
+    pipeline (their glossary)."""
     import functools
 
     from mtcli.confidence import Checker
+    from mtcli.roundtrip import for_direction
     from mtcli.route import Languages, Router
     from mtcli.text.pipeline import Engine
 
@@ -946,11 +948,14 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
             if path.parent == registry.SHIPPED_DIR:
                 _no_model_file(outputs, path, stdin)
         translator_of, fixed = shipped, None
-    engine_of = lambda direction: Engine.from_translator(translator_of(direction), options.decoding)  # noqa: E731
+    def back_of(direction: str):  # (the other direction's shipped model, loaded on first use)
+        return lambda: shipped("-".join(reversed(direction.split("-"))))
+
+    def engine_of(direction: str):  # (short lines ranked again by the way back: mtcli.roundtrip)
+        return Engine.from_translator(translator_of(direction), options.decoding, for_direction(direction, back_of(direction)))
 
     def checker_for(direction: str):
-        back = "-".join(reversed(direction.split("-")))
-        return Checker(translator_of(direction), lambda: shipped(back), options.decoding)
+        return Checker(translator_of(direction), back_of(direction), options.decoding)
 
     checking = options.decoding.check != "off" or options.decoding.return_alignments
     return Router(engine_of, languages, fixed=fixed, checker_for=checker_for if checking else None, options=options)

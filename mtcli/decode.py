@@ -17,7 +17,7 @@ import sys
 import threading
 from bisect import bisect_left
 from collections.abc import Callable, Collection
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -703,13 +703,19 @@ def _blas():
     return ThreadpoolController()
 
 
-def _one_blas_thread():
-    """BLAS held to one thread while a block runs (each decoding thread runs its own GEMMs): threadpoolctl's limit,
-    but nothing where this process's OpenBLAS started with one thread (`mtcli translate`: __main__), which spares a
-    one-sentence translation finding the pools (~5 ms of CPU: threadpoolctl's import and its lookup)."""
-    started_alone = os.environ.get("OPENBLAS_NUM_THREADS") == "1" and \
-        "openblas" in str(np.__config__.CONFIG.get("Build Dependencies", {}).get("blas", {}).get("name", ""))
-    return nullcontext() if started_alone else _blas().limit(limits=1, user_api="blas")
+@contextmanager
+def one_blas_thread():
+    """BLAS on one thread while a block runs: each decoding thread runs its own products, and a forced reading's are
+    too small to share (on a loaded machine a check's forced passes of 300 lines took 0.63-0.69 s CPU on two threads,
+    0.11 s on one; 12 short pairs read back by mtcli.roundtrip 0.15-0.3 s, 0.015 s). Nothing to do where this
+    process's OpenBLAS started with one thread (`mtcli translate`: __main__), which spares a one-sentence translation
+    finding the pools (~5 ms of CPU: threadpoolctl's import and its lookup)."""
+    if os.environ.get("OPENBLAS_NUM_THREADS") == "1" and \
+            "openblas" in str(np.__config__.CONFIG.get("Build Dependencies", {}).get("blas", {}).get("name", "")):
+        yield
+    else:
+        with _blas().limit(limits=1, user_api="blas"):
+            yield
 
 
 # Loading the compiled decoding kernels from Numba's cache costs ~0.3 s CPU in a new process; they
@@ -734,14 +740,6 @@ def _kernels(sentences: int, beam: int):
     else:
         with kernels.references():
             yield
-
-
-@contextmanager
-def _one_blas_thread():
-    """BLAS on one thread, as decoding runs it: a check's forced passes on small batches spent ~6x the CPU time in
-    two threads on a loaded machine (300 lines, an ensemble's members read again: 0.63-0.69 s, 0.11 s on one)."""
-    with _blas().limit(limits=1, user_api="blas"):
-        yield
 
 
 # Inside a `progress` block: [report, the block's lines, the fraction reported so far]
@@ -918,7 +916,7 @@ class Translator:
                 self.encoded.add_readings([lines[todo[j]] for j in group], [hs[0].reading for hs in found])
             return found
 
-        with _kernels(len(todo), options.beam_size), _one_blas_thread():
+        with _kernels(len(todo), options.beam_size), one_blas_thread():
             if len(groups) == 1 or self.inter_threads == 1:
                 found = [run(group) for group in groups]
             else:
@@ -946,7 +944,7 @@ class Translator:
                                                         h.score, h.logprob) for h, text in zip(hyps, texts)], truncated)
 
     @_kernels(0, 1)  # (those of the decoding it follows, which counted its lines)
-    @_one_blas_thread()
+    @one_blas_thread()
     def force(self, sources: list[str], targets: list[str], layers: int | None = None, heads=None,
               batch: int = SENTENCES_PER_BATCH, kept: Encoded | None = None, members: bool = False) -> list[Forced]:
         """Each target read by the first model of the ensemble given its source (see forced): sources cut

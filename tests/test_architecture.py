@@ -12,7 +12,7 @@ GROUPS = {
     "data": ["tokenizer", "data", "augment", "download"],
     "numeric core": ["kernels", "layers", "attention", "model"],
     "training": ["optim", "checkpoint", "distributed", "metrics", "train", "finetune"],
-    "translation": ["decode", "text", "langid", "confidence", "route", "evaluate"],
+    "translation": ["decode", "roundtrip", "text", "langid", "confidence", "route", "evaluate"],
     "interfaces": ["cli", "coercion", "console", "session", "__main__", "serve", "registry", "export"],
 }
 UPWARD = {("train", "decode")}  # the per-epoch BLEU sample decodes with decode.greedy (docs/architecture.md)

@@ -217,7 +217,7 @@ def test_one_sentence_is_translated_without_numba():
     assert names.isdisjoint({"numba", "llvmlite", "starlette", "uvicorn", "lxml", "matplotlib", "pydantic"})
     # nor what a line or two does not show or need: rich (written to a pipe, without a warning: console.LazyConsole),
     # importlib.metadata (py3langid's version is its own attribute), the document formats, the model files' schema,
-    # threadpoolctl (OpenBLAS started with one thread: decode._one_blas_thread), more than one decoding thread's pool
+    # threadpoolctl (OpenBLAS started with one thread: decode.one_blas_thread), more than one decoding thread's pool
     assert names.isdisjoint({"rich", "importlib.metadata", "mtcli.text.formats", "mtcli.schema", "threadpoolctl",
                              "concurrent.futures"})
 

@@ -1,0 +1,121 @@
+"""Short lines' n-best ranked again by the way back (mtcli.roundtrip, issue 40)."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from mtcli import registry
+from mtcli.config import Options, TranslationOptions
+from mtcli.decode import TranslationHypothesis, TranslationResult, Translator
+from mtcli.roundtrip import ROUNDTRIP_BEAM, RoundTrip, for_direction, is_short
+from mtcli.text.pipeline import Engine, translate_lines
+
+
+class Forward:
+    """A translator whose n-best per line is given; it records the options of each call."""
+
+    def __init__(self, nbest: dict[str, list[tuple[str, float]]]):
+        self.nbest, self.calls = nbest, []
+
+    def translate_batch(self, lines, options):
+        self.calls.append((list(lines), options))
+        return [TranslationResult([TranslationHypothesis([], t, s, s) for t, s in self.nbest[line][: options.num_hypotheses]])
+                for line in lines]
+
+
+class Back:
+    """A back model reading each (translation, source) with a given mean log-probability per token."""
+
+    def __init__(self, mean: dict[str, float]):
+        self.mean, self.read = mean, []
+
+    def force(self, sources, targets):
+        self.read += list(zip(sources, targets))
+        return [SimpleNamespace(logprobs=np.full(4, self.mean[s])) for s in sources]
+
+
+NBEST = {"Hello.": [("Salí.", -0.5), ("Hola.", -0.7), ("Salgan.", -0.9)],
+         "I would like to book a table.": [("Me gustaría reservar una mesa.", -0.3), ("Quiero una mesa.", -0.6)],
+         "   ": [("", 0.0)]}
+BACK = {"Salí.": -3.0, "Hola.": -0.2, "Salgan.": -2.0, "Me gustaría reservar una mesa.": -0.1, "Quiero una mesa.": -0.1}
+
+
+def test_short_means_one_to_three_words():
+    assert [is_short(t) for t in ("Hello!", "Log in", "Thanks a lot!", "I'm so sorry.", "Nice to meet you.", "5 €", "")] \
+        == [True, True, True, True, False, False, False]
+
+
+def test_the_way_back_reorders_a_short_line_and_the_scores_stay_the_models():
+    back = Back(BACK)
+    [r] = RoundTrip(lambda: back, weight=0.3, margin=1.0).translate(Forward(NBEST), ["Hello."],
+                                                                   TranslationOptions(num_hypotheses=3))
+    # Salí.: -0.5 + 0.3 x -3.0 = -1.4; Hola.: -0.7 + 0.3 x -0.2 = -0.76; Salgan.: -0.9 + 0.3 x -2.0 = -1.5
+    assert [(h.text, h.score) for h in r.hypotheses] == [("Hola.", -0.7), ("Salí.", -0.5), ("Salgan.", -0.9)]
+    assert sorted(back.read) == [("Hola.", "Hello."), ("Salgan.", "Hello."), ("Salí.", "Hello.")]
+
+
+def test_hypotheses_far_below_the_best_are_not_read_back_and_follow_in_their_order():
+    back = Back(BACK | {"Salgan.": 0.0})  # (it would win if it were read)
+    [r] = RoundTrip(lambda: back, weight=0.3, margin=0.3).translate(Forward(NBEST), ["Hello."],
+                                                                   TranslationOptions(num_hypotheses=3))
+    assert [h.text for h in r.hypotheses] == ["Hola.", "Salí.", "Salgan."]
+    assert sorted(back.read) == [("Hola.", "Hello."), ("Salí.", "Hello.")]
+
+
+def test_without_weight_the_forward_order_stands():
+    [r] = RoundTrip(lambda: Back(BACK), weight=0.0).translate(Forward(NBEST), ["Hello."], TranslationOptions())
+    assert [h.text for h in r.hypotheses] == ["Salí."]
+
+
+def test_only_short_lines_are_decoded_wider_and_read_back_and_greedy_is_left_alone():
+    forward, back = Forward(NBEST), Back(BACK)
+    rt = RoundTrip(lambda: back)
+    lines = ["I would like to book a table.", "Hello.", "   "]
+    out = rt.translate(forward, lines, TranslationOptions())
+    assert [r.hypotheses[0].text for r in out] == ["Me gustaría reservar una mesa.", "Hola.", ""]
+    (long_lines, long_options), (short_lines, wide) = forward.calls
+    assert long_lines == ["I would like to book a table.", "   "] and long_options.beam_size == 4
+    assert short_lines == ["Hello."] and wide.beam_size == wide.num_hypotheses == ROUNDTRIP_BEAM
+    assert {t for _, t in back.read} == {"Hello."}
+    forward.calls.clear()
+    greedy = TranslationOptions(beam_size=1)
+    assert [r.hypotheses[0].text for r in rt.translate(forward, ["Hello."], greedy)] == ["Salí."]
+    assert forward.calls == [(["Hello."], greedy)]
+
+
+def test_the_back_model_is_loaded_only_for_a_short_line():
+    loaded = []
+    rt = RoundTrip(lambda: loaded.append(1) or Back(BACK))
+    rt.translate(Forward(NBEST), ["I would like to book a table."], TranslationOptions())
+    assert not loaded
+    rt.translate(Forward(NBEST), ["Hello."], TranslationOptions())
+    assert loaded == [1]
+
+
+def test_only_english_to_spanish_is_ranked_again():
+    assert isinstance(for_direction("en-es", lambda: None), RoundTrip)
+    assert for_direction("es-en", lambda: None) is None
+
+
+@pytest.fixture(scope="module")
+def both_ways(shipped_model):
+    return Translator(registry.shipped("en-es")), Translator(registry.shipped("es-en"))
+
+
+def test_the_shipped_pair_says_hello_and_leaves_long_lines_as_they_were(both_ways):
+    """The shipped model alone put `Salí.` first for `Hello.` (issue 40); read back, `Hola.` wins. A line of four
+    words or more comes out as without the ranking."""
+    tr, back = both_ways
+    text = Options().text_for("en")
+    plain = Engine.from_translator(tr, TranslationOptions())
+    ranked = Engine.from_translator(tr, TranslationOptions(), RoundTrip(lambda: back))
+    lines = ["Hello.", "Where is the train station?"]
+    before, after = ([r.text for r in translate_lines(lines, e, text)] for e in (plain, ranked))
+    assert before[0] == "Salí." and after[0] == "Hola."
+    assert after[1] == before[1]
+
+
+def test_translate_ranks_short_lines_again(run_cli, shipped_model):
+    code, out, _ = run_cli("translate", "Hello.")
+    assert code == 0 and out.strip() == "Hola."

@@ -425,8 +425,7 @@ def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows
 class BeamSearch:
     """Beam search over `slots` sentences at once, each at its own step: sentences join (`add`) and
     leave (`step` returns them finished) between steps, so that a stream of sentences is decoded in
-    batches that stay full (continuous batching, as a server needs); `search` adds one batch and steps
-    until it is done. `models` of more than one are an ensemble: their log-probabilities are averaged
+    batches that stay full (continuous batching, as a server needs, and `search` for a file's lines). `models` of more than one are an ensemble: their log-probabilities are averaged
     at every step.
 
     Sentence s owns cache rows s*K ... s*K+K-1 (K = beam). Candidates rank by total log-probability;
@@ -591,21 +590,57 @@ def search(model: Model | list[Model], src: np.ndarray, src_len: np.ndarray, bea
            max_len_a: float = DEFAULTS.max_decoding_length_a, max_len_b: int = DEFAULTS.max_decoding_length_b,
            ngram: int = DEFAULTS.no_repeat_ngram_size, words: WordCheck | None = None,
            sources: list[frozenset[str] | None] | None = None, keep=None, coverage: Coverage | None = None,
-           beta: float = DEFAULTS.coverage_penalty) -> list[list[Hypothesis]]:
+           beta: float = DEFAULTS.coverage_penalty, batch: TranslationOptions | None = None,
+           done: Callable[[int], None] | None = None) -> list[list[Hypothesis]]:
     """Beam search for a padded batch src (B, S) of lengths (B,): the `nbest` best per sentence, best
     first (see BeamSearch). `model` may be a list: an ensemble. words: made-up words penalised, but those
-    among each sentence's `sources` words. keep: see BeamSearch.add. coverage, beta: see Coverage."""
+    among each sentence's `sources` words. coverage, beta: see Coverage.
+
+    batch: how many sentences are decoded at once (its max_batch_size and batch_type; None: all of src). The
+    others wait, in src's order (shortest first, for a budget of tokens), and join the search as soon as the ones
+    that finished leave room (continuous batching: no batch of sentences waits for its longest one, and a step's
+    matrix products keep their rows; one thread, 1,500 lines: ~5 % less CPU than batches decoded one after another).
+    keep: called with the indices of the sentences that join and the first model's encoder output (n, S', C), for
+    a check to read them again without encoding them. done: called with how many sentences a step finished."""
     models = model if isinstance(model, list) else [model]
     options = replace(DEFAULTS, beam_size=beam, num_hypotheses=nbest, length_penalty=alpha, max_decoding_length_a=max_len_a,
                       max_decoding_length_b=max_len_b, no_repeat_ngram_size=ngram, coverage_penalty=beta)
-    decoder = BeamSearch(models, len(src), options, src.shape[1], int(_max_len(models[0], src_len, max_len_a, max_len_b).max()),
+    if batch is not None:
+        options = replace(options, max_batch_size=batch.max_batch_size, batch_type=batch.batch_type)
+    src_len = np.asarray(src_len)
+    slots = len(src) if batch is None else _joining(options, src_len, 0, 0, len(src))
+    decoder = BeamSearch(models, slots, options, src.shape[1], int(_max_len(models[0], src_len, max_len_a, max_len_b).max()),
                          words, coverage)
-    decoder.add(src, src_len, sources, keep)
-    found = [[]] * len(src)
-    while decoder.active.any():
-        for slot, hyps in decoder.step():
-            found[slot] = hyps
+    found, owner, start = [[]] * len(src), np.zeros(slots, np.int64), 0
+    while start < len(src) or decoder.active.any():
+        live = owner[decoder.active]
+        n = _joining(options, src_len[start:], len(live), int(src_len[live].max(initial=0)), decoder.free)
+        # joining a quarter of what the budget holds at their length, or more (the encoder's products keep their rows)
+        if n and (4 * n >= _joining(options, src_len[start:], 0, 0, slots) or start + n == len(src) or not len(live)):
+            take = np.arange(start, start + n)
+            start += n
+            owner[decoder.add(src[take, : src_len[take].max()], src_len[take],
+                              None if sources is None else [sources[i] for i in take],
+                              keep and functools.partial(keep, take))] = take
+        finished = decoder.step()
+        for slot, hyps in finished:
+            found[owner[slot]] = hyps
+        if done and finished:
+            done(len(finished))
     return found
+
+
+def _joining(options: TranslationOptions, waiting: np.ndarray, live: int, longest: int, free: int) -> int:
+    """How many of the sentences waiting (their source lengths, in order) join `live` ones whose longest source
+    has `longest` tokens, in `free` slots, within options.max_batch_size sentences, or padded source tokens times
+    the beam: the key/value caches hold a row per hypothesis of ~1.5 x its source length, so a budget of tokens bounds
+    them at any beam (2,048 source tokens at beam 4 held ~170 MB for the shipped ensemble's two members). One
+    sentence alone joins over the budget."""
+    count = live + np.arange(1, min(free, len(waiting)) + 1)
+    size = count if options.batch_type == "examples" else \
+        count * np.maximum.accumulate(np.maximum(waiting[: len(count)], longest)) * options.beam_size
+    n = int(np.searchsorted(size, options.max_batch_size, side="right"))
+    return max(n, min(1, len(count))) if not live else n
 
 
 def greedy(model: Model, src: np.ndarray, src_len: np.ndarray) -> list[Hypothesis]:
@@ -668,33 +703,6 @@ def _lowest_heads(model: Model, y, memory, src_len, tgt_len, heads) -> np.ndarra
     return probs
 
 
-def batches(lengths: np.ndarray, options: TranslationOptions) -> list[np.ndarray]:
-    """Indices of sentences grouped by source length (shortest first), each group within
-    options.max_batch_size sentences, or padded source tokens times the beam: a batch's key/value caches hold
-    sentences x beam rows of ~1.5 x its source length, so the budget bounds them at any beam (2,048 source tokens
-    at beam 4 held ~170 MB for the shipped ensemble's two members; 512 x 4 the same CPU time, docs/benchmarks.md)."""
-    order = np.argsort(lengths, kind="stable")
-    groups, start = [], 0
-    while start < len(order):
-        end = start + 1
-        while end < len(order) and (end + 1 - start if options.batch_type == "examples"
-                                    else (end + 1 - start) * lengths[order[end]] * options.beam_size) <= options.max_batch_size:
-            end += 1
-        groups.append(order[start:end])
-        start = end
-    return groups
-
-
-def _spread(groups: list[np.ndarray], n: int) -> list[np.ndarray]:
-    """At least n groups where the sentences allow: the largest halved until then."""
-    groups = list(groups)
-    while len(groups) < n and max(len(g) for g in groups) > 1:
-        big = max(range(len(groups)), key=lambda i: len(groups[i]))
-        g = groups.pop(big)
-        groups[big:big] = [g[: len(g) // 2], g[len(g) // 2 :]]
-    return groups
-
-
 @functools.cache
 def _blas():
     """The BLAS thread pools, found once (threadpoolctl's lookup costs milliseconds)."""
@@ -742,14 +750,17 @@ def _kernels(sentences: int, beam: int):
             yield
 
 
-# Inside a `progress` block: [report, the block's lines, the fraction reported so far]
+# Inside a `progress` block: [report, the block's lines, the fraction reported so far]; reported as it grows by
+# PROGRESS_STEP (sentences finish at most steps of a search)
+PROGRESS_STEP = 0.01
 _progress: ContextVar[list | None] = ContextVar("mtcli_decode_progress", default=None)
 
 
 @contextmanager
 def progress(report: Callable[[float], None], lines: int):
-    """report(fraction) each time Translator.translate_batch finishes a batch of the main pass over the block's
-    `lines` (from the thread that decoded it): the fraction of that call's sentences decoded so far. The main
+    """report(fraction) as Translator.translate_batch decodes the sentences of the main pass over the block's
+    `lines` (from the thread that decoded them), each PROGRESS_STEP more and at the end: the fraction of that call's
+    sentences decoded so far. The main
     pass is a call of at least half as many sentences as there are lines, not the few quotations decoded before
     it nor the retries after it; the fraction never goes back (a check's round trip decodes as many again)."""
     token = _progress.set([report, lines, 0.0])
@@ -847,7 +858,7 @@ class Translator:
     """A loaded model directory: English lines in, Spanish lines out, in batches."""
 
     def __init__(self, model_dir, inter_threads: int | None = None):
-        """inter_threads: batches decoded at once, each by one thread with single-threaded BLAS
+        """inter_threads: streams of sentences decoded at once, each by one thread with single-threaded BLAS
         (default: one per core). Measured on a shared 2-core machine, two threads that each run
         their own GEMMs beat one batch split over two BLAS threads that meet at every product."""
         one_heap()
@@ -893,39 +904,44 @@ class Translator:
             return results
         seqs, cut = self.source_ids([lines[i] for i in todo])
         sources = [source_words(lines[i], self.nonword_max_words) for i in todo]
-        groups = _spread(batches(np.array([len(s) for s in seqs]), self._shared(options)), self.inter_threads)
+        # one stream of sentences per thread, shortest first, each decoded in a continuous batch (search); the
+        # threads take every n-th sentence by length, so that their work ends together
+        order = np.argsort([len(s) for s in seqs], kind="stable")
+        streams = [order[i :: self.inter_threads] for i in range(min(self.inter_threads, len(order)))]
         shown, decoded, lock = _progress.get(), [0], threading.Lock()
         if shown is not None and 2 * len(todo) < shown[1]:
             shown = None
 
-        def run(group):
-            keep = None if self.encoded is None else functools.partial(
-                self.encoded.add, [lines[todo[j]] for j in group], [seqs[j] for j in group])
-            found = search(self.models, *_padded([seqs[j] for j in group]), options.beam_size, options.num_hypotheses,
+        def finished(n: int) -> None:
+            with lock:
+                decoded[0] += n
+                fraction = decoded[0] / len(todo)
+                if fraction >= shown[2] + PROGRESS_STEP or fraction == 1 > shown[2]:
+                    shown[2] = fraction
+                    shown[0](fraction)
+
+        def run(stream):
+            keep = None if self.encoded is None else lambda joined, memory: self.encoded.add(
+                [lines[todo[stream[j]]] for j in joined], [seqs[stream[j]] for j in joined], memory)
+            found = search(self.models, *_padded([seqs[j] for j in stream]), options.beam_size, options.num_hypotheses,
                            options.length_penalty, options.max_decoding_length_a, options.max_decoding_length_b,
-                           options.no_repeat_ngram_size, self.words, [sources[j] for j in group], keep,
-                           self.coverage, options.coverage_penalty)
+                           options.no_repeat_ngram_size, self.words, [sources[j] for j in stream], keep,
+                           self.coverage, options.coverage_penalty, self._shared(options), shown and finished)
             kernels.jit.release_compiler()  # (LLVM ran loading the kernels; decoding never runs it)
-            if shown is not None:
-                with lock:
-                    decoded[0] += len(group)
-                    if decoded[0] / len(todo) > shown[2]:
-                        shown[2] = decoded[0] / len(todo)
-                        shown[0](shown[2])
             if self.encoded is not None:
-                self.encoded.add_readings([lines[todo[j]] for j in group], [hs[0].reading for hs in found])
+                self.encoded.add_readings([lines[todo[j]] for j in stream], [hs[0].reading for hs in found])
             return found
 
         with _kernels(len(todo), options.beam_size), one_blas_thread():
-            if len(groups) == 1 or self.inter_threads == 1:
-                found = [run(group) for group in groups]
+            if len(streams) == 1:
+                found = [run(streams[0])]
             else:
-                from concurrent.futures import ThreadPoolExecutor  # (~1 ms to import: not for one group)
+                from concurrent.futures import ThreadPoolExecutor  # (~1 ms to import: not for one stream)
 
-                with ThreadPoolExecutor(min(self.inter_threads, len(groups)), "mtcli-decode") as pool:
-                    found = list(pool.map(run, groups))
-        for group, hyps_of_group in zip(groups, found):
-            for j, hyps in zip(group, hyps_of_group):
+                with ThreadPoolExecutor(len(streams), "mtcli-decode") as pool:
+                    found = list(pool.map(run, streams))
+        for stream, hyps_of_stream in zip(streams, found):
+            for j, hyps in zip(stream, hyps_of_stream):
                 results[todo[j]] = self.result(hyps, cut[j])
         return results
 

@@ -13,11 +13,11 @@ from mtcli.decode import (
     _banned,
     _max_len,
     _repeats,
-    batches,
     beam_search,
     decode_step,
     greedy,
     reorder_state,
+    search,
     start_decoding,
 )
 from mtcli.errors import UserError
@@ -123,19 +123,41 @@ def test_decoding_kernels_match_references(dtype):
     assert not any(np.isin(i, b).any() for i, b in zip(ids, banned))
 
 
-def test_batches_by_tokens_times_the_beam_and_examples():
-    lengths = np.array([5, 30, 7, 12, 12, 3, 40, 9])
-    for options in (TranslationOptions(max_batch_size=60, beam_size=1), TranslationOptions(max_batch_size=240),
-                    TranslationOptions(max_batch_size=3, batch_type="examples")):
-        groups = batches(lengths, options)
-        assert sorted(np.concatenate(groups).tolist()) == list(range(len(lengths)))
-        for g in groups:
-            size = len(g) if options.batch_type == "examples" else len(g) * lengths[g].max() * options.beam_size
-            assert size <= options.max_batch_size or len(g) == 1
-        assert np.all(np.diff(lengths[np.concatenate(groups)]) >= 0)  # shortest first
-    # a budget of tokens bounds the key/value caches, which hold a row per hypothesis: beam 4 takes a quarter
-    greedy, beam = (batches(lengths, TranslationOptions(max_batch_size=m, beam_size=k)) for m, k in ((60, 1), (240, 4)))
-    assert list(map(list, greedy)) == list(map(list, beam))
+@pytest.mark.parametrize("budget", [TranslationOptions(max_batch_size=60), TranslationOptions(max_batch_size=3, batch_type="examples")])
+def test_sentences_join_a_search_within_the_budget_and_decode_as_alone(budget, monkeypatch):
+    """Continuous batching (search given a budget): the sentences decoded at once never exceed max_batch_size
+    sentences, or padded source tokens times the beam (one sentence alone may), more than one is decoded at once
+    somewhere, every sentence is found, and each one's hypotheses are those it gets alone."""
+    from mtcli import decode
+
+    m, rng = model(), np.random.default_rng(0)
+    lengths = np.sort(rng.integers(3, 12, 14))
+    src = np.full((len(lengths), lengths.max()), PAD)
+    for row, n in enumerate(lengths):
+        src[row, :n] = [BOS, *rng.integers(4, 20, n - 2), EOS]
+    held, ended, lengths_of = [], [], {}  # (sentences decoded, their longest source) at each step; slot -> length
+    step, add = decode.BeamSearch.step, decode.BeamSearch.add
+
+    def counted(self):
+        live = np.flatnonzero(self.active)
+        held.append((len(live), max(lengths_of[s] for s in live.tolist())))
+        return step(self)
+
+    def noted(self, src, src_len, *rest):
+        slots = add(self, src, src_len, *rest)
+        lengths_of.update(zip(slots.tolist(), src_len.tolist()))
+        return slots
+
+    monkeypatch.setattr(decode.BeamSearch, "step", counted)
+    monkeypatch.setattr(decode.BeamSearch, "add", noted)
+    found = search(m, src, lengths, 2, 2, batch=budget, done=ended.append)
+    monkeypatch.undo()
+    for count, longest in held:
+        size = count if budget.batch_type == "examples" else count * longest * 2
+        assert size <= budget.max_batch_size or count == 1
+    assert max(count for count, _ in held) > 1 and sum(ended) == len(lengths)
+    alone = [search(m, src[i : i + 1, : lengths[i]], lengths[i : i + 1], 2, 2)[0] for i in range(len(lengths))]
+    assert [[h.tokens for h in hs] for hs in found] == [[h.tokens for h in hs] for hs in alone]
 
 
 def test_threads_share_the_token_budget_down_to_a_floor():
@@ -178,9 +200,9 @@ def test_reorder_state_keeps_each_hypothesis_history():
         np.testing.assert_allclose(logp_grown[:3], want, rtol=1e-10, atol=1e-10)
 
 
-def test_progress_is_reported_per_decoded_batch_of_the_main_pass_and_never_goes_back(shipped_model):
-    """A progress bar over a file moves as each batch of the main pass over its lines is decoded (decode.progress),
-    not once per call; a smaller call before it (quotations) does not move it, nor do the calls after it (retries,
+def test_progress_is_reported_as_the_main_pass_decodes_and_never_goes_back(shipped_model):
+    """A progress bar over a file moves as the sentences of the main pass over its lines are decoded
+    (decode.progress), not once per call; a smaller call before it (quotations) does not move it, nor do the calls after it (retries,
     a round trip); outside the block nothing is told."""
     from dataclasses import replace
 
@@ -189,7 +211,7 @@ def test_progress_is_reported_per_decoded_batch_of_the_main_pass_and_never_goes_
 
     tr = Translator(shipped_model, inter_threads=2)
     options = replace(DEFAULTS, beam_size=1, num_hypotheses=1, max_batch_size=3, batch_type="examples")
-    lines = [f"I have {n} cats." for n in range(2, 11)] + [""]  # 9 sentences in 3 batches; an empty line is none
+    lines = [f"I have {n} cats." for n in range(2, 11)] + [""]  # 9 sentences, 3 at once; an empty line is none
     seen = []
     with kernels.references():
         with progress(seen.append, len(lines)):
@@ -197,7 +219,8 @@ def test_progress_is_reported_per_decoded_batch_of_the_main_pass_and_never_goes_
             tr.translate_batch(lines, options)
             tr.translate_batch(lines[:6], options)  # 1/2 (below 1) and 1: nothing new
         tr.translate_batch(lines, options)
-    assert seen == pytest.approx([1 / 3, 2 / 3, 1.0])
+    assert len(seen) > 1 and seen[-1] == 1.0 and np.all(np.diff(seen) > 0)
+    assert np.allclose(np.array(seen) * 9, np.round(np.array(seen) * 9))  # (sentences decoded, of 9)
 
 
 def test_the_translator_chooses_the_kernels_from_the_work_it_is_given(shipped_model, monkeypatch):

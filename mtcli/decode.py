@@ -17,7 +17,7 @@ import sys
 import threading
 from bisect import bisect_left
 from collections.abc import Callable, Collection
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -703,15 +703,6 @@ def _blas():
     return ThreadpoolController()
 
 
-def _one_blas_thread():
-    """BLAS held to one thread while a block runs (each decoding thread runs its own GEMMs): threadpoolctl's limit,
-    but nothing where this process's OpenBLAS started with one thread (`mtcli translate`: __main__), which spares a
-    one-sentence translation finding the pools (~5 ms of CPU: threadpoolctl's import and its lookup)."""
-    started_alone = os.environ.get("OPENBLAS_NUM_THREADS") == "1" and \
-        "openblas" in str(np.__config__.CONFIG.get("Build Dependencies", {}).get("blas", {}).get("name", ""))
-    return nullcontext() if started_alone else _blas().limit(limits=1, user_api="blas")
-
-
 # Loading the compiled decoding kernels from Numba's cache costs ~0.3 s CPU in a new process; they
 # then save ~6 ms a sentence greedy and ~19 ms at beam 4 against the NumPy references (Large model).
 # First calls in new processes, loading included: the references win for 1 sentence and for 16
@@ -738,8 +729,15 @@ def _kernels(sentences: int, beam: int):
 
 @contextmanager
 def _one_blas_thread():
-    """BLAS on one thread, as decoding runs it: a check's forced passes on small batches spent ~6x the CPU time in
-    two threads on a loaded machine (300 lines, an ensemble's members read again: 0.63-0.69 s, 0.11 s on one)."""
+    """BLAS on one thread while a block runs, as decoding runs it (each decoding thread its own GEMMs; a check's
+    forced passes on small batches spent ~6x the CPU time in two threads on a loaded machine: 300 lines, an
+    ensemble's members read again, 0.63-0.69 s, 0.11 s on one): threadpoolctl's limit, but nothing where this
+    process's OpenBLAS started with one thread (`mtcli translate`: __main__), which spares a one-sentence
+    translation finding the pools (~5 ms of CPU: threadpoolctl's import and its lookup)."""
+    if os.environ.get("OPENBLAS_NUM_THREADS") == "1" and \
+            "openblas" in str(np.__config__.CONFIG.get("Build Dependencies", {}).get("blas", {}).get("name", "")):
+        yield
+        return
     with _blas().limit(limits=1, user_api="blas"):
         yield
 

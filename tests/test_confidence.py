@@ -138,6 +138,26 @@ def test_an_ensembles_reading_has_each_members_log_probabilities(en_es):
     assert np.ptp([a.members.mean(1) for a in again], axis=1).max() > 1e-3  # (two members, two readings)
 
 
+@pytest.mark.parametrize("models, extra", [(1, None), (2, "member2"), (3, "member5")])
+def test_a_check_reading_members_the_model_has_not_is_refused_in_one_line(models, extra, tmp_path: Path):
+    """A confidence.json whose combination reads ensemble members the model does not have (en-es's beside one model,
+    as the first member alone, or one fitted for a larger ensemble) is refused in words, not a KeyError mid-run."""
+    from types import SimpleNamespace
+
+    from mtcli import registry
+
+    data = json.loads((registry.shipped("en-es") / conf.FILE).read_text("utf-8"))
+    for scorer in data["scorers"].values():
+        if extra and any(f.startswith("member") for f in scorer["features"]):
+            for key, value in (("features", extra), ("mean", 0.0), ("scale", 1.0), ("coef", 0.1)):
+                scorer[key].append(value)
+    (tmp_path / conf.FILE).write_text(json.dumps(data), "utf-8")
+    cfg = SimpleNamespace(n_layers=6)
+    translator = SimpleNamespace(model_dir=tmp_path, model=SimpleNamespace(cfg=cfg), models=[object()] * models)
+    with pytest.raises(UserError, match=r"confidence\.json reads the members of a larger ensemble than this model"):
+        conf.Checker(translator, None, replace(DEFAULTS, check="full"))
+
+
 def test_a_model_without_a_fitted_check_is_not_read_again(es_en, monkeypatch, tmp_path: Path):
     """A model without confidence.json (one you trained; es-en before its fit): its lines get no confidence
     (none flagged) and are not read again, unless alignments are asked for (the last layer, all heads)."""

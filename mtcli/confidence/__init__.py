@@ -372,6 +372,11 @@ class Checker:
         self.fitted = load_fitted(translator.model_dir, translator.model.cfg.n_layers)
         self.scorer = self.fitted.scorers.get(options.check)
         self.members = bool(self.scorer and any(f.startswith("member") for f in self.scorer.features))
+        n = len(translator.models)
+        given = {f"member{m}" for m in range(n)} if n > 1 else set()  # (read: an ensemble's members' signals)
+        if self.scorer and any(f.startswith("member") and f not in given for f in self.scorer.features):
+            raise UserError(f"{Path(translator.model_dir) / FILE} reads the members of a larger ensemble than this "
+                            f"model ({n} model{'s' * (n > 1)}); remove it or fit it again with benchmarks/confidence.py")
         self.vocab = Vocab.of(translator)
         # what the check reads: the cross-attention of the lowest `layers` blocks; heads (None: all) where
         # it reads only the lowest block's, and then only these heads' queries and keys are computed

@@ -121,7 +121,7 @@ def test_an_ensembles_reading_has_each_members_log_probabilities(en_es):
     (the check's member0, member1): those a whole forced pass of each member reads, EOS last; a reading again
     without what decoding kept computes them so."""
     lines = ["I will call you next week when I get back from Madrid.", "Where is the station?", "Thanks!"]
-    checker = conf.Checker(en_es, None, replace(DEFAULTS, check="fast"))
+    conf.Checker(en_es, None, replace(DEFAULTS, check="fast"))  # (its translator keeps what decoding reads)
     assert len(en_es.models) == 2
     try:
         found = en_es.translate_batch(lines, replace(DEFAULTS, num_hypotheses=2))

@@ -80,17 +80,18 @@ def test_the_check_reads_what_decoding_kept(en_es, monkeypatch):
         en_es.encoded = None
 
 
-def test_the_check_reads_no_translation_the_coverage_penalty_read(en_es, monkeypatch):
-    """Beam search's coverage penalty reads each finished hypothesis with the check's own head of layer 0; the
-    check takes the winner's reading (by source text and target ids, with each member's log-probabilities) instead
-    of reading it again: no forced pass for those lines, and the same confidences, warnings and alignments as a
-    check that reads them again."""
+@pytest.mark.parametrize("beam", [DEFAULTS.beam_size, 1], ids=["beam", "greedy"])
+def test_the_check_reads_no_translation_the_coverage_penalty_read(beam, en_es, monkeypatch):
+    """Beam search's coverage penalty reads each finished hypothesis with the check's own head of layer 0 (greedy,
+    which ranks nothing again, keeps the reading all the same); the check takes the winner's reading (by source
+    text and target ids, with each member's log-probabilities) instead of reading it again: no forced pass for those
+    lines, and the same confidences, warnings and alignments as a check that reads them again."""
     import mtcli.decode as decode
 
     lines = ["I will call you next week when I get back from Madrid.", "Where is the station?", "Thanks!"]
     checker = conf.Checker(en_es, None, replace(DEFAULTS, check="fast", return_alignments=True))
     try:
-        found = en_es.translate_batch(lines, replace(DEFAULTS, num_hypotheses=2))
+        found = en_es.translate_batch(lines, replace(DEFAULTS, beam_size=beam, num_hypotheses=min(2, beam)))
         assert set(en_es.encoded.readings) == set(lines)
         nbests = [[(h.text, h.score) for h in r.hypotheses] for r in found]
         kept = dict(en_es.encoded.found)

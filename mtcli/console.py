@@ -19,14 +19,16 @@ class LazyConsole:
     is_terminal goes to the Console itself; what hands a console to rich (Progress, a render) hands it `console`."""
 
     def __init__(self, stderr: bool = False):
-        self.__dict__["_stderr"], self.__dict__["_console"] = stderr, None
+        self.__dict__.update(_stderr=stderr, _console=None, _making=threading.Lock())
 
     @property
     def console(self):
         if self._console is None:
-            from rich.console import Console
+            with self._making:  # (one Console: status's timer thread may make it as a warning does)
+                if self._console is None:
+                    from rich.console import Console
 
-            self.__dict__["_console"] = Console(stderr=self._stderr)
+                    self.__dict__["_console"] = Console(stderr=self._stderr)
         return self._console
 
     @property

@@ -34,9 +34,14 @@ def read(directory: Path, names, mode: str = "r") -> dict | None:
     return arrays
 
 
+# a temporary entry this old was left by a writer that was killed (SIGKILL, a power cut): a live one's last file is
+# made seconds after it (the weights' 28 MB), and a writer that fails or is interrupted removes its own
+STALE_SECONDS = 3600
+
+
 def write(where: Path, key: str, arrays: dict, keep: int = 1) -> None:
     """The arrays into where/key, whole or not at all (written aside, then renamed); of the other keys, all but
-    the keep - 1 last used (read or written) are removed."""
+    the keep - 1 last used (read or written) are removed, and so are temporary entries left STALE_SECONDS ago."""
     import os
     import shutil
     import uuid
@@ -53,9 +58,22 @@ def write(where: Path, key: str, arrays: dict, keep: int = 1) -> None:
                 os.fsync(f.fileno())
         shutil.rmtree(where / key, ignore_errors=True)  # a damaged entry (its reader refused it)
         os.rename(tmp, where / key)
-        others = sorted((p for p in where.iterdir() if p.name != key and not p.name.startswith(".")),
-                        key=lambda p: p.stat().st_mtime_ns)
-        for old in others[: max(0, len(others) - (keep - 1))]:
+        others = sorted((p for p in where.iterdir() if p.name != key), key=lambda p: p.stat().st_mtime_ns)
+        left = [p for p in others if p.name.startswith(".")]
+        kept = [p for p in others if not p.name.startswith(".")]
+        for old in kept[: max(0, len(kept) - (keep - 1))] + [p for p in left if _age(p) > STALE_SECONDS]:
             shutil.rmtree(old, ignore_errors=True)
-    except OSError:  # a read-only cache directory, or another process made it first: no cache from this one
+    except BaseException as e:  # (Ctrl-C while writing too: the 28 MB written aside go)
         shutil.rmtree(tmp, ignore_errors=True)
+        if not isinstance(e, OSError):  # an OSError: a read-only or full cache directory, or another process
+            raise  # made the entry first; no cache from this one
+
+
+def _age(path: Path) -> float:
+    """Seconds since path was last modified (0 when it is gone: another process removed it)."""
+    import time
+
+    try:
+        return time.time() - path.stat().st_mtime
+    except OSError:
+        return 0.0

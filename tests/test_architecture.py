@@ -80,6 +80,31 @@ def test_no_function_is_over_80_lines():
     assert not long_functions, long_functions
 
 
+def test_no_module_defines_a_name_twice():
+    """No module or class body in mtcli/ defines a function or class under a name it already defines: the later one
+    silently wins (ruff's F811 is silent when it is decorated: two branches merged, each with its own
+    decode._one_blas_thread, left the first one, a translation's, dead). A property's setter, an overload and a
+    dispatcher's registration are no second definitions."""
+    def again(body) -> list[str]:
+        seen, twice = set(), []
+        for node in body:
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if any(isinstance(d, ast.Attribute) or getattr(d, "id", "") == "overload" for d in node.decorator_list):
+                continue  # (@x.setter, @f.register, @overload)
+            if node.name in seen:
+                twice.append(f"{node.name} (line {node.lineno})")
+            seen.add(node.name)
+        return twice
+
+    found = []
+    for path in sorted(ROOT.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef))]:
+            found += [f"{path.relative_to(ROOT)}: {name}" for name in again(scope.body)]
+    assert not found, found
+
+
 def test_text_modules_stay_short():
     """mtcli/text/ (issue 36): no module over 300 lines; the pipeline reads as its stages."""
     long_modules = [str(path.relative_to(ROOT)) for path in sorted(TEXT.rglob("*.py"))

@@ -309,6 +309,38 @@ def test_a_spinner_shows_only_for_a_block_that_lasts(monkeypatch):
     assert raised == []
 
 
+def test_a_lazy_console_is_made_once_whichever_threads_first_use_it(monkeypatch):
+    """console.LazyConsole makes one rich Console even when threads first use it at once (status's timer thread
+    showing the spinner as the block warns): with two, the warning went past the spinner's live display."""
+    import threading
+    import time
+
+    import rich.console
+
+    from mtcli.console import LazyConsole
+
+    made = []
+
+    class Slow:  # (a Console that takes long to make: the threads meet inside it)
+        def __init__(self, **kwargs):
+            time.sleep(0.05)
+            made.append(self)
+
+    monkeypatch.setattr(rich.console, "Console", Slow)
+    lazy, start, got = LazyConsole(stderr=True), threading.Barrier(8), []
+
+    def use():
+        start.wait()
+        got.append(lazy.console)
+
+    threads = [threading.Thread(target=use) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(made) == 1 and all(c is made[0] for c in got) and len(got) == 8
+
+
 @pytest.mark.parametrize("args", [["translate", "-h"], ["translate", "--gredy", "x"], ["info", "--bogus"],
                                   ["translat", "x"], ["models", "-h"], ["-h"]], ids=" ".join)
 def test_a_command_runs_in_an_app_of_its_own_that_answers_as_the_whole(args, run_cli, monkeypatch):

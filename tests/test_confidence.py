@@ -80,17 +80,18 @@ def test_the_check_reads_what_decoding_kept(en_es, monkeypatch):
         en_es.encoded = None
 
 
-def test_the_check_reads_no_translation_the_coverage_penalty_read(en_es, monkeypatch):
-    """Beam search's coverage penalty reads each finished hypothesis with the check's own head of layer 0; the
-    check takes the winner's reading (by source text and target ids, with each member's log-probabilities) instead
-    of reading it again: no forced pass for those lines, and the same confidences, warnings and alignments as a
-    check that reads them again."""
+@pytest.mark.parametrize("beam", [DEFAULTS.beam_size, 1], ids=["beam", "greedy"])
+def test_the_check_reads_no_translation_the_coverage_penalty_read(beam, en_es, monkeypatch):
+    """Beam search's coverage penalty reads each finished hypothesis with the check's own head of layer 0 (greedy,
+    which ranks nothing again, keeps the reading all the same); the check takes the winner's reading (by source
+    text and target ids, with each member's log-probabilities) instead of reading it again: no forced pass for those
+    lines, and the same confidences, warnings and alignments as a check that reads them again."""
     import mtcli.decode as decode
 
     lines = ["I will call you next week when I get back from Madrid.", "Where is the station?", "Thanks!"]
     checker = conf.Checker(en_es, None, replace(DEFAULTS, check="fast", return_alignments=True))
     try:
-        found = en_es.translate_batch(lines, replace(DEFAULTS, num_hypotheses=2))
+        found = en_es.translate_batch(lines, replace(DEFAULTS, beam_size=beam, num_hypotheses=min(2, beam)))
         assert set(en_es.encoded.readings) == set(lines)
         nbests = [[(h.text, h.score) for h in r.hypotheses] for r in found]
         kept = dict(en_es.encoded.found)
@@ -121,7 +122,7 @@ def test_an_ensembles_reading_has_each_members_log_probabilities(en_es):
     (the check's member0, member1): those a whole forced pass of each member reads, EOS last; a reading again
     without what decoding kept computes them so."""
     lines = ["I will call you next week when I get back from Madrid.", "Where is the station?", "Thanks!"]
-    checker = conf.Checker(en_es, None, replace(DEFAULTS, check="fast"))
+    conf.Checker(en_es, None, replace(DEFAULTS, check="fast"))  # (its translator keeps what decoding reads)
     assert len(en_es.models) == 2
     try:
         found = en_es.translate_batch(lines, replace(DEFAULTS, num_hypotheses=2))
@@ -136,6 +137,26 @@ def test_an_ensembles_reading_has_each_members_log_probabilities(en_es):
     first = en_es.force(lines, targets)  # (the first member's whole pass, as before)
     assert all(f.members is None and np.allclose(f.logprobs, a.members[0], atol=1e-4) for f, a in zip(first, again))
     assert np.ptp([a.members.mean(1) for a in again], axis=1).max() > 1e-3  # (two members, two readings)
+
+
+@pytest.mark.parametrize("models, extra", [(1, None), (2, "member2"), (3, "member5")])
+def test_a_check_reading_members_the_model_has_not_is_refused_in_one_line(models, extra, tmp_path: Path):
+    """A confidence.json whose combination reads ensemble members the model does not have (en-es's beside one model,
+    as the first member alone, or one fitted for a larger ensemble) is refused in words, not a KeyError mid-run."""
+    from types import SimpleNamespace
+
+    from mtcli import registry
+
+    data = json.loads((registry.shipped("en-es") / conf.FILE).read_text("utf-8"))
+    for scorer in data["scorers"].values():
+        if extra and any(f.startswith("member") for f in scorer["features"]):
+            for key, value in (("features", extra), ("mean", 0.0), ("scale", 1.0), ("coef", 0.1)):
+                scorer[key].append(value)
+    (tmp_path / conf.FILE).write_text(json.dumps(data), "utf-8")
+    cfg = SimpleNamespace(n_layers=6)
+    translator = SimpleNamespace(model_dir=tmp_path, model=SimpleNamespace(cfg=cfg), models=[object()] * models)
+    with pytest.raises(UserError, match=r"confidence\.json reads the members of a larger ensemble than this model"):
+        conf.Checker(translator, None, replace(DEFAULTS, check="full"))
 
 
 def test_a_model_without_a_fitted_check_is_not_read_again(es_en, monkeypatch, tmp_path: Path):

@@ -173,3 +173,24 @@ def test_a_text_already_in_the_target_language_is_said(client):
     assert one.startswith("line 1: this is Spanish already (confidence ") and one.endswith("); kept as it came")
     assert two.startswith("line 1: the text is Spanish already") and three == []
     assert "warnings" not in post(client, q=SPANISH, source="auto", target="en").json()  # (translated: no word)
+
+
+@pytest.mark.parametrize("check", [True, False], ids=["checked", "unchecked"])
+def test_the_servers_process_keeps_the_members_its_check_reads(check, shipped_model):
+    """The server's process drops an ensemble's members after the first (its decoders decode) unless its check
+    reads them (en-es's members' log-probabilities): every direction's check is made and reads what it needs."""
+    from mtcli import registry
+    from mtcli.serve.app import checkers
+    from mtcli.serve.config import ServeConfig
+    from mtcli.serve.server import drop_unread_members, load
+
+    cfg = ServeConfig(check=check)
+    translators = load([registry.shipped("en-es"), registry.shipped("es-en")])
+    members = {t.direction: len(t.models) for t in translators}
+    drop_unread_members(translators, cfg)
+    made = checkers(translators, cfg)  # (a check reading members a translator has not is refused: Checker)
+    assert sorted(made) == (["en-es", "es-en"] if check else [])
+    for t in translators:
+        reads = check and made[t.direction].scorer.reads_members
+        assert len(t.models) == (members[t.direction] if reads else 1)
+    assert members["en-es"] == 2 and (len(translators[0].models) == 2) == check

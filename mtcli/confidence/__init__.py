@@ -152,6 +152,11 @@ class Scorer:
     om_bias: float = 0.0
     om_threshold: float = 0.5
 
+    @property
+    def reads_members(self) -> bool:
+        """Whether it reads an ensemble's members' log-probabilities (member0, ...): its translator needs them all."""
+        return any(f.startswith("member") for f in self.features)
+
     def confidence(self, signals: dict[str, float]) -> float:
         """The fitted probability that the translation is right; with an omission part, the lower of the two
         parts once the omission part's logit is moved so that its threshold falls on the main one's: under
@@ -371,7 +376,12 @@ class Checker:
         self.translator, self.back, self.options = translator, back, options
         self.fitted = load_fitted(translator.model_dir, translator.model.cfg.n_layers)
         self.scorer = self.fitted.scorers.get(options.check)
-        self.members = bool(self.scorer and any(f.startswith("member") for f in self.scorer.features))
+        self.members = bool(self.scorer and self.scorer.reads_members)
+        n = len(translator.models)
+        given = {f"member{m}" for m in range(n)} if n > 1 else set()  # (read: an ensemble's members' signals)
+        if self.scorer and any(f.startswith("member") and f not in given for f in self.scorer.features):
+            raise UserError(f"{Path(translator.model_dir) / FILE} reads the members of a larger ensemble than this "
+                            f"model ({n} model{'s' * (n > 1)}); remove it or fit it again with benchmarks/confidence.py")
         self.vocab = Vocab.of(translator)
         # what the check reads: the cross-attention of the lowest `layers` blocks; heads (None: all) where
         # it reads only the lowest block's, and then only these heads' queries and keys are computed

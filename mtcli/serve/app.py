@@ -409,6 +409,9 @@ class Service:
             self.queued -= chars
 
 
+CHECK = "fast"  # the check a translation's `quality` comes from (mtcli.confidence's fitted combinations)
+
+
 def checkers(translators, cfg: ServeConfig) -> dict:
     """The check of each direction whose model has a fitted combination (mtcli.confidence), run in the
     server's process on its translators (their decoding is the decoders'); none with cfg.check off."""
@@ -418,7 +421,7 @@ def checkers(translators, cfg: ServeConfig) -> dict:
 
     from mtcli.confidence import Checker
 
-    found = {t.direction: Checker(t, None, replace(cfg.decoding, check="fast")) for t in translators}
+    found = {t.direction: Checker(t, None, replace(cfg.decoding, check=CHECK)) for t in translators}
     return {d: c for d, c in found.items() if c.scorer is not None}
 
 

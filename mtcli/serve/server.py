@@ -44,6 +44,19 @@ def load(model_dirs) -> list:
     return translators
 
 
+def drop_unread_members(translators, cfg: ServeConfig) -> None:
+    """The server's process decodes nothing (its decoders load the model themselves): an ensemble's members after the
+    first are dropped (26 MB resident for the shipped one), unless its check reads them (en-es's: each member's
+    log-probability of a translation the decoders kept no reading of; without them that check failed)."""
+    from mtcli.confidence import load_fitted
+    from mtcli.serve.app import CHECK
+
+    for translator in translators:
+        scorer = load_fitted(translator.model_dir, translator.model.cfg.n_layers).scorers.get(CHECK)
+        if not (cfg.check and scorer and scorer.reads_members):
+            translator.models = translator.models[:1]
+
+
 def server(model_dirs, cfg: ServeConfig, sock: socket.socket):
     """A uvicorn Server for the models (a model directory or a list of them, one per direction), ready
     to `run(sockets=[sock])` (in this thread or another)."""
@@ -55,10 +68,7 @@ def server(model_dirs, cfg: ServeConfig, sock: socket.socket):
     # this process reads, checks and answers requests; their text work runs in formatter processes
     # (formatter.py), their decoding in decoder processes (worker.py)
     translators = load(model_dirs)
-    # it decodes nothing (its decoders load the model themselves): an ensemble's members after the first, which the
-    # check does not read, are dropped (26 MB resident for the shipped one)
-    for translator in translators:
-        translator.models = translator.models[:1]
+    drop_unread_members(translators, cfg)
     # its only matrix products are the check's (a request's few sentences read again, app.checkers), and the
     # decoders hold the cores: BLAS threads of its own would spin against them (one sentence checked took
     # 70 ms of CPU with two threads on a loaded machine, 3.3 ms with one)

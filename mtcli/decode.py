@@ -876,7 +876,6 @@ class Translator:
                            options.length_penalty, options.max_decoding_length_a, options.max_decoding_length_b,
                            options.no_repeat_ngram_size, self.words, [sources[j] for j in group], keep,
                            self.coverage, options.coverage_penalty)
-            kernels.jit.release_compiler()  # (LLVM ran loading the kernels; decoding never runs it)
             if shown is not None:
                 with lock:
                     decoded[0] += len(group)

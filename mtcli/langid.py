@@ -146,8 +146,9 @@ def _model_arrays() -> dict:
     if cached is not None:
         return cached
     arrays = _restricted(path)
-    if root:
+    if root:  # and read back mapped: the arrays made here had stayed in the heap for the whole run (+20 MB)
         _write_cache(root, key, arrays)
+        return _read_cache(root / key) or arrays
     return arrays
 
 

@@ -121,3 +121,23 @@ def test_a_model_of_one_direction_refuses_the_other():
     for source, target in (("es", None), ("auto", "en"), ("en", None)):
         with pytest.raises(UserError, match="drop -m"):
             Languages.parse(source, target).agree("es-en" if source == "en" else "en-es", "m")
+
+
+def test_a_direction_no_line_took_for_a_chunk_of_lines_is_let_go_and_loaded_again_when_needed(monkeypatch):
+    """A file of English with a stray Spanish line: the Spanish model that line loaded is let go (forget) once
+    IDLE_LINES lines went without it, not kept for the rest of the file; a direction in use never is."""
+    from mtcli import route
+
+    monkeypatch.setattr(route, "IDLE_LINES", 4)
+    built, forgotten = [], []
+    r, calls = router(built=built)
+    r.forget = forgotten.append
+    r.translate(["The dog is big.", "Hola."])
+    r.translate(["It rains.", "The dog is big.", "It rains."])
+    assert forgotten == [] and sorted(built) == ["en-es", "es-en"]
+    r.translate(["It rains."])  # the fourth line since es-en took one
+    assert forgotten == ["es-en"]
+    assert r.translate(["Hola."])[0].text == "[es-en] Hola."  # built again
+    assert sorted(built) == ["en-es", "es-en", "es-en"] and forgotten == ["es-en"]
+    r.translate(["It rains."] * 10)
+    assert forgotten == ["es-en", "es-en"]  # (en-es took lines all along)

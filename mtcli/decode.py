@@ -43,7 +43,9 @@ NONWORD_PENALTY = 20.0
 # decoding's CPU; the words outside the corpus are sometimes real Spanish ("dominarlo", "desperdició": 1,000
 # test-split pairs with a lexicon without them, 48.22 unchecked, 47.97 checked)
 NONWORD_MAX_WORDS: int | None = None
-VERDICTS = 100_000  # words WordCheck remembers its verdict on
+# verdicts WordCheck remembers (~140 bytes each): at 100,000 the memo reached ~14 MB of a file's peak after ~50,000
+# lines at beam 4 (it gains ~2 a line); 20,000 keep the common words' (~3 MB), the rest is a bisection again
+VERDICTS = 20_000
 # sources whose word starts WordCheck keeps (~3.5 KB each): a few batches' (a batch of 2,048 source tokens holds at
 # most ~680 sentences); before, they grew with the file (~1 KB a line greedy), serving no later sentence
 SOURCES = 2048
@@ -412,15 +414,21 @@ def _ranked(grid, grid_ids, grid_paid, rows, scores, values, ids, paid):
     return cand, cand_tok, cand_paid, np.arange(B)[:, None] * K + order // (2 * K)  # parents: cache rows
 
 
-def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows, t, kept=None):
+def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows, t, room, kept=None):
     """An ensemble's next-token log-probabilities for cache rows `rows` (n, V) at positions t (n,):
-    the mean of its models' log-probabilities (renormalised by the top-k kernel after). kept: the first
-    model's (see decoder_hidden)."""
-    total = 0.0
-    for model, state in zip(models, states):
+    the mean of its models' log-probabilities (renormalised by the top-k kernel after), written into BeamSearch's
+    `room`. kept: the first model's (see decoder_hidden)."""
+    total = None
+    for k, (model, state) in enumerate(zip(models, states)):
         y = decoder_hidden(model, state, tokens, rows, t, kept if model is models[0] else None)  # (n, C)
-        total = total + log_softmax(linear_forward(y, model.params["out"]["w"], model.params["out"]["b"])[0])
-    return (total / len(models)).astype(models[0].dtype)
+        # log_softmax(linear_forward(y, ...)), the same operations in place
+        logits = np.matmul(y, model.params["out"]["w"], out=room[k][: len(y)])
+        logits += model.params["out"]["b"]
+        logits -= logits.max(-1, keepdims=True)
+        logits -= np.log(np.exp(logits, out=room[-1][: len(y)]).sum(-1, keepdims=True))
+        total = logits if total is None else np.add(total, logits, out=total)
+    total /= len(models)
+    return total
 
 
 class BeamSearch:
@@ -471,6 +479,10 @@ class BeamSearch:
         self.grid, self.grid_ids = np.empty((slots, K, 2 * K)), np.empty((slots, K, 2 * K), np.int64)
         self.grid_paid = np.empty((slots, K, 2 * K))
         self.no_bias = np.zeros_like(models[0].params["out"]["b"])
+        # each step's (n, V) logits, one per model and the exponentials', mapped apart from the heap and written in
+        # place: allocated anew at every step (~10 of ~5 MB at beam 4), in sizes that fall as sentences finish, by two
+        # decoding threads at once, they left holes the heap grew around
+        self.room = [mapped((slots * K, cfg.tgt_vocab), models[0].dtype) for _ in range(len(models) + 1)]
 
     @property
     def free(self) -> int:
@@ -517,9 +529,10 @@ class BeamSearch:
         if len(self.models) == 1:  # (the output layer's bias added in the kernel)
             out = self.models[0].params["out"]
             y = decoder_hidden(self.models[0], self.states[0], self.tokens, rows, t, kept)  # (n, C)
-            values, ids = kernels.log_softmax_topk(y @ out["w"], out["b"], banned, 2 * K)  # (n, 2K)
+            values, ids = kernels.log_softmax_topk(np.matmul(y, out["w"], out=self.room[0][: len(y)]), out["b"], banned,
+                                                   2 * K)  # (n, 2K)
         else:
-            logp = _next_logprobs(self.models, self.states, self.tokens, rows, t, kept)  # (n, V)
+            logp = _next_logprobs(self.models, self.states, self.tokens, rows, t, self.room, kept)  # (n, V)
             values, ids = kernels.log_softmax_topk(logp, self.no_bias, banned, 2 * K)
         if kept is not None:
             self.kept[2][rows, t] = kept[2]
@@ -998,7 +1011,7 @@ class TranslationStream:
         after a flood of 32 clients: ~90 MB more than before it). Not freed and allocated again: the heap would
         serve them and write their zeros at once. The heap's free memory goes back too."""
         s = self.search
-        _give_back([s.seqs, *([s.kept[2]] if s.kept else [])] + [a for state in s.states for a in (
+        _give_back([s.seqs, *s.room, *([s.kept[2]] if s.kept else [])] + [a for state in s.states for a in (
             *state.self_k, *state.self_v, *state.cross_k, *state.cross_v, state.history)])
 
     @property

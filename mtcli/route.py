@@ -32,7 +32,7 @@ SURE, SURE_WORDS = 0.99, 3
 # Lines after which a direction that took none of them is let go (Router.forget): the corpus's English sides,
 # shuffled, tell 3 of 100,000 lines Spanish (the first at line 26,514), and the Spanish model those lines loaded
 # stayed resident for the rest of the file (+29 MB). One chunk of a file (text.pipeline.LINES_PER_CALL): a
-# language that comes back loads again at most once per chunk (~0.3 s of a chunk's ~35 s at beam 4)
+# language that comes back loads again at most once per chunk (~0.13 s of CPU; a chunk at beam 4 takes ~23 s)
 IDLE_LINES = 2048
 _WORD = lazy_re.compile(r"[^\W\d_]{2,}")
 

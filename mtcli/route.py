@@ -29,11 +29,12 @@ MAJORITY = 0.8  # a line counts towards the stream's running majority when told 
 # no line was told the wrong way even at 0.9 and one word; these leave room for what the corpus lacks (names,
 # software strings) and still warn on 95 % of lines given the wrong way (docs/langid.md, benchmarks/wrong_source.py)
 SURE, SURE_WORDS = 0.99, 3
-# Lines after which a direction that took none of them is let go (Router.forget): the corpus's English sides,
-# shuffled, tell 3 of 100,000 lines Spanish (the first at line 26,514), and the Spanish model those lines loaded
-# stayed resident for the rest of the file (+29 MB). One chunk of a file (text.pipeline.LINES_PER_CALL): a
-# language that comes back loads again at most once per chunk (~0.13 s of CPU; a chunk at beam 4 takes ~23 s)
-IDLE_LINES = 2048
+# Lines of a call (a chunk of a file: text.pipeline.LINES_PER_CALL) from which the loaded directions none of them
+# takes are let go before it is decoded (Router.forget): the corpus's English sides, shuffled, tell 3 of 100,000
+# lines Spanish (the first at line 26,514), and the Spanish model the first loaded stayed resident through every
+# later chunk's decoding (+23 MB at their peak, default beam). A language that comes back loads again (~0.13 s of
+# CPU; a chunk at beam 4 takes ~23 s); a line typed at the prompt lets nothing go
+LET_GO_LINES = 1024
 _WORD = lazy_re.compile(r"[^\W\d_]{2,}")
 
 
@@ -111,7 +112,6 @@ class Router:
     forget: Callable[[str], None] | None = None  # lets a direction's model go (None: kept for the whole run)
     _engines: dict[str, Engine] = field(default_factory=dict)
     _checkers: dict = field(default_factory=dict)
-    _idle: Counter = field(default_factory=Counter)  # lines since each loaded direction last took one
 
     def __post_init__(self):
         self.fixed = self.fixed or (self.languages.direction() if self.languages.source else None)
@@ -157,6 +157,8 @@ class Router:
                     f"this is {NAMES[language]} already (confidence {confidence:.2f}); kept as it came"])
             else:
                 groups.setdefault(f"{language}-{target}", []).append(i)
+        if len(lines) >= LET_GO_LINES:
+            self._let_go(set(groups))
         for direction, rows in groups.items():
             source = direction.split("-")[0]
             sources = [lines[i] for i in rows]
@@ -165,23 +167,20 @@ class Router:
             checks = checker.check(sources, [r.nbest for r in done]) if checker else [None] * len(rows)
             for i, r, check in zip(rows, done, checks):
                 results[i] = CheckedLine(**{**vars(r), "line": first + i}, check=check)
-        self._let_go(set(groups), len(lines))
         for r, line, (language, confidence) in zip(results, lines, told):
             r.language, r.confidence = language, confidence
             if (why := self.questioned(line)) and why not in r.warnings:  # (the English rules may have said it)
                 r.warnings.append(why)
         return results
 
-    def _let_go(self, used: set[str], lines: int) -> None:
-        """The directions no line took for IDLE_LINES lines forgotten: their engines, checkers and models."""
+    def _let_go(self, needed: set[str]) -> None:
+        """The loaded directions not `needed` forgotten: their engines, checkers and models."""
         if self.forget is None:
             return
-        for direction in list(self._engines):
-            self._idle[direction] = 0 if direction in used else self._idle[direction] + lines
-            if self._idle[direction] >= IDLE_LINES:
-                del self._engines[direction], self._idle[direction]
-                self._checkers.pop(direction, None)
-                self.forget(direction)
+        for direction in [d for d in self._engines if d not in needed]:
+            del self._engines[direction]
+            self._checkers.pop(direction, None)
+            self.forget(direction)
 
     def questioned(self, text: str, what: str = "this") -> str | None:
         """With the source language given (--from, -m): a warning when `text` is surely the other language

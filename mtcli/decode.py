@@ -49,6 +49,9 @@ VERDICTS = 20_000
 # sources whose word starts WordCheck keeps (~3.5 KB each): a few batches' (a batch of 2,048 source tokens holds at
 # most ~680 sentences); before, they grew with the file (~1 KB a line greedy), serving no later sentence
 SOURCES = 2048
+# rows of an ensemble step's exponentials computed at once (1.5 MB): a whole step's were up to ~10 MB a thread at
+# beam 4 (400 rows of short sentences)
+EXP_ROWS = 64
 
 
 @dataclass
@@ -421,11 +424,15 @@ def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows
     total = None
     for k, (model, state) in enumerate(zip(models, states)):
         y = decoder_hidden(model, state, tokens, rows, t, kept if model is models[0] else None)  # (n, C)
-        # log_softmax(linear_forward(y, ...)), the same operations in place
+        # log_softmax(linear_forward(y, ...)), the same operations in place (the exponentials a block of rows at a
+        # time: each row's sum is its own)
         logits = np.matmul(y, model.params["out"]["w"], out=room[k][: len(y)])
         logits += model.params["out"]["b"]
         logits -= logits.max(-1, keepdims=True)
-        logits -= np.log(np.exp(logits, out=room[-1][: len(y)]).sum(-1, keepdims=True))
+        scratch = room[-1]
+        for a in range(0, len(y), len(scratch)):
+            block = logits[a : a + len(scratch)]
+            block -= np.log(np.exp(block, out=scratch[: len(block)]).sum(-1, keepdims=True))
         total = logits if total is None else np.add(total, logits, out=total)
     total /= len(models)
     return total
@@ -479,10 +486,11 @@ class BeamSearch:
         self.grid, self.grid_ids = np.empty((slots, K, 2 * K)), np.empty((slots, K, 2 * K), np.int64)
         self.grid_paid = np.empty((slots, K, 2 * K))
         self.no_bias = np.zeros_like(models[0].params["out"]["b"])
-        # each step's (n, V) logits, one per model and the exponentials', mapped apart from the heap and written in
-        # place: allocated anew at every step (~10 of ~5 MB at beam 4), in sizes that fall as sentences finish, by two
-        # decoding threads at once, they left holes the heap grew around
-        self.room = [mapped((slots * K, cfg.tgt_vocab), models[0].dtype) for _ in range(len(models) + 1)]
+        # each step's (n, V) logits, one per model, and EXP_ROWS rows of exponentials, mapped apart from the heap and
+        # written in place: allocated anew at every step (~10 of ~5 MB at beam 4), in sizes that fall as sentences
+        # finish, by two decoding threads at once, they left holes the heap grew around
+        self.room = [mapped((slots * K, cfg.tgt_vocab), models[0].dtype) for _ in models] + [
+            mapped((min(slots * K, EXP_ROWS), cfg.tgt_vocab), models[0].dtype)]
 
     @property
     def free(self) -> int:

@@ -920,6 +920,27 @@ def _no_model_file(outputs: dict[str, Path], model_dir: Path, stdin: bool) -> No
         _not_an_input(output, _model_files(model_dir), stdin, option)
 
 
+class _Shipped:
+    """The shipped models by direction, each loaded on first use; `forget` lets one go (the Router: a direction
+    no line took for a while) unless a check reads translations back with it."""
+
+    def __init__(self):
+        self.loaded, self.round_trips = {}, set()
+
+    def __call__(self, direction: str):
+        if direction not in self.loaded:
+            self.loaded[direction] = _load_translator(registry.shipped(direction))
+        return self.loaded[direction]
+
+    def back(self, direction: str):
+        self.round_trips.add(direction)
+        return self(direction)
+
+    def forget(self, direction: str) -> None:
+        if direction not in self.round_trips:
+            self.loaded.pop(direction, None)
+
+
 def _router(ctx: typer.Context, model: str, source: str, target: str | None, outputs: dict[str, Path], stdin: bool,
             options: Options):
     """translate's way to the models: the one given with -m or MTCLI_MODEL (its direction fixed, --from
@@ -928,15 +949,13 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
     translations are checked, mtcli.confidence; the round trip's model is the shipped one of the other
     direction, loaded on first use, which also ranks short lines' translations again: mtcli.roundtrip) and the text
     pipeline (their glossary)."""
-    import functools
-
     from mtcli.confidence import Checker
     from mtcli.roundtrip import for_direction
     from mtcli.route import Languages, Router
     from mtcli.text.pipeline import Engine
 
     languages = Languages.parse(source, target)
-    shipped = functools.cache(lambda direction: _load_translator(registry.shipped(direction)))
+    shipped = _Shipped()
     if ctx.get_parameter_source("model").name != "DEFAULT":
         path = registry.resolve(model)
         _no_model_file(outputs, path, stdin)
@@ -949,7 +968,7 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
                 _no_model_file(outputs, path, stdin)
         translator_of, fixed = shipped, None
     def back_of(direction: str):  # (the other direction's shipped model, loaded on first use)
-        return lambda: shipped("-".join(reversed(direction.split("-"))))
+        return lambda: shipped.back("-".join(reversed(direction.split("-"))))
 
     def engine_of(direction: str):  # (short lines ranked again by the way back: mtcli.roundtrip)
         return Engine.from_translator(translator_of(direction), options.decoding, for_direction(direction, back_of(direction)))
@@ -958,7 +977,8 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
         return Checker(translator_of(direction), back_of(direction), options.decoding)
 
     checking = options.decoding.check != "off" or options.decoding.return_alignments
-    return Router(engine_of, languages, fixed=fixed, checker_for=checker_for if checking else None, options=options)
+    return Router(engine_of, languages, fixed=fixed, checker_for=checker_for if checking else None, options=options,
+                  forget=None if fixed else shipped.forget)
 
 
 def _document_options(fmt: str, keys: list[str] | None, overwrite: bool) -> None:

@@ -42,10 +42,15 @@ NONWORD_PENALTY = 20.0
 # decoding's CPU; the words outside the corpus are sometimes real Spanish ("dominarlo", "desperdició": 1,000
 # test-split pairs with a lexicon without them, 48.22 unchecked, 47.97 checked)
 NONWORD_MAX_WORDS: int | None = None
-VERDICTS = 100_000  # words WordCheck remembers its verdict on
+# verdicts WordCheck remembers (~140 bytes each): at 100,000 the memo reached ~14 MB of a file's peak after ~50,000
+# lines at beam 4 (it gains ~2 a line); 20,000 keep the common words' (~3 MB), the rest is a bisection again
+VERDICTS = 20_000
 # sources whose word starts WordCheck keeps (~3.5 KB each): a few batches' (a batch of 2,048 source tokens holds at
 # most ~680 sentences); before, they grew with the file (~1 KB a line greedy), serving no later sentence
 SOURCES = 2048
+# rows of an ensemble step's exponentials computed at once (1.5 MB): a whole step's were up to ~10 MB a thread at
+# beam 4 (400 rows of short sentences)
+EXP_ROWS = 64
 
 
 @dataclass
@@ -413,13 +418,24 @@ def _ranked(grid, grid_ids, grid_paid, rows, scores, values, ids, paid):
     return cand, cand_tok, cand_paid, np.arange(B)[:, None] * K + order // (2 * K)  # parents: cache rows
 
 
-def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows, t, kept=None) -> list[np.ndarray]:
+def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows, t, room, kept=None) -> list[np.ndarray]:
     """Each model of an ensemble's next-token log-probabilities for cache rows `rows` (n, V) at positions t (n,)
-    (their mean is the ensemble's, renormalised by the top-k kernel after). kept: the first model's (see
-    decoder_hidden)."""
-    return [log_softmax(linear_forward(decoder_hidden(model, state, tokens, rows, t, kept if model is models[0] else None),
-                                       model.params["out"]["w"], model.params["out"]["b"])[0])
-            for model, state in zip(models, states)]
+    (their mean is the ensemble's, renormalised by the top-k kernel after), each written into its array of
+    BeamSearch's `room`. kept: the first model's (see decoder_hidden)."""
+    found = []
+    for k, (model, state) in enumerate(zip(models, states)):
+        y = decoder_hidden(model, state, tokens, rows, t, kept if model is models[0] else None)  # (n, C)
+        # log_softmax(linear_forward(y, ...)), the same operations in place (the exponentials a block of rows at a
+        # time: each row's sum is its own)
+        logits = np.matmul(y, model.params["out"]["w"], out=room[k][: len(y)])
+        logits += model.params["out"]["b"]
+        logits -= logits.max(-1, keepdims=True)
+        scratch = room[-1]
+        for a in range(0, len(y), len(scratch)):
+            block = logits[a : a + len(scratch)]
+            block -= np.log(np.exp(block, out=scratch[: len(block)]).sum(-1, keepdims=True))
+        found.append(logits)
+    return found
 
 
 class BeamSearch:
@@ -476,6 +492,12 @@ class BeamSearch:
         self.grid, self.grid_ids = np.empty((slots, K, 2 * K)), np.empty((slots, K, 2 * K), np.int64)
         self.grid_paid = np.empty((slots, K, 2 * K))
         self.no_bias = np.zeros_like(models[0].params["out"]["b"])
+        # each step's (n, V) logits, one per model (an ensemble's: and their mean), and EXP_ROWS rows of
+        # exponentials, mapped apart from the heap and written in place: allocated anew at every step (~10 of ~5 MB
+        # at beam 4), in sizes that fall as sentences finish, by two decoding threads at once, they left holes the
+        # heap grew around
+        self.room = [mapped((slots * K, cfg.tgt_vocab), models[0].dtype) for _ in range(len(models) + (len(models) > 1))] + [
+            mapped((min(slots * K, EXP_ROWS), cfg.tgt_vocab), models[0].dtype)]
 
     @property
     def free(self) -> int:
@@ -522,10 +544,15 @@ class BeamSearch:
         if len(self.models) == 1:  # (the output layer's bias added in the kernel)
             out = self.models[0].params["out"]
             y = decoder_hidden(self.models[0], self.states[0], self.tokens, rows, t, kept)  # (n, C)
-            values, ids = kernels.log_softmax_topk(y @ out["w"], out["b"], banned, 2 * K)  # (n, 2K)
+            values, ids = kernels.log_softmax_topk(np.matmul(y, out["w"], out=self.room[0][: len(y)]), out["b"], banned,
+                                                   2 * K)  # (n, 2K)
         else:
-            members = _next_logprobs(self.models, self.states, self.tokens, rows, t, kept)  # M x (n, V)
-            logp = (sum(members) / len(members)).astype(self.models[0].dtype)
+            members = _next_logprobs(self.models, self.states, self.tokens, rows, t, self.room, kept)  # M x (n, V)
+            logp = self.room[len(members)][: len(rows)]  # (n, V) their mean, the ensemble's
+            np.copyto(logp, members[0])
+            for m in members[1:]:
+                logp += m
+            logp /= len(members)
             values, ids = kernels.log_softmax_topk(logp, self.no_bias, banned, 2 * K)
         if kept is not None:
             self.kept[2][rows, t] = kept[2]
@@ -807,9 +834,16 @@ class Encoded:
         return self.found.get(text)
 
     def add_readings(self, texts: list[str], readings: list[Forced | None]) -> None:
+        """Readings kept in place of the encoder outputs of their sources: at beam 4 a check reads 96 % of its
+        sentences from them (300 lines: 293 of 304) and encodes the rest again, so a chunk's encoder outputs (~30
+        MB for 2,048 lines) no longer stay until its check."""
         with self.lock:
             for text, f in zip(texts, readings):
-                if f is not None and self.size + f.attention.nbytes <= KEEP_BYTES:
+                if f is None:
+                    continue
+                if (found := self.found.pop(text, None)) is not None:
+                    self.size -= found[1].nbytes
+                if self.size + f.attention.nbytes <= KEEP_BYTES:
                     self.readings[text] = f
                     self.size += f.attention.nbytes
 
@@ -866,6 +900,9 @@ class Translator:
         (default: one per core). Measured on a shared 2-core machine, two threads that each run
         their own GEMMs beat one batch split over two BLAS threads that meet at every product."""
         one_heap()
+        # a model loaded mid-run (the other direction's, for a stray line of the other language) sat on top of the
+        # free pages a translation leaves in the heap: 100,000 lines greedy peaked 361 -> 379 MB where one did
+        trim_heap()
         self.inter_threads = inter_threads or len(os.sched_getaffinity(0))
         self.model_dir = Path(model_dir)
         self.models, self.meta = load_ensemble(model_dir)  # (one model, unless an ensemble)
@@ -931,7 +968,6 @@ class Translator:
                            options.length_penalty, options.max_decoding_length_a, options.max_decoding_length_b,
                            options.no_repeat_ngram_size, self.words, [sources[j] for j in stream], keep,
                            self.coverage, options.coverage_penalty, self._shared(options), shown and finished)
-            kernels.jit.release_compiler()  # (LLVM ran loading the kernels; decoding never runs it)
             if self.encoded is not None:
                 self.encoded.add_readings([lines[todo[j]] for j in stream], [hs[0].reading for hs in found])
             return found
@@ -1030,16 +1066,24 @@ class Translator:
 
 def _give_back(arrays: list[np.ndarray]) -> None:
     """The whole pages of the arrays' memory given back to the system (Linux's MADV_DONTNEED: read again, they are
-    zeros), and the heap's free memory (glibc's malloc_trim: the steps' freed temporaries); elsewhere nothing. For
-    buffers whose contents no longer matter."""
+    zeros), and the heap's free memory (trim_heap: the steps' freed temporaries); elsewhere nothing. For buffers
+    whose contents no longer matter."""
     if sys.platform != "linux":
         return
-    import ctypes
-
     page = mmap.PAGESIZE
     whole = [(-(-a.ctypes.data // page) * page, (a.ctypes.data + a.nbytes) // page * page) for a in arrays]
     kernels.jit.drop_pages([(start, end) for start, end in whole if end > start])
-    libc = ctypes.CDLL(None)
+    trim_heap()
+
+
+def trim_heap() -> None:
+    """The heap's free pages given back to the system (glibc's malloc_trim); elsewhere nothing."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None)
+    except OSError:  # (no C library to open: Windows)
+        return
     if hasattr(libc, "malloc_trim"):  # (not in every C library)
         libc.malloc_trim(0)
 
@@ -1059,7 +1103,7 @@ class TranslationStream:
         after a flood of 32 clients: ~90 MB more than before it). Not freed and allocated again: the heap would
         serve them and write their zeros at once. The heap's free memory goes back too."""
         s = self.search
-        _give_back([s.seqs, *([s.kept[2]] if s.kept else [])] + [a for state in s.states for a in (
+        _give_back([s.seqs, *s.room, *([s.kept[2]] if s.kept else [])] + [a for state in s.states for a in (
             *state.self_k, *state.self_v, *state.cross_k, *state.cross_v, state.history)])
 
     @property

@@ -144,10 +144,11 @@ def _model_arrays() -> dict:
     if cached is not None:
         return cached
     arrays = _restricted(path)
-    if root:
+    if root:  # and read back mapped: the arrays made here had stayed in the heap for the whole run (+20 MB)
         from mtcli import usercache
 
         usercache.write(root, key, arrays)
+        return _read_cache(root / key) or arrays
     return arrays
 
 

@@ -29,6 +29,12 @@ MAJORITY = 0.8  # a line counts towards the stream's running majority when told 
 # no line was told the wrong way even at 0.9 and one word; these leave room for what the corpus lacks (names,
 # software strings) and still warn on 95 % of lines given the wrong way (docs/langid.md, benchmarks/wrong_source.py)
 SURE, SURE_WORDS = 0.99, 3
+# Lines of a call (a chunk of a file: text.pipeline.LINES_PER_CALL) from which the loaded directions none of them
+# takes are let go before it is decoded (Router.forget): the corpus's English sides, shuffled, tell 3 of 100,000
+# lines Spanish (the first at line 26,514), and the Spanish model the first loaded stayed resident through every
+# later chunk's decoding (+23 MB at their peak, default beam). A language that comes back loads again (~0.13 s of
+# CPU; a chunk at beam 4 takes ~23 s); a line typed at the prompt lets nothing go
+LET_GO_LINES = 1024
 _WORD = lazy_re.compile(r"[^\W\d_]{2,}")
 
 
@@ -108,6 +114,7 @@ class Router:
     seen: Counter = field(default_factory=Counter)  # languages of the lines so far: the running majority
     checker_for: Callable | None = None
     options: Options = Options()
+    forget: Callable[[str], None] | None = None  # lets a direction's model go (None: kept for the whole run)
     _engines: dict[str, Engine] = field(default_factory=dict)
     _checkers: dict = field(default_factory=dict)
 
@@ -154,6 +161,8 @@ class Router:
                 results[i] = CheckedLine(first + i, [(lines[i], 0.0)], warnings=[already(language, confidence)])
             else:
                 groups.setdefault(f"{language}-{target}", []).append(i)
+        if len(lines) >= LET_GO_LINES:
+            self._let_go(set(groups))
         for direction, rows in groups.items():
             source = direction.split("-")[0]
             sources = [lines[i] for i in rows]
@@ -167,6 +176,15 @@ class Router:
             if (why := self.questioned(line)) and why not in r.warnings:  # (the English rules may have said it)
                 r.warnings.append(why)
         return results
+
+    def _let_go(self, needed: set[str]) -> None:
+        """The loaded directions not `needed` forgotten: their engines, checkers and models."""
+        if self.forget is None:
+            return
+        for direction in [d for d in self._engines if d not in needed]:
+            del self._engines[direction]
+            self._checkers.pop(direction, None)
+            self.forget(direction)
 
     def questioned(self, text: str, what: str = "this") -> str | None:
         """With the source language given (--from, -m): a warning when `text` is surely the other language

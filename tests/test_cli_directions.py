@@ -87,3 +87,35 @@ def test_a_spanish_document_is_translated_as_a_whole(shipped, run_cli, tmp_path)
     code, out, err = run_cli("translate", "-i", doc, "-o", "-")
     assert code == 0, err
     assert out.startswith("# ") and "estación" not in out
+
+
+def test_the_model_of_a_language_no_line_of_a_chunk_has_is_let_go(shipped, run_cli, monkeypatch, tmp_path):
+    """A file of English with one Spanish line near its start: the Spanish model that line loaded is let go
+    before the next chunk, which has no Spanish line, is decoded (it had stayed resident for the rest of the file),
+    and every line is translated as before."""
+    import weakref
+
+    from mtcli import cli, route, session
+    from mtcli.text import pipeline
+
+    monkeypatch.setattr(pipeline, "LINES_PER_CALL", 2)
+    monkeypatch.setattr(route, "LET_GO_LINES", 2)
+    models, alive, load, warn = {}, [], cli._load_translator, session.warn
+
+    def loaded(path):
+        models[path.name] = weakref.ref(translator := load(path))
+        return translator
+
+    def chunk_done(results, where="line"):
+        warn(results, where)
+        alive.append(sorted(name for name, ref in models.items() if ref() is not None))
+
+    monkeypatch.setattr(cli, "_load_translator", loaded)
+    monkeypatch.setattr(session, "warn", chunk_done)
+    src = tmp_path / "in.txt"
+    src.write_text("".join(f"{line}\n" for line in ["The dog runs.", "¿Dónde está la estación de tren?"]
+                           + ["The dog runs.", "The cat sleeps."] * 3))
+    code, _, err = run_cli("translate", "--greedy", "-i", src, "-o", tmp_path / "out.txt")
+    assert code == 0, err
+    assert alive == [["en-es", "es-en"]] + [["en-es"]] * 3
+    assert len((tmp_path / "out.txt").read_text().splitlines()) == 8

@@ -57,8 +57,10 @@ def test_the_check_reads_what_decoding_kept(en_es, monkeypatch):
     checker = conf.Checker(en_es, None, replace(DEFAULTS, check="fast"))
     try:
         assert en_es.encoded is not None and checker.heads == [7] and checker.layers == 1
-        found = en_es.translate_batch([*lines, "WHERE IS THE STATION?"], replace(DEFAULTS, num_hypotheses=2))
-        assert set(en_es.encoded.found) == {*lines, "WHERE IS THE STATION?"}
+        # (without the coverage penalty, whose readings the check would take instead: the next test)
+        found = en_es.translate_batch([*lines, "WHERE IS THE STATION?"], replace(DEFAULTS, num_hypotheses=2,
+                                                                                 coverage_penalty=0.0))
+        assert set(en_es.encoded.found) == {*lines, "WHERE IS THE STATION?"} and not en_es.encoded.readings
         nbests = [[(h.text, h.score) for h in r.hypotheses] for r in found]
         sources, targets = [lines[0], "Where is the station ?"], [nb[0][0] for nb in nbests[:2]]  # (the 2nd: not kept)
         encoded = []
@@ -85,23 +87,22 @@ def test_the_check_reads_no_translation_the_coverage_penalty_read(beam, en_es, m
     """Beam search's coverage penalty reads each finished hypothesis with the check's own head of layer 0 (greedy,
     which ranks nothing again, keeps the reading all the same); the check takes the winner's reading (by source
     text and target ids, with each member's log-probabilities) instead of reading it again: no forced pass for those
-    lines, and the same confidences, warnings and alignments as a check that reads them again."""
+    lines, and the same confidences, warnings and alignments as a check that reads them again. A source whose
+    reading is kept keeps no encoder output (a chunk of a file held ~30 MB of them until its check)."""
     import mtcli.decode as decode
 
     lines = ["I will call you next week when I get back from Madrid.", "Where is the station?", "Thanks!"]
     checker = conf.Checker(en_es, None, replace(DEFAULTS, check="fast", return_alignments=True))
     try:
         found = en_es.translate_batch(lines, replace(DEFAULTS, beam_size=beam, num_hypotheses=min(2, beam)))
-        assert set(en_es.encoded.readings) == set(lines)
+        assert set(en_es.encoded.readings) == set(lines) and en_es.encoded.found == {}
         nbests = [[(h.text, h.score) for h in r.hypotheses] for r in found]
-        kept = dict(en_es.encoded.found)
         rows = []
         forced = decode.forced
         monkeypatch.setattr(decode, "forced", lambda model, src, *a, **kw: rows.append(len(src)) or forced(model, src, *a, **kw))
         taken = checker.check(lines, nbests)
         assert rows == [] and en_es.encoded.readings == {}
-        en_es.encoded.found = kept  # (the encoder's output kept, the readings not: read again)
-        again = checker.check(lines, nbests)
+        again = checker.check(lines, nbests)  # (nothing kept now: encoded and read again)
         # (the lowest block's heads, then each member's log-probabilities where the fit reads them)
         passes = 1 + len(en_es.models) * checker.members
         assert sum(rows) == passes * len(lines)

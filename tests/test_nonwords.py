@@ -174,3 +174,16 @@ def test_the_shipped_model_ships_its_lexicon_and_makes_no_word_up_where_it_did(s
              "She meticulously proofread the manuscript before submitting it."]
     for line, ((text, _),) in zip(lines, tr.translate(lines)[0]):
         assert all(w.lower() in tr.words.words or w.lower() in source_words(line) for w in WORD.findall(text)), text
+
+
+def test_the_verdicts_remembered_stay_bounded_and_hold_once_forgotten(monkeypatch):
+    """The memo of lexicon verdicts is emptied past VERDICTS entries (at 100,000 it held ~14 MB of a file's peak at
+    beam 4), and a word judged after that is judged the same."""
+    monkeypatch.setattr(decode, "VERDICTS", 4)
+    check = WordCheck(PIECES, LEXICON_WORDS, penalty=5.0)
+    candidates = np.array([[ID["!"], ID["##la"], ID["##s"]]])
+    first = check.penalties(["ho"], [frozenset()], candidates)
+    for k in range(30):
+        check.penalties([f"zq{k}"], [frozenset()], candidates)
+        assert len(check.memo) <= decode.VERDICTS + 1 + candidates.size
+    assert check.penalties(["ho"], [frozenset()], candidates).tolist() == first.tolist() == [[5.0, 0.0, 5.0]]

@@ -121,3 +121,26 @@ def test_a_model_of_one_direction_refuses_the_other():
     for source, target in (("es", None), ("auto", "en"), ("en", None)):
         with pytest.raises(UserError, match="drop -m"):
             Languages.parse(source, target).agree("es-en" if source == "en" else "en-es", "m")
+
+
+def test_a_direction_no_line_of_a_chunk_takes_is_let_go_before_it_is_decoded(monkeypatch):
+    """A file of English with a stray Spanish line: the Spanish model that line loaded is let go (forget) before
+    the next chunk of LET_GO_LINES lines or more that needs none is decoded, not kept through the rest of the file;
+    a shorter call (a line typed at the prompt) lets nothing go, and a direction a chunk needs is kept."""
+    from mtcli import route
+
+    monkeypatch.setattr(route, "LET_GO_LINES", 3)
+    built, forgotten = [], []
+    r, calls = router(built=built)
+    r.forget = forgotten.append
+    r.translate(["The dog is big.", "Hola.", "It rains."])
+    assert forgotten == [] and sorted(built) == ["en-es", "es-en"]
+    r.translate(["It rains.", "The dog is big."])  # (a short call)
+    assert forgotten == []
+    calls.clear()
+    r.translate(["It rains.", "The dog is big.", "It rains."])
+    assert forgotten == ["es-en"] and [c[0] for c in calls] == ["en-es"]
+    assert r.translate(["Hola."])[0].text == "[es-en] Hola."  # built again
+    assert sorted(built) == ["en-es", "es-en", "es-en"]
+    r.translate(["Hola.", "El perro es grande.", "It rains."])
+    assert forgotten == ["es-en"]  # (both needed)

@@ -947,8 +947,8 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
     and --to must agree with it), else the shipped model of each line's direction, loaded on first use.
     `options` (config.Options) go as they are to each direction's engine (their decoding), its checker (how the
     translations are checked, mtcli.confidence; the round trip's model is the shipped one of the other
-    direction, loaded on first use, which also ranks short lines' translations again: mtcli.roundtrip) and the text
-    pipeline (their glossary)."""
+    direction, loaded on first use, which also ranks the shipped models' short lines' translations again:
+    mtcli.roundtrip) and the text pipeline (their glossary)."""
     from mtcli.confidence import Checker
     from mtcli.roundtrip import for_direction
     from mtcli.route import Languages, Router
@@ -967,11 +967,14 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
             if path.parent == registry.SHIPPED_DIR:
                 _no_model_file(outputs, path, stdin)
         translator_of, fixed = shipped, None
+
     def back_of(direction: str):  # (the other direction's shipped model, loaded on first use)
         return lambda: shipped.back("-".join(reversed(direction.split("-"))))
 
-    def engine_of(direction: str):  # (short lines ranked again by the way back: mtcli.roundtrip)
-        return Engine.from_translator(translator_of(direction), options.decoding, for_direction(direction, back_of(direction)))
+    def engine_of(direction: str):  # (the shipped models' short lines ranked again by the way back: mtcli.roundtrip,
+        # whose beam and weight were chosen for them; a model given with -m decodes as its options say)
+        ranked = None if fixed else for_direction(direction, back_of(direction))
+        return Engine.from_translator(translator_of(direction), options.decoding, ranked)
 
     def checker_for(direction: str):
         return Checker(translator_of(direction), back_of(direction), options.decoding)

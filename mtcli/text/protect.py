@@ -116,7 +116,6 @@ def _joins(gap: str) -> bool:
     return all(c in _JOINING or unicodedata.category(c) == "So" for c in gap)  # (not "€": "€5 / €10" are two)
 
 
-_WORD_BEFORE = lazy_re.compile(r"\w*$")
 _WORD_AFTER = lazy_re.compile(r"\w*")
 _MARKUP = lazy_re.compile(rf"<|{PRIVATE.pattern}")
 
@@ -126,7 +125,8 @@ def _whole_word(text: str, s: int, e: int) -> tuple[int, int]:
     cut apart lost their letters ("El agua es <sub>2</sub>."). Not markup before a word ("<i>car") nor after
     one of three letters or more (a footnote mark, "car<sup>1</sup>"): the word is translated, the markup
     stays glued to it."""
-    before, after = _WORD_BEFORE.search(text, 0, s).group(), _WORD_AFTER.match(text, e).group()
+    start = next((k for k in range(s, 0, -1) if not (text[k - 1].isalnum() or text[k - 1] == "_")), 0)  # (\w*$: s steps)
+    before, after = text[start:s], _WORD_AFTER.match(text, e).group()
     inside = before and after and _MARKUP.search(text, s, e)
     a_symbols = not after and 0 < len(before) <= 2 and (SCRIPT.match(text, s) or PRIVATE.match(text, s))
     return (s - len(before), e + len(after)) if inside or a_symbols else (s, e)

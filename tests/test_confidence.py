@@ -149,9 +149,9 @@ def test_a_check_reading_members_the_model_has_not_is_refused_in_one_line(models
     from mtcli import registry
 
     data = json.loads((registry.shipped("en-es") / conf.FILE).read_text("utf-8"))
-    for scorer in data["scorers"].values():
-        if extra and any(f.startswith("member") for f in scorer["features"]):
-            for key, value in (("features", extra), ("mean", 0.0), ("scale", 1.0), ("coef", 0.1)):
+    for scorer in data["scorers"].values():  # (a combination reading two members, and `extra`)
+        for name in ["member0", "member1", *([extra] if extra else [])]:
+            for key, value in (("features", name), ("mean", 0.0), ("scale", 1.0), ("coef", 0.1)):
                 scorer[key].append(value)
     (tmp_path / conf.FILE).write_text(json.dumps(data), "utf-8")
     cfg = SimpleNamespace(n_layers=6)

@@ -181,10 +181,8 @@ def test_the_check_takes_what_the_decoders_read(client, monkeypatch):
     r = ask(client, q=[SURE, UNSURE])
     assert r.status_code == 200 and [q["flagged"] for q in r.json()["quality"]] == [False, True] and rows == []
     # a translation other than the one decoded (the pipeline decodes "Madrid" as a stand-in name) is read again
-    # (one sentence: the lowest block's heads, then each of the two members' log-probabilities, which en-es's check
-    # reads)
     r = ask(client, q=[SURE, "I will call you next week when I get back from Madrid."])
-    assert r.status_code == 200 and rows == [1, 1, 1]
+    assert r.status_code == 200 and rows == [1]
 
 
 def test_the_official_client_translates_english_to_spanish(base, client):

@@ -176,16 +176,30 @@ def test_a_text_already_in_the_target_language_is_said(client):
 
 
 @pytest.mark.parametrize("check", [True, False], ids=["checked", "unchecked"])
-def test_the_servers_process_keeps_the_members_its_check_reads(check, shipped_model):
+@pytest.mark.parametrize("reading", [True, False], ids=["members read", "first member only"])
+def test_the_servers_process_keeps_the_members_its_check_reads(check, reading, shipped_model, tmp_path):
     """The server's process drops an ensemble's members after the first (its decoders decode) unless its check
-    reads them (en-es's members' log-probabilities): every direction's check is made and reads what it needs."""
+    reads them (a combination of the members' log-probabilities): every direction's check is made and reads what
+    it needs."""
     from mtcli import registry
+    from mtcli.confidence import FILE
     from mtcli.serve.app import checkers
     from mtcli.serve.config import ServeConfig
     from mtcli.serve.server import drop_unread_members, load
 
+    model = tmp_path / "en-es"  # (the shipped files, with a check that reads both members when `reading`)
+    model.mkdir()
+    for f in registry.shipped("en-es").iterdir():
+        (model / f.name).symlink_to(f)
+    data = json.loads((registry.shipped("en-es") / FILE).read_text("utf-8"))
+    for scorer in data["scorers"].values():
+        for name in ("member0", "member1") if reading else ():
+            for key, value in (("features", name), ("mean", 0.0), ("scale", 1.0), ("coef", 0.1)):
+                scorer[key].append(value)
+    (model / FILE).unlink()
+    (model / FILE).write_text(json.dumps(data), "utf-8")
     cfg = ServeConfig(check=check)
-    translators = load([registry.shipped("en-es"), registry.shipped("es-en")])
+    translators = load([model, registry.shipped("es-en")])
     members = {t.direction: len(t.models) for t in translators}
     drop_unread_members(translators, cfg)
     made = checkers(translators, cfg)  # (a check reading members a translator has not is refused: Checker)
@@ -193,4 +207,4 @@ def test_the_servers_process_keeps_the_members_its_check_reads(check, shipped_mo
     for t in translators:
         reads = check and made[t.direction].scorer.reads_members
         assert len(t.models) == (members[t.direction] if reads else 1)
-    assert members["en-es"] == 2 and (len(translators[0].models) == 2) == check
+    assert members["en-es"] == 2 and (len(translators[0].models) == 2) == (check and reading)

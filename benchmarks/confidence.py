@@ -22,6 +22,7 @@ held-out rows labelled by hand, the held-out omissions and the messages, issue 4
     python benchmarks/confidence.py fit --model en-es                # fit, write MODEL/confidence.json, report
     python benchmarks/confidence.py measure --model en-es            # the shipped fit and the baseline, report
     nice -n 10 python benchmarks/confidence.py compare --model en-es # fit choices, cross-validated on the fit part
+    nice -n 10 python benchmarks/confidence.py cheap --model en-es   # one more signal each: folds, then held out once
     python benchmarks/confidence.py signals --model en-es            # each signal alone on the fit part
     taskset -c 0 nice -n 10 python benchmarks/confidence.py cost     # CPU of translating 500 lines, checked or not
     nice -n 10 python benchmarks/confidence.py inproc --lines 2000   # the check's CPU against translation's, in one process
@@ -261,7 +262,7 @@ def inproc(args) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("build", "label", "fit", "refit", "measure", "compare", "signals", "cost", "inproc"):
+    for name in ("build", "label", "fit", "refit", "measure", "compare", "cheap", "signals", "cost", "inproc"):
         p = sub.add_parser(name)
         p.add_argument("--model", default="en-es", choices=("en-es", "es-en"), help="the shipped model's direction")
         p.add_argument("--data", help="the corpus (default: MTCLI_DATA, else data/spa-eng/spa.txt)")
@@ -274,7 +275,7 @@ def main() -> None:
                 p.add_argument("--round-trip", action="store_true")
     args = parser.parse_args()
     {"build": build, "label": label, "fit": fit, "refit": refit, "measure": measure, "compare": compare,
-     "signals": signals, "cost": cost, "inproc": inproc}[args.command](args)
+     "cheap": cheap, "signals": signals, "cost": cost, "inproc": inproc}[args.command](args)
 
 
 def refit(args) -> None:
@@ -541,6 +542,8 @@ def fit(args) -> None:
 
 
 TOKEN_SIGNALS = ("min_token", "mean_token", "low_tokens")  # from a full forced pass: measured, not shipped
+# free from what the check has (the beam's score, the lengths): measured (`cheap`), not shipped
+LENGTH_SIGNALS = ("src_len", "logprob_x_len", "total_logprob")
 
 
 def _all_signals(rows: list[dict], shipped: conf.Scorer, covered: float, vocab: conf.Vocab) -> list[dict]:
@@ -552,8 +555,10 @@ def _all_signals(rows: list[dict], shipped: conf.Scorer, covered: float, vocab: 
     for r in rows:
         s = conf.read(r["forced"], r["source"], r["target"], r["scores"], r["trip"], sc, vocab)[0]
         lp = r["forced"].logprobs if r["forced"].members is None else r["forced"].members.mean(0)
+        n = math.log(len(r["forced"].src) - 1)  # (source pieces and EOS)
         out.append({**s, "min_token": float(lp.min()), "mean_token": float(lp.mean()),
-                    "low_tokens": float((lp < math.log(0.2)).mean())})
+                    "low_tokens": float((lp < math.log(0.2)).mean()), "src_len": n, "logprob_x_len": s["logprob"] * n,
+                    "total_logprob": s["logprob"] * (len(r["forced"].tgt) + 1)})
     return out
 
 
@@ -627,6 +632,40 @@ def compare(args) -> None:
     for way, v in found.items():
         both, alone = np.array(v).T
         print(f"{way:72s} recall at 10 % false flags {both.mean():.3f} ± {both.std():.3f}, hand rows alone {alone.mean():.3f}")
+
+
+def cheap(args) -> None:
+    """Issue 41's recall: the shipped default check's main part with one more signal each (per-token ones of a full
+    forced pass, free ones of the lengths, the margin, the source's pieces), the omission part as shipped: recall at
+    10 % false flags in 5-fold cross-validation on the fit part (as `compare`), then once on the held-out set
+    (issue 41's measure) with its bootstrap standard error and the paired difference from the shipped main part's."""
+    tr, vocab, fit_rows, om_fit, parts, _ = _rows(args)
+    shipped = conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers["fast"]
+    held = parts["held_out_hand"]
+    fit_sig, om_sig, held_sig = (_all_signals(rows, shipped, shipped.covered, vocab) for rows in (fit_rows, om_fit, held))
+    y, y_held = np.array([r["wrong"] for r in fit_rows]), np.array([r["wrong"] for r in held])
+    hand = [k for k in sorted(_hand(args.model)) if k < len(fit_rows)]
+    main = shipped.features
+    ways = {"shipped": main, **{f"+ {n}": (*main, n) for n in (*TOKEN_SIGNALS, *LENGTH_SIGNALS, "margin", "src_pieces")},
+            "+ src_len, logprob_x_len": (*main, "src_len", "logprob_x_len")}
+    rng = np.random.default_rng(SEED)
+    boots = [rng.integers(0, len(held), len(held)) for _ in range(300)]
+    scores = {}
+    for way, names in ways.items():
+        folds = []
+        for fold in range(5):
+            test, om_test = set(hand[fold::5]), set(range(fold, len(om_fit), 5))
+            rows = [k for k in range(len(fit_rows)) if k not in test]
+            score = _fold_scores([fit_sig[k] for k in rows], y[rows], [s for k, s in enumerate(om_sig) if k not in om_test],
+                                 names, conf.OMISSION_FEATURES, SELECTION_WEIGHT)
+            got = score([fit_sig[k] for k in sorted(test)] + [s for k, s in enumerate(om_sig) if k in om_test])
+            folds.append(recall_at(*roc(got, np.r_[y[sorted(test)], np.ones(len(om_test))])[:2]))
+        scores[way] = _fold_scores(fit_sig, y, om_sig, names, conf.OMISSION_FEATURES, SELECTION_WEIGHT)(held_sig)
+        held_recall = [recall_at(*roc(scores[way][b], y_held[b])[:2]) for b in boots]
+        diff = [h - recall_at(*roc(scores["shipped"][b], y_held[b])[:2]) for h, b in zip(held_recall, boots)]
+        print(f"{way:28s} folds {np.mean(folds):.3f} ± {np.std(folds):.3f}   held out "
+              f"{recall_at(*roc(scores[way], y_held)[:2]):.3f} ± {np.std(held_recall):.3f}, "
+              f"against the shipped {np.mean(diff):+.3f} ± {np.std(diff):.3f}")
 
 
 def _corpus_words(tr, data: str | None, rows: list[dict]) -> list[dict]:

@@ -648,6 +648,14 @@ def cheap(args) -> None:
     main = shipped.features
     ways = {"shipped": main, **{f"+ {n}": (*main, n) for n in (*TOKEN_SIGNALS, *LENGTH_SIGNALS, "margin", "src_pieces")},
             "+ src_len, logprob_x_len": (*main, "src_len", "logprob_x_len")}
+    # what the shipped check catches held out at its ROC curve's point of 10 % false flags, by kind of wrong row
+    c = _confidences(held, shipped, vocab)
+    fpr, tpr, cuts = roc(1 - c, y_held)
+    caught = (1 - c >= cuts[fpr <= MAX_FALSE_FLAGS][-1]) & (y_held == 1)
+    selection = {id(r) for r in parts["hand_selection"]}
+    kinds = [r.get("category") or ("selection" if id(r) in selection else "messages") for r in held]
+    print("caught held out:", {k: f"{sum(caught[i] for i in range(len(held)) if kinds[i] == k)} of "
+                                  f"{sum(y_held[i] for i in range(len(held)) if kinds[i] == k)}" for k in dict.fromkeys(kinds)})
     rng = np.random.default_rng(SEED)
     boots = [rng.integers(0, len(held), len(held)) for _ in range(300)]
     scores = {}

@@ -914,16 +914,30 @@ class Translator:
         self.model = self.models[0]
         self.src_tok, self.tgt_tok = load_tokenizers(model_dir, self.meta, self.model.cfg)
         self.direction = direction(self.meta)
-        # (familiar, accents: text.sentence.Engine's)
-        lexicon, self.familiar, self.accents = lexicon_parts(model_dir, self.meta)
-        # made-up words penalised in search where the model has a lexicon (None: not checked), in lines of
-        # at most nonword_max_words words (None: all)
-        self.words = None if lexicon is None else WordCheck(
-            list(self.tgt_tok.pieces_by_id), lexicon)
-        self.nonword_max_words: int | None = NONWORD_MAX_WORDS
+        self.nonword_max_words: int | None = NONWORD_MAX_WORDS  # (lines of at most this many words checked; None: all)
         self.coverage = _coverage_of(self)  # (None: the model has no fitted check to read coverage as)
 
         self.encoded: Encoded | None = None  # given one (mtcli.confidence does), translate_batch fills it
+
+    @functools.cached_property
+    def _lexicon(self) -> tuple:
+        """(read when first asked for: a model only reading translations back, as mtcli.roundtrip's, needs none of
+        it; ~20 ms of a sentence's start-up)"""
+        return lexicon_parts(self.model_dir, self.meta)
+
+    @functools.cached_property
+    def familiar(self):  # (text.sentence.Engine's)
+        return self._lexicon[1]
+
+    @functools.cached_property
+    def accents(self):  # (text.sentence.Engine's)
+        return self._lexicon[2]
+
+    @functools.cached_property
+    def words(self) -> WordCheck | None:
+        """Made-up words penalised in search where the model has a lexicon (None: not checked)."""
+        lexicon = self._lexicon[0]
+        return None if lexicon is None else WordCheck(list(self.tgt_tok.pieces_by_id), lexicon)
 
     def keep_encoded(self) -> None:
         """From now on translate_batch keeps what it encodes (in `encoded`), for a check to read it again."""

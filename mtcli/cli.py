@@ -673,8 +673,8 @@ def plot(
 def _load_translator(model: Path):
     from mtcli.decode import Translator
 
-    with status(f"Loading {model}…"):
-        return Translator(model)
+    with status(f"Loading {model}…"):  # (lazy: a model that only reads translations back needs no lexicon)
+        return Translator(model, lazy=True)
 
 
 class FromLanguage(str, Enum):

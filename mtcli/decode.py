@@ -900,10 +900,11 @@ def one_heap() -> None:
 class Translator:
     """A loaded model directory: English lines in, Spanish lines out, in batches."""
 
-    def __init__(self, model_dir, inter_threads: int | None = None):
+    def __init__(self, model_dir, inter_threads: int | None = None, lazy: bool = False):
         """inter_threads: streams of sentences decoded at once, each by one thread with single-threaded BLAS
         (default: one per core). Measured on a shared 2-core machine, two threads that each run
-        their own GEMMs beat one batch split over two BLAS threads that meet at every product."""
+        their own GEMMs beat one batch split over two BLAS threads that meet at every product. `lazy`: the
+        lexicon read (and found damaged) when first needed, not here."""
         one_heap()
         # a model loaded mid-run (the other direction's, for a stray line of the other language) sat on top of the
         # free pages a translation leaves in the heap: 100,000 lines greedy peaked 361 -> 379 MB where one did
@@ -915,6 +916,8 @@ class Translator:
         self.src_tok, self.tgt_tok = load_tokenizers(model_dir, self.meta, self.model.cfg)
         self.direction = direction(self.meta)
         self.nonword_max_words: int | None = NONWORD_MAX_WORDS  # (lines of at most this many words checked; None: all)
+        if not lazy:
+            self._lexicon
         self.coverage = _coverage_of(self)  # (None: the model has no fitted check to read coverage as)
 
         self.encoded: Encoded | None = None  # given one (mtcli.confidence does), translate_batch fills it
@@ -980,12 +983,14 @@ class Translator:
                     shown[2] = fraction
                     shown[0](fraction)
 
+        words = self.words  # (read here, not in the threads)
+
         def run(stream):
             keep = None if self.encoded is None else lambda joined, memory: self.encoded.add(
                 [lines[todo[stream[j]]] for j in joined], [seqs[stream[j]] for j in joined], memory)
             found = search(self.models, *_padded([seqs[j] for j in stream]), options.beam_size, options.num_hypotheses,
                            options.length_penalty, options.max_decoding_length_a, options.max_decoding_length_b,
-                           options.no_repeat_ngram_size, self.words, [sources[j] for j in stream], keep,
+                           options.no_repeat_ngram_size, words, [sources[j] for j in stream], keep,
                            self.coverage, options.coverage_penalty, self._shared(options), shown and finished)
             if self.encoded is not None:
                 self.encoded.add_readings([lines[todo[j]] for j in stream], [hs[0].reading for hs in found])

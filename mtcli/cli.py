@@ -673,8 +673,8 @@ def plot(
 def _load_translator(model: Path):
     from mtcli.decode import Translator
 
-    with status(f"Loading {model}…"):
-        return Translator(model)
+    with status(f"Loading {model}…"):  # (lazy: a model that only reads translations back needs no lexicon)
+        return Translator(model, lazy=True)
 
 
 class FromLanguage(str, Enum):
@@ -756,7 +756,8 @@ def _refuse_contradictions(ctx: typer.Context, text: bool, input: bool, greedy: 
 
 
 def _decoding(ctx: typer.Context, fmt: str, beam: int, alpha: float, nbest: int, batch_size: int | None, check: bool,
-              round_trip: bool, min_confidence: float | None, flagged: str | None, align: bool, scores: bool):
+              round_trip: bool, min_confidence: float | None, flagged: str | None, align: bool, scores: bool,
+              rerank: bool):
     """translate's decoding and checking, the one config.TranslationOptions the engines and the checker get;
     combinations that would be ignored are an error. With a check, beam search keeps the second best too: its
     margin is what the check reads (beam search finds it anyway)."""
@@ -770,10 +771,16 @@ def _decoding(ctx: typer.Context, fmt: str, beam: int, alpha: float, nbest: int,
         fail(f"--format {fmt}: {(asked or ['--align'])[0]} is for plain lines (a document is not checked)")
     if align and (nbest > 1 or scores):
         fail(f"--align: its alignments follow the one translation of each line, not {'--nbest' if nbest > 1 else '--scores'}")
+    if rerank and _given(ctx, "rerank"):
+        if beam == 1:
+            fail("--rerank ranks the translations beam search finds; greedy decoding (--greedy, --beam 1) finds one")
+        if ctx.get_parameter_source("model").name != "DEFAULT":
+            fail("--rerank ranks the shipped models' translations; a model given with -m (or MTCLI_MODEL) decodes "
+                 "as its options say")
     batches = {} if batch_size is None else dict(max_batch_size=batch_size, batch_type="examples")
     return TranslationOptions(beam_size=beam, num_hypotheses=max(nbest, 2) if check and beam > 1 else nbest,
                               length_penalty=alpha, check="off" if not check else "full" if round_trip else "fast",
-                              return_alignments=align, **batches)
+                              return_alignments=align, rerank=rerank, **batches)
 
 
 # translate's options
@@ -817,6 +824,10 @@ MinConfidence = Annotated[float | None, typer.Option(
     help="Exit with status 4 when a line's confidence (0-1) is below X.")]
 Flagged = Annotated[str | None, typer.Option(
     "--flagged", show_default=False, help="Write the numbers of the flagged lines (1-based) to FILE, one a line.")]
+Rerank = Annotated[bool, typer.Option(
+    "--rerank/--no-rerank",
+    help="Rank each line's translations again by how well the other direction's model reads the source back from "
+         "them (English to Spanish with the shipped model; docs/results.md). --no-rerank: about a quarter less CPU.")]
 Align = Annotated[bool, typer.Option("--align", help="Source-target word alignments (i-j, words between spaces) "
                                                      "after ' ||| ' on each line; in --json per sentence.")]
 
@@ -845,6 +856,7 @@ def translate(
     min_confidence: MinConfidence = None,
     flagged: Flagged = None,
     align: Align = False,
+    rerank: Rerank = DEFAULTS.rerank,
     glossary: Path | None = _glossary_option(),
 ) -> None:
     """Translate English to Spanish and Spanish to English: arguments, a file, piped lines, or interactively.
@@ -886,7 +898,7 @@ def translate(
 
     fmt, beam = _translate_options(ctx, bool(text), input, fmt, greedy, beam, nbest, scores, as_json)
     decoding = _decoding(ctx, fmt, beam, alpha, nbest, batch_size, check, round_trip, min_confidence, flagged, align,
-                         scores)
+                         scores, rerank)
     from_stdin = input is not None and str(input) == STDOUT
     reads_stdin = not text and (input is None or from_stdin) and not sys.stdin.isatty()
     outputs = _translate_outputs(output, _output_file(flagged, "--flagged"), input, glossary, reads_stdin)
@@ -971,9 +983,9 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
     def back_of(direction: str):  # (the other direction's shipped model, loaded on first use)
         return lambda: shipped.back("-".join(reversed(direction.split("-"))))
 
-    def engine_of(direction: str):  # (the shipped models' short lines ranked again by the way back: mtcli.roundtrip,
+    def engine_of(direction: str):  # (the shipped models' translations ranked again by the way back: mtcli.roundtrip,
         # whose beam and weight were chosen for them; a model given with -m decodes as its options say)
-        ranked = None if fixed else for_direction(direction, back_of(direction))
+        ranked = None if fixed or not options.decoding.rerank else for_direction(direction, back_of(direction))
         return Engine.from_translator(translator_of(direction), options.decoding, ranked)
 
     def checker_for(direction: str):

@@ -76,8 +76,8 @@ class Forced:
     alignments read; decoding itself never computes it)."""
 
     logprobs: np.ndarray | None  # (T + 1,) each target token's log-probability given the ones before, EOS last
-    attention: np.ndarray  # (L', H, T + 1, S) cross-attention of the position predicting each of them to each source id
-    # (with `heads` asked for, the other heads' rows are NaN)
+    attention: np.ndarray | None  # (L', H, T + 1, S) cross-attention of the position predicting each of them to each
+    # source id (with `heads` asked for, the other heads' rows are NaN); None where not asked for
     src: list[int]  # source ids, BOS and EOS included (S)
     tgt: list[int]  # target ids without BOS/EOS (T)
     # an ensemble's: each member's log-probability of each target token (M, T + 1), EOS last (asked for by a check)
@@ -686,12 +686,14 @@ def beam_search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = 
 
 
 def forced(model: Model, src, src_len, tgt, tgt_len, layers: int | None = None, heads=None,
-           memory: np.ndarray | None = None) -> list[Forced]:
+           memory: np.ndarray | None = None, attention: bool = True) -> list[Forced]:
     """Teacher forcing of padded targets tgt (B, T) (ids without BOS/EOS, lengths (B,)) given the padded
     sources src (B, S) (their encoder output `memory` (B, S, C) if kept, else encoded here): one
     whole-sequence pass, the cross-attention weights kept from its cache. `layers`: only the first that many
     decoder blocks, and no log-probabilities; with `heads` too (layers 1: a check's coverage and alignments),
-    only the lowest block's self-attention and these heads' queries and keys, the other heads NaN."""
+    only the lowest block's self-attention and these heads' queries and keys, the other heads NaN. Without
+    `attention`, the log-probabilities alone (a way back's reading: every layer's weights of thousands of pairs held
+    at once had been most of a file's memory)."""
     B = len(src)
     tgt_in = np.concatenate([np.full((B, 1), BOS), tgt], 1)  # (B, T + 1)
     if memory is None:
@@ -703,17 +705,20 @@ def forced(model: Model, src, src_len, tgt, tgt_len, layers: int | None = None, 
         found = []
         for i in range(model.cfg.n_layers if layers is None else layers):
             y, block = model.decoder_block(i, y, memory, src_len, tgt_len + 1)  # (B, T + 1, C)
-            found.append(block.cross_attn.probs)
-        probs = np.stack(found, 1)  # (B, L', H, T + 1, S)
+            found.append(block.cross_attn.probs if attention else None)
+        probs = np.stack(found, 1) if attention else None  # (B, L', H, T + 1, S)
     logp = None
     if layers is None:
         tgt_out = np.concatenate([tgt, np.full((B, 1), PAD)], 1)
         tgt_out[np.arange(B), tgt_len] = EOS
         logits = linear_forward(y, model.params["out"]["w"], model.params["out"]["b"])[0]  # (B, T + 1, V)
+        picked = np.take_along_axis(logits, tgt_out[..., None], -1)[..., 0]
         m = logits.max(-1)
-        lse = m + np.log(np.exp(logits - m[..., None]).sum(-1))
-        logp = np.take_along_axis(logits, tgt_out[..., None], -1)[..., 0] - lse  # (B, T + 1)
-    return [Forced(None if logp is None else logp[b, : tgt_len[b] + 1], probs[b, :, :, : tgt_len[b] + 1, : src_len[b]],
+        logits -= m[..., None]  # (in place: three (B, T + 1, V) temporaries had been a way back's peak)
+        lse = m + np.log(np.exp(logits, out=logits).sum(-1))
+        logp = picked - lse  # (B, T + 1)
+    return [Forced(None if logp is None else logp[b, : tgt_len[b] + 1],
+                   None if probs is None else probs[b, :, :, : tgt_len[b] + 1, : src_len[b]],
                    src[b, : src_len[b]].tolist(), tgt[b, : tgt_len[b]].tolist()) for b in range(B)]
 
 
@@ -895,10 +900,11 @@ def one_heap() -> None:
 class Translator:
     """A loaded model directory: English lines in, Spanish lines out, in batches."""
 
-    def __init__(self, model_dir, inter_threads: int | None = None):
+    def __init__(self, model_dir, inter_threads: int | None = None, lazy: bool = False):
         """inter_threads: streams of sentences decoded at once, each by one thread with single-threaded BLAS
         (default: one per core). Measured on a shared 2-core machine, two threads that each run
-        their own GEMMs beat one batch split over two BLAS threads that meet at every product."""
+        their own GEMMs beat one batch split over two BLAS threads that meet at every product. `lazy`: the
+        lexicon read (and found damaged) when first needed, not here."""
         one_heap()
         # a model loaded mid-run (the other direction's, for a stray line of the other language) sat on top of the
         # free pages a translation leaves in the heap: 100,000 lines greedy peaked 361 -> 379 MB where one did
@@ -909,16 +915,32 @@ class Translator:
         self.model = self.models[0]
         self.src_tok, self.tgt_tok = load_tokenizers(model_dir, self.meta, self.model.cfg)
         self.direction = direction(self.meta)
-        # (familiar, accents: text.sentence.Engine's)
-        lexicon, self.familiar, self.accents = lexicon_parts(model_dir, self.meta)
-        # made-up words penalised in search where the model has a lexicon (None: not checked), in lines of
-        # at most nonword_max_words words (None: all)
-        self.words = None if lexicon is None else WordCheck(
-            list(self.tgt_tok.pieces_by_id), lexicon)
-        self.nonword_max_words: int | None = NONWORD_MAX_WORDS
+        self.nonword_max_words: int | None = NONWORD_MAX_WORDS  # (lines of at most this many words checked; None: all)
+        if not lazy:
+            self._lexicon
         self.coverage = _coverage_of(self)  # (None: the model has no fitted check to read coverage as)
 
         self.encoded: Encoded | None = None  # given one (mtcli.confidence does), translate_batch fills it
+
+    @functools.cached_property
+    def _lexicon(self) -> tuple:
+        """(read when first asked for: a model only reading translations back, as mtcli.roundtrip's, needs none of
+        it; ~20 ms of a sentence's start-up)"""
+        return lexicon_parts(self.model_dir, self.meta)
+
+    @functools.cached_property
+    def familiar(self):  # (text.sentence.Engine's)
+        return self._lexicon[1]
+
+    @functools.cached_property
+    def accents(self):  # (text.sentence.Engine's)
+        return self._lexicon[2]
+
+    @functools.cached_property
+    def words(self) -> WordCheck | None:
+        """Made-up words penalised in search where the model has a lexicon (None: not checked)."""
+        lexicon = self._lexicon[0]
+        return None if lexicon is None else WordCheck(list(self.tgt_tok.pieces_by_id), lexicon)
 
     def keep_encoded(self) -> None:
         """From now on translate_batch keeps what it encodes (in `encoded`), for a check to read it again."""
@@ -961,12 +983,14 @@ class Translator:
                     shown[2] = fraction
                     shown[0](fraction)
 
+        words = self.words  # (read here, not in the threads)
+
         def run(stream):
             keep = None if self.encoded is None else lambda joined, memory: self.encoded.add(
                 [lines[todo[stream[j]]] for j in joined], [seqs[stream[j]] for j in joined], memory)
             found = search(self.models, *_padded([seqs[j] for j in stream]), options.beam_size, options.num_hypotheses,
                            options.length_penalty, options.max_decoding_length_a, options.max_decoding_length_b,
-                           options.no_repeat_ngram_size, self.words, [sources[j] for j in stream], keep,
+                           options.no_repeat_ngram_size, words, [sources[j] for j in stream], keep,
                            self.coverage, options.coverage_penalty, self._shared(options), shown and finished)
             if self.encoded is not None:
                 self.encoded.add_readings([lines[todo[j]] for j in stream], [hs[0].reading for hs in found])
@@ -1002,13 +1026,15 @@ class Translator:
     @_kernels(0, 1)  # (those of the decoding it follows, which counted its lines)
     @one_blas_thread()
     def force(self, sources: list[str], targets: list[str], layers: int | None = None, heads=None,
-              batch: int = SENTENCES_PER_BATCH, kept: Encoded | None = None, members: bool = False) -> list[Forced]:
+              batch: int = SENTENCES_PER_BATCH, kept: Encoded | None = None, members: bool = False,
+              attention: bool = True) -> list[Forced]:
         """Each target read by the first model of the ensemble given its source (see forced): sources cut
         to the model's length as translate_batch cuts them (those it kept in `encoded` not encoded again),
         targets to what the decoder holds. A translation the coverage penalty read while decoding it (the
         same lowest block and heads: `encoded.readings`) is not read again. `kept`: what decoding elsewhere kept
         (the server's decoders), in place of `encoded`. `members` (an ensemble's): each member's log-probabilities
-        too (Forced.members), those decoding kept or else a whole pass of each member."""
+        too (Forced.members), those decoding kept or else a whole pass of each member. Without `attention`, the
+        log-probabilities alone (forced)."""
         members = members and len(self.models) > 1
         encoded = self.encoded if kept is None else kept
         room = self.model.cfg.max_tgt_len - 1
@@ -1022,23 +1048,21 @@ class Translator:
         src_seqs = [k[0] if k else None for k in kept]
         for j, seq in zip(missing, self.source_ids([sources[j] for j in missing])[0]):
             src_seqs[j] = seq
-        memory = [k[1] if k else None for k in kept]
-        order = sorted(missing, key=lambda j: len(src_seqs[j]))
-        for k in range(0, len(order), batch):
-            group = order[k : k + batch]
-            src, src_len = _padded([src_seqs[j] for j in group])
-            for j, m, n in zip(group, self.model.encode(src, src_len, keep=False)[0], src_len):
-                memory[j] = m[:n]
         order = sorted(todo, key=lambda j: len(src_seqs[j]))
-        for k in range(0, len(order), batch):
+        for k in range(0, len(order), batch):  # (each batch encoded as it is read: not every pair's at once)
             group = order[k : k + batch]
             src, src_len = _padded([src_seqs[j] for j in group])
             padded = np.zeros((len(group), src.shape[1], self.model.cfg.d_model), self.model.dtype)
+            new = [row for row, j in enumerate(group) if kept[j] is None]
+            if new:
+                fresh = self.model.encode(src[new], src_len[new], keep=False)[0]
+                padded[new, : fresh.shape[1]] = fresh
             for row, j in enumerate(group):
-                padded[row, : len(memory[j])] = memory[j]
+                if kept[j] is not None:
+                    padded[row, : len(kept[j][1])] = kept[j][1]
             tgt, tgt_len = _padded([tgt_seqs[j] or [PAD] for j in group])
             tgt_len[[not tgt_seqs[j] for j in group]] = 0
-            found = forced(self.model, src, src_len, tgt, tgt_len, layers, heads, padded)
+            found = forced(self.model, src, src_len, tgt, tgt_len, layers, heads, padded, attention)
             if members:
                 each = [found if m is self.model and layers is None else  # (the first's whole pass: this one)
                         forced(m, src, src_len, tgt, tgt_len, memory=padded if m is self.model else None) for m in self.models]

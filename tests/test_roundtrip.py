@@ -1,4 +1,4 @@
-"""Short lines' n-best ranked again by the way back (mtcli.roundtrip, issue 40)."""
+"""The n-best ranked again by the way back (mtcli.roundtrip, issues 40 and 41)."""
 
 from types import SimpleNamespace
 
@@ -30,7 +30,8 @@ class Back:
     def __init__(self, mean: dict[str, float]):
         self.mean, self.read = mean, []
 
-    def force(self, sources, targets):
+    def force(self, sources, targets, attention=True):
+        assert not attention  # (a reading's log-probabilities are all it needs)
         self.read += list(zip(sources, targets))
         return [SimpleNamespace(logprobs=np.full(4, self.mean[s])) for s in sources]
 
@@ -68,27 +69,37 @@ def test_without_weight_the_forward_order_stands():
     assert [h.text for h in r.hypotheses] == ["Salí."]
 
 
-def test_only_short_lines_are_decoded_wider_and_read_back_and_greedy_is_left_alone():
+def test_every_line_is_read_back_only_short_lines_decoded_wider_and_greedy_is_left_alone():
     forward, back = Forward(NBEST), Back(BACK)
     rt = RoundTrip(lambda: back)
     lines = ["I would like to book a table.", "Hello.", "   "]
     out = rt.translate(forward, lines, TranslationOptions())
     assert [r.hypotheses[0].text for r in out] == ["Me gustaría reservar una mesa.", "Hola.", ""]
+    assert [h.text for h in out[0].hypotheses] == ["Me gustaría reservar una mesa."]  # (cut to the n-best asked for)
     (long_lines, long_options), (short_lines, wide) = forward.calls
     assert long_lines == ["I would like to book a table.", "   "] and long_options.beam_size == 4
+    assert long_options.num_hypotheses == 4  # (the beam's every hypothesis, for the ranking)
     assert short_lines == ["Hello."] and wide.beam_size == wide.num_hypotheses == ROUNDTRIP_BEAM
-    assert {t for _, t in back.read} == {"Hello."}
+    assert {t for _, t in back.read} == {"Hello.", "I would like to book a table."}
     forward.calls.clear()
     greedy = TranslationOptions(beam_size=1)
     assert [r.hypotheses[0].text for r in rt.translate(forward, ["Hello."], greedy)] == ["Salí."]
     assert forward.calls == [(["Hello."], greedy)]
 
 
-def test_the_back_model_is_loaded_only_for_a_short_line():
+def test_the_way_back_reorders_a_long_line_too():
+    nbest = {"I was born in July.": [("Nací en jurado.", -0.28), ("Nací en julio.", -0.37)]}
+    back = Back({"Nací en jurado.": -2.5, "Nací en julio.": -0.4})
+    [r] = RoundTrip(lambda: back).translate(Forward(nbest), ["I was born in July."], TranslationOptions())
+    assert [h.text for h in r.hypotheses] == ["Nací en julio."]
+
+
+def test_a_line_with_one_hypothesis_near_its_best_is_not_read_and_loads_nothing():
     loaded = []
     rt = RoundTrip(lambda: loaded.append(1) or Back(BACK))
-    rt.translate(Forward(NBEST), ["I would like to book a table."], TranslationOptions())
-    assert not loaded
+    nbest = {"I would like to book a table.": [("Me gustaría reservar una mesa.", -0.3), ("Quiero una mesa.", -1.9)]}
+    [r] = rt.translate(Forward(nbest), ["I would like to book a table."], TranslationOptions())
+    assert r.hypotheses[0].text == "Me gustaría reservar una mesa." and not loaded
     rt.translate(Forward(NBEST), ["Hello."], TranslationOptions())
     assert loaded == [1]
 
@@ -103,19 +114,26 @@ def both_ways(shipped_model):
     return Translator(registry.shipped("en-es")), Translator(registry.shipped("es-en"))
 
 
-def test_the_shipped_pair_says_hello_and_leaves_long_lines_as_they_were(both_ways):
-    """The shipped model alone put `Salí.` first for `Hello.` (issue 40); read back, `Hola.` wins. A line of four
-    words or more comes out as without the ranking."""
+def test_the_shipped_pair_says_hello_and_july(both_ways):
+    """The shipped model alone put `Salí.` first for `Hello.` (issue 40) and `jurado` (a jury) for July; read back,
+    `Hola.` and `julio` win."""
     tr, back = both_ways
     text = Options().text_for("en")
     plain = Engine.from_translator(tr, TranslationOptions())
     ranked = Engine.from_translator(tr, TranslationOptions(), RoundTrip(lambda: back))
-    lines = ["Hello.", "Where is the train station?"]
+    lines = ["Hello.", "I was born in July."]
     before, after = ([r.text for r in translate_lines(lines, e, text)] for e in (plain, ranked))
-    assert before[0] == "Salí." and after[0] == "Hola."
-    assert after[1] == before[1]
+    assert before == ["Salí.", "Nací en jurado."] and after == ["Hola.", "Nací en julio."]
 
 
-def test_translate_ranks_short_lines_again(run_cli, shipped_model):
-    code, out, _ = run_cli("translate", "Hello.")
-    assert code == 0 and out.strip() == "Hola."
+def test_translate_ranks_again_unless_told_not_to(run_cli, shipped_model):
+    code, out, _ = run_cli("translate", "--no-check", "Hello.", "I was born in July.")
+    assert code == 0 and out.split("\n")[:2] == ["Hola.", "Nací en julio."]
+    code, out, _ = run_cli("translate", "--no-check", "--no-rerank", "Hello.", "I was born in July.")
+    assert code == 0 and out.split("\n")[:2] == ["Salí.", "Nací en jurado."]
+
+
+@pytest.mark.parametrize("args", [["--greedy"], ["-m", "en-es"]])
+def test_rerank_asked_where_nothing_is_ranked_is_an_error(run_cli, shipped_model, args):
+    code, _, err = run_cli("translate", "--rerank", *args, "Hello.")
+    assert code != 0 and "--rerank" in err and "Traceback" not in err

@@ -21,7 +21,14 @@ from mtcli.decode import (
     start_decoding,
 )
 from mtcli.errors import UserError
-from mtcli.kernels.decoding import cached_attention, cached_attention_ref, log_softmax_topk, log_softmax_topk_ref
+from mtcli.kernels.decoding import (
+    cached_attention,
+    cached_attention_ref,
+    log_softmax_topk,
+    log_softmax_topk_ref,
+    self_attention_step,
+    self_attention_step_ref,
+)
 from mtcli.model import Model
 from mtcli.tokenizer import BOS, EOS, PAD
 
@@ -103,12 +110,13 @@ def test_decoding_kernels_match_references(dtype):
     q, k, v = (rng.normal(size=s).astype(dtype) for s in ((N, C), (R, T, C), (R, T, C)))
     n_keys = rng.integers(1, T + 1, N)
     slot = np.array([-1, 1, -1, 0])  # heads 3 and 1 kept, in that order
-    none = (np.full(H, -1), np.zeros((0, 0, 0), dtype))
     for key_rows in (rng.integers(0, R, (N, T)), rng.integers(0, R, (N, 1))):
         want_kept, kept = np.full((N, 2, T + 1), 7.0, dtype), np.full((N, 2, T + 1), 7.0, dtype)
         want = cached_attention_ref(q, k, v, key_rows, n_keys, H, slot, want_kept)
         np.testing.assert_allclose(cached_attention(q, k, v, key_rows, n_keys, H, slot, kept), want, rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(cached_attention(q, k, v, key_rows, n_keys, H, *none), want, rtol=1e-5, atol=1e-6)
+        for none in (np.full(H, -1), np.full(0, -1)):  # no head kept: every slot -1, or none given
+            got = cached_attention(q, k, v, key_rows, n_keys, H, none, np.zeros((0, 0, 0), dtype))
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(kept, want_kept, rtol=1e-5, atol=1e-6)
         unwritten = np.arange(T + 1) >= n_keys[:, None, None]  # (N, 1, T + 1): keys past n_keys left alone
         assert (want_kept[np.broadcast_to(unwritten, kept.shape)] == 7.0).all()
@@ -121,6 +129,26 @@ def test_decoding_kernels_match_references(dtype):
     np.testing.assert_array_equal(ids, want_ids)
     np.testing.assert_allclose(values, want_values, rtol=1e-5)
     assert not any(np.isin(i, b).any() for i, b in zip(ids, banned))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_self_attention_step_matches_its_reference(dtype):
+    """Each hypothesis writes its new key/value in its own cache row at its own position (of sentences at
+    different steps), read back through rows of ancestors, then attends: the writes and the output as the
+    reference's."""
+    rng = np.random.default_rng(2)
+    N, T, C, H = 6, 7, 16, 4
+    qkv = rng.normal(size=(N, 3 * C)).astype(dtype)
+    n_keys = rng.integers(1, T + 1, N)
+    key_rows = rng.integers(0, N, (N, T))
+    key_rows[np.arange(N), n_keys - 1] = np.arange(N)  # (decoder_hidden's history: a row's new position is its own)
+    k, v = (rng.normal(size=(N, T, C)).astype(dtype) for _ in range(2))
+    want_k, want_v = k.copy(), v.copy()
+    want = self_attention_step_ref(qkv, want_k, want_v, key_rows, n_keys, H)
+    np.testing.assert_allclose(self_attention_step(qkv, k, v, key_rows, n_keys, H), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(k, want_k)
+    np.testing.assert_array_equal(v, want_v)
+    np.testing.assert_array_equal(k[np.arange(N), n_keys - 1], qkv[:, C : 2 * C])
 
 
 @pytest.mark.parametrize("budget", [TranslationOptions(max_batch_size=60), TranslationOptions(max_batch_size=3, batch_type="examples")])

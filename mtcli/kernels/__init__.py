@@ -39,6 +39,8 @@ __all__ = [
     "layernorm_forward",
     "log_softmax_topk",
     "relu_backward",
+    "residual_layernorm",
+    "self_attention_step",
     "sum_and_clear",
 ]
 

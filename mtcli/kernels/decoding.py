@@ -15,9 +15,10 @@ from mtcli.kernels.jit import FAST, exp_nonpos, kernel
 
 def cached_attention_ref(q, k, v, key_rows, n_keys, n_heads, kept_slot, kept):
     """q (N, C) against k/v (R, T, C) through key_rows (N, T' or 1) -> (N, C); keys j >= n_keys[a]
-    are not attended. The weights of each head h with kept_slot[h] >= 0 (n_heads,) are written to
-    kept[a, kept_slot[h], j] for j < n_keys[a] (kept (N, heads kept, >= max n_keys); a beam's coverage
-    penalty reads them instead of a second pass); kept may be empty when kept_slot is all -1."""
+    are not attended. The weights of each head h with kept_slot[h] >= 0 (n_heads, or shorter: the heads past
+    its end are not kept) are written to kept[a, kept_slot[h], j] for j < n_keys[a] (kept (N, heads kept,
+    >= max n_keys); a beam's coverage penalty reads them instead of a second pass); kept may be empty when
+    no head is kept."""
     Tk = int(n_keys.max())
     rows = np.broadcast_to(key_rows, (len(q), max(key_rows.shape[1], Tk)))[:, :Tk]  # (N, Tk)
     ks, vs = k[rows, np.arange(Tk)], v[rows, np.arange(Tk)]  # (N, Tk, C)
@@ -31,44 +32,78 @@ def cached_attention_ref(q, k, v, key_rows, n_keys, n_heads, kept_slot, kept):
 
 
 @kernel(fastmath=FAST)
+def _attend(q, a, k, v, key_rows, n_keys, n_heads, kept_slot, kept, out, scores):
+    """Query row a of cached_attention (q's row a may be a view's: self_attention_step's) into out[a]."""
+    D = out.shape[1] // n_heads
+    scale = q.dtype.type(D**-0.5)
+    one_row = key_rows.shape[1] == 1
+    qa, oa, n = q[a], out[a], n_keys[a]
+    for h in range(n_heads):
+        c0 = h * D
+        m = q.dtype.type(-np.inf)
+        for j in range(n):
+            r = key_rows[a, 0] if one_row else key_rows[a, j]
+            kr = k[r, j]
+            s = q.dtype.type(0.0)
+            for d in range(D):
+                s += qa[c0 + d] * kr[c0 + d]
+            s *= scale
+            scores[j] = s
+            m = max(m, s)
+        z = q.dtype.type(0.0)
+        for j in range(n):
+            e = exp_nonpos(scores[j] - m)
+            scores[j] = e
+            z += e
+        if h < kept_slot.size and kept_slot[h] >= 0:
+            for j in range(n):
+                kept[a, kept_slot[h], j] = scores[j] / z
+        for j in range(n):
+            r = key_rows[a, 0] if one_row else key_rows[a, j]
+            vr = v[r, j]
+            w = scores[j] / z
+            for d in range(D):
+                oa[c0 + d] += w * vr[c0 + d]
+
+
+@kernel(fastmath=FAST)
 def cached_attention(q, k, v, key_rows, n_keys, n_heads, kept_slot, kept):
     """See cached_attention_ref. Serial (a decoding thread's whole step is one task, Translator),
     one query row at a time, heads as channel ranges of 1-D row views: the loops over a head's D
     channels vectorise (measured 5x the speed of per-head slices)."""
-    N, C = q.shape
-    D = C // n_heads
-    scale = q.dtype.type(D**-0.5)
-    one_row = key_rows.shape[1] == 1
-    out = np.zeros((N, C), q.dtype)
+    out = np.zeros(q.shape, q.dtype)
     scores = np.empty(k.shape[1], q.dtype)  # scratch
+    for a in range(q.shape[0]):
+        _attend(q, a, k, v, key_rows, n_keys, n_heads, kept_slot, kept, out, scores)
+    return out
+
+
+def self_attention_step_ref(qkv, k, v, key_rows, n_keys, n_heads):
+    """A decoding step's self-attention: qkv (N, 3C) holds each hypothesis's new query, key and value; its key
+    and value go to its new position t = n_keys[a] - 1, in cache row key_rows[a, t] of k/v (R, T, C), then its
+    query attends as cached_attention_ref's -> (N, C)."""
+    C, t = qkv.shape[1] // 3, n_keys - 1
+    at = key_rows[np.arange(len(qkv)), t], t
+    k[at], v[at] = qkv[:, C : 2 * C], qkv[:, 2 * C :]
+    none = np.full(0, -1), np.zeros((0, 0, 0), qkv.dtype)
+    return cached_attention_ref(np.ascontiguousarray(qkv[:, :C]), k, v, key_rows, n_keys, n_heads, *none)
+
+
+@kernel(fastmath=FAST)
+def self_attention_step(qkv, k, v, key_rows, n_keys, n_heads):
+    """See self_attention_step_ref: one call where the key/value writes and the query's copy had taken
+    NumPy's fancy indexing (~20 us a block at beam 4)."""
+    N, C = qkv.shape[0], qkv.shape[1] // 3
     for a in range(N):
-        qa, oa, n = q[a], out[a], n_keys[a]
-        for h in range(n_heads):
-            c0 = h * D
-            m = q.dtype.type(-np.inf)
-            for j in range(n):
-                r = key_rows[a, 0] if one_row else key_rows[a, j]
-                kr = k[r, j]
-                s = q.dtype.type(0.0)
-                for d in range(D):
-                    s += qa[c0 + d] * kr[c0 + d]
-                s *= scale
-                scores[j] = s
-                m = max(m, s)
-            z = q.dtype.type(0.0)
-            for j in range(n):
-                e = exp_nonpos(scores[j] - m)
-                scores[j] = e
-                z += e
-            if kept_slot[h] >= 0:
-                for j in range(n):
-                    kept[a, kept_slot[h], j] = scores[j] / z
-            for j in range(n):
-                r = key_rows[a, 0] if one_row else key_rows[a, j]
-                vr = v[r, j]
-                w = scores[j] / z
-                for d in range(D):
-                    oa[c0 + d] += w * vr[c0 + d]
+        t = n_keys[a] - 1
+        k[key_rows[a, t], t] = qkv[a, C : 2 * C]
+        v[key_rows[a, t], t] = qkv[a, 2 * C :]
+    out = np.zeros((N, C), qkv.dtype)
+    scores = np.empty(k.shape[1], qkv.dtype)
+    no_slot, no_kept = np.full(0, -1), np.zeros((0, 0, 0), qkv.dtype)
+    q = qkv[:, :C]
+    for a in range(N):
+        _attend(q, a, k, v, key_rows, n_keys, n_heads, no_slot, no_kept, out, scores)
     return out
 
 

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from mtcli import kernels
 from mtcli.attention import NO_DROP
@@ -51,6 +50,8 @@ SOURCES = 2048
 # rows of an ensemble step's exponentials computed at once (1.5 MB): a whole step's were up to ~10 MB a thread at
 # beam 4 (400 rows of short sentences)
 EXP_ROWS = 64
+# ids no hypothesis produces (with the n-grams it would repeat: kernels.banned_ngrams)
+ALWAYS_BANNED = np.array([PAD, BOS])
 
 
 @dataclass
@@ -99,25 +100,11 @@ def _max_len(model: Model, src_len: np.ndarray, a: float = DEFAULTS.max_decoding
 
 
 def _repeats(seq: list[int], n: int = DEFAULTS.no_repeat_ngram_size) -> list[int]:
-    """Tokens that would complete an n-gram already present in seq (the spec of _banned)."""
+    """Tokens that would complete an n-gram already present in seq (the spec of kernels.banned_ngrams)."""
     if len(seq) < n:
         return []
     prefix = tuple(seq[len(seq) - n + 1 :])
     return [seq[i + n - 1] for i in range(len(seq) - n + 1) if tuple(seq[i : i + n - 1]) == prefix]
-
-
-def _banned(seqs: np.ndarray, length: np.ndarray, n: int) -> np.ndarray:
-    """seqs (N, T), whose first length[r] (N,) tokens are row r's so far -> (N, M) ids each row may not
-    produce next, -1 padded: PAD, BOS and what _repeats forbids, for all rows at once."""
-    always = np.broadcast_to(np.array([PAD, BOS]), (len(seqs), 2))
-    top = int(length.max(initial=0))
-    if n <= 0 or top < n:
-        return np.ascontiguousarray(always)
-    windows = sliding_window_view(seqs[:, : top - 1], n - 1, axis=1)  # (N, top-n+1, n-1): j, ..., j+n-2
-    last = np.take_along_axis(seqs, np.maximum(length[:, None] + np.arange(1 - n, 0), 0), 1)  # (N, n-1)
-    # window j is followed by token j+n-1, which must be one of the row's own
-    match = (windows == last[:, None]).all(-1) & (np.arange(n - 1, top) < length[:, None])
-    return np.concatenate([always, np.where(match, seqs[:, n - 1 : top], -1)], 1)
 
 
 class WordCheck:
@@ -427,22 +414,6 @@ class _Ended:
         return found or [Hypothesis([], -np.inf, -np.inf)]
 
 
-def _ranked(grid, grid_ids, grid_paid, rows, scores, values, ids, paid):
-    """Each sentence's K x 2K candidates (its live rows' totals `scores` (n,) + `values` (n, 2K) of
-    tokens `ids`, the penalties in them `paid` (n, 2K)) as one row, best first: the 2K best totals
-    (B, 2K), their tokens, penalties and parent rows."""
-    B, K = grid.shape[:2]
-    grid.fill(-np.inf)
-    at = rows // K, rows % K
-    grid[at], grid_ids[at], grid_paid[at] = scores[:, None] + values, ids, paid
-    flat = grid.reshape(B, -1)
-    order = np.argsort(-flat, axis=1, kind="stable")[:, : 2 * K]  # (B, 2K)
-    cand = np.take_along_axis(flat, order, 1)
-    cand_tok = np.take_along_axis(grid_ids.reshape(B, -1), order, 1)
-    cand_paid = np.take_along_axis(grid_paid.reshape(B, -1), order, 1)
-    return cand, cand_tok, cand_paid, np.arange(B)[:, None] * K + order // (2 * K)  # parents: cache rows
-
-
 def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows, t, room, kept=None) -> list[np.ndarray]:
     """Each model of an ensemble's next-token log-probabilities for cache rows `rows` (n, V) at positions t (n,)
     (their mean is the ensemble's, renormalised by the top-k kernel after), each written into its array of
@@ -514,8 +485,6 @@ class BeamSearch:
         self.active = np.zeros(slots, bool)  # the slot holds a sentence
         # per sentence: < K end before the step that completes it, <= 2K in that step
         self.ended = _Ended.empty(slots, 3 * K, T)
-        self.grid, self.grid_ids = np.empty((slots, K, 2 * K)), np.empty((slots, K, 2 * K), np.int64)
-        self.grid_paid = np.empty((slots, K, 2 * K))
         self.no_bias = np.zeros_like(models[0].params["out"]["b"])
         # each step's (n, V) logits, one per model (an ensemble's: and their mean), and EXP_ROWS rows of
         # exponentials, mapped apart from the heap and written in place: allocated anew at every step (~10 of ~5 MB
@@ -563,7 +532,7 @@ class BeamSearch:
         if not len(rows):
             return []
         t = self.t[rows // K]  # (n,) each row's position
-        banned = _banned(self.seqs[rows, : t.max()], t, o.no_repeat_ngram_size)
+        banned = kernels.banned_ngrams(self.seqs[rows, : t.max()], t, o.no_repeat_ngram_size, ALWAYS_BANNED)
         kept = None if self.kept is None else (*self.kept[:2], np.zeros((len(rows), *self.kept[2].shape[2:]),
                                                                          self.kept[2].dtype))
         if len(self.models) == 1:  # (the output layer's bias added in the kernel)
@@ -586,10 +555,10 @@ class BeamSearch:
         if self.members is not None:
             self.members[0][rows, t] = ids
             self.members[1][rows, t] = np.stack([np.take_along_axis(m, ids, 1) for m in members], 1)
-        penalty = 0.0 if self.words is None else self.words.penalties(
+        penalty = np.zeros(ids.shape) if self.words is None else self.words.penalties(
             [self.open[r] for r in rows.tolist()], [self.sources[s] for s in (rows // K).tolist()], ids)  # (n, 2K)
-        cand, cand_tok, cand_paid, parent = _ranked(self.grid, self.grid_ids, self.grid_paid, rows, self.scores,
-                                                    values - penalty, ids, self.paid[:, None] + penalty)  # (B, 2K)
+        cand, cand_tok, cand_paid, parent = kernels.top_candidates(
+            rows, self.scores, values - penalty, ids, self.paid[:, None] + penalty, len(self.active), K)  # (B, 2K)
         live = np.isfinite(cand)
         grows = live & (cand_tok != EOS)
         looked = np.cumsum(grows, 1) - grows < K  # fewer than K refills before it

@@ -10,7 +10,7 @@ from mtcli.decode import (
     MIN_BATCH_TOKENS,
     TranslationOptions,
     Translator,
-    _banned,
+    ALWAYS_BANNED,
     _max_len,
     _repeats,
     beam_search,
@@ -22,12 +22,16 @@ from mtcli.decode import (
 )
 from mtcli.errors import UserError
 from mtcli.kernels.decoding import (
+    banned_ngrams,
+    banned_ngrams_ref,
     cached_attention,
     cached_attention_ref,
     log_softmax_topk,
     log_softmax_topk_ref,
     self_attention_step,
     self_attention_step_ref,
+    top_candidates,
+    top_candidates_ref,
 )
 from mtcli.model import Model
 from mtcli.tokenizer import BOS, EOS, PAD
@@ -86,21 +90,45 @@ def test_batched_beam_equals_one_at_a_time():
         assert alone[0][0].tokens == together[b][0].tokens
 
 
-def test_banned_is_repeats_for_all_rows_at_once():
+BANNED = pytest.mark.parametrize("banned", [banned_ngrams, banned_ngrams_ref], ids=["kernel", "reference"])
+
+
+@BANNED
+def test_banned_is_repeats_for_all_rows_at_once(banned):
     rng = np.random.default_rng(0)
     for t in range(9):
         seqs = rng.integers(4, 7, (40, t))  # three ids: many repeated n-grams
-        banned = _banned(seqs, np.full(40, t), 4)
-        for row, b in zip(seqs, banned):
+        found = banned(seqs, np.full(40, t), 4, ALWAYS_BANNED)
+        np.testing.assert_array_equal(found, banned_ngrams_ref(seqs, np.full(40, t), 4, ALWAYS_BANNED))
+        for row, b in zip(seqs, found):
             assert set(b[b >= 0]) == {PAD, BOS} | set(_repeats(list(row)))
 
 
-def test_banned_reads_each_row_to_its_own_length():
+@BANNED
+def test_banned_reads_each_row_to_its_own_length(banned):
     """Rows of sentences at different steps: what lies past a row's length is not its own."""
     rng = np.random.default_rng(1)
     seqs, length = rng.integers(4, 7, (60, 12)), rng.integers(0, 13, 60)
-    for row, n, b in zip(seqs, length, _banned(seqs, length, 4)):
-        assert set(b[b >= 0]) == {PAD, BOS} | set(_repeats(list(row[:n])))
+    for n in (1, 2, 4):
+        for row, end, b in zip(seqs, length, banned(seqs, length, n, ALWAYS_BANNED)):
+            assert set(b[b >= 0]) == {PAD, BOS} | set(_repeats(list(row[:end]), n))
+
+
+def test_top_candidates_match_their_reference():
+    """Sentences of 0 to K live rows, in no order, ties and -inf among the totals: the 2K best of each, ties
+    in the order of their rows and continuations."""
+    rng = np.random.default_rng(3)
+    B, K = 6, 3
+    rows = rng.permutation([r for s in range(1, B) for r in range(s * K, s * K + rng.integers(1, K + 1))])
+    scores = rng.integers(-3, 0, len(rows)).astype(float)  # (whole numbers: many ties)
+    values = np.where(rng.random((len(rows), 2 * K)) < 0.2, -np.inf, rng.integers(-4, 0, (len(rows), 2 * K)))
+    ids, paid = rng.integers(0, 50, values.shape), rng.random(values.shape)
+    got, want = top_candidates(rows, scores, values, ids, paid, B, K), top_candidates_ref(rows, scores, values, ids, paid, B, K)
+    np.testing.assert_array_equal(got[0], want[0])
+    live = np.isfinite(want[0])
+    assert live.sum() > 2 * K and not live[0].any()  # (sentence 0 holds no row)
+    for a, b in zip(got[1:], want[1:]):
+        np.testing.assert_array_equal(a[live], b[live])
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -26,6 +26,7 @@ __all__ = [
     "adam",
     "attention_backward",
     "attention_forward",
+    "banned_ngrams",
     "bias_relu",
     "cached_attention",
     "cross_entropy",
@@ -42,6 +43,7 @@ __all__ = [
     "residual_layernorm",
     "self_attention_step",
     "sum_and_clear",
+    "top_candidates",
 ]
 
 _MODULES = {module: [name for name in __all__ if hasattr(module, name)]

@@ -1,5 +1,6 @@
-"""The two loops of a decoding step that BLAS does not cover: one query per hypothesis attending to
-its cached keys, and the log-softmax normaliser with the top-k continuations of each hypothesis.
+"""The loops of a decoding step that BLAS does not cover: one query per hypothesis attending to its
+cached keys, the log-softmax normaliser with the top-k continuations of each hypothesis, the tokens a
+hypothesis may not produce (repeated n-grams) and the best candidates of each sentence's beam.
 
 Keys are read through an index instead of being copied: key j of query a is k[key_rows[a, j], j]
 (a beam hypothesis's past positions live in the cache rows of its ancestors, so reordering a beam
@@ -8,6 +9,7 @@ key_rows[a, 0] (cross-attention: the hypothesis's source sentence).
 """
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from mtcli.kernels.attention import attention_forward_ref
 from mtcli.kernels.jit import FAST, exp_nonpos, kernel
@@ -225,3 +227,83 @@ def log_softmax_topk(logits, b, banned, k):
         m = _max_plus(x, b, chunk_max)
         _topk_row(x, chunk_max, banned[a], m + np.log(_sum_exp(x, m, scratch)), values[a], ids[a], best)
     return values, ids
+
+
+def banned_ngrams_ref(seqs, length, n, always):
+    """seqs (N, T), whose first length[r] (N,) tokens are row r's so far -> (N, M) ids each row may not
+    produce next, -1 padded: `always` (A,) and each token that would complete an n-gram already in the row
+    (decode._repeats, the spec), for all rows at once."""
+    fixed = np.broadcast_to(always, (len(seqs), len(always)))
+    top = int(length.max(initial=0))
+    if n <= 0 or top < n:
+        return np.ascontiguousarray(fixed)
+    windows = sliding_window_view(seqs[:, : top - 1], n - 1, axis=1)  # (N, top-n+1, n-1): j, ..., j+n-2
+    last = np.take_along_axis(seqs, np.maximum(length[:, None] + np.arange(1 - n, 0), 0), 1)  # (N, n-1)
+    # window j is followed by token j+n-1, which must be one of the row's own
+    match = (windows == last[:, None]).all(-1) & (np.arange(n - 1, top) < length[:, None])
+    return np.concatenate([fixed, np.where(match, seqs[:, n - 1 : top], -1)], 1)
+
+
+@kernel()
+def banned_ngrams(seqs, length, n, always):
+    """See banned_ngrams_ref: each row's windows compared in place (NumPy's views, comparisons and
+    concatenation had cost ~0.1 ms a step)."""
+    N, A = seqs.shape[0], always.size
+    top = length.max() if N else 0
+    out = np.full((N, A + (top - n + 1 if 0 < n <= top else 0)), -1, np.int64)
+    for r in range(N):
+        out[r, :A] = always
+        if out.shape[1] == A:
+            continue
+        end = length[r]
+        for j in range(n - 1, end):  # token j follows the window j-n+1, ..., j-1
+            same = True
+            for d in range(n - 1):
+                same &= seqs[r, j - n + 1 + d] == seqs[r, end - n + 1 + d]
+            if same:
+                out[r, A + j - n + 1] = seqs[r, j]
+    return out
+
+
+def top_candidates_ref(rows, scores, values, ids, paid, B, K):
+    """The best 2K candidates of each of B sentences, best first: sentence s's live cache rows r (rows (n,)
+    with r // K == s) hold totals scores (n,), to which each row's 2K continuations `values` (n, 2K) of
+    tokens `ids` add (their penalties `paid` (n, 2K)). Returns the 2K best totals (B, 2K) (-inf past a
+    sentence's candidates; ties: the earlier row and continuation first), their tokens, penalties and parent
+    cache rows."""
+    grid, grid_ids, grid_paid = np.full((B, K, 2 * K), -np.inf), np.zeros((B, K, 2 * K), np.int64), np.zeros((B, K, 2 * K))
+    at = rows // K, rows % K
+    grid[at], grid_ids[at], grid_paid[at] = scores[:, None] + values, ids, paid
+    flat = grid.reshape(B, -1)
+    order = np.argsort(-flat, axis=1, kind="stable")[:, : 2 * K]  # (B, 2K)
+    cand = np.take_along_axis(flat, order, 1)
+    cand_tok = np.take_along_axis(grid_ids.reshape(B, -1), order, 1)
+    cand_paid = np.take_along_axis(grid_paid.reshape(B, -1), order, 1)
+    return cand, cand_tok, cand_paid, np.arange(B)[:, None] * K + order // (2 * K)
+
+
+@kernel()
+def top_candidates(rows, scores, values, ids, paid, B, K):
+    """See top_candidates_ref: insertion into each sentence's sorted 2K, its rows taken in the order of
+    their cache rows (a stable sort's order for ties)."""
+    W = 2 * K
+    cand = np.full((B, W), -np.inf)
+    cand_tok, cand_paid = np.zeros((B, W), np.int64), np.zeros((B, W))
+    parent = np.repeat(np.arange(B) * K, W).reshape(B, W)  # (places left at -inf: any row of theirs)
+    filled = np.zeros(B, np.int64)
+    for a in np.argsort(rows):
+        r = rows[a]
+        s = r // K
+        for c in range(W):
+            x = scores[a] + values[a, c]
+            f = filled[s]
+            if f == W and not x > cand[s, W - 1]:
+                continue
+            i = min(f, W - 1)
+            while i > 0 and cand[s, i - 1] < x:
+                cand[s, i], cand_tok[s, i], cand_paid[s, i], parent[s, i] = (
+                    cand[s, i - 1], cand_tok[s, i - 1], cand_paid[s, i - 1], parent[s, i - 1])
+                i -= 1
+            cand[s, i], cand_tok[s, i], cand_paid[s, i], parent[s, i] = x, ids[a, c], paid[a, c], r
+            filled[s] = min(f + 1, W)
+    return cand, cand_tok, cand_paid, parent

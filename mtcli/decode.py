@@ -391,17 +391,9 @@ class _Ended:
         return cls(np.zeros((B, F, T), np.int64), np.zeros((B, F), np.int64), np.full((B, F), -np.inf),
                    np.full((B, F), -np.inf), np.zeros(B, np.int64), np.zeros((B, F, T), np.int64))
 
-    def add(self, ends, cand, paid, parent, seqs, t, alpha: float, history) -> None:
-        """Candidates ends (B, 2K) end at their sentences' steps t (B,): their parents' tokens and cache
-        rows (history), cand's log-probabilities less the penalties `paid` (WordCheck's)."""
-        sb, sc = np.nonzero(ends)
-        slot = self.count[sb] + (np.cumsum(ends, 1) - 1)[sb, sc]
-        self.seqs[sb, slot] = seqs[parent[sb, sc]]  # whole rows: best() reads each one's length
-        self.history[sb, slot] = history[parent[sb, sc]]
-        self.length[sb, slot] = t[sb]
-        self.logprob[sb, slot] = cand[sb, sc] + paid[sb, sc]
-        self.score[sb, slot] = cand[sb, sc] / (t[sb] + 1) ** alpha
-        self.count += ends.sum(1)
+    def arrays(self) -> tuple:
+        """What kernels.advance_beams fills."""
+        return self.seqs, self.history, self.length, self.logprob, self.score, self.count
 
     def pop(self, s: int, nbest: int, read: Callable | None = None) -> list[Hypothesis]:
         """Sentence s's nbest best, best first (one empty hypothesis if none ended); empties its slots.
@@ -559,26 +551,13 @@ class BeamSearch:
             [self.open[r] for r in rows.tolist()], [self.sources[s] for s in (rows // K).tolist()], ids)  # (n, 2K)
         cand, cand_tok, cand_paid, parent = kernels.top_candidates(
             rows, self.scores, values - penalty, ids, self.paid[:, None] + penalty, len(self.active), K)  # (B, 2K)
-        live = np.isfinite(cand)
-        grows = live & (cand_tok != EOS)
-        looked = np.cumsum(grows, 1) - grows < K  # fewer than K refills before it
-        self.ended.add(live & looked & ~grows, cand, cand_paid, parent, self.seqs, self.t, o.length_penalty,
-                       self.states[0].history)
-        done = self.active & (self.ended.count >= K)
-        keeps = grows & looked & ~done[:, None]
-        done |= self.active & ~keeps.any(1)  # nothing left to grow: done with what ended
-        kb, kc = np.nonzero(keeps)
-        self.rows = kb * K + (np.cumsum(keeps, 1) - 1)[kb, kc]
-        from_rows = parent[kb, kc]
-        history = self.states[0].history
-        history[self.rows] = history[from_rows]
-        self.seqs[self.rows] = self.seqs[from_rows]
-        self.tokens = self.seqs[self.rows, self.t[kb]] = cand_tok[kb, kc]
+        self.rows, from_rows, self.tokens, self.scores, self.paid, done = kernels.advance_beams(
+            cand, cand_tok, cand_paid, parent, self.active, K, EOS, (self.t + 1) ** o.length_penalty, self.t, self.seqs,
+            self.states[0].history, self.ended.arrays())
         if self.words is not None:
             opened = [self.words.follow(self.open[r], token) for r, token in zip(from_rows.tolist(), self.tokens.tolist())]
             for r, word in zip(self.rows.tolist(), opened):
                 self.open[r] = word
-        self.scores, self.paid = cand[kb, kc], cand_paid[kb, kc]
         self.t[self.active] += 1
         self.active[done] = False
         slots = np.flatnonzero(done)

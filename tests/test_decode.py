@@ -22,6 +22,8 @@ from mtcli.decode import (
 )
 from mtcli.errors import UserError
 from mtcli.kernels.decoding import (
+    advance_beams,
+    advance_beams_ref,
     banned_ngrams,
     banned_ngrams_ref,
     cached_attention,
@@ -129,6 +131,33 @@ def test_top_candidates_match_their_reference():
     assert live.sum() > 2 * K and not live[0].any()  # (sentence 0 holds no row)
     for a, b in zip(got[1:], want[1:]):
         np.testing.assert_array_equal(a[live], b[live])
+
+
+def test_advance_beams_matches_its_reference():
+    """Sentences inactive, done by K ended, done for want of refills, going on: what ends, what goes on
+    (parents overwritten by their children: the histories copied out first) and the in-place arrays."""
+    rng = np.random.default_rng(4)
+    B, K, T = 7, 3, 9
+    W = 2 * K
+    for _ in range(20):
+        cand = rng.normal(size=(B, W))
+        cand[rng.random((B, W)) < 0.15] = -np.inf
+        cand = -np.sort(-cand, 1)
+        cand_tok = np.where(rng.random((B, W)) < 0.3, EOS, rng.integers(4, 30, (B, W)))
+        parent = np.arange(B)[:, None] * K + rng.integers(0, K, (B, W))
+        active = rng.random(B) < 0.8
+        t, seqs, history = rng.integers(1, T, B), rng.integers(4, 30, (B * K, T)), rng.integers(0, B * K, (B * K, T))
+        count = rng.integers(0, K, B)
+        ended = (rng.integers(0, 9, (B, 3 * K, T)), rng.integers(0, 9, (B, 3 * K, T)), rng.integers(0, 9, (B, 3 * K)),
+                 rng.normal(size=(B, 3 * K)), rng.normal(size=(B, 3 * K)), count)
+        cand_paid, divisor = rng.random((B, W)), rng.random(B) + 1
+        got_state, want_state = [[a.copy() for a in (seqs, history, *ended)] for _ in range(2)]
+        got = advance_beams(cand, cand_tok, cand_paid, parent, active, K, EOS, divisor, t, *got_state[:2], tuple(got_state[2:]))
+        want = advance_beams_ref(cand, cand_tok, cand_paid, parent, active, K, EOS, divisor, t, *want_state[:2],
+                                 tuple(want_state[2:]))
+        for a, b in zip((*got, *got_state), (*want, *want_state)):
+            np.testing.assert_array_equal(a, b)
+    assert want[-1].any() and not want[-1].all()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -24,6 +24,7 @@ from mtcli.kernels import adam, attention, crossentropy, decoding, elementwise, 
 
 __all__ = [
     "adam",
+    "advance_beams",
     "attention_backward",
     "attention_forward",
     "banned_ngrams",

@@ -307,3 +307,85 @@ def top_candidates(rows, scores, values, ids, paid, B, K):
             cand[s, i], cand_tok[s, i], cand_paid[s, i], parent[s, i] = x, ids[a, c], paid[a, c], r
             filled[s] = min(f + 1, W)
     return cand, cand_tok, cand_paid, parent
+
+
+def advance_beams_ref(cand, cand_tok, cand_paid, parent, active, K, eos, divisor, t, seqs, history, ended):
+    """A beam step's outcome from each of B sentences' 2K best candidates (top_candidates'), looked at in
+    order: an EOS ends its hypothesis, the others refill the beam up to K; fewer than K refills before a
+    candidate, or it is not looked at. A candidate that ends goes into `ended` (decode._Ended's arrays: seqs,
+    history, length, logprob, score, count, in place): its parent's tokens (seqs (N, T)) and cache rows
+    (history (N, T)), t[s] (B,) tokens, cand + cand_paid log-probability, cand / divisor[s] score. A
+    sentence is done (active and) once K have ended, or none refills. The refills of the others become
+    its cache rows s*K, ...: their histories and tokens copied from their parents', in place. Returns
+    (rows, from_rows, tokens, scores, paid) of the hypotheses that go on, and done (B,)."""
+    e_seqs, e_history, e_length, e_logprob, e_score, e_count = ended
+    live = np.isfinite(cand)
+    grows = live & (cand_tok != eos)
+    looked = np.cumsum(grows, 1) - grows < K  # fewer than K refills before it
+    ends = live & looked & ~grows
+    sb, sc = np.nonzero(ends)
+    slot = e_count[sb] + (np.cumsum(ends, 1) - 1)[sb, sc]
+    e_seqs[sb, slot] = seqs[parent[sb, sc]]  # whole rows: the ended's length says what is read
+    e_history[sb, slot] = history[parent[sb, sc]]
+    e_length[sb, slot] = t[sb]
+    e_logprob[sb, slot] = cand[sb, sc] + cand_paid[sb, sc]
+    e_score[sb, slot] = cand[sb, sc] / divisor[sb]
+    e_count += ends.sum(1)
+    done = active & (e_count >= K)
+    keeps = grows & looked & ~done[:, None]
+    done |= active & ~keeps.any(1)  # nothing left to grow: done with what ended
+    kb, kc = np.nonzero(keeps)
+    rows = kb * K + (np.cumsum(keeps, 1) - 1)[kb, kc]
+    from_rows = parent[kb, kc]
+    history[rows] = history[from_rows]
+    seqs[rows] = seqs[from_rows]
+    tokens = seqs[rows, t[kb]] = cand_tok[kb, kc]
+    return rows, from_rows, tokens, cand[kb, kc], cand_paid[kb, kc], done
+
+
+@kernel()
+def advance_beams(cand, cand_tok, cand_paid, parent, active, K, eos, divisor, t, seqs, history, ended):
+    """See advance_beams_ref: one pass over each sentence's candidates (the reference's ~30 NumPy calls had
+    cost ~0.15 ms a step)."""
+    e_seqs, e_history, e_length, e_logprob, e_score, e_count = ended
+    B, W = cand.shape
+    done = np.zeros(B, np.bool_)
+    keep = np.zeros((B, W), np.bool_)
+    n = 0
+    for s in range(B):
+        refills = 0
+        for c in range(W):
+            if not np.isfinite(cand[s, c]):
+                continue
+            if cand_tok[s, c] != eos:
+                keep[s, c] = refills < K
+                refills += 1
+            elif refills < K:
+                e, p = e_count[s], parent[s, c]
+                e_seqs[s, e], e_history[s, e] = seqs[p], history[p]
+                e_length[s, e] = t[s]
+                e_logprob[s, e] = cand[s, c] + cand_paid[s, c]
+                e_score[s, e] = cand[s, c] / divisor[s]
+                e_count[s] += 1
+        done[s] = active[s] and e_count[s] >= K
+        if done[s]:
+            keep[s] = False
+        elif active[s] and not keep[s].any():
+            done[s] = True
+        n += keep[s].sum()
+    rows, from_rows, tokens = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
+    scores, paid = np.empty(n), np.empty(n)
+    a = 0
+    for s in range(B):
+        first = a
+        for c in range(W):
+            if keep[s, c]:
+                rows[a], from_rows[a], tokens[a] = s * K + a - first, parent[s, c], cand_tok[s, c]
+                scores[a], paid[a] = cand[s, c], cand_paid[s, c]
+                a += 1
+        # a sentence's parents are among its own rows, which it overwrites: copied out first
+        past_seqs, past_history = seqs[from_rows[first:a]].copy(), history[from_rows[first:a]].copy()
+        for i in range(a - first):
+            seqs[rows[first + i]], history[rows[first + i]] = past_seqs[i], past_history[i]
+            seqs[rows[first + i], t[s]] = tokens[first + i]
+    return rows, from_rows, tokens, scores, paid, done

@@ -9,13 +9,21 @@ CPU-second (the process's CPU time, all its threads) are printed too: on a crowd
 process gets a small and varying share of the cores, they measure the work each side does.
 
     python benchmarks/decode.py [--model mtcli/models/en-es] [--sentences 1500] [--rounds 3]
+
+--before DIR adds the same model decoded by another tree's mtcli (a change's before) as one more side, in the
+same process and rounds: DIR holds that tree's mtcli/ copied as the package mtcli_base, e.g.
+
+    mkdir /tmp/before && git archive main mtcli | tar -x -C /tmp/before && mv /tmp/before/mtcli /tmp/before/mtcli_base
+    grep -rl --include=*.py mtcli /tmp/before/mtcli_base | xargs sed -i -E 's/\b(from|import) mtcli\b/\1 mtcli_base/g'
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import importlib
 import statistics
+import sys
 import tempfile
 import time
 from dataclasses import replace
@@ -38,11 +46,25 @@ def sample(path: Path, n: int, seed: int = 0) -> list[str]:
 
 
 class Mtcli:
-    def __init__(self, tr: Translator):
-        self.tr = tr
+    def __init__(self, tr: Translator, defaults=DEFAULTS):
+        self.tr, self.defaults = tr, defaults  # (another tree's Translator takes its own options)
 
     def __call__(self, lines, beam):
-        return [r.hypotheses[0].text for r in self.tr.translate_batch(lines, replace(DEFAULTS, beam_size=beam))]
+        return [r.hypotheses[0].text for r in self.tr.translate_batch(lines, replace(self.defaults, beam_size=beam))]
+
+
+def first_member(tr):
+    """tr decoding its ensemble's first model alone."""
+    single = copy.copy(tr)
+    single.models = tr.models[:1]
+    return single
+
+
+def before_side(tree: Path, model: str) -> Mtcli:
+    """The first member decoded by the mtcli_base package in `tree` (see the module's doc)."""
+    sys.path.insert(0, str(tree))
+    decode = importlib.import_module("mtcli_base.decode")
+    return Mtcli(first_member(decode.Translator(model)), decode.DEFAULTS)
 
 
 class CTranslate2:
@@ -83,17 +105,18 @@ def main():
     ap.add_argument("--sentences", type=int, default=1500)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2, help="CTranslate2 intra_threads")
+    ap.add_argument("--before", type=Path, help="a directory holding another tree's mtcli as mtcli_base (above)")
     args = ap.parse_args()
     tr = Translator(args.model)
     lines = sample(args.data, args.sentences)
     n_tokens = sum(len(s) for s in tr.src_tok.encode_batch(lines))
     # engine against engine: CTranslate2 decodes one model, so mtcli decodes the same one (an
     # ensemble's first); the ensemble itself is another side
-    single = copy.copy(tr)
-    single.models = tr.models[:1]
     with tempfile.TemporaryDirectory() as tmp:
         export_ctranslate2(tr.model, tr.src_tok, tr.tgt_tok, Path(tmp))
-        sides = {"mtcli": Mtcli(single)}
+        sides = {"mtcli": Mtcli(first_member(tr))}
+        if args.before:
+            sides["mtcli before"] = before_side(args.before, args.model)
         if len(tr.models) > 1:
             sides[f"mtcli, {len(tr.models)} models"] = Mtcli(tr)
         for compute_type in ("float32", "int8"):

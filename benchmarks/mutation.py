@@ -23,7 +23,7 @@ Examples:
   nice -n 15 python benchmarks/mutation.py --modules decode tokenizer --minutes 25
   python benchmarks/mutation.py --modules checkpoint atomic train --report /tmp/mutation.md
   python benchmarks/mutation.py --modules decode --work /tmp/mut --keep     (then: cd /tmp/mut && mutmut browse)
-  python benchmarks/mutation.py --modules decode --functions search _banned _max_len --minutes 60
+  python benchmarks/mutation.py --modules decode --functions search _max_len --minutes 60
 
 Needs mutmut (pip install -e '.[mutation]').
 """

@@ -1,8 +1,8 @@
 """Multi-head attention (thesis 3.2 II. Multi-head attention): projections by BLAS, the attention itself
 by a Numba kernel.
 
-mha_forward/mha_backward train on whole sequences; mha_cached is the same sub-layer at inference for
-one new position per hypothesis, against the keys/values of earlier steps (a KVCache)."""
+mha_forward/mha_backward run on whole sequences (training, a forced reading); a decoding step's, one new
+position per hypothesis against the cached keys/values of earlier steps, is decode._block_step's."""
 
 from __future__ import annotations
 
@@ -57,35 +57,3 @@ def mha_backward(dout, cache, grads):
     dxkv = linear_backward(dk, cache.k_proj, grads["wk"], grads["bk"])
     dxkv += linear_backward(dv, cache.v_proj, grads["wv"], grads["bv"])
     return dxq, dxkv
-
-
-class KVCache(NamedTuple):
-    """One attention sub-layer's keys/values for incremental decoding (kernels/decoding.py): query a
-    reads key j from k[rows[a, j], j], j < n_keys[a]. Self-attention first writes the new position's
-    own key/value, at the last position rows covers, in cache row rows[a, -1]; cross-attention's
-    were projected from the encoder output once."""
-
-    k: np.ndarray  # (R, T, C): R cache rows of T positions
-    v: np.ndarray  # (R, T, C)
-    rows: np.ndarray  # (N, Tk), or (N, 1): every key of query a in row rows[a, 0]
-    n_keys: np.ndarray  # (N,)
-    qkv: dict | None  # self-attention: {"wqkv": (C, 3C), "bqkv": (3C,)}, one GEMM; cross-attention: None
-    # heads whose weights the step keeps: (slot of each head or -1 (H,), (N, heads kept, >= Tk) written)
-    kept: tuple[np.ndarray, np.ndarray] | None = None
-
-
-def mha_cached(x, kv: KVCache, params, n_heads):
-    """x (N, 1, C), one new position per hypothesis, attends to kv -> (N, 1, C), as mha_forward would
-    over the whole prefix."""
-    N, _, C = x.shape
-    if kv.qkv is None:
-        q = linear_forward(x, params["wq"], params["bq"])[0].reshape(N, C)
-    else:
-        qkv = linear_forward(x, kv.qkv["wqkv"], kv.qkv["bqkv"])[0].reshape(N, 3 * C)
-        t = kv.n_keys - 1  # (N,) each row's new position (sentences of a batch may be at different steps)
-        at = kv.rows[np.arange(N), t], t
-        kv.k[at], kv.v[at] = qkv[:, C : 2 * C], qkv[:, 2 * C :]
-        q = np.ascontiguousarray(qkv[:, :C])
-    slot, kept = kv.kept or (np.full(n_heads, -1), np.zeros((0, 0, 0), q.dtype))
-    a = kernels.cached_attention(q, kv.k, kv.v, kv.rows, kv.n_keys, n_heads, slot, kept)  # (N, C)
-    return linear_forward(a, params["wo"], params["bo"])[0].reshape(N, 1, C)

@@ -23,10 +23,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from mtcli import kernels
-from mtcli.attention import NO_DROP, KVCache
+from mtcli.attention import NO_DROP
 from mtcli.checkpoint import direction, lexicon_parts, load_ensemble, load_tokenizers
 from mtcli.config import DEFAULTS, SENTENCES_PER_BATCH, TranslationOptions  # decoding's defaults (kept light)
 from mtcli.data import WORD
@@ -51,6 +50,8 @@ SOURCES = 2048
 # rows of an ensemble step's exponentials computed at once (1.5 MB): a whole step's were up to ~10 MB a thread at
 # beam 4 (400 rows of short sentences)
 EXP_ROWS = 64
+# ids no hypothesis produces (with the n-grams it would repeat: kernels.banned_ngrams)
+ALWAYS_BANNED = np.array([PAD, BOS])
 
 
 @dataclass
@@ -99,25 +100,11 @@ def _max_len(model: Model, src_len: np.ndarray, a: float = DEFAULTS.max_decoding
 
 
 def _repeats(seq: list[int], n: int = DEFAULTS.no_repeat_ngram_size) -> list[int]:
-    """Tokens that would complete an n-gram already present in seq (the spec of _banned)."""
+    """Tokens that would complete an n-gram already present in seq (the spec of kernels.banned_ngrams)."""
     if len(seq) < n:
         return []
     prefix = tuple(seq[len(seq) - n + 1 :])
     return [seq[i + n - 1] for i in range(len(seq) - n + 1) if tuple(seq[i : i + n - 1]) == prefix]
-
-
-def _banned(seqs: np.ndarray, length: np.ndarray, n: int) -> np.ndarray:
-    """seqs (N, T), whose first length[r] (N,) tokens are row r's so far -> (N, M) ids each row may not
-    produce next, -1 padded: PAD, BOS and what _repeats forbids, for all rows at once."""
-    always = np.broadcast_to(np.array([PAD, BOS]), (len(seqs), 2))
-    top = int(length.max(initial=0))
-    if n <= 0 or top < n:
-        return np.ascontiguousarray(always)
-    windows = sliding_window_view(seqs[:, : top - 1], n - 1, axis=1)  # (N, top-n+1, n-1): j, ..., j+n-2
-    last = np.take_along_axis(seqs, np.maximum(length[:, None] + np.arange(1 - n, 0), 0), 1)  # (N, n-1)
-    # window j is followed by token j+n-1, which must be one of the row's own
-    match = (windows == last[:, None]).all(-1) & (np.arange(n - 1, top) < length[:, None])
-    return np.concatenate([always, np.where(match, seqs[:, n - 1 : top], -1)], 1)
 
 
 class WordCheck:
@@ -325,14 +312,39 @@ def decoder_hidden(model: Model, state: DecoderState, tokens, rows, t=None, kept
     if top >= state.history.shape[1]:
         raise ValueError(f"output longer than the decoder's {state.history.shape[1]} positions")
     state.history[rows, t] = rows
-    self_rows, n_self = state.history[rows, : top + 1], np.zeros(len(rows), np.int64) + (t + 1)  # (N, top+1), (N,)
+    self_keys = state.history[rows, : top + 1], np.zeros(len(rows), np.int64) + (t + 1)  # (N, top+1), (N,)
     cross_rows = state.sentence[rows][:, None]  # (N, 1)
-    n_cross = state.src_len[cross_rows[:, 0]]
-    kv = [(KVCache(state.self_k[i], state.self_v[i], self_rows, n_self, state.self_qkv[i]),
-           KVCache(state.cross_k[i], state.cross_v[i], cross_rows, n_cross, None,
-                   kept[1:] if kept is not None and kept[0] == i else None)) for i in range(model.cfg.n_layers)]
-    y, _ = model.decode(tokens[:, None], None, None, None, kv=kv, start=t)  # (N, 1, C)
-    return y[:, 0]
+    cross_keys = cross_rows, state.src_len[cross_rows[:, 0]]
+    y = model._embed(tokens[:, None], "tgt_emb", model.pe_tgt, None, t)[0][:, 0]  # (N, C)
+    for i in range(model.cfg.n_layers):
+        _block_step(model, i, state, y, self_keys, cross_keys, kept[1:] if kept is not None and kept[0] == i else None)
+    return y
+
+
+NO_HEADS_KEPT = {dtype: (np.full(0, -1), np.zeros((0, 0, 0), dtype)) for dtype in NO_DROP}
+
+
+def _block_step(model: Model, i: int, state: DecoderState, y, self_keys, cross_keys, kept) -> None:
+    """Model.decoder_block i at one new position of each row, y (N, C) in place: BLAS's products with one kernel
+    between each two (the block's ~30 NumPy and Python calls had cost ~0.2 ms of a beam-4 step's fixed ~2.1 ms).
+    self_keys, cross_keys: each attention's key rows and keys per row (kernels.cached_attention's key_rows and
+    n_keys)."""
+    p, H = model.params, model.cfg.n_heads
+    ln = [(p[f"dec.{i}.ln{j}"]["g"], p[f"dec.{i}.ln{j}"]["b"]) for j in (1, 2, 3)]
+    qkv = y @ state.self_qkv[i]["wqkv"]  # (N, 3C)
+    qkv += state.self_qkv[i]["bqkv"]
+    a = kernels.self_attention_step(qkv, state.self_k[i], state.self_v[i], *self_keys, H)  # (N, C)
+    kernels.residual_layernorm(y, a @ p[f"dec.{i}.self"]["wo"], p[f"dec.{i}.self"]["bo"], *ln[0])
+    cross = p[f"dec.{i}.cross"]
+    q = y @ cross["wq"]
+    q += cross["bq"]
+    a = kernels.cached_attention(q, state.cross_k[i], state.cross_v[i], *cross_keys, H,
+                                 *(kept or NO_HEADS_KEPT[q.dtype]))
+    kernels.residual_layernorm(y, a @ cross["wo"], cross["bo"], *ln[1])
+    ffn = p[f"dec.{i}.ffn"]
+    h = y @ ffn["w1"]  # (N, F)
+    kernels.bias_relu(h, ffn["b1"])
+    kernels.residual_layernorm(y, h @ ffn["w2"], ffn["b2"], *ln[2])
 
 
 def decode_step(model: Model, state: DecoderState, tokens):
@@ -379,17 +391,9 @@ class _Ended:
         return cls(np.zeros((B, F, T), np.int64), np.zeros((B, F), np.int64), np.full((B, F), -np.inf),
                    np.full((B, F), -np.inf), np.zeros(B, np.int64), np.zeros((B, F, T), np.int64))
 
-    def add(self, ends, cand, paid, parent, seqs, t, alpha: float, history) -> None:
-        """Candidates ends (B, 2K) end at their sentences' steps t (B,): their parents' tokens and cache
-        rows (history), cand's log-probabilities less the penalties `paid` (WordCheck's)."""
-        sb, sc = np.nonzero(ends)
-        slot = self.count[sb] + (np.cumsum(ends, 1) - 1)[sb, sc]
-        self.seqs[sb, slot] = seqs[parent[sb, sc]]  # whole rows: best() reads each one's length
-        self.history[sb, slot] = history[parent[sb, sc]]
-        self.length[sb, slot] = t[sb]
-        self.logprob[sb, slot] = cand[sb, sc] + paid[sb, sc]
-        self.score[sb, slot] = cand[sb, sc] / (t[sb] + 1) ** alpha
-        self.count += ends.sum(1)
+    def arrays(self) -> tuple:
+        """What kernels.advance_beams fills."""
+        return self.seqs, self.history, self.length, self.logprob, self.score, self.count
 
     def pop(self, s: int, nbest: int, read: Callable | None = None) -> list[Hypothesis]:
         """Sentence s's nbest best, best first (one empty hypothesis if none ended); empties its slots.
@@ -400,22 +404,6 @@ class _Ended:
                             read and read(s, tokens, self.history[s, i, : self.length[s, i] + 1])) for i in order]
         self.score[s], self.logprob[s], self.count[s] = -np.inf, -np.inf, 0
         return found or [Hypothesis([], -np.inf, -np.inf)]
-
-
-def _ranked(grid, grid_ids, grid_paid, rows, scores, values, ids, paid):
-    """Each sentence's K x 2K candidates (its live rows' totals `scores` (n,) + `values` (n, 2K) of
-    tokens `ids`, the penalties in them `paid` (n, 2K)) as one row, best first: the 2K best totals
-    (B, 2K), their tokens, penalties and parent rows."""
-    B, K = grid.shape[:2]
-    grid.fill(-np.inf)
-    at = rows // K, rows % K
-    grid[at], grid_ids[at], grid_paid[at] = scores[:, None] + values, ids, paid
-    flat = grid.reshape(B, -1)
-    order = np.argsort(-flat, axis=1, kind="stable")[:, : 2 * K]  # (B, 2K)
-    cand = np.take_along_axis(flat, order, 1)
-    cand_tok = np.take_along_axis(grid_ids.reshape(B, -1), order, 1)
-    cand_paid = np.take_along_axis(grid_paid.reshape(B, -1), order, 1)
-    return cand, cand_tok, cand_paid, np.arange(B)[:, None] * K + order // (2 * K)  # parents: cache rows
 
 
 def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows, t, room, kept=None) -> list[np.ndarray]:
@@ -489,8 +477,6 @@ class BeamSearch:
         self.active = np.zeros(slots, bool)  # the slot holds a sentence
         # per sentence: < K end before the step that completes it, <= 2K in that step
         self.ended = _Ended.empty(slots, 3 * K, T)
-        self.grid, self.grid_ids = np.empty((slots, K, 2 * K)), np.empty((slots, K, 2 * K), np.int64)
-        self.grid_paid = np.empty((slots, K, 2 * K))
         self.no_bias = np.zeros_like(models[0].params["out"]["b"])
         # each step's (n, V) logits, one per model (an ensemble's: and their mean), and EXP_ROWS rows of
         # exponentials, mapped apart from the heap and written in place: allocated anew at every step (~10 of ~5 MB
@@ -538,7 +524,7 @@ class BeamSearch:
         if not len(rows):
             return []
         t = self.t[rows // K]  # (n,) each row's position
-        banned = _banned(self.seqs[rows, : t.max()], t, o.no_repeat_ngram_size)
+        banned = kernels.banned_ngrams(self.seqs[rows, : t.max()], t, o.no_repeat_ngram_size, ALWAYS_BANNED)
         kept = None if self.kept is None else (*self.kept[:2], np.zeros((len(rows), *self.kept[2].shape[2:]),
                                                                          self.kept[2].dtype))
         if len(self.models) == 1:  # (the output layer's bias added in the kernel)
@@ -561,30 +547,17 @@ class BeamSearch:
         if self.members is not None:
             self.members[0][rows, t] = ids
             self.members[1][rows, t] = np.stack([np.take_along_axis(m, ids, 1) for m in members], 1)
-        penalty = 0.0 if self.words is None else self.words.penalties(
+        penalty = np.zeros(ids.shape) if self.words is None else self.words.penalties(
             [self.open[r] for r in rows.tolist()], [self.sources[s] for s in (rows // K).tolist()], ids)  # (n, 2K)
-        cand, cand_tok, cand_paid, parent = _ranked(self.grid, self.grid_ids, self.grid_paid, rows, self.scores,
-                                                    values - penalty, ids, self.paid[:, None] + penalty)  # (B, 2K)
-        live = np.isfinite(cand)
-        grows = live & (cand_tok != EOS)
-        looked = np.cumsum(grows, 1) - grows < K  # fewer than K refills before it
-        self.ended.add(live & looked & ~grows, cand, cand_paid, parent, self.seqs, self.t, o.length_penalty,
-                       self.states[0].history)
-        done = self.active & (self.ended.count >= K)
-        keeps = grows & looked & ~done[:, None]
-        done |= self.active & ~keeps.any(1)  # nothing left to grow: done with what ended
-        kb, kc = np.nonzero(keeps)
-        self.rows = kb * K + (np.cumsum(keeps, 1) - 1)[kb, kc]
-        from_rows = parent[kb, kc]
-        history = self.states[0].history
-        history[self.rows] = history[from_rows]
-        self.seqs[self.rows] = self.seqs[from_rows]
-        self.tokens = self.seqs[self.rows, self.t[kb]] = cand_tok[kb, kc]
+        cand, cand_tok, cand_paid, parent = kernels.top_candidates(
+            rows, self.scores, values - penalty, ids, self.paid[:, None] + penalty, len(self.active), K)  # (B, 2K)
+        self.rows, from_rows, self.tokens, self.scores, self.paid, done = kernels.advance_beams(
+            cand, cand_tok, cand_paid, parent, self.active, K, EOS, (self.t + 1) ** o.length_penalty, self.t, self.seqs,
+            self.states[0].history, self.ended.arrays())
         if self.words is not None:
             opened = [self.words.follow(self.open[r], token) for r, token in zip(from_rows.tolist(), self.tokens.tolist())]
             for r, word in zip(self.rows.tolist(), opened):
                 self.open[r] = word
-        self.scores, self.paid = cand[kb, kc], cand_paid[kb, kc]
         self.t[self.active] += 1
         self.active[done] = False
         slots = np.flatnonzero(done)

@@ -2,8 +2,8 @@
 
 Every parameter is a view into one flat buffer (and every gradient into a second one), so Adam, the
 gradient norm, checkpoints and an MPI allreduce each touch a single contiguous array. Each block is
-written once (encoder_block, decoder_block), for training and for incremental decoding alike; the
-search that drives the latter, with its key/value caches, is in decode.py.
+written once (encoder_block, decoder_block); a step of incremental decoding, one new position against
+key/value caches, is decode.py's (_block_step: the same operations, fused), with the search that drives it.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mtcli import kernels
-from mtcli.attention import AttentionCache, KVCache, mha_backward, mha_cached, mha_forward
+from mtcli.attention import AttentionCache, mha_backward, mha_forward
 from mtcli.config import ModelConfig
 from mtcli.layers import (
     DropoutCache,
@@ -159,11 +159,8 @@ class Model:
         dx = layernorm_backward(dout, cache.ln, self.grads[cache.name]["g"], self.grads[cache.name]["b"])
         return dx, dropout_backward(dx, cache.drop)
 
-    def _attention(self, name, xq, xkv, k_len, causal, rng, kv: KVCache | None = None):
-        """Attention sub-layer `name` over whole sequences, with its cache for the backward; given kv,
-        one decoding step instead: xq (N, 1, C) against the cached keys/values (no cache)."""
-        if kv is not None:
-            return mha_cached(xq, kv, self.params[name], self.cfg.n_heads), None
+    def _attention(self, name, xq, xkv, k_len, causal, rng):
+        """Attention sub-layer `name` over whole sequences, with its cache for the backward."""
         return mha_forward(xq, xkv, k_len, causal, self.params[name], self.cfg.n_heads, self.cfg.attn_dropout, rng)
 
     def _ffn_backward(self, name, dx, ffn: FFNCache, res: ResidualCache):
@@ -193,14 +190,13 @@ class Model:
         dx = self._ffn_backward(f"enc.{i}.ffn", dx, cache.ffn, cache.res2)
         return self._self_attention_backward(f"enc.{i}.attn", dx, cache.attn, cache.res1)
 
-    def decoder_block(self, i, y, memory, src_len, tgt_len, rng=None, kv: tuple[KVCache, KVCache] | None = None):
+    def decoder_block(self, i, y, memory, src_len, tgt_len, rng=None):
         """Block i: masked self-attention, attention to memory (B, S, C), then the FFN, each as
-        LN(y + Dropout(sub-layer(y))); y (B, T, C). A decoding step passes kv, the block's self- and
-        cross-attention caches, and one new position per hypothesis, y (N, 1, C)."""
-        self_kv, cross_kv = (None, None) if kv is None else kv
-        s, self_attn = self._attention(f"dec.{i}.self", y, y, tgt_len, True, rng, self_kv)
+        LN(y + Dropout(sub-layer(y))); y (B, T, C). (A decoding step's, one position against cached keys and
+        values: decode._block_step.)"""
+        s, self_attn = self._attention(f"dec.{i}.self", y, y, tgt_len, True, rng)
         y, res1 = self._residual_ln(y, s, f"dec.{i}.ln1", rng)
-        c, cross_attn = self._attention(f"dec.{i}.cross", y, memory, src_len, False, rng, cross_kv)
+        c, cross_attn = self._attention(f"dec.{i}.cross", y, memory, src_len, False, rng)
         y, res2 = self._residual_ln(y, c, f"dec.{i}.ln2", rng)
         f, ffn = ffn_forward(y, self.params[f"dec.{i}.ffn"])
         y, res3 = self._residual_ln(y, f, f"dec.{i}.ln3", rng)
@@ -241,14 +237,12 @@ class Model:
         embedding_backward(dropout_backward(dx, cache.drop), cache.embedding, self.grads["src_emb"]["w"],
                            self.grads["src_case"]["w"] if self.cfg.case_factors else None)
 
-    def decode(self, tgt_in, tgt_len, memory, src_len, rng=None, kv: list | None = None, start: int = 0):
-        """tgt_in (B, T) attends causally to itself and to memory (B, S, C) -> (B, T, C). A decoding
-        step passes kv (per block, decoder_block's) and tgt_in (N, 1) at position `start` (or at each
-        row's own, (N,)); memory, src_len and tgt_len are then unused (the caches hold what they would give)."""
-        y, embedding, drop = self._embed(tgt_in, "tgt_emb", self.pe_tgt, rng, start)
+    def decode(self, tgt_in, tgt_len, memory, src_len, rng=None):
+        """tgt_in (B, T) attends causally to itself and to memory (B, S, C) -> (B, T, C)."""
+        y, embedding, drop = self._embed(tgt_in, "tgt_emb", self.pe_tgt, rng)
         blocks = []
         for i in range(self.cfg.n_layers):
-            y, block = self.decoder_block(i, y, memory, src_len, tgt_len, rng, None if kv is None else kv[i])
+            y, block = self.decoder_block(i, y, memory, src_len, tgt_len, rng)
             blocks.append(block)
         return y, StackCache(embedding, drop, blocks)
 

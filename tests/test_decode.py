@@ -10,7 +10,7 @@ from mtcli.decode import (
     MIN_BATCH_TOKENS,
     TranslationOptions,
     Translator,
-    _banned,
+    ALWAYS_BANNED,
     _max_len,
     _repeats,
     beam_search,
@@ -21,7 +21,20 @@ from mtcli.decode import (
     start_decoding,
 )
 from mtcli.errors import UserError
-from mtcli.kernels.decoding import cached_attention, cached_attention_ref, log_softmax_topk, log_softmax_topk_ref
+from mtcli.kernels.decoding import (
+    advance_beams,
+    advance_beams_ref,
+    banned_ngrams,
+    banned_ngrams_ref,
+    cached_attention,
+    cached_attention_ref,
+    log_softmax_topk,
+    log_softmax_topk_ref,
+    self_attention_step,
+    self_attention_step_ref,
+    top_candidates,
+    top_candidates_ref,
+)
 from mtcli.model import Model
 from mtcli.tokenizer import BOS, EOS, PAD
 
@@ -79,21 +92,72 @@ def test_batched_beam_equals_one_at_a_time():
         assert alone[0][0].tokens == together[b][0].tokens
 
 
-def test_banned_is_repeats_for_all_rows_at_once():
+BANNED = pytest.mark.parametrize("banned", [banned_ngrams, banned_ngrams_ref], ids=["kernel", "reference"])
+
+
+@BANNED
+def test_banned_is_repeats_for_all_rows_at_once(banned):
     rng = np.random.default_rng(0)
     for t in range(9):
         seqs = rng.integers(4, 7, (40, t))  # three ids: many repeated n-grams
-        banned = _banned(seqs, np.full(40, t), 4)
-        for row, b in zip(seqs, banned):
+        found = banned(seqs, np.full(40, t), 4, ALWAYS_BANNED)
+        np.testing.assert_array_equal(found, banned_ngrams_ref(seqs, np.full(40, t), 4, ALWAYS_BANNED))
+        for row, b in zip(seqs, found):
             assert set(b[b >= 0]) == {PAD, BOS} | set(_repeats(list(row)))
 
 
-def test_banned_reads_each_row_to_its_own_length():
+@BANNED
+def test_banned_reads_each_row_to_its_own_length(banned):
     """Rows of sentences at different steps: what lies past a row's length is not its own."""
     rng = np.random.default_rng(1)
     seqs, length = rng.integers(4, 7, (60, 12)), rng.integers(0, 13, 60)
-    for row, n, b in zip(seqs, length, _banned(seqs, length, 4)):
-        assert set(b[b >= 0]) == {PAD, BOS} | set(_repeats(list(row[:n])))
+    for n in (1, 2, 4):
+        for row, end, b in zip(seqs, length, banned(seqs, length, n, ALWAYS_BANNED)):
+            assert set(b[b >= 0]) == {PAD, BOS} | set(_repeats(list(row[:end]), n))
+
+
+def test_top_candidates_match_their_reference():
+    """Sentences of 0 to K live rows, in no order, ties and -inf among the totals: the 2K best of each, ties
+    in the order of their rows and continuations."""
+    rng = np.random.default_rng(3)
+    B, K = 6, 3
+    rows = rng.permutation([r for s in range(1, B) for r in range(s * K, s * K + rng.integers(1, K + 1))])
+    scores = rng.integers(-3, 0, len(rows)).astype(float)  # (whole numbers: many ties)
+    values = np.where(rng.random((len(rows), 2 * K)) < 0.2, -np.inf, rng.integers(-4, 0, (len(rows), 2 * K)))
+    ids, paid = rng.integers(0, 50, values.shape), rng.random(values.shape)
+    got, want = top_candidates(rows, scores, values, ids, paid, B, K), top_candidates_ref(rows, scores, values, ids, paid, B, K)
+    np.testing.assert_array_equal(got[0], want[0])
+    live = np.isfinite(want[0])
+    assert live.sum() > 2 * K and not live[0].any()  # (sentence 0 holds no row)
+    for a, b in zip(got[1:], want[1:]):
+        np.testing.assert_array_equal(a[live], b[live])
+
+
+def test_advance_beams_matches_its_reference():
+    """Sentences inactive, done by K ended, done for want of refills, going on: what ends, what goes on
+    (parents overwritten by their children: the histories copied out first) and the in-place arrays."""
+    rng = np.random.default_rng(4)
+    B, K, T = 7, 3, 9
+    W = 2 * K
+    for _ in range(20):
+        cand = rng.normal(size=(B, W))
+        cand[rng.random((B, W)) < 0.15] = -np.inf
+        cand = -np.sort(-cand, 1)
+        cand_tok = np.where(rng.random((B, W)) < 0.3, EOS, rng.integers(4, 30, (B, W)))
+        parent = np.arange(B)[:, None] * K + rng.integers(0, K, (B, W))
+        active = rng.random(B) < 0.8
+        t, seqs, history = rng.integers(1, T, B), rng.integers(4, 30, (B * K, T)), rng.integers(0, B * K, (B * K, T))
+        count = rng.integers(0, K, B)
+        ended = (rng.integers(0, 9, (B, 3 * K, T)), rng.integers(0, 9, (B, 3 * K, T)), rng.integers(0, 9, (B, 3 * K)),
+                 rng.normal(size=(B, 3 * K)), rng.normal(size=(B, 3 * K)), count)
+        cand_paid, divisor = rng.random((B, W)), rng.random(B) + 1
+        got_state, want_state = [[a.copy() for a in (seqs, history, *ended)] for _ in range(2)]
+        got = advance_beams(cand, cand_tok, cand_paid, parent, active, K, EOS, divisor, t, *got_state[:2], tuple(got_state[2:]))
+        want = advance_beams_ref(cand, cand_tok, cand_paid, parent, active, K, EOS, divisor, t, *want_state[:2],
+                                 tuple(want_state[2:]))
+        for a, b in zip((*got, *got_state), (*want, *want_state)):
+            np.testing.assert_array_equal(a, b)
+    assert want[-1].any() and not want[-1].all()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -103,12 +167,13 @@ def test_decoding_kernels_match_references(dtype):
     q, k, v = (rng.normal(size=s).astype(dtype) for s in ((N, C), (R, T, C), (R, T, C)))
     n_keys = rng.integers(1, T + 1, N)
     slot = np.array([-1, 1, -1, 0])  # heads 3 and 1 kept, in that order
-    none = (np.full(H, -1), np.zeros((0, 0, 0), dtype))
     for key_rows in (rng.integers(0, R, (N, T)), rng.integers(0, R, (N, 1))):
         want_kept, kept = np.full((N, 2, T + 1), 7.0, dtype), np.full((N, 2, T + 1), 7.0, dtype)
         want = cached_attention_ref(q, k, v, key_rows, n_keys, H, slot, want_kept)
         np.testing.assert_allclose(cached_attention(q, k, v, key_rows, n_keys, H, slot, kept), want, rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(cached_attention(q, k, v, key_rows, n_keys, H, *none), want, rtol=1e-5, atol=1e-6)
+        for none in (np.full(H, -1), np.full(0, -1)):  # no head kept: every slot -1, or none given
+            got = cached_attention(q, k, v, key_rows, n_keys, H, none, np.zeros((0, 0, 0), dtype))
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(kept, want_kept, rtol=1e-5, atol=1e-6)
         unwritten = np.arange(T + 1) >= n_keys[:, None, None]  # (N, 1, T + 1): keys past n_keys left alone
         assert (want_kept[np.broadcast_to(unwritten, kept.shape)] == 7.0).all()
@@ -121,6 +186,26 @@ def test_decoding_kernels_match_references(dtype):
     np.testing.assert_array_equal(ids, want_ids)
     np.testing.assert_allclose(values, want_values, rtol=1e-5)
     assert not any(np.isin(i, b).any() for i, b in zip(ids, banned))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_self_attention_step_matches_its_reference(dtype):
+    """Each hypothesis writes its new key/value in its own cache row at its own position (of sentences at
+    different steps), read back through rows of ancestors, then attends: the writes and the output as the
+    reference's."""
+    rng = np.random.default_rng(2)
+    N, T, C, H = 6, 7, 16, 4
+    qkv = rng.normal(size=(N, 3 * C)).astype(dtype)
+    n_keys = rng.integers(1, T + 1, N)
+    key_rows = rng.integers(0, N, (N, T))
+    key_rows[np.arange(N), n_keys - 1] = np.arange(N)  # (decoder_hidden's history: a row's new position is its own)
+    k, v = (rng.normal(size=(N, T, C)).astype(dtype) for _ in range(2))
+    want_k, want_v = k.copy(), v.copy()
+    want = self_attention_step_ref(qkv, want_k, want_v, key_rows, n_keys, H)
+    np.testing.assert_allclose(self_attention_step(qkv, k, v, key_rows, n_keys, H), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(k, want_k)
+    np.testing.assert_array_equal(v, want_v)
+    np.testing.assert_array_equal(k[np.arange(N), n_keys - 1], qkv[:, C : 2 * C])
 
 
 @pytest.mark.parametrize("budget", [TranslationOptions(max_batch_size=60), TranslationOptions(max_batch_size=3, batch_type="examples")])

@@ -60,6 +60,8 @@ from mtcli.kernels.layernorm import (
     layernorm_backward_ref,
     layernorm_forward,
     layernorm_forward_ref,
+    residual_layernorm,
+    residual_layernorm_ref,
 )
 
 load()  # Numba's own exp_nonpos (for _exp_all below) comes with the kernels
@@ -286,6 +288,21 @@ def test_layernorm(rng, dtype, N, C):  # chunks; the large case also runs the fo
     dx = layernorm_backward(dout, xhat, rstd, g, dg, db)
     dx_ref = layernorm_backward_ref(dout, xhat, rstd, g, dg_ref, db_ref)
     assert_all_close((dx, dg, db), (dx_ref, dg_ref, db_ref))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_residual_layernorm(rng, dtype):
+    """A decoding step's LN(x + (sub + bias)) in place, as the reference; and bit for bit the unfused
+    sub-layer's (bias added to the product, the residual, layernorm_forward), which keeps decoding's text."""
+    x, sub = ((rng.standard_normal((9, 24)) * 3 + 1).astype(dtype) for _ in range(2))
+    bias, g, b = (rng.standard_normal(24).astype(dtype) for _ in range(3))
+    got, want = x.copy(), x.copy()
+    residual_layernorm(got, sub.copy(), bias, g, b)
+    residual_layernorm_ref(want, sub.copy(), bias, g, b)
+    assert_all_close(got, want)
+    s = sub.copy()
+    s += bias
+    np.testing.assert_array_equal(got, layernorm_forward(x + s, g, b)[0])
 
 
 # ------------------------------------------------------------------------------------ cross-entropy

@@ -24,8 +24,10 @@ from mtcli.kernels import adam, attention, crossentropy, decoding, elementwise, 
 
 __all__ = [
     "adam",
+    "advance_beams",
     "attention_backward",
     "attention_forward",
+    "banned_ngrams",
     "bias_relu",
     "cached_attention",
     "cross_entropy",
@@ -39,7 +41,10 @@ __all__ = [
     "layernorm_forward",
     "log_softmax_topk",
     "relu_backward",
+    "residual_layernorm",
+    "self_attention_step",
     "sum_and_clear",
+    "top_candidates",
 ]
 
 _MODULES = {module: [name for name in __all__ if hasattr(module, name)]

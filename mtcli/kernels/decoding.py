@@ -1,5 +1,6 @@
-"""The two loops of a decoding step that BLAS does not cover: one query per hypothesis attending to
-its cached keys, and the log-softmax normaliser with the top-k continuations of each hypothesis.
+"""The loops of a decoding step that BLAS does not cover: one query per hypothesis attending to its
+cached keys, the log-softmax normaliser with the top-k continuations of each hypothesis, the tokens a
+hypothesis may not produce (repeated n-grams) and the best candidates of each sentence's beam.
 
 Keys are read through an index instead of being copied: key j of query a is k[key_rows[a, j], j]
 (a beam hypothesis's past positions live in the cache rows of its ancestors, so reordering a beam
@@ -8,6 +9,7 @@ key_rows[a, 0] (cross-attention: the hypothesis's source sentence).
 """
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from mtcli.kernels.attention import attention_forward_ref
 from mtcli.kernels.jit import FAST, exp_nonpos, kernel
@@ -15,9 +17,10 @@ from mtcli.kernels.jit import FAST, exp_nonpos, kernel
 
 def cached_attention_ref(q, k, v, key_rows, n_keys, n_heads, kept_slot, kept):
     """q (N, C) against k/v (R, T, C) through key_rows (N, T' or 1) -> (N, C); keys j >= n_keys[a]
-    are not attended. The weights of each head h with kept_slot[h] >= 0 (n_heads,) are written to
-    kept[a, kept_slot[h], j] for j < n_keys[a] (kept (N, heads kept, >= max n_keys); a beam's coverage
-    penalty reads them instead of a second pass); kept may be empty when kept_slot is all -1."""
+    are not attended. The weights of each head h with kept_slot[h] >= 0 (n_heads, or shorter: the heads past
+    its end are not kept) are written to kept[a, kept_slot[h], j] for j < n_keys[a] (kept (N, heads kept,
+    >= max n_keys); a beam's coverage penalty reads them instead of a second pass); kept may be empty when
+    no head is kept."""
     Tk = int(n_keys.max())
     rows = np.broadcast_to(key_rows, (len(q), max(key_rows.shape[1], Tk)))[:, :Tk]  # (N, Tk)
     ks, vs = k[rows, np.arange(Tk)], v[rows, np.arange(Tk)]  # (N, Tk, C)
@@ -31,44 +34,78 @@ def cached_attention_ref(q, k, v, key_rows, n_keys, n_heads, kept_slot, kept):
 
 
 @kernel(fastmath=FAST)
+def _attend(q, a, k, v, key_rows, n_keys, n_heads, kept_slot, kept, out, scores):
+    """Query row a of cached_attention into out[a]."""
+    D = out.shape[1] // n_heads
+    scale = q.dtype.type(D**-0.5)
+    one_row = key_rows.shape[1] == 1
+    qa, oa, n = q[a], out[a], n_keys[a]
+    for h in range(n_heads):
+        c0 = h * D
+        m = q.dtype.type(-np.inf)
+        for j in range(n):
+            r = key_rows[a, 0] if one_row else key_rows[a, j]
+            kr = k[r, j]
+            s = q.dtype.type(0.0)
+            for d in range(D):
+                s += qa[c0 + d] * kr[c0 + d]
+            s *= scale
+            scores[j] = s
+            m = max(m, s)
+        z = q.dtype.type(0.0)
+        for j in range(n):
+            e = exp_nonpos(scores[j] - m)
+            scores[j] = e
+            z += e
+        if h < kept_slot.size and kept_slot[h] >= 0:
+            for j in range(n):
+                kept[a, kept_slot[h], j] = scores[j] / z
+        for j in range(n):
+            r = key_rows[a, 0] if one_row else key_rows[a, j]
+            vr = v[r, j]
+            w = scores[j] / z
+            for d in range(D):
+                oa[c0 + d] += w * vr[c0 + d]
+
+
+@kernel(fastmath=FAST)
 def cached_attention(q, k, v, key_rows, n_keys, n_heads, kept_slot, kept):
     """See cached_attention_ref. Serial (a decoding thread's whole step is one task, Translator),
     one query row at a time, heads as channel ranges of 1-D row views: the loops over a head's D
     channels vectorise (measured 5x the speed of per-head slices)."""
-    N, C = q.shape
-    D = C // n_heads
-    scale = q.dtype.type(D**-0.5)
-    one_row = key_rows.shape[1] == 1
-    out = np.zeros((N, C), q.dtype)
+    out = np.zeros(q.shape, q.dtype)
     scores = np.empty(k.shape[1], q.dtype)  # scratch
+    for a in range(q.shape[0]):
+        _attend(q, a, k, v, key_rows, n_keys, n_heads, kept_slot, kept, out, scores)
+    return out
+
+
+def self_attention_step_ref(qkv, k, v, key_rows, n_keys, n_heads):
+    """A decoding step's self-attention: qkv (N, 3C) holds each hypothesis's new query, key and value; its key
+    and value go to its new position t = n_keys[a] - 1, in cache row key_rows[a, t] of k/v (R, T, C), then its
+    query attends as cached_attention_ref's -> (N, C)."""
+    C, t = qkv.shape[1] // 3, n_keys - 1
+    at = key_rows[np.arange(len(qkv)), t], t
+    k[at], v[at] = qkv[:, C : 2 * C], qkv[:, 2 * C :]
+    none = np.full(0, -1), np.zeros((0, 0, 0), qkv.dtype)
+    return cached_attention_ref(np.ascontiguousarray(qkv[:, :C]), k, v, key_rows, n_keys, n_heads, *none)
+
+
+@kernel(fastmath=FAST)
+def self_attention_step(qkv, k, v, key_rows, n_keys, n_heads):
+    """See self_attention_step_ref: one call where the key/value writes and the query's copy had taken
+    NumPy's fancy indexing (~20 us a block at beam 4)."""
+    N, C = qkv.shape[0], qkv.shape[1] // 3
     for a in range(N):
-        qa, oa, n = q[a], out[a], n_keys[a]
-        for h in range(n_heads):
-            c0 = h * D
-            m = q.dtype.type(-np.inf)
-            for j in range(n):
-                r = key_rows[a, 0] if one_row else key_rows[a, j]
-                kr = k[r, j]
-                s = q.dtype.type(0.0)
-                for d in range(D):
-                    s += qa[c0 + d] * kr[c0 + d]
-                s *= scale
-                scores[j] = s
-                m = max(m, s)
-            z = q.dtype.type(0.0)
-            for j in range(n):
-                e = exp_nonpos(scores[j] - m)
-                scores[j] = e
-                z += e
-            if kept_slot[h] >= 0:
-                for j in range(n):
-                    kept[a, kept_slot[h], j] = scores[j] / z
-            for j in range(n):
-                r = key_rows[a, 0] if one_row else key_rows[a, j]
-                vr = v[r, j]
-                w = scores[j] / z
-                for d in range(D):
-                    oa[c0 + d] += w * vr[c0 + d]
+        t = n_keys[a] - 1
+        k[key_rows[a, t], t] = qkv[a, C : 2 * C]
+        v[key_rows[a, t], t] = qkv[a, 2 * C :]
+    out = np.zeros((N, C), qkv.dtype)
+    scores = np.empty(k.shape[1], qkv.dtype)
+    no_slot, no_kept = np.full(0, -1), np.zeros((0, 0, 0), qkv.dtype)
+    q = np.ascontiguousarray(qkv[:, :C])  # (a strided view's loops over a head's channels did not vectorise: 3x the time)
+    for a in range(N):
+        _attend(q, a, k, v, key_rows, n_keys, n_heads, no_slot, no_kept, out, scores)
     return out
 
 
@@ -190,3 +227,165 @@ def log_softmax_topk(logits, b, banned, k):
         m = _max_plus(x, b, chunk_max)
         _topk_row(x, chunk_max, banned[a], m + np.log(_sum_exp(x, m, scratch)), values[a], ids[a], best)
     return values, ids
+
+
+def banned_ngrams_ref(seqs, length, n, always):
+    """seqs (N, T), whose first length[r] (N,) tokens are row r's so far -> (N, M) ids each row may not
+    produce next, -1 padded: `always` (A,) and each token that would complete an n-gram already in the row
+    (decode._repeats, the spec), for all rows at once."""
+    fixed = np.broadcast_to(always, (len(seqs), len(always)))
+    top = int(length.max(initial=0))
+    if n <= 0 or top < n:
+        return np.ascontiguousarray(fixed)
+    windows = sliding_window_view(seqs[:, : top - 1], n - 1, axis=1)  # (N, top-n+1, n-1): j, ..., j+n-2
+    last = np.take_along_axis(seqs, np.maximum(length[:, None] + np.arange(1 - n, 0), 0), 1)  # (N, n-1)
+    # window j is followed by token j+n-1, which must be one of the row's own
+    match = (windows == last[:, None]).all(-1) & (np.arange(n - 1, top) < length[:, None])
+    return np.concatenate([fixed, np.where(match, seqs[:, n - 1 : top], -1)], 1)
+
+
+@kernel()
+def banned_ngrams(seqs, length, n, always):
+    """See banned_ngrams_ref: each row's windows compared in place (NumPy's views, comparisons and
+    concatenation had cost ~0.1 ms a step)."""
+    N, A = seqs.shape[0], always.size
+    top = length.max() if N else 0
+    out = np.full((N, A + (top - n + 1 if 0 < n <= top else 0)), -1, np.int64)
+    for r in range(N):
+        out[r, :A] = always
+        if out.shape[1] == A:
+            continue
+        end = length[r]
+        for j in range(n - 1, end):  # token j follows the window j-n+1, ..., j-1
+            same = True
+            for d in range(n - 1):
+                same &= seqs[r, j - n + 1 + d] == seqs[r, end - n + 1 + d]
+            if same:
+                out[r, A + j - n + 1] = seqs[r, j]
+    return out
+
+
+def top_candidates_ref(rows, scores, values, ids, paid, B, K):
+    """The best 2K candidates of each of B sentences, best first: sentence s's live cache rows r (rows (n,)
+    with r // K == s) hold totals scores (n,), to which each row's 2K continuations `values` (n, 2K) of
+    tokens `ids` add (their penalties `paid` (n, 2K)). Returns the 2K best totals (B, 2K) (-inf past a
+    sentence's candidates; ties: the earlier row and continuation first), their tokens, penalties and parent
+    cache rows."""
+    grid, grid_ids, grid_paid = np.full((B, K, 2 * K), -np.inf), np.zeros((B, K, 2 * K), np.int64), np.zeros((B, K, 2 * K))
+    at = rows // K, rows % K
+    grid[at], grid_ids[at], grid_paid[at] = scores[:, None] + values, ids, paid
+    flat = grid.reshape(B, -1)
+    order = np.argsort(-flat, axis=1, kind="stable")[:, : 2 * K]  # (B, 2K)
+    cand = np.take_along_axis(flat, order, 1)
+    cand_tok = np.take_along_axis(grid_ids.reshape(B, -1), order, 1)
+    cand_paid = np.take_along_axis(grid_paid.reshape(B, -1), order, 1)
+    return cand, cand_tok, cand_paid, np.arange(B)[:, None] * K + order // (2 * K)
+
+
+@kernel()
+def top_candidates(rows, scores, values, ids, paid, B, K):
+    """See top_candidates_ref: insertion into each sentence's sorted 2K, its rows taken in the order of
+    their cache rows (a stable sort's order for ties)."""
+    W = 2 * K
+    cand = np.full((B, W), -np.inf)
+    cand_tok, cand_paid = np.zeros((B, W), np.int64), np.zeros((B, W))
+    parent = np.repeat(np.arange(B) * K, W).reshape(B, W)  # (places left at -inf: any row of theirs)
+    filled = np.zeros(B, np.int64)
+    for a in np.argsort(rows):
+        r = rows[a]
+        s = r // K
+        for c in range(W):
+            x = scores[a] + values[a, c]
+            f = filled[s]
+            if f == W and not x > cand[s, W - 1]:
+                continue
+            i = min(f, W - 1)
+            while i > 0 and cand[s, i - 1] < x:
+                cand[s, i], cand_tok[s, i], cand_paid[s, i], parent[s, i] = (
+                    cand[s, i - 1], cand_tok[s, i - 1], cand_paid[s, i - 1], parent[s, i - 1])
+                i -= 1
+            cand[s, i], cand_tok[s, i], cand_paid[s, i], parent[s, i] = x, ids[a, c], paid[a, c], r
+            filled[s] = min(f + 1, W)
+    return cand, cand_tok, cand_paid, parent
+
+
+def advance_beams_ref(cand, cand_tok, cand_paid, parent, active, K, eos, divisor, t, seqs, history, ended):
+    """A beam step's outcome from each of B sentences' 2K best candidates (top_candidates'), looked at in
+    order: an EOS ends its hypothesis, the others refill the beam up to K; fewer than K refills before a
+    candidate, or it is not looked at. A candidate that ends goes into `ended` (decode._Ended's arrays: seqs,
+    history, length, logprob, score, count, in place): its parent's tokens (seqs (N, T)) and cache rows
+    (history (N, T)), t[s] (B,) tokens, cand + cand_paid log-probability, cand / divisor[s] score. A
+    sentence is done (active and) once K have ended, or none refills. The refills of the others become
+    its cache rows s*K, ...: their histories and tokens copied from their parents', in place. Returns
+    (rows, from_rows, tokens, scores, paid) of the hypotheses that go on, and done (B,)."""
+    e_seqs, e_history, e_length, e_logprob, e_score, e_count = ended
+    live = np.isfinite(cand)
+    grows = live & (cand_tok != eos)
+    looked = np.cumsum(grows, 1) - grows < K  # fewer than K refills before it
+    ends = live & looked & ~grows
+    sb, sc = np.nonzero(ends)
+    slot = e_count[sb] + (np.cumsum(ends, 1) - 1)[sb, sc]
+    e_seqs[sb, slot] = seqs[parent[sb, sc]]  # whole rows: the ended's length says what is read
+    e_history[sb, slot] = history[parent[sb, sc]]
+    e_length[sb, slot] = t[sb]
+    e_logprob[sb, slot] = cand[sb, sc] + cand_paid[sb, sc]
+    e_score[sb, slot] = cand[sb, sc] / divisor[sb]
+    e_count += ends.sum(1)
+    done = active & (e_count >= K)
+    keeps = grows & looked & ~done[:, None]
+    done |= active & ~keeps.any(1)  # nothing left to grow: done with what ended
+    kb, kc = np.nonzero(keeps)
+    rows = kb * K + (np.cumsum(keeps, 1) - 1)[kb, kc]
+    from_rows = parent[kb, kc]
+    history[rows] = history[from_rows]
+    seqs[rows] = seqs[from_rows]
+    tokens = seqs[rows, t[kb]] = cand_tok[kb, kc]
+    return rows, from_rows, tokens, cand[kb, kc], cand_paid[kb, kc], done
+
+
+@kernel()
+def advance_beams(cand, cand_tok, cand_paid, parent, active, K, eos, divisor, t, seqs, history, ended):
+    """See advance_beams_ref: one pass over each sentence's candidates (the reference's ~30 NumPy calls had
+    cost ~0.15 ms a step)."""
+    e_seqs, e_history, e_length, e_logprob, e_score, e_count = ended
+    B, W = cand.shape
+    done = np.zeros(B, np.bool_)
+    keep = np.zeros((B, W), np.bool_)
+    n = 0
+    for s in range(B):
+        refills = 0
+        for c in range(W):
+            if not np.isfinite(cand[s, c]):
+                continue
+            if cand_tok[s, c] != eos:
+                keep[s, c] = refills < K
+                refills += 1
+            elif refills < K:
+                e, p = e_count[s], parent[s, c]
+                e_seqs[s, e], e_history[s, e] = seqs[p], history[p]
+                e_length[s, e] = t[s]
+                e_logprob[s, e] = cand[s, c] + cand_paid[s, c]
+                e_score[s, e] = cand[s, c] / divisor[s]
+                e_count[s] += 1
+        done[s] = active[s] and e_count[s] >= K
+        if done[s]:
+            keep[s] = False
+        elif active[s] and not keep[s].any():
+            done[s] = True
+        n += keep[s].sum()
+    rows, from_rows, tokens = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
+    scores, paid = np.empty(n), np.empty(n)
+    a = 0
+    for s in range(B):
+        first = a
+        for c in range(W):
+            if keep[s, c]:
+                rows[a], from_rows[a], tokens[a] = s * K + a - first, parent[s, c], cand_tok[s, c]
+                scores[a], paid[a] = cand[s, c], cand_paid[s, c]
+                a += 1
+        # a sentence's parents are among its own rows, which it overwrites: copied out first
+        past_seqs, past_history = seqs[from_rows[first:a]].copy(), history[from_rows[first:a]].copy()
+        for i in range(a - first):
+            seqs[rows[first + i]], history[rows[first + i]] = past_seqs[i], past_history[i]
+            seqs[rows[first + i], t[s]] = tokens[first + i]
+    return rows, from_rows, tokens, scores, paid, done

@@ -65,6 +65,23 @@ def layernorm_forward(x, gain, b):
     return out, xhat, rstd
 
 
+def residual_layernorm_ref(x, sub, bias, gain, b):
+    """x (N, C) <- LN(x + (sub + bias)) in place: a decoding step's sub-layer (its output sub (N, C) before its
+    bias (C,)) and the residual connection and norm after it. sub is overwritten."""
+    x[:] = layernorm_forward_ref(x + (sub + bias), gain, b)[0]
+
+
+@kernel()
+def residual_layernorm(x, sub, bias, gain, b):
+    """See residual_layernorm_ref. The sums without fast-math: reassociated, sub + bias and x would not be the
+    two roundings of the unfused sub-layer's (its bias added to the product, then the residual)."""
+    N, C = x.shape
+    for i in range(N):
+        for c in range(C):
+            sub[i, c] = x[i, c] + (sub[i, c] + bias[c])
+    _forward_rows(sub, gain, b, x, sub, np.empty(N, x.dtype), range(N))
+
+
 @kernel(fastmath=FAST)
 def _backward_rows(dout, xhat, rstd, gain, dx, dgain_part, db_part, rows):
     """dx for the given rows; their dgain, db contributions go to dgain_part, db_part (overwritten)."""

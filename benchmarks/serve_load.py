@@ -13,8 +13,9 @@ decoder through the same text handling, as `mtcli translate` does (batches of 64
 It runs before every round and once after the last, so each load is compared with the offline runs
 on either side of it (the machine's load drifts); ratios are medians over rounds. Beside wall-clock
 speed: the server's CPU seconds per sentence (all its threads), split among its own process, the
-decoders and the formatters, and how long a sentence waited before it joined a decoder's batch (in the
-queue, then for the decoder's step in progress to end).
+decoders and the formatters, how long a sentence waited before it joined a decoder's batch (in the
+queue, then for the decoder's step in progress to end), and how often the server's own threads switched
+(woken, or preempted) a sentence; offline's line gives the cores it used.
 
 --steady N,N,...: no server; what a decoder's step costs with N sentences in progress (each finished
 one replaced at once, one thread, BLAS and Numba on one thread as in a decoder process): CPU per

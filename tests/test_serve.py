@@ -539,6 +539,8 @@ def test_only_the_feeding_thread_that_takes_a_line_is_woken():
     from mtcli.serve.batcher import Batcher
 
     class Counted(threading.Condition):
+        woken = 0
+
         def notify(self, n: int = 1) -> None:
             self.woken += 1
             super().notify(n)
@@ -551,7 +553,7 @@ def test_only_the_feeding_thread_that_takes_a_line_is_woken():
             woken.woken = 0
         try:
             for r in range(6):
-                assert await batcher.translate([f"line {r}"]) == [[(f"LINE {r}", 0.0)]]
+                assert await asyncio.wait_for(batcher.translate([f"line {r}"]), 30) == [[(f"LINE {r}", 0.0)]]
             return [woken.woken for woken in batcher._woken]
         finally:
             await batcher.close()

@@ -13,8 +13,9 @@ decoder through the same text handling, as `mtcli translate` does (batches of 64
 It runs before every round and once after the last, so each load is compared with the offline runs
 on either side of it (the machine's load drifts); ratios are medians over rounds. Beside wall-clock
 speed: the server's CPU seconds per sentence (all its threads), split among its own process, the
-decoders and the formatters, and how long a sentence waited before it joined a decoder's batch (in the
-queue, then for the decoder's step in progress to end).
+decoders and the formatters, how long a sentence waited before it joined a decoder's batch (in the
+queue, then for the decoder's step in progress to end), and how often the server's own threads switched
+(woken, or preempted) a sentence; offline's line gives the cores it used.
 
 --steady N,N,...: no server; what a decoder's step costs with N sentences in progress (each finished
 one replaced at once, one thread, BLAS and Numba on one thread as in a decoder process): CPU per
@@ -81,6 +82,17 @@ def cpu_seconds(pid: int) -> dict[str, float]:
             kind = "decoders" if b"serve.worker" in command else "formatters" if b"serve.formatter" in command else "other"
             spent[kind] += own(child)
     return spent
+
+
+def switches(pid: int) -> int:
+    """Context switches of the process's threads (all of the server's own last as long as it does): each is a
+    thread that slept and was woken, or was preempted, on a core that a decoder would have used."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            status = dict(line.split(":", 1) for line in (task / "status").read_text().splitlines())
+            total += sum(int(status[k]) for k in ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"))
+    return total
 
 
 def resident_mb(pid: int) -> tuple[float, float]:
@@ -164,7 +176,7 @@ async def load(url: str, pid: int, sentences: list[str], clients: int, duration:
     latencies: list[float] = []
     failures: Counter = Counter()  # why, how often
     nxt = 0
-    before, server_cpu, client_cpu = await health(url), cpu_seconds(pid), time.process_time()
+    before, server_cpu, client_cpu, woken = await health(url), cpu_seconds(pid), time.process_time(), switches(pid)
     start = time.perf_counter()
     end = start + duration
 
@@ -191,7 +203,7 @@ async def load(url: str, pid: int, sentences: list[str], clients: int, duration:
 
     await asyncio.gather(*(client() for _ in range(clients)))
     elapsed = time.perf_counter() - start
-    spent = {k: v - server_cpu[k] for k, v in cpu_seconds(pid).items()}
+    spent, woken = {k: v - server_cpu[k] for k, v in cpu_seconds(pid).items()}, switches(pid) - woken
     server_cpu, client_cpu = sum(spent.values()), time.process_time() - client_cpu
     after = await health(url)
     answered = max(len(latencies), 1)
@@ -206,7 +218,7 @@ async def load(url: str, pid: int, sentences: list[str], clients: int, duration:
             "wait": (after["queue_wait_seconds"] - before["queue_wait_seconds"])
             / max(after["joined_sentences"] - before["joined_sentences"], 1),
             "decoding": (after["decoding_cpu_seconds"] - before["decoding_cpu_seconds"]) / max(server_cpu, 1e-9),
-            "client": client_cpu / elapsed, "rss": resident_mb(pid), "idle": await idle_resident(pid)}
+            "client": client_cpu / elapsed, "woken": woken / answered, "rss": resident_mb(pid), "idle": await idle_resident(pid)}
 
 
 async def idle_resident(pid: int) -> tuple[float, float]:
@@ -219,7 +231,8 @@ async def idle_resident(pid: int) -> tuple[float, float]:
 
 def offline(decoding, sentences: list[str]) -> tuple[float, float]:
     """Sentences/s of batch translation in this process through the server's text handling (decoding:
-    its engine), and CPU seconds per sentence."""
+    its engine: a thread a core, each with a continuous batch of up to max_batch sentences and one BLAS
+    thread, in one process), and CPU seconds per sentence (their product: the cores it used)."""
     from mtcli.serve.texts import translate_texts
 
     t, cpu = time.perf_counter(), time.process_time()
@@ -308,7 +321,8 @@ def main() -> None:
     def measure_offline(label: str) -> None:
         offline_runs.append(offline(decoding, sentences))
         rate, cpu = offline_runs[-1]
-        print(f"{label}: offline {rate:7.1f} sentences/s  {cpu * 1e3:5.1f} ms CPU/sentence", flush=True)
+        print(f"{label}: offline {rate:7.1f} sentences/s  {cpu * 1e3:5.1f} ms CPU/sentence  "
+              f"({rate * cpu:.2f} cores)", flush=True)
 
     try:
         for r in range(args.rounds):
@@ -322,7 +336,7 @@ def main() -> None:
                       f"decoders busy {m['busy']:.0%}  server {m['cpu'] * 1e3:.1f} ms CPU/sentence "
                       f"({m['decoding']:.0%} decoding; server {m['split']['server'] * 1e3:.1f}, decoders "
                       f"{m['split']['decoders'] * 1e3:.1f}, formatters {m['split']['formatters'] * 1e3:.1f})  "
-                      f"waited {m['wait'] * 1e3:.1f} ms to join  clients {m['client']:.0%} of a core  "
+                      f"waited {m['wait'] * 1e3:.1f} ms to join  server's process switched {m['woken']:.1f} times a sentence  clients {m['client']:.0%} of a core  "
                       f"server resident {m['rss'][0]:.0f} MB (proportional {m['rss'][1]:.0f} MB), idle "
                       f"{m['idle'][0]:.0f} MB ({m['idle'][1]:.0f} MB)", flush=True)
         measure_offline("end")

@@ -531,6 +531,36 @@ def test_light_traffic_stays_on_the_first_decoder():
     assert len({thread for _, thread, *_ in log}) == 1  # the second decoder's weights stay out of the caches
 
 
+def test_only_the_feeding_thread_that_takes_a_line_is_woken():
+    """A line queued or answered wakes the feeding thread of the decoder that takes queued lines, not every
+    one: a thread woken for nothing takes a core from a decoder (two decoders, one client: only the first's)."""
+    import asyncio
+
+    from mtcli.serve.batcher import Batcher
+
+    class Counted(threading.Condition):
+        woken = 0
+
+        def notify(self, n: int = 1) -> None:
+            self.woken += 1
+            super().notify(n)
+
+    async def main():
+        batcher = Batcher(lambda: in_thread(SlowStream([], 0.01, 3)), 2)
+        batcher._woken = [Counted(batcher._lock) for _ in batcher._woken]
+        await started(batcher)
+        for woken in batcher._woken:
+            woken.woken = 0
+        try:
+            for r in range(6):
+                assert await asyncio.wait_for(batcher.translate([f"line {r}"]), 30) == [[(f"LINE {r}", 0.0)]]
+            return [woken.woken for woken in batcher._woken]
+        finally:
+            await batcher.close()
+
+    assert asyncio.run(main()) == [6, 0]  # (the first's once a line; answers free room with none queued)
+
+
 def test_a_long_request_does_not_hold_up_a_short_one():
     """Queued lines are taken from the waiting requests in turn: a one-line request that comes after
     a 40-line one is answered within a few steps, long before it."""

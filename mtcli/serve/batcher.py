@@ -115,7 +115,8 @@ def _settle(future: asyncio.Future, value) -> None:
 class Batcher:
     def __init__(self, open_decoder: Callable[[], Decoder], decoders: int = 1, stall: float = STALL_SECONDS):
         self._open, self.decoders, self.stall = open_decoder, decoders, stall
-        self._lock = threading.Condition()  # guards all below but the counters' readers
+        self._lock = threading.Lock()  # guards all below but the counters' readers
+        self._woken = [threading.Condition(self._lock) for _ in range(decoders)]  # each feeding thread's (_wake)
         self._queue = _Queue()  # (request, line) not yet sent to a decoder
         self._current: list[Decoder | None] = [None] * decoders  # None: not running (being started)
         self._owner: list[dict[int, tuple[_Request, int]]] = [{} for _ in range(decoders)]  # lines sent, by id
@@ -160,7 +161,7 @@ class Batcher:
         request.left = len(todo)
         with self._lock:
             self._queue.extend(request, todo)
-            self._lock.notify_all()
+            self._wake()
         try:
             return await request.future
         except asyncio.CancelledError:  # the request gave up: its lines not yet sent are not decoded
@@ -185,6 +186,15 @@ class Batcher:
             queued -= take
         return take
 
+    def _wake(self, everyone: bool = False) -> None:
+        """(Holding the lock.) The feeding threads of the decoders that take queued lines now, or every one (a
+        decoder started or stopped, closing). Not all at every line queued or answered: each thread woken for
+        nothing is two context switches, on a core a decoder was using (measured at 8 clients: the server's
+        process slept and woke 23 times a request)."""
+        for d, woken in enumerate(self._woken):
+            if everyone or (self._current[d] is not None and self._queue and self._share(d)):
+                woken.notify()
+
     def _feed(self, d: int) -> None:
         """Decoder d's feeding thread: the decoder started (again after RETRY_SECONDS, doubling, while
         it cannot start), then queued lines sent to it as its share allows, until closed with nothing
@@ -197,7 +207,7 @@ class Batcher:
                         self._current[d].stop()  # its receiving thread closes it
                         return
                     self._unstick(d)
-                    self._lock.wait(min(1.0, self.stall))
+                    self._woken[d].wait(min(1.0, self.stall))
                 if self._closing and self._current[d] is None:
                     return  # (stopped, or never started: nothing is sent to it any more)
                 decoder = self._current[d]
@@ -225,13 +235,13 @@ class Batcher:
                 until = time.monotonic() + retry
                 with self._lock:
                     while not self._closing and (left := until - time.monotonic()) > 0:
-                        self._lock.wait(left)
+                        self._woken[d].wait(left)
                 retry = min(2 * retry, RETRY_SECONDS[1])
                 continue
             retry = RETRY_SECONDS[0]
             with self._lock:
                 self._current[d] = decoder
-                self._lock.notify_all()
+                self._wake(everyone=True)
             self._thread(self._receive, d, decoder)
 
     def _unstick(self, d: int) -> None:
@@ -256,7 +266,7 @@ class Batcher:
                     self._current[d] = None
                     failed = held or not decoder.stopping  # (not: stopped when asked, with nothing left)
                     self.failures += bool(failed)
-                    self._lock.notify_all()
+                    self._wake(everyone=True)
                 decoder.close()
                 if failed:
                     log.error("decoder %d failed with %d line(s) in progress: %s", d, len(held), e)
@@ -276,7 +286,7 @@ class Batcher:
                     request.left -= 1
                     if not request.left:
                         finished.append(request)
-                self._lock.notify_all()
+                self._wake(everyone=self._closing)  # (closing: a decoder with none left is stopped)
             for kept, line, reading in readings:
                 kept.add_readings([line], [reading])
             for request in finished:
@@ -292,7 +302,7 @@ class Batcher:
         left fails and the decoders are ended (one may be stuck)."""
         with self._lock:
             self._closing = True
-            self._lock.notify_all()
+            self._wake(everyone=True)
         try:
             await asyncio.wait_for(self._join(), timeout)
         except asyncio.TimeoutError:  # (not the builtin one before Python 3.11)
@@ -300,7 +310,7 @@ class Batcher:
                 queued = list(self._queue)
                 self._queue.clear()
                 decoders = [decoder for decoder in self._current if decoder]
-                self._lock.notify_all()
+                self._wake(everyone=True)
             log.error("%d decoder(s) still busy after %g s: ended", len(decoders), timeout)
             self._fail(queued, DecoderFailed("the server stopped before translating it"))
             for decoder in decoders:

@@ -819,7 +819,9 @@ Beam = _ranged(int, "beam", "Beam size (MTCLI_BEAM, when set, changes the defaul
                "--beam", "-b")
 Greedy = Annotated[bool, typer.Option("--greedy", help="Greedy decoding (same as --beam 1), fastest.")]
 Alpha = _ranged(float, "alpha", "Length normalisation: score = logprob / length^alpha.", "--alpha")
-NBest = _ranged(int, "nbest", "Print the N best translations as 'line ||| text ||| score'.", "--nbest", "-n")
+NBest = _ranged(int, "nbest", "Print the N best translations as 'line ||| text ||| score', best first (the score is "
+                                "the model's own: the ranking by the way back and coverage may put a lower one first).",
+                "--nbest", "-n")
 Scores = Annotated[bool, typer.Option("--scores", help="Prefix each translation with its score and a tab.")]
 Json = Annotated[bool, typer.Option("--json", help="One JSON object per input line.")]
 DecodeBatch = _ranged(int | None, "decode_batch", f"Sentences decoded together [default: {DEFAULTS.max_batch_size:,} "

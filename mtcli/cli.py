@@ -670,11 +670,14 @@ def plot(
         _out.print(f"wrote {output}")
 
 
-def _load_translator(model: Path):
+def _load_translator(model: Path, lazy: bool = False):
+    """`lazy` for translate's shipped models (the way back's es-en only reads translations back: no lexicon); any
+    other command reads the lexicon here, so a damaged one stops it before any work (evaluate had scored its whole
+    teacher-forced pass first, and info showed such a model as sound)."""
     from mtcli.decode import Translator
 
-    with status(f"Loading {model}…"):  # (lazy: a model that only reads translations back needs no lexicon)
-        return Translator(model, lazy=True)
+    with status(f"Loading {model}…"):
+        return Translator(model, lazy=lazy)
 
 
 class FromLanguage(str, Enum):
@@ -755,6 +758,21 @@ def _refuse_contradictions(ctx: typer.Context, text: bool, input: bool, greedy: 
         fail(f"--scores: the output of {'--json' if as_json else '--nbest'} carries the scores already")
 
 
+def _refuse_rerank(ctx: typer.Context, beam: int, greedy: bool, source: str, target: str | None) -> None:
+    """--rerank given where nothing would be ranked is an error; each option or variable that set that is named
+    (a beam of 1 or Spanish lines from MTCLI_BEAM, MTCLI_FROM or the config file had been blamed on flags not given)."""
+    if beam == 1:
+        how = "--greedy" if greedy else "--beam 1" if _given(ctx, "beam") else "MTCLI_BEAM=1"
+        fail(f"--rerank ranks the translations beam search finds; greedy decoding ({how}) finds one")
+    if ctx.get_parameter_source("model").name != "DEFAULT":
+        fail("--rerank ranks the shipped models' translations; a model given with -m (or MTCLI_MODEL) decodes "
+             "as its options say")
+    spanish = [how for how, given in (("--from es" if _given(ctx, "source") else "MTCLI_FROM=es", source == "es"),
+                                      ("--to en" if _given(ctx, "target") else "MTCLI_TO=en", target == "en")) if given]
+    if spanish:
+        fail(f"--rerank ranks English to Spanish translations only; {spanish[0]} reads every line as Spanish")
+
+
 def _decoding(ctx: typer.Context, fmt: str, beam: int, alpha: float, nbest: int, batch_size: int | None, check: bool,
               round_trip: bool, min_confidence: float | None, flagged: str | None, align: bool, scores: bool,
               rerank: bool):
@@ -771,12 +789,6 @@ def _decoding(ctx: typer.Context, fmt: str, beam: int, alpha: float, nbest: int,
         fail(f"--format {fmt}: {(asked or ['--align'])[0]} is for plain lines (a document is not checked)")
     if align and (nbest > 1 or scores):
         fail(f"--align: its alignments follow the one translation of each line, not {'--nbest' if nbest > 1 else '--scores'}")
-    if rerank and _given(ctx, "rerank"):
-        if beam == 1:
-            fail("--rerank ranks the translations beam search finds; greedy decoding (--greedy, --beam 1) finds one")
-        if ctx.get_parameter_source("model").name != "DEFAULT":
-            fail("--rerank ranks the shipped models' translations; a model given with -m (or MTCLI_MODEL) decodes "
-                 "as its options say")
     batches = {} if batch_size is None else dict(max_batch_size=batch_size, batch_type="examples")
     return TranslationOptions(beam_size=beam, num_hypotheses=max(nbest, 2) if check and beam > 1 else nbest,
                               length_penalty=alpha, check="off" if not check else "full" if round_trip else "fast",
@@ -807,7 +819,9 @@ Beam = _ranged(int, "beam", "Beam size (MTCLI_BEAM, when set, changes the defaul
                "--beam", "-b")
 Greedy = Annotated[bool, typer.Option("--greedy", help="Greedy decoding (same as --beam 1), fastest.")]
 Alpha = _ranged(float, "alpha", "Length normalisation: score = logprob / length^alpha.", "--alpha")
-NBest = _ranged(int, "nbest", "Print the N best translations as 'line ||| text ||| score'.", "--nbest", "-n")
+NBest = _ranged(int, "nbest", "Print the N best translations as 'line ||| text ||| score', best first (the score is "
+                                "the model's own: the ranking by the way back and coverage may put a lower one first).",
+                "--nbest", "-n")
 Scores = Annotated[bool, typer.Option("--scores", help="Prefix each translation with its score and a tab.")]
 Json = Annotated[bool, typer.Option("--json", help="One JSON object per input line.")]
 DecodeBatch = _ranged(int | None, "decode_batch", f"Sentences decoded together [default: {DEFAULTS.max_batch_size:,} "
@@ -827,7 +841,7 @@ Flagged = Annotated[str | None, typer.Option(
 Rerank = Annotated[bool, typer.Option(
     "--rerank/--no-rerank",
     help="Rank each line's translations again by how well the other direction's model reads the source back from "
-         "them (English to Spanish with the shipped model; docs/results.md). --no-rerank: about a quarter less CPU.")]
+         "them (English to Spanish with the shipped model; docs/results.md). --no-rerank ranks none, short lines neither: ~40 % less CPU.")]
 Align = Annotated[bool, typer.Option("--align", help="Source-target word alignments (i-j, words between spaces) "
                                                      "after ' ||| ' on each line; in --json per sentence.")]
 
@@ -899,6 +913,8 @@ def translate(
     fmt, beam = _translate_options(ctx, bool(text), input, fmt, greedy, beam, nbest, scores, as_json)
     decoding = _decoding(ctx, fmt, beam, alpha, nbest, batch_size, check, round_trip, min_confidence, flagged, align,
                          scores, rerank)
+    if rerank and _given(ctx, "rerank"):
+        _refuse_rerank(ctx, beam, greedy, source.value, target.value if target else None)
     from_stdin = input is not None and str(input) == STDOUT
     reads_stdin = not text and (input is None or from_stdin) and not sys.stdin.isatty()
     outputs = _translate_outputs(output, _output_file(flagged, "--flagged"), input, glossary, reads_stdin)
@@ -941,7 +957,7 @@ class _Shipped:
 
     def __call__(self, direction: str):
         if direction not in self.loaded:
-            self.loaded[direction] = _load_translator(registry.shipped(direction))
+            self.loaded[direction] = _load_translator(registry.shipped(direction), lazy=True)
         return self.loaded[direction]
 
     def back(self, direction: str):
@@ -959,7 +975,7 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
     and --to must agree with it), else the shipped model of each line's direction, loaded on first use.
     `options` (config.Options) go as they are to each direction's engine (their decoding), its checker (how the
     translations are checked, mtcli.confidence; the round trip's model is the shipped one of the other
-    direction, loaded on first use, which also ranks the shipped models' short lines' translations again:
+    direction, loaded on first use, which also ranks the shipped en-es model's translations again:
     mtcli.roundtrip) and the text pipeline (their glossary)."""
     from mtcli.confidence import Checker
     from mtcli.roundtrip import for_direction
@@ -1418,7 +1434,8 @@ def serve(
     POST /translate (q, source en|es|auto, target en|es, format text|html (or markdown, srt, vtt),
     alternatives, api_key, glossary: {"source term": "target term"} or TSV text), POST /detect, GET /languages, GET /health (/health/details: the decoders), GET /spec. Both directions with the
     shipped models; -m (or MTCLI_MODEL) serves that model's direction only. Sentences of concurrent
-    requests are decoded together in batches. Ctrl-C or SIGTERM lets the requests in flight finish.
+    requests are decoded together in batches, each translation the beam's best (not ranked again by the way back
+    as `mtcli translate` ranks them). Ctrl-C or SIGTERM lets the requests in flight finish.
 
     Examples:
 

@@ -133,7 +133,28 @@ def test_translate_ranks_again_unless_told_not_to(run_cli, shipped_model):
     assert code == 0 and out.split("\n")[:2] == ["Salí.", "Nací en jurado."]
 
 
-@pytest.mark.parametrize("args", [["--greedy"], ["-m", "en-es"]])
-def test_rerank_asked_where_nothing_is_ranked_is_an_error(run_cli, shipped_model, args):
-    code, _, err = run_cli("translate", "--rerank", *args, "Hello.")
-    assert code != 0 and "--rerank" in err and "Traceback" not in err
+@pytest.mark.parametrize("args, env, named", [
+    (["--greedy"], {}, "--greedy"), (["--beam", "1"], {}, "--beam 1"), ([], {"MTCLI_BEAM": "1"}, "MTCLI_BEAM=1"),
+    (["-m", "en-es"], {}, "-m"), (["--from", "es"], {}, "--from es"), (["--to", "en"], {}, "--to en"),
+    ([], {"MTCLI_FROM": "es"}, "MTCLI_FROM=es")])
+def test_rerank_asked_where_nothing_is_ranked_is_an_error_naming_what_said_so(run_cli, shipped_model, monkeypatch,
+                                                                            args, env, named):
+    # (MTCLI_BEAM=1 had been blamed on --greedy or --beam 1, and --from es ranked nothing in silence)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    code, out, err = run_cli("translate", "--rerank", *args, "Hola.")
+    assert code == 2 and not out and err.count("\n") == 1 and "--rerank" in err and named in err, err
+
+
+def test_a_damaged_lexicon_stops_info_and_evaluate_before_any_work(run_cli, shipped_model, tmp_path):
+    # (translate's shipped models read it when first needed; info had shown such a model as sound)
+    import shutil
+
+    bad = tmp_path / "bad"
+    shutil.copytree(shipped_model, bad)
+    (bad / "lexicon.json").write_text('{"words": [', encoding="utf-8")
+    data = tmp_path / "pairs.tsv"
+    data.write_text("Hello.\tHola.\n", encoding="utf-8")
+    for args in (["info", "-m", bad], ["evaluate", "-m", bad, "--data", data], ["translate", "-m", bad, "Hello."]):
+        code, out, err = run_cli(*args)
+        assert code == 2 and not out and "lexicon.json is damaged" in err and "Traceback" not in err, args

@@ -90,7 +90,7 @@ class Engine:
     def from_translator(cls, tr, options: TranslationOptions = DEFAULTS, roundtrip=None) -> Engine:
         """Decoding with `options` as they are (config.DEFAULTS: batches of source tokens, benchmarks/decode.py's;
         measured 7 % less CPU than 64 sentences greedy on 2,000 unseen lines); with a `roundtrip`
-        (mtcli.roundtrip.RoundTrip), short lines decoded wider and ranked again by the way back."""
+        (mtcli.roundtrip.RoundTrip), every line's translations ranked again by the way back (short lines decoded wider)."""
         def decode(lines: list[str]) -> list[NBest]:
             found = tr.translate_batch(lines, options) if roundtrip is None else roundtrip.translate(tr, lines, options)
             return [[(h.text, h.score) for h in r.hypotheses] for r in found]

@@ -83,11 +83,13 @@ class RoundTrip:
         short = [i for i, line in enumerate(lines) if is_short(line, self.most_words)] if options.beam_size > 1 else []
         if not short:
             return tr.translate_batch(lines, options)
-        rest = sorted(set(range(len(lines))) - set(short))
+        # the short lines first: decoded after the others, their beam's buffers came on top of what the check keeps
+        # of those until it reads them (2,000 unseen lines, 143 short: the file's peak, +94 MB over 326)
         results: list = [None] * len(lines)
-        for i, r in zip(rest, tr.translate_batch([lines[i] for i in rest], options) if rest else []):
-            results[i] = r
         wide = tr.translate_batch([lines[i] for i in short], self.options_for(options))
         for i, r in zip(short, self.rank([lines[i] for i in short], wide, options.num_hypotheses)):
+            results[i] = r
+        rest = sorted(set(range(len(lines))) - set(short))
+        for i, r in zip(rest, tr.translate_batch([lines[i] for i in rest], options) if rest else []):
             results[i] = r
         return results

@@ -276,9 +276,11 @@ def mapped(shape: tuple[int, ...], dtype) -> np.ndarray:
     """An uninitialised array in pages of its own (an anonymous mapping: only the pages written become resident),
     unmapped when it is freed. A batch's caches vary in size with its sentences; from glibc's heap (whose threshold
     for mapping a block rises to the largest freed) they left holes the heap never returned: a file's decoding held
-    ~50 MB more at 10,000 lines than at 2,000 (greedy)."""
+    ~50 MB more at 10,000 lines than at 2,000 (greedy). Private: a shared mapping's pages given back (_drop_pages)
+    left the process's resident count but stayed in memory, their contents with them."""
     n = int(np.prod(shape))
-    return np.frombuffer(mmap.mmap(-1, max(1, n * np.dtype(dtype).itemsize)), dtype, n).reshape(shape)
+    private = {"flags": mmap.MAP_PRIVATE} if hasattr(mmap, "MAP_PRIVATE") else {}  # (not on Windows)
+    return np.frombuffer(mmap.mmap(-1, max(1, n * np.dtype(dtype).itemsize), **private), dtype, n).reshape(shape)
 
 
 def empty_decoding(model: Model, B: int, slots_per_sentence: int, S: int, T: int) -> DecoderState:

@@ -8,6 +8,8 @@ its cost grows with the lines (a wider beam, a reading per hypothesis)."""
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -53,28 +55,43 @@ class RoundTrip:
         beam = max(self.beam, options.beam_size)
         return replace(options, beam_size=beam, num_hypotheses=beam)
 
-    def back_scores(self, sources: list[str], texts: list[list[str]]) -> list[list[float]]:
-        """log P(source | translation) / (source tokens + EOS) under the back model, for each translation."""
+    def back_scores(self, sources: list[str], texts: list[list[str]], back: Callable[[], object] | None = None) \
+            -> list[list[float]]:
+        """log P(source | translation) / (source tokens + EOS) under the back model (`back()`, default this one's),
+        for each translation."""
         pairs = [(t, s) for s, ts in zip(sources, texts) for t in ts]
         if not pairs:
             return [[] for _ in texts]
-        read = self.back().force([t for t, _ in pairs], [s for _, s in pairs])
+        read = (back or self.back)().force([t for t, _ in pairs], [s for _, s in pairs])
         flat = iter([float(f.logprobs.sum()) / len(f.logprobs) for f in read])
         return [[next(flat) for _ in ts] for ts in texts]
 
     def rank(self, sources: list[str], results: list, keep: int) -> list:
         """Each line's decode.TranslationResult with its hypotheses within `margin` of the best ranked by score +
-        weight x the way back, the others after them, cut to `keep` (the scores shown stay the model's)."""
+        weight x the way back, cut to `keep` (the scores shown stay the model's). The way back only lowers a score
+        (a log-probability, weight >= 0): each line's `keep` best forward scores are read back first, then only the
+        hypotheses whose forward score reaches the keep-th best value so far; the same `keep` come first as from
+        reading all, the unread ones after them in their forward order."""
         near = []
         for r in results:
             hyps = [h for h in r.hypotheses if h.text.strip()]
             best = max((h.score for h in hyps), default=0.0)
             near.append([h for h in hyps if h.score >= best - self.margin])
-        scores = self.back_scores(sources, [[h.text for h in hs] for hs in near])
+        value: list[dict[int, float]] = [{} for _ in near]  # each line's hypotheses read back: their ranking value
+        back = functools.cache(self.back)  # (asked for at the first reading, once)
+
+        def read(chosen: list[list[int]]) -> None:  # (indices into each line's near hypotheses)
+            backs = self.back_scores(sources, [[near[k][i].text for i in c] for k, c in enumerate(chosen)], back)
+            for k, (c, found) in enumerate(zip(chosen, backs)):
+                value[k].update({i: near[k][i].score + self.weight * b for i, b in zip(c, found)})
+
+        read([sorted(range(len(hs)), key=lambda i: -hs[i].score)[:keep] for hs in near])
+        bars = [sorted(v.values())[-keep] if len(v) >= keep else -math.inf for v in value]
+        read([[i for i, h in enumerate(hs) if i not in v and h.score >= bar] for hs, v, bar in zip(near, value, bars)])
         out = []
-        for r, hyps, back in zip(results, near, scores):
-            ranked = [hyps[i] for i in sorted(range(len(hyps)), key=lambda i: -(hyps[i].score + self.weight * back[i]))]
-            rest = [h for h in r.hypotheses if h.text.strip() and all(h is not k for k in hyps)]
+        for r, hyps, v in zip(results, near, value):
+            ranked = [hyps[i] for i in sorted(v, key=lambda i: (-v[i], i))]
+            rest = [h for h in r.hypotheses if h.text.strip() and all(h is not hyps[i] for i in v)]
             out.append(replace(r, hypotheses=(ranked + rest)[:keep] or r.hypotheses[:keep]))
         return out
 

@@ -27,11 +27,13 @@ class Forward:
 class Back:
     """A back model reading each (translation, source) with a given mean log-probability per token."""
 
-    def __init__(self, mean: dict[str, float]):
+    def __init__(self, mean: dict[str, float], forward: Forward | None = None):
         self.mean, self.read = mean, []
+        self.forward, self.calls_seen = forward, []  # (the forward calls made when each reading was)
 
     def force(self, sources, targets):
         self.read += list(zip(sources, targets))
+        self.calls_seen.append(len(self.forward.calls) if self.forward else None)
         return [SimpleNamespace(logprobs=np.full(4, self.mean[s])) for s in sources]
 
 
@@ -69,15 +71,18 @@ def test_without_weight_the_forward_order_stands():
 
 
 def test_only_short_lines_are_decoded_wider_and_read_back_and_greedy_is_left_alone():
-    forward, back = Forward(NBEST), Back(BACK)
+    forward = Forward(NBEST)
+    back = Back(BACK, forward)
     rt = RoundTrip(lambda: back)
     lines = ["I would like to book a table.", "Hello.", "   "]
     out = rt.translate(forward, lines, TranslationOptions())
     assert [r.hypotheses[0].text for r in out] == ["Me gustaría reservar una mesa.", "Hola.", ""]
-    (long_lines, long_options), (short_lines, wide) = forward.calls
-    assert long_lines == ["I would like to book a table.", "   "] and long_options.beam_size == 4
+    # the short lines first, read back too before the others are decoded: after them, their beam's buffers had come
+    # on top of what the check keeps of the others until it reads them (2,000 unseen lines: the file's peak)
+    (short_lines, wide), (long_lines, long_options) = forward.calls
     assert short_lines == ["Hello."] and wide.beam_size == wide.num_hypotheses == ROUNDTRIP_BEAM
-    assert {t for _, t in back.read} == {"Hello."}
+    assert long_lines == ["I would like to book a table.", "   "] and long_options.beam_size == 4
+    assert {t for _, t in back.read} == {"Hello."} and set(back.calls_seen) == {1}
     forward.calls.clear()
     greedy = TranslationOptions(beam_size=1)
     assert [r.hypotheses[0].text for r in rt.translate(forward, ["Hello."], greedy)] == ["Salí."]

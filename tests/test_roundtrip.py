@@ -65,6 +65,28 @@ def test_hypotheses_far_below_the_best_are_not_read_back_and_follow_in_their_ord
     assert sorted(back.read) == [("Hola.", "Hello."), ("Salí.", "Hello.")]
 
 
+def test_reading_fewer_back_keeps_the_choices_of_reading_all():
+    """rank reads each line's `keep` best forward scores back first, then only the hypotheses whose forward score
+    reaches the keep-th best value so far (the way back only lowers a score): its first `keep` are those of reading
+    every hypothesis near the best back (ties in the forward order), from fewer readings."""
+    rng = np.random.default_rng(40)
+    reads = alls = 0
+    for trial in range(300):
+        n = int(rng.integers(1, 9))
+        texts = [f"t{trial}.{i}" for i in range(n)]  # (in the forward order: the beam's, not the scores')
+        scores, means = np.round(rng.uniform(-1.2, 0, n), 1), np.round(rng.uniform(-3, 0, n), 1)  # (ties too)
+        result = TranslationResult([TranslationHypothesis([], t, float(s), float(s)) for t, s in zip(texts, scores)])
+        near = [i for i in range(n) if scores[i] >= scores.max() - 0.5]
+        for keep in (1, 2, 3):
+            back = Back(dict(zip(texts, means)))
+            [r] = RoundTrip(lambda: back, weight=0.3, margin=0.5).rank(["Hi."], [result], keep)
+            every = (sorted(near, key=lambda i: (-(scores[i] + 0.3 * means[i]), i)) +
+                     [i for i in range(n) if i not in near])[:keep]  # (the far ones after, in their order)
+            assert [h.text for h in r.hypotheses] == [texts[i] for i in every], (trial, keep)
+            reads, alls = reads + len(back.read), alls + len(near)
+    assert reads < alls
+
+
 def test_without_weight_the_forward_order_stands():
     [r] = RoundTrip(lambda: Back(BACK), weight=0.0).translate(Forward(NBEST), ["Hello."], TranslationOptions())
     assert [h.text for h in r.hypotheses] == ["Salí."]

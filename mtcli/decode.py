@@ -76,7 +76,8 @@ class Forced:
     alignments read; decoding itself never computes it)."""
 
     logprobs: np.ndarray | None  # (T + 1,) each target token's log-probability given the ones before, EOS last
-    attention: np.ndarray  # (L', H, T + 1, S) cross-attention of the position predicting each of them to each source id
+    attention: np.ndarray | None  # (L', H, T + 1, S) cross-attention of the position predicting each of them to each
+    # source id (None: not asked for)
     # (with `heads` asked for, the other heads' rows are NaN)
     src: list[int]  # source ids, BOS and EOS included (S)
     tgt: list[int]  # target ids without BOS/EOS (T)
@@ -640,7 +641,7 @@ def search(model: Model | list[Model], src: np.ndarray, src_len: np.ndarray, bea
            ngram: int = DEFAULTS.no_repeat_ngram_size, words: WordCheck | None = None,
            sources: list[frozenset[str] | None] | None = None, keep=None, coverage: Coverage | None = None,
            beta: float = DEFAULTS.coverage_penalty, batch: TranslationOptions | None = None,
-           done: Callable[[int], None] | None = None) -> list[list[Hypothesis]]:
+           done: Callable[[int], None] | None = None, readings: int | None = None) -> list[list[Hypothesis]]:
     """Beam search for a padded batch src (B, S) of lengths (B,): the `nbest` best per sentence, best
     first (see BeamSearch). `model` may be a list: an ensemble. words: made-up words penalised, but those
     among each sentence's `sources` words. coverage, beta: see Coverage.
@@ -650,7 +651,9 @@ def search(model: Model | list[Model], src: np.ndarray, src_len: np.ndarray, bea
     that finished leave room (continuous batching: no batch of sentences waits for its longest one, and a step's
     matrix products keep their rows; one thread, 1,500 lines: ~5 % less CPU than batches decoded one after another).
     keep: called with the indices of the sentences that join and the first model's encoder output (n, S', C), for
-    a check to read them again without encoding them. done: called with how many sentences a step finished."""
+    a check to read them again without encoding them. done: called with how many sentences a step finished.
+    readings: how many of each sentence's best keep their coverage reading (None: all; a file's translation reads
+    the first's: a short line's 12 at beam 12 held ~2.5 KB each until the search ended)."""
     models = model if isinstance(model, list) else [model]
     options = replace(DEFAULTS, beam_size=beam, num_hypotheses=nbest, length_penalty=alpha, max_decoding_length_a=max_len_a,
                       max_decoding_length_b=max_len_b, no_repeat_ngram_size=ngram, coverage_penalty=beta)
@@ -676,6 +679,8 @@ def search(model: Model | list[Model], src: np.ndarray, src_len: np.ndarray, bea
         finished = decoder.step()
         for slot, hyps in finished:
             found[owner[slot]] = hyps
+            for h in hyps[readings:] if readings is not None else ():
+                h.reading = None
         if done and finished:
             done(len(finished))
         # free slots beyond what the budget holds of the sentences waiting (a new one takes the lowest free slot)
@@ -712,12 +717,13 @@ def beam_search(model: Model, src: np.ndarray, src_len: np.ndarray, beam: int = 
 
 
 def forced(model: Model, src, src_len, tgt, tgt_len, layers: int | None = None, heads=None,
-           memory: np.ndarray | None = None) -> list[Forced]:
+           memory: np.ndarray | None = None, weights: bool = True) -> list[Forced]:
     """Teacher forcing of padded targets tgt (B, T) (ids without BOS/EOS, lengths (B,)) given the padded
     sources src (B, S) (their encoder output `memory` (B, S, C) if kept, else encoded here): one
     whole-sequence pass, the cross-attention weights kept from its cache. `layers`: only the first that many
     decoder blocks, and no log-probabilities; with `heads` too (layers 1: a check's coverage and alignments),
-    only the lowest block's self-attention and these heads' queries and keys, the other heads NaN."""
+    only the lowest block's self-attention and these heads' queries and keys, the other heads NaN. weights=False:
+    the log-probabilities alone, no attention kept (a reading back's: mtcli.roundtrip)."""
     B = len(src)
     tgt_in = np.concatenate([np.full((B, 1), BOS), tgt], 1)  # (B, T + 1)
     if memory is None:
@@ -730,7 +736,7 @@ def forced(model: Model, src, src_len, tgt, tgt_len, layers: int | None = None, 
         for i in range(model.cfg.n_layers if layers is None else layers):
             y, block = model.decoder_block(i, y, memory, src_len, tgt_len + 1)  # (B, T + 1, C)
             found.append(block.cross_attn.probs)
-        probs = np.stack(found, 1)  # (B, L', H, T + 1, S)
+        probs = np.stack(found, 1) if weights else None  # (B, L', H, T + 1, S)
     logp = None
     if layers is None:
         tgt_out = np.concatenate([tgt, np.full((B, 1), PAD)], 1)
@@ -739,7 +745,8 @@ def forced(model: Model, src, src_len, tgt, tgt_len, layers: int | None = None, 
         m = logits.max(-1)
         lse = m + np.log(np.exp(logits - m[..., None]).sum(-1))
         logp = np.take_along_axis(logits, tgt_out[..., None], -1)[..., 0] - lse  # (B, T + 1)
-    return [Forced(None if logp is None else logp[b, : tgt_len[b] + 1], probs[b, :, :, : tgt_len[b] + 1, : src_len[b]],
+    return [Forced(None if logp is None else logp[b, : tgt_len[b] + 1],
+                   None if probs is None else probs[b, :, :, : tgt_len[b] + 1, : src_len[b]],
                    src[b, : src_len[b]].tolist(), tgt[b, : tgt_len[b]].tolist()) for b in range(B)]
 
 
@@ -993,7 +1000,7 @@ class Translator:
             found = search(self.models, *_padded([seqs[j] for j in stream]), options.beam_size, options.num_hypotheses,
                            options.length_penalty, options.max_decoding_length_a, options.max_decoding_length_b,
                            options.no_repeat_ngram_size, self.words, [sources[j] for j in stream], keep,
-                           self.coverage, options.coverage_penalty, self._shared(options), shown and finished)
+                           self.coverage, options.coverage_penalty, self._shared(options), shown and finished, 1)
             if self.encoded is not None:
                 self.encoded.add_readings([lines[todo[j]] for j in stream], [hs[0].reading for hs in found])
             return found
@@ -1028,13 +1035,15 @@ class Translator:
     @_kernels(0, 1)  # (those of the decoding it follows, which counted its lines)
     @one_blas_thread()
     def force(self, sources: list[str], targets: list[str], layers: int | None = None, heads=None,
-              batch: int = SENTENCES_PER_BATCH, kept: Encoded | None = None, members: bool = False) -> list[Forced]:
+              batch: int = SENTENCES_PER_BATCH, kept: Encoded | None = None, members: bool = False,
+              weights: bool = True) -> list[Forced]:
         """Each target read by the first model of the ensemble given its source (see forced): sources cut
         to the model's length as translate_batch cuts them (those it kept in `encoded` not encoded again),
         targets to what the decoder holds. A translation the coverage penalty read while decoding it (the
         same lowest block and heads: `encoded.readings`) is not read again. `kept`: what decoding elsewhere kept
         (the server's decoders), in place of `encoded`. `members` (an ensemble's): each member's log-probabilities
-        too (Forced.members), those decoding kept or else a whole pass of each member."""
+        too (Forced.members), those decoding kept or else a whole pass of each member. weights=False: no attention
+        kept (see forced; a reading back of a chunk's short lines, ~10,000 pairs, held ~40 MB of them to its end)."""
         members = members and len(self.models) > 1
         encoded = self.encoded if kept is None else kept
         room = self.model.cfg.max_tgt_len - 1
@@ -1064,7 +1073,7 @@ class Translator:
                 padded[row, : len(memory[j])] = memory[j]
             tgt, tgt_len = _padded([tgt_seqs[j] or [PAD] for j in group])
             tgt_len[[not tgt_seqs[j] for j in group]] = 0
-            found = forced(self.model, src, src_len, tgt, tgt_len, layers, heads, padded)
+            found = forced(self.model, src, src_len, tgt, tgt_len, layers, heads, padded, weights)
             if members:
                 each = [found if m is self.model and layers is None else  # (the first's whole pass: this one)
                         forced(m, src, src_len, tgt, tgt_len, memory=padded if m is self.model else None) for m in self.models]

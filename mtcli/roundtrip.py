@@ -62,7 +62,7 @@ class RoundTrip:
         pairs = [(t, s) for s, ts in zip(sources, texts) for t in ts]
         if not pairs:
             return [[] for _ in texts]
-        read = (back or self.back)().force([t for t, _ in pairs], [s for _, s in pairs])
+        read = (back or self.back)().force([t for t, _ in pairs], [s for _, s in pairs], weights=False)
         flat = iter([float(f.logprobs.sum()) / len(f.logprobs) for f in read])
         return [[next(flat) for _ in ts] for ts in texts]
 

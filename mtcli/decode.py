@@ -211,6 +211,9 @@ class Coverage:
     layer: int
     heads: tuple[int, ...]
     pieces: tuple[str, ...]  # the source vocabulary, by id
+    # the check also reads an ensemble's members' log-probabilities (member0, ...): beam search keeps them with the
+    # reading; otherwise it keeps none (their arrays held ~7 MB of a 2,000-line file's peak for a check not reading them)
+    members: bool = False
 
     def log_coverage(self, readings: list[Forced | None]) -> np.ndarray:
         """(n,) each hypothesis' sum of log coverage (0 where None), from its reading: the weights of `heads`
@@ -260,9 +263,11 @@ def mapped(shape: tuple[int, ...], dtype) -> np.ndarray:
     """An uninitialised array in pages of its own (an anonymous mapping: only the pages written become resident),
     unmapped when it is freed. A batch's caches vary in size with its sentences; from glibc's heap (whose threshold
     for mapping a block rises to the largest freed) they left holes the heap never returned: a file's decoding held
-    ~50 MB more at 10,000 lines than at 2,000 (greedy)."""
+    ~50 MB more at 10,000 lines than at 2,000 (greedy). Private: a shared mapping's pages given back (_drop_pages)
+    left the process's resident count but stayed in memory, their contents with them."""
     n = int(np.prod(shape))
-    return np.frombuffer(mmap.mmap(-1, max(1, n * np.dtype(dtype).itemsize)), dtype, n).reshape(shape)
+    private = {"flags": mmap.MAP_PRIVATE} if hasattr(mmap, "MAP_PRIVATE") else {}  # (not on Windows)
+    return np.frombuffer(mmap.mmap(-1, max(1, n * np.dtype(dtype).itemsize), **private), dtype, n).reshape(shape)
 
 
 def empty_decoding(model: Model, B: int, slots_per_sentence: int, S: int, T: int) -> DecoderState:
@@ -458,9 +463,9 @@ class BeamSearch:
             slot = np.full(cfg.n_heads, -1)
             slot[heads] = np.arange(len(heads))
             self.kept = self.reads.layer, slot, np.zeros((slots * K, T, len(heads), S), models[0].dtype)
-        # an ensemble's reading also has each member's log-probabilities (the check's signals): at each cache row
-        # and position, the ids of its 2K candidates and each member's log-probability of them
-        self.members = None if self.kept is None or len(models) == 1 else (
+        # an ensemble's reading also has each member's log-probabilities where the check reads them (its signals): at
+        # each cache row and position, the ids of its 2K candidates and each member's log-probability of them
+        self.members = None if self.kept is None or len(models) == 1 or not self.reads.members else (
             np.zeros((slots * K, T, 2 * K), np.int64), np.zeros((slots * K, T, len(models), 2 * K), models[0].dtype))
         self.states = [empty_decoding(m, slots, K, S, T) for m in models]
         for state in self.states[1:]:
@@ -478,11 +483,12 @@ class BeamSearch:
         # per sentence: < K end before the step that completes it, <= 2K in that step
         self.ended = _Ended.empty(slots, 3 * K, T)
         self.no_bias = np.zeros_like(models[0].params["out"]["b"])
-        # each step's (n, V) logits, one per model (an ensemble's: and their mean), and EXP_ROWS rows of
-        # exponentials, mapped apart from the heap and written in place: allocated anew at every step (~10 of ~5 MB
-        # at beam 4), in sizes that fall as sentences finish, by two decoding threads at once, they left holes the
-        # heap grew around
-        self.room = [mapped((slots * K, cfg.tgt_vocab), models[0].dtype) for _ in range(len(models) + (len(models) > 1))] + [
+        # each step's (n, V) logits, one per model (an ensemble's: and their mean where the members' own are read
+        # after it; else the mean is the first's), and EXP_ROWS rows of exponentials, mapped apart from the heap and
+        # written in place: allocated anew at every step (~10 of ~5 MB at beam 4), in sizes that fall as sentences
+        # finish, by two decoding threads at once, they left holes the heap grew around
+        self.room = [mapped((slots * K, cfg.tgt_vocab), models[0].dtype)
+                     for _ in range(len(models) + (self.members is not None))] + [
             mapped((min(slots * K, EXP_ROWS), cfg.tgt_vocab), models[0].dtype)]
 
     @property
@@ -534,8 +540,10 @@ class BeamSearch:
                                                    2 * K)  # (n, 2K)
         else:
             members = _next_logprobs(self.models, self.states, self.tokens, rows, t, self.room, kept)  # M x (n, V)
-            logp = self.room[len(members)][: len(rows)]  # (n, V) their mean, the ensemble's
-            np.copyto(logp, members[0])
+            logp = members[0]  # (n, V) their mean, the ensemble's
+            if self.members is not None:  # (each member's own read after the ranking)
+                logp = self.room[len(members)][: len(rows)]
+                np.copyto(logp, members[0])
             for m in members[1:]:
                 logp += m
             logp /= len(members)
@@ -566,6 +574,16 @@ class BeamSearch:
         found = [self.ended.pop(s, K, self._reading) for s in slots]
         return self._by_coverage(slots, found) if self.coverage else [(int(s), hs) for s, hs in zip(slots, found)]
 
+    def let_go(self, slots: np.ndarray, most: int) -> None:
+        """The pages the caches of the free `slots` hold given back, and those of the step's buffers beyond `most`
+        sentences' rows: a file's stream (search) sizes its slots for its shortest sentences and its positions for
+        its longest, and what its sentences wrote stayed resident to its end (2,000 lines: +42 MB peak at beam 4).
+        A slot taken again finds zeros, as in a new mapping: what a sentence reads, it wrote."""
+        K = self.options.beam_size
+        _drop_pages([a[s * per : (s + 1) * per] for s in slots.tolist() for state in self.states
+                     for a, per in [(a, K) for a in (*state.self_k, *state.self_v)] +
+                     [(a, 1) for a in (*state.cross_k, *state.cross_v)]] + [a[most * K :] for a in self.room[:-1]])
+
     def _reading(self, s: int, tokens: list[int], rows: np.ndarray) -> Forced:
         """Sentence s's hypothesis `tokens` as forced(..., layer + 1, heads) reads it (the other heads and blocks
         NaN): the weights its steps kept, each position's from the cache row that fed it (rows (T + 1,))."""
@@ -595,7 +613,7 @@ def search(model: Model | list[Model], src: np.ndarray, src_len: np.ndarray, bea
            ngram: int = DEFAULTS.no_repeat_ngram_size, words: WordCheck | None = None,
            sources: list[frozenset[str] | None] | None = None, keep=None, coverage: Coverage | None = None,
            beta: float = DEFAULTS.coverage_penalty, batch: TranslationOptions | None = None,
-           done: Callable[[int], None] | None = None) -> list[list[Hypothesis]]:
+           done: Callable[[int], None] | None = None, readings: int | None = None) -> list[list[Hypothesis]]:
     """Beam search for a padded batch src (B, S) of lengths (B,): the `nbest` best per sentence, best
     first (see BeamSearch). `model` may be a list: an ensemble. words: made-up words penalised, but those
     among each sentence's `sources` words. coverage, beta: see Coverage.
@@ -605,7 +623,9 @@ def search(model: Model | list[Model], src: np.ndarray, src_len: np.ndarray, bea
     that finished leave room (continuous batching: no batch of sentences waits for its longest one, and a step's
     matrix products keep their rows; one thread, 1,500 lines: ~5 % less CPU than batches decoded one after another).
     keep: called with the indices of the sentences that join and the first model's encoder output (n, S', C), for
-    a check to read them again without encoding them. done: called with how many sentences a step finished."""
+    a check to read them again without encoding them. done: called with how many sentences a step finished.
+    readings: how many of each sentence's best keep their coverage reading (None: all; a file's translation reads
+    the first's: a short line's 12 at beam 12 held ~2.5 KB each until the search ended)."""
     models = model if isinstance(model, list) else [model]
     options = replace(DEFAULTS, beam_size=beam, num_hypotheses=nbest, length_penalty=alpha, max_decoding_length_a=max_len_a,
                       max_decoding_length_b=max_len_b, no_repeat_ngram_size=ngram, coverage_penalty=beta)
@@ -616,21 +636,31 @@ def search(model: Model | list[Model], src: np.ndarray, src_len: np.ndarray, bea
     decoder = BeamSearch(models, slots, options, src.shape[1], int(_max_len(models[0], src_len, max_len_a, max_len_b).max()),
                          words, coverage)
     found, owner, start = [[]] * len(src), np.zeros(slots, np.int64), 0
+    kept = np.zeros(slots, bool)  # the slots whose caches hold pages (written since they were last let go)
     while start < len(src) or decoder.active.any():
         live = owner[decoder.active]
         n = _joining(options, src_len[start:], len(live), int(src_len[live].max(initial=0)), decoder.free)
+        most = _joining(options, src_len[start:], 0, 0, slots)  # (the waiting sentences' length only grows)
         # joining a quarter of what the budget holds at their length, or more (the encoder's products keep their rows)
-        if n and (4 * n >= _joining(options, src_len[start:], 0, 0, slots) or start + n == len(src) or not len(live)):
+        if n and (4 * n >= most or start + n == len(src) or not len(live)):
             take = np.arange(start, start + n)
             start += n
-            owner[decoder.add(src[take, : src_len[take].max()], src_len[take],
-                              None if sources is None else [sources[i] for i in take],
-                              keep and functools.partial(keep, take))] = take
+            taken = decoder.add(src[take, : src_len[take].max()], src_len[take],
+                                None if sources is None else [sources[i] for i in take], keep and functools.partial(keep, take))
+            owner[taken], kept[taken] = take, True
         finished = decoder.step()
         for slot, hyps in finished:
             found[owner[slot]] = hyps
+            for h in hyps[readings:] if readings is not None else ():
+                h.reading = None
         if done and finished:
             done(len(finished))
+        # free slots beyond what the budget holds of the sentences waiting (a new one takes the lowest free slot)
+        idle = kept & ~decoder.active
+        idle[:most] = False
+        if idle.any():
+            decoder.let_go(np.flatnonzero(idle), most)
+            kept &= ~idle
     return found
 
 
@@ -844,8 +874,8 @@ def _coverage_of(tr: Translator) -> Coverage | None:
     from mtcli.confidence import load_fitted
 
     scorer = load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers.get("fast")
-    return None if scorer is None else Coverage(scorer.layer, tuple(scorer.heads),
-                                                tr.src_tok.pieces_by_id)
+    return None if scorer is None else Coverage(scorer.layer, tuple(scorer.heads), tr.src_tok.pieces_by_id,
+                                                scorer.reads_members)
 
 
 # source tokens below which a batch costs CPU (2,000 lines at beam 4, one thread: 256 tokens 8 % more CPU than
@@ -964,7 +994,7 @@ class Translator:
             found = search(self.models, *_padded([seqs[j] for j in stream]), options.beam_size, options.num_hypotheses,
                            options.length_penalty, options.max_decoding_length_a, options.max_decoding_length_b,
                            options.no_repeat_ngram_size, words, [sources[j] for j in stream], keep,
-                           self.coverage, options.coverage_penalty, self._shared(options), shown and finished)
+                           self.coverage, options.coverage_penalty, self._shared(options), shown and finished, 1)
             if self.encoded is not None:
                 self.encoded.add_readings([lines[todo[j]] for j in stream], [hs[0].reading for hs in found])
             return found
@@ -1062,15 +1092,20 @@ class Translator:
 
 
 def _give_back(arrays: list[np.ndarray]) -> None:
-    """The whole pages of the arrays' memory given back to the system (Linux's MADV_DONTNEED: read again, they are
-    zeros), and the heap's free memory (trim_heap: the steps' freed temporaries); elsewhere nothing. For buffers
-    whose contents no longer matter."""
+    """_drop_pages(arrays), and the heap's free memory (trim_heap: the steps' freed temporaries)."""
+    if sys.platform == "linux":
+        _drop_pages(arrays)
+        trim_heap()
+
+
+def _drop_pages(arrays: list[np.ndarray]) -> None:
+    """The whole pages of the (contiguous) arrays' memory given back to the system (Linux's MADV_DONTNEED: read
+    again, they are zeros); elsewhere nothing. For buffers whose contents no longer matter."""
     if sys.platform != "linux":
         return
     page = mmap.PAGESIZE
     whole = [(-(-a.ctypes.data // page) * page, (a.ctypes.data + a.nbytes) // page * page) for a in arrays]
     kernels.jit.drop_pages([(start, end) for start, end in whole if end > start])
-    trim_heap()
 
 
 def trim_heap() -> None:

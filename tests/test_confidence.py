@@ -118,14 +118,17 @@ def test_the_check_reads_no_translation_the_coverage_penalty_read(beam, en_es, m
         en_es.encoded = None
 
 
-def test_an_ensembles_reading_has_each_members_log_probabilities(en_es):
+def test_an_ensembles_reading_has_each_members_log_probabilities(en_es, monkeypatch):
     """Beam search keeps, with the coverage reading, each member's log-probability of each token of the winner
-    (the check's member0, member1): those a whole forced pass of each member reads, EOS last; a reading again
-    without what decoding kept computes them so."""
+    (the check's member0, member1) where the check reads them: those a whole forced pass of each member reads, EOS
+    last; a reading again without what decoding kept computes them so. The shipped check reads none: none kept."""
     lines = ["I will call you next week when I get back from Madrid.", "Where is the station?", "Thanks!"]
     conf.Checker(en_es, None, replace(DEFAULTS, check="fast"))  # (its translator keeps what decoding reads)
-    assert len(en_es.models) == 2
+    assert len(en_es.models) == 2 and not en_es.coverage.members
     try:
+        en_es.translate_batch(lines[1:2])
+        assert en_es.encoded.readings[lines[1]].members is None
+        monkeypatch.setattr(en_es, "coverage", replace(en_es.coverage, members=True))  # (a fit reading the members)
         found = en_es.translate_batch(lines, replace(DEFAULTS, num_hypotheses=2))
         kept = dict(en_es.encoded.readings)
     finally:

@@ -60,6 +60,11 @@ def test_the_beam_reads_coverage_from_its_steps_as_a_forced_pass_would(tr):
         assert h.reading.tgt == f.tgt == h.tokens and h.reading.src == f.src
         np.testing.assert_allclose(h.reading.attention, f.attention, atol=1e-5)  # (NaN where f has no head)
     assert np.allclose(tr.coverage.log_coverage([h.reading for h in found]), tr.coverage.log_coverage(again), atol=1e-5)
+    # a file's translation reads the best's alone (Translator: readings=1): the others' are let go as each sentence
+    # ends (a short line's 12 at beam 12 had stayed to the search's end), the hypotheses the same
+    first = search(tr.model, src, src_len, nbest=4, coverage=tr.coverage, readings=1)
+    assert [h.tokens for hs in first for h in hs] == [h.tokens for h in found]
+    assert all(hs[0].reading.tgt == hs[0].tokens and all(h.reading is None for h in hs[1:]) for hs in first)
 
 
 @pytest.mark.parametrize("beta", [0.05, 1.0])

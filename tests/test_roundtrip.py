@@ -27,12 +27,14 @@ class Forward:
 class Back:
     """A back model reading each (translation, source) with a given mean log-probability per token."""
 
-    def __init__(self, mean: dict[str, float]):
+    def __init__(self, mean: dict[str, float], forward: Forward | None = None):
         self.mean, self.read = mean, []
+        self.forward, self.calls_seen = forward, []  # (the forward calls made when each reading was)
 
     def force(self, sources, targets, attention=True):
         assert not attention  # (a reading's log-probabilities are all it needs)
         self.read += list(zip(sources, targets))
+        self.calls_seen.append(len(self.forward.calls) if self.forward else None)
         return [SimpleNamespace(logprobs=np.full(4, self.mean[s])) for s in sources]
 
 
@@ -64,23 +66,49 @@ def test_hypotheses_far_below_the_best_are_not_read_back_and_follow_in_their_ord
     assert sorted(back.read) == [("Hola.", "Hello."), ("Salí.", "Hello.")]
 
 
+def test_reading_fewer_back_keeps_the_choices_of_reading_all():
+    """rank reads each line's `keep` best forward scores back first, then only the hypotheses whose forward score
+    reaches the keep-th best value so far (the way back only lowers a score): its first `keep` are those of reading
+    every hypothesis near the best back (ties in the forward order), from fewer readings."""
+    rng = np.random.default_rng(40)
+    reads = alls = 0
+    for trial in range(300):
+        n = int(rng.integers(1, 9))
+        texts = [f"t{trial}.{i}" for i in range(n)]  # (in the forward order: the beam's, not the scores')
+        scores, means = np.round(rng.uniform(-1.2, 0, n), 1), np.round(rng.uniform(-3, 0, n), 1)  # (ties too)
+        result = TranslationResult([TranslationHypothesis([], t, float(s), float(s)) for t, s in zip(texts, scores)])
+        near = [i for i in range(n) if scores[i] >= scores.max() - 0.5]
+        for keep in (1, 2, 3):
+            back = Back(dict(zip(texts, means)))
+            [r] = RoundTrip(lambda: back, weight=0.3, margin=0.5).rank(["Hi."], [result], keep)
+            every = (sorted(near, key=lambda i: (-(scores[i] + 0.3 * means[i]), i)) +
+                     [i for i in range(n) if i not in near])[:keep]  # (the far ones after, in their order)
+            assert [h.text for h in r.hypotheses] == [texts[i] for i in every], (trial, keep)
+            reads, alls = reads + len(back.read), alls + len(near)
+    assert reads < alls
+
+
 def test_without_weight_the_forward_order_stands():
     [r] = RoundTrip(lambda: Back(BACK), weight=0.0).translate(Forward(NBEST), ["Hello."], TranslationOptions())
     assert [h.text for h in r.hypotheses] == ["Salí."]
 
 
 def test_every_line_is_read_back_only_short_lines_decoded_wider_and_greedy_is_left_alone():
-    forward, back = Forward(NBEST), Back(BACK)
+    forward = Forward(NBEST)
+    back = Back(BACK, forward)
     rt = RoundTrip(lambda: back)
     lines = ["I would like to book a table.", "Hello.", "   "]
     out = rt.translate(forward, lines, TranslationOptions())
     assert [r.hypotheses[0].text for r in out] == ["Me gustaría reservar una mesa.", "Hola.", ""]
     assert [h.text for h in out[0].hypotheses] == ["Me gustaría reservar una mesa."]  # (cut to the n-best asked for)
-    (long_lines, long_options), (short_lines, wide) = forward.calls
+    # the short lines first, read back too before the others are decoded: after them, their beam's buffers had come
+    # on top of what the check keeps of the others until it reads them (2,000 unseen lines: the file's peak)
+    (short_lines, wide), (long_lines, long_options) = forward.calls
+    assert short_lines == ["Hello."] and wide.beam_size == wide.num_hypotheses == ROUNDTRIP_BEAM
     assert long_lines == ["I would like to book a table.", "   "] and long_options.beam_size == 4
     assert long_options.num_hypotheses == 4  # (the beam's every hypothesis, for the ranking)
-    assert short_lines == ["Hello."] and wide.beam_size == wide.num_hypotheses == ROUNDTRIP_BEAM
     assert {t for _, t in back.read} == {"Hello.", "I would like to book a table."}
+    assert back.calls_seen[0] == 1  # (the short line read back before the others were decoded)
     forward.calls.clear()
     greedy = TranslationOptions(beam_size=1)
     assert [r.hypotheses[0].text for r in rt.translate(forward, ["Hello."], greedy)] == ["Salí."]

@@ -4,6 +4,8 @@ the shipped model."""
 
 from __future__ import annotations
 
+import mmap
+import sys
 from dataclasses import replace
 
 import numpy as np
@@ -294,3 +296,66 @@ def test_an_ensemble_of_one_model_twice_is_the_model():
     alone, twice = decode.search(model, src, lens, 4, 4), decode.search([model, model], src, lens, 4, 4)
     assert [[h.tokens for h in hs] for hs in alone] == [[h.tokens for h in hs] for hs in twice]
     assert np.allclose([h.logprob for hs in alone for h in hs], [h.logprob for hs in twice for h in hs])
+
+
+def _wide_model(seed: int) -> Model:
+    """random_model's kind, wide enough that a slot's cache rows span whole pages (8 KB a row of 16 positions)."""
+    cfg = ModelConfig(src_vocab=20, tgt_vocab=24, d_model=64, d_ff=64, n_heads=2, n_layers=1,
+                      max_src_len=12, max_tgt_len=16, dropout=0.0, attn_dropout=0.0)
+    model = Model(cfg, seed=seed, dtype=np.float64)
+    model.params["out"]["w"] *= 3.0
+    model.params["out"]["b"][EOS] += 1.0
+    return model
+
+
+def _whole_pages(a: np.ndarray) -> np.ndarray:
+    """The bytes of the whole pages inside a contiguous array's memory."""
+    page = mmap.PAGESIZE
+    start = -(-a.ctypes.data // page) * page - a.ctypes.data
+    end = (a.ctypes.data + a.nbytes) // page * page - a.ctypes.data
+    return a.reshape(-1).view(np.uint8)[start:end]
+
+
+def test_a_files_stream_gives_back_the_pages_of_the_slots_its_budget_no_longer_fills(monkeypatch):
+    """A file's lines (search with a token budget: shortest first, slots for the shortest, positions for the
+    longest): a free slot beyond what the budget holds of the sentences still waiting is never taken again (a new
+    sentence takes the lowest free slot), and what its sentences wrote had stayed resident to the stream's end
+    (2,000 unseen lines: +42 MB). Its caches' pages are given back (zeros again), and every sentence still gets
+    the reference's hypotheses."""
+    models = [_wide_model(0), _wide_model(1)]
+    sentences = sorted(random_sentences(5, n=16), key=len)
+    budget = replace(DEFAULTS, max_batch_size=48, batch_type="tokens")  # (2 x 3 = 6 tokens a slot: 8 slots, then 2)
+    let_go, held = decode.BeamSearch.let_go, []
+
+    def watched(decoder, slots, most):
+        assert not decoder.active[slots].any() and (slots >= most).all()
+        rows = [a[s * 2 : s * 2 + 2] for s in slots for state in decoder.states for a in state.self_k]
+        held.append(sum(int(np.count_nonzero(_whole_pages(r))) for r in rows))
+        let_go(decoder, slots, most)
+        if sys.platform == "linux":  # (elsewhere nothing is given back)
+            assert not any(np.count_nonzero(_whole_pages(r)) for r in rows)
+
+    monkeypatch.setattr(decode.BeamSearch, "let_go", watched)
+    src, lens = pad(sentences)
+    got = decode.search(models, src, lens, 2, 2, batch=budget)
+    assert len(held) >= 2 and sum(held) > 0  # (slots let go as the budget shrank, and at the end: what they held)
+    for i, (g, s) in enumerate(zip(got, sentences)):
+        assert [h.tokens for h in g] == [h.tokens for h in ref.beam_search(models, s, 2, 2)], f"sentence {i}"
+
+
+def test_an_ensemble_keeps_its_members_log_probabilities_only_for_a_check_that_reads_them():
+    """Beam search keeps, with the coverage reading, each member's log-probability of its candidates only where
+    the check reads them (Coverage.members): the shipped en-es check reads none, and their arrays had held ~7 MB
+    of a 2,000-line file's peak (and their mean a buffer of its own). The hypotheses are the same either way."""
+    models = [random_model(0), random_model(10)]
+    src, lens = pad(random_sentences(0))
+    pieces = tuple(f"▁w{i}" for i in range(20))
+    found = {}
+    for members in (False, True):
+        coverage = decode.Coverage(0, (0,), pieces, members)
+        decoder = decode.BeamSearch(models, 5, replace(DEFAULTS, beam_size=3), coverage=coverage)
+        assert (decoder.members is not None) == members and len(decoder.room) == len(models) + members + 1
+        found[members] = decode.search(models, src, lens, 3, 3, coverage=coverage)
+        assert all((h.reading.members is not None) == members for hs in found[members] for h in hs)
+    assert [[(h.tokens, h.score, h.logprob) for h in hs] for hs in found[False]] == \
+        [[(h.tokens, h.score, h.logprob) for h in hs] for hs in found[True]]

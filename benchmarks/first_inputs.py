@@ -15,7 +15,7 @@ line as typed ("raw"):
 With --unseen N: the non-word rate and BLEU (sacrebleu, as `mtcli evaluate`) of the raw model on the first N
 lines of the unseen Tatoeba set, and the seconds to translate 200 of its lines (after the first N) with the
 pipeline. --nonwords off decodes without the lexicon's penalty (decode.WordCheck), --roundtrip off without the
-ranking of short lines by the way back (mtcli.roundtrip), each for a before/after.
+ranking by the way back (all: every line's) (mtcli.roundtrip), each for a before/after.
 
     nice -n 10 python benchmarks/first_inputs.py                          # en-es: short set and messages
     nice -n 10 python benchmarks/first_inputs.py --set short-es-en        # the es-en model
@@ -96,8 +96,8 @@ def main() -> None:
     ap.add_argument("--check-words", type=int, metavar="N",
                     help="check only lines of at most N words for made-up words (default: decode.NONWORD_MAX_WORDS, "
                          "every line)")
-    ap.add_argument("--roundtrip", choices=["on", "off"], default="on",
-                    help="short lines' n-best ranked again by the other direction's model (mtcli.roundtrip), as "
+    ap.add_argument("--roundtrip", choices=["short", "all", "off"], default="short",
+                    help="the lines whose n-best the other direction's model ranks again (mtcli.roundtrip; --rerank), as "
                          "`mtcli translate` does")
     ap.add_argument("--unseen", type=int, default=0, help="also the first N unseen lines: non-words, BLEU, latency")
     ap.add_argument("--corpus", type=Path, default=DATA / "spa-eng" / "spa.txt", help="for a model without lexicon")
@@ -130,7 +130,7 @@ def main() -> None:
     lexicon = lexicon_of(tr, args.corpus)
     decoding = TranslationOptions(beam_size=args.beam, max_batch_size=64, batch_type="examples")
     back = registry.resolve("-".join(reversed(way.split("-"))))
-    roundtrip = for_direction(way, functools.cache(lambda: Translator(back))) if args.roundtrip == "on" else None
+    roundtrip = for_direction(way, functools.cache(lambda: Translator(back)), args.roundtrip)
     engine = Engine.from_translator(tr, decoding, roundtrip)
     nbest = Engine.from_translator(tr, replace(decoding, num_hypotheses=min(4, args.beam)))
 

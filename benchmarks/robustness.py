@@ -87,8 +87,8 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=None, help="default: the direction's unseen set")
     ap.add_argument("--limit", type=int, default=1000, help="first N pairs (0: all)")
     ap.add_argument("--beam", type=int, default=1, help="1: greedy (default, for speed)")
-    ap.add_argument("--roundtrip", choices=["on", "off"], default="on",
-                    help="short lines ranked again by the other direction's model (mtcli.roundtrip; beam > 1 only)")
+    ap.add_argument("--roundtrip", choices=["short", "all", "off"], default="short",
+                    help="the lines ranked again by the other direction's model (mtcli.roundtrip, --rerank; beam > 1 only)")
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads (1 on a machine that is busy training)")
     ap.add_argument("--json", type=Path, help="also write the figures here")
     args = ap.parse_args()
@@ -109,7 +109,7 @@ def main() -> None:
     model = registry.resolve(args.model or registry.shipped(args.direction))
     tr = Translator(model)
     back = registry.shipped("-".join(reversed(args.direction.split("-"))))
-    roundtrip = for_direction(args.direction, functools.cache(lambda: Translator(back))) if args.roundtrip == "on" else None
+    roundtrip = for_direction(args.direction, functools.cache(lambda: Translator(back)), args.roundtrip)
     engine = Engine.from_translator(tr, TranslationOptions(beam_size=args.beam, max_batch_size=64, batch_type="examples"),
                                     roundtrip)
     decode, memo = engine.decode, {}

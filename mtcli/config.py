@@ -111,6 +111,7 @@ class TrainConfig:
 
 
 CHECKS = ("full", "fast", "off")
+RERANKS = ("short", "all", "off")  # TranslationOptions.rerank
 
 
 @dataclass(frozen=True)
@@ -137,9 +138,11 @@ class TranslationOptions:
     # (MODEL/confidence.json) is not checked
     check: str = "fast"
     return_alignments: bool = False  # source-target word alignments from the cross-attention (--align)
-    # the shipped models' beam ranked again by the way back (mtcli.roundtrip; beam search only): unseen through
-    # `translate -i` BLEU 35.3 -> 36.0, messages' content kept 80.2 -> 82.8 %, at ~1.3x a file's CPU (docs/results.md)
-    rerank: bool = True
+    # which of the shipped models' translations the way back ranks again (mtcli.roundtrip; beam search only):
+    # "short" lines of 1-3 words (short set 52.7 -> 56.8 %), "all" lines (unseen through `translate -i` BLEU 35.3 ->
+    # 36.0, messages' content kept 80.2 -> 82.8 %, at ~1.45x a file's CPU and +50 MB: asked for, not the
+    # default), "off" (docs/results.md)
+    rerank: str = "short"
 
     def __post_init__(self):
         if self.beam_size < 1 or self.num_hypotheses < 1 or self.max_batch_size < 1:
@@ -148,6 +151,8 @@ class TranslationOptions:
             raise UserError(f"batch type must be tokens or examples, not {self.batch_type!r}")
         if self.check not in CHECKS:
             raise UserError(f"check must be {', '.join(CHECKS)}, not {self.check!r}")
+        if self.rerank not in RERANKS:
+            raise UserError(f"rerank must be {', '.join(RERANKS)}, not {self.rerank!r}")
 
 
 DEFAULTS = TranslationOptions()  # the decoding of `mtcli translate`, `evaluate` and `serve` unless told otherwise

@@ -5,9 +5,10 @@ best; `... in July.` -> `... en jurado.` less well than `... en julio.`, its sec
 tell them apart; the way back costs one forced pass of the back model over the hypotheses near each line's best
 (none where only the best is near), and loading that model on the first line that has two. A greeting, a sign or
 an interface word of one to three words also gets a wider beam: its answer is often further down.
-Chosen on short inputs (benchmarks/sets/short-dev-en-es.tsv, the selection split's short lines); kept as they were
-for every line, measured on the corpus's test split (which the shipped en-es never learned): BLEU +1.2 on 2,000
-lines of 4+ words (docs/results.md)."""
+Chosen on short inputs (benchmarks/sets/short-dev-en-es.tsv, the selection split's short lines), which are all the
+default ranks; every line (`every`, `--rerank all`) kept the same settings, measured on the corpus's test split
+(which the shipped en-es never learned): BLEU +1.2 on 2,000 lines of 4+ words, at ~1.6x a file's CPU
+(docs/results.md)."""
 
 from __future__ import annotations
 
@@ -38,10 +39,10 @@ def is_short(line: str, most: int = ROUNDTRIP_WORDS) -> bool:
     return 0 < len(_WORDS.findall(line)) <= most
 
 
-def for_direction(direction: str, back: Callable[[], object]) -> RoundTrip | None:
-    """The ranking of `direction`'s translations by `back` (its other direction's Translator, loaded when asked),
-    or None where it is not used."""
-    return RoundTrip(back) if direction in ROUNDTRIP_DIRECTIONS else None
+def for_direction(direction: str, back: Callable[[], object], lines: str = "short") -> RoundTrip | None:
+    """The ranking of `direction`'s translations by `back` (its other direction's Translator, loaded when asked) of
+    the `lines` config.TranslationOptions.rerank names, or None where none are ranked."""
+    return RoundTrip(back, every=lines == "all") if direction in ROUNDTRIP_DIRECTIONS and lines != "off" else None
 
 
 @dataclass
@@ -54,6 +55,7 @@ class RoundTrip:
     beam: int = ROUNDTRIP_BEAM
     most_words: int = ROUNDTRIP_WORDS
     margin: float = ROUNDTRIP_MARGIN
+    every: bool = True  # every line ranked, else short ones only
 
     def options_for(self, options: TranslationOptions) -> TranslationOptions:
         """A short line's decoding: the wider beam, all its hypotheses kept for the ranking."""
@@ -105,8 +107,8 @@ class RoundTrip:
         return out
 
     def translate(self, tr, lines: list[str], options: TranslationOptions) -> list:
-        """tr.translate_batch(lines, options), every line's hypotheses ranked again by the way back, the short
-        lines decoded wider first."""
+        """tr.translate_batch(lines, options), the short lines decoded wider first, theirs (and with `every`, every
+        line's) hypotheses ranked again by the way back."""
         if options.beam_size == 1:
             return tr.translate_batch(lines, options)
         short = [i for i, line in enumerate(lines) if is_short(line, self.most_words)]
@@ -115,8 +117,11 @@ class RoundTrip:
         # of those until it reads them (2,000 unseen lines, 143 short: the file's peak, +94 MB over 326)
         results: list = [None] * len(lines)
         for rows, given in ((short, self.options_for(options)), (rest, replace(options, num_hypotheses=options.beam_size))):
-            if rows:
+            if rows and (self.every or rows is short):
                 found = tr.translate_batch([lines[i] for i in rows], given)
                 for i, r in zip(rows, self.rank([lines[i] for i in rows], found, options.num_hypotheses)):
+                    results[i] = r
+            elif rows:
+                for i, r in zip(rows, tr.translate_batch([lines[i] for i in rows], options)):
                     results[i] = r
         return results

@@ -154,11 +154,23 @@ def test_the_shipped_pair_says_hello_and_july(both_ways):
     assert before == ["Salí.", "Nací en jurado."] and after == ["Hola.", "Nací en julio."]
 
 
-def test_translate_ranks_again_unless_told_not_to(run_cli, shipped_model):
-    code, out, _ = run_cli("translate", "--no-check", "Hello.", "I was born in July.")
-    assert code == 0 and out.split("\n")[:2] == ["Hola.", "Nací en julio."]
-    code, out, _ = run_cli("translate", "--no-check", "--no-rerank", "Hello.", "I was born in July.")
-    assert code == 0 and out.split("\n")[:2] == ["Salí.", "Nací en jurado."]
+def test_translate_ranks_short_lines_by_default_every_line_or_none_when_told(run_cli, shipped_model):
+    lines = ["Hello.", "I was born in July."]
+    for rerank, expected in ((None, ["Hola.", "Nací en jurado."]), ("all", ["Hola.", "Nací en julio."]),
+                             ("off", ["Salí.", "Nací en jurado."])):
+        code, out, err = run_cli("translate", "--no-check", *(["--rerank", rerank] if rerank else []), *lines)
+        assert code == 0 and out.split("\n")[:2] == expected, (rerank, out, err)
+
+
+def test_short_lines_alone_leave_the_others_unread_and_decoded_as_asked():
+    forward, back = Forward(NBEST), Back(BACK)
+    out = RoundTrip(lambda: back, every=False).translate(forward, ["I would like to book a table.", "Hello."],
+                                                         TranslationOptions())
+    assert [r.hypotheses[0].text for r in out] == ["Me gustaría reservar una mesa.", "Hola."]
+    assert {t for _, t in back.read} == {"Hello."}
+    assert forward.calls[1] == (["I would like to book a table."], TranslationOptions())
+    assert for_direction("en-es", lambda: back, "off") is None
+    assert for_direction("en-es", lambda: back).every is False and for_direction("en-es", lambda: back, "all").every
 
 
 @pytest.mark.parametrize("args, env, named", [
@@ -170,7 +182,7 @@ def test_rerank_asked_where_nothing_is_ranked_is_an_error_naming_what_said_so(ru
     # (MTCLI_BEAM=1 had been blamed on --greedy or --beam 1, and --from es ranked nothing in silence)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    code, out, err = run_cli("translate", "--rerank", *args, "Hola.")
+    code, out, err = run_cli("translate", "--rerank", "all", *args, "Hola.")
     assert code == 2 and not out and err.count("\n") == 1 and "--rerank" in err and named in err, err
 
 

@@ -102,8 +102,8 @@ def test_the_model_of_a_language_no_line_of_a_chunk_has_is_let_go(shipped, run_c
     monkeypatch.setattr(route, "LET_GO_LINES", 2)
     models, alive, load, warn = {}, [], cli._load_translator, session.warn
 
-    def loaded(path):
-        models[path.name] = weakref.ref(translator := load(path))
+    def loaded(path, **how):
+        models[path.name] = weakref.ref(translator := load(path, **how))
         return translator
 
     def chunk_done(results, where="line"):

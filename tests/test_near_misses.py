@@ -505,7 +505,7 @@ def _decoding(**given):
     from mtcli.cli import _decoding
 
     args = dict(fmt="text", beam=4, alpha=0.6, nbest=1, batch_size=None, check=True, round_trip=False,
-                min_confidence=None, flagged=None, align=False, scores=False)
+                min_confidence=None, flagged=None, align=False, scores=False, rerank="short")
     return _decoding(None, **{**args, **given})
 
 

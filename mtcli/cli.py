@@ -18,7 +18,7 @@ from mtcli.console import out as _out
 from mtcli.console import warning as _warning
 from mtcli.coercion import App
 from mtcli.config import (apply_config_file, DEFAULT_DATA, DEFAULT_DIRECTION, DEFAULT_DOWNLOAD_DIR, DEFAULT_PREPARED, DEFAULT_RUNS, DEFAULTS,
-                          DIRECTIONS, VOCAB, ModelConfig, Options)
+                          DIRECTIONS, RERANKS, VOCAB, ModelConfig, Options)
 from mtcli.errors import UserError
 from mtcli.ranges import limits
 from mtcli.serve.config import ServeConfig
@@ -691,10 +691,7 @@ class ToLanguage(str, Enum):
     es = "es"
 
 
-class RerankLines(str, Enum):
-    short = "short"
-    all = "all"
-    off = "off"
+RerankLines = Enum("RerankLines", {value: value for value in RERANKS}, type=str)  # (config.RERANKS, as typer's choices)
 
 
 class DocFormat(str, Enum):
@@ -847,7 +844,7 @@ Flagged = Annotated[str | None, typer.Option(
 Rerank = Annotated[RerankLines, typer.Option(
     "--rerank",
     help="Which English lines' translations to rank again by how well the Spanish-English model reads the source "
-         "back from each (the shipped models): short (1-3 words), all (+0.7 BLEU on unseen text, ~1.45x the CPU of "
+         "back from each (the shipped models): short (1-3 words), all (+0.7 BLEU on unseen text, ~1.6x the CPU of "
          "a file; docs/results.md) or off.")]
 Align = Annotated[bool, typer.Option("--align", help="Source-target word alignments (i-j, words between spaces) "
                                                      "after ' ||| ' on each line; in --json per sentence.")]

@@ -140,7 +140,7 @@ class TranslationOptions:
     return_alignments: bool = False  # source-target word alignments from the cross-attention (--align)
     # which of the shipped models' translations the way back ranks again (mtcli.roundtrip; beam search only):
     # "short" lines of 1-3 words (short set 52.7 -> 56.8 %), "all" lines (unseen through `translate -i` BLEU 35.3 ->
-    # 36.0, messages' content kept 80.2 -> 82.8 %, at ~1.45x a file's CPU and +50 MB: asked for, not the
+    # 36.0, messages' content kept 80.2 -> 82.8 %, at ~1.6x a file's CPU and +136 MB: asked for, not the
     # default), "off" (docs/results.md)
     rerank: str = "short"
 
@@ -290,5 +290,5 @@ def apply_config_file(environ=os.environ) -> dict[str, Path]:
 
 
 __all__ = ["DIRECTIONS", "DEFAULT_DIRECTION", "VOCAB", "languages", "DEFAULT_DATA", "DEFAULT_DOWNLOAD_DIR", "DEFAULT_PREPARED", "DEFAULT_RUNS", "ModelConfig", "TrainConfig",
-           "PRESETS", "TranslationOptions", "DEFAULTS", "TextOptions", "Options", "SENTENCES_PER_BATCH", "model_config", "to_dict", "from_dict",
+           "PRESETS", "TranslationOptions", "DEFAULTS", "RERANKS", "TextOptions", "Options", "SENTENCES_PER_BATCH", "model_config", "to_dict", "from_dict",
            "CONFIG_ENV", "SETTINGS", "config_path", "apply_config_file"]

@@ -1,8 +1,9 @@
 """Every kind of span the text pipeline keeps as it came (or writes anew in Spanish), defined once: the patterns below,
 and KINDS, the table of rows built from them (sacrebleu's tokenizer_re style: one row a kind, one comment each).
 protect.py finds, masks and restores spans by this table; normalize.py, segment.py, labels.py, the stages and the
-format readers import the shared concepts (the private-use characters that stand for markup, months and weekdays,
-superscripts, code, emoticons) from here. tests/text/test_kinds.py fails if a module of mtcli/text/ defines one again.
+format readers import the shared concepts (the private-use characters that stand for markup, superscripts, code,
+emoticons) from here, and the calendar's (months, weekdays, dates) from dates.py. tests/text/test_kinds.py fails if
+another module of mtcli/text/ defines one again.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mtcli.text.dates import (DATE, ES_DATE, WEEKDAYS, _MONTH_ALONE, _ES_MONTH_ALONE, _date_in_english,
+                              _date_in_spanish, _dates, meses, month_in_english, month_in_spanish, months_alone)
 from mtcli.text.spanish import NOT_NAMES
 from mtcli import lazy_re
 
@@ -35,8 +38,6 @@ CODE_PAIR = lazy_re.compile(r"(?<![\w`])(?:`(?=[^`\s])(?:[^`]*[^`\s])?`|``(?=[^`
 # emoji is (the vocabulary has no brackets: ":-)" reached the model as ":-", ":P" as "P")
 EMOTICON = lazy_re.compile(r"(?<![\w:;=^<>()-])(?:[:;=][-o^']?[)(\]\[DPpOo3/\\|*]|</?3|\^_?\^|-_-"
                            r"|[oO]_[oO]|T_T|xD|XD|:'[()])(?![\w()\[\]/\\|*^<>-])")
-WEEKDAYS = {"monday": "lunes", "tuesday": "martes", "wednesday": "miércoles", "thursday": "jueves",
-            "friday": "viernes", "saturday": "sábado", "sunday": "domingo"}
 
 # an IPv6 address ("2001:db8::1", "::1", "::ffff:1.2.3.4", "fe80::1%eth0", "[::1]:80"), kept: its numbers alone were
 _H, _V4 = "[0-9a-fA-F]{1,4}", r"(?:\d{1,3}\.){3}\d{1,3}"  # (its case its own: OWN_STOP reads it without flags)
@@ -60,27 +61,6 @@ _MONEY = (rf"(?<![\w.,])(?-i:{_CODES}|(?:US|C|A|NZ|HK|S|R|MX|NT)\$) ?\d(?:[\d.,]
 _UNITS = ("km/h|m/s|kWh|mAh|Mbps|Gbps|kcal|km²|cm²|m²|m³|GHz|MHz|kHz|min|hrs|sec|mph|kph|lbs|°C|°F|km|cm|mm|µm|nm|"
           "kg|mg|µg|ml|cl|dl|hr|ms|kW|MW|Hz|KB|MB|GB|TB|Kb|Mb|Gb|oz|lb|ft|yd|mi|px|pt|dB|cal|ha")
 _UNIT = rf"(?<![\w.,])\d(?:[\d.,–-]*\d)? ?(?-i:{_UNITS}|{_UNITS.upper()}|°|[mglLhWV])(?![\w°²³/'])"
-# a date with its month's name ("May 5, 2025", "12 March 1990", "the 3rd of July", "June 2020"): one span, put back
-# in Spanish ("5 de mayo de 2025"): the model dropped the month ("It happened in May 2020." -> "Ocurrió en 2020.",
-# "See you on Monday, June 3." -> "Te veo el lunes, 3.")
-MONTHS = dict(zip("january february march april may june july august september october november december".split(),
-                  "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre".split()))
-_MONTH = "|".join([*(m.capitalize() for m in MONTHS), *(m.upper() for m in MONTHS),
-                   *(f"{m[:3].capitalize()}\\.?" for m in MONTHS if m != "may"), "Sept\\.?"])
-_ORDINAL = "(?:st|nd|rd|th|ST|ND|RD|TH)"
-_DAY = rf"(?:[12]\d|3[01]|0?[1-9]){_ORDINAL}?(?:[–-](?:[12]\d|3[01]|0?[1-9]){_ORDINAL}?)?"  # (May 5–7)
-_YEAR = r"(?:1[5-9]|2[01])\d\d"
-_DATE_PARTS = (rf"(?P<m1>{_MONTH}) (?P<d1>{_DAY})(?:,? (?P<y1>{_YEAR}))?"  # May 5, 2025
-               rf"|(?P<d2>{_DAY})(?: of)? (?P<m2>{_MONTH})(?:,? (?P<y2>{_YEAR}))?"  # 12 March 1990, 3rd of July
-               rf"|(?P<m3>{_MONTH}),? (?P<y3>{_YEAR})")  # June 2020
-DATE = lazy_re.compile(rf"(?<![\w.,])(?:{_DATE_PARTS})(?![\w:/.-]\d|\w)")
-# a month and a number without a year or an ordinal are a date after a word that leads to one or before a mark,
-# not "WE MARCH 10 MILES", "I called April 3 times", "May 2 of us come in?", "Step 2 May Fail"
-_LEADS_TO_DATE = lazy_re.compile(r"(?:\b(?:on|by|since|until|till|from|before|after|through|between|to|and|of|in|the|"
-                                 r"every|each|next|last|this)|[,(])\s*$", re.IGNORECASE)
-_LEAD_REACH = 64  # characters before a date looked at for a word that leads to it (normalised text: one space)
-_ENDS_DATE = lazy_re.compile(r"\s*(?:[.,;:!?)\]\"'–—-]|$|(?:and|or|to|through|until|at)\b)", re.IGNORECASE)
-_TYPED_SPAN = lazy_re.compile(r"[`<>\"=/\\@]")  # code, markup, a path: no date in it is written out
 # a title before a name ("Mr. Brown", "Dr Smith", "MRS. JONES"): kept with the name, which the model translated or
 # dropped ("I met Mr. Brown yesterday." -> "Ayer me encontré marrón.", "Mrs. Jones" -> "Jesús"), the title written
 # as Spanish abbreviates it ("Sr. Brown"); the name as it came (an apostrophe's "s" is the sentence's: "Dr. Lee's")
@@ -165,19 +145,6 @@ ESCAPED_BREAK = r"(?<!\\)\\[ntr]"  # (not "\\\\n": an escaped backslash, then an
 ESCAPE = rf"\\\\|{ESCAPED_BREAK}|\\u[0-9A-Fa-f]{{4}}"
 
 
-def _date_in_spanish(span: str) -> str:
-    """Each date in the span written as Spanish writes it ("May 5, 2025" -> "5 de mayo de 2025"), in its case
-    ("MAY 5" -> "5 DE MAYO")."""
-    def spanish(m: re.Match) -> str:
-        k = next(k for k in "123" if m[f"m{k}"])
-        month, day, year = m[f"m{k}"], m[f"d{k}"] if k != "3" else None, m[f"y{k}"]
-        name = next(es for en, es in MONTHS.items() if en.startswith(month.rstrip(".").lower()))
-        out = " de ".join(p for p in (day and re.sub(rf"(?<=\d){_ORDINAL}", "", day), name, year) if p)
-        return out.upper() if month.isupper() and len(month) > 1 else out
-
-    return DATE.sub(spanish, span) if any(c.isdigit() for c in span) else span
-
-
 def _retitled(pattern: re.Pattern, titles: dict[str, str]) -> Callable[[str], str]:
     """A span's title before a name as the other language abbreviates it ("Mr. Brown" -> "Sr. Brown")."""
     def title(m: re.Match) -> str:
@@ -187,26 +154,6 @@ def _retitled(pattern: re.Pattern, titles: dict[str, str]) -> Callable[[str], st
         return out.upper() if written[1:2].isupper() else out
 
     return lambda span: pattern.sub(title, span)
-
-
-# a Spanish date with its month's name ("4 de junio de 1974", "4 de junio", "junio de 2020", "1.º de mayo"): one
-# span, written the English way ("June 4, 1974")
-_ES_MONTH = "|".join([*MONTHS.values(), "setiembre"])
-_ES_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:\.?º)?"
-ES_DATE = lazy_re.compile(rf"(?<![\w.,])(?i:(?P<d>{_ES_DAY}) de (?P<m>{_ES_MONTH})(?: del? (?P<y>{_YEAR}))?"
-                          rf"|(?P<m2>{_ES_MONTH}) del? (?P<y2>{_YEAR}))(?!\w|[.,/:-]\d)")  # (its groups: SPAN's only)
-
-
-def _date_in_english(span: str) -> str:
-    """Each Spanish date in the span as English writes it ("4 de junio de 1974" -> "June 4, 1974"), in its case."""
-    def english(m: re.Match) -> str:
-        month, day, year = m["m"] or m["m2"], m["d"] and re.sub(r"\D", "", m["d"]), m["y"] or m["y2"]
-        name = next(en for en, es in MONTHS.items() if es == month.lower().replace("setiembre", "septiembre"))
-        out = f"{name.capitalize()} {day}" if day else name.capitalize()
-        out += f", {year}" if day and year else f" {year}" if year else ""
-        return out.upper() if month.isupper() else out
-
-    return ES_DATE.sub(english, span)
 
 
 # a Spanish ordinal number ("1.º", "2.ª", "3.er"): kept, written the English way ("1st", "2nd", "3rd")
@@ -221,30 +168,11 @@ def _ordinal_in_english(span: str) -> str:
     return re.sub(_ES_ORDINAL, english, span)
 
 
-def reads_as_date(text: str) -> list[tuple[int, int]]:
-    """Where the text has dates (DATE, and a bare "Month 5" only where it reads as one)."""
-    found, at = [], 0
-    while m := DATE.search(text, at):
-        k = next(k for k in "123" if m[f"m{k}"])
-        if m[f"y{k}"] or re.search(f"{_ORDINAL}$", m[f"d{k}"] or "") or _ENDS_DATE.match(text, m.end()) \
-                or _LEADS_TO_DATE.search(text, max(m.start() - _LEAD_REACH, 0), m.start()):
-            found.append(m.span())
-            at = m.end()
-        else:
-            at = m.start() + 1  # ("Apollo 11 July 20, 1969": "11 July" is none, "July 20, 1969" is one)
-    return found
-
-
-def _dates(text: str) -> list[tuple[int, int]]:
-    return reads_as_date(text) if _DIGIT.search(text) else []  # (a date holds a number)
-
-
 def _romans(text: str) -> list[tuple[int, int]]:
     """A Roman numeral's place (ROMAN's group 1, after a capitalised word)."""
     return [m.span(1) for m in ROMAN.finditer(text)] if MAYBE_ROMAN.search(text) else []
 
 
-_DIGIT = lazy_re.compile(r"\d")
 LANGUAGES = ("en", "es")  # source languages
 EN, ES = frozenset({"en"}), frozenset({"es"})
 
@@ -279,7 +207,9 @@ KINDS = (
     Kind("feet and inches", _FEET, own_stop=True),
     Kind("date", DATE.pattern, rewrite=_date_in_spanish, find=_dates, languages=EN),  # (before the title's rewrite)
     Kind("title and name", TITLED.pattern, rewrite=_retitled(TITLE, TITLES), hint=TITLE.pattern, languages=EN),
+    Kind("month", _MONTH_ALONE.pattern, rewrite=month_in_spanish, find=months_alone, languages=EN),
     Kind("fecha", ES_DATE.pattern, rewrite=_date_in_english, languages=ES),
+    Kind("mes", _ES_MONTH_ALONE.pattern, rewrite=month_in_english, find=meses, languages=ES),
     Kind("título y nombre", ES_TITLED.pattern, rewrite=_retitled(ES_TITLE, ES_TITLES), hint=ES_TITLE.pattern, languages=ES),
     Kind("ordinal", _ES_ORDINAL, rewrite=_ordinal_in_english, languages=ES),
     Kind("number", _NUMBER),

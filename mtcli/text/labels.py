@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from mtcli.text.kinds import DATE, WEEKDAYS
+from mtcli.text.dates import DATE, WEEKDAYS
 from mtcli.text.tables import in_spanish
 from mtcli import lazy_re
 

@@ -57,11 +57,11 @@ class Masked:
     spans: tuple[str, ...]  # the original spans, in order
     seq: tuple[str, ...]  # the placeholder sequence used
     signs: tuple[str, ...] = ()  # each span's currency sign made a word after it ("$25" -> "50 dollars"), or ""
-    # each span's attachment to a word ("<i>car", "car<img>": no space between): "<" glued to the word
-    # before it, ">" to the word after it, "" neither; its placeholder was set apart by a space all the same
+    # each span's attachment to a word: "<" glued to the word before it ("car<img>"), ">" to the one after, "" neither
     glued: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # the spans as the source had them where some come back otherwise (terms.py)
     own: Masked | None = None  # then the sentence for retry.OWN: those as they came, the others masked (spans.py's)
+    swap: bool = False  # retry.SWAP where OWN fails: a glossary's terms; a month's name goes to placeholders (better)
 
 
 _JOINING = " +-–=*/&|^~×÷→·"  # spans apart by these only are one: "Ctrl+C", "x² + y² = z²", "9 - 5"

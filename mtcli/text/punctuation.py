@@ -8,7 +8,8 @@ import re
 
 from mtcli.text import case, labels, protect, spanish
 from mtcli.text.heads import MAIL_HEAD, chat_head
-from mtcli.text.kinds import MONTHS, PRIVATE, WEEKDAYS
+from mtcli.text.dates import MONTHS, WEEKDAYS
+from mtcli.text.kinds import PRIVATE
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, each
 from mtcli import lazy_re
 

@@ -43,7 +43,7 @@ def decode_all(todo: list[Sentence], engine: Engine, results: list[LineResult],
             s.attempt, s.pieces = OWN, to_pieces(s.masked.own.text, engine)
     failed = [(s, got) for s, got in zip(todo, _decoded(todo, engine, budget)) if not _took(s, got)]
     failed = [(s, got) for s, got in failed if s.line not in budget.over]
-    own = [(s, combine(got)) for s, got in failed if s.attempt == OWN]
+    own = [(s, combine(got)) for s, got in failed if s.attempt == OWN and s.masked.swap]
     for (s, _), took in zip(own, swap_all(own, engine.align) if own and engine.align else ()):
         s.attempt = SWAP if took else s.attempt
     failed = [s for s, _ in failed if s.attempt != SWAP]
@@ -53,7 +53,7 @@ def decode_all(todo: list[Sentence], engine: Engine, results: list[LineResult],
         got = [next(outs) for _ in ts]
         vars(s).update(vars(next(t for t, g in zip(ts, got) if _took(t, g))))
         if s.attempt == AROUND:
-            shown = ", ".join(quoted(source(sp)) for sp in s.masked.spans)
+            shown = ", ".join(quoted(source(sp)) for sp in s.masked.sources or s.masked.spans)  # (as written)
             results[s.line].warnings.append(f"the model lost {shown} in translation; translated the sentence "
                                             "in phrases of one each instead")
     for s in todo:  # (a sentence with spans never takes a try that makes a number up: above)
@@ -90,6 +90,8 @@ def _took(s: Sentence, got: list[NBest]) -> bool:
     terms = [o for o, k in zip(s.masked.spans, s.masked.sources) if o != k] if s.attempt == OWN and not s.shout else []
     if terms:  # (a term the model wrote in another case is the term: "Tierra" for "tierra", a capital opening it kept)
         nbest = [(as_given(t, terms), score) for t, score in nbest]
+        if any(len(re.findall(rf"(?<!\w){re.escape(o)}(?!\w)", nbest[0][0], re.IGNORECASE)) > terms.count(o) for o in terms):
+            return False  # (written twice: "January the." -> "Enero el enero.")
     if s.attempt in (VERIFY, OWN):  # (the spans in the model's sight: kept, and no number made up beside them)
         source = protect.unmasked(s.masked)
         kept = [(protect.resign(t, s.masked), score) for t, score in nbest

@@ -65,6 +65,8 @@ _MONTHS = ["January", "March", "June", "July", "October", "December"]
 _DATE = st.builds(lambda m, d, y: f"{m} {d}, {y}", st.sampled_from(_MONTHS), st.integers(1, 28), st.integers(1900, 2099)) \
     | st.builds(lambda d, m, y: f"{d} {m} {y}", st.integers(1, 28), st.sampled_from(_MONTHS), st.integers(1900, 2099))
 _NAMES = ["Brown", "Smith", "Garcia", "O'Neil", "Smith-Jones", "Lee", "López"]
+_MONTH = st.sampled_from(["January", "February", "July", "September", "October", "November", "December"])  # (alone
+# anywhere: the other months are a month only after a word that leads to one)
 _TITLED = st.builds(lambda t, n: f"{t} {n}", st.sampled_from(["Mr.", "Mrs.", "Dr.", "Ms", "Prof."]), st.sampled_from(_NAMES))
 _ES_MONTHS = ["enero", "marzo", "junio", "julio", "octubre", "diciembre"]
 _FECHA = st.builds(lambda d, m, y: f"{d} de {m} de {y}", st.integers(1, 28), st.sampled_from(_ES_MONTHS),
@@ -101,6 +103,7 @@ SPANS = {
     "path": ("en", _same(_PATH)), "file or domain": ("en", _same(_FILE | _domain)), "time": ("en", _same(_TIME)),
     "money": ("en", _same(_MONEY)), "quantity": ("en", _same(_UNIT)), "feet and inches": ("en", _same(_FEET)),
     "date": ("en", _same(_DATE)), "title and name": ("en", _same(_TITLED)),
+    "month": ("en", _same(_MONTH)), "mes": ("es", _same(st.sampled_from(_ES_MONTHS), "es")),
     "fecha": ("es", _same(_FECHA, "es")), "título y nombre": ("es", _same(_TITULO, "es")),
     "ordinal": ("es", _same(_ORDINAL, "es")), "number": ("en", _same(_NUMBER)), "emoticon": ("en", _same(_EMOTICON)),
     "roman numeral": ("en", _ROMAN), "template braces": ("en", _same(_BRACES)),

@@ -37,7 +37,7 @@ def test_number_words_read_as_their_values():
 
 
 @pytest.mark.parametrize("line, answer", [
-    ("January is the first month.", "Enero es el 20 mes."), ("The cat sleeps.", "El gato duerme 7 horas."),
+    ("Spring is the first season.", "La primavera es la 20 estación."), ("The cat sleeps.", "El gato duerme 7 horas."),
     ("I saw him.", "Lo vi en 1984."), ("Hello there!", "¡Hola 3!"), ("We have thirty.", "Tenemos 31."),
     ("Where is it?", "¿Dónde está el 2?"),
 ])

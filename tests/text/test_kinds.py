@@ -1,4 +1,5 @@
-"""mtcli.text.kinds: the table of protected-span kinds, and every concept of it defined there only."""
+"""mtcli.text.kinds: the table of protected-span kinds, and every concept of it defined there only (the calendar's,
+months, weekdays, dates, in mtcli.text.dates, which the table imports)."""
 
 import ast
 import re
@@ -6,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from mtcli.text import kinds, tables
+from mtcli.text import dates, kinds, tables
 
 
 TEXT = Path(kinds.__file__).parent
+HOMES = {Path(kinds.__file__), Path(dates.__file__)}  # where the table and its concepts are defined
 # what only a definition of a kind (or of a concept the kinds share) holds, as a string in a module's code
 SIGNATURES = {
     "a month": re.compile(r"(?i)\b(?:january|february|march|april|june|july|august|september|october|november|"
@@ -42,13 +44,14 @@ def _code_strings(path: Path) -> list[str]:
 
 
 def _modules() -> list[Path]:
-    return [p for p in sorted(TEXT.rglob("*.py")) if p != Path(kinds.__file__)]
+    return [p for p in sorted(TEXT.rglob("*.py")) if p not in HOMES]
 
 
 def test_the_table_lists_the_kinds_in_the_order_they_are_tried():
     assert [k.name for k in kinds.KINDS] == [
         "ipv6 address", "url", "email", "code", "tag", "keys", "handle", "path", "file or domain", "time", "money", "quantity",
-        "feet and inches", "date", "title and name", "fecha", "título y nombre", "ordinal", "number", "emoticon",
+        "feet and inches", "date", "title and name", "month", "fecha", "mes", "título y nombre", "ordinal", "number",
+        "emoticon",
         "roman numeral", "template braces", "template interpolation", "template brace", "printf placeholder",
         "html entity", "escape", "colon name"]
     assert [k.name for k in kinds.KINDS if k.template] == [k.name for k in kinds.KINDS[-7:]]
@@ -57,11 +60,12 @@ def test_the_table_lists_the_kinds_in_the_order_they_are_tried():
         rows = [k for k in kinds.KINDS if language in k.languages]
         assert table.kinds == tuple(rows)
         assert table.span.pattern == "|".join(k.pattern for k in rows if not (k.find or k.template))
-    assert [k.name for k in kinds.KINDS if k.find] == ["date", "roman numeral"]
-    assert [k.name for k in kinds.KINDS if k.rewrite] == ["date", "title and name", "fecha", "título y nombre", "ordinal"]
+    assert [k.name for k in kinds.KINDS if k.find] == ["date", "month", "mes", "roman numeral"]
+    assert [k.name for k in kinds.KINDS if k.rewrite] == ["date", "title and name", "month", "fecha", "mes",
+                                                         "título y nombre", "ordinal"]
     # each language's own rows: English's dates and titles are written in Spanish, Spanish's in English
-    assert [k.name for k in kinds.KINDS if k.languages == {"en"}] == ["date", "title and name"]
-    assert [k.name for k in kinds.KINDS if k.languages == {"es"}] == ["fecha", "título y nombre", "ordinal"]
+    assert [k.name for k in kinds.KINDS if k.languages == {"en"}] == ["date", "title and name", "month"]
+    assert [k.name for k in kinds.KINDS if k.languages == {"es"}] == ["fecha", "mes", "título y nombre", "ordinal"]
     assert [k.name for k in kinds.KINDS if k.own_stop] == ["ipv6 address", "feet and inches", "emoticon"]
 
 
@@ -74,7 +78,7 @@ def test_no_module_but_the_table_holds_a_kind_s_pattern(kind):
 @pytest.mark.parametrize("concept", SIGNATURES)
 def test_no_module_but_the_table_defines_a_concept_of_it(concept):
     found = [(p.name, s[:60]) for p in _modules() for s in _code_strings(p) if SIGNATURES[concept].search(s)]
-    assert not found, f"{concept} defined outside mtcli/text/kinds.py: {found}"
+    assert not found, f"{concept} defined outside mtcli/text/kinds.py and dates.py: {found}"
 
 
 def test_no_module_but_the_table_holds_the_private_use_ranges_bounds():
@@ -84,8 +88,8 @@ def test_no_module_but_the_table_holds_the_private_use_ranges_bounds():
 
 
 def test_the_signatures_find_the_definitions_in_the_table():
-    """(A check that cannot fail is none: each signature finds its concept in kinds.py.)"""
-    strings = _code_strings(Path(kinds.__file__))
+    """(A check that cannot fail is none: each signature finds its concept in kinds.py or dates.py.)"""
+    strings = [s for home in HOMES for s in _code_strings(home)]
     assert all(any(sig.search(s) for s in strings) for sig in SIGNATURES.values() if sig is not SIGNATURES[
         "a private-use character"])
     assert kinds.PRIVATE.pattern == "[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]"

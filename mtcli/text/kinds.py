@@ -50,11 +50,12 @@ _EMAIL = r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 # a currency sign before it stays outside, for the model to translate ("$50" -> "50 dólares")
 # (and an en dash: normalize keeps a range's, "10–20")
 _NUMBER = r"(?:(?<![\w-])[+-])?(?<!\w)(?:\w+-)*\w*\d[\w%°.,:/+\-–$\u00a2-\u00a5\u20a0-\u20cf]*"
-# an amount with its currency after it ("20 €", "25 USD") or its code before it ("USD 5", "US$10"): kept whole (the model
-# made "20 €" twenty dollars; it dropped "USD")
+# an amount with its currency after it ("20 €", "25 USD", "800 euros": a word both languages spell alike) or its code
+# before it ("USD 5", "US$10"): kept whole (the model made "20 €" twenty dollars; it dropped "USD", "1 euro"; "800
+# euros" came out "800 ebrio", "30 European")
 _CODES = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|MXN|CNY|INR|BRL|ARS|COP|CLP|PEN|RUB|KRW|SEK|NOK|DKK|PLN"
 _MONEY = (rf"(?<![\w.,])(?-i:{_CODES}|(?:US|C|A|NZ|HK|S|R|MX|NT)\$) ?\d(?:[\d.,]*\d)?(?![\w.,]*\d)"
-          rf"|(?<![\w.,])\d(?:[\d.,]*\d)? ?(?:[€£¥¢₹₽₩]|(?-i:{_CODES})\b)")
+          rf"|(?<![\w.,])\d(?:[\d.,]*\d)? ?(?:[€£¥¢₹₽₩]|(?-i:{_CODES}|euros?|EUROS?|Euros?)\b)")
 # a quantity with a unit's symbol apart from it ("10 km", "3 kg", "20 MB", "180 °C", "5-10 min"): kept whole (the
 # model dropped "km", "min" and "MB", made "kg" "kara", "ml" "micro" and "cm" "cima"); units it can spell out ("5
 # miles") it translates. A symbol as written or shouted ("10 KM"); not "in", nor "Mi"

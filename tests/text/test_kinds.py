@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mtcli.text import dates, kinds, tables
+from mtcli.text import dates, kinds, protect, tables
 
 
 TEXT = Path(kinds.__file__).parent
@@ -122,3 +122,13 @@ def test_a_kind_s_hint_is_in_every_span_of_it(kind):
     pattern, maybe = (kinds.TEMPLATE, kinds.MAYBE_TEMPLATE) if kind.template else (table.span, table.maybe_span)
     match = next(m for m in pattern.finditer(text) if re.fullmatch(kind.pattern, m.group(), re.IGNORECASE))
     assert re.search(kind.hint, match.group(), re.IGNORECASE) and maybe.search(text)
+
+
+@pytest.mark.parametrize("text, spans", [
+    ("The rent is 800 euros a month.", ["800 euros"]), ("It is 1 euro.", ["1 euro"]), ("PAY 20 EUROS", ["20 EUROS"]),
+    ("Pagué 30 Euros.", ["30 Euros"]), ("The euro is strong.", []), ("I saw 3 Europeans.", ["3"]),
+])
+def test_an_amount_in_euros_is_kept_whole(text, spans):
+    """The word both languages spell alike, kept with its amount: the model wrote "800 ebrio", "30 European"."""
+    found = protect.find_spans(text, lambda piece: False)
+    assert [text[a:b] for a, b in found] == spans

@@ -22,7 +22,7 @@ flagged, the dev rows weighing as much as the selection rows together.
     python benchmarks/confidence_short.py compare --model en-es   # choices of signals and weights, 5-fold
     python benchmarks/confidence_short.py fit --model en-es       # the short part into MODEL/confidence.json
     python benchmarks/confidence_short.py measure --model en-es   # before / after on every part (held out: once)
-    taskset -c 1 nice -n 10 python benchmarks/confidence_short.py cost --model en-es   # the check's CPU, 2,000 unseen
+    nice -n 10 python benchmarks/confidence_short.py cost --model en-es   # the check's CPU on 2,000 unseen lines
 The rows hold corpus text: /tmp only. The corpus: --data or MTCLI_DATA.
 """
 
@@ -152,7 +152,7 @@ def cost(args) -> None:
     """In one process: `--lines` unseen lines translated once as `mtcli translate` does, then their check timed
     `--repeats` times with and without the short part, alternately (CPU time, medians: the check's own cost, which a
     loaded machine can still measure), and what changed: lines flagged, and confidences of lines that are not short
-    (none may change)."""
+    (only through a sentence of 1-3 words in them)."""
     from mtcli.config import Options, TranslationOptions
     from mtcli.roundtrip import for_direction
     from mtcli.text.pipeline import Engine, translate_lines
@@ -182,7 +182,7 @@ def cost(args) -> None:
                       "checks": found, **{f"{k} extra": round(float(np.median(v)) / translated, 4) for k, v in found.items()},
                       "flagged": {k: sum(c is not None and c.flagged for c in v) for k, v in checks.items()},
                       "short flagged": {k: sum(c.flagged for c, s in zip(v, short) if s) for k, v in checks.items()},
-                      "other lines' confidence changed": sum(a.confidence != b.confidence for a, b, n in
+                      "longer lines' confidence changed (a short sentence in them)": sum(a.confidence != b.confidence for a, b, n in
                                                              zip(checks["before"], checks["after"], long) if n)}))
 
 

@@ -9,7 +9,7 @@
 Signals (docs/confidence.md has what each one is worth, measured):
   logprob     the beam's score: log-probability per target token (EOS included), what --scores prints
   total_logprob  the same times the translation's tokens (EOS included): the whole translation's log-probability
-  short_line  1 for a line of 1-3 words (mtcli.roundtrip.is_short), read by the short part (Scorer.short)
+  short_line  1 for a sentence of 1-3 words (mtcli.roundtrip.is_short), read by the short part (Scorer.short)
   margin      the beam's score of the best translation minus the second's (a sentence the model hesitates on)
   uncovered   source words (not punctuation) that no target position attended to (an omission)
   roundtrip   chrF of the translation translated back (the other direction's model, greedy) against the source
@@ -171,9 +171,10 @@ class Scorer:
     om_coef: tuple[float, ...] = ()
     om_bias: float = 0.0
     om_threshold: float = 0.5
-    # a short line's (1-3 words, mtcli.roundtrip.is_short: a greeting, a sign, a button) own combination and
-    # threshold, fitted on short lines alone (benchmarks/confidence_short.py): a short translation reads less sure
-    # than a sentence's whether right or not, and under the one threshold ~40 % of the right ones were flagged
+    # a short sentence's (1-3 words, mtcli.roundtrip.is_short: a greeting, a sign, a button; alone or in a line) own
+    # combination and threshold, fitted on short lines alone (benchmarks/confidence_short.py): a short translation
+    # reads less sure than a sentence's whether right or not, and under the one threshold ~40 % of the right ones
+    # were flagged
     short: Scorer | None = None
 
     @property
@@ -184,7 +185,7 @@ class Scorer:
     def confidence(self, signals: dict[str, float]) -> float:
         """The fitted probability that the translation is right; with an omission part, the lower of the two
         parts once the omission part's logit is moved so that its threshold falls on the main one's: under
-        `threshold` exactly when either part is under its own. A short line's (signals["short_line"]) is the short
+        `threshold` exactly when either part is under its own. A short sentence's (signals["short_line"]) is the short
         combination's, moved the same way."""
         if self.short is not None and signals.get("short_line"):
             return _moved(self.short.confidence(signals), self.short.threshold, self.threshold)

@@ -24,7 +24,7 @@ Signals (docs/confidence.md has what each one is worth, measured):
 (`named` and `lowcov` skip the sentence's first word.) The combination has two parts: the log-probability (an
 ensemble's: its members'; and the round trip, if made) against the labels of the selection rows, and an omission part (`lowcov`, `named`) fitted on
 translations made without a phrase of their source; a sentence is flagged when either part puts it under its own
-threshold (docs/confidence.md).
+threshold. A sentence of 1-3 words is read by a short part of its own instead (Scorer.short; docs/confidence.md).
 """
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ class Scorer:
     @property
     def reads_members(self) -> bool:
         """Whether it reads an ensemble's members' log-probabilities (member0, ...): its translator needs them all."""
-        return any(f.startswith("member") for f in self.features)
+        return any(f.startswith("member") for f in self.features + (self.short.features if self.short else ()))
 
     def confidence(self, signals: dict[str, float]) -> float:
         """The fitted probability that the translation is right; with an omission part, the lower of the two
@@ -261,7 +261,8 @@ def read(f, source: str, target: str, scores: Sequence[float], trip: str | None,
     runs = uncovered_runs(spans[rest], cover[rest], scorer.named)
     meaning = content[rest] & np.array([w.lower() not in FUNCTION_WORDS for _, _, w in spans[rest]], bool)
     ratio = math.log((len(target) + 1) / (len(source) + 1))
-    s = {"logprob": float(scores[0]), "total_logprob": float(scores[0]) * (len(f.tgt) + 1), "margin": min(scores[0] - scores[1], NO_MARGIN) if len(scores) > 1 else NO_MARGIN,
+    s = {"logprob": float(scores[0]), "total_logprob": float(scores[0]) * (len(f.tgt) + 1),
+         "margin": min(scores[0] - scores[1], NO_MARGIN) if len(scores) > 1 else NO_MARGIN,
          "uncovered": float((cover[content] < scorer.covered).sum()),
          "pieces": split_words(words([vocab.tgt[i] for i in f.tgt])), "src_pieces": split_words(spans),
          "length": abs(ratio - scorer.ratio), "short": max(0.0, scorer.ratio - ratio),

@@ -509,12 +509,15 @@ def _baseline(fit_rows: list[dict], shipped: conf.Scorer, vocab: conf.Vocab) -> 
 
 
 def measure(args) -> None:
-    """The shipped combinations, their main parts alone (no omission part) and the log-probability alone on the
-    parts (nothing written but the curves)."""
+    """The shipped combinations, their main parts alone (no omission part), without their short part (the check
+    before it: benchmarks/confidence_short.py) and the log-probability alone on the parts (nothing written but the
+    curves)."""
     tr, vocab, fit_rows, _, parts, report = _rows(args)
     shipped = conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers
     mains = {f"{k}, main part alone": replace(v, om_features=()) for k, v in shipped.items()}
-    curves = _report(report, parts, {"logprob": _baseline(fit_rows, shipped["fast"], vocab), **shipped, **mains}, vocab)
+    longer = {f"{k}, no short part": replace(v, short=None) for k, v in shipped.items() if v.short}
+    curves = _report(report, parts, {"logprob": _baseline(fit_rows, shipped["fast"], vocab), **shipped, **mains,
+                                     **longer}, vocab)
     print(json.dumps(report, indent=1))
     Path(CURVES.format(model=args.model)).write_bytes(pickle.dumps(curves))
 

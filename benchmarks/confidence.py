@@ -352,16 +352,19 @@ def best_heads(rows: list[dict], vocab: conf.Vocab, encode) -> tuple[int, tuple[
     return layer, (head,), area((layer, head)), named
 
 
-def logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50):
-    """Logistic regression of y (1: right) on standardised x by Newton's method: (mean, scale, coef, bias)."""
-    mean, scale = x.mean(0), x.std(0) + 1e-9
+def logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50, weights: np.ndarray | None = None):
+    """Logistic regression of y (1: right) on standardised x by Newton's method, each row weighing `weights` (none:
+    1): (mean, scale, coef, bias)."""
+    r = np.ones(len(x)) if weights is None else weights
+    mean = (r[:, None] * x).sum(0) / r.sum()
+    scale = np.sqrt((r[:, None] * (x - mean) ** 2).sum(0) / r.sum()) + 1e-9
     z = np.c_[(x - mean) / scale, np.ones(len(x))]
     w = np.zeros(z.shape[1])
-    reg = np.r_[np.full(z.shape[1] - 1, l2 * len(x)), 0.0]
+    reg = np.r_[np.full(z.shape[1] - 1, l2 * r.sum()), 0.0]
     for _ in range(steps):
         p = 1 / (1 + np.exp(-z @ w))
-        grad = z.T @ (p - y) + reg * w
-        hess = (z * (p * (1 - p))[:, None]).T @ z + np.diag(reg)
+        grad = z.T @ (r * (p - y)) + reg * w
+        hess = (z * (r * p * (1 - p))[:, None]).T @ z + np.diag(reg)
         w -= np.linalg.solve(hess, grad)
     return mean, scale, w[:-1], w[-1]
 
@@ -506,12 +509,15 @@ def _baseline(fit_rows: list[dict], shipped: conf.Scorer, vocab: conf.Vocab) -> 
 
 
 def measure(args) -> None:
-    """The shipped combinations, their main parts alone (no omission part) and the log-probability alone on the
-    parts (nothing written but the curves)."""
+    """The shipped combinations, their main parts alone (no omission part), without their short part (the check
+    before it: benchmarks/confidence_short.py) and the log-probability alone on the parts (nothing written but the
+    curves)."""
     tr, vocab, fit_rows, _, parts, report = _rows(args)
     shipped = conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers
     mains = {f"{k}, main part alone": replace(v, om_features=()) for k, v in shipped.items()}
-    curves = _report(report, parts, {"logprob": _baseline(fit_rows, shipped["fast"], vocab), **shipped, **mains}, vocab)
+    longer = {f"{k}, no short part": replace(v, short=None) for k, v in shipped.items() if v.short}
+    curves = _report(report, parts, {"logprob": _baseline(fit_rows, shipped["fast"], vocab), **shipped, **mains,
+                                     **longer}, vocab)
     print(json.dumps(report, indent=1))
     Path(CURVES.format(model=args.model)).write_bytes(pickle.dumps(curves))
 
@@ -530,6 +536,8 @@ def fit(args) -> None:
                                       om_fit, vocab)
     # the combinations the model had before this fit, read on the same rows: what the refit changed
     before = {f"before {k}": v for k, v in conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers.items()}
+    # each keeps the short part it had (benchmarks/confidence_short.py fits it; it reads short lines alone)
+    scorers = {k: replace(v, short=before[f"before {k}"].short) if f"before {k}" in before else v for k, v in scorers.items()}
     curves = _report(report, parts, {**scorers, **before}, vocab)
     target = registry.shipped(args.model) / conf.FILE
     # en-es: the alignment heads benchmarks/align.py chose on hand alignments; else the coverage head's (no such set)
@@ -557,8 +565,7 @@ def _all_signals(rows: list[dict], shipped: conf.Scorer, covered: float, vocab: 
         lp = r["forced"].logprobs if r["forced"].members is None else r["forced"].members.mean(0)
         n = math.log(len(r["forced"].src) - 1)  # (source pieces and EOS)
         out.append({**s, "min_token": float(lp.min()), "mean_token": float(lp.mean()),
-                    "low_tokens": float((lp < math.log(0.2)).mean()), "src_len": n, "logprob_x_len": s["logprob"] * n,
-                    "total_logprob": s["logprob"] * (len(r["forced"].tgt) + 1)})
+                    "low_tokens": float((lp < math.log(0.2)).mean()), "src_len": n, "logprob_x_len": s["logprob"] * n})
     return out
 
 

@@ -234,6 +234,48 @@ def test_an_omission_part_flags_what_either_part_puts_under_its_threshold():
     assert conf.Scorer.from_json(json.loads(json.dumps(sc.to_json()))) == sc
 
 
+def test_a_short_line_is_read_by_the_short_part_alone():
+    """A short line's confidence is the short part's, moved so that its own threshold falls on the main one's: under
+    the threshold exactly when the short part puts it under its own, whatever the main and omission parts say; a
+    longer line's is the main part's as before; the file keeps the short part."""
+    short = conf.Scorer(("logprob", "total_logprob"), (-0.4, -2.0), (0.3, 1.8), (0.4, 0.9), 0.7, 0.47)
+    sc = conf.Scorer(("logprob",), (0.0,), (1.0,), (2.0,), 0.0, 0.78, om_features=("lowcov",), om_mean=(0.0,),
+                     om_scale=(1.0,), om_coef=(-3.0,), om_bias=2.0, om_threshold=0.6, short=short)
+    alone = replace(sc, short=None)
+    rng = np.random.default_rng(0)
+    for logprob, tokens, lowcov in zip(rng.normal(-0.5, 0.4, 300), rng.integers(2, 9, 300), rng.exponential(2, 300)):
+        s = {"logprob": logprob, "total_logprob": logprob * tokens, "lowcov": lowcov, "short_line": 1.0}
+        assert (sc.confidence(s) < sc.threshold) == (short.confidence(s) < short.threshold)
+        assert sc.confidence({**s, "short_line": 0.0}) == alone.confidence(s)
+    assert conf.Scorer.from_json(json.loads(json.dumps(sc.to_json()))) == sc
+
+
+def test_shipped_short_parts_flag_a_wrong_short_translation(en_es, es_en):
+    """Each direction's shipped check, short part and all, still flags a short line translated as something else
+    entirely, scored by the model's own log-probability of it (the beam's score of that text: no luck of decoding),
+    and reads it by the short part (without it the confidence differs)."""
+    for tr, source, wrong in ((en_es, "Thank you.", "El perro come manzanas verdes."),
+                              (es_en, "Gracias.", "The dog eats green apples.")):
+        f = tr.force([source], [wrong])[0]
+        checker = conf.Checker(tr, None, replace(DEFAULTS, check="fast"))
+        assert checker.scorer.short is not None
+        check = checker.check([source], [[(wrong, float(f.logprobs.mean()))]])[0]
+        assert check.flagged and check.confidence < checker.scorer.threshold
+        checker.scorer = replace(checker.scorer, short=None)
+        assert checker.check([source], [[(wrong, float(f.logprobs.mean()))]])[0].confidence != check.confidence
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("line, translation", [("Hey", "Oye"), ("Maybe.", "Tal vez."), ("Stairs", "Escaleras")])
+def test_right_short_translations_are_not_flagged(run_cli, line, translation):
+    """Right translations of short lines of the development set (benchmarks/sets/short-dev-en-es.tsv), which the one
+    threshold flagged (confidence 0.47, 0.74, 0.64 against 0.78), are not flagged through the CLI."""
+    code, out, err = run_cli("translate", "--from", "en", "--json", line)
+    row = json.loads(out)
+    assert code == 0 and row["translations"][0]["text"] == translation
+    assert not row["quality"]["flagged"] and "probably wrong" not in err
+
+
 def test_short_named_and_lowcov_read_what_a_translation_left_out(en_es):
     """A translation without the sentence's end reads shorter than usual, names the words it left out and has a
     content word with almost no coverage; the model's own translation of the same sentence does none of it."""

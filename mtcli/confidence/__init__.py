@@ -8,6 +8,8 @@
 
 Signals (docs/confidence.md has what each one is worth, measured):
   logprob     the beam's score: log-probability per target token (EOS included), what --scores prints
+  total_logprob  the same times the translation's tokens (EOS included): the whole translation's log-probability
+  short_line  1 for a sentence of 1-3 words (mtcli.roundtrip.is_short), read by the short part (Scorer.short)
   margin      the beam's score of the best translation minus the second's (a sentence the model hesitates on)
   uncovered   source words (not punctuation) that no target position attended to (an omission)
   roundtrip   chrF of the translation translated back (the other direction's model, greedy) against the source
@@ -22,7 +24,7 @@ Signals (docs/confidence.md has what each one is worth, measured):
 (`named` and `lowcov` skip the sentence's first word.) The combination has two parts: the log-probability (an
 ensemble's: its members'; and the round trip, if made) against the labels of the selection rows, and an omission part (`lowcov`, `named`) fitted on
 translations made without a phrase of their source; a sentence is flagged when either part puts it under its own
-threshold (docs/confidence.md).
+threshold. A sentence of 1-3 words is read by a short part of its own instead (Scorer.short; docs/confidence.md).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ import numpy as np
 
 from mtcli.config import DEFAULTS
 from mtcli.errors import UserError, quoted
+from mtcli.roundtrip import is_short
 from mtcli.tokenizer import SPACE
 from mtcli import lazy_re
 
@@ -134,6 +137,15 @@ def _logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+
+
+def _moved(p: float, threshold: float, to: float) -> float:
+    """A confidence p moved (on the logit) so that `threshold` falls on `to`."""
+    return _sigmoid(_logit(p) - _logit(threshold) + _logit(to))
+
+
 @dataclass(frozen=True)
 class Scorer:
     """A model direction's fitted combination (MODEL/confidence.json): standardised signals, logistic
@@ -159,28 +171,39 @@ class Scorer:
     om_coef: tuple[float, ...] = ()
     om_bias: float = 0.0
     om_threshold: float = 0.5
+    # a short sentence's (1-3 words, mtcli.roundtrip.is_short: a greeting, a sign, a button; alone or in a line) own
+    # combination and threshold, fitted on short lines alone (benchmarks/confidence_short.py): a short translation
+    # reads less sure than a sentence's whether right or not, and under the one threshold ~40 % of the right ones
+    # were flagged
+    short: Scorer | None = None
 
     @property
     def reads_members(self) -> bool:
         """Whether it reads an ensemble's members' log-probabilities (member0, ...): its translator needs them all."""
-        return any(f.startswith("member") for f in self.features)
+        return any(f.startswith("member") for f in self.features + (self.short.features if self.short else ()))
 
     def confidence(self, signals: dict[str, float]) -> float:
         """The fitted probability that the translation is right; with an omission part, the lower of the two
         parts once the omission part's logit is moved so that its threshold falls on the main one's: under
-        `threshold` exactly when either part is under its own."""
+        `threshold` exactly when either part is under its own. A short sentence's (signals["short_line"]) is the short
+        combination's, moved the same way."""
+        if self.short is not None and signals.get("short_line"):
+            return _moved(self.short.confidence(signals), self.short.threshold, self.threshold)
         z = _logit_of(self.features, self.mean, self.scale, self.coef, self.bias, signals)
         if self.om_features:
             z = min(z, _logit_of(self.om_features, self.om_mean, self.om_scale, self.om_coef, self.om_bias, signals)
                     - _logit(self.om_threshold) + _logit(self.threshold))
-        return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+        return _sigmoid(z)
 
     def to_json(self) -> dict:
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()}
+        out = {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items() if k != "short"}
+        return out if self.short is None else {**out, "short": self.short.to_json()}
 
     @classmethod
     def from_json(cls, data: dict) -> Scorer:
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+        short = data.get("short")
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k != "short"},
+                   short=None if short is None else cls.from_json(short))
 
 
 @dataclass(frozen=True)
@@ -238,12 +261,14 @@ def read(f, source: str, target: str, scores: Sequence[float], trip: str | None,
     runs = uncovered_runs(spans[rest], cover[rest], scorer.named)
     meaning = content[rest] & np.array([w.lower() not in FUNCTION_WORDS for _, _, w in spans[rest]], bool)
     ratio = math.log((len(target) + 1) / (len(source) + 1))
-    s = {"logprob": float(scores[0]), "margin": min(scores[0] - scores[1], NO_MARGIN) if len(scores) > 1 else NO_MARGIN,
+    s = {"logprob": float(scores[0]), "total_logprob": float(scores[0]) * (len(f.tgt) + 1),
+         "margin": min(scores[0] - scores[1], NO_MARGIN) if len(scores) > 1 else NO_MARGIN,
          "uncovered": float((cover[content] < scorer.covered).sum()),
          "pieces": split_words(words([vocab.tgt[i] for i in f.tgt])), "src_pieces": split_words(spans),
          "length": abs(ratio - scorer.ratio), "short": max(0.0, scorer.ratio - ratio),
          "named": float(sum(len(r.split()) for r in runs)),
-         "lowcov": -math.log(max(float(cover[rest][meaning].min()) if meaning.any() else 1.0, LOWEST_COVERAGE))}
+         "lowcov": -math.log(max(float(cover[rest][meaning].min()) if meaning.any() else 1.0, LOWEST_COVERAGE)),
+         "short_line": float(is_short(source))}
     if trip is not None:
         s["roundtrip"] = chrf(trip, [source])
     for m, logprobs in enumerate(() if f.members is None else f.members):

@@ -201,6 +201,16 @@ class Worker:
         self.p.wait()
 
 
+class NoTorch:
+    """The PyTorch side when PyTorch is not installed (CI installs mtcli without it): every figure NaN."""
+
+    def time(self, what) -> tuple[float, ...]:
+        return (float("nan"),) if what == "memory" else (float("nan"), float("nan"))
+
+    def close(self):
+        pass
+
+
 def alternate(a, b, what, rounds):
     """Medians over the rounds: (a's wall, b's wall), (a's CPU, b's CPU) seconds."""
     ta, tb = [], []
@@ -371,10 +381,13 @@ def main():
         prepared = load_prepared(args.prepared)
     except Exception:
         prepared = prepare(resolve_data_path(None), args.prepared)
-    import torch
-
+    try:
+        import torch
+    except ImportError:
+        torch = None
+        print("PyTorch is not installed (pip install -e '.[bench]'): mtcli's side alone, the torch columns nan")
     gemm = gemm_rate()
-    print(f"{os.cpu_count()} cores, torch {torch.__version__} ({os.cpu_count()} threads), "
+    print(f"{os.cpu_count()} cores, torch {torch.__version__ if torch else '-'} ({os.cpu_count()} threads), "
           f"float32 GEMM ceiling {gemm:.0f} GFLOP/s; median of {args.rounds} alternating rounds; "
           f"load average {os.getloadavg()[0]:.1f}")
     cfg_train = make_batches(prepared.splits["train"], 64, 0, 0)[: args.batches]
@@ -389,7 +402,8 @@ def main():
                            case_factors=prepared.src_tok.case_factors)
         # on the rows as mtcli's threads split them: each shard is padded to its own longest sentence
         flops = sum(step_flops(cfg, s) for b in cfg_train for s in shards(b, threads_per_process()))
-        ours, theirs = Worker("mtcli", args.prepared, name, args.batches), Worker("torch", args.prepared, name, args.batches)
+        ours = Worker("mtcli", args.prepared, name, args.batches)
+        theirs = Worker("torch", args.prepared, name, args.batches) if torch else NoTorch()
         # CPU time too: on a loaded machine the wall ratio mostly measures the other work (and PyTorch's
         # spinning threads lose more wall time to it); the CPU ratio counts each side's own work, spinning included
         (a, b), (cpu_a, cpu_b) = alternate(ours, theirs, "train", args.rounds)

@@ -105,6 +105,7 @@ def main():
     ap.add_argument("--sentences", type=int, default=1500)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2, help="CTranslate2 intra_threads")
+    ap.add_argument("--calls", type=int, default=20, help="calls on one sentence, after the rounds (median)")
     ap.add_argument("--before", type=Path, help="a directory holding another tree's mtcli as mtcli_base (above)")
     args = ap.parse_args()
     tr = Translator(args.model)
@@ -140,9 +141,9 @@ def main():
             print(f"  {name:20} {speed[name]:7.0f} sentences/s  mtcli / this {speed['mtcli'] / speed[name]:5.2f}x"
                   f"  | per CPU-second {per_cpu[name]:6.0f}  mtcli / this {per_cpu['mtcli'] / per_cpu[name]:5.2f}x"
                   f"  | same text as mtcli {same:6.1%}")
-    print(f"\none sentence ({ONE!r}), median of 20 calls after the rounds:")
+    print(f"\none sentence ({ONE!r}), median of {args.calls} calls after the rounds:")
     for label, beam in (("greedy", 1), ("beam 4", 4)):
-        lat = {name: statistics.median(timed(side, [ONE], beam)[0] for _ in range(20)) for name, side in sides.items()}
+        lat = {name: statistics.median(timed(side, [ONE], beam)[0] for _ in range(args.calls)) for name, side in sides.items()}
         print(f"  {label}: " + ", ".join(f"{name} {t * 1e3:.1f} ms" for name, t in lat.items())
               + f"; mtcli / CTranslate2 float32 {lat['mtcli'] / lat['CTranslate2 float32']:.2f}x")
 

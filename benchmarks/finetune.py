@@ -79,6 +79,7 @@ def main() -> None:
     ap.add_argument("--max-time", type=float, default=0.0)
     ap.add_argument("--unseen", type=int, default=0, help="score the first N unseen pairs too")
     ap.add_argument("--sets", default="domain,selection", help="which of domain, selection to score")
+    ap.add_argument("--limit", type=int, default=0, help="score the first N pairs of each set (0: all)")
     ap.add_argument("--before", action="store_true", help="score the shipped model too")
     ap.add_argument("--base-share", type=float, default=None, help="of the base's weights in the result [default: mtcli's]")
     ap.add_argument("--blends", default="", help="with --base-share 0: also score the result with these shares of "
@@ -93,6 +94,7 @@ def main() -> None:
             if name in args.sets.split(",")}
     if args.unseen:
         sets["unseen"] = tsv(UNSEEN[args.direction], args.unseen)
+    sets = {name: pairs[: args.limit or None] for name, pairs in sets.items()}
     base = registry.shipped(args.direction)
     out: dict = {"direction": args.direction, "pairs": args.pairs, "max_time": args.max_time}
     if args.before:
@@ -101,6 +103,8 @@ def main() -> None:
         tuned = args.tuned or args.keep or Path(work) / "ft"
         if not args.tuned:
             out["finetune"] = finetuned(base, train[: args.pairs], tuned, args)
+            if not out["finetune"]["epochs"]:
+                sys.exit(f"no epoch ended within --max-time {args.max_time:g} s: nothing to score")
         if not (args.tuned and args.blends):  # (a kept model's blends alone: it was scored when it was made)
             out["after"] = {name: bleu(tuned, pairs) for name, pairs in sets.items()}
         for share in filter(None, args.blends.split(",")):

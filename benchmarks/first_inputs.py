@@ -102,6 +102,7 @@ def main() -> None:
     ap.add_argument("--unseen", type=int, default=0, help="also the first N unseen lines: non-words, BLEU, latency")
     ap.add_argument("--corpus", type=Path, default=DATA / "spa-eng" / "spa.txt", help="for a model without lexicon")
     ap.add_argument("--save-unseen", type=Path, help="the unseen lines' outputs, as JSON (omissions.py --outputs)")
+    ap.add_argument("--limit", type=int, default=0, help="the first N lines of each set and of the timed ones (0: all)")
     ap.add_argument("--show", action="store_true", help="print every failure")
     ap.add_argument("--json", type=Path, help="also write the figures here")
     args = ap.parse_args()
@@ -143,7 +144,7 @@ def main() -> None:
     figures = {"model": str(model), "beam": args.beam, "nonwords": args.nonwords, "roundtrip": args.roundtrip,
                "penalty": tr.words.penalty if tr.words else None, "checked words": tr.nonword_max_words}
     started = time.perf_counter()
-    short = read_set(SETS / f"{args.set}.tsv")
+    short = read_set(SETS / f"{args.set}.tsv")[: args.limit or None]
     src = [r[0] for r in short]
     on, off = pipeline(src), raw(src)
     ok_on = [acceptable(o, r[1]) for o, r in zip(on, short)]
@@ -165,7 +166,7 @@ def main() -> None:
         for s, o, w in bad:
             print(f"  non-word {w} in {o!r} ({s!r})")
     if way == "en-es":
-        messages = read_set(SETS / "messages-en-es.tsv")
+        messages = read_set(SETS / "messages-en-es.tsv")[: args.limit or None]
         src = [r[0] for r in messages]
         on, off = pipeline(src), [n[0] for n in raw(src)]
         lost_on = [missing(o, r[1:]) for o, r in zip(on, messages)]
@@ -189,7 +190,8 @@ def main() -> None:
         from sacrebleu.metrics import BLEU
 
         pairs = read_corpus(UNSEEN[way]).pairs
-        test, timed = pairs[: args.unseen], [p[0] for p in pairs[args.unseen : args.unseen + LATENCY_LINES]]
+        timing = min(LATENCY_LINES, args.limit or LATENCY_LINES)
+        test, timed = pairs[: args.unseen], [p[0] for p in pairs[args.unseen : args.unseen + timing]]
         out = [n[0][0] for n in engine.decode([p[0] for p in test])]
         if args.save_unseen:
             args.save_unseen.write_text(json.dumps(out, ensure_ascii=False), encoding="utf-8")

@@ -38,8 +38,11 @@ def has(text: str, term: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE) is not None
 
 
-def scores(hyps: list[str], refs: list[str]) -> dict:
+def scores(hyps: list[str], refs: list[str]) -> dict | None:
     import sacrebleu
+
+    if not hyps:  # (a sample in which no line holds a term)
+        return None
 
     return {"bleu": round(sacrebleu.corpus_bleu(hyps, [refs], lowercase=True).score, 1),
             "chrf": round(sacrebleu.corpus_chrf(hyps, [refs]).score, 1)}

@@ -47,6 +47,7 @@ UNSEEN, read_pairs, scores = _terms_benchmark.UNSEEN, _terms_benchmark.read_pair
 CORPUS = REPO.parent / "shared" / "data" / "spa-eng" / "spa.txt"
 TERMS, SENTENCES, SEED = 50, 200, 42
 MULTIWORD, OTHERWISE = 15, 15  # quotas of the 50 (step 2)
+TINY = 5000, 1000, 4  # --tiny: the first train and selection pairs, unseen pairs, lines a set
 # what a noun follows; words never at a term's edge (function words, quantifiers, adjectives a term is not)
 DETERMINERS = {
     "en": set("the a an my your his her its our their this that these those some any no every each".split()),
@@ -196,7 +197,7 @@ def choose(dic: dict, unseen: list, selection: list, src: str, tgt: str, transla
 
 
 def direction_figures(direction: str, beam: int, show: int, write: Path | None, on: str = "unseen",
-                      links: bool = True) -> dict:
+                      links: bool = True, tiny: bool = False) -> dict:
     from mtcli import registry
     from mtcli.data import oriented, read_corpus, split_pairs
     from mtcli.decode import Translator
@@ -214,6 +215,9 @@ def direction_figures(direction: str, beam: int, show: int, write: Path | None, 
     train, selection = ([pairs[i] for i in split[name]] for name in ("train", "selection"))
     # (--on selection: the same, built from the selection split: for choices made on the way, never the test set)
     unseen = read_pairs(UNSEEN[src]) if on == "unseen" else random.Random(SEED).sample(selection, 4000)
+    sentences = SENTENCES
+    if tiny:  # (a smoke test: a rougher dictionary, a few lines a set)
+        (train, selection), unseen, sentences = (p[: TINY[0]] for p in (train, selection)), unseen[: TINY[1]], TINY[2]
 
     plain = Options().text_for(src)
 
@@ -235,8 +239,8 @@ def direction_figures(direction: str, beam: int, show: int, write: Path | None, 
         else:
             mixed += 1
     draw = random.Random(SEED)
-    sets = {"with terms": draw.sample(held, min(SENTENCES, len(held))),
-            "without terms": draw.sample(without, min(SENTENCES, len(without)))}
+    sets = {"with terms": draw.sample(held, min(sentences, len(held))),
+            "without terms": draw.sample(without, min(sentences, len(without)))}
     out = {"glossary": {"terms": len(terms), "multiword": sum(" " in s for s, _, _ in terms),
                         "the model writes otherwise (selection split)": sum(not a for _, _, a in terms),
                         "examples": [f"{s} -> {t}" for s, t, _ in terms[:8]]},
@@ -267,6 +271,7 @@ def main() -> None:
     ap.add_argument("--show", type=int, default=5, help="examples and misses shown")
     ap.add_argument("--write-glossary", type=Path, help="write the glossary here (DIRECTION added to the name)")
     ap.add_argument("--json", type=Path, help="also write the figures here")
+    ap.add_argument("--tiny", action="store_true", help="a smoke test (CI): a part of each split, a few lines a set")
     ap.add_argument("--no-links", action="store_true",
                     help="an engine without word links, as the server's (a term the model did not write: placeholders)")
     ap.add_argument("--on", choices=["unseen", "selection"], default="unseen",
@@ -278,7 +283,8 @@ def main() -> None:
     kernels.use_compiled()  # (the compiled kernels from the first sentence, as for a whole test set)
     for direction in ("en-es", "es-en") if args.direction == "both" else (args.direction,):
         write = args.write_glossary and args.write_glossary.with_suffix(f".{direction}.tsv")
-        figures[direction] = direction_figures(direction, args.beam, args.show, write, args.on, not args.no_links)
+        figures[direction] = direction_figures(direction, args.beam, args.show, write, args.on, not args.no_links,
+                                               args.tiny)
     figures["cpu seconds"], figures["wall seconds"] = round(time.process_time() - start), round(time.time() - wall)
     text = json.dumps(figures, indent=2, ensure_ascii=False)
     print(text)

@@ -8,6 +8,7 @@ translations are, but for them, the translation of the same line with plain spac
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import sys
@@ -29,8 +30,11 @@ def _translate(lines: list[str], folder: Path, name: str) -> list[str]:
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lines", type=int, default=0, help="the first N lines with such a space (0: all)")
+    limit = ap.parse_args().lines or None
     english = [row.split("\t")[0] for row in UNSEEN.read_text(encoding="utf-8").splitlines()]
-    plain = [line for line in english if SPACE.search(line)]
+    plain = [line for line in english if SPACE.search(line)][:limit]
     marked = [SPACE.sub(NB, line) for line in plain]
     with tempfile.TemporaryDirectory() as folder:
         before, after = _translate(plain, Path(folder), "plain"), _translate(marked, Path(folder), "marked")

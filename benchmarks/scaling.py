@@ -47,10 +47,10 @@ def step_ms(replicas, adam, batch, rng, repeat=5) -> float:
     return (time.perf_counter() - t) / repeat * 1e3
 
 
-def measure(replicas, adam, rng, cfg, prepared):
+def measure(replicas, adam, rng, cfg, prepared, lengths, sizes, repeat):
     """(ms per step by length, by batch size, [(pairs, seconds)] by corpus fraction)."""
-    by_len = [step_ms(replicas, adam, synthetic(64, T, cfg.src_vocab, cfg.tgt_vocab, rng), rng) for T in LENGTHS]
-    by_batch = [step_ms(replicas, adam, synthetic(B, 12, cfg.src_vocab, cfg.tgt_vocab, rng), rng) for B in SIZES]
+    by_len = [step_ms(replicas, adam, synthetic(64, T, cfg.src_vocab, cfg.tgt_vocab, rng), rng, repeat) for T in lengths]
+    by_batch = [step_ms(replicas, adam, synthetic(B, 12, cfg.src_vocab, cfg.tgt_vocab, rng), rng, repeat) for B in sizes]
     train, by_corpus = prepared.splits["train"], []
     batches = make_batches(train, TCFG.batch_size, 0, 0)
     for f in FRACTIONS:
@@ -66,23 +66,25 @@ def main():
     ap.add_argument("--config", default="small")
     ap.add_argument("--prepared", default=os.environ.get("MTCLI_PREPARED", "data/prepared"))
     ap.add_argument("--png", default="benchmarks/scaling.png")
+    ap.add_argument("--tiny", action="store_true", help="two lengths, two batch sizes, one timed step each (CI)")
     args = ap.parse_args()
+    lengths, sizes, repeat = (LENGTHS[:2], SIZES[:2], 1) if args.tiny else (LENGTHS, SIZES, 5)
     prepared = load_prepared(args.prepared)
     cfg = model_config(args.config, src_vocab=prepared.src_tok.vocab_size, tgt_vocab=prepared.tgt_tok.vocab_size,
                        case_factors=prepared.src_tok.case_factors)  # (case-factored ids: data/prepared-cf)
     model, rng = Model(cfg), np.random.default_rng(0)
     adam = Adam(model.flat.size, TCFG.beta1, TCFG.beta2, TCFG.eps)
     with Replicas(model, threads_per_process()) as replicas:
-        by_len, by_batch, by_corpus = measure(replicas, adam, rng, cfg, prepared)
+        by_len, by_batch, by_corpus = measure(replicas, adam, rng, cfg, prepared, lengths, sizes, repeat)
 
     print(f"{args.config}: step time against sentence length (batch 64, both sides T tokens)")
     print("   T   ms/step   us/token   (per-token cost flat = linear; growing = the T^2 attention terms)")
-    for T, ms in zip(LENGTHS, by_len):
+    for T, ms in zip(lengths, by_len):
         print(f"{T:4d} {ms:9.1f} {ms * 1e3 / (64 * T):10.2f}")
 
     print("\nstep time against batch size (T = 12)")
     print("   B   ms/step   us/token   (falling per-token cost = fixed per-step overheads amortised)")
-    for B, ms in zip(SIZES, by_batch):
+    for B, ms in zip(sizes, by_batch):
         print(f"{B:4d} {ms:9.1f} {ms * 1e3 / (B * 12):10.2f}")
 
     print("\nepoch time against corpus size (real length-grouped batches of 64)")
@@ -98,9 +100,9 @@ def main():
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
-    axes[0].plot(LENGTHS, [ms * 1e3 / (64 * T) for T, ms in zip(LENGTHS, by_len)], "o-")
+    axes[0].plot(lengths, [ms * 1e3 / (64 * T) for T, ms in zip(lengths, by_len)], "o-")
     axes[0].set(xlabel="sentence length T (tokens)", ylabel="µs per target token", title="length (batch 64)")
-    axes[1].plot(SIZES, [ms * 1e3 / (B * 12) for B, ms in zip(SIZES, by_batch)], "o-")
+    axes[1].plot(sizes, [ms * 1e3 / (B * 12) for B, ms in zip(sizes, by_batch)], "o-")
     axes[1].set(xscale="log", xlabel="batch size B (pairs)", ylabel="µs per target token", title="batch (T = 12)")
     axes[2].plot([n for n, _ in by_corpus], [s for _, s in by_corpus], "o-")
     axes[2].set(xlabel="training pairs", ylabel="seconds", title="epoch time")

@@ -40,6 +40,7 @@ def main() -> None:
     parser.add_argument("--beam", type=int, default=4)
     parser.add_argument("--greedy", action="store_true", help="beam 1")
     parser.add_argument("--show", action="store_true", help="print every line and its translation")
+    parser.add_argument("--limit", type=int, default=0, help="the first N strings of each set (0: all)")
     args = parser.parse_args()
 
     from mtcli.config import Options, TranslationOptions
@@ -47,7 +48,7 @@ def main() -> None:
     from mtcli.text.pipeline import Engine, translate_lines
 
     for direction in SETS if args.direction == "both" else [args.direction]:
-        lines = SETS[direction].read_text(encoding="utf-8").splitlines()
+        lines = SETS[direction].read_text(encoding="utf-8").splitlines()[: args.limit or None]
         started = time.perf_counter()
         engine = Engine.from_translator(Translator(REPO / "mtcli" / "models" / direction),
                                         TranslationOptions(beam_size=1 if args.greedy else args.beam))

@@ -17,9 +17,11 @@ process training) distorts far less. Also: `mtcli translate "..."` for one sente
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -95,6 +97,7 @@ def main():
     ap.add_argument("--ct2", action="store_true", help="also a CTranslate2 process (needs the export extra)")
     ap.add_argument("--first-member", action="store_true",
                     help="an ensemble's first model alone on every side (CTranslate2 decodes one model)")
+    ap.add_argument("--one", type=int, default=5, help="runs of `mtcli translate SENTENCE` per search (median)")
     ap.add_argument("--ct2-process", nargs=7, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.ct2_process:
@@ -105,7 +108,9 @@ def main():
         print(f"{args.model} is an ensemble; CTranslate2 decodes one model, so every side runs its first alone")
         args.first_member = True
     if args.first_member:
-        model = args.model = write_first_member(model, tempfile.mkdtemp(prefix="mtcli-first-member-"))
+        first = tempfile.mkdtemp(prefix="mtcli-first-member-")
+        atexit.register(shutil.rmtree, first, ignore_errors=True)  # (a copy of the model's weights)
+        model = args.model = write_first_member(model, first)
     tr = Translator(model)
     tr.translate_batch(lines[:64], replace(DEFAULTS, beam_size=4))  # warm-up, as benchmarks/decode.py
     print(f"{args.model}: {len(lines)} lines of {args.data.name}, {args.rounds} alternating rounds (medians); "
@@ -138,9 +143,9 @@ def main():
                       + (f"  {speed['CLI'] / speed['CT2 process']:15.2f}x" if args.ct2 else ""))
     for label, flags, _ in MODES:
         runs = [child_seconds([sys.executable, "-m", "mtcli", "translate", "-m", args.model, *flags, ONE])
-                for _ in range(5)]
+                for _ in range(args.one)]
         print(f"  one sentence, {label}: {statistics.median(r[0] for r in runs):.2f} s wall, "
-              f"{statistics.median(r[1] for r in runs):.2f} s CPU (median of 5)")
+              f"{statistics.median(r[1] for r in runs):.2f} s CPU (median of {args.one})")
     print(f"  load average at the end {os.getloadavg()[0]:.1f}")
 
 

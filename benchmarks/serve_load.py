@@ -314,7 +314,11 @@ def main() -> None:
     model_dir = registry.resolve(args.model)
     sentences = sample(args.data, args.sentences, args.seed)
     mean_len = statistics.mean(len(s.split()) for s in sentences)
-    print(f"{args.model}, beam {cfg.beam}, {cfg.decoders} decoder(s) of {cfg.max_batch} sentences at once: "
+    from mtcli.serve.app import decoders_of
+
+    decoders, parallel = decoders_of(cfg, 1, model_dir)
+    print(f"{args.model}, beam {cfg.beam}, {decoders} decoder(s) of {cfg.max_batch} sentences at once"
+          f"{' (the members in two threads)' if parallel else ''}: "
           f"{len(sentences)} sentences of {args.data.name} ({mean_len:.1f} words on average), "
           f"{args.duration:g} s per load, {args.rounds} round(s); load average {os.getloadavg()[0]:.1f}", flush=True)
     from mtcli.decode import Translator

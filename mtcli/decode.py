@@ -445,8 +445,8 @@ class Members:
     the first's: a server's decoder then spreads one batch's step over two cores. A step's fixed cost is its matrix
     products' (BLAS copies each weight matrix into its blocks at every call: the output layer's ~0.64 ms of a
     member's step whatever the rows), so one decoder of twice the sentences, each core streaming one member's
-    weights, decodes more than two decoders do at a few sentences each (docs/serve.md). Its BLAS and Numba calls
-    release the GIL."""
+    weights, decodes more than two decoders do at a few sentences each where each thread has a core (docs/serve.md:
+    on a shared machine it did not). Its BLAS and Numba calls release the GIL."""
 
     def __init__(self, rows: int, vocab: int, dtype):
         self.scratch = mapped((min(rows, EXP_ROWS), vocab), dtype)  # its exponentials (the first's: room[-1])

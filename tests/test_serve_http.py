@@ -689,8 +689,8 @@ def test_decoders_killed_while_the_server_starts_are_started_again(shipped_model
     try:
         killed: set[int] = set()
         deadline = time.monotonic() + 60
-        while len(killed) < 2:  # two, while they load their model (one decoder, the ensemble's members in two threads:
-            # it and the one started again)
+        while len(killed) < 2:  # two, while they load their model (both, or with parallel_members the one and the
+            # one started again)
             for pid in set(children(proc.pid, "mtcli.serve.worker")) - killed:
                 os.kill(pid, signal.SIGKILL)
                 killed.add(pid)
@@ -730,7 +730,7 @@ def test_sigterm_with_slow_text_in_flight_leaves_no_work_behind(shipped_model):
                     pass
                 assert proc.poll() is None and time.monotonic() < deadline
                 time.sleep(0.05)
-            started = children(proc.pid, "mtcli.serve")  # (a decoder, the ensemble's members in two threads, and two formatters)
+            started = children(proc.pid, "mtcli.serve")
             with ThreadPoolExecutor(1) as pool:
                 pending = pool.submit(ask, c, q="<p>" + "<i>a</i> " * 250 + "</p>", format="html")
                 time.sleep(0.5)
@@ -740,7 +740,7 @@ def test_sigterm_with_slow_text_in_flight_leaves_no_work_behind(shipped_model):
                 stopped = time.monotonic() - stop
                 r = pending.result()
         assert r.status_code in (200, 503) and stopped < 3 + 5, (r.status_code, stopped)
-        assert len(started) >= 3 and not [pid for pid in started if os.path.exists(f"/proc/{pid}")
+        assert len(started) >= 4 and not [pid for pid in started if os.path.exists(f"/proc/{pid}")
                                           and open(f"/proc/{pid}/stat").read().split()[2] != "Z"]
     finally:
         if proc.poll() is None:

@@ -18,8 +18,9 @@ queue, then for the decoder's step in progress to end), and how often the server
 (woken, or preempted) a sentence; offline's line gives the cores it used.
 
 --steady N,N,...: no server; what a decoder's step costs with N sentences in progress (each finished
-one replaced at once, one thread, BLAS and Numba on one thread as in a decoder process): CPU per
-sentence and per step, and the share of it spent joining (encoding the sentences that arrive).
+one replaced at once, BLAS and Numba on one thread as in a decoder process): CPU per sentence and per
+step, and the share of it spent joining (encoding the sentences that arrive). An ensemble's members step in
+two threads as in the server (`--set parallel_members=false`: one thread), the member thread's CPU apart.
 
     python benchmarks/serve_load.py [--duration 30] [--clients 1,8,32] [--rounds 1] [--sentences 600]
     python benchmarks/serve_load.py --steady 1,4,8,16,32,64
@@ -242,7 +243,9 @@ def offline(decoding, sentences: list[str]) -> tuple[float, float]:
 
 def steady(model_dir: Path, cfg: ServeConfig, sentences: list[str], levels: list[int]) -> None:
     """What a decoder's step costs with n sentences in progress, each finished one replaced at once: in
-    this process, on one thread, BLAS and Numba on one thread (as in a decoder process)."""
+    this process, BLAS and Numba on one thread (as in a decoder process); an ensemble's members in two threads
+    with cfg.parallel_members, whose CPU is then given apart: a step takes about the longer of the two where
+    each thread has a core of its own."""
     import numba
     from threadpoolctl import threadpool_limits
 
@@ -251,12 +254,14 @@ def steady(model_dir: Path, cfg: ServeConfig, sentences: list[str], levels: list
     numba.set_num_threads(1)
     with threadpool_limits(limits=1, user_api="blas"):
         translator = Translator(model_dir, inter_threads=1)
-        stream = translator.stream(cfg.max_batch, cfg.decoding)
+        stream = translator.stream(cfg.max_batch, cfg.decoding, cfg.parallel_members)
+        members = stream.search.helper  # (None: one thread)
         translator.translate_batch(sentences[:8], cfg.decoding)  # (the compiled kernels loaded)
-        print(f"{'in progress':>11} {'CPU ms/sent':>11} {'of it joining':>13} {'ms/step':>8} {'steps/sent':>10}")
+        print(f"{'in progress':>11} {'CPU ms/sent':>11} {'of it joining':>13} {'ms/step':>8} {'steps/sent':>10}"
+              + ("  (ms/step: the decoding thread's; the member thread's apart)" if members else ""))
         for n in levels:
             queued, held, done, steps, joining = itertools.cycle(sentences), 0, 0, 0, 0.0
-            start = time.thread_time()
+            start, apart = time.thread_time(), members.cpu if members else 0.0
             while done < len(sentences):
                 if held < n:
                     t = time.thread_time()
@@ -265,10 +270,12 @@ def steady(model_dir: Path, cfg: ServeConfig, sentences: list[str], levels: list
                 finished = len(stream.step())
                 steps, held, done = steps + 1, held - finished, done + finished
             cpu = time.thread_time() - start
+            apart = members.cpu - apart if members else 0.0
             while held:  # (the next level starts with none)
                 held -= len(stream.step())
-            print(f"{n:11} {cpu / done * 1e3:11.1f} {joining / cpu:13.0%} {cpu / steps * 1e3:8.2f} "
-                  f"{steps * n / done:10.1f}", flush=True)
+            print(f"{n:11} {(cpu + apart) / done * 1e3:11.1f} {joining / (cpu + apart):13.0%} {cpu / steps * 1e3:8.2f} "
+                  f"{steps * n / done:10.1f}" + (f"  member thread {apart / steps * 1e3:.2f} ms/step" if members else ""),
+                  flush=True)
 
 
 def option(text: str) -> tuple[str, object]:
@@ -277,6 +284,8 @@ def option(text: str) -> tuple[str, object]:
     default = {f.name: getattr(ServeConfig(), f.name) for f in fields(ServeConfig)}
     if name not in default or name in ("host", "port"):
         raise argparse.ArgumentTypeError(f"not a server setting: {name}")
+    if isinstance(default[name], bool):
+        return name, value.lower() in ("1", "true", "yes")
     return name, type(default[name])(value)
 
 
@@ -305,7 +314,11 @@ def main() -> None:
     model_dir = registry.resolve(args.model)
     sentences = sample(args.data, args.sentences, args.seed)
     mean_len = statistics.mean(len(s.split()) for s in sentences)
-    print(f"{args.model}, beam {cfg.beam}, {cfg.decoders} decoder(s) of {cfg.max_batch} sentences at once: "
+    from mtcli.serve.app import decoders_of
+
+    decoders, parallel = decoders_of(cfg, 1, model_dir)
+    print(f"{args.model}, beam {cfg.beam}, {decoders} decoder(s) of {cfg.max_batch} sentences at once"
+          f"{' (the members in two threads)' if parallel else ''}: "
           f"{len(sentences)} sentences of {args.data.name} ({mean_len:.1f} words on average), "
           f"{args.duration:g} s per load, {args.rounds} round(s); load average {os.getloadavg()[0]:.1f}", flush=True)
     from mtcli.decode import Translator

@@ -15,6 +15,7 @@ import mmap
 import os
 import sys
 import threading
+import time
 from bisect import bisect_left
 from collections.abc import Callable, Collection
 from contextlib import contextmanager
@@ -411,24 +412,87 @@ class _Ended:
         return found or [Hypothesis([], -np.inf, -np.inf)]
 
 
-def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows, t, room, kept=None) -> list[np.ndarray]:
+def _member_logprobs(model: Model, state: DecoderState, tokens, rows, t, out, scratch, kept=None) -> np.ndarray:
+    """One model's next-token log-probabilities for cache rows `rows` (n, V) at positions t (n,), written into out
+    (its first n rows); scratch: rows of exponentials (see BeamSearch's `room`)."""
+    y = decoder_hidden(model, state, tokens, rows, t, kept)  # (n, C)
+    # log_softmax(linear_forward(y, ...)), the same operations in place (the exponentials a block of rows at a
+    # time: each row's sum is its own)
+    logits = np.matmul(y, model.params["out"]["w"], out=out[: len(y)])
+    logits += model.params["out"]["b"]
+    logits -= logits.max(-1, keepdims=True)
+    for a in range(0, len(y), len(scratch)):
+        block = logits[a : a + len(scratch)]
+        block -= np.log(np.exp(block, out=scratch[: len(block)]).sum(-1, keepdims=True))
+    return logits
+
+
+def _next_logprobs(models: list[Model], states: list[DecoderState], tokens, rows, t, room, kept=None,
+                   helper: Members | None = None) -> list[np.ndarray]:
     """Each model of an ensemble's next-token log-probabilities for cache rows `rows` (n, V) at positions t (n,)
     (their mean is the ensemble's, renormalised by the top-k kernel after), each written into its array of
-    BeamSearch's `room`. kept: the first model's (see decoder_hidden)."""
-    found = []
-    for k, (model, state) in enumerate(zip(models, states)):
-        y = decoder_hidden(model, state, tokens, rows, t, kept if model is models[0] else None)  # (n, C)
-        # log_softmax(linear_forward(y, ...)), the same operations in place (the exponentials a block of rows at a
-        # time: each row's sum is its own)
-        logits = np.matmul(y, model.params["out"]["w"], out=room[k][: len(y)])
-        logits += model.params["out"]["b"]
-        logits -= logits.max(-1, keepdims=True)
-        scratch = room[-1]
-        for a in range(0, len(y), len(scratch)):
-            block = logits[a : a + len(scratch)]
-            block -= np.log(np.exp(block, out=scratch[: len(block)]).sum(-1, keepdims=True))
-        found.append(logits)
-    return found
+    BeamSearch's `room`. kept: the first model's (see decoder_hidden). helper: the models after the first
+    stepped in its thread meanwhile (the same operations on the same arrays: the same log-probabilities)."""
+    scratch = room[-1] if helper is None else helper.scratch
+    with Members.alongside(helper, lambda: [_member_logprobs(m, s, tokens, rows, t, room[k], scratch)
+                                            for k, (m, s) in enumerate(zip(models, states)) if k]) as others:
+        first = _member_logprobs(models[0], states[0], tokens, rows, t, room[0], room[-1], kept)
+    return [first, *others]
+
+
+class Members:
+    """A thread that steps (and encodes for) an ensemble's members after the first while the decoding thread does
+    the first's: a server's decoder then spreads one batch's step over two cores. A step's fixed cost is its matrix
+    products' (BLAS copies each weight matrix into its blocks at every call: the output layer's ~0.64 ms of a
+    member's step whatever the rows), so one decoder of twice the sentences, each core streaming one member's
+    weights, decodes more than two decoders do at a few sentences each where each thread has a core (docs/serve.md:
+    on a shared machine it did not). Its BLAS and Numba calls release the GIL."""
+
+    def __init__(self, rows: int, vocab: int, dtype):
+        self.scratch = mapped((min(rows, EXP_ROWS), vocab), dtype)  # its exponentials (the first's: room[-1])
+        self._go, self._done = threading.Semaphore(0), threading.Semaphore(0)
+        self._work: Callable | None = None
+        self._out: object = None
+        self.cpu = 0.0  # its thread's CPU seconds at work (benchmarks/serve_load.py --steady)
+        threads = None
+        if kernels.loaded():  # (Numba's count of threads is each thread's own: this one's, the decoding thread's)
+            import numba
+
+            threads = numba.get_num_threads()
+        threading.Thread(target=self._run, args=(threads,), name="mtcli-members", daemon=True).start()
+
+    def _run(self, threads: int | None) -> None:
+        if threads is not None:
+            import numba
+
+            numba.set_num_threads(threads)
+        while True:
+            self._go.acquire()
+            start = time.thread_time()
+            try:
+                self._out = self._work()
+            except BaseException as e:  # (raised in the decoding thread: alongside)
+                self._out = e
+            self.cpu += time.thread_time() - start
+            self._done.release()
+
+    @staticmethod
+    @contextmanager
+    def alongside(helper: Members | None, work: Callable[[], list]):
+        """work() run in helper's thread while the block runs (without a helper: after it, in this thread); yields
+        the list its result is put in once both are done. Its error is raised here."""
+        done: list = []
+        if helper is not None:
+            helper._work = work
+            helper._go.release()
+        try:
+            yield done
+        finally:
+            if helper is not None:
+                helper._done.acquire()
+                if isinstance(helper._out, BaseException):
+                    raise helper._out
+        done += helper._out if helper is not None else work()
 
 
 class BeamSearch:
@@ -445,9 +509,10 @@ class BeamSearch:
 
     def __init__(self, models: list[Model], slots: int, options: TranslationOptions = DEFAULTS,
                  max_src: int | None = None, max_tgt: int | None = None, words: WordCheck | None = None,
-                 coverage: Coverage | None = None):
+                 coverage: Coverage | None = None, parallel: bool = False):
         """max_src, max_tgt: the longest source (BOS and EOS included) and output it will hold
-        (default: the model's). coverage: the finished hypotheses ranked again (options.coverage_penalty)."""
+        (default: the model's). coverage: the finished hypotheses ranked again (options.coverage_penalty).
+        parallel: an ensemble's members after the first stepped in a thread of their own (Members)."""
         self.models, self.options, self.words, K = models, options, words, options.beam_size
         cfg = models[0].cfg
         S, T = max_src or cfg.max_src_len, max_tgt or cfg.max_tgt_len
@@ -490,6 +555,7 @@ class BeamSearch:
         self.room = [mapped((slots * K, cfg.tgt_vocab), models[0].dtype)
                      for _ in range(len(models) + (self.members is not None))] + [
             mapped((min(slots * K, EXP_ROWS), cfg.tgt_vocab), models[0].dtype)]
+        self.helper = Members(slots * K, cfg.tgt_vocab, models[0].dtype) if parallel and len(models) > 1 else None
 
     @property
     def free(self) -> int:
@@ -504,11 +570,12 @@ class BeamSearch:
         if len(slots) < len(src) or src.shape[1] > self.states[0].cross_k[0].shape[1]:
             raise ValueError(f"{src.shape} sentences for {len(slots)} free slots of "
                              f"{self.states[0].cross_k[0].shape[1]} source tokens")
-        for model, state in zip(self.models, self.states):
-            memory = attend_to(model, state, slots, src, src_len)
-            if model is self.models[0] and keep is not None:
+        with Members.alongside(self.helper, lambda: [attend_to(m, s, slots, src, src_len)
+                                                     for m, s in zip(self.models[1:], self.states[1:])]):
+            memory = attend_to(self.models[0], self.states[0], slots, src, src_len)
+            if keep is not None:
                 keep(memory)
-            if model is self.models[0] and self.reads:
+            if self.reads:
                 self.src[slots], self.src_len[slots] = 0, src_len
                 self.src[slots, : src.shape[1]] = src
         o, K = self.options, self.options.beam_size
@@ -539,7 +606,7 @@ class BeamSearch:
             values, ids = kernels.log_softmax_topk(np.matmul(y, out["w"], out=self.room[0][: len(y)]), out["b"], banned,
                                                    2 * K)  # (n, 2K)
         else:
-            members = _next_logprobs(self.models, self.states, self.tokens, rows, t, self.room, kept)  # M x (n, V)
+            members = _next_logprobs(self.models, self.states, self.tokens, rows, t, self.room, kept, self.helper)  # M x (n, V)
             logp = members[0]  # (n, V) their mean, the ensemble's
             if self.members is not None:  # (each member's own read after the ranking)
                 logp = self.room[len(members)][: len(rows)]
@@ -1075,11 +1142,11 @@ class Translator:
                 out[j] = f
         return out
 
-    def stream(self, slots: int, options: TranslationOptions = DEFAULTS) -> TranslationStream:
+    def stream(self, slots: int, options: TranslationOptions = DEFAULTS, parallel: bool = False) -> TranslationStream:
         """Lines decoded as they come, up to `slots` at once (continuous batching: a server's decoder). The compiled
-        kernels from the start: a stream decodes for as long as its process lives."""
+        kernels from the start: a stream decodes for as long as its process lives. parallel: see BeamSearch."""
         kernels.use_compiled()
-        return TranslationStream(self, slots, options)
+        return TranslationStream(self, slots, options, parallel)
 
     def translate(self, lines: list[str], beam: int = DEFAULTS.beam_size, nbest: int = DEFAULTS.num_hypotheses,
                   alpha: float = DEFAULTS.length_penalty, batch_size: int = SENTENCES_PER_BATCH) -> tuple[list[list[tuple[str, float]]], int]:
@@ -1124,9 +1191,10 @@ class TranslationStream:
     """A Translator's BeamSearch fed lines: each joins the sentences being decoded at the next step
     (`add`) and comes out as soon as it is done (`step`), so the batch stays full while lines come and go."""
 
-    def __init__(self, translator: Translator, slots: int, options: TranslationOptions = DEFAULTS):
+    def __init__(self, translator: Translator, slots: int, options: TranslationOptions = DEFAULTS, parallel: bool = False):
         self.translator = translator
-        self.search = BeamSearch(translator.models, slots, options, words=translator.words, coverage=translator.coverage)
+        self.search = BeamSearch(translator.models, slots, options, words=translator.words, coverage=translator.coverage,
+                                 parallel=parallel)
         self.truncated = np.zeros(slots, bool)  # each slot's source was cut to the model's length
 
     def release(self) -> None:
@@ -1135,7 +1203,7 @@ class TranslationStream:
         after a flood of 32 clients: ~90 MB more than before it). Not freed and allocated again: the heap would
         serve them and write their zeros at once. The heap's free memory goes back too."""
         s = self.search
-        _give_back([s.seqs, *s.room, *([s.kept[2]] if s.kept else [])] + [a for state in s.states for a in (
+        _give_back([s.seqs, *s.room, *([s.kept[2]] if s.kept else []), *([s.helper.scratch] if s.helper else [])] + [a for state in s.states for a in (
             *state.self_k, *state.self_v, *state.cross_k, *state.cross_v, state.history)])
 
     @property

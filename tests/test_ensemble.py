@@ -201,3 +201,31 @@ def test_a_translators_weights_are_cached_as_float32_and_read_again_only_when_so
     assert translations() == expected and translations() == expected and len(full) == before + 4
     monkeypatch.setattr(usercache, "root", lambda name: None)  # (no cache at all: a home that does not exist)
     assert translations() == expected and len(full) == before + 6
+
+
+def test_an_ensembles_members_stepped_in_two_threads_decode_as_in_one(shipped_model, monkeypatch):
+    """A server's decoder of an ensemble steps its second member in a thread of its own (decode.Members) while it
+    steps the first: the same n-best lists and scores, bit for bit, as one thread gives, lines joining as slots free
+    up; a member that fails in that thread fails the step in the decoding thread."""
+    import mtcli.decode as decode
+    from mtcli.serve.config import ServeConfig
+    from tests.test_serve import SENTENCES, stream_all
+
+    o, translator = ServeConfig().decoding, Translator(shipped_model)
+    lines = SENTENCES + [s.upper() for s in SENTENCES]
+    one = stream_all(translator.stream(4, o), lines, 4)
+    stream = translator.stream(4, o, parallel=True)
+    assert len(translator.models) == 2 and stream.search.helper is not None
+    assert stream_all(stream, lines, 4) == one
+
+    member = decode._member_logprobs
+
+    def failing(model, *args, **kwargs):
+        if model is translator.models[1]:
+            raise RuntimeError("member down")
+        return member(model, *args, **kwargs)
+
+    monkeypatch.setattr(decode, "_member_logprobs", failing)
+    stream.add(["I like cats."])
+    with pytest.raises(RuntimeError, match="member down"):
+        stream.step()

@@ -227,6 +227,24 @@ def test_decoder_process_decodes_as_the_stream_in_this_process(shipped_model):
     assert remote.process.returncode == 0
 
 
+def test_an_ensembles_decoder_takes_two_cores_for_its_members_in_two_threads(tmp_path):
+    """With parallel_members an ensemble's direction gets half as many decoders, each stepping its members in two
+    threads (decode.Members), at least one; a single model's, one a core as before (and without it, every model's)."""
+    from mtcli.checkpoint import MEMBER, WEIGHTS
+    from mtcli.serve.app import decoders_of
+
+    ensemble, single = tmp_path / "ensemble", tmp_path / "single"
+    for model, files in ((ensemble, [WEIGHTS, MEMBER.format(1)]), (single, [WEIGHTS])):
+        model.mkdir()
+        for name in files:
+            (model / name).touch()
+    two, four = ServeConfig(decoders=2, parallel_members=True), ServeConfig(decoders=4, parallel_members=True)
+    assert decoders_of(two, 1, ensemble) == (1, True) and decoders_of(four, 1, ensemble) == (2, True)
+    assert decoders_of(two, 2, ensemble) == (1, True) and decoders_of(two, 2, single) == (1, False)
+    assert decoders_of(two, 1, single) == (2, False)
+    assert decoders_of(ServeConfig(decoders=2), 1, ensemble) == (2, False)
+
+
 def test_a_released_stream_decodes_as_before(shipped_model):
     """An idle decoder's stream gives back the pages of its caches (release) and decodes the same
     translations after it, with each best one's coverage reading for the server's check."""

@@ -312,7 +312,7 @@ def test_file_kinds_by_their_last_extension_in_any_case():
 
 
 @pytest.mark.parametrize("name", [f.name for f in fields(ServeConfig)
-                                  if f.name not in ("host", "port", "api_key", "alpha", "glossary", "check")])
+                                  if f.name not in ("host", "port", "api_key", "alpha", "glossary", "check", "parallel_members")])
 def test_every_limit_must_be_positive_and_the_least_positive_is_taken(name):
     with pytest.raises(UserError) as e:
         ServeConfig(**{name: 0})

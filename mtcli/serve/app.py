@@ -37,6 +37,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from mtcli import __version__
+from mtcli.checkpoint import member_files
 from mtcli.config import Options
 from mtcli.errors import UserError
 from mtcli.serve import languages
@@ -299,6 +300,14 @@ def decoders_each(cfg: ServeConfig, directions: int) -> int:
     return max(1, cfg.decoders // directions)
 
 
+def decoders_of(cfg: ServeConfig, directions: int, model_dir: Path) -> tuple[int, bool]:
+    """A direction's decoder processes and whether they step an ensemble's members in two threads
+    (cfg.parallel_members): each such decoder takes two of the direction's cores, at least one decoder."""
+    each = decoders_each(cfg, directions)
+    parallel = cfg.parallel_members and len(member_files(model_dir)) > 1
+    return (max(1, each // 2) if parallel else each), parallel
+
+
 class Service:
     """The models behind the routes: admission (the queue bound and the deadline), the formatter
     processes that do the text work, a batcher per direction that decodes. `names`: each model's
@@ -310,9 +319,8 @@ class Service:
         self.options = Options(cfg.decoding, glossary=self.glossary)  # every request's unless it says otherwise
         self.directions = languages.Directions.of(t.direction for t in translators)
         self.page = (files("mtcli.serve") / "index.html").read_text(encoding="utf-8")  # the page at /
-        each = decoders_each(cfg, len(translators))
-        self.batchers = {t.direction: Batcher(lambda d=t.model_dir: DecoderProcess(d, cfg.max_batch, self.options.decoding),
-                                              each, stall=max(cfg.request_timeout, 10.0)) for t in translators}
+        self.batchers = {t.direction: self._batcher(t.model_dir, *decoders_of(cfg, len(translators), t.model_dir))
+                         for t in translators}
         made = setup(translators)
         self.checkers = checkers(translators, cfg)
         # the check runs in one thread of its own, off the event loop: a thread a request (asyncio's pool, up
@@ -324,6 +332,10 @@ class Service:
         self.queued = 0  # characters admitted and not yet answered
         self.timeouts = 0  # requests answered 503 at their deadline
         self.closing = False
+
+    def _batcher(self, model_dir: Path, decoders: int, parallel: bool) -> Batcher:
+        return Batcher(lambda: DecoderProcess(model_dir, self.cfg.max_batch, self.options.decoding, parallel), decoders,
+                       stall=max(self.cfg.request_timeout, 10.0))
 
     def _decode(self, direction: str, lines: list[str], kept: dict | None):
         """A formatter's sentences decoded by the direction's batcher; with `kept` (a request checked), what

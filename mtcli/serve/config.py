@@ -21,6 +21,10 @@ class ServeConfig:
     decoders: int = field(default_factory=threads_per_process)  # batches decoded at once, one process
     # each, one per core (one batch split over the cores would wait for its slowest part at every step),
     # shared among the directions served, at least one each (app.decoders_each; docs/serve.md: memory)
+    parallel_members: bool = False  # an ensemble's decoder steps its members in two threads (decode.Members) and
+    # takes two of the cores: one decoder of twice the sentences a step instead of two (app.decoders_of). Less CPU a
+    # request and 165 MB less, but its threads wait for each other at every step: on a loaded machine it answered
+    # fewer sentences a second at 32 clients; not yet measured idle (docs/serve.md)
     # what one request may ask
     char_limit: int = 20_000  # characters of all texts in one request
     batch_limit: int = 128  # texts in one request (a list `q`)
@@ -45,7 +49,7 @@ class ServeConfig:
     def __post_init__(self):
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name not in ("host", "port", "api_key", "alpha", "glossary", "check") and value <= 0:
+            if f.name not in ("host", "port", "api_key", "alpha", "glossary", "check", "parallel_members") and value <= 0:
                 raise UserError(f"{f.name.replace('_', '-')} must be positive, not {value}")
         if self.char_limit > self.queue_limit:
             raise UserError(f"char-limit {self.char_limit:,} exceeds queue-limit {self.queue_limit:,}: "

@@ -95,7 +95,8 @@ _CHILD = ("import sys; del sys.path[0]; from multiprocessing.connection import C
 class DecoderProcess(Decoder):
     """A Decoder in a child process (a new interpreter) that loads the model itself."""
 
-    def __init__(self, model_dir: Path, slots: int, options: TranslationOptions):
+    def __init__(self, model_dir: Path, slots: int, options: TranslationOptions, parallel: bool = False):
+        """parallel: an ensemble's members stepped in two threads (decode.Members)."""
         ours, theirs = socket.socketpair()
         with theirs:
             self.process = subprocess.Popen([sys.executable, "-c", _CHILD, str(theirs.fileno())],
@@ -104,7 +105,7 @@ class DecoderProcess(Decoder):
         super().__init__(Connection(ours.detach()), slots)
         try:
             self.pipe.send(sys.path)
-            self.pipe.send((str(model_dir), slots, options))
+            self.pipe.send((str(model_dir), slots, options, parallel))
             if not self.pipe.poll(START_SECONDS):
                 self.process.kill()
                 raise DecoderStopped(f"the decoder did not start within {START_SECONDS:g} s")
@@ -186,12 +187,12 @@ def decode_lines(pipe: Connection, stream) -> None:
         pipe.close()
 
 
-def _open(model_dir: str, slots: int, options: TranslationOptions):
+def _open(model_dir: str, slots: int, options: TranslationOptions, parallel: bool):
     """The child's stream: the model loaded, its compiled kernels too."""
     from mtcli.decode import Translator
 
     translator = Translator(model_dir, inter_threads=1)
-    stream = translator.stream(slots, options)  # (the compiled kernels from now on)
+    stream = translator.stream(slots, options, parallel)  # (the compiled kernels from now on)
     translator.translate_batch(["Hello."], options)  # their code loaded now, not at the first request
     return stream
 

@@ -132,6 +132,51 @@ def attention_forward(q, k, v, k_len, causal, drop, n_heads):
     return out, p
 
 
+def self_attention_ref(qkv, k_len, n_heads):
+    """Self-attention at inference (an encoder block's): qkv (B, T, 3C) the fused query/key/value projection, keys
+    j >= k_len[b] padding -> (B, T, C), attention_forward_ref's output without dropout."""
+    C = qkv.shape[2] // 3
+    no_drop = np.zeros((0, 0, 0, 0), qkv.dtype)
+    return attention_forward_ref(qkv[..., :C], qkv[..., C : 2 * C], qkv[..., 2 * C :], k_len, False, no_drop, n_heads)[0]
+
+
+@kernel(fastmath=FAST)
+def self_attention(qkv, k_len, n_heads):
+    """See self_attention_ref: attention_forward's loops (so its floats, bit for bit) reading the three
+    projections from one array and keeping no weights (the decoder's encoder wrote (B, H, T, T) of them it never
+    read), serial (each decoding thread is one task: a parallel region from two threads at once cost ~10-100 us)."""
+    B, T, C3 = qkv.shape
+    C = C3 // 3
+    D = C // n_heads
+    scale, zero = qkv.dtype.type(D**-0.5), qkv.dtype.type(0.0)
+    out = np.empty((B, T, C), qkv.dtype)
+    prow = np.empty(T, qkv.dtype)  # scratch: a query's weights
+    for b in range(B):
+        n_keys = min(T, k_len[b])
+        for h in range(n_heads):
+            c0 = h * D
+            for i in range(T):
+                qi = qkv[b, i, c0 : c0 + D]
+                m = zero
+                for j in range(n_keys):
+                    s = _dot(qi, qkv[b, j, C + c0 : C + c0 + D]) * scale
+                    prow[j] = s
+                    m = s if j == 0 else max(m, s)
+                z = zero
+                for j in range(n_keys):
+                    e = exp_nonpos(prow[j] - m)
+                    prow[j] = e
+                    z += e
+                inv_z = qkv.dtype.type(1.0) / z
+                for j in range(n_keys):
+                    prow[j] = prow[j] * inv_z
+                oi = out[b, i, c0 : c0 + D]
+                oi[:] = zero
+                for j in range(n_keys):
+                    _axpy(prow[j], qkv[b, j, 2 * C + c0 : 2 * C + c0 + D], oi)
+    return out
+
+
 @kernel(fastmath=FAST)
 def _backward_pair(dout, q, k, v, p, drop_flat, H, bh, dq, dk, dv, dp):
     """Fills dq, dk, dv[b, :, c0:c1] for the task bh (see _pair); dp: scratch of size Tk.

@@ -287,10 +287,32 @@ def empty_decoding(model: Model, B: int, slots_per_sentence: int, S: int, T: int
         history=np.zeros((N, T), np.int64), t=0)
 
 
+def encode(model: Model, src, src_len) -> np.ndarray:
+    """Model.encode(src, src_len) at inference, the same floats (B, S, C): per block BLAS's products with one kernel
+    between each two, as a decoding step's (_block_step), the query/key/value projections one product
+    (kernels.self_attention reads them from it) and no activations kept for a backward pass."""
+    p, H = model.params, model.cfg.n_heads
+    x = model._embed(src, "src_emb", model.pe_src, None)[0]  # (B, S, C)
+    B, S, C = x.shape
+    rows = x.reshape(B * S, C)  # (in place: a view of x)
+    for i in range(model.cfg.n_layers):
+        attn, ffn = p[f"enc.{i}.attn"], p[f"enc.{i}.ffn"]
+        ln = [(p[f"enc.{i}.ln{j}"]["g"], p[f"enc.{i}.ln{j}"]["b"]) for j in (1, 2)]
+        fused = _fused(attn, "qkv")
+        qkv = rows @ fused["wqkv"]  # (B S, 3C)
+        qkv += fused["bqkv"]
+        a = kernels.self_attention(qkv.reshape(B, S, 3 * C), src_len, H).reshape(B * S, C)
+        kernels.residual_layernorm(rows, a @ attn["wo"], attn["bo"], *ln[0])
+        h = rows @ ffn["w1"]  # (B S, F)
+        kernels.bias_relu(h, ffn["b1"])
+        kernels.residual_layernorm(rows, h @ ffn["w2"], ffn["b2"], *ln[1])
+    return x
+
+
 def attend_to(model: Model, state: DecoderState, sentences, src, src_len) -> np.ndarray:
     """Encode src (n, S') once and project every layer's cross-attention keys/values into the
     state's sentences `sentences` (n,); returns the encoder's output (n, S', C)."""
-    memory, _ = model.encode(src, src_len, keep=False)  # (n, S', C)
+    memory = encode(model, src, src_len)  # (n, S', C)
     C, S = model.cfg.d_model, src.shape[1]
     for i in range(model.cfg.n_layers):
         kv = linear_forward(memory, state.cross_kv[i]["wkv"], state.cross_kv[i]["bkv"])[0]  # (n, S', 2C)
@@ -767,7 +789,7 @@ def forced(model: Model, src, src_len, tgt, tgt_len, layers: int | None = None, 
     B = len(src)
     tgt_in = np.concatenate([np.full((B, 1), BOS), tgt], 1)  # (B, T + 1)
     if memory is None:
-        memory, _ = model.encode(src, src_len, keep=False)
+        memory = encode(model, src, src_len)
     y = model._embed(tgt_in, "tgt_emb", model.pe_tgt, None)[0]
     if heads is not None and layers == 1:
         probs = _lowest_heads(model, y, memory, src_len, tgt_len + 1, heads)[:, None]
@@ -1125,7 +1147,7 @@ class Translator:
             padded = np.zeros((len(group), src.shape[1], self.model.cfg.d_model), self.model.dtype)
             new = [row for row, j in enumerate(group) if kept[j] is None]
             if new:
-                fresh = self.model.encode(src[new], src_len[new], keep=False)[0]
+                fresh = encode(self.model, src[new], src_len[new])
                 padded[new, : fresh.shape[1]] = fresh
             for row, j in enumerate(group):
                 if kept[j] is not None:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from mtcli import confidence as conf
+from mtcli import decode
 from mtcli.config import DEFAULTS
 from mtcli.errors import UserError
 
@@ -64,8 +65,8 @@ def test_the_check_reads_what_decoding_kept(en_es, monkeypatch):
         nbests = [[(h.text, h.score) for h in r.hypotheses] for r in found]
         sources, targets = [lines[0], "Where is the station ?"], [nb[0][0] for nb in nbests[:2]]  # (the 2nd: not kept)
         encoded = []
-        encode = en_es.model.encode
-        monkeypatch.setattr(en_es.model, "encode", lambda src, n, *a, **kw: encoded.append(len(src)) or encode(src, n, *a, **kw))
+        monkeypatch.setattr(decode, "encode", lambda model, src, n, encode=decode.encode: encoded.append(len(src))
+                            or encode(model, src, n))
         whole = en_es.force(sources, targets)  # (all layers and heads)
         heads = en_es.force(sources, targets, 1, [7])
         monkeypatch.undo()

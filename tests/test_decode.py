@@ -15,6 +15,7 @@ from mtcli.decode import (
     _repeats,
     beam_search,
     decode_step,
+    encode,
     greedy,
     reorder_state,
     search,
@@ -206,6 +207,15 @@ def test_self_attention_step_matches_its_reference(dtype):
     np.testing.assert_array_equal(k, want_k)
     np.testing.assert_array_equal(v, want_v)
     np.testing.assert_array_equal(k[np.arange(N), n_keys - 1], qkv[:, C : 2 * C])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_decoders_encoder_is_model_encode_bit_for_bit(dtype):
+    """decode.encode (fused projections and kernels) gives the training forward's floats exactly, padding included:
+    the text of a translation cannot depend on which of the two encoded its source."""
+    m = Model(model().cfg, seed=3, dtype=dtype)
+    m.flat += np.random.default_rng(0).normal(0, 0.1, m.flat.shape).astype(dtype)  # (no norm's gain 1 and bias 0)
+    np.testing.assert_array_equal(encode(m, SRC, SRC_LEN), m.encode(SRC, SRC_LEN)[0])
 
 
 @pytest.mark.parametrize("budget", [TranslationOptions(max_batch_size=60), TranslationOptions(max_batch_size=3, batch_type="examples")])

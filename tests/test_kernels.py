@@ -31,6 +31,8 @@ from mtcli.kernels.attention import (
     attention_backward_ref,
     attention_forward,
     attention_forward_ref,
+    self_attention,
+    self_attention_ref,
 )
 from mtcli.kernels.crossentropy import cross_entropy, cross_entropy_ref
 from mtcli.kernels.decoding import CHUNK, log_softmax_topk, log_softmax_topk_ref
@@ -267,6 +269,17 @@ def test_attention_row_without_keys_is_zero(rng):
     assert np.all(p[1] == 0) and np.all(out[1] == 0)
     dq, dk, dv = attention_backward(np.ones_like(out), q, k, v, p, drop, H)
     assert np.all(dq[1] == 0) and np.all(dk[1] == 0) and np.all(dv[1] == 0)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_self_attention(rng, dtype):
+    """The encoder's self-attention from one fused projection, as the reference; and bit for bit
+    attention_forward's output on the three projections (decoding's encoder keeps the training forward's floats)."""
+    q, k, v, k_len, drop, H = attention_inputs(rng, dtype, 5, 7, 7, False)
+    qkv = np.concatenate([q, k, v], 2)
+    out = self_attention(qkv, k_len, H)
+    assert_close(out, self_attention_ref(qkv, k_len, H))
+    np.testing.assert_array_equal(out, attention_forward(q, k, v, k_len, False, drop, H)[0])
 
 
 # ---------------------------------------------------------------------------------------- layernorm

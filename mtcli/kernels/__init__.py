@@ -42,6 +42,7 @@ __all__ = [
     "log_softmax_topk",
     "relu_backward",
     "residual_layernorm",
+    "self_attention",
     "self_attention_step",
     "sum_and_clear",
     "top_candidates",

@@ -71,6 +71,25 @@ def _axpy(a, x, y):
         y[d] += a * x[d]
 
 
+@kernel(fastmath=FAST, inline="always")
+def _softmax_scores(qi, keys, k0, n_keys, scale, prow):
+    """prow[:n_keys] <- the softmax of the scaled scores of query qi (D,) against keys[j, k0 : k0 + D], j < n_keys."""
+    D, zero = qi.size, qi.dtype.type(0.0)
+    m = zero
+    for j in range(n_keys):
+        s = _dot(qi, keys[j, k0 : k0 + D]) * scale
+        prow[j] = s
+        m = s if j == 0 else max(m, s)
+    z = zero
+    for j in range(n_keys):
+        e = exp_nonpos(prow[j] - m)
+        prow[j] = e
+        z += e
+    inv_z = qi.dtype.type(1.0) / z  # inf for a row without keys, multiplying nothing
+    for j in range(n_keys):
+        prow[j] = prow[j] * inv_z
+
+
 @kernel()
 def _pair(q, k, H, bh):
     """Task bh is batch row b = bh // H, head h = bh % H, which owns channels c0:c1 (D of them).
@@ -89,20 +108,8 @@ def _forward_pair(q, k, v, k_len, causal, drop_flat, H, bh, out, p):
     for i in range(Tq):
         n_keys = min(Tk, k_len[b], i + 1) if causal else min(Tk, k_len[b])
         prow = p[b, h, i]
-        qi = q[b, i, c0:c1]
-        m = zero
-        for j in range(n_keys):
-            s = _dot(qi, k[b, j, c0:c1]) * scale
-            prow[j] = s
-            m = s if j == 0 else max(m, s)
-        z = zero
-        for j in range(n_keys):
-            e = exp_nonpos(prow[j] - m)
-            prow[j] = e
-            z += e
-        inv_z = q.dtype.type(1.0) / z  # inf for a row without keys, multiplying nothing
-        for j in range(Tk):
-            prow[j] = prow[j] * inv_z if j < n_keys else zero
+        _softmax_scores(q[b, i, c0:c1], k[b], c0, n_keys, scale, prow)
+        prow[n_keys:] = zero
         oi = out[b, i, c0:c1]
         oi[:] = zero
         row_drop = (bh * Tq + i) * Tk
@@ -130,6 +137,38 @@ def attention_forward(q, k, v, k_len, causal, drop, n_heads):
         for bh in prange(B * n_heads):
             _forward_pair(q, k, v, k_len, causal, drop_flat, n_heads, bh, out, p)
     return out, p
+
+
+def self_attention_ref(qkv, k_len, n_heads):
+    """Self-attention at inference (an encoder block's): qkv (B, T, 3C) the fused query/key/value projection, keys
+    j >= k_len[b] padding -> (B, T, C), attention_forward_ref's output without dropout."""
+    C = qkv.shape[2] // 3
+    no_drop = np.zeros((0, 0, 0, 0), qkv.dtype)
+    return attention_forward_ref(qkv[..., :C], qkv[..., C : 2 * C], qkv[..., 2 * C :], k_len, False, no_drop, n_heads)[0]
+
+
+@kernel(fastmath=FAST)
+def self_attention(qkv, k_len, n_heads):
+    """See self_attention_ref: attention_forward's loops (so its floats, bit for bit) reading the three
+    projections from one array and keeping no weights (the decoder's encoder wrote (B, H, T, T) of them it never
+    read), serial (each decoding thread is one task: a parallel region from two threads at once cost ~10-100 us)."""
+    B, T, C3 = qkv.shape
+    C = C3 // 3
+    D = C // n_heads
+    scale, zero = qkv.dtype.type(D**-0.5), qkv.dtype.type(0.0)
+    out = np.empty((B, T, C), qkv.dtype)
+    prow = np.empty(T, qkv.dtype)  # scratch: a query's weights
+    for b in range(B):
+        n_keys = min(T, k_len[b])
+        for h in range(n_heads):
+            c0 = h * D
+            for i in range(T):
+                _softmax_scores(qkv[b, i, c0 : c0 + D], qkv[b], C + c0, n_keys, scale, prow)
+                oi = out[b, i, c0 : c0 + D]
+                oi[:] = zero
+                for j in range(n_keys):
+                    _axpy(prow[j], qkv[b, j, 2 * C + c0 : 2 * C + c0 + D], oi)
+    return out
 
 
 @kernel(fastmath=FAST)

@@ -885,8 +885,8 @@ M_MMAP_THRESHOLD, M_ARENA_MAX = -3, -8  # (glibc's malloc.h)
 # blocks of this size or more are mappings of their own, given back when freed (M_MMAP_THRESHOLD, fixed): glibc
 # raises its threshold to the largest mapped block freed (8-16 MB after a file's first chunk), so arrays below it came
 # from the heap, whose free pages stay resident; its holes grew from chunk to chunk (unseen lines at beam 4, one core:
-# the heap 150 MB at a chunk's peak, 100 of them free). Lower, each step's FFN activations (3 MB at 400 rows) would
-# be mapped and zeroed anew (1 MB: ~15 % more CPU)
+# the heap 150 MiB at a chunk's peak, 100 of them free). Lower, each step's FFN activations (3 MB at 400 rows) would
+# be mapped and zeroed anew (1 MB had cost ~15-20 % more CPU, before the logits were written in place)
 MMAP_BYTES = 4 << 20
 
 

@@ -954,22 +954,33 @@ def _no_model_file(outputs: dict[str, Path], model_dir: Path, stdin: bool) -> No
 
 class _Shipped:
     """The shipped models by direction, each loaded on first use; `forget` lets one go (the Router: a direction
-    no line took for a while) unless a check reads translations back with it."""
+    no line took for a while) unless a check reads translations back with it, `done_back` one the way back's
+    ranking read with (mtcli.roundtrip) unless a direction's lines or a check use it."""
 
     def __init__(self):
-        self.loaded, self.round_trips = {}, set()
+        self.loaded, self.round_trips, self.engines = {}, set(), set()
 
     def __call__(self, direction: str):
+        self.engines.add(direction)
+        return self._load(direction)
+
+    def _load(self, direction: str):
         if direction not in self.loaded:
             self.loaded[direction] = _load_translator(registry.shipped(direction), lazy=True)
         return self.loaded[direction]
 
     def back(self, direction: str):
         self.round_trips.add(direction)
-        return self(direction)
+        return self._load(direction)
 
     def forget(self, direction: str) -> None:
+        self.engines.discard(direction)
         if direction not in self.round_trips:
+            self.loaded.pop(direction, None)
+
+    def done_back(self, direction: str) -> None:
+        self.round_trips.discard(direction)
+        if direction not in self.engines:
             self.loaded.pop(direction, None)
 
 
@@ -1000,12 +1011,16 @@ def _router(ctx: typer.Context, model: str, source: str, target: str | None, out
                 _no_model_file(outputs, path, stdin)
         translator_of, fixed = shipped, None
 
+    def reverse(direction: str) -> str:
+        return "-".join(reversed(direction.split("-")))
+
     def back_of(direction: str):  # (the other direction's shipped model, loaded on first use)
-        return lambda: shipped.back("-".join(reversed(direction.split("-"))))
+        return lambda: shipped.back(reverse(direction))
 
     def engine_of(direction: str):  # (the shipped models' translations ranked again by the way back: mtcli.roundtrip,
         # whose beam and weight were chosen for them; a model given with -m decodes as its options say)
-        ranked = None if fixed else for_direction(direction, back_of(direction), options.decoding.rerank)
+        ranked = None if fixed else for_direction(direction, back_of(direction), options.decoding.rerank,
+                                                  lambda: shipped.done_back(reverse(direction)))
         return Engine.from_translator(translator_of(direction), options.decoding, ranked)
 
     def checker_for(direction: str):

@@ -970,23 +970,33 @@ def _coverage_of(tr: Translator) -> Coverage | None:
 # source tokens below which a batch costs CPU (2,000 lines at beam 4, one thread: 256 tokens 8 % more CPU than
 # 512-2,048; greedy 512 7 % more than 1,024-2,048)
 MIN_BATCH_TOKENS = 512
-M_ARENA_MAX = -8  # (glibc's malloc.h)
+M_MMAP_THRESHOLD, M_ARENA_MAX = -3, -8  # (glibc's malloc.h)
+# blocks of this size or more are mappings of their own, given back when freed (M_MMAP_THRESHOLD, fixed): glibc
+# raises its threshold to the largest mapped block freed (8-16 MB after a file's first chunk), so arrays below it came
+# from the heap, whose free pages stay resident; its holes grew from chunk to chunk (unseen lines at beam 4, one core:
+# the heap 150 MiB at a chunk's peak, 100 of them free). Lower, each step's FFN activations (3 MB at 400 rows) would
+# be mapped and zeroed anew (1 MB had cost ~15-20 % more CPU, before the logits were written in place)
+MMAP_BYTES = 4 << 20
 
 
 @functools.cache
 def one_heap() -> None:
     """Every thread's arrays from one glibc heap (M_ARENA_MAX 1; MALLOC_ARENA_MAX in the environment wins): each
     decoding thread had its own, whose holes grew a file's translation ~25 MB a chunk (2 threads, greedy: 465 MB at
-    2,000 lines, 591 MB at 8,000; one heap: 450 MB flat). glibc only; elsewhere nothing changes."""
+    2,000 lines, 591 MB at 8,000; one heap: 450 MB flat); and blocks of MMAP_BYTES or more mapped apart from it
+    (MALLOC_MMAP_THRESHOLD_ wins). glibc only; elsewhere nothing changes."""
     import ctypes
 
-    if "MALLOC_ARENA_MAX" in os.environ or not sys.platform.startswith("linux"):
+    if not sys.platform.startswith("linux"):
         return
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):  # a C library without it (musl)
         return
-    mallopt(M_ARENA_MAX, 1)
+    if "MALLOC_ARENA_MAX" not in os.environ:
+        mallopt(M_ARENA_MAX, 1)
+    if "MALLOC_MMAP_THRESHOLD_" not in os.environ:
+        mallopt(M_MMAP_THRESHOLD, MMAP_BYTES)
 
 
 class Translator:

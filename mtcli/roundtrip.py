@@ -39,10 +39,12 @@ def is_short(line: str, most: int = ROUNDTRIP_WORDS) -> bool:
     return 0 < len(_WORDS.findall(line)) <= most
 
 
-def for_direction(direction: str, back: Callable[[], object], lines: str = "short") -> RoundTrip | None:
+def for_direction(direction: str, back: Callable[[], object], lines: str = "short",
+                  done: Callable[[], None] | None = None) -> RoundTrip | None:
     """The ranking of `direction`'s translations by `back` (its other direction's Translator, loaded when asked) of
-    the `lines` config.TranslationOptions.rerank names, or None where none are ranked."""
-    return RoundTrip(back, every=lines == "all") if direction in ROUNDTRIP_DIRECTIONS and lines != "off" else None
+    the `lines` config.TranslationOptions.rerank names, or None where none are ranked; `done` (RoundTrip.done)."""
+    return RoundTrip(back, every=lines == "all", done=done) if direction in ROUNDTRIP_DIRECTIONS and lines != "off" \
+        else None
 
 
 @dataclass
@@ -56,6 +58,9 @@ class RoundTrip:
     most_words: int = ROUNDTRIP_WORDS
     margin: float = ROUNDTRIP_MARGIN
     every: bool = True  # every line ranked, else short ones only
+    # called once a call's lines are ranked: a CLI lets the back model go until the next call reads with it (a file's
+    # chunks: its 29 MB had stayed through the decoding and check of each chunk's other lines, their peak)
+    done: Callable[[], None] | None = None
 
     def options_for(self, options: TranslationOptions) -> TranslationOptions:
         """A short line's decoding: the wider beam, all its hypotheses kept for the ranking."""
@@ -116,6 +121,7 @@ class RoundTrip:
         # the short lines first: decoded after the others, their beam's buffers came on top of what the check keeps
         # of those until it reads them (2,000 unseen lines, 143 short: the file's peak, +94 MB over 326)
         results: list = [None] * len(lines)
+        last = rest if self.every else short  # (the rows whose ranking is the call's last)
         for rows, given in ((short, self.options_for(options)), (rest, replace(options, num_hypotheses=options.beam_size))):
             if rows and (self.every or rows is short):
                 found = tr.translate_batch([lines[i] for i in rows], given)
@@ -124,4 +130,6 @@ class RoundTrip:
             elif rows:
                 for i, r in zip(rows, tr.translate_batch([lines[i] for i in rows], options)):
                     results[i] = r
+            if rows is last and self.done:
+                self.done()
         return results

@@ -33,7 +33,8 @@ SURE, SURE_WORDS = 0.99, 3
 # takes are let go before it is decoded (Router.forget): the corpus's English sides, shuffled, tell 3 of 100,000
 # lines Spanish (the first at line 26,514), and the Spanish model the first loaded stayed resident through every
 # later chunk's decoding (+23 MB at their peak, default beam). A language that comes back loads again (~0.13 s of
-# CPU; a chunk at beam 4 takes ~23 s); a line typed at the prompt lets nothing go
+# CPU; a chunk at beam 4 takes ~23 s); a line typed at the prompt lets nothing go. The language identifier's mapped
+# pages its lines visited go too (Router.told), read again from the cache file's pages by the next chunk's lines
 LET_GO_LINES = 1024
 _WORD = lazy_re.compile(r"[^\W\d_]{2,}")
 
@@ -115,15 +116,16 @@ class Router:
     checker_for: Callable | None = None
     options: Options = Options()
     forget: Callable[[str], None] | None = None  # lets a direction's model go (None: kept for the whole run)
+    told: Callable[[], None] | None = None  # called once a call of LET_GO_LINES lines or more is told (langid.let_go)
     _engines: dict[str, Engine] = field(default_factory=dict)
     _checkers: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self.fixed = self.fixed or (self.languages.direction() if self.languages.source else None)
         if self.detect is None:
-            from mtcli.langid import detect
+            from mtcli.langid import detect, let_go
 
-            self.detect = lambda text, prior: _pair(detect(text, prior=prior))
+            self.detect, self.told = lambda text, prior: _pair(detect(text, prior=prior)), let_go
 
     def engine(self, direction: str) -> Engine:
         if direction not in self._engines:
@@ -163,6 +165,8 @@ class Router:
                 groups.setdefault(f"{language}-{target}", []).append(i)
         if len(lines) >= LET_GO_LINES:
             self._let_go(set(groups))
+            if self.told:
+                self.told()
         for direction, rows in groups.items():
             source = direction.split("-")[0]
             sources = [lines[i] for i in rows]

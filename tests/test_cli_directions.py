@@ -89,6 +89,44 @@ def test_a_spanish_document_is_translated_as_a_whole(shipped, run_cli, tmp_path)
     assert out.startswith("# ") and "estación" not in out
 
 
+def test_the_way_backs_model_is_let_go_after_each_chunks_ranking(shipped, run_cli, monkeypatch, tmp_path):
+    """A file of English whose chunks each have a short line that the way back ranks (--rerank short, the default):
+    the Spanish model it reads with is loaded for each chunk's ranking and freed before the chunk's other lines are
+    decoded and checked (it had stayed for the whole file: 29 MB of each chunk's peak), and the lines are translated
+    as with it kept."""
+    import weakref
+
+    from mtcli import cli, roundtrip, session
+    from mtcli.text import pipeline
+
+    src = tmp_path / "in.txt"
+    src.write_text("Hello.\nThe dog runs in the park.\n" * 3)
+    code, kept, err = run_cli("translate", "-i", src, "-o", "-")
+    assert code == 0, err
+    monkeypatch.setattr(pipeline, "LINES_PER_CALL", 2)
+    loads, alive, load, rank, warn = [], [], cli._load_translator, roundtrip.RoundTrip.rank, session.warn
+
+    def loaded(path, **how):
+        loads.append(weakref.ref(translator := load(path, **how)))
+        return translator
+
+    def ranked(*args, **kwargs):
+        found = rank(*args, **kwargs)
+        alive.append(("ranked", sum(ref() is not None for ref in loads)))
+        return found
+
+    def chunk_done(results, where="line"):
+        warn(results, where)
+        alive.append(("chunk", sum(ref() is not None for ref in loads)))
+
+    monkeypatch.setattr(cli, "_load_translator", loaded)
+    monkeypatch.setattr(roundtrip.RoundTrip, "rank", ranked)
+    monkeypatch.setattr(session, "warn", chunk_done)
+    code, out, err = run_cli("translate", "-i", src, "-o", "-")
+    assert code == 0, err
+    assert out == kept and alive == [("ranked", 2), ("chunk", 1)] * 3 and len(loads) == 4
+
+
 def test_the_model_of_a_language_no_line_of_a_chunk_has_is_let_go(shipped, run_cli, monkeypatch, tmp_path):
     """A file of English with one Spanish line near its start: the Spanish model that line loaded is let go
     before the next chunk, which has no Spanish line, is decoded (it had stayed resident for the rest of the file),

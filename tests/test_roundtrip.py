@@ -132,6 +132,44 @@ def test_a_line_with_one_hypothesis_near_its_best_is_not_read_and_loads_nothing(
     assert loaded == [1]
 
 
+@pytest.mark.parametrize("every", [False, True])
+def test_the_back_model_is_let_go_once_a_calls_ranking_is_done(every):
+    """done() once per call, after the last lines it ranks (the short ones, or with `every` the rest too), so a file's
+    chunk decodes its other lines and is checked without the back model; the next call loads it again."""
+    held, events = [], []  # (the model loaded, as the CLI holds it until done)
+    forward = Forward(NBEST)
+    forward.translate_batch = lambda lines, options, f=forward.translate_batch: events.append("decode") or f(lines, options)
+
+    def back():
+        if not held:
+            events.append("load")
+            held.append(Back(BACK))
+        return held[0]
+
+    rt = RoundTrip(back, every=every, done=lambda: events.append("done") or held.clear())
+    for _ in range(2):
+        rt.translate(forward, ["Hello.", "I would like to book a table."], TranslationOptions())
+    call = ["decode", "load", "done", "decode"] if not every else ["decode", "load", "decode", "done"]
+    assert events == call + call
+
+
+def test_the_cli_lets_the_back_model_go_unless_lines_or_a_check_use_it(monkeypatch):
+    from mtcli import cli
+
+    monkeypatch.setattr(cli, "_load_translator", lambda path, lazy=False: object())
+    shipped = cli._Shipped()
+    back = shipped.back("es-en")
+    shipped.done_back("es-en")
+    assert "es-en" not in shipped.loaded and shipped.back("es-en") is not back
+    spanish = shipped("es-en")  # (a Spanish line's engine: the same model, kept)
+    shipped.done_back("es-en")
+    assert shipped.back("es-en") is spanish
+    shipped.forget("es-en")  # (no Spanish line in a chunk, but a check reads back with it)
+    assert shipped.loaded["es-en"] is spanish
+    shipped.done_back("es-en")
+    assert "es-en" not in shipped.loaded
+
+
 def test_only_english_to_spanish_is_ranked_again():
     assert isinstance(for_direction("en-es", lambda: None), RoundTrip)
     assert for_direction("es-en", lambda: None) is None

@@ -343,6 +343,40 @@ def test_a_files_stream_gives_back_the_pages_of_the_slots_its_budget_no_longer_f
         assert [h.tokens for h in g] == [h.tokens for h in ref.beam_search(models, s, 2, 2)], f"sentence {i}"
 
 
+# (in a process of its own: a long-lived one's heap may hold a free block that big, which malloc takes before mapping)
+_MAPPED = """
+import ctypes
+import numpy as np
+from mtcli import decode
+class Info(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split()]
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = Info
+decode.one_heap()
+large = np.ones(24 << 20, np.uint8)  # (mapped, then freed: the threshold glibc would raise)
+del large
+mapped = libc.mallinfo2().hblks
+array = np.ones(decode.MMAP_BYTES, np.uint8)
+print(libc.mallinfo2().hblks - mapped)
+"""
+
+
+def test_arrays_of_mmap_bytes_stay_mapped_apart_from_the_heap_after_a_larger_one_is_freed():
+    """glibc raises its threshold for mapping a block to the largest mapped block freed (a model's loading: 8-16 MB),
+    and arrays below it came from the heap, whose free pages stay resident (a file's chunk peaked with 100 MB of the
+    heap free); with one_heap's fixed threshold an array of MMAP_BYTES is still a mapping of its own."""
+    import ctypes
+    import os
+    import subprocess
+
+    if not sys.platform.startswith("linux") or not hasattr(ctypes.CDLL(None), "mallinfo2"):
+        pytest.skip("glibc's allocator (2.33 or later)")
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_MMAP_THRESHOLD_"}
+    run = subprocess.run([sys.executable, "-c", _MAPPED], capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["1"]
+
+
 def test_an_ensemble_keeps_its_members_log_probabilities_only_for_a_check_that_reads_them():
     """Beam search keeps, with the coverage reading, each member's log-probability of its candidates only where
     the check reads them (Coverage.members): the shipped en-es check reads none, and their arrays had held ~7 MB

@@ -86,3 +86,21 @@ def test_a_spanish_month_comes_back_in_english():
 def test_a_lost_month_is_named_as_the_line_had_it():
     (r,) = translate_lines(["We met in July and left."], engine(answers({}, default=lambda s: "Nos fuimos.")))
     assert any("'July'" in w for w in r.warnings), r.warnings
+
+
+# attack of 2026-12-02 (att5): reproductions, failing on int5 ef260af
+@pytest.mark.parametrize("text, months", [
+    ("WE MET IN JULY AND AUGUST.", ["JULY", "AUGUST"]),  # (a shouted month before a shouted word: every word is one)
+    ("IT WAS HOT IN JULY THIS YEAR.", ["JULY"]),  # (the model: "ESTE AÑO HIZO CALOR EN JURADO.")
+])
+def test_a_shouted_month_before_a_shouted_word_is_found(text, months):
+    assert _found(dates.months_alone, text) == months
+
+
+def test_a_month_inside_inline_markup_is_written_in_the_other_language():
+    # the month's span and the tags' merged into one kept "<b>July</b>": "Nací en <b>July</b>." (main: the tags two
+    # spans, the month the model's; the shipped model now leaves "July" in English, in text and markdown formats)
+    seen = []
+    (r,) = translate_lines(["Born in <b>July</b>."], engine(answers({}, seen, default=lambda s: s.replace(
+        "Born in", "Nací en"))))
+    assert r.text == "Nací en <b>julio</b>.", (r.text, seen, r.kept)

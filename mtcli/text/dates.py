@@ -93,14 +93,17 @@ def _dates(text: str) -> list[tuple[int, int]]:
 # model had too few pairs of most months to learn them (the corpus has 3 with "September", 14 with "July"): "I was
 # born in July." -> "Nací en jurado.", "in September" -> "en el hilo", "en septiembre" -> "in November". Written
 # as a month is (capitalised or ALL CAPS in English, lowercase or ALL CAPS in Spanish: "Julio" is a name); never
-# before a capitalised word (a title, a name: "November Rain", "April Smith") nor a number (DATE's); the months
-# that are also a verb, a name or a word (May, March, April, June, August) only after a word that leads to a month
+# before a capitalised word (a title, a name: "November Rain", "April Smith"; an ALL CAPS one follows a shouted
+# month) nor a number (DATE's); the months that are also a verb, a name or a word (May, March, April, June, August)
+# only after a word that leads to a month, or after another month ("July, August and September"); not after "to",
+# "for", "and" ("I gave the book to June", "I voted for May", "Jack and August")
 _MAYBE_NOT_A_MONTH = ("may", "march", "april", "june", "august")
-_MONTH_ALONE = lazy_re.compile("(?<![\\w.,'’-])(" + "|".join([*(m.capitalize() for m in MONTHS), *(m.upper() for m in MONTHS)])
-                               + r")(?![\w-]|\s*[A-Z\d])")
-_LEADS_TO_MONTH = lazy_re.compile(r"\b(?:in|of|since|until|till|by|during|early|late|mid|next|last|this|every|from|"
-                                  r"through|before|after|between|and|or|to|for|that)\s+$", re.IGNORECASE)
+_NAMES = "|".join([*(m.capitalize() for m in MONTHS), *(m.upper() for m in MONTHS)])
+_MONTH_ALONE = lazy_re.compile(rf"(?<![\w.,'’-])({_NAMES})(?![\w-]|\s*(?:\d|[A-Z][a-z]))")
+_LEADS_TO_MONTH = lazy_re.compile(r"(?:\b(?i:in|of|since|until|till|by|during|early|late|mid|next|last|this|every|"
+                                  rf"from|through|before|after|between)|(?:{_NAMES})(?:,| (?i:and|or|to|through|until)))\s+$")
 _ES_MONTH_ALONE = lazy_re.compile(rf"(?<![\w.,'’-])({_ES_MONTH}|{_ES_MONTH.upper()})(?![\w-]|\s*\d)")
+_TAGGED = lazy_re.compile(r"((?:<[^<>]*>)*)(.*?)((?:<[^<>]*>)*)", re.DOTALL)  # inline markup kept with the month
 
 
 def months_alone(text: str) -> list[tuple[int, int]]:
@@ -115,19 +118,23 @@ def meses(text: str) -> list[tuple[int, int]]:
 
 
 def month_in_spanish(span: str) -> str:
-    """A span that is an English month's name, in Spanish (lowercase, or ALL CAPS as written); any other as it came."""
-    if not _MONTH_ALONE.fullmatch(span):
+    """A span that is an English month's name (inside its inline tags, "<b>July</b>": one span with them), in Spanish
+    (lowercase, or ALL CAPS as written); any other as it came."""
+    before, month, after = _TAGGED.fullmatch(span).groups()
+    if not _MONTH_ALONE.fullmatch(month):
         return span
-    out = MONTHS[span.lower()]
-    return out.upper() if span.isupper() else out
+    out = MONTHS[month.lower()]
+    return before + (out.upper() if month.isupper() else out) + after
 
 
 def month_in_english(span: str) -> str:
-    """A span that is a Spanish month's name, in English (capitalised, or ALL CAPS as written); any other as it came."""
-    if not _ES_MONTH_ALONE.fullmatch(span):
+    """A span that is a Spanish month's name (inside its inline tags), in English (capitalised, or ALL CAPS as
+    written); any other as it came."""
+    before, month, after = _TAGGED.fullmatch(span).groups()
+    if not _ES_MONTH_ALONE.fullmatch(month):
         return span
-    out = next(en for en, es in MONTHS.items() if es == span.lower().replace("setiembre", "septiembre")).capitalize()
-    return out.upper() if span.isupper() else out
+    out = next(en for en, es in MONTHS.items() if es == month.lower().replace("setiembre", "septiembre")).capitalize()
+    return before + (out.upper() if month.isupper() else out) + after
 
 
 def month_alone(span: str, source: str) -> str | None:

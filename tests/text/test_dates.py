@@ -20,7 +20,9 @@ def _found(find, text):
     ("I was born in July.", ["July"]),
     ("December is the last month.", ["December"]),  # (a month that is no other word: anywhere)
     ("We go in MAY and JUNE.", ["MAY", "JUNE"]),
-    ("I will be sixteen in May.", ["May"]), ("It's cold for April.", ["April"]), ("He came back last August.", ["August"]),
+    ("I will be sixteen in May.", ["May"]), ("He came back last August.", ["August"]),
+    ("July, August and September.", ["July", "August", "September"]), ("in May or June", ["May", "June"]),
+    ("I voted for May.", []), ("I gave the book to June.", []), ("Jack and August went home.", []),  # (names)
     ("May I come in?", []), ("I met April yesterday.", []), ("March forward!", []),  # (a verb, a name)
     ("Tom never listened to November Rain.", []), ("See you on July 3.", []),  # (a title; a date: DATE's)
     ("mid-July", []), ("Julyan", []), ("in july", []),  # (inside a word; typed lowercase: left to the model)

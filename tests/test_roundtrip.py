@@ -181,21 +181,21 @@ def both_ways(shipped_model):
 
 
 def test_the_shipped_pair_says_hello_and_july(both_ways):
-    """The shipped model alone put `Salí.` first for `Hello.` (issue 40) and `jurado` (a jury) for July; read back,
-    `Hola.` and `julio` win."""
+    """The shipped model alone put `Salí.` first for `Hello.` (issue 40) and a black and black dog; read back, `Hola.`
+    and `blanco y negro` win (the way back once chose `julio` over `jurado` too: a month is the pipeline's now)."""
     tr, back = both_ways
     text = Options().text_for("en")
     plain = Engine.from_translator(tr, TranslationOptions())
     ranked = Engine.from_translator(tr, TranslationOptions(), RoundTrip(lambda: back))
-    lines = ["Hello.", "I was born in July."]
+    lines = ["Hello.", "I have a black and white dog."]
     before, after = ([r.text for r in translate_lines(lines, e, text)] for e in (plain, ranked))
-    assert before == ["Salí.", "Nací en jurado."] and after == ["Hola.", "Nací en julio."]
+    assert before == ["Salí.", "Tengo un perro negro y negro."] and after == ["Hola.", "Tengo un perro blanco y negro."]
 
 
 def test_translate_ranks_short_lines_by_default_every_line_or_none_when_told(run_cli, shipped_model):
-    lines = ["Hello.", "I was born in July."]
-    for rerank, expected in ((None, ["Hola.", "Nací en jurado."]), ("all", ["Hola.", "Nací en julio."]),
-                             ("off", ["Salí.", "Nací en jurado."])):
+    lines = ["Hello.", "I have a black and white dog."]
+    dogs = ("Tengo un perro negro y negro.", "Tengo un perro blanco y negro.")
+    for rerank, expected in ((None, ["Hola.", dogs[0]]), ("all", ["Hola.", dogs[1]]), ("off", ["Salí.", dogs[0]])):
         code, out, err = run_cli("translate", "--no-check", *(["--rerank", rerank] if rerank else []), *lines)
         assert code == 0 and out.split("\n")[:2] == expected, (rerank, out, err)
 

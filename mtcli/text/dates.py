@@ -5,6 +5,7 @@ name alone, each found in a sentence and written the other language's way (kinds
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from mtcli import lazy_re
 
@@ -59,8 +60,7 @@ def _date_in_english(span: str) -> str:
     """Each Spanish date in the span as English writes it ("4 de junio de 1974" -> "June 4, 1974"), in its case."""
     def english(m: re.Match) -> str:
         month, day, year = m["m"] or m["m2"], m["d"] and re.sub(r"\D", "", m["d"]), m["y"] or m["y2"]
-        name = next(en for en, es in MONTHS.items() if es == month.lower().replace("setiembre", "septiembre"))
-        out = f"{name.capitalize()} {day}" if day else name.capitalize()
+        out = f"{_english(month)} {day}" if day else _english(month)
         out += f", {year}" if day and year else f" {year}" if year else ""
         return out.upper() if month.isupper() else out
 
@@ -117,24 +117,25 @@ def meses(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _ES_MONTH_ALONE.finditer(text)]
 
 
-def month_in_spanish(span: str) -> str:
-    """A span that is an English month's name (inside its inline tags, "<b>July</b>": one span with them), in Spanish
-    (lowercase, or ALL CAPS as written); any other as it came."""
+def _month_in(span: str, alone: re.Pattern, name: Callable[[str], str]) -> str:
+    """A span that is a month's name (inside its inline tags, "<b>July</b>": one span with them) as `name` writes it
+    in the other language, ALL CAPS as written; any other as it came."""
     before, month, after = _TAGGED.fullmatch(span).groups()
-    if not _MONTH_ALONE.fullmatch(month):
+    if not alone.fullmatch(month):
         return span
-    out = MONTHS[month.lower()]
-    return before + (out.upper() if month.isupper() else out) + after
+    return before + (name(month).upper() if month.isupper() else name(month)) + after
+
+
+def _english(mes: str) -> str:
+    return next(en for en, es in MONTHS.items() if es == mes.lower().replace("setiembre", "septiembre")).capitalize()
+
+
+def month_in_spanish(span: str) -> str:
+    return _month_in(span, _MONTH_ALONE, lambda month: MONTHS[month.lower()])
 
 
 def month_in_english(span: str) -> str:
-    """A span that is a Spanish month's name (inside its inline tags), in English (capitalised, or ALL CAPS as
-    written); any other as it came."""
-    before, month, after = _TAGGED.fullmatch(span).groups()
-    if not _ES_MONTH_ALONE.fullmatch(month):
-        return span
-    out = next(en for en, es in MONTHS.items() if es == month.lower().replace("setiembre", "septiembre")).capitalize()
-    return before + (out.upper() if month.isupper() else out) + after
+    return _month_in(span, _ES_MONTH_ALONE, _english)
 
 
 def month_alone(span: str, source: str) -> str | None:

@@ -218,6 +218,22 @@ def test_the_decoders_encoder_is_model_encode_bit_for_bit(dtype):
     np.testing.assert_array_equal(encode(m, SRC, SRC_LEN), m.encode(SRC, SRC_LEN)[0])
 
 
+def test_sentences_joining_a_decoding_state_are_encoded_with_its_projections_made_once(monkeypatch):
+    """A decoding state makes each encoder layer's fused query/key/value projection once (DecoderState.enc_qkv):
+    the sentences that join it later (attend_to: a server's decoder, one sentence at a time) are encoded with them,
+    none made again, to the same floats as Model.encode."""
+    import mtcli.decode as decode
+
+    m = Model(model().cfg, seed=3)
+    state = decode.empty_decoding(m, len(SRC), 1, SRC.shape[1], m.cfg.max_tgt_len)
+    assert len(state.enc_qkv) == m.cfg.n_layers
+    made = []
+    monkeypatch.setattr(decode, "_fused", lambda *args: made.append(args) or pytest.fail("a projection made again"))
+    memory = decode.attend_to(m, state, np.arange(1, 3), SRC[1:], SRC_LEN[1:])
+    assert not made
+    np.testing.assert_array_equal(memory, m.encode(SRC[1:], SRC_LEN[1:])[0])
+
+
 @pytest.mark.parametrize("budget", [TranslationOptions(max_batch_size=60), TranslationOptions(max_batch_size=3, batch_type="examples")])
 def test_sentences_join_a_search_within_the_budget_and_decode_as_alone(budget, monkeypatch):
     """Continuous batching (search given a budget): the sentences decoded at once never exceed max_batch_size

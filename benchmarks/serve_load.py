@@ -19,8 +19,9 @@ queue, then for the decoder's step in progress to end), and how often the server
 
 --steady N,N,...: no server; what a decoder's step costs with N sentences in progress (each finished
 one replaced at once, BLAS and Numba on one thread as in a decoder process): CPU per sentence and per
-step, and the share of it spent joining (encoding the sentences that arrive). An ensemble's members step in
-two threads as in the server (`--set parallel_members=false`: one thread), the member thread's CPU apart.
+step, the share of it spent joining (encoding the sentences that arrive) and the CPU of a line's joining. An
+ensemble's members step in two threads as in the server (`--set parallel_members=false`: one thread), the member
+thread's CPU apart.
 
     python benchmarks/serve_load.py [--duration 30] [--clients 1,8,32] [--rounds 1] [--sentences 600]
     python benchmarks/serve_load.py --steady 1,4,8,16,32,64
@@ -257,16 +258,17 @@ def steady(model_dir: Path, cfg: ServeConfig, sentences: list[str], levels: list
         stream = translator.stream(cfg.max_batch, cfg.decoding, cfg.parallel_members)
         members = stream.search.helper  # (None: one thread)
         translator.translate_batch(sentences[:8], cfg.decoding)  # (the compiled kernels loaded)
-        print(f"{'in progress':>11} {'CPU ms/sent':>11} {'of it joining':>13} {'ms/step':>8} {'steps/sent':>10}"
+        print(f"{'in progress':>11} {'CPU ms/sent':>11} {'of it joining':>13} {'ms/step':>8} {'steps/sent':>10} "
+              f"{'join ms/line':>12}"
               + ("  (ms/step: the decoding thread's; the member thread's apart)" if members else ""))
         for n in levels:
-            queued, held, done, steps, joining = itertools.cycle(sentences), 0, 0, 0, 0.0
+            queued, held, done, steps, joining, joined = itertools.cycle(sentences), 0, 0, 0, 0.0, 0
             start, apart = time.thread_time(), members.cpu if members else 0.0
             while done < len(sentences):
                 if held < n:
                     t = time.thread_time()
                     stream.add([next(queued) for _ in range(n - held)])
-                    joining, held = joining + time.thread_time() - t, n
+                    joining, joined, held = joining + time.thread_time() - t, joined + n - held, n
                 finished = len(stream.step())
                 steps, held, done = steps + 1, held - finished, done + finished
             cpu = time.thread_time() - start
@@ -274,7 +276,7 @@ def steady(model_dir: Path, cfg: ServeConfig, sentences: list[str], levels: list
             while held:  # (the next level starts with none)
                 held -= len(stream.step())
             print(f"{n:11} {(cpu + apart) / done * 1e3:11.1f} {joining / (cpu + apart):13.0%} {cpu / steps * 1e3:8.2f} "
-                  f"{steps * n / done:10.1f}" + (f"  member thread {apart / steps * 1e3:.2f} ms/step" if members else ""),
+                  f"{steps * n / done:10.1f} {joining / joined * 1e3:12.2f}" + (f"  member thread {apart / steps * 1e3:.2f} ms/step" if members else ""),
                   flush=True)
 
 

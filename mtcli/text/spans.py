@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from mtcli.text import protect
 from mtcli.text.dates import month_alone
-from mtcli.text.kinds import PRIVATE
+from mtcli.text.kinds import EUROS, MONEY, PRIVATE
 from mtcli.text.tables import TABLES, rewritten
 from mtcli.text.retry import ladder
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each, is_name, uncased
@@ -27,7 +27,7 @@ class Spans:
 
     def strip(self, s: Sentence, c: Context) -> bool:
         if s.masked is None:  # (the glossary's stage has masked a sentence with terms its own way: terms.py)
-            s.masked = _months_own(masked(s.text, s.spans, c), s, c)
+            s.masked = _own(masked(s.text, s.spans, c), s, c)
         s.outside = drop_spans(s.text, s.spans)
         s.aside[self.name] = c.options.source
         if not LETTER.search(s.outside):
@@ -46,35 +46,40 @@ class Spans:
                                                            if span in dates or table.title.search(span) else [span])]
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
         months = tuple(o for o, k in zip(spans, s.masked.sources) if o != k) if s.masked else ()
-        return each(out, lambda t: _dated(t, dates, months))
+        money = [span for span in spans if MONEY.fullmatch(span)]
+        return each(out, lambda t: _one_currency(_dated(t, dates, months), money))
 
 
-def _months_own(m: protect.Masked, s: Sentence, c: Context) -> protect.Masked:
-    """A month's name alone comes back in the target language, as a glossary's term does (terms.py): the sentence
-    tried first with it as it came (retry.OWN), kept where the model wrote the month itself, else as a placeholder (no
-    retry.SWAP: a word swapped in wrote worse). benchmarks/months.py: en-es BLEU 37.0 masked at once, 34.0 with
-    SWAP, 37.3 so; es-en 41.3, 45.5, 46.2; the right month 99-100 % each way (55.7 % and 65.4 % before)."""
+def _own(m: protect.Masked, s: Sentence, c: Context) -> protect.Masked:
+    """A month's name alone comes back in the target language, as a glossary's term does (terms.py), and an amount in
+    euros as typed: the sentence tried first with them as they came (retry.OWN), kept where the model wrote each
+    itself, else as placeholders (no retry.SWAP: a word swapped in wrote worse). benchmarks/months.py: en-es BLEU
+    37.0 masked at once, 34.0 with SWAP, 37.3 so; es-en 41.3, 45.5, 46.2; the right month 99-100 % each way (55.7 %
+    and 65.4 % before). An amount's placeholder alone changed the sentence ("It costs 50." -> "Se cuesta 50."):
+    benchmarks/prices.py."""
     outs = tuple(month_alone(span, c.options.source) or span for span in m.spans)
-    if outs == m.spans:
+    typed = [out != k or bool(EUROS.fullmatch(k)) for out, k in zip(outs, m.spans)]
+    if not any(typed):
         return m
-    own = masked(s.text, [sp for sp, out, k in zip(s.spans, outs, m.spans) if out == k], c)
+    own = masked(s.text, [sp for sp, t in zip(s.spans, typed) if not t], c)
     return replace(m, spans=outs, sources=m.spans, own=own)
 
 
 def masked(text: str, spans: list[tuple[int, int]], c: Context) -> protect.Masked:
-    """The text with its spans as the placeholders of the engine's ladder, a name's a name."""
-    first = protect.mask(text, spans, protect.PLACEHOLDERS[0])  # (digits: never a word of the sentence)
-    return protect.remask(first, _named(first, ladder(first, c.engine.placeholders)[0], c))
+    """The text with its spans as the placeholders of the engine's ladder (none a word the text has: retry.OWN's
+    sentence writes some spans as typed, "It costs 50 euros."), a name's a name."""
+    words = protect.mask(text, spans, ("",))  # (the sentence's own words: no typed number is read as a placeholder)
+    return protect.mask(text, spans, _named(words, ladder(words.text, c.engine.placeholders)[0], c))
 
 
 def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context) -> tuple[str, ...]:
     """`seq`, with a name's placeholder a name the model copies ("50 called while you were out." came out "El 50 y
-    no estabas fuera.") that the sentence does not have already."""
-    bare = c.options.case and uncased(protect.remask(masked, ("",)).text)  # (the sentence's words as typed)
+    no estabas fuera.") that the sentence does not have already. `masked`: the sentence without its spans."""
+    bare = c.options.case and uncased(masked.text)  # (the sentence's words as typed)
     names = [is_name(span, c.engine.familiar, bare) for span in masked.spans]
     if not any(names):
         return seq
-    words = set(re.findall(r"\w+", protect.remask(masked, ("",)).text.lower()))  # ("TOM" is made "Tom": casing)
+    words = set(re.findall(r"\w+", masked.text.lower()))  # ("TOM" is made "Tom": casing)
     name = next((n for n in NAMES if n.lower() not in words), None)
     if name is None:
         return seq
@@ -95,6 +100,17 @@ def _dated(text: str, dates: dict[str, str], months: tuple[str, ...]) -> str:
     at = len(text) - len(text.lstrip("¿¡\"«'"))
     if any(text.startswith(month, at) for month in months):
         text = text[:at] + text[at : at + 1].upper() + text[at + 1 :]
+    return text
+
+
+_MONEY_AFTER = r" (?:d[oó]lar(?:es)?|dollars?|euros?|pesos?|libras?|pounds?|bucks)(?!\w)"
+
+
+def _one_currency(text: str, money: list[str]) -> str:
+    """An amount kept with its currency gets none the model wrote after its placeholder ("She earns 50 a month." ->
+    "Ella gana 50 dólares al mes.": "2,000 euros dólares"; "€50 euros" had come out "50 euros euros")."""
+    for amount in money:
+        text = re.sub(rf"(?<!\w){re.escape(amount)}{_MONEY_AFTER}", lambda m, a=amount: a, text, flags=re.IGNORECASE)
     return text
 
 

@@ -13,6 +13,7 @@ from mtcli.text.kinds import EUROS, MONEY, PRIVATE
 from mtcli.text.tables import TABLES, rewritten
 from mtcli.text.retry import ladder
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each, is_name, uncased
+from mtcli import lazy_re
 
 NAMES = ("Tom", "Mary", "John")  # the corpus's most frequent names: the model copies them (protect.py)
 
@@ -29,7 +30,10 @@ class Spans:
         if s.masked is None:  # (the glossary's stage has masked a sentence with terms its own way: terms.py)
             s.masked = _own(masked(s.text, s.spans, c), s, c)
         s.outside = drop_spans(s.text, s.spans)
-        s.aside[self.name] = c.options.source
+        # (the months the source has an article before: theirs kept in the translation)
+        articled = {o for (a, _), o, k in zip(s.spans, s.masked.spans, s.masked.sources) if o != k
+                    and _ARTICLE_BEFORE.search(s.text, 0, a)}
+        s.aside[self.name] = c.options.source, articled
         if not LETTER.search(s.outside):
             # numbers, symbols, punctuation, terms: nothing for the model (but Spanish's opening marks: English has none)
             out = _spans_out(s.text, s.spans, s.masked.spans)
@@ -39,7 +43,7 @@ class Spans:
         return True
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:
-        spans, source = s.masked.spans if s.masked else (), s.aside.get(self.name, "en")
+        spans, (source, articled) = s.masked.spans if s.masked else (), s.aside.get(self.name, ("en", set()))
         dates = {span: anew for span in spans if (anew := rewritten(span, source)) != span}  # (in the target language)
         table = TABLES[source]
         parts = [p.strip(" ,") for span in spans for p in (table.written_anew.sub("\0", span).split("\0")
@@ -47,7 +51,8 @@ class Spans:
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
         months = tuple(o for o, k in zip(spans, s.masked.sources) if o != k) if s.masked else ()
         money = [span for span in spans if MONEY.fullmatch(span)]
-        return each(out, lambda t: _one_currency(_dated(t, dates, months), money))
+        bare = tuple(m for m in months if m not in articled) if source == "en" else ()  # (English: "the May issue")
+        return each(out, lambda t: _one_currency(_dated(t, dates, months, bare), money))
 
 
 def _own(m: protect.Masked, s: Sentence, c: Context) -> protect.Masked:
@@ -92,11 +97,25 @@ def _spans_out(text: str, spans: list[tuple[int, int]], outs: tuple[str, ...]) -
     return "".join(text[a:s] + out for a, (s, _), out in zip(ends, spans, outs)) + text[ends[-1]:]
 
 
-def _dated(text: str, dates: dict[str, str], months: tuple[str, ...]) -> str:
-    """Each date kept in the text (as the source had it) written the target's way; a month's name alone that opens
-    the text gets a capital (Spanish writes months lowercase: "December is ..." -> "Diciembre es ...")."""
+# an article before a month's name: the English's ("the July of that year", and Spanish's "el febrero pasado" for
+# "last February"); the Spanish the model put before its placeholder
+_ARTICLE_BEFORE = lazy_re.compile(r"(?<!\w)(?:the|last|next|this|that|previous|following)\s+$", re.IGNORECASE)
+_ARTICLE = r"(?:(el|la|los|las)|(del)|(al)) "  # (a Spanish translation's)
+
+
+def _dated(text: str, dates: dict[str, str], months: tuple[str, ...], bare: tuple[str, ...] = ()) -> str:
+    """Each date kept in the text (as the source had it) written the target's way; no Spanish article before a month
+    the English had none before (`bare`: its placeholder brought one, "Until 50." -> "Hasta los 50.": "Hasta los
+    mayo.", "El julio está caliente."); a month's name alone that opens the text gets a capital (Spanish writes
+    months lowercase: "December is ..." -> "Diciembre es ...")."""
+    def without(m: re.Match) -> str:  # ("del" -> "de", "al" -> "a", in the article's case)
+        left = {2: "de ", 3: "a "}.get(m.lastindex, "")
+        return left.upper() if m.group().isupper() else left.capitalize() if m.group()[0].isupper() else left
+
     for span, anew in dates.items():
         text = text.replace(span, anew)
+    for month in set(bare):
+        text = re.sub(rf"(?<!\w){_ARTICLE}(?={re.escape(month)}(?!\w))", without, text, flags=re.IGNORECASE)
     at = len(text) - len(text.lstrip("¿¡\"«'"))
     if any(text.startswith(month, at) for month in months):
         text = text[:at] + text[at : at + 1].upper() + text[at + 1 :]

@@ -106,3 +106,18 @@ def test_a_month_inside_inline_markup_is_written_in_the_other_language():
     (r,) = translate_lines(["Born in <b>July</b>."], engine(answers({}, seen, default=lambda s: s.replace(
         "Born in", "Nací en"))))
     assert r.text == "Nací en <b>julio</b>.", (r.text, seen, r.kept)
+
+
+@pytest.mark.parametrize("typed, masked, out", [
+    ("Until May.", "Hasta los 50.", "Hasta mayo."),  # (the shipped model's, att5: "Hasta los mayo.")
+    ("July is hot.", "El 50 está caliente.", "Julio está caliente."),
+    ("We left in July.", "Nos fuimos en el 50.", "Nos fuimos en julio."),
+    ("UNTIL MAY.", "HASTA LOS 50.", "HASTA MAYO."), ("Since May.", "Desde del 50.", "Desde de mayo."),
+    ("It was the July of that year.", "Fue el 50 de ese año.", "Fue el julio de ese año."),  # (the English's own)
+    ("He came back last February.", "Él volvió el 50 pasado.", "Él volvió el febrero pasado."),  # (Spanish's)
+])
+def test_no_article_before_a_month_the_english_had_none_before(typed, masked, out):
+    # (the sentence as typed came out without the month: the month's placeholder brought an article)
+    _model.typed = typed
+    (r,) = translate_lines([typed], engine(_model("Nada.", lambda s: masked)))
+    assert r.text == out

@@ -30,10 +30,10 @@ class Spans:
         if s.masked is None:  # (the glossary's stage has masked a sentence with terms its own way: terms.py)
             s.masked = _own(masked(s.text, s.spans, c), s, c)
         s.outside = drop_spans(s.text, s.spans)
-        # (the months the source has an article before: theirs kept in the translation)
-        articled = {o for (a, _), o, k in zip(s.spans, s.masked.spans, s.masked.sources) if o != k
-                    and _ARTICLE_BEFORE.search(s.text, 0, a)}
-        s.aside[self.name] = c.options.source, articled
+        # (the months an English source has no article before: none before them in the translation; not a term's)
+        bare = {o for (a, _), o, k in zip(s.spans, s.masked.spans, s.masked.sources) if c.options.source == "en"
+                and month_alone(k, "en") == o and not _ARTICLE_BEFORE.search(s.text, 0, a)}
+        s.aside[self.name] = c.options.source, bare
         if not LETTER.search(s.outside):
             # numbers, symbols, punctuation, terms: nothing for the model (but Spanish's opening marks: English has none)
             out = _spans_out(s.text, s.spans, s.masked.spans)
@@ -43,7 +43,7 @@ class Spans:
         return True
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:
-        spans, (source, articled) = s.masked.spans if s.masked else (), s.aside.get(self.name, ("en", set()))
+        spans, (source, bare) = s.masked.spans if s.masked else (), s.aside.get(self.name, ("en", set()))
         dates = {span: anew for span in spans if (anew := rewritten(span, source)) != span}  # (in the target language)
         table = TABLES[source]
         parts = [p.strip(" ,") for span in spans for p in (table.written_anew.sub("\0", span).split("\0")
@@ -51,7 +51,6 @@ class Spans:
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
         months = tuple(o for o, k in zip(spans, s.masked.sources) if o != k) if s.masked else ()
         money = [span for span in spans if MONEY.fullmatch(span)]
-        bare = tuple(m for m in months if m not in articled) if source == "en" else ()  # (English: "the May issue")
         return each(out, lambda t: _one_currency(_dated(t, dates, months, bare), money))
 
 
@@ -103,7 +102,7 @@ _ARTICLE_BEFORE = lazy_re.compile(r"(?<!\w)(?:the|last|next|this|that|previous|f
 _ARTICLE = r"(?:(el|la|los|las)|(del)|(al)) "  # (a Spanish translation's)
 
 
-def _dated(text: str, dates: dict[str, str], months: tuple[str, ...], bare: tuple[str, ...] = ()) -> str:
+def _dated(text: str, dates: dict[str, str], months: tuple[str, ...], bare: set[str] = frozenset()) -> str:
     """Each date kept in the text (as the source had it) written the target's way; no Spanish article before a month
     the English had none before (`bare`: its placeholder brought one, "Until 50." -> "Hasta los 50.": "Hasta los
     mayo.", "El julio está caliente."); a month's name alone that opens the text gets a capital (Spanish writes
@@ -114,7 +113,7 @@ def _dated(text: str, dates: dict[str, str], months: tuple[str, ...], bare: tupl
 
     for span, anew in dates.items():
         text = text.replace(span, anew)
-    for month in set(bare):
+    for month in bare:
         text = re.sub(rf"(?<!\w){_ARTICLE}(?={re.escape(month)}(?!\w))", without, text, flags=re.IGNORECASE)
     at = len(text) - len(text.lstrip("¿¡\"«'"))
     if any(text.startswith(month, at) for month in months):

@@ -65,12 +65,22 @@ MONEY = lazy_re.compile(_MONEY)  # (a span that holds its currency)
 _NOT_DIGITS = lazy_re.compile(r"\D")
 
 
-def euros_as_typed(text: str, amounts: list[str]) -> str:
-    """The text with the model's writing of each amount in euros (`amounts`, as typed, in order) as it was typed: the
-    same digits with a euro word or € ("5 €", "€5" for "5 euros"; "3,50 euros" for "3.50 euros")."""
+_WHOLE_EUROS = lazy_re.compile(r"\d+ (?i:euros?)")
+
+
+def as_shown(amount: str, source: str) -> str:
+    """An amount in euros as retry.OWN's sentence shows it the model: as typed if a whole number before the word ("5
+    euros", "1 euro") or in Spanish, else as one it reads ("3,50 euros", "20 €", "€50 euros" typed came out "Cuesta 30
+    y 50.", "Tiene 20 $30.", "Cuesta 90 90."; in Spanish "50 euros" wrote worse: benchmarks/prices.py)."""
+    return amount if source != "en" or _WHOLE_EUROS.fullmatch(amount) else "50 euros"
+
+
+def euros_as_typed(text: str, amounts: list[str], shown: tuple[str, ...] = ()) -> str:
+    """The text with the model's writing of each amount in euros (`amounts`, as typed, in order; as the model was
+    `shown` them, if not so) as it was typed: the same digits with a euro word or € ("5 €", "€5" for "5 euros")."""
     at = 0
-    for amount in amounts:
-        digits = _NOT_DIGITS.sub("", amount)
+    for amount, form in zip(amounts, shown or amounts):
+        digits = _NOT_DIGITS.sub("", form)
         m = next((m for m in EUROS.finditer(text, at) if _NOT_DIGITS.sub("", m[1] or m[2]) == digits), None)
         if m:
             text, at = text[: m.start()] + amount + text[m.end() :], m.start() + len(amount)

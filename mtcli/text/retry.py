@@ -91,10 +91,11 @@ def _took(s: Sentence, got: list[NBest]) -> bool:
     terms = [o for o, k in zip(s.masked.spans, s.masked.sources) if o != k] if s.attempt == OWN and not s.shout else []
     if terms:  # (a term the model wrote in another case is the term: "Tierra" for "tierra", a capital opening it kept)
         nbest = [(as_given(t, terms), score) for t, score in nbest]
-    # (an amount in euros in the model's sight as the model wrote it: "5 €", "€5" for "5 euros")
+    # (an amount in euros in the model's sight as the model wrote it: "5 €", "€5" for "5 euros"; as OWN showed it)
     amounts = [span for span in s.masked.spans if EUROS.fullmatch(span)] if s.attempt in (VERIFY, OWN) else []
     if amounts:
-        nbest = [(euros_as_typed(t, amounts), score) for t, score in nbest]
+        shown = s.masked.own.sources if s.attempt == OWN else ()  # (spans.py: the amounts as OWN showed them)
+        nbest = [(euros_as_typed(t, amounts, shown), score) for t, score in nbest]
     source = protect.unmasked(s.masked)
     if any(len(re.findall(rf"(?<!\w){re.escape(o)}(?!\w)", nbest[0][0], re.IGNORECASE)) > terms.count(o) for o in terms) \
             or any(_count(n, nbest[0][0]) > _count(n, source) for a in amounts for n in EUROS.fullmatch(a).groups() if n):

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from mtcli.text import protect
 from mtcli.text.dates import month_alone
-from mtcli.text.kinds import EUROS, MONEY, PRIVATE
+from mtcli.text.kinds import EUROS, MONEY, PRIVATE, as_shown
 from mtcli.text.tables import TABLES, rewritten
 from mtcli.text.retry import ladder
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each, is_name, uncased
@@ -65,8 +65,21 @@ def _own(m: protect.Masked, s: Sentence, c: Context) -> protect.Masked:
     typed = [out != k or bool(EUROS.fullmatch(k)) for out, k in zip(outs, m.spans)]
     if not any(typed):
         return m
-    own = masked(s.text, [sp for sp, t in zip(s.spans, typed) if not t], c)
-    return replace(m, spans=outs, sources=m.spans, own=own)
+    text, places, shown = _shown(s.text, s.spans, typed, c.options.source)
+    return replace(m, spans=outs, sources=m.spans, own=replace(masked(text, places, c), sources=shown))
+
+
+def _shown(text: str, spans: list[tuple[int, int]], typed: list[bool], source: str):
+    """retry.OWN's sentence: the spans `typed` as they came, an amount in euros as the model reads one (kinds.as_shown);
+    the other spans' places in it (to be masked), and the amounts as shown (its Masked.sources, for retry)."""
+    out, places, shown, at, shift = [], [], [], 0, 0
+    for (a, b), own in zip(spans, typed):
+        form = as_shown(text[a:b], source) if own and EUROS.fullmatch(text[a:b]) else text[a:b]
+        shown += [form] if EUROS.fullmatch(text[a:b]) else []
+        out.append(text[at:a] + form)
+        places += [] if own else [(a + shift, a + shift + len(form))]
+        shift, at = shift + len(form) - (b - a), b
+    return "".join(out) + text[at:], places, tuple(shown)
 
 
 def masked(text: str, spans: list[tuple[int, int]], c: Context) -> protect.Masked:

@@ -27,16 +27,24 @@ def test_the_sentence_is_tried_first_with_the_amount_as_typed():
     assert seen == ["It costs 5 euros."] and r.text == "Cuesta 5 euros." and r.kept == ["5 euros"] and not r.warnings
 
 
-@pytest.mark.parametrize("typed, own, out", [
-    ("It costs 3.50 euros.", "Cuesta 3,50 €.", "Cuesta 3.50 euros."),  # (the same digits, € for the word)
-    ("It costs 5 euros.", "Cuesta €5.", "Cuesta 5 euros."),
-    ("It costs 1 euro.", "Cuesta 1 euros.", "Cuesta 1 euro."),
-    ("It costs 20 €.", "Cuesta 20 euros.", "Cuesta 20 €."),
-    ("It costs 45 euros and 5 euros.", "Cuesta 45 € y 5 €.", "Cuesta 45 euros y 5 euros."),
+@pytest.mark.parametrize("typed, shown, own, out", [
+    ("It costs 5 euros.", None, "Cuesta €5.", "Cuesta 5 euros."),  # (the same digits, € for the word)
+    ("It costs 1 euro.", None, "Cuesta 1 euros.", "Cuesta 1 euro."),
+    ("It costs 45 euros and 5 euros.", None, "Cuesta 45 € y 5 €.", "Cuesta 45 euros y 5 euros."),
+    # (an amount the model cannot read as typed is shown it as one it can: "Cuesta 30 y 50.", "Tiene 20 $30.")
+    ("It costs 3.50 euros.", "It costs 50 euros.", "Cuesta 50 €.", "Cuesta 3.50 euros."),
+    ("It costs 20 € at 7:15.", "It costs 50 euros at 5.", "Cuesta 50 euros a las 5.", "Cuesta 20 € a las 7:15."),
+    ("It costs €50 euros or 1,000 euros.", "It costs 50 euros or 50 euros.", "Cuesta 50 euros o 50 €.",
+     "Cuesta €50 euros o 1,000 euros."),
 ])
-def test_the_model_s_own_writing_of_the_amount_is_the_amount_as_typed(typed, own, out):
-    (r,) = translate_lines([typed], engine(_model({typed: own}, _spanish)))
-    assert r.text == out
+def test_the_model_s_own_writing_of_the_amount_is_the_amount_as_typed(typed, shown, own, out):
+    seen = []
+    (r,) = translate_lines([typed], engine(_model({shown or typed: own}, _spanish, seen)))
+    assert seen[0] == (shown or typed) and r.text == out
+    if shown:  # (a Spanish source's amount is shown as typed: the es-en model wrote worse with "50 euros")
+        seen.clear()
+        translate_lines([typed], engine(_model({}, _spanish, seen)), TextOptions(source="es"))
+        assert seen[0] == typed.replace("7:15", "50")
 
 
 @pytest.mark.parametrize("own", ["El alquiler es 800 ebrio.", "El alquiler es 80 euros.", "El alquiler es 800.",

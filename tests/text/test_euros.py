@@ -89,6 +89,10 @@ def test_a_spanish_source_a_shouted_line_and_a_month_beside_an_amount():
     (r,) = translate_lines([typed], engine(_model({typed: "It costs 5 euros."}, lambda s: "It is Tom.")),
                            TextOptions(source="es"))
     assert r.text == "It costs 5 euros."
+    seen = []  # (a Spanish sentence in ALL CAPS reaches the model lowercased, as typed: "TAKE 5 EUROS." in capitals)
+    model = _model({"Cuesta 5 euros.": "It costs 5 euros."}, lambda s: "Take Tom.", seen)
+    (r,) = translate_lines(["CUESTA 5 EUROS."], engine(model), TextOptions(source="es"))
+    assert seen == ["Cuesta 5 euros."] and r.text == "IT COSTS 5 EUROS."
     typed = "IT COSTS 5 EUROS."
     (r,) = translate_lines([typed], engine(_model({typed: "Cuesta 5 euros."}, _spanish)))
     assert r.text == "CUESTA 5 EUROS."

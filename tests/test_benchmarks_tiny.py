@@ -55,6 +55,8 @@ TINY: dict[str, tuple[list[str], list[str]]] = {
     "nonword_penalty": (["--limit", "8", "--penalties", "0", "5"],
                         [r"penalty 5: BLEU \d+\.\d+, outputs with a word outside the lexicon \d+\.\d per 1,000"]),
     "omissions": (["--limit", "8"], [r"coverage \(a source word left unattended\): \d+ flagged per 1,000"]),
+    "prices": (["--limit", "2"], [r"en-es written: 2 sentences; the amount kept in \d/2; .*BLEU \d+\.\d",
+                                  r"en-es held-out: \d sentences"]),
     "robustness": (["--limit", "4"], [r"\| clean \| \d+\.\d \| \d+\.\d \|", r"output holds them too: [\d.]+% off, [\d.]+% on"]),
     "roundtrip": (["--beams", "4", "--weights", "0", "1", "--selection", "2"],
                   [r"beam  4 weight  1\.0: dev \d+\.\d%, selection \d+\.\d%"]),

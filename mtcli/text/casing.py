@@ -5,6 +5,7 @@ and no capital where the translation goes on after something set aside at its st
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from mtcli.text import case, spanish
 from mtcli.text.sentence import Context, NBest, Sentence, each, recased
@@ -88,16 +89,24 @@ class Casing:
 
     def strip(self, s: Sentence, c: Context) -> bool:
         if c.options.case:
-            english = c.options.source == "en"
             s.shout = case.is_shouting(s.outside)
-            t = recased(s.text, s.masked, str.lower) if s.shout else s.text
-            t = case.repair_contractions(t) if english else spanish.accented(spanish.usted(t), c.engine.accents)
-            s.text = case.truecase(t, c.engine.names, c.options.punctuate, english) \
-                if s.shout or not any(ch.isupper() for ch in s.outside or t) else _fix_i(t) if english else t
+            s.text = _cased(s.text, s.masked, s, c)
+            own = s.masked.own if s.masked else None
+            if own and s.shout and c.options.source != "en":  # (retry.OWN's sentence too: "CUESTA 5 EUROS." had
+                # reached the model in capitals, "TAKE 5 EUROS.")
+                s.masked = replace(s.masked, own=replace(own, text=_cased(own.text, own, s, c)))
         return True
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:
         return out  # (ALL CAPS again before the spans come back: retry.py)
+
+
+def _cased(t: str, masked, s: Sentence, c: Context) -> str:
+    english = c.options.source == "en"
+    t = recased(t, masked, str.lower) if s.shout else t
+    t = case.repair_contractions(t) if english else spanish.accented(spanish.usted(t), c.engine.accents)
+    return case.truecase(t, c.engine.names, c.options.punctuate, english) \
+        if s.shout or not any(ch.isupper() for ch in s.outside or t) else _fix_i(t) if english else t
 
 
 _LOWER_I = lazy_re.compile(r"\bi(?=\b|')")

@@ -50,12 +50,41 @@ _EMAIL = r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 # a currency sign before it stays outside, for the model to translate ("$50" -> "50 dólares")
 # (and an en dash: normalize keeps a range's, "10–20")
 _NUMBER = r"(?:(?<![\w-])[+-])?(?<!\w)(?:\w+-)*\w*\d[\w%°.,:/+\-–$\u00a2-\u00a5\u20a0-\u20cf]*"
-# an amount with its currency after it ("20 €", "25 USD", "800 euros": a word both languages spell alike) or its code
-# before it ("USD 5", "US$10"): kept whole (the model made "20 €" twenty dollars; it dropped "USD", "1 euro"; "800
-# euros" came out "800 ebrio", "30 European")
+# an amount with its currency after it ("20 €", "25 USD", "800 euros": a word both languages spell alike; a sign
+# before it too, "€50 euros", which came out "50 euros euros") or its code before it ("USD 5", "US$10"): kept whole
+# (the model made "20 €" twenty dollars; it dropped "USD", "1 euro"; "800 euros" came out "800 ebrio", "30 European")
 _CODES = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|MXN|CNY|INR|BRL|ARS|COP|CLP|PEN|RUB|KRW|SEK|NOK|DKK|PLN"
-_MONEY = (rf"(?<![\w.,])(?-i:{_CODES}|(?:US|C|A|NZ|HK|S|R|MX|NT)\$) ?\d(?:[\d.,]*\d)?(?![\w.,]*\d)"
-          rf"|(?<![\w.,])\d(?:[\d.,]*\d)? ?(?:[€£¥¢₹₽₩]|(?-i:{_CODES}|euros?|EUROS?|Euros?)\b)")
+_AMOUNT = r"\d(?:[\d.,]*\d)?"
+_MONEY = (rf"(?<![\w.,])(?-i:{_CODES}|(?:US|C|A|NZ|HK|S|R|MX|NT)\$) ?{_AMOUNT}(?![\w.,]*\d)"
+          rf"|(?<![\w.,])(?:[$€£¥] ?)?{_AMOUNT} ?(?:[€£¥¢₹₽₩]|(?-i:{_CODES}|euros?|EUROS?|Euros?)\b)")
+# an amount in euros ("5 euros", "1 euro", "20 €", "€50 euros"; in a translation "€5" too): tried first as typed
+# (spans.py, retry.OWN), where the model writes it itself; as a placeholder alone it changed the sentence ("It
+# costs 50." -> "Se cuesta 50.", was "Cuesta 5 euros.")
+EUROS = lazy_re.compile(rf"(?<![\w.,])(?:€ ?)?({_AMOUNT}) ?(?:€|(?i:euros?|EUR)\b)|(?<![\w.,])€ ?({_AMOUNT})(?![\d.,]*\d)")
+MONEY = lazy_re.compile(_MONEY)  # (a span that holds its currency)
+_NOT_DIGITS = lazy_re.compile(r"\D")
+
+
+_WHOLE_EUROS = lazy_re.compile(r"\d+ (?i:euros?)")
+
+
+def as_shown(amount: str, source: str) -> str:
+    """An amount in euros as retry.OWN's sentence shows it the model: as typed if a whole number before the word ("5
+    euros", "1 euro") or in Spanish, else as one it reads ("3,50 euros", "20 €", "€50 euros" typed came out "Cuesta 30
+    y 50.", "Tiene 20 $30.", "Cuesta 90 90."; in Spanish "50 euros" wrote worse: benchmarks/prices.py)."""
+    return amount if source != "en" or _WHOLE_EUROS.fullmatch(amount) else "50 euros"
+
+
+def euros_as_typed(text: str, amounts: list[str], shown: tuple[str, ...] = ()) -> str:
+    """The text with the model's writing of each amount in euros (`amounts`, as typed, in order; as the model was
+    `shown` them, if not so) as it was typed: the same digits with a euro word or € ("5 €", "€5" for "5 euros")."""
+    at = 0
+    for amount, form in zip(amounts, shown or amounts):
+        digits = _NOT_DIGITS.sub("", form)
+        m = next((m for m in EUROS.finditer(text, at) if _NOT_DIGITS.sub("", m[1] or m[2]) == digits), None)
+        if m:
+            text, at = text[: m.start()] + amount + text[m.end() :], m.start() + len(amount)
+    return text
 # a quantity with a unit's symbol apart from it ("10 km", "3 kg", "20 MB", "180 °C", "5-10 min"): kept whole (the
 # model dropped "km", "min" and "MB", made "kg" "kara", "ml" "micro" and "cm" "cima"); units it can spell out ("5
 # miles") it translates. A symbol as written or shouted ("10 KM"); not "in", nor "Mi"

@@ -59,7 +59,7 @@ class Masked:
     signs: tuple[str, ...] = ()  # each span's currency sign made a word after it ("$25" -> "50 dollars"), or ""
     # each span's attachment to a word: "<" glued to the word before it ("car<img>"), ">" to the one after, "" neither
     glued: tuple[str, ...] = ()
-    sources: tuple[str, ...] = ()  # the spans as the source had them where some come back otherwise (terms.py)
+    sources: tuple[str, ...] = ()  # the spans as typed where some come back otherwise (terms.py); own's: amounts shown
     own: Masked | None = None  # then the sentence for retry.OWN: those as they came, the others masked (spans.py's)
     swap: bool = False  # retry.SWAP where OWN fails: a glossary's terms; a month's name goes to placeholders (better)
 

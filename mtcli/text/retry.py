@@ -14,6 +14,7 @@ from mtcli.text import protect
 from mtcli.text.budget import Budget
 from mtcli.text.digits import made_up
 from mtcli.text.glossary import as_given
+from mtcli.text.kinds import EUROS, euros_as_typed
 from mtcli.text.sentence import Engine, LineResult, NBest, Sentence, combine, recased, to_pieces
 from mtcli.text.swap import swap_all
 from mtcli import lazy_re
@@ -90,10 +91,17 @@ def _took(s: Sentence, got: list[NBest]) -> bool:
     terms = [o for o, k in zip(s.masked.spans, s.masked.sources) if o != k] if s.attempt == OWN and not s.shout else []
     if terms:  # (a term the model wrote in another case is the term: "Tierra" for "tierra", a capital opening it kept)
         nbest = [(as_given(t, terms), score) for t, score in nbest]
-        if any(len(re.findall(rf"(?<!\w){re.escape(o)}(?!\w)", nbest[0][0], re.IGNORECASE)) > terms.count(o) for o in terms):
-            return False  # (written twice: "January the." -> "Enero el enero.")
+    # (an amount in euros in the model's sight as the model wrote it: "5 €", "€5" for "5 euros"; as OWN showed it)
+    amounts = [span for span in s.masked.spans if EUROS.fullmatch(span)] if s.attempt in (VERIFY, OWN) else []
+    if amounts:
+        shown = s.masked.own.sources if s.attempt == OWN else ()  # (spans.py: the amounts as OWN showed them)
+        nbest = [(euros_as_typed(t, amounts, shown), score) for t, score in nbest]
+    source = protect.unmasked(s.masked)
+    if any(len(re.findall(rf"(?<!\w){re.escape(o)}(?!\w)", nbest[0][0], re.IGNORECASE)) > terms.count(o) for o in terms) \
+            or any(_count(n, nbest[0][0]) > _count(n, source) for a in amounts for n in EUROS.fullmatch(a).groups() if n):
+        return False  # (written twice: "January the." -> "Enero el enero."; "The fine was 200 euros." -> "El 200 era
+        # el 200 euros.")
     if s.attempt in (VERIFY, OWN):  # (the spans in the model's sight: kept, and no number made up beside them)
-        source = protect.unmasked(s.masked)
         kept = [(protect.resign(t, s.masked), score) for t, score in nbest
                 if protect.all_kept(as_given(t, terms, opening=False), s.masked) and not made_up(t, source)]
     else:
@@ -104,20 +112,30 @@ def _took(s: Sentence, got: list[NBest]) -> bool:
     return False
 
 
-def ladder(masked: protect.Masked, preferred: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
-    """`preferred` (Engine.placeholders), or the default ladder where one of its placeholders is a word of the
-    sentence already ("Tom tiene 5 gatos."), in any case: the casing stage makes ALL CAPS "TOM" "Tom" ("A TOM SOLO LE
-    QUEDAN 5 PUNTOS." had stopped the pipeline, two "Tom" for one span), and restore would take the sentence's for a
-    span."""
-    words = protect.remask(masked, ("",)).text
-    ours = "|".join(re.escape(p) for seq in preferred for p in seq)
-    return protect.PLACEHOLDERS if re.search(rf"(?<!\w)(?:{ours})(?!\w)", words, re.IGNORECASE) else preferred
+# the ladder where a sentence writes the default's placeholders itself (retry.OWN's, a span as typed: "50 euros")
+SPARE = (("5",), ("12", "5"))
+
+
+def _count(number: str, text: str) -> int:
+    return len(re.findall(rf"(?<![\w.,]){re.escape(number)}(?!\w|[.,]\d)", text))
+
+
+def ladder(words: str, preferred: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
+    """`preferred` (Engine.placeholders), or the default ladder (else SPARE) where one of its placeholders is a word of
+    the sentence already (`words`: the sentence without its spans; "Tom tiene 5 gatos."), in any case: the casing stage
+    makes ALL CAPS "TOM" "Tom" ("A TOM SOLO LE QUEDAN 5 PUNTOS." had stopped the pipeline, two "Tom" for one span),
+    and restore would take the sentence's for a span."""
+    def free(rungs: tuple[tuple[str, ...], ...]) -> bool:
+        ours = "|".join(re.escape(p) for seq in rungs for p in seq)
+        return not re.search(rf"(?<![\w.,:/])(?:{ours})(?!\w|[.,:/]\d)", words, re.IGNORECASE)
+
+    return next((rungs for rungs in (preferred, protect.PLACEHOLDERS) if free(rungs)), SPARE)
 
 
 def _fallbacks(s: Sentence, engine: Engine) -> list[Sentence]:
     """The tries after s's, in order: the next placeholders, the sentence unmasked, phrases of one span each."""
     tries, masked = [], s.masked
-    rungs = ladder(masked, engine.placeholders)
+    rungs = ladder(protect.remask(masked, ("",)).text, engine.placeholders)  # (every number of it a span: masked)
     for attempt in range(s.attempt + 1, VERIFY):  # (from OWN: first its own placeholders)
         masked = protect.remask(masked, rungs[attempt]) if attempt else masked
         tries.append(replace(s, attempt=attempt, masked=masked, pieces=to_pieces(masked.text, engine)))

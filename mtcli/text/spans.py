@@ -9,10 +9,11 @@ from dataclasses import replace
 
 from mtcli.text import protect
 from mtcli.text.dates import month_alone
-from mtcli.text.kinds import PRIVATE
+from mtcli.text.kinds import EUROS, MONEY, PRIVATE, as_shown
 from mtcli.text.tables import TABLES, rewritten
 from mtcli.text.retry import ladder
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each, is_name, uncased
+from mtcli import lazy_re
 
 NAMES = ("Tom", "Mary", "John")  # the corpus's most frequent names: the model copies them (protect.py)
 
@@ -27,9 +28,12 @@ class Spans:
 
     def strip(self, s: Sentence, c: Context) -> bool:
         if s.masked is None:  # (the glossary's stage has masked a sentence with terms its own way: terms.py)
-            s.masked = _months_own(masked(s.text, s.spans, c), s, c)
+            s.masked = _own(masked(s.text, s.spans, c), s, c)
         s.outside = drop_spans(s.text, s.spans)
-        s.aside[self.name] = c.options.source
+        # (the months an English source has no article before: none before them in the translation; not a term's)
+        bare = {o for (a, _), o, k in zip(s.spans, s.masked.spans, s.masked.sources) if c.options.source == "en"
+                and month_alone(k, "en") == o and not _ARTICLE_BEFORE.search(s.text, 0, a)}
+        s.aside[self.name] = c.options.source, bare
         if not LETTER.search(s.outside):
             # numbers, symbols, punctuation, terms: nothing for the model (but Spanish's opening marks: English has none)
             out = _spans_out(s.text, s.spans, s.masked.spans)
@@ -39,42 +43,60 @@ class Spans:
         return True
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:
-        spans, source = s.masked.spans if s.masked else (), s.aside.get(self.name, "en")
+        spans, (source, bare) = s.masked.spans if s.masked else (), s.aside.get(self.name, ("en", set()))
         dates = {span: anew for span in spans if (anew := rewritten(span, source)) != span}  # (in the target language)
         table = TABLES[source]
         parts = [p.strip(" ,") for span in spans for p in (table.written_anew.sub("\0", span).split("\0")
                                                            if span in dates or table.title.search(span) else [span])]
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
         months = tuple(o for o, k in zip(spans, s.masked.sources) if o != k) if s.masked else ()
-        return each(out, lambda t: _dated(t, dates, months))
+        money = [span for span in spans if MONEY.fullmatch(span)]
+        return each(out, lambda t: _one_currency(_dated(t, dates, months, bare), money))
 
 
-def _months_own(m: protect.Masked, s: Sentence, c: Context) -> protect.Masked:
-    """A month's name alone comes back in the target language, as a glossary's term does (terms.py): the sentence
-    tried first with it as it came (retry.OWN), kept where the model wrote the month itself, else as a placeholder (no
-    retry.SWAP: a word swapped in wrote worse). benchmarks/months.py: en-es BLEU 37.0 masked at once, 34.0 with
-    SWAP, 37.3 so; es-en 41.3, 45.5, 46.2; the right month 99-100 % each way (55.7 % and 65.4 % before)."""
+def _own(m: protect.Masked, s: Sentence, c: Context) -> protect.Masked:
+    """A month's name alone comes back in the target language, as a glossary's term does (terms.py), and an amount in
+    euros as typed: the sentence tried first with them as they came (retry.OWN), kept where the model wrote each
+    itself, else as placeholders (no retry.SWAP: a word swapped in wrote worse). benchmarks/months.py: en-es BLEU
+    37.0 masked at once, 34.0 with SWAP, 37.3 so; es-en 41.3, 45.5, 46.2; the right month 99-100 % each way (55.7 %
+    and 65.4 % before). An amount's placeholder alone changed the sentence ("It costs 50." -> "Se cuesta 50."):
+    benchmarks/prices.py."""
     outs = tuple(month_alone(span, c.options.source) or span for span in m.spans)
-    if outs == m.spans:
+    typed = [out != k or bool(EUROS.fullmatch(k)) for out, k in zip(outs, m.spans)]
+    if not any(typed):
         return m
-    own = masked(s.text, [sp for sp, out, k in zip(s.spans, outs, m.spans) if out == k], c)
-    return replace(m, spans=outs, sources=m.spans, own=own)
+    text, places, shown = _shown(s.text, s.spans, typed, c.options.source)
+    return replace(m, spans=outs, sources=m.spans, own=replace(masked(text, places, c), sources=shown))
+
+
+def _shown(text: str, spans: list[tuple[int, int]], typed: list[bool], source: str):
+    """retry.OWN's sentence: the spans `typed` as they came, an amount in euros as the model reads one (kinds.as_shown);
+    the other spans' places in it (to be masked), and the amounts as shown (its Masked.sources, for retry)."""
+    out, places, shown, at, shift = [], [], [], 0, 0
+    for (a, b), own in zip(spans, typed):
+        form = as_shown(text[a:b], source) if own and EUROS.fullmatch(text[a:b]) else text[a:b]
+        shown += [form] if EUROS.fullmatch(text[a:b]) else []
+        out.append(text[at:a] + form)
+        places += [] if own else [(a + shift, a + shift + len(form))]
+        shift, at = shift + len(form) - (b - a), b
+    return "".join(out) + text[at:], places, tuple(shown)
 
 
 def masked(text: str, spans: list[tuple[int, int]], c: Context) -> protect.Masked:
-    """The text with its spans as the placeholders of the engine's ladder, a name's a name."""
-    first = protect.mask(text, spans, protect.PLACEHOLDERS[0])  # (digits: never a word of the sentence)
-    return protect.remask(first, _named(first, ladder(first, c.engine.placeholders)[0], c))
+    """The text with its spans as the placeholders of the engine's ladder (none a word the text has: retry.OWN's
+    sentence writes some spans as typed, "It costs 50 euros."), a name's a name."""
+    words = protect.mask(text, spans, ("",))  # (the sentence's own words: no typed number is read as a placeholder)
+    return protect.mask(text, spans, _named(words, ladder(words.text, c.engine.placeholders)[0], c))
 
 
 def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context) -> tuple[str, ...]:
     """`seq`, with a name's placeholder a name the model copies ("50 called while you were out." came out "El 50 y
-    no estabas fuera.") that the sentence does not have already."""
-    bare = c.options.case and uncased(protect.remask(masked, ("",)).text)  # (the sentence's words as typed)
+    no estabas fuera.") that the sentence does not have already. `masked`: the sentence without its spans."""
+    bare = c.options.case and uncased(masked.text)  # (the sentence's words as typed)
     names = [is_name(span, c.engine.familiar, bare) for span in masked.spans]
     if not any(names):
         return seq
-    words = set(re.findall(r"\w+", protect.remask(masked, ("",)).text.lower()))  # ("TOM" is made "Tom": casing)
+    words = set(re.findall(r"\w+", masked.text.lower()))  # ("TOM" is made "Tom": casing)
     name = next((n for n in NAMES if n.lower() not in words), None)
     if name is None:
         return seq
@@ -87,14 +109,39 @@ def _spans_out(text: str, spans: list[tuple[int, int]], outs: tuple[str, ...]) -
     return "".join(text[a:s] + out for a, (s, _), out in zip(ends, spans, outs)) + text[ends[-1]:]
 
 
-def _dated(text: str, dates: dict[str, str], months: tuple[str, ...]) -> str:
-    """Each date kept in the text (as the source had it) written the target's way; a month's name alone that opens
-    the text gets a capital (Spanish writes months lowercase: "December is ..." -> "Diciembre es ...")."""
+# an article before a month's name: the English's ("the July of that year", and Spanish's "el febrero pasado" for
+# "last February"); the Spanish the model put before its placeholder
+_ARTICLE_BEFORE = lazy_re.compile(r"(?<!\w)(?:the|last|next|this|that|previous|following)\s+$", re.IGNORECASE)
+_ARTICLE = r"(?:(el|la|los|las)|(del)|(al)) "  # (a Spanish translation's)
+
+
+def _dated(text: str, dates: dict[str, str], months: tuple[str, ...], bare: set[str] = frozenset()) -> str:
+    """Each date kept in the text (as the source had it) written the target's way; no Spanish article before a month
+    the English had none before (`bare`: its placeholder brought one, "Until 50." -> "Hasta los 50.": "Hasta los
+    mayo.", "El julio está caliente."); a month's name alone that opens the text gets a capital (Spanish writes
+    months lowercase: "December is ..." -> "Diciembre es ...")."""
+    def without(m: re.Match) -> str:  # ("del" -> "de", "al" -> "a", in the article's case)
+        left = {2: "de ", 3: "a "}.get(m.lastindex, "")
+        return left.upper() if m.group().isupper() else left.capitalize() if m.group()[0].isupper() else left
+
     for span, anew in dates.items():
         text = text.replace(span, anew)
+    for month in bare:
+        text = re.sub(rf"(?<!\w){_ARTICLE}(?={re.escape(month)}(?!\w))", without, text, flags=re.IGNORECASE)
     at = len(text) - len(text.lstrip("¿¡\"«'"))
     if any(text.startswith(month, at) for month in months):
         text = text[:at] + text[at : at + 1].upper() + text[at + 1 :]
+    return text
+
+
+_MONEY_AFTER = r" (?:d[oó]lar(?:es)?|dollars?|euros?|pesos?|libras?|pounds?|bucks)(?!\w)"
+
+
+def _one_currency(text: str, money: list[str]) -> str:
+    """An amount kept with its currency gets none the model wrote after its placeholder ("She earns 50 a month." ->
+    "Ella gana 50 dólares al mes.": "2,000 euros dólares"; "€50 euros" had come out "50 euros euros")."""
+    for amount in money:
+        text = re.sub(rf"(?<!\w){re.escape(amount)}{_MONEY_AFTER}", lambda m, a=amount: a, text, flags=re.IGNORECASE)
     return text
 
 

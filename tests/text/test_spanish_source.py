@@ -177,7 +177,8 @@ def test_spanish_dates_titles_and_ordinals_are_kept_and_written_in_english():
 
 def test_spanish_amounts_and_times_keep_every_digit_as_written():
     table = {"Cuesta 50.": "It costs 50.", "La cena es a las 50.": "Dinner is at 50.",
-             "Nos vemos a las 50.": "See you at 50."}
+             "Nos vemos a las 50.": "See you at 50.",
+             "Cuesta 1.234,56 €.": "It costs 1,234.56 euros."}  # (an amount in euros tried first as typed: kinds.EUROS)
     texts, _, out = run(["Cuesta 1.234,56 €.", "La cena es a las 20.30 h.", "Nos vemos a las 8:15."], table)
     assert texts == ["It costs 1.234,56 €.", "Dinner is at 20.30 h.", "See you at 8:15."]
     assert [r.kept for r in out] == [["1.234,56 €"], ["20.30 h"], ["8:15"]]

@@ -157,6 +157,22 @@ def test_feminine_nouns_the_endings_miss_take_a_feminine_determiner_and_their_ne
     assert agreement.agreeing("La padre y una noche", [("padre", ""), ("noche", "")], g) == "El padre y una noche"
 
 
+def test_the_determiners_before_a_shouted_term_agree_in_capitals():
+    """A term found in ALL CAPS comes out in ALL CAPS, and what stands before it agrees with it as in lowercase
+    (att6: "PAY THE INVOICE NOW." had come out "PAGA EL FACTURA AHORA."); a target the glossary writes with a
+    capital (a name: "Apple Inc.") is left as before, shouted or not."""
+    g = terms("invoice\tfactura\nUser\tUsuario")
+    assert agreement.agreeing("PAGA EL FACTURA AHORA.", [("FACTURA", "")], g) == "PAGA LA FACTURA AHORA."
+    assert agreement.agreeing("PAGUÉ LOS FACTURAS DEL NUEVO FACTURA.", [("FACTURAS", ""), ("FACTURA", "")], g) \
+        == "PAGUÉ LAS FACTURAS DE LA NUEVA FACTURA."
+    assert agreement.agreeing("El factura", [("factura", "")], g) == "La factura"
+    assert agreement.agreeing("VEO LOS USUARIO Y EL USUARIOS.", [("USUARIO", ""), ("USUARIOS", "")], g) \
+        == "VEO LOS USUARIO Y EL USUARIOS."
+    out = _translated(["PAY THE INVOICE NOW.", "I PAID THE INVOICES."],
+                      {"Pay the 50 now.": "Paga el 50 ahora.", "I paid the 50.": "Pagué los 50."}, "invoice\tfactura")
+    assert out == ["PAGA LA FACTURA AHORA.", "PAGUÉ LAS FACTURAS."]
+
+
 @pytest.mark.parametrize("article", ["el", "la", "los", "un", "una", "mi", "este", "del", "al"])
 @pytest.mark.parametrize("target", ["el michi", "la casa azul", "mi gato", "unos libros"])
 def test_a_term_with_its_own_determiner_gets_no_second_one(article, target):

@@ -272,6 +272,17 @@ def test_a_swapped_term_keeps_the_words_punctuation_opens_with_a_capital_and_get
         ["Automóvil es rápido."]
 
 
+def test_a_swapped_target_ending_in_a_stop_takes_the_sentences_stop_as_its_own():
+    """"U.S." -> "EE. UU." at a sentence's end had come out "Él vive en los EE. UU.." (att6): the replaced word's stop
+    and the target's; a target without a stop keeps the word's, and one whose stop ends a question keeps its "?"."""
+    table = {"He lives in the U.S.": "Él vive en los Estados Unidos.", "Is he in the U.S.?": "¿Está en Estados Unidos?",
+             "He works for Acme.": "Él trabaja para Acme."}
+    links = _links(dict(zip(table.items(), [([0, 1, 2, 3, 4, 4], [0, 1, 2, 3, 5]), ([0, 2, 4, 4], [0, 0, 1, 1, 3]),
+                                             ([0, 1, 2, 3], [0, 1, 2, 3])])))
+    assert _swapping(list(table), table, links, "U.S.\tEE. UU.\nAcme\tAcme S.A.") == \
+        ["Él vive en los EE. UU.", "¿Está en EE. UU.?", "Él trabaja para Acme S.A."]
+
+
 def test_unclear_links_leave_the_sentence_to_the_placeholders():
     table = {"My big dog barks.": "Mi perro grande ladra.", "My big 50 barks.": "Mi gran 50 ladra."}
     # "dog" linked to "perro" and "ladra.", words apart; then no link at all (the aligner could not read the pair)

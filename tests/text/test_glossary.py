@@ -144,6 +144,19 @@ def test_a_term_beside_a_number_is_one_span():
     assert seen[:2] == ["Invoice 5 is late.", "50 is late."] and out == ["Factura 5 llega tarde."]
 
 
+def test_a_term_inside_a_kept_span_keeps_the_rest_of_the_span():
+    """att6: with `euros<TAB>dólares`, the kept amount "20 euros" gave way to the term whole, and the number was a
+    word the model could drop, unwarned ("The price is 20 euros." -> "El precio tiene dólares."); the rest of the
+    span stays kept, one span with the term. A span the term covers is the term's alone ("Windows 11")."""
+    g = terms("euros\tdólares\nmin\tminutos\nWindows 11\tWindows 11")
+    assert glossary.with_terms("It is 20 euros.", [(6, 14)], g) == [(6, 14)]
+    assert glossary.with_terms("Wait 5-10 min now.", [(5, 13)], g) == [(5, 13)]
+    assert glossary.with_terms("I use Windows 11 now.", [(14, 16)], g) == [(6, 16)]
+    out = _translated(["The price is 20 euros.", "I paid 800 euros for it."],
+                      {"The price is 50.": "El precio tiene 50.", "I paid 50 for it.": "Pagué 50 por eso."}, "euros\tdólares")
+    assert out == ["El precio tiene 20 dólares.", "Pagué 800 dólares por eso."]
+
+
 def test_the_determiners_before_a_term_agree_and_stressed_a_keeps_el():
     g = terms("water\tagua\ncity\tciudad\nproblem\tproblema")
     assert agreement.agreeing("Los nuevos ciudad y el agua y la problema", [("ciudad", ""), ("agua", ""),

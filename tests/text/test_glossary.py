@@ -157,6 +157,15 @@ def test_a_term_inside_a_kept_span_keeps_the_rest_of_the_span():
     assert out == ["El precio tiene 20 dólares.", "Pagué 800 dólares por eso."]
 
 
+def test_translations_the_agreement_makes_alike_are_one_of_the_n_best():
+    """att6: `--nbest 4 -g invoice<TAB>factura "I PAID THE INVOICES."` listed "PAGUÉ LAS FACTURAS." three times: the
+    model's "los 50", "las 50" and "unos 50" all agree with the term alike; the best score of each is kept."""
+    options = Options(glossary=glossary.parse(["invoice\tfactura"], "g.tsv")).text_for("en")
+    table = {"I paid the 50.": ["Pagué los 50.", "Pagué las 50.", "Pagué 50 ya.", "Pagué el 50."]}
+    (r,) = translate_lines(["I paid the invoices."], engine(answers(table)), options)
+    assert r.nbest == [("Pagué las facturas.", -1.0), ("Pagué facturas ya.", -3.0)]
+
+
 def test_the_determiners_before_a_term_agree_and_stressed_a_keeps_el():
     g = terms("water\tagua\ncity\tciudad\nproblem\tproblema")
     assert agreement.agreeing("Los nuevos ciudad y el agua y la problema", [("ciudad", ""), ("agua", ""),

@@ -250,10 +250,8 @@ def _outside(text: str, span: tuple[int, int], terms: list[tuple[int, int]]) -> 
     """The parts of a span outside the terms that overlap it, without their edges' spaces."""
     parts, at = [], span[0]
     for ts, te in sorted(t for t in terms if span[0] < t[1] and t[0] < span[1]) + [(span[1], span[1])]:
-        piece = text[at:ts]
-        if piece.strip():
-            a = at + len(piece) - len(piece.lstrip())
-            parts.append((a, a + len(piece.strip())))
+        if piece := text[at:ts].strip():
+            parts.append((a := text.index(piece, at), a + len(piece)))
         at = max(at, te)
     return parts
 

@@ -81,6 +81,16 @@ def test_a_templates_placeholders_alone_have_nothing_to_tell(text):
     assert detect(f"{text} la casa es roja").language == "es" and detect(f"{text} the house is red").language == "en"
 
 
+@pytest.mark.parametrize(("text", "lang"), [
+    ("Hello {nombre}", "en"), ("Welcome back, {usuario}!", "en"), ("You have %(mensajes)d new messages.", "en"),
+    ("Hola {name}", "es"), ("Tienes {count} mensajes nuevos.", "es"), ("Bienvenido, {{username}}.", "es"),
+])
+def test_a_placeholders_name_is_no_evidence_beside_words(text, lang):
+    """att6: "Hello {nombre}" was told Spanish (0.90) by its placeholder's name and translated as Spanish ("I've
+    written {nombre}."): the words beside the placeholders tell the language."""
+    assert detect(text).language == lang
+
+
 def test_urls_and_numbers_do_not_hide_the_words():
     assert detect("Mira https://example.org/en/the-page 42").language == "es"
     assert detect("See https://example.org/es/la-pagina 42").language == "en"

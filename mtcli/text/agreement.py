@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from mtcli.text.glossary import Glossary
+from mtcli.text.glossary import Glossary, plural
 from mtcli import lazy_re
 
 # a Spanish article before a term: English puts one before it too, which a name as placeholder lost
@@ -58,7 +58,7 @@ def _agrees(det: str, term: str, plural: bool) -> str:
     out = row[_feminine(head) + 2 * plural]
     if not plural and head in _STRESSED_A and row[0] in ("el", "un", "del", "al", "algún", "ningún"):
         out = row[0]  # (el agua, un arma)
-    return out.capitalize() if det[:1].isupper() else out
+    return out.upper() if det.isupper() and len(det) > 1 else out.capitalize() if det[:1].isupper() else out
 
 
 def _an(term: str) -> str:
@@ -102,6 +102,13 @@ def _own_determiner(before: str, term: str, language: str) -> str:
     return before
 
 
+def _shouted(term: str, glossary: Glossary) -> bool:
+    """The term is a lowercase target (or its plural) in ALL CAPS, found so in a shouted line: a noun, not a name
+    the glossary writes with a capital ("Apple Inc.")."""
+    lower, language = term.lower(), glossary.languages[1] if glossary.languages else "es"
+    return term.isupper() and any(lower in (t, plural(t, language)) for s, t in glossary.terms if s == s.lower())
+
+
 def agreeing(text: str, terms: list[tuple[str, str]], glossary: Glossary) -> str:
     """The translation with what comes right before each term made to fit it: a Spanish determiner its gender
     and number, an English "a" or "an" its first sound (and the article a Spanish one asked for, when nothing
@@ -112,7 +119,7 @@ def agreeing(text: str, terms: list[tuple[str, str]], glossary: Glossary) -> str
             before, word, opening = text[: m.start()], m.group(), re.match(r"[\s¿¡\"'«(]*", text).end()
             if (own := _own_determiner(before, term, language)) != before:
                 before = own
-            elif language == "es" and not term[:1].isupper():
+            elif language == "es" and (not term[:1].isupper() or _shouted(term, glossary)):
                 before = _agreeing_before(before, term, glossary.is_plural(term))
             elif language == "en" and article and not _EN_BEFORE.search(before) \
                     and (article == "the" or not glossary.is_plural(term)):

@@ -229,12 +229,13 @@ def read(path: Path) -> Glossary:
 
 def with_terms(text: str, spans: list[tuple[int, int]], glossary: Glossary) -> list[tuple[int, int]]:
     """The spans with the glossary's terms among them: a kept span overlapping a term gives way to it ("Windows
-    11" as a term, not the number), one beside it with spaces only between is one span with it ("Invoice 5":
-    two placeholders side by side the model lost)."""
+    11" as a term, not the number) but for what of it the term leaves ("20" of "20 euros": dropped whole, the
+    model could drop the number unwarned), one beside it with spaces only between is one span with it ("Invoice
+    5": two placeholders side by side the model lost)."""
     terms = [(s, e) for s, e, _ in glossary.find(text)]
     if not terms:
         return spans
-    others = [(s, e) for s, e in spans if not any(s < te and ts < e for ts, te in terms)]
+    others = [part for span in spans for part in _outside(text, span, terms)]
     out: list[list[int]] = []  # start, end, whether it holds a term
     for s, e in sorted(others + terms):
         term = (s, e) in terms
@@ -243,6 +244,16 @@ def with_terms(text: str, spans: list[tuple[int, int]], glossary: Glossary) -> l
         else:
             out.append([s, e, term])
     return [(s, e) for s, e, _ in out]
+
+
+def _outside(text: str, span: tuple[int, int], terms: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts of a span outside the terms that overlap it, without their edges' spaces."""
+    parts, at = [], span[0]
+    for ts, te in sorted(t for t in terms if span[0] < t[1] and t[0] < span[1]) + [(span[1], span[1])]:
+        if piece := text[at:ts].strip():
+            parts.append((a := text.index(piece, at), a + len(piece)))
+        at = max(at, te)
+    return parts
 
 
 def targets(text: str, spans: list[tuple[int, int]], glossary: Glossary) -> tuple[str, ...]:

@@ -62,6 +62,12 @@ def looks_spanish(text: str) -> bool:
     return len(set(own)) >= 2 and len(own) >= 0.4 * len(words)
 
 
+def has_cells(raw: str) -> bool:
+    """A row of cells: a tab after the line's indentation, or a line of blanks holding one (a row whose cells are
+    empty: "Red<TAB>" and "<TAB><TAB>" had lost their tabs, a column or all of them fewer)."""
+    return "\t" in raw.lstrip(" \t") or "\t" in raw and not raw.strip()
+
+
 def in_cells(lines: Sequence[str], engine: Engine, options: TextOptions, first: int,
              translate: Callable[..., list[LineResult]],
              cut: Callable[[str], list[str] | None] | None = None) -> list[LineResult]:
@@ -69,7 +75,7 @@ def in_cells(lines: Sequence[str], engine: Engine, options: TextOptions, first: 
     the tabs kept (normalised to spaces, "Apple<TAB>Red<TAB>3" reached the model as one sentence and lost
     "Red"). The other lines as ever. `cut`: a line's pieces and what parts them ([piece, sep, piece, ...]), or
     None, instead of its tabs (templates.breaks: a string's escaped newlines)."""
-    rows = [cut(raw) if cut else re.split("(\t)", raw) if "\t" in raw.strip(" \t") else None for raw in lines]
+    rows = [cut(raw) if cut else re.split("(\t)", raw) if has_cells(raw) else None for raw in lines]
     # (a cell is a heading or a value more often than a sentence: no final stop it had not)
     cells = iter(translate([c for row in rows if row for c in row[::2]], engine, replace(options, keep_stop=False)))
     others = iter(translate([raw for raw, row in zip(lines, rows) if row is None], engine, options))

@@ -61,7 +61,7 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     maps a private-use character standing in the text for markup (formats/) to its parts: verbatim
     text and, at odd positions, text to translate ("**", "very", "**"). Given a `rendered` dict, the
     translations keep those characters and the dict receives what each stands for."""
-    if items is None and options.segment and any("\t" in raw.strip(" \t") for raw in lines):
+    if items is None and options.segment and any(map(line_steps.has_cells, lines)):
         # (each line with tabs inside, cell by cell)
         return line_steps.in_cells(lines, engine, options, first, translate_lines)
     if items is None and options.protect and any(map(breaks, lines)):  # (a string's "\\n": each piece a line)

@@ -61,6 +61,12 @@ def asides(sentence: str, items: Items, quotes: bool = True, source: str = "en")
     comma left outside went to the model alone, "Mary said shello")."""
     def quotation(m: re.Match) -> str:
         words = m.group()[1:-1].rstrip(",;:")  # a clause's comma stays out of the translation, and goes after
+        if words in items.words and len(items[words]) == 1:  # a placeholder alone (no ICU message): one word to
+            # the model, its marks put back with it (they dropped or moved: 'delete "{item}"?' -> 'del amor?" {item}');
+            # a Spanish source's in English's
+            mark, close = ('"', '"') if source == "es" and m.group()[0] == "«" else (m.group()[0], m.group()[-1])
+            quoted = items.new((mark + items[words][0] + close + m.group()[len(words) + 1 : -1],))
+            return items.words.add(quoted) or quoted if quoted else m.group()
         if (not _TWO_LETTERS.search(words) or PRIVATE.search(words)  # (markup inside stays with its words)
                 or m.group()[0] == "'" and (_ELIDED.match(m.group()) or m.group().endswith("s'")
                                             and _POSSESSIVE.match(sentence, m.end()))):

@@ -65,7 +65,9 @@ def swapped(source: str, translation: str, spans: list[tuple[int, int, str]], li
     out = translation
     for first, last, target in reversed(changes):
         a, b = tgt[first].start(), tgt[last].end()
-        out = out[:a] + _LEAD.search(out[a:b]).group() + target + _TAIL.search(out[a:b]).group() + out[b:]
+        tail = _TAIL.search(out[a:b]).group()
+        tail = tail[1:] if target.endswith(".") and tail.startswith(".") else tail  # ("EE. UU." ends the sentence)
+        out = out[:a] + _LEAD.search(out[a:b]).group() + target + tail + out[b:]
     return out
 
 

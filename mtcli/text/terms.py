@@ -42,4 +42,7 @@ class Terms:
         found, terms = s.aside[self.name]
         if s.attempt == SWAP:  # (the articles are the model's own: none asked for)
             found = [(term, "") for term, _ in found]
-        return each(out, lambda t: agreeing(t, found, terms) if found else t)
+        kept: dict[str, float] = {}  # (translations that differed in a determiner alone are one now: the best kept)
+        for text, score in each(out, lambda t: agreeing(t, found, terms) if found else t):
+            kept.setdefault(text, score)
+        return list(kept.items())

@@ -144,6 +144,28 @@ def test_a_term_beside_a_number_is_one_span():
     assert seen[:2] == ["Invoice 5 is late.", "50 is late."] and out == ["Factura 5 llega tarde."]
 
 
+def test_a_term_inside_a_kept_span_keeps_the_rest_of_the_span():
+    """att6: with `euros<TAB>dólares`, the kept amount "20 euros" gave way to the term whole, and the number was a
+    word the model could drop, unwarned ("The price is 20 euros." -> "El precio tiene dólares."); the rest of the
+    span stays kept, one span with the term. A span the term covers is the term's alone ("Windows 11")."""
+    g = terms("euros\tdólares\nmin\tminutos\nWindows 11\tWindows 11")
+    assert glossary.with_terms("It is 20 euros.", [(6, 14)], g) == [(6, 14)]
+    assert glossary.with_terms("Wait 5-10 min now.", [(5, 13)], g) == [(5, 13)]
+    assert glossary.with_terms("I use Windows 11 now.", [(14, 16)], g) == [(6, 16)]
+    out = _translated(["The price is 20 euros.", "I paid 800 euros for it."],
+                      {"The price is 50.": "El precio tiene 50.", "I paid 50 for it.": "Pagué 50 por eso."}, "euros\tdólares")
+    assert out == ["El precio tiene 20 dólares.", "Pagué 800 dólares por eso."]
+
+
+def test_translations_the_agreement_makes_alike_are_one_of_the_n_best():
+    """att6: `--nbest 4 -g invoice<TAB>factura "I PAID THE INVOICES."` listed "PAGUÉ LAS FACTURAS." three times: the
+    model's "los 50", "las 50" and "unos 50" all agree with the term alike; the best score of each is kept."""
+    options = Options(glossary=glossary.parse(["invoice\tfactura"], "g.tsv")).text_for("en")
+    table = {"I paid the 50.": ["Pagué los 50.", "Pagué las 50.", "Pagué 50 ya.", "Pagué el 50."]}
+    (r,) = translate_lines(["I paid the invoices."], engine(answers(table)), options)
+    assert r.nbest == [("Pagué las facturas.", -1.0), ("Pagué facturas ya.", -3.0)]
+
+
 def test_the_determiners_before_a_term_agree_and_stressed_a_keeps_el():
     g = terms("water\tagua\ncity\tciudad\nproblem\tproblema")
     assert agreement.agreeing("Los nuevos ciudad y el agua y la problema", [("ciudad", ""), ("agua", ""),
@@ -155,6 +177,22 @@ def test_feminine_nouns_the_endings_miss_take_a_feminine_determiner_and_their_ne
     g = terms("mother\tmadre\nhand\tmano\nfather\tpadre\nnight\tnoche")
     assert agreement.agreeing("El madre y los manos", [("madre", ""), ("manos", "")], g) == "La madre y las manos"
     assert agreement.agreeing("La padre y una noche", [("padre", ""), ("noche", "")], g) == "El padre y una noche"
+
+
+def test_the_determiners_before_a_shouted_term_agree_in_capitals():
+    """A term found in ALL CAPS comes out in ALL CAPS, and what stands before it agrees with it as in lowercase
+    (att6: "PAY THE INVOICE NOW." had come out "PAGA EL FACTURA AHORA."); a target the glossary writes with a
+    capital (a name: "Apple Inc.") is left as before, shouted or not."""
+    g = terms("invoice\tfactura\nUser\tUsuario")
+    assert agreement.agreeing("PAGA EL FACTURA AHORA.", [("FACTURA", "")], g) == "PAGA LA FACTURA AHORA."
+    assert agreement.agreeing("PAGUÉ LOS FACTURAS DEL NUEVO FACTURA.", [("FACTURAS", ""), ("FACTURA", "")], g) \
+        == "PAGUÉ LAS FACTURAS DE LA NUEVA FACTURA."
+    assert agreement.agreeing("El factura", [("factura", "")], g) == "La factura"
+    assert agreement.agreeing("VEO LOS USUARIO Y EL USUARIOS.", [("USUARIO", ""), ("USUARIOS", "")], g) \
+        == "VEO LOS USUARIO Y EL USUARIOS."
+    out = _translated(["PAY THE INVOICE NOW.", "I PAID THE INVOICES."],
+                      {"Pay the 50 now.": "Paga el 50 ahora.", "I paid the 50.": "Pagué los 50."}, "invoice\tfactura")
+    assert out == ["PAGA LA FACTURA AHORA.", "PAGUÉ LAS FACTURAS."]
 
 
 @pytest.mark.parametrize("article", ["el", "la", "los", "un", "una", "mi", "este", "del", "al"])
@@ -254,6 +292,17 @@ def test_a_swapped_term_keeps_the_words_punctuation_opens_with_a_capital_and_get
     en = _links({("Car is fast.", "Coche es rápido."): ([0, 1, 2], [0, 1, 2])})
     assert _swapping(["Car is fast."], {"Car is fast.": "Coche es rápido."}, en, "car\tautomóvil") == \
         ["Automóvil es rápido."]
+
+
+def test_a_swapped_target_ending_in_a_stop_takes_the_sentences_stop_as_its_own():
+    """"U.S." -> "EE. UU." at a sentence's end had come out "Él vive en los EE. UU.." (att6): the replaced word's stop
+    and the target's; a target without a stop keeps the word's, and one whose stop ends a question keeps its "?"."""
+    table = {"He lives in the U.S.": "Él vive en los Estados Unidos.", "Is he in the U.S.?": "¿Está en Estados Unidos?",
+             "He works for Acme.": "Él trabaja para Acme."}
+    links = _links(dict(zip(table.items(), [([0, 1, 2, 3, 4, 4], [0, 1, 2, 3, 5]), ([0, 2, 4, 4], [0, 0, 1, 1, 3]),
+                                             ([0, 1, 2, 3], [0, 1, 2, 3])])))
+    assert _swapping(list(table), table, links, "U.S.\tEE. UU.\nAcme\tAcme S.A.") == \
+        ["Él vive en los EE. UU.", "¿Está en EE. UU.?", "Él trabaja para Acme S.A."]
 
 
 def test_unclear_links_leave_the_sentence_to_the_placeholders():

@@ -104,3 +104,12 @@ def test_the_cells_of_a_pasted_table_row_are_translated_each_and_keep_their_tabs
     # a line without tabs keeps its own options beside them (it had lost its final stop)
     assert [r.text for r in translate_lines(["I like green apples", "Name\tCity"], engine(upper))] == [
         "I LIKE GREEN APPLES.", "NAME\tCITY"]
+
+
+def test_a_rows_empty_cells_at_its_end_keep_their_tabs():
+    """att6: a row whose last cells are empty ("Red<TAB>") or whose cells are all empty ("<TAB><TAB>") lost its
+    tabs, one column or all of them fewer; an indented line and trailing spaces are as before."""
+    lines = ["Red\t", "\t\t", "\t", "Apple\tRed\t\t", "\tIndented text.", "The cat.  "]
+    out = translate_lines(lines, engine(upper))
+    assert [r.text for r in out] == ["RED\t", "\t\t", "\t", "APPLE\tRED\t\t", "\tINDENTED TEXT.", "THE CAT."]
+    assert [r.text for r in translate_lines(["Red\t"], engine(upper))] == ["RED\t"]  # (alone, not beside a row)

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from mtcli.text.pipeline import translate_lines
+from mtcli.text.pipeline import TextOptions, translate_lines
 
 from tests.text.fakes import answers, engine, upper
 
@@ -181,3 +181,18 @@ def test_the_brackets_of_two_emoticons_make_no_aside(line, kept):
     seen = []
     (r,) = translate_lines([line], engine(answers({}, seen, default=str.upper)))
     assert r.text.count(kept) == 1 and not any(kept in s or "(" in s or "[" in s for s in seen), (seen, r.text)
+
+
+@pytest.mark.parametrize("line, source, want", [
+    ('Are you sure you want to delete "{item}"?', "en", 'ARE YOU SURE YOU WANT TO DELETE "{item}"?'),
+    ("Delete '%s' now.", "en", "DELETE '%s' NOW."),
+    ("¿Seguro que quieres borrar «{item}»?", "es", '¿SEGURO QUE QUIERES BORRAR "{item}"?'),
+    ('Open "{{file}}" or "%(name)s".', "en", 'OPEN "{{file}}" OR "%(name)s".'),
+])
+def test_a_quoted_placeholder_keeps_its_quotes_the_model_never_sees(line, source, want):
+    """att6: 'Are you sure you want to delete "{item}"?' came out '¿Estás seguro de que quieres del amor?" {item}'
+    and '«{item}»' lost its marks: a quotation of a placeholder alone is one word to the model, the marks (a Spanish
+    source's made English's) put back with it."""
+    seen = []
+    out = translate_lines([line], engine(lambda ls: seen.extend(ls) or _quoteless(ls)), TextOptions(source=source))
+    assert out[0].text == want and not re.search("[\"'«»]", seen[0]), seen

@@ -974,21 +974,27 @@ def _coverage_of(tr: Translator) -> Coverage | None:
 # source tokens below which a batch costs CPU (2,000 lines at beam 4, one thread: 256 tokens 8 % more CPU than
 # 512-2,048; greedy 512 7 % more than 1,024-2,048)
 MIN_BATCH_TOKENS = 512
-M_MMAP_THRESHOLD, M_ARENA_MAX = -3, -8  # (glibc's malloc.h)
+M_TOP_PAD, M_MMAP_THRESHOLD, M_ARENA_MAX = -2, -3, -8  # (glibc's malloc.h)
 # blocks of this size or more are mappings of their own, given back when freed (M_MMAP_THRESHOLD, fixed): glibc
 # raises its threshold to the largest mapped block freed (8-16 MB after a file's first chunk), so arrays below it came
 # from the heap, whose free pages stay resident; its holes grew from chunk to chunk (unseen lines at beam 4, one core:
 # the heap 150 MiB at a chunk's peak, 100 of them free). Lower, each step's FFN activations (3 MB at 400 rows) would
 # be mapped and zeroed anew (1 MB had cost ~15-20 % more CPU, before the logits were written in place)
 MMAP_BYTES = 4 << 20
+# free memory the heap keeps at its top when it gives the rest back (M_TOP_PAD; glibc's default 128 KB): a step's
+# temporaries (a few MB) freed at the heap's top went back to the system at every step and were faulted in, zeroed
+# by the kernel, at the next (800 unseen lines at beam 4, one thread: ~90,000 page faults and ~0.25 s of system CPU
+# of ~5.5 s; with 8 MB ~15,000 and ~0.07 s). trim_heap still gives it all back.
+TOP_PAD_BYTES = 8 << 20
 
 
 @functools.cache
 def one_heap() -> None:
     """Every thread's arrays from one glibc heap (M_ARENA_MAX 1; MALLOC_ARENA_MAX in the environment wins): each
     decoding thread had its own, whose holes grew a file's translation ~25 MB a chunk (2 threads, greedy: 465 MB at
-    2,000 lines, 591 MB at 8,000; one heap: 450 MB flat); and blocks of MMAP_BYTES or more mapped apart from it
-    (MALLOC_MMAP_THRESHOLD_ wins). glibc only; elsewhere nothing changes."""
+    2,000 lines, 591 MB at 8,000; one heap: 450 MB flat); blocks of MMAP_BYTES or more mapped apart from it
+    (MALLOC_MMAP_THRESHOLD_ wins); TOP_PAD_BYTES kept at the heap's top (MALLOC_TOP_PAD_ wins). glibc only; elsewhere
+    nothing changes."""
     import ctypes
 
     if not sys.platform.startswith("linux"):
@@ -1001,6 +1007,8 @@ def one_heap() -> None:
         mallopt(M_ARENA_MAX, 1)
     if "MALLOC_MMAP_THRESHOLD_" not in os.environ:
         mallopt(M_MMAP_THRESHOLD, MMAP_BYTES)
+    if "MALLOC_TOP_PAD_" not in os.environ:
+        mallopt(M_TOP_PAD, TOP_PAD_BYTES)
 
 
 class Translator:

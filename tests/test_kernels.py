@@ -35,7 +35,7 @@ from mtcli.kernels.attention import (
     self_attention_ref,
 )
 from mtcli.kernels.crossentropy import cross_entropy, cross_entropy_ref
-from mtcli.kernels.decoding import CHUNK, log_softmax_topk, log_softmax_topk_ref
+from mtcli.kernels.decoding import CHUNK, _max_plus, log_softmax_topk, log_softmax_topk_ref
 from mtcli.kernels.elementwise import (
     bias_relu,
     bias_relu_ref,
@@ -365,6 +365,28 @@ def test_log_softmax_topk_over_a_vocabulary_of_many_chunks(rng, dtype):
         assert_close(values[rows], want_values[rows])
         assert ids[0, :3].tolist() == tied and ids[1, 0] == 70
         assert ids[2, 0] == V - 1 and values[2, 0] == 0 and np.isneginf(values[2, 1:]).all()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_chunk_maxima_read_as_integers_are_the_floats_maxima(rng, dtype):
+    """The bias pass's chunk maxima (found on the floats' bits as integers) are NumPy's, exactly: chunks of negative
+    values only, of mixed signs, of zeros of both signs, of -inf, and a last chunk shorter than the others."""
+    x = rng.normal(size=5 * CHUNK + 7).astype(dtype)
+    x[:CHUNK] = -np.abs(x[:CHUNK]) - 1  # all negative
+    x[2 * CHUNK : 3 * CHUNK] = 0.0
+    x[2 * CHUNK : 3 * CHUNK : 2] = -0.0
+    x[3 * CHUNK : 4 * CHUNK] = -np.inf
+    x[3 * CHUNK + 9] = -1e30 if dtype == np.float32 else -1e300
+    x[-3:] = [-7.0, -2.5, -3.0]
+    bias = rng.normal(size=x.size).astype(dtype)
+    bias[2 * CHUNK : 4 * CHUNK] = 0.0
+    chunk_max = np.empty(6, dtype)
+    got = x.copy()
+    top = _max_plus(got, bias, chunk_max)
+    want = x + bias
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(chunk_max, [want[c * CHUNK : (c + 1) * CHUNK].max() for c in range(6)])
+    assert chunk_max[5] == want[-7:].max() and top == want.max()
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # (NaN and all -inf rows: meant)

@@ -9,12 +9,14 @@ from dataclasses import replace
 
 from mtcli.text import protect
 from mtcli.text.dates import month_alone
-from mtcli.text.kinds import EUROS, MONEY, PRIVATE, as_shown
+from mtcli.text.kinds import EUROS, KIND, MONEY, PRIVATE, as_shown
+from mtcli.text.numerals import ends_one_of, without_possessive
 from mtcli.text.tables import TABLES, rewritten
 from mtcli.text.retry import ladder
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each, is_name, uncased
 from mtcli import lazy_re
 
+QUANTITY = lazy_re.compile(KIND["quantity"].pattern, re.IGNORECASE)  # (no currency after its placeholder either)
 NAMES = ("Tom", "Mary", "John")  # the corpus's most frequent names: the model copies them (protect.py)
 
 
@@ -50,8 +52,8 @@ class Spans:
                                                            if span in dates or table.title.search(span) else [span])]
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
         months = tuple(o for o, k in zip(spans, s.masked.sources) if o != k) if s.masked else ()
-        money = [span for span in spans if MONEY.fullmatch(span)]
-        return each(out, lambda t: _one_currency(_dated(t, dates, months, bare), money))
+        money = [dates.get(span, span) for span in spans if MONEY.fullmatch(span) or QUANTITY.fullmatch(span)]
+        return each(out, lambda t: _one_currency(_dated(without_possessive(t, spans), dates, months, bare), money))
 
 
 def _own(m: protect.Masked, s: Sentence, c: Context) -> protect.Masked:
@@ -134,15 +136,15 @@ def _dated(text: str, dates: dict[str, str], months: tuple[str, ...], bare: set[
     return text
 
 
-_MONEY_AFTER = r" (?:d[oó]lar(?:es)?|dollars?|euros?|pesos?|libras?|pounds?|bucks)(?!\w)"
+_CURRENCY_AFTER = lazy_re.compile(r" (?:d[oó]lar(?:es)?|dollars?|euros?|pesos?|libras?|pounds?|bucks)(?!\w)",
+                                  re.IGNORECASE)
 
 
 def _one_currency(text: str, money: list[str]) -> str:
     """An amount kept with its currency gets none the model wrote after its placeholder ("She earns 50 a month." ->
     "Ella gana 50 dólares al mes.": "2,000 euros dólares"; "€50 euros" had come out "50 euros euros")."""
-    for amount in money:
-        text = re.sub(rf"(?<!\w){re.escape(amount)}{_MONEY_AFTER}", lambda m, a=amount: a, text, flags=re.IGNORECASE)
-    return text
+    ends = ends_one_of(money)
+    return _CURRENCY_AFTER.sub(lambda m: "" if ends(text, m.start()) else m.group(), text)
 
 
 def as_kept(span: str, items: dict[str, tuple[str, ...]]) -> list[str]:

@@ -17,6 +17,7 @@ from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, ea
 from mtcli import lazy_re
 
 QUANTITY = lazy_re.compile(KIND["quantity"].pattern, re.IGNORECASE)  # (no currency after its placeholder either)
+AMPERSAND = lazy_re.compile(KIND["ampersand name"].pattern)  # ("AT&T": a name's placeholder; "50 has ..." -> "En los 50")
 NAMES = ("Tom", "Mary", "John")  # the corpus's most frequent names: the model copies them (protect.py)
 
 
@@ -95,7 +96,7 @@ def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context) -> tuple[st
     """`seq`, with a name's placeholder a name the model copies ("50 called while you were out." came out "El 50 y
     no estabas fuera.") that the sentence does not have already. `masked`: the sentence without its spans."""
     bare = c.options.case and uncased(masked.text)  # (the sentence's words as typed)
-    names = [is_name(span, c.engine.familiar, bare) for span in masked.spans]
+    names = [is_name(span, c.engine.familiar, bare) or bool(AMPERSAND.fullmatch(span)) for span in masked.spans]
     if not any(names):
         return seq
     words = set(re.findall(r"\w+", masked.text.lower()))  # ("TOM" is made "Tom": casing)

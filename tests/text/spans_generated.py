@@ -103,7 +103,8 @@ _ICU = st.builds(lambda name, kind, one, other: f"{{{name}, {kind}, one {{# {one
 # kind -> (source language, strategy of (piece, what the translation holds of it))
 SPANS = {
     "ipv6 address": ("en", _same(_ipv6())), "url": ("en", _same(_URL)), "email": ("en", _same(_EMAIL)),
-    "code": ("en", _same(_CODE)), "tag": ("en", _same(_TAG)), "keys": ("en", _same(_KEYS)), "handle": ("en", _same(_HANDLE)),
+    "code": ("en", _same(_CODE)), "tag": ("en", _same(_TAG)), "keys": ("en", _same(_KEYS)),
+    "ampersand name": ("en", _same(st.sampled_from(["AT&T", "H&M", "R&D", "P&G", "B&Q", "Q&A"]))), "handle": ("en", _same(_HANDLE)),
     "path": ("en", _same(_PATH)), "file or domain": ("en", _same(_FILE | _domain)), "time": ("en", _same(_TIME)),
     "money": ("en", _same(_MONEY)), "quantity": ("en", _same(_UNIT)), "feet and inches": ("en", _same(_FEET)),
     "date": ("en", _same(_DATE)), "title and name": ("en", _same(_TITLED)),

@@ -29,7 +29,7 @@ def number_in_english(span: str) -> str:
 
 
 # an English ordinal number ("1st", "22nd", "3RD", "11th")
-EN_ORDINAL = r"(?<![\w.,])(\d{1,4})(?:st|nd|rd|th)(?!\w)"
+EN_ORDINAL = r"(?<![\w.,])(\d{1,4})(?:st|nd|rd|th)(?![\w-])"  # (not "1st-class": the number row keeps it whole)
 
 
 def ordinal_in_spanish(span: str) -> str:

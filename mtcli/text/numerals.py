@@ -38,14 +38,14 @@ def ordinal_in_spanish(span: str) -> str:
     return re.sub(EN_ORDINAL, r"\1.º", span, flags=re.IGNORECASE)
 
 
-# a kept span that opens with no letter (a number, a date, an amount, a time) takes no English possessive: es-en's
-# placeholder is a name ("Tom"), which the model writes "Tom's" ("03/04/2025's", "23:45's", "21%'s")
+# a kept span that ends in no letter (a number, a date, an amount, a time; not a name) takes no English possessive:
+# es-en's placeholder is a name ("Tom"), which the model writes "Tom's" ("03/04/2025's", "23:45's", "July 10's")
 _POSSESSIVE = lazy_re.compile(r"['’]s(?!\w)")
 
 
 def without_possessive(text: str, spans: tuple[str, ...]) -> str:
-    """The text with no "'s" right after a kept span that opens with no letter."""
-    ends = ends_one_of([s for s in spans if s and not s[0].isalpha()])
+    """The text with no "'s" right after a kept span that ends in no letter."""
+    ends = ends_one_of([s for s in spans if s and not s[-1].isalpha()])
     return _POSSESSIVE.sub(lambda m: "" if ends(text, m.start()) else m.group(), text)
 
 

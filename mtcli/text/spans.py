@@ -54,7 +54,8 @@ class Spans:
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
         months = tuple(o for o, k in zip(spans, s.masked.sources) if o != k) if s.masked else ()
         money = [dates.get(span, span) for span in spans if MONEY.fullmatch(span) or QUANTITY.fullmatch(span)]
-        return each(out, lambda t: _one_currency(_dated(without_possessive(t, spans), dates, months, bare), money))
+        kept = (*spans, *dates.values())  # (as written anew: "10 de julio" is "July 10" by then)
+        return each(out, lambda t: _one_currency(without_possessive(_dated(t, dates, months, bare), kept), money))
 
 
 def _own(m: protect.Masked, s: Sentence, c: Context) -> protect.Masked:

@@ -103,9 +103,12 @@ def test_a_number_kept_in_english_takes_no_possessive_a_name_keeps_its():
     """Finding Q: es-en's placeholder is a name the model writes "Tom's": "03/04/2025's", "23:45's", "21%'s"."""
     es = replace(engine(answers({}, default=lambda s: s.replace("Tom", "Tom's"))),
                  placeholders=protect.PLACEHOLDERS_FROM["es"])
-    out = translate_lines(["Es el 03/04/2025.", "Sale a las 23:45.", "Sube un 21%.", "Cuesta -5 €."], es, ES)
-    assert [r.text for r in out] == ["Es el 03/04/2025.", "Sale a las 23:45.", "Sube un 21%.", "Cuesta -5 €."]
+    out = translate_lines(["Es el 03/04/2025.", "Sale a las 23:45.", "Sube un 21%.", "Cuesta -5 €.", "Es el 10 de julio."],
+                          es, ES)
+    assert [r.text for r in out] == ["Es el 03/04/2025.", "Sale a las 23:45.", "Sube un 21%.", "Cuesta -5 €.",
+                                     "Es el July 10."]  # (a date written anew in English, "July 10's" before)
     assert without_possessive("It is Pedro's book, 5's.", ("Pedro", "5")) == "It is Pedro's book, 5."
+    assert without_possessive("On July 10's, US$10's.", ("July 10", "US$10")) == "On July 10, US$10."
 
 
 @pytest.mark.parametrize("line, spanish", [

@@ -2,8 +2,8 @@
 and KINDS, the table of rows built from them (sacrebleu's tokenizer_re style: one row a kind, one comment each).
 protect.py finds, masks and restores spans by this table; normalize.py, segment.py, labels.py, the stages and the
 format readers import the shared concepts (the private-use characters that stand for markup, superscripts, code,
-emoticons) from here, and the calendar's (months, weekdays, dates) from dates.py. tests/text/test_kinds.py fails if
-another module of mtcli/text/ defines one again.
+emoticons) from here, the calendar's (months, weekdays, dates) from dates.py, numbers read by their language from
+numerals.py. tests/text/test_kinds.py fails if another module of mtcli/text/ defines one again.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from mtcli.text.dates import (DATE, ES_DATE, WEEKDAYS, _MONTH_ALONE, _ES_MONTH_ALONE, _date_in_english,
                               _date_in_spanish, _dates, meses, month_in_english, month_in_spanish, months_alone)
+from mtcli.text.numerals import EN_ORDINAL, ES_NUMBER, number_in_english, ordinal_in_spanish
 from mtcli.text.spanish import NOT_NAMES
 from mtcli import lazy_re
 
@@ -55,8 +56,12 @@ _NUMBER = r"(?:(?<![\w-])[+-])?(?<!\w)(?:\w+-)*\w*\d[\w%°.,:/+\-–$\u00a2-\u00
 # (the model made "20 €" twenty dollars; it dropped "USD", "1 euro"; "800 euros" came out "800 ebrio", "30 European")
 _CODES = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|MXN|CNY|INR|BRL|ARS|COP|CLP|PEN|RUB|KRW|SEK|NOK|DKK|PLN"
 _AMOUNT = r"\d(?:[\d.,]*\d)?"
-_MONEY = (rf"(?<![\w.,])(?-i:{_CODES}|(?:US|C|A|NZ|HK|S|R|MX|NT)\$) ?{_AMOUNT}(?![\w.,]*\d)"
-          rf"|(?<![\w.,])(?:[$€£¥] ?)?{_AMOUNT} ?(?:[€£¥¢₹₽₩]|(?-i:{_CODES}|euros?|EUROS?|Euros?)\b)")
+# A minus before either is the amount's ("-5 €"), and so is one before a sign ("-$5.00", "$-5", "-€20": a sign's amount
+# is otherwise the model's to write, "$50" -> "50 dólares", and it lost the minus: "La pérdida de 300 dólares.")
+_MINUS = r"(?:[-−](?=[\d$€£¥A-Z]))?"
+_MONEY = (rf"(?<![\w.,]){_MINUS}(?-i:{_CODES}|(?:US|C|A|NZ|HK|S|R|MX|NT)\$) ?{_AMOUNT}(?![\w.,]*\d)"
+          rf"|(?<![\w.,]){_MINUS}(?:[$€£¥] ?)?{_AMOUNT} ?(?:[€£¥¢₹₽₩]|(?-i:{_CODES}|euros?|EUROS?|Euros?)\b)"
+          rf"|(?<![\w.,])(?:[-−][$€£¥]|[$€£¥][-−]) ?{_AMOUNT}(?![\w.,]*\d)")
 # an amount in euros ("5 euros", "1 euro", "20 €", "€50 euros"; in a translation "€5" too): tried first as typed
 # (spans.py, retry.OWN), where the model writes it itself; as a placeholder alone it changed the sentence ("It
 # costs 50." -> "Se cuesta 50.", was "Cuesta 5 euros.")
@@ -90,7 +95,9 @@ def euros_as_typed(text: str, amounts: list[str], shown: tuple[str, ...] = ()) -
 # miles") it translates. A symbol as written or shouted ("10 KM"); not "in", nor "Mi"
 _UNITS = ("km/h|m/s|kWh|mAh|Mbps|Gbps|kcal|km²|cm²|m²|m³|GHz|MHz|kHz|min|hrs|sec|mph|kph|lbs|°C|°F|km|cm|mm|µm|nm|"
           "kg|mg|µg|ml|cl|dl|hr|ms|kW|MW|Hz|KB|MB|GB|TB|Kb|Mb|Gb|oz|lb|ft|yd|mi|px|pt|dB|cal|ha")
-_UNIT = rf"(?<![\w.,])\d(?:[\d.,–-]*\d)? ?(?-i:{_UNITS}|{_UNITS.upper()}|°|[mglLhWV])(?![\w°²³/'])"
+# (a minus or a plus its own, "-5 °C"; a unit per another, "0.5 mg/kg": both had been lost)
+_UNIT = (rf"(?<![\w.,])(?:[-−+±](?=\d))?\d(?:[\d.,–-]*\d)? ?(?-i:{_UNITS}|{_UNITS.upper()}|°|[mglLhWV])"
+         rf"(?:/(?-i:{_UNITS}|[mglLhsd]|day|dose))?(?![\w°²³/'])")
 # a title before a name ("Mr. Brown", "Dr Smith", "MRS. JONES"): kept with the name, which the model translated or
 # dropped ("I met Mr. Brown yesterday." -> "Ayer me encontré marrón.", "Mrs. Jones" -> "Jesús"), the title written
 # as Spanish abbreviates it ("Sr. Brown"); the name as it came (an apostrophe's "s" is the sentence's: "Dr. Lee's")
@@ -228,6 +235,8 @@ KINDS = (
     Kind("code", _CODE, hint="`"),
     Kind("tag", _TAG, hint=r"<|\^"),
     Kind("keys", r"(?<![\w+])(?:ctrl|alt|shift|cmd|command|option|meta|super|win|fn)(?:\+(?:\w+|[^\w\s]))+(?!\w)", hint=r"\+"),  # Ctrl+S
+    # a name of capitals around an ampersand ("AT&T", "H&M", "R&D"): the "&" alone was kept and "AT", "T" translated
+    Kind("ampersand name", r"(?<![\w&])(?-i:[A-Z][A-Za-z]{0,3}&[A-Z][A-Za-z]{0,3})(?![\w&;])", hint="&"),
     Kind("handle", _HANDLE, hint="[@#]"),
     Kind("path", _PATH, hint=r"[/\\]"),
     Kind("file or domain", _NAME, hint=r"[\w-]\.[a-z]"),
@@ -242,6 +251,8 @@ KINDS = (
     Kind("mes", _ES_MONTH_ALONE.pattern, rewrite=month_in_english, find=meses, languages=ES),
     Kind("título y nombre", ES_TITLED.pattern, rewrite=_retitled(ES_TITLE, ES_TITLES), hint=ES_TITLE.pattern, languages=ES),
     Kind("ordinal", _ES_ORDINAL, rewrite=_ordinal_in_english, languages=ES),
+    Kind("ordinal (en)", EN_ORDINAL, rewrite=ordinal_in_spanish, languages=EN),  # ("el 3rd piso" -> "el 3.º piso")
+    Kind("número", ES_NUMBER, rewrite=number_in_english, languages=ES),  # ("3.000" -> "3,000": numerals.py)
     Kind("number", _NUMBER),
     Kind("emoticon", EMOTICON.pattern, own_stop=True, hint=r"[:;=][-o^']?[)(\]\[DPpOo3/|*]|[\^_]|xD|XD"),
     Kind("roman numeral", ROMAN.pattern, find=_romans),

@@ -25,6 +25,7 @@ from mtcli.text.edges import Edges
 from mtcli.text.floating import Floating
 from mtcli.text.heads import ChatHead, Label
 from mtcli.text.normalize import normalize
+from mtcli.text.plurals import OptionalPlural
 from mtcli.text.punctuation import DashClause, FinalStop, InnerEllipsis, ShortExclamation, clauses, spaced_dashes
 from mtcli.text.quotes import Items, asides
 from mtcli.text.retry import AROUND, decode_all
@@ -50,8 +51,8 @@ LINES_PER_CALL = 2048
 # capital (continuation), that before the emoji go back among the words (floating emoji), and those before the lead
 # and the trail (edges). A sentence the spans stage answers (spans only) is restored by both span stages.
 TERMS, SPANS, NOBREAK, BIDI = Terms(), Spans(), nobreak.NoBreak(), bidi.Bidi()  # (no-break spaces: a stage of the line, around them all)
-STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Edges(), Floating(), Continuation(), TERMS, SPANS, DashClause(),
-                             InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(), FinalStop())
+STAGES: tuple[Stage, ...] = (ChatHead(), Label(), OptionalPlural(), Edges(), Floating(), Continuation(), TERMS, SPANS,
+                             DashClause(), InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(), FinalStop())
 
 
 def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions = TextOptions(), first: int = 1,

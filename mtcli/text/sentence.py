@@ -19,6 +19,7 @@ from typing import Protocol
 from mtcli.config import DEFAULT_DIRECTION, DEFAULTS, TextOptions, TranslationOptions
 from mtcli.text import case, protect, spanish
 from mtcli.text.glossary import with_terms
+from mtcli.text.openers import verb_first
 from mtcli.text.segment import fit
 from mtcli import lazy_re
 
@@ -163,6 +164,7 @@ class Context:
         long_word = min(protect.LONG_WORD, self.engine.limit - 1)  # a word that long may not fit the model
         unknown = partial(self.unknown, uncased=True) if self.options.case and uncased(text) else self.unknown
         spans = protect.find_spans(text, unknown, long_word, self.options.source) if self.options.protect else []
+        spans = verb_first(text, spans, lambda w: not self.unknown(w)) if spans and self.options.source == "en" else spans
         return with_terms(text, spans, self.options.glossary) if self.options.glossary else spans
 
 

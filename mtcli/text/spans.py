@@ -9,12 +9,15 @@ from dataclasses import replace
 
 from mtcli.text import protect
 from mtcli.text.dates import month_alone
-from mtcli.text.kinds import EUROS, MONEY, PRIVATE, as_shown
+from mtcli.text.kinds import EUROS, KIND, MONEY, PRIVATE, as_shown
+from mtcli.text.numerals import ends_one_of, without_possessive
 from mtcli.text.tables import TABLES, rewritten
 from mtcli.text.retry import ladder
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each, is_name, uncased
 from mtcli import lazy_re
 
+QUANTITY = lazy_re.compile(KIND["quantity"].pattern, re.IGNORECASE)  # (no currency after its placeholder either)
+AMPERSAND = lazy_re.compile(KIND["ampersand name"].pattern)  # ("AT&T": a name's placeholder; "50 has ..." -> "En los 50")
 NAMES = ("Tom", "Mary", "John")  # the corpus's most frequent names: the model copies them (protect.py)
 
 
@@ -50,8 +53,9 @@ class Spans:
                                                            if span in dates or table.title.search(span) else [span])]
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
         months = tuple(o for o, k in zip(spans, s.masked.sources) if o != k) if s.masked else ()
-        money = [span for span in spans if MONEY.fullmatch(span)]
-        return each(out, lambda t: _one_currency(_dated(t, dates, months, bare), money))
+        money = [dates.get(span, span) for span in spans if MONEY.fullmatch(span) or QUANTITY.fullmatch(span)]
+        kept = (*spans, *dates.values())  # (as written anew: "10 de julio" is "July 10" by then)
+        return each(out, lambda t: _one_currency(without_possessive(_dated(t, dates, months, bare), kept), money))
 
 
 def _own(m: protect.Masked, s: Sentence, c: Context) -> protect.Masked:
@@ -93,7 +97,7 @@ def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context) -> tuple[st
     """`seq`, with a name's placeholder a name the model copies ("50 called while you were out." came out "El 50 y
     no estabas fuera.") that the sentence does not have already. `masked`: the sentence without its spans."""
     bare = c.options.case and uncased(masked.text)  # (the sentence's words as typed)
-    names = [is_name(span, c.engine.familiar, bare) for span in masked.spans]
+    names = [is_name(span, c.engine.familiar, bare) or bool(AMPERSAND.fullmatch(span)) for span in masked.spans]
     if not any(names):
         return seq
     words = set(re.findall(r"\w+", masked.text.lower()))  # ("TOM" is made "Tom": casing)
@@ -134,15 +138,15 @@ def _dated(text: str, dates: dict[str, str], months: tuple[str, ...], bare: set[
     return text
 
 
-_MONEY_AFTER = r" (?:d[oó]lar(?:es)?|dollars?|euros?|pesos?|libras?|pounds?|bucks)(?!\w)"
+_CURRENCY_AFTER = lazy_re.compile(r" (?:d[oó]lar(?:es)?|dollars?|euros?|pesos?|libras?|pounds?|bucks)(?!\w)",
+                                  re.IGNORECASE)
 
 
 def _one_currency(text: str, money: list[str]) -> str:
     """An amount kept with its currency gets none the model wrote after its placeholder ("She earns 50 a month." ->
     "Ella gana 50 dólares al mes.": "2,000 euros dólares"; "€50 euros" had come out "50 euros euros")."""
-    for amount in money:
-        text = re.sub(rf"(?<!\w){re.escape(amount)}{_MONEY_AFTER}", lambda m, a=amount: a, text, flags=re.IGNORECASE)
-    return text
+    ends = ends_one_of(money)
+    return _CURRENCY_AFTER.sub(lambda m: "" if ends(text, m.start()) else m.group(), text)
 
 
 def as_kept(span: str, items: dict[str, tuple[str, ...]]) -> list[str]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from mtcli.text.dates import _ES_MONTH_ALONE, _MONTH_ALONE, _TYPED_SPAN, DATE, ES_DATE
 from mtcli.text.kinds import _ES_ORDINAL, ES_TITLE, ES_TITLED, KINDS, TITLE, TITLED, Kind
+from mtcli.text.numerals import EN_ORDINAL, ES_NUMBER
 from mtcli import lazy_re
 
 
@@ -36,8 +37,9 @@ class _ByLanguage(dict):
     does not pay the Spanish table's ~12 ms of regular expressions)."""
 
     def __missing__(self, language: str) -> Table:
-        titles = {"en": (TITLE, TITLED, f"{DATE.pattern}|{_MONTH_ALONE.pattern}|{TITLE.pattern}"),
-                  "es": (ES_TITLE, ES_TITLED, f"{ES_DATE.pattern}|{_ES_MONTH_ALONE.pattern}|{ES_TITLE.pattern}|{_ES_ORDINAL}")}[language]
+        titles = {"en": (TITLE, TITLED, f"{DATE.pattern}|{_MONTH_ALONE.pattern}|{TITLE.pattern}|(?i:{EN_ORDINAL})"),
+                  "es": (ES_TITLE, ES_TITLED,
+                         f"{ES_DATE.pattern}|{_ES_MONTH_ALONE.pattern}|{ES_TITLE.pattern}|{_ES_ORDINAL}|{ES_NUMBER}")}[language]
         self[language] = table = Table.of(language, *titles)
         return table
 

@@ -58,8 +58,9 @@ _FILE = st.builds(lambda name, ext: f"{name}.{ext}", _ident, st.sampled_from(["p
 _TIME = st.builds(lambda h, m, ap: f"{h}{m}{ap}", st.integers(1, 12).map(str), st.sampled_from(["", ":15", ":30", ":45"]),
                   st.sampled_from([" p.m.", " a.m.", "pm", " am"]))
 _MONEY = st.builds(lambda n, f: f.format(n), _digits, st.sampled_from(["{} €", "USD {}", "{} USD", "{} EUR", "{}£",
-                                                                                 "US${}", "C$ {}"]))
-_UNIT = st.builds(lambda n, u: f"{n} {u}", _digits, st.sampled_from(["km", "kg", "MB", "°C", "min", "ml", "GHz", "km/h"]))
+                                                                                 "US${}", "C$ {}", "-{} €", "-${}", "-€{}"]))
+_UNIT = st.builds(lambda n, u: u.format(n), _digits, st.sampled_from(["{} km", "{} kg", "{} MB", "{} °C", "{} min", "{} ml",
+                                                                      "{} GHz", "{} km/h", "-{} °C", "{} mg/kg"]))
 _FEET = st.builds(lambda f, i: f"{f}'{i}\"", st.integers(4, 7), st.integers(0, 11)) | st.integers(10, 99).map(lambda n: f'{n}"')
 _MONTHS = ["January", "March", "June", "July", "October", "December"]
 _DATE = st.builds(lambda m, d, y: f"{m} {d}, {y}", st.sampled_from(_MONTHS), st.integers(1, 28), st.integers(1900, 2099)) \
@@ -72,6 +73,9 @@ _ES_MONTHS = ["enero", "marzo", "junio", "julio", "octubre", "diciembre"]
 _FECHA = st.builds(lambda d, m, y: f"{d} de {m} de {y}", st.integers(1, 28), st.sampled_from(_ES_MONTHS),
                    st.integers(1900, 2099))
 _TITULO = st.builds(lambda t, n: f"{t} {n}", st.sampled_from(["Sr.", "Sra.", "Dra.", "Srta."]), st.sampled_from(_NAMES))
+_EN_ORDINAL = st.integers(1, 999).map(lambda n: f"{n}{'th' if n % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}")
+_NUMERO = st.builds(lambda a, b, f: f.format(a, b), st.integers(1, 999), st.integers(0, 999),
+                    st.sampled_from(["{}.{:03d}", "{},5", "{}.{:03d},25", "{},75", "{}.{:03d}.000"]))
 _ORDINAL = st.builds(lambda n, mark: f"{n}{mark}", st.integers(1, 99), st.sampled_from([".º", ".ª", "º", ".er"]))
 _NUMBER = st.sampled_from(["{}", "{}.50", "{}%", "{},000", "COVID-{}", "MP{}", "-{}", "{}-{}", "12/05/{}", "{}rd"]).flatmap(
     lambda f: _digits.map(lambda n: f.format(n, n)))
@@ -99,13 +103,15 @@ _ICU = st.builds(lambda name, kind, one, other: f"{{{name}, {kind}, one {{# {one
 # kind -> (source language, strategy of (piece, what the translation holds of it))
 SPANS = {
     "ipv6 address": ("en", _same(_ipv6())), "url": ("en", _same(_URL)), "email": ("en", _same(_EMAIL)),
-    "code": ("en", _same(_CODE)), "tag": ("en", _same(_TAG)), "keys": ("en", _same(_KEYS)), "handle": ("en", _same(_HANDLE)),
+    "code": ("en", _same(_CODE)), "tag": ("en", _same(_TAG)), "keys": ("en", _same(_KEYS)),
+    "ampersand name": ("en", _same(st.sampled_from(["AT&T", "H&M", "R&D", "P&G", "B&Q", "Q&A"]))), "handle": ("en", _same(_HANDLE)),
     "path": ("en", _same(_PATH)), "file or domain": ("en", _same(_FILE | _domain)), "time": ("en", _same(_TIME)),
     "money": ("en", _same(_MONEY)), "quantity": ("en", _same(_UNIT)), "feet and inches": ("en", _same(_FEET)),
     "date": ("en", _same(_DATE)), "title and name": ("en", _same(_TITLED)),
     "month": ("en", _same(_MONTH)), "mes": ("es", _same(st.sampled_from(_ES_MONTHS), "es")),
     "fecha": ("es", _same(_FECHA, "es")), "título y nombre": ("es", _same(_TITULO, "es")),
-    "ordinal": ("es", _same(_ORDINAL, "es")), "number": ("en", _same(_NUMBER)), "emoticon": ("en", _same(_EMOTICON)),
+    "ordinal": ("es", _same(_ORDINAL, "es")), "ordinal (en)": ("en", _same(_EN_ORDINAL)),
+    "número": ("es", _same(_NUMERO, "es")), "number": ("en", _same(_NUMBER)), "emoticon": ("en", _same(_EMOTICON)),
     "roman numeral": ("en", _ROMAN), "template braces": ("en", _same(_BRACES)),
     "template interpolation": ("en", _same(_INTERPOLATION)), "template brace": ("en", _same(_BRACE)),
     "printf placeholder": ("en", _same(_PRINTF)), "html entity": ("en", _same(_ENTITY)),

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from mtcli.text import dates, kinds, protect, tables
+from mtcli.text import dates, kinds, numerals, protect, tables
 
 
 TEXT = Path(kinds.__file__).parent
-HOMES = {Path(kinds.__file__), Path(dates.__file__)}  # where the table and its concepts are defined
+# where the table and its concepts are defined
+HOMES = {Path(kinds.__file__), Path(dates.__file__), Path(numerals.__file__)}
 # what only a definition of a kind (or of a concept the kinds share) holds, as a string in a module's code
 SIGNATURES = {
     "a month": re.compile(r"(?i)\b(?:january|february|march|april|june|july|august|september|october|november|"
@@ -49,8 +50,9 @@ def _modules() -> list[Path]:
 
 def test_the_table_lists_the_kinds_in_the_order_they_are_tried():
     assert [k.name for k in kinds.KINDS] == [
-        "ipv6 address", "url", "email", "code", "tag", "keys", "handle", "path", "file or domain", "time", "money", "quantity",
-        "feet and inches", "date", "title and name", "month", "fecha", "mes", "título y nombre", "ordinal", "number",
+        "ipv6 address", "url", "email", "code", "tag", "keys", "ampersand name", "handle", "path", "file or domain", "time", "money", "quantity",
+        "feet and inches", "date", "title and name", "month", "fecha", "mes", "título y nombre", "ordinal", "ordinal (en)",
+        "número", "number",
         "emoticon",
         "roman numeral", "template braces", "template interpolation", "template brace", "printf placeholder",
         "html entity", "escape", "colon name"]
@@ -62,10 +64,11 @@ def test_the_table_lists_the_kinds_in_the_order_they_are_tried():
         assert table.span.pattern == "|".join(k.pattern for k in rows if not (k.find or k.template))
     assert [k.name for k in kinds.KINDS if k.find] == ["date", "month", "mes", "roman numeral"]
     assert [k.name for k in kinds.KINDS if k.rewrite] == ["date", "title and name", "month", "fecha", "mes",
-                                                         "título y nombre", "ordinal"]
+                                                         "título y nombre", "ordinal", "ordinal (en)", "número"]
     # each language's own rows: English's dates and titles are written in Spanish, Spanish's in English
-    assert [k.name for k in kinds.KINDS if k.languages == {"en"}] == ["date", "title and name", "month"]
-    assert [k.name for k in kinds.KINDS if k.languages == {"es"}] == ["fecha", "mes", "título y nombre", "ordinal"]
+    assert [k.name for k in kinds.KINDS if k.languages == {"en"}] == ["date", "title and name", "month", "ordinal (en)"]
+    assert [k.name for k in kinds.KINDS if k.languages == {"es"}] == ["fecha", "mes", "título y nombre", "ordinal",
+                                                                       "número"]
     assert [k.name for k in kinds.KINDS if k.own_stop] == ["ipv6 address", "feet and inches", "emoticon"]
 
 
@@ -78,7 +81,7 @@ def test_no_module_but_the_table_holds_a_kind_s_pattern(kind):
 @pytest.mark.parametrize("concept", SIGNATURES)
 def test_no_module_but_the_table_defines_a_concept_of_it(concept):
     found = [(p.name, s[:60]) for p in _modules() for s in _code_strings(p) if SIGNATURES[concept].search(s)]
-    assert not found, f"{concept} defined outside mtcli/text/kinds.py and dates.py: {found}"
+    assert not found, f"{concept} defined outside mtcli/text/kinds.py, dates.py, numerals.py: {found}"
 
 
 def test_no_module_but_the_table_holds_the_private_use_ranges_bounds():
@@ -102,10 +105,12 @@ def test_a_span_is_written_anew_by_the_rows_that_rewrite_in_the_table_s_order():
 
 
 EXAMPLES = {"ipv6 address": "ping fe80::1%eth0 now", "url": "see http://x.org/a now", "email": "mail tom@x.org", "code": "run `ls -la` now", "tag": "a <b>b</b>", "keys": "press Ctrl+Shift+S",
+            "ampersand name": "call AT&T now",
             "handle": "ask @tom", "path": "open /usr/bin now", "file or domain": "open README.md now",
             "time": "at 5 pm", "money": "pay 20 €", "quantity": "run 10 km", "feet and inches": "he is 5'11\" tall",
             "title and name": "ask Mr. Brown", "number": "buy 42 eggs", "emoticon": "fine :-)",
-            "título y nombre": "vino el Sr. López", "ordinal": "el 3.er piso", "fecha": "el 4 de junio de 1974"}
+            "título y nombre": "vino el Sr. López", "ordinal": "el 3.er piso", "ordinal (en)": "the 3rd floor",
+            "número": "pesa 1,5 kilos", "fecha": "el 4 de junio de 1974"}
 
 
 TEMPLATE_EXAMPLES = {"template braces": "hi {{ name }}", "template interpolation": "pay ${amount}",

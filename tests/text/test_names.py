@@ -3,6 +3,7 @@ lexicon.json and loaded with a model), a capitalised word outside them kept as a
 and a name's placeholder a name the model copies (spans._named)."""
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -12,7 +13,7 @@ from mtcli.errors import UserError
 from mtcli.text.pipeline import Engine, translate_lines
 from mtcli.text.sentence import is_name, unknown_pieces
 
-from tests.text.fakes import answers, encode, upper
+from tests.text.fakes import answers, encode, engine, upper
 
 
 def _pairs(n: int, en: str, es: str) -> list[tuple[str, str]]:
@@ -127,3 +128,30 @@ def test_load_familiar_reads_the_lexicon_and_an_older_one_has_none(tmp_path):
     _lexicon(tmp_path, {"direction": "en-es", "words": ["hola"], "familiar": ["tom", 3]})
     with pytest.raises(UserError, match="damaged"):
         load_familiar(tmp_path, meta)
+
+
+@pytest.mark.parametrize("line, seen", [
+    ("Select the file.", "Select the file."), ("Uploaded the file.", "Uploaded the file."),
+    ("Select all files.", "Select all files."), ("“Select the file.”", "Select the file."),
+    # (a name before other words; a word the vocabulary cannot spell; not the first word)
+    ("Anna called the office.", "Tom called the office."), ("Ñandú the file.", "Tom the file."),
+    ("I saw Anna the day.", "I saw Tom the day."),
+])
+def test_a_sentences_first_word_before_a_determiner_is_no_name(line, seen):
+    """Found by att6 (KK): "Select the file." -> "Select el archivo.": the first word, unknown to the model, kept as
+    a name; given it, the model writes a verb ("Coge el archivo.")."""
+    asked = []
+    model = replace(engine(answers({}, asked)), familiar=frozenset({"the", "file", "files", "all", "called", "office",
+                                                                       "i", "saw", "day"}))
+    translate_lines([line], model)
+    assert seen in asked[0]
+
+
+def test_a_spanish_sentences_first_name_before_a_pronoun_stays_a_name():
+    """(Spanish's determiners are pronouns too: "Michael la tomó por la mano." keeps "Michael".)"""
+    from mtcli.config import TextOptions
+
+    asked = []
+    model = replace(engine(answers({}, asked)), familiar=frozenset({"la", "tomó", "por", "mano"}))
+    translate_lines(["Michael la tomó por la mano."], model, TextOptions(source="es"))
+    assert asked == ["Tom la tomó por la mano."]

@@ -175,15 +175,16 @@ def test_spanish_dates_titles_and_ordinals_are_kept_and_written_in_english():
     assert seen == ["Nací el 50 de junio de 50."]
 
 
-def test_spanish_amounts_and_times_keep_every_digit_as_written():
+def test_spanish_amounts_and_times_keep_every_digit_and_their_value():
     table = {"Cuesta 50.": "It costs 50.", "La cena es a las 50.": "Dinner is at 50.",
              "Nos vemos a las 50.": "See you at 50.",
              "Cuesta 1.234,56 €.": "It costs 1,234.56 euros."}  # (an amount in euros tried first as typed: kinds.EUROS)
     texts, _, out = run(["Cuesta 1.234,56 €.", "La cena es a las 20.30 h.", "Nos vemos a las 8:15."], table)
-    assert texts == ["It costs 1.234,56 €.", "Dinner is at 20.30 h.", "See you at 8:15."]
-    assert [r.kept for r in out] == [["1.234,56 €"], ["20.30 h"], ["8:15"]]
+    # (an amount in Spain's separators written in English's, numerals.py: "1.234,56" reads as 1.23456 in English)
+    assert texts == ["It costs 1,234.56 €.", "Dinner is at 20.30 h.", "See you at 8:15."]
+    assert [r.kept for r in out] == [["€"], ["20.30 h"], ["8:15"]]
     texts, seen, _ = run(["¿15,50 €?", "¡100%!"])
-    assert texts == ["15,50 €?", "100%!"] and not seen  # (nothing for the model; English opens with no ¿ ¡)
+    assert texts == ["15.50 €?", "100%!"] and not seen  # (nothing for the model; English opens with no ¿ ¡)
 
 
 def test_spanish_quotes_and_raya_dialogue_come_out_in_english_quotes():
@@ -220,7 +221,7 @@ def test_the_shipped_model_with_a_spanish_source(es_en):
              "dónde está la estación de tren"]
     out = translate_lines(lines, es_en, ES)
     assert out[0].text == "WHERE IS THE TRAIN STATION?" and not out[0].kept  # (was "DÓNDE fifty WHERERE ...")
-    assert "June 4, 1974" in out[1].text and "15,50 €" in out[2].text
+    assert "June 4, 1974" in out[1].text and "15.50 €" in out[2].text
     assert out[3].text.endswith("?")
 
 

@@ -39,10 +39,15 @@ def is_short(line: str, most: int = ROUNDTRIP_WORDS) -> bool:
     return 0 < len(_WORDS.findall(line)) <= most
 
 
+# pairs the way back reads at once: a pass's (pairs, tokens, vocabulary) log-probabilities are its peak (2,000 unseen
+# lines read back by es-en: 164 MB at 64 a batch, 45 MB at 16, at no more CPU: 5.6 s against 6.5)
+READ_BACK_BATCH = 16
+
+
 def read_back(back, sources: list[str], translations: list[str]) -> list:
     """Each source's tokens' log-probabilities (EOS last) under `back` (the other direction's decode.Translator, its
     first model) reading the translation: teacher forcing, no decoding (the way back's ranking; the check's `back`)."""
-    return [f.logprobs for f in back.force(translations, sources, attention=False)]
+    return [f.logprobs for f in back.force(translations, sources, attention=False, batch=READ_BACK_BATCH)]
 
 
 def for_direction(direction: str, back: Callable[[], object], lines: str = "short",

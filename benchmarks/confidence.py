@@ -65,8 +65,10 @@ FIT_SHARE = 0.6
 THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.3)
 # each check's main part: the other signals (conf.FEATURES) made it no better on the hand-labelled fit rows in
 # cross-validation (`compare`), the log-probability alone better on en-es; an ensemble's members' log-probabilities
-# (en-es) in its place better still
-MAIN = {"full": ("logprob", "roundtrip"), "fast": ("logprob",)}
+# (en-es) in its place better still in the folds, not held out, at +108 MB (`fit --members`: not shipped). The full
+# check's: the way back's forced reading (its mean and lowest token) in place of the round trip's chrF, better in
+# the folds of both directions (`cheap --check full`; docs/confidence.md)
+MAIN = {"full": ("logprob", "back", "back_min"), "fast": ("logprob",)}
 
 
 def _main(tr) -> dict[str, tuple[str, ...]]:
@@ -130,14 +132,23 @@ def _translate(tr, lines: list[str]):
 
 def _raw(tr, back, sources: list[str], inputs: list[str], targets: list[str], margins: list) -> list[dict]:
     """What the fit reads again with each choice of coverage: the teacher-forced reading (its log-probabilities, an
-    ensemble's members' too, read on the `inputs` that were translated, as the beam's scores were), the round trip."""
+    ensemble's members' too, read on the `inputs` that were translated, as the beam's scores were), the round trip,
+    the way back (_way_back)."""
     forced = tr.force(sources, targets, members=True)
     if inputs != sources:  # (omission rows: a real omission is the model's own output, read as it decoded it)
         for f, g in zip(forced, tr.force(inputs, targets, members=True)):
             f.logprobs, f.members = g.logprobs, g.members
     trips = conf.round_trip(back, targets)
-    return [dict(source=s, target=t, scores=m, forced=f, trip=trip)
-            for s, t, m, f, trip in zip(sources, targets, margins, forced, trips)]
+    return [dict(source=s, target=t, scores=m, forced=f, trip=trip, way_back=b)
+            for s, t, m, f, trip, b in zip(sources, targets, margins, forced, trips, _way_back(back, sources, targets))]
+
+
+def _way_back(back, sources: list[str], targets: list[str]) -> list[np.ndarray]:
+    """Each source's tokens' log-probabilities given its translation under the back model, teacher-forced: (M, S + 1),
+    a row per member of an ensemble (the check reads the first's, mtcli.roundtrip.read_back). Omission rows read
+    their whole source, as the check does at run time (the translation left something of it out)."""
+    return [f.logprobs[None] if f.members is None else f.members
+            for f in back.force(targets, sources, attention=False, members=True)]
 
 
 def _dropped(source: str, language: str):
@@ -268,6 +279,13 @@ def main() -> None:
         p.add_argument("--data", help="the corpus (default: MTCLI_DATA, else data/spa-eng/spa.txt)")
         if name == "label":
             p.add_argument("--rows", default="0:2400", help="A:B, the selection rows to print")
+        if name in ("fit", "refit"):
+            p.add_argument("--members", action="store_true", help="an ensemble's main part: its members' log-probabilities "
+                                                                  "in place of the beam's (measured, not shipped)")
+        if name == "cheap":
+            p.add_argument("--check", default="fast", choices=("fast", "full"), help="the shipped check to add to")
+            p.add_argument("--signals", help="the signals to add, one way at a time (comma-separated; a+b: both "
+                                             "together; default: every one, and a few pairs)")
         if name in ("cost", "inproc"):
             p.add_argument("--lines", type=int, default=500)
             p.add_argument("--repeats", type=int, default=4)
@@ -302,15 +320,21 @@ def _labels(data: dict, hand: dict[int, int], model: str) -> None:
         r["wrong"] = 1 - int(labels[r["source"]])
 
 
+def _read(r: dict, scorer: conf.Scorer, vocab: conf.Vocab) -> dict:
+    """A row's signals as mtcli reads them with this scorer's choices (mtcli.confidence.read), the way back by the
+    back model's first member (where the row has it)."""
+    back = r.get("way_back")
+    return conf.read(r["forced"], r["source"], r["target"], r["scores"], r["trip"], scorer, vocab,
+                     None if back is None else back[0])[0]
+
+
 def _signals(rows: list[dict], scorer: conf.Scorer, vocab: conf.Vocab, names) -> np.ndarray:
-    """(rows, features) as mtcli reads them with this scorer's choices (mtcli.confidence.read)."""
-    found = [conf.read(r["forced"], r["source"], r["target"], r["scores"], r["trip"], scorer, vocab)[0] for r in rows]
-    return np.array([[s[n] for n in names] for s in found], float)
+    """(rows, features) as mtcli reads them with this scorer's choices."""
+    return np.array([[_read(r, scorer, vocab)[n] for n in names] for r in rows], float)
 
 
 def _confidences(rows: list[dict], scorer: conf.Scorer, vocab: conf.Vocab) -> np.ndarray:
-    return np.array([scorer.confidence(conf.read(r["forced"], r["source"], r["target"], r["scores"], r["trip"], scorer,
-                                                 vocab)[0]) for r in rows])
+    return np.array([scorer.confidence(_read(r, scorer, vocab)) for r in rows])
 
 
 def _dropped_words(r: dict, vocab: conf.Vocab, encode):
@@ -466,8 +490,15 @@ def _rows(args):
     and the parts every figure is read on."""
     from mtcli.decode import Translator
 
-    data = pickle.loads(Path(CACHE.format(model=args.model)).read_bytes())
+    path = Path(CACHE.format(model=args.model))
+    data = pickle.loads(path.read_bytes())
     tr = Translator(registry.shipped(args.model))
+    if any("way_back" not in r for rows in data.values() for r in rows):  # (a set built before the way back was read)
+        back = _translator(_back(args.model))
+        for rows in data.values():
+            for r, b in zip(rows, _way_back(back, [r["source"] for r in rows], [r["target"] for r in rows])):
+                r["way_back"] = b
+        path.write_bytes(pickle.dumps(data))
     hand = _hand(args.model)
     _labels(data, hand, args.model)
     sel, om, msg = data["selection"], data["omission"], data["messages"]
@@ -531,7 +562,7 @@ def fit(args) -> None:
     layer, heads, head_auc, named = best_heads(om_fit, vocab, tr.src_tok.encode)
     report["coverage_heads"] = [layer, list(heads), round(head_auc, 3), named]
     scorers = {"logprob": _main_part(fit_rows, ("logprob",), layer, heads, named, ratio, vocab)}
-    for name, names in _main(tr).items():
+    for name, names in (_main(tr) if args.members else MAIN).items():
         scorers[name] = with_omission(_main_part(fit_rows, names, layer, heads, named, ratio, vocab), fit_rows,
                                       om_fit, vocab)
     # the combinations the model had before this fit, read on the same rows: what the refit changed
@@ -540,11 +571,15 @@ def fit(args) -> None:
     scorers = {k: replace(v, short=before[f"before {k}"].short) if f"before {k}" in before else v for k, v in scorers.items()}
     curves = _report(report, parts, {**scorers, **before}, vocab)
     target = registry.shipped(args.model) / conf.FILE
-    # en-es: the alignment heads benchmarks/align.py chose on hand alignments; else the coverage head's (no such set)
-    kept = json.loads(target.read_text()) if target.is_file() and args.model == "en-es" else {}
-    target.write_text(json.dumps({"fitted_by": f"benchmarks/confidence.py fit --model {args.model}",
+    # en-es: the alignment heads benchmarks/align.py chose on hand alignments; else the coverage head's (no such set);
+    # and who fitted the short parts kept
+    kept = json.loads(target.read_text()) if target.is_file() else {}
+    align = kept["align"] if args.model == "en-es" and "align" in kept else {"layer": layer, "heads": list(heads), "shift": 1}
+    target.write_text(json.dumps({"fitted_by": f"benchmarks/confidence.py fit --model {args.model}"
+                                               + " --members" * args.members,
                                   "scorers": {k: v.to_json() for k, v in scorers.items() if k != "logprob"},
-                                  "align": kept.get("align", {"layer": layer, "heads": list(heads), "shift": 1})}, indent=1) + "\n")
+                                  "align": align, **{k: v for k, v in kept.items() if k == "short_fitted_by"}},
+                                 indent=1) + "\n")
     print(json.dumps(report, indent=1))
     Path(CURVES.format(model=args.model)).write_bytes(pickle.dumps(curves))
 
@@ -561,11 +596,15 @@ def _all_signals(rows: list[dict], shipped: conf.Scorer, covered: float, vocab: 
     sc = replace(shipped, covered=covered)
     out = []
     for r in rows:
-        s = conf.read(r["forced"], r["source"], r["target"], r["scores"], r["trip"], sc, vocab)[0]
+        s = _read(r, sc, vocab)
         lp = r["forced"].logprobs if r["forced"].members is None else r["forced"].members.mean(0)
         n = math.log(len(r["forced"].src) - 1)  # (source pieces and EOS)
+        back = r.get("way_back")  # (an ensemble's way back: its members' mean per token as it decodes, the second's)
+        more = {} if back is None or len(back) == 1 else {"back_ensemble": float(back.mean()), "back_member1": float(back[1].mean()),
+                                          "dual_ensemble": abs(s["logprob"] - float(back.mean()))}
         out.append({**s, "min_token": float(lp.min()), "mean_token": float(lp.mean()),
-                    "low_tokens": float((lp < math.log(0.2)).mean()), "src_len": n, "logprob_x_len": s["logprob"] * n})
+                    "low_tokens": float((lp < math.log(0.2)).mean()), "src_len": n, "logprob_x_len": s["logprob"] * n,
+                    **more})
     return out
 
 
@@ -642,27 +681,36 @@ def compare(args) -> None:
 
 
 def cheap(args) -> None:
-    """Issue 41's recall: the shipped default check's main part with one more signal each (per-token ones of a full
-    forced pass, free ones of the lengths, the margin, the source's pieces), the omission part as shipped: recall at
-    10 % false flags in 5-fold cross-validation on the fit part (as `compare`), then once on the held-out set
-    (issue 41's measure) with its bootstrap standard error and the paired difference from the shipped main part's."""
+    """Issue 41's recall: the shipped check's main part (`--check`: fast, the default; full, with the round trip) with
+    one more signal each (per-token ones of a full forced pass, free ones of the lengths, the margin, the source's
+    pieces, the way back's; `--signals` some of them), with the round trip's in place of the way back's, the
+    omission part as shipped: recall at 10 % false flags in 5-fold cross-validation on the fit part (as `compare`),
+    then once on the held-out set (issue 41's measure) with its bootstrap standard error and the paired difference
+    from the shipped main part's."""
     tr, vocab, fit_rows, om_fit, parts, _ = _rows(args)
-    shipped = conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers["fast"]
+    shipped = conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers[args.check]
     held = parts["held_out_hand"]
     fit_sig, om_sig, held_sig = (_all_signals(rows, shipped, shipped.covered, vocab) for rows in (fit_rows, om_fit, held))
     y, y_held = np.array([r["wrong"] for r in fit_rows]), np.array([r["wrong"] for r in held])
     hand = [k for k in sorted(_hand(args.model)) if k < len(fit_rows)]
     main = shipped.features
-    ways = {"shipped": main, **{f"+ {n}": (*main, n) for n in (*TOKEN_SIGNALS, *LENGTH_SIGNALS, "margin", "src_pieces")},
-            "+ src_len, logprob_x_len": (*main, "src_len", "logprob_x_len")}
-    # what the shipped check catches held out at its ROC curve's point of 10 % false flags, by kind of wrong row
-    c = _confidences(held, shipped, vocab)
-    fpr, tpr, cuts = roc(1 - c, y_held)
-    caught = (1 - c >= cuts[fpr <= MAX_FALSE_FLAGS][-1]) & (y_held == 1)
+    more = [n for n in fit_sig[0] if n.startswith(("back", "dual"))]  # (the way back's, and an ensemble's own)
+    added = args.signals.split(",") if args.signals else [*TOKEN_SIGNALS, *LENGTH_SIGNALS, "margin", "src_pieces", *more,
+                                                          "src_len+logprob_x_len", "back+back_min", "back+dual"]
+    ways = {"shipped": main, **{f"+ {n}": (*main, *n.split("+")) for n in added}}
+    if "roundtrip" in main:  # (the way back in the round trip's place: a forced pass for a greedy decoding)
+        rest = tuple(n for n in main if n != "roundtrip")
+        ways |= {f"- roundtrip + {n}": (*rest, *n.split("+")) for n in added if n.startswith(("back", "dual"))}
+    # what a check catches held out at its ROC curve's point of 10 % false flags, by kind of wrong row
     selection = {id(r) for r in parts["hand_selection"]}
     kinds = [r.get("category") or ("selection" if id(r) in selection else "messages") for r in held]
-    print("caught held out:", {k: f"{sum(caught[i] for i in range(len(held)) if kinds[i] == k)} of "
-                                  f"{sum(y_held[i] for i in range(len(held)) if kinds[i] == k)}" for k in dict.fromkeys(kinds)})
+
+    def caught(score_wrong: np.ndarray) -> str:
+        fpr, _, cuts = roc(score_wrong, y_held)
+        got = (score_wrong >= cuts[fpr <= MAX_FALSE_FLAGS][-1]) & (y_held == 1)
+        return ", ".join(f"{k} {sum(got[i] for i in range(len(held)) if kinds[i] == k)} of "
+                         f"{sum(y_held[i] for i in range(len(held)) if kinds[i] == k)}" for k in dict.fromkeys(kinds))
+    print("the shipped check caught held out:", caught(1 - _confidences(held, shipped, vocab)))
     rng = np.random.default_rng(SEED)
     boots = [rng.integers(0, len(held), len(held)) for _ in range(300)]
     scores = {}
@@ -680,7 +728,7 @@ def cheap(args) -> None:
         diff = [h - recall_at(*roc(scores["shipped"][b], y_held[b])[:2]) for h, b in zip(held_recall, boots)]
         print(f"{way:28s} folds {np.mean(folds):.3f} ± {np.std(folds):.3f}   held out "
               f"{recall_at(*roc(scores[way], y_held)[:2]):.3f} ± {np.std(held_recall):.3f}, "
-              f"against the shipped {np.mean(diff):+.3f} ± {np.std(diff):.3f}")
+              f"against the shipped {np.mean(diff):+.3f} ± {np.std(diff):.3f}; caught: {caught(scores[way])}")
 
 
 def _corpus_words(tr, data: str | None, rows: list[dict]) -> list[dict]:

@@ -108,19 +108,18 @@ def build(args) -> None:
 
 def _load(model: str):
     """The rows the check reads (a short source, a translation not kept as it came), each with its way back read
-    (row["back"]: the other direction's log-probability per token of the source given the translation, as
-    mtcli.roundtrip ranks; row["back_same"]: the round trip's translation is the source, normalised)."""
-    from mtcli.roundtrip import RoundTrip
-
+    (row["way_back"], as benchmarks/confidence.py keeps it; row["back"]: its mean per token, the other direction's
+    log-probability of the source given the translation, as mtcli.roundtrip ranks; row["back_same"]: the round
+    trip's translation is the source, normalised)."""
     path = Path(CACHE.format(model=model))
     data = pickle.loads(path.read_bytes())
     tr = bench._translator(model)
-    if any("back" not in r for rows in data.values() for r in rows):
+    if any("way_back" not in r for rows in data.values() for r in rows):
         back = bench._translator(bench._back(model))
         for rows in data.values():
-            found = RoundTrip(lambda: back).back_scores([r["source"] for r in rows], [[r["target"]] for r in rows])
-            for r, (b,) in zip(rows, found):
-                r["back"], r["back_same"] = b, float(normalise(r["trip"]) == normalise(r["source"]))
+            for r, b in zip(rows, bench._way_back(back, [r["source"] for r in rows], [r["target"] for r in rows])):
+                r["way_back"], r["back"] = b, float(b[0].mean())
+                r["back_same"] = float(normalise(r["trip"]) == normalise(r["source"]))
         path.write_bytes(pickle.dumps(data))
     keep = {k: [r for r in rows if not r["same"] and is_short(r["source"])] for k, rows in data.items()}
     return tr, conf.Vocab.of(tr), keep

@@ -834,8 +834,9 @@ Check = Annotated[bool, typer.Option(
     "--check/--no-check",
     help="Flag translations that are probably wrong, with a reason where one is known (docs/confidence.md): marked "
          "on a terminal, a warning on stderr, 'quality' in --json.")]
-RoundTrip = Annotated[bool, typer.Option("--round-trip", help="Check by translating each line back too (loads the "
-                                                              "other direction's model; about twice the check's CPU).")]
+RoundTrip = Annotated[bool, typer.Option("--round-trip", help="Check also by the way back: the other direction's "
+                                                              "model (loaded for it) reads each source given its "
+                                                              "translation; catches more wrong lines, for more CPU.")]
 MinConfidence = Annotated[float | None, typer.Option(
     "--min-confidence", min=0.0, max=1.0, show_default=False,
     help="Exit with status 4 when a line's confidence (0-1) is below X.")]

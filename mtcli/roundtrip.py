@@ -39,6 +39,17 @@ def is_short(line: str, most: int = ROUNDTRIP_WORDS) -> bool:
     return 0 < len(_WORDS.findall(line)) <= most
 
 
+# pairs the way back reads at once: a pass's (pairs, tokens, vocabulary) log-probabilities are its peak (2,000 unseen
+# lines read back by es-en: 164 MB at 64 a batch, 45 MB at 16, at no more CPU: 5.6 s against 6.5)
+READ_BACK_BATCH = 16
+
+
+def read_back(back, sources: list[str], translations: list[str]) -> list:
+    """Each source's tokens' log-probabilities (EOS last) under `back` (the other direction's decode.Translator, its
+    first model) reading the translation: teacher forcing, no decoding (the way back's ranking; the check's `back`)."""
+    return [f.logprobs for f in back.force(translations, sources, attention=False, batch=READ_BACK_BATCH)]
+
+
 def for_direction(direction: str, back: Callable[[], object], lines: str = "short",
                   done: Callable[[], None] | None = None) -> RoundTrip | None:
     """The ranking of `direction`'s translations by `back` (its other direction's Translator, loaded when asked) of
@@ -75,8 +86,8 @@ class RoundTrip:
         if not pairs:
             return [[] for _ in texts]
         unique = list(dict.fromkeys(pairs))  # (an n-best may hold one text twice)
-        read = (back or self.back)().force([t for t, _ in unique], [s for _, s in unique], attention=False)
-        found = {pair: float(f.logprobs.sum()) / len(f.logprobs) for pair, f in zip(unique, read)}
+        read = read_back((back or self.back)(), [s for _, s in unique], [t for t, _ in unique])
+        found = {pair: float(r.mean()) for pair, r in zip(unique, read)}
         flat = iter([found[pair] for pair in pairs])
         return [[next(flat) for _ in ts] for ts in texts]
 

@@ -12,6 +12,7 @@ from mtcli import confidence as conf
 from mtcli import decode
 from mtcli.config import DEFAULTS
 from mtcli.errors import UserError
+from mtcli.roundtrip import RoundTrip, read_back
 
 ALIGNED = Path(__file__).parent / "data" / "align-en-es.tsv"
 
@@ -361,6 +362,47 @@ def test_interrogatives_and_estar_are_never_read_as_left_out(es_en, monkeypatch)
     assert found["named"] == 0 and runs == [] and found["lowcov"] == pytest.approx(-np.log(0.5))
     found, runs = read(6)
     assert found["named"] == 1 and runs == ["tienda"] and found["lowcov"] == pytest.approx(-np.log(1e-3))
+
+
+LITER = ("I bought a liter of milk.", "Compré un litro de leche.", "Compré un labio de leche.")  # (the model's: wrong)
+
+
+def test_the_way_back_is_the_other_models_reading_of_the_source(es_en):
+    """The way back (roundtrip.read_back) is the back model's log-probability of each source token given the
+    translation, EOS included: what its own decoding of that translation scored, the source as target; one wrong
+    word ("labio" for *liter*) reads the source's word as improbable. read() keeps its mean, its lowest token
+    and their gap to the beam's score (the dual signal); the way back's ranking reads the same means."""
+    source, right, wrong = LITER
+    own = es_en.translate_batch([right], replace(DEFAULTS, beam_size=1))[0].hypotheses[0]
+    assert read_back(es_en, [own.text], [right])[0].sum() == pytest.approx(own.logprob, abs=1e-3)
+    good, bad = read_back(es_en, [source, source], [right, wrong])
+    assert len(good) == len(bad) == len(es_en.tgt_tok.encode(source)) + 1
+    assert bad.mean() < good.mean() - 0.5 and bad.min() < good.min() - 3
+    assert RoundTrip(lambda: es_en).back_scores([source], [[right, wrong]]) == [pytest.approx([good.mean(), bad.mean()])]
+    scorer = conf.Scorer(("logprob",), (0.0,), (1.0,), (1.0,), 0.0, 0.5)
+    f = decode.Forced(None, np.zeros((1, 1, 9, 10)), list(range(10)), list(range(8)))
+    found = conf.read(f, source, wrong, [-0.2], None, scorer, conf.Vocab(("▁a",) * 10, ("▁b",) * 10, 10), bad)[0]
+    assert found["back"] == pytest.approx(bad.mean()) and found["back_min"] == pytest.approx(bad.min())
+    assert found["dual"] == pytest.approx(abs(-0.2 - bad.mean()))
+    assert "back" not in conf.read(f, source, wrong, [-0.2], None, scorer, conf.Vocab(("▁a",) * 10, ("▁b",) * 10, 10))[0]
+
+
+def test_the_full_check_reads_the_way_back_instead_of_a_round_trip(en_es, es_en, monkeypatch):
+    """`--round-trip`'s check (the shipped "full" combinations of both directions) reads the way back, once per
+    call and in place of the greedy round trip (never made); it puts a wrong word (*cinema* read back as
+    "compañera") further under the threshold than the default check does, and leaves a right translation alone."""
+    for fitted in (conf.load_fitted(t.model_dir, t.model.cfg.n_layers) for t in (en_es, es_en)):
+        assert fitted.scorers["full"].features == ("logprob", "back", "back_min")
+    monkeypatch.setattr(conf, "round_trip", lambda *a: pytest.fail("translated back"))
+    reads = []
+    monkeypatch.setattr(conf, "read_back", lambda *a: reads.append(a[1]) or read_back(*a))
+    lines = ["See you at the cinema tonight.", "Where is the station?"]
+    nbests = [[("Esta noche te veo en la compañera.", -0.5)], [("¿Dónde está la estación?", -0.1)]]
+    full = conf.Checker(en_es, lambda: es_en, replace(DEFAULTS, check="full")).check(lines, nbests)
+    fast = conf.Checker(en_es, None, replace(DEFAULTS, check="fast")).check(lines, nbests)
+    assert reads == [lines]
+    assert full[0].flagged and full[0].confidence < fast[0].confidence - 0.05
+    assert not full[1].flagged and not fast[1].flagged
 
 
 def test_shipped_en_es_has_a_fitted_check_that_separates(en_es):

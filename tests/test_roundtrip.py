@@ -31,7 +31,7 @@ class Back:
         self.mean, self.read = mean, []
         self.forward, self.calls_seen = forward, []  # (the forward calls made when each reading was)
 
-    def force(self, sources, targets, attention=True):
+    def force(self, sources, targets, attention=True, batch=None):
         assert not attention  # (a reading's log-probabilities are all it needs)
         self.read += list(zip(sources, targets))
         self.calls_seen.append(len(self.forward.calls) if self.forward else None)

@@ -21,6 +21,11 @@ Signals (docs/confidence.md has what each one is worth, measured):
   lowcov      -log of the least coverage of a source word that is not a function word (an omission, read finer)
   member0, member1, ...  an ensemble's: each member's mean log-probability per token of the translation (EOS
               included), as its steps read it (where the two disagree, the translation is less sure)
+  back        the way back: the other direction's model's mean log-probability per token of the source (EOS
+              included) reading the translation, teacher-forced (no decoding; a word mistranslated reads the
+              source's word as improbable: "El príncipe ..." for "The printer ...")
+  back_min    its lowest token's log-probability
+  dual        |logprob - back|: Junczys-Dowmunt's (2018) dual conditional cross-entropy's disagreement term
 (`named` and `lowcov` skip the sentence's first word.) The combination has two parts: the log-probability (an
 ensemble's: its members'; and the round trip, if made) against the labels of the selection rows, and an omission part (`lowcov`, `named`) fitted on
 translations made without a phrase of their source; a sentence is flagged when either part puts it under its own
@@ -42,13 +47,14 @@ import numpy as np
 
 from mtcli.config import DEFAULTS
 from mtcli.errors import UserError, quoted
-from mtcli.roundtrip import is_short
+from mtcli.roundtrip import is_short, read_back
 from mtcli.tokenizer import SPACE
 from mtcli import lazy_re
 
 FILE = "confidence.json"  # in a model directory, beside its weights
 FEATURES = ("logprob", "margin", "uncovered", "roundtrip", "pieces", "src_pieces", "length")
 OMISSION_FEATURES = ("lowcov", "named")
+WAY_BACK = ("back", "back_min", "dual")  # read from the way back (roundtrip.read_back): a scorer with one loads it
 LOWEST_COVERAGE = 1e-4  # lowcov's floor: under it, one attention is as absent as another
 NO_MARGIN = 5.0  # margin of a sentence with a single hypothesis (greedy): as sure as the beam ever is
 WORD = lazy_re.compile(r"[^\W_]", re.UNICODE)  # a word has a letter or digit; punctuation is never "left out"
@@ -248,9 +254,10 @@ class Vocab:
 
 
 def read(f, source: str, target: str, scores: Sequence[float], trip: str | None, scorer: Scorer,
-         vocab: Vocab) -> tuple[dict, list[str]]:
+         vocab: Vocab, way_back: np.ndarray | None = None) -> tuple[dict, list[str]]:
     """One pair's signals from the beam's scores (best first), its teacher-forced reading f (decode.Forced, the
-    cross-attention of the lowest layers is enough) and round trip (None: not made), and the runs of source
+    cross-attention of the lowest layers is enough), round trip and way back (the source's tokens'
+    log-probabilities given the translation: roundtrip.read_back; None: not made), and the runs of source
     words it probably left out."""
     spans = words([vocab.src[i % vocab.src_size] for i in f.src[1:-1]])  # (case factors stripped)
     cover = word_coverage(f.attention, spans, scorer.layer, scorer.heads)
@@ -271,6 +278,9 @@ def read(f, source: str, target: str, scores: Sequence[float], trip: str | None,
          "short_line": float(is_short(source))}
     if trip is not None:
         s["roundtrip"] = chrf(trip, [source])
+    if way_back is not None:
+        s["back"], s["back_min"] = float(way_back.mean()), float(way_back.min())
+        s["dual"] = abs(s["logprob"] - s["back"])
     for m, logprobs in enumerate(() if f.members is None else f.members):
         s[f"member{m}"] = float(logprobs.mean())
     return s, runs
@@ -445,11 +455,13 @@ class Checker:
         scorer = self.scorer
         trips = (round_trip(self.back(), [t for _, _, t in flat]) if scorer and "roundtrip" in scorer.features
                  else [None] * len(flat))
+        backs = (read_back(self.back(), [s for _, s, _ in flat], [t for _, _, t in flat])
+                 if scorer and set(WAY_BACK) & set(scorer.features) else [None] * len(flat))
         checks: dict[int, list[SentenceCheck]] = {k: [] for k in todo}
-        for (k, s, t), f, trip in zip(flat, forced, trips):
+        for (k, s, t), f, trip, back in zip(flat, forced, trips, backs):
             sc = SentenceCheck(s, t)
             if scorer:
-                found, runs = read(f, s, t, [score for _, score in nbests[k]], trip, scorer, self.vocab)
+                found, runs = read(f, s, t, [score for _, score in nbests[k]], trip, scorer, self.vocab, back)
                 sc.confidence = scorer.confidence(found)
                 sc.flagged = sc.confidence < scorer.threshold
                 if sc.flagged:

@@ -190,6 +190,40 @@ def test_words_and_spaced_words_group_pieces():
     assert conf.spaced_words(pieces) == [(0, 1), (1, 4), (4, 6)]  # "next", "week?", "¿dónde"
 
 
+@pytest.mark.parametrize("line", ["Hello {name}.", "Hello {name}, you have %d messages.",
+                                  "Welcome back, {user}! You have {count} new messages."])
+def test_a_line_with_a_placeholder_is_aligned_its_spans_to_theirs(line, run_cli):
+    """A placeholder's braces are pieces the vocabulary lacks ("▁{" is one [UNK], no space marker): the words
+    between spaces are counted from each word's own pieces (no alignment at all before), in --json too, and each
+    kept span is linked to its source span."""
+    code, out, _ = run_cli("translate", "--from", "en", "--no-check", "--align", line)
+    translation, links = out.rstrip("\n").split(" ||| ")
+    code, out, _ = run_cli("translate", "--from", "en", "--no-check", "--align", "--json", line)
+    assert all(sentence["alignment"] for sentence in json.loads(out)["quality"]["sentences"])
+    pairs = [tuple(map(int, link.split("-"))) for link in links.split()]
+    src, tgt = line.split(), translation.split()
+    assert sorted(j for _, j in pairs) == list(range(len(tgt)))
+    assert all(src[i].strip(".,!") == tgt[j].strip(".,!") for i, j in pairs if "{" in tgt[j])
+    assert sum("{" in tgt[j] for _, j in pairs) == line.count("{")
+
+
+def test_text_words_count_a_words_pieces_where_no_space_marker_starts_it(en_es):
+    tok = en_es.src_tok
+    pieces = ["▁hello", "[UNK]", "n", "##ame", "[UNK]", "."]  # "Hello {name}.": "▁{" is one [UNK]
+    assert conf.spaced_words(pieces) == [(0, 6)]
+    assert conf.text_words(tok, "Hello {name}.", pieces) == [(0, 1), (1, 6)]
+    assert conf.text_words(tok, "Hello {name}. Bye", pieces) is None  # (a text cut to the model's length)
+
+
+def test_a_kept_span_is_linked_to_its_source_word():
+    source, target = "Hello {name}, bye {name2}".split(), "Hola {name} adiós {name2}".split()
+    tgt = [(0, 1), (1, 5), (5, 6), (6, 10)]
+    unknown = [False, True, False, False, True, False, True, False, False, True]
+    pairs = [(0, 0), (0, 1), (2, 2), (1, 3)]
+    assert conf.kept_spans(pairs, source, target, unknown, tgt) == [(0, 0), (1, 1), (2, 2), (3, 3)]
+    assert conf.kept_spans(pairs, source, target, [False] * 10, tgt) == pairs  # (no piece it lacks: the attention's)
+
+
 def test_uncovered_runs_name_content_words_only():
     spans = conf.words(["▁see", "▁you", "▁next", "▁week", ".", "▁at", "▁the", "▁station"])
     low = np.array([0.5, 0.5, 0.01, 0.02, 0.0, 0.01, 0.01, 0.9])

@@ -306,6 +306,18 @@ def spaced_words(pieces: Sequence[str]) -> list[tuple[int, int]]:
     return [tuple(w) for w in out]
 
 
+def text_words(tok, text: str, pieces: Sequence[str]) -> list[tuple[int, int]] | None:
+    """The pieces of each word of `text` between spaces (spaced_words), or, where a piece the vocabulary lacks
+    hides a word's start ("{" after a space is one [UNK], no space marker: "Hello {name}."), each word's own
+    pieces counted (the tokenizer splits at spaces first); None when neither gives the text's words (a text cut
+    to the model's length)."""
+    spaced, split = spaced_words(pieces), text.split()
+    if len(spaced) == len(split):
+        return spaced
+    ends = np.cumsum([len(ids) for ids in tok.encode_batch(split)])
+    return [(int(b), int(e)) for b, e in zip([0, *ends[:-1]], ends)] if split and ends[-1] == len(pieces) else None
+
+
 def word_attention(attention: np.ndarray, src_words, tgt_words, layer: int, heads: Sequence[int],
                    shift: int = 0) -> np.ndarray:
     """(J, I): how much each target word j attends to each source word i (the mean of `heads` of `layer` over
@@ -399,6 +411,7 @@ def as_written(run: str, source: str) -> str | None:
 
 
 UNKNOWN = "[UNK]"  # the tokenizers' piece for what they do not know (mtcli.tokenizer.SPECIALS)
+KEPT_STOPS = ".,;:!?¡¿"  # a sentence's stops glued to a kept span ("{name}," and "{name}." are one span)
 
 
 def _reason(runs: list[str | None], trip: str | None, found: dict) -> str:
@@ -467,7 +480,7 @@ class Checker:
                 if sc.flagged:
                     sc.warnings.append(_reason([as_written(r, s) for r in runs], trip, found))
             if self.options.return_alignments:
-                sc.alignment = self._alignment(f, t)
+                sc.alignment = self._alignment(f, s, t)
             checks[k].append(sc)
         for k in todo:
             out[k] = LineCheck(checks[k])
@@ -485,11 +498,24 @@ class Checker:
             if self.translator.encoded is not None:
                 self.translator.encoded.clear()
 
-    def _alignment(self, f, target: str) -> list[tuple[int, int]] | None:
-        src = spaced_words([self.vocab.src[i % self.vocab.src_size] for i in f.src[1:-1]])
-        tgt = spaced_words([self.vocab.tgt[i] for i in f.tgt])
-        if not src or not tgt or len(tgt) != len(target.split()):
-            return None  # (a target cut to the decoder's length)
+    def _alignment(self, f, source: str, target: str) -> list[tuple[int, int]] | None:
+        src = text_words(self.translator.src_tok, source, [self.vocab.src[i % self.vocab.src_size] for i in f.src[1:-1]])
+        tgt = text_words(self.translator.tgt_tok, target, [self.vocab.tgt[i] for i in f.tgt])
+        if not src or not tgt:
+            return None  # (a text cut to the model's length)
         fitted = self.fitted
-        return align(f.attention, src, tgt, fitted.align_layer, fitted.align_heads or range(f.attention.shape[1]),
-                     fitted.align_shift)
+        pairs = align(f.attention, src, tgt, fitted.align_layer, fitted.align_heads or range(f.attention.shape[1]),
+                      fitted.align_shift)
+        return sorted(kept_spans(pairs, source.split(), target.split(), [UNKNOWN in self.vocab.tgt[i] for i in f.tgt], tgt))
+
+
+def kept_spans(pairs, source: list[str], target: list[str], unknown: list[bool], tgt) -> list[tuple[int, int]]:
+    """Alignment pairs (i, j) with each kept span ("{name}", "%d": a target word of a piece the vocabulary lacks,
+    as a source word has it, stops around it aside) linked to its source word, which is the same text, not to
+    what the model's attention on a piece it cannot spell says."""
+    bare = [w.strip(KEPT_STOPS) for w in source]
+    out = []
+    for i, j in pairs:
+        same = [k for k, w in enumerate(bare) if w == target[j].strip(KEPT_STOPS)]
+        out.append((same[0], j) if len(same) == 1 and any(unknown[tgt[j][0]:tgt[j][1]]) else (i, j))
+    return out

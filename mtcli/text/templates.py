@@ -21,6 +21,9 @@ from mtcli.text.quotes import Items
 from mtcli import lazy_re
 
 ROUTE = lazy_re.compile(r"/:[A-Za-z_]")  # a route's ":id" ("/users/:id"): its line is a template (kinds.COLON_NAME)
+# a lone ":name" that can only be a template's variable (Laravel's "The :attribute field is required."): after a
+# space, two or more lowercase letters and underscores, no colon after it (not ":smile:", ":p", "10:30", "Note: x")
+VARIABLE = lazy_re.compile(r"(?<!\S):[a-z_]{2,}(?![\w:])")
 WINDOWS_PATH = lazy_re.compile(r"(?<!\S)(?:[A-Za-z]:\\|\\\\\w)\S*")  # no escapes in it ("C:\new\table")
 _FIND = lazy_re.compile(rf"(?P<icu>{icu.START.pattern})|{TEMPLATE.pattern}")
 _NAMES = {f"k{n}": k.name for n, k in enumerate(KINDS) if k.template}
@@ -49,7 +52,7 @@ def shield(line: str, items: Items) -> str:
             continue
         found.append((m.start(), m.end(), _new(items, (m.group(),), word=kind != "html entity")))
     found += [(s, e, _new(items, (line[s:e],), word=False)) for s, e in _outside_paths(line, escapes)]
-    if colons and (found or len(colons) > 1 or ROUTE.search(line)):
+    if colons and (found or len(colons) > 1 or ROUTE.search(line) or VARIABLE.search(line)):
         found += [(s, e, _new(items, (line[s:e],), word=True)) for s, e in colons]
     found.sort()
     out, last = [], 0

@@ -79,7 +79,10 @@ def test_a_line_of_placeholders_only_passes_through_untouched_without_the_model(
     ("50% off all items!", []), ("100 % of the tests passed.", []), ("We are 95% sure.", []),
     ("% s is no placeholder.", []), ("Hello { name, you are late.", []), ("a {very rough} idea", []),
     ("Note: the door is open.", []), ("The ratio is 3:1.", []), ("Use std::vector here.", []),
-    ("The :attribute field is required.", []),  # (one :name, nothing else: prose as far as one can tell)
+    ("The :attribute field is required.", [":attribute"]), ("El usuario :name fue bloqueado.", [":name"]),
+    ("A :max_size limit.", [":max_size"]),  # (one lowercase :name after a space: a template's variable)
+    ("I am happy :p today.", []), ("Say :smile: now.", []), ("The :Title of it.", []), ("At :30 past.", []),
+    ("Read the docs:intro page.", []),
     ("Use %% for a percent sign.", ["%%"]), ("Progress: %d%%", ["%d", "%%"]), ("The {very} idea.", ["{very}"]),
     ("50%d is a typo.", []), ("Hello :name, you have :count messages.", [":name", ":count"]),
     ("Hello :name, you have %d messages.", [":name", "%d"]), ("GET /users/:id", [":id"]),

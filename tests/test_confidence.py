@@ -436,7 +436,26 @@ def test_the_full_check_reads_the_way_back_instead_of_a_round_trip(en_es, es_en,
     fast = conf.Checker(en_es, None, replace(DEFAULTS, check="fast")).check(lines, nbests)
     assert reads == [lines]
     assert full[0].flagged and full[0].confidence < fast[0].confidence - 0.05
+    assert full[0].warnings == ["may have mistranslated: 'cinema'"] and fast[0].warnings != full[0].warnings
     assert not full[1].flagged and not fast[1].flagged
+
+
+def test_a_flagged_sentence_names_the_word_the_way_back_doubts():
+    """The word named is the source word (its pieces joined, as the source writes it) whose token the way back reads
+    least likely, only when that is clearly low, never a function word; left-out words still come first."""
+    pieces = ["▁i", "▁drank", "▁a", "▁li", "##ter", "▁of", "▁water", "."]
+    low = np.array([-0.1, -0.3, -0.2, -0.4, -7.0, -9.0, -0.2, -0.1, -0.05])  # (EOS last; "of" lower still)
+    assert conf.doubted(pieces, low, "I drank a Liter of water.") == "Liter"
+    assert conf.doubted(pieces, np.r_[low[:4], -2.0, low[5:]], "I drank a liter of water.") is None  # not clearly low
+    flat = np.full(9, -5.0)
+    flat[4] = -7.0
+    assert conf.doubted(pieces, flat, "I drank a liter of water.") is None  # not far under the sentence's mean
+    cut = np.array([-0.1, -6.0, -0.2, -0.4, -0.1])  # (a source cut to the decoder's length: its pieces read, EOS)
+    assert conf.doubted(pieces, cut, "I drank a liter of water.") == "drank"
+    found = {"roundtrip": 0.0}
+    assert conf._reason([], None, found, "liter") == "may have mistranslated: 'liter'"
+    assert conf._reason(["water"], None, found, "liter") == "may have left out: 'water'"
+    assert conf._reason([], None, found) == "the model was unsure of it"
 
 
 def test_shipped_en_es_has_a_fitted_check_that_separates(en_es):

@@ -5,9 +5,13 @@ A paragraph's runs of the formatting most of its text has are its plain text; a 
 (a bold word) and an element that wraps runs (a hyperlink, a tracked insertion or move, a smart tag, custom
 XML, an inline content control, a bidi span: WRAPPERS, nested in any way) are items around their words, so the
 formatting and the wrapper land on the words that translate them (markup.py); a run without text (an image, a
-footnote mark, a tab), a field (its code and its shown result, w:fldSimple too) and deleted text (w:del,
-w:moveFrom) are items kept as they are. The pieces go back into the places the paragraph's runs held:
-bookmarks, comment ranges and properties stay where they were.
+footnote mark, a symbol) and a field (its code and its shown result, w:fldSimple too) are items kept as they are.
+A line break or a tab (w:br, w:cr, w:tab, w:ptab) parts the paragraph into pieces translated each on its own, and
+stays between their translations; deleted text (w:del, w:moveFrom) is no part of the sentence (the text is
+translated as it reads with the changes accepted) and is kept beside the markup it touched, else at the
+paragraph's start or end (inline.py). A soft hyphen and a no-break hyphen are the characters they stand for
+(the translation has its own words: the first goes, the second is a hyphen). The pieces go back into the places
+the paragraph's runs held: bookmarks, comment ranges, move ranges and properties stay where they were.
 """
 
 from __future__ import annotations
@@ -26,9 +30,19 @@ XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
 # the parts whose paragraphs are translated, by the end of their content type (comments' part is not one)
 TEXT_PARTS = ("document.main+xml", "document.macroEnabled.main+xml", "template.main+xml", "header+xml",
               "footer+xml", "footnotes+xml", "endnotes+xml")
-_TEXT_RUN = {f"{{{W}}}t", f"{{{W}}}rPr", f"{{{W}}}lastRenderedPageBreak"}  # a run of text has only these
+# a run's children that are its text: the characters each stands for
+_CHARS = {f"{{{W}}}softHyphen": "\u00ad", f"{{{W}}}noBreakHyphen": "\u2011"}
+_TEXT_RUN = {f"{{{W}}}t", f"{{{W}}}rPr", f"{{{W}}}lastRenderedPageBreak", *_CHARS}  # a run of text has only these
+_BREAKS = {f"{{{W}}}{n}" for n in ("br", "cr", "tab", "ptab")}  # part the text into pieces
 _MARKERS = {f"{{{W}}}{n}" for n in ("pPr", "bookmarkStart", "bookmarkEnd", "proofErr", "commentRangeStart",
-                                      "commentRangeEnd", "permStart", "permEnd")}  # stay where they are
+                                      "commentRangeEnd", "permStart", "permEnd", "moveFromRangeStart",
+                                      "moveFromRangeEnd", "moveToRangeStart", "moveToRangeEnd",
+                                      "customXmlInsRangeStart", "customXmlInsRangeEnd", "customXmlDelRangeStart",
+                                      "customXmlDelRangeEnd", "customXmlMoveFromRangeStart",
+                                      "customXmlMoveFromRangeEnd", "customXmlMoveToRangeStart",
+                                      "customXmlMoveToRangeEnd")}  # stay where they are
+_DELETED = {f"{{{W}}}del", f"{{{W}}}moveFrom"}
+_KEPT = ("keep", "cut", "aside")  # the kinds of Piece kept as they are
 
 
 def w(name: str) -> str:
@@ -41,7 +55,8 @@ WRAPPERS = {w(n) for n in ("hyperlink", "ins", "moveTo", "smartTag", "customXml"
 
 @dataclass
 class Piece:
-    kind: str  # "run" (text of one formatting), "link" (a hyperlink), "keep" (kept as it is)
+    kind: str  # "run" (text of one formatting), "link" (a hyperlink); kept as it is: "keep" (in the sentence),
+    # "cut" (a break between pieces), "aside" (deleted text)
     elements: list
     text: str = ""
     style: bytes = b""  # the runs' properties, serialized
@@ -79,6 +94,7 @@ def _paragraph(p, units: Units, number: int) -> None:
         weight[x.style] += len(x.text)
     base = weight.most_common(1)[0][0] if weight else None
     text = "".join(x.text if x.kind == "run" and x.style == base else units.keep(k, _label(x)) if x.kind == "keep"
+                   else units.cut(k) if x.kind == "cut" else units.aside(k) if x.kind == "aside"
                    else units.wrap(k, x.text) for k, x in enumerate(pieces))
     template = next((x.elements[0] for x in runs if x.style == base), None)
     units.add(text, lambda tokens: _write(p, pieces, template, tokens), number)
@@ -103,20 +119,20 @@ def _pieces(p) -> list[Piece]:
                         pieces[-1].elements.append(run)
                     else:
                         pieces.append(Piece("keep", [run], "field"))
-                elif all(c.tag in _TEXT_RUN for c in run) and run.find(w("t")) is not None:
+                elif all(c.tag in _TEXT_RUN for c in run) and (words := _words(run)):
                     style = _style(run)
-                    words = "".join(t.text or "" for t in run.iter(w("t")))
                     if pieces and pieces[-1].kind == "run" and pieces[-1].style == style:
                         pieces[-1].elements.append(run)
                         pieces[-1].text += words
                     else:
                         pieces.append(Piece("run", [run], words, style))
                 else:
-                    pieces.append(Piece("keep", [run]))
+                    cut = any(c.tag in _BREAKS for c in run) and all(c.tag in _BREAKS or c.tag in _TEXT_RUN for c in run)
+                    pieces.append(Piece("cut" if cut else "keep", [run]))
         elif child.tag in WRAPPERS and (runs := _wrapped_runs(child)):
-            pieces.append(Piece("link", [child], "".join(t.text or "" for r in runs for t in r.findall(w("t")))))
-        else:  # deleted text, math, a simple field, a wrapper without text: kept whole
-            pieces.append(Piece("keep", [child]))
+            pieces.append(Piece("link", [child], "".join(_words(r) for r in runs)))
+        else:  # deleted text (set aside), math, a simple field, a wrapper without text: kept whole
+            pieces.append(Piece("aside" if child.tag in _DELETED else "keep", [child]))
     return pieces
 
 
@@ -130,10 +146,15 @@ def _wrapped_runs(wrapper) -> list:
             todo.extend(reversed(e))
         elif e.tag == w("r"):
             chars = [c.get(w("fldCharType")) for c in e.findall(w("fldChar"))]
-            if depth == 0 and not chars and e.find(w("t")) is not None:
+            if depth == 0 and not chars and any(c.tag == w("t") or c.tag in _CHARS for c in e):
                 runs.append(e)
             depth = max(0, depth + chars.count("begin") - chars.count("end"))
     return runs
+
+
+def _words(run) -> str:
+    """A run's text: its w:t and the hyphens that are characters."""
+    return "".join(c.text or "" if c.tag == w("t") else _CHARS.get(c.tag, "") for c in run)
 
 
 def _label(piece: Piece) -> str:
@@ -149,9 +170,9 @@ def _label(piece: Piece) -> str:
 
 def _split(run) -> list:
     """A run of text and other content (a line break, a tab, a footnote mark) as runs of one each, with
-    its properties: the text is translated, the rest kept."""
+    its properties: the text is translated, the rest kept (a run of text's children go together)."""
     content = [c for c in run if c.tag != w("rPr")]
-    if all(c.tag in _TEXT_RUN for c in content) or not any(c.tag == w("t") for c in content):
+    if all(c.tag in _TEXT_RUN for c in content) or not any(c.tag == w("t") or c.tag in _CHARS for c in content):
         return [run]
     parts = []
     for c in content:
@@ -209,10 +230,10 @@ def _write(p, pieces: list[Piece], template, tokens: list[tuple[str, str]]) -> N
             link = piece.elements[0] if not piece.used else copy.deepcopy(piece.elements[0])
             _link_text(link, text)
             out.append(link)
-        elif piece.kind == "keep":
+        elif piece.kind in _KEPT:
             out.extend(piece.elements if not piece.used else [copy.deepcopy(e) for e in piece.elements])
         piece.used += 1
-    out += [e for x in pieces if x.kind == "keep" and not x.used for e in x.elements]  # never lost
+    out += [e for x in pieces if x.kind in _KEPT and not x.used for e in x.elements]  # never lost
     slots = [e for x in pieces for e in x.elements]
     anchors = []
     for e in slots:
@@ -232,7 +253,7 @@ def _run_with(run, text: str, fresh: bool = False):
 
     if fresh:
         run = copy.deepcopy(run) if run is not None else etree.Element(w("r"))
-    for t in run.findall(w("t")):
+    for t in [c for c in run if c.tag == w("t") or c.tag in _CHARS]:
         run.remove(t)
     t = etree.SubElement(run, w("t"))
     t.text = text

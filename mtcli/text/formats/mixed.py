@@ -12,11 +12,13 @@ from mtcli.text.formats.units import Units
 
 
 def read(element, units: Units, paired: Callable[[object], bool], inline: list,
-         as_text: Callable[[object], str | None] = lambda child: None) -> str:
+         as_text: Callable[[object], str | None] = lambda child: None,
+         placed: Callable[[object], str | None] = lambda child: None) -> str:
     """element's text with its children as items (appended to `inline`, their keys the index there);
     `paired(child)`: the child wraps text to translate; `as_text(child)`: the text that stands for a child
     that is no more than that (ODF's <text:s/>, spaces: an item between two sentences misled the model),
-    which the translation's own text replaces."""
+    which the translation's own text replaces; `placed(child)`: "cut" for a child kept that parts the text
+    (a line break), "aside" for one kept out of the sentence (a tracked deletion's place; units.py)."""
     out = [element.text or ""]
     for child in element:
         if (text := as_text(child)) is not None:
@@ -25,9 +27,11 @@ def read(element, units: Units, paired: Callable[[object], bool], inline: list,
         key = len(inline)
         inline.append(child)
         if isinstance(child.tag, str) and paired(child):
-            out.append(units.wrap(key, read(child, units, paired, inline, as_text)))
+            out.append(units.wrap(key, read(child, units, paired, inline, as_text, placed)))
         else:
-            out.append(units.keep(key, label(child)))
+            role = placed(child)
+            out.append(units.cut(key) if role == "cut" else units.aside(key) if role == "aside"
+                       else units.keep(key, label(child)))
         out.append(child.tail or "")
     return "".join(out)
 

@@ -1,7 +1,9 @@
 """OpenDocument text (.odt): the paragraphs and headings of the body (tables, text boxes, notes included) and
 of the master pages' headers and footers, each a text; spans and links items around their words, every other
-element in a paragraph (a note, an image, a field, a tab, a line break) an item kept as it is (mixed.py); runs of
-spaces (<text:s/>) are spaces.
+element in a paragraph (a note, an image, a field) an item kept as it is (mixed.py); runs of spaces (<text:s/>)
+are spaces. A line break or a tab parts the paragraph into pieces translated each on its own, and stays between
+their translations; a mark that is no word (a tracked change's or a bookmark's place, a reference or an index
+mark) is kept out of the sentence, beside the markup it touched, else at the paragraph's start or end (inline.py).
 Annotations (comments), tracked deletions and every other member of the package stay as they are."""
 
 from __future__ import annotations
@@ -21,6 +23,20 @@ SKIPPED = {f"{{{OFFICE}}}annotation", f"{{{TEXT}}}tracked-changes", f"{{{OFFICE}
 
 # spaces (<text:s text:c="2"/>) and a layout hint: text, not items
 AS_TEXT = {f"{{{TEXT}}}s": " ", f"{{{TEXT}}}soft-page-break": ""}
+
+
+CUTS = {f"{{{TEXT}}}line-break", f"{{{TEXT}}}tab"}
+# a place in the text, no words: a tracked change's (the deleted text is in <text:tracked-changes>), a bookmark's,
+# a reference's, an index entry's
+ASIDE = {f"{{{TEXT}}}{n}" for n in ("change", "change-start", "change-end", "bookmark", "bookmark-start",
+                                     "bookmark-end", "reference-mark", "reference-mark-start", "reference-mark-end",
+                                     "toc-mark", "toc-mark-start", "toc-mark-end", "alphabetical-index-mark",
+                                     "alphabetical-index-mark-start", "alphabetical-index-mark-end",
+                                     "user-index-mark", "user-index-mark-start", "user-index-mark-end")}
+
+
+def _placed(element) -> str | None:
+    return "cut" if element.tag in CUTS else "aside" if element.tag in ASIDE else None
 
 
 def _paired(element) -> bool:
@@ -45,7 +61,7 @@ def read(data: bytes, name: str, settings: Settings):
                 continue
             number += 1
             inline: list = []
-            text = mixed.read(p, units, _paired, inline, _as_text)
+            text = mixed.read(p, units, _paired, inline, _as_text, _placed)
             units.add(text, lambda tokens, p=p, inline=inline: mixed.write(p, tokens, inline, _paired), number)
 
     def write(language: str) -> bytes:

@@ -14,10 +14,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from mtcli.text.formats import inline
 from mtcli.text.formats.prose import Prose
 from mtcli.text.lines import joined
 from mtcli.text.kinds import PRIVATE
-from mtcli.text.markup import expand
+from mtcli.text.markup import as_written, expand
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
 from mtcli import lazy_re
 
@@ -45,8 +46,11 @@ class Units:
     puts: list[Callable[[list[tuple[str, str]]], None]] = field(default_factory=list)
     where: list[int] = field(default_factory=list)  # a number for each text's warnings (a paragraph's, a line's)
     labels: list[dict[str, str]] = field(default_factory=list)  # each text's kept markup as a warning shows it
+    extras: list[inline.Extras] = field(default_factory=list)  # each text's breaks, marks set aside, placeholders
     notes: list[str] = field(default_factory=list)  # warnings of the whole file (numbered 1)
     _pending: dict[str, str] = field(default_factory=dict)  # (the labels of the text being read)
+    _cuts: list[int] = field(default_factory=list)  # (its breaks' keys)
+    _asides: set[str] = field(default_factory=set)  # (its marks set aside)
 
     def __post_init__(self):
         self.prose = Prose([self.own])
@@ -65,14 +69,33 @@ class Units:
         self._pending[str(key)] = label
         return self.prose.item(f"\x01{key}/\x02")
 
+    def cut(self, key: int) -> str:
+        """A line break or a tab (kept as it is, `key` in the tokens) that parts the text's pieces (inline.py)."""
+        self._cuts.append(key)
+        return inline.CUT
+
+    def aside(self, key: int) -> str:
+        """Markup kept as it is but no part of the sentence (a tracked deletion): put back beside its
+        neighbour's translation (inline.py)."""
+        self._asides.add(f"\x01{key}/\x02")
+        return self.prose.item(f"\x01{key}/\x02")
+
     def add(self, text: str, put: Callable[[list[tuple[str, str]]], None], where: int) -> None:
         """A text to translate, if it has words (its markup's included); put(tokens) writes its translation."""
+        extras = inline.Extras(self._cuts)
+        if PRIVATE.search(text):  # (its markup read as marks, its marks set aside and cut: items again)
+            marked = inline.set_aside(as_written(text, self.prose.items), self._asides, extras)
+            lifted = inline.lift(marked, extras)
+            if extras.asides or lifted is not None:
+                text = inline.itemize(marked if lifted is None else lifted, self.wrap,
+                                      lambda key: self.prose.item(f"\x01{key}/\x02"))
         if _LETTER.search(plain(text, self.prose.items)):
             self.texts.append(text)
             self.puts.append(put)
             self.where.append(where)
             self.labels.append(self._pending)
-        self._pending = {}
+            self.extras.append(extras)
+        self._pending, self._cuts, self._asides = {}, [], set()
 
     def translate(self, engine: Engine, options: TextOptions) -> list[LineResult]:
         """Every text translated in one call and put back; a LineResult per text, numbered by its `where` (and one
@@ -89,14 +112,14 @@ class Units:
                                     replace(options, keep_stop=False), items=self.prose.items, rendered=rendered))
         results = [next(done) if len(row) == 1 else joined(0, [next(done) for _ in row[::2]], row[1::2])
                    for row in rows]
-        for r, put, where, labels in zip(results, self.puts, self.where, self.labels):
+        for r, put, where, labels, extras in zip(results, self.puts, self.where, self.labels, self.extras):
             r.warnings = [shown(w, labels) for w in r.warnings]
             text = r.text
             for _ in range(8):  # (an item's rendering holds the items nested in it)
                 text, before = expand(text, rendered), text
                 if text == before or not PRIVATE.search(text):
                     break
-            put(tokens(text, self.prose.items))
+            put(tokens(extras.put_back(text), self.prose.items))
             r.line = where
         return results + noted
 

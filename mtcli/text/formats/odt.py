@@ -27,15 +27,17 @@ AS_TEXT = {f"{{{TEXT}}}s": " ", f"{{{TEXT}}}soft-page-break": ""}
 
 CUTS = {f"{{{TEXT}}}line-break", f"{{{TEXT}}}tab"}
 # a place in the text, no words: a tracked change's (the deleted text is in <text:tracked-changes>), a bookmark's,
-# a reference's, an index entry's
-ASIDE = {f"{{{TEXT}}}{n}" for n in ("change", "change-start", "change-end", "bookmark", "bookmark-start",
-                                     "bookmark-end", "reference-mark", "reference-mark-start", "reference-mark-end",
-                                     "toc-mark", "toc-mark-start", "toc-mark-end", "alphabetical-index-mark",
-                                     "alphabetical-index-mark-start", "alphabetical-index-mark-end",
-                                     "user-index-mark", "user-index-mark-start", "user-index-mark-end")}
+# a reference's, an index entry's; those of a start and an end around words (the same name or id) are a Pair
+PLACES = ("change", "bookmark", "reference-mark", "toc-mark", "alphabetical-index-mark", "user-index-mark")
+ASIDE = {f"{{{TEXT}}}{n}" for n in PLACES}
+EDGES = {f"{{{TEXT}}}{n}-{edge}": (n, edge) for n in PLACES for edge in ("start", "end")}
+_NAMES = (f"{{{TEXT}}}change-id", f"{{{TEXT}}}name", f"{{{TEXT}}}id")  # (an index mark's start and end share an id)
 
 
-def _placed(element) -> str | None:
+def _placed(element) -> str | tuple | None:
+    if element.tag in EDGES:
+        name, edge = EDGES[element.tag]
+        return edge, (name, *(element.get(a) for a in _NAMES))
     return "cut" if element.tag in CUTS else "aside" if element.tag in ASIDE else None
 
 

@@ -19,6 +19,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from mtcli.text.kinds import MAYBE_TEMPLATE
 from mtcli.text.markup import as_written
 from mtcli.text.quotes import Items
 from mtcli.text.templates import shield
@@ -38,24 +39,30 @@ class Extras:
     lifted: list[tuple[str, int, str]] = field(default_factory=list)  # (placeholder, its occurrence, marked as it was)
 
     def put_back(self, marked: str) -> str:
-        """The translation (a marked string) with the placeholders' markup, the marks set aside and the breaks."""
-        for holder, nth, was in sorted(self.lifted, key=lambda x: -x[1]):  # (the last first: offsets stay valid)
-            at = -1
-            for _ in range(nth + 1):
-                at = marked.find(holder, at + 1)
-                if at < 0:
-                    break
-            if at >= 0:
-                marked = marked[:at] + was + marked[at + len(holder):]
-        for mark, anchor, after in self.asides:
-            at = marked.find(anchor) if anchor else -1
-            if anchor is None and not after:
-                marked = mark + marked
-            elif at < 0:  # (at the end, or its neighbour lost)
-                marked += mark
-            else:
-                at += len(anchor) if after else 0
-                marked = marked[:at] + mark + marked[at:]
+        """The translation (a marked string) with the placeholders' markup, the marks set aside and the breaks
+        (in one pass each: linear in its length)."""
+        edits: list[tuple[int, int, str]] = []  # (at, characters replaced, by what)
+        wanted: dict[str, list[tuple[int, str]]] = {}
+        for holder, nth, was in self.lifted:
+            wanted.setdefault(holder, []).append((nth, was))
+        for holder, wants in wanted.items():
+            starts = [m.start() for m in re.finditer(re.escape(holder), marked)]
+            edits += [(starts[nth], len(holder), was) for nth, was in wants if nth < len(starts)]
+        if self.asides:
+            first: dict[str, int] = {}
+            for m in _MARK.finditer(marked):
+                first.setdefault(m.group(), m.start())
+            for mark, anchor, after in self.asides:  # (its neighbour lost: at the end)
+                at = first.get(anchor, -1) if anchor else 0 if not after else -1
+                at = len(marked) if at < 0 else at + (len(anchor) if anchor and after else 0)
+                edits.append((at, 0, mark))
+        out, last = [], 0
+        for at, size, new in sorted(edits, key=lambda e: e[:2]):  # (stable: marks at one place keep their order)
+            if not size or at >= last:  # (a mark never lost: after what was put back where it would go)
+                at = max(at, last)
+                out += [marked[last:at], new]
+                last = at + size
+        marked = "".join(out) + marked[last:]
         if self.cuts:  # (a break more than the text had is a space: XML's text holds none of its own)
             keys = iter(self.cuts)
             marked = re.sub(CUT, lambda _: f"\x01{k}/\x02" if (k := next(keys, None)) is not None else " ", marked)
@@ -97,11 +104,14 @@ def lift(text: str, extras: Extras) -> str | None:
     """The marked string again with each placeholder touched by markup plain and whole at its top (its markup as
     it was noted in extras), and each break inside markup at its top too (the markup closed before it and
     opened again after it); None: nothing to move."""
+    if CUT not in text and not MAYBE_TEMPLATE.search(_MARK.sub("", text)):  # (most texts: at once)
+        return None
     tokens, words, spans = _tokens(text)
     holders = dict(spans)
     if not holders and CUT not in words:
         return None
     marks = [pos for kind, _, pos in tokens if kind != "text"]  # (in order)
+    seen: dict[str, list[int]] = {}  # a placeholder -> where it is in the words (to count those before one)
     out: list = []  # (kind, value, made here): a made open goes when its close comes with nothing between
     stack: list[str] = []
     region: list | None = None  # the tokens of the placeholder being lifted
@@ -142,7 +152,9 @@ def lift(text: str, extras: Extras) -> str | None:
         if region is not None and kind == "text" and pos + len(value) == end:
             close_all(region)
             holder = words[begin:end]
-            extras.lifted.append((holder, words.count(holder, 0, begin), _string(region)))
+            if holder not in seen:
+                seen[holder] = [m.start() for m in re.finditer(re.escape(holder), words)]
+            extras.lifted.append((holder, bisect.bisect_left(seen[holder], begin), _string(region)))
             out.append(("text", holder, False))
             open_all(out)
             region, moved = None, True

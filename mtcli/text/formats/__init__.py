@@ -76,9 +76,11 @@ def translate_document(lines: list[str], fmt: str, engine: Engine,
     edits: dict[int, list[tuple[int, int, str]]] = {}
     for slots, r in zip(doc.blocks, results[: len(doc.blocks)]):
         weights = [e - s for _, s, e in slots]
-        chunks = [expand(chunk, rendered) for chunk in spread(r.text, weights)]
+        # (a block given back as it came, its placeholders only, has its line breaks: places to cut, like spaces)
+        text = r.text.replace("\n", " ")
+        chunks = [expand(chunk, rendered) for chunk in spread(text, weights)]
         if not all(chunks):  # markup holds most of the words ("<i>two lines</i>"): cut inside it too
-            chunks = spread(expand(r.text, rendered), weights, _MARKUP_WORD)
+            chunks = spread(expand(text, rendered), weights, _MARKUP_WORD)
         for (line, s, e), chunk in zip(slots, chunks):
             edits.setdefault(line, []).append((s, e, chunk))
     for line, changes in edits.items():

@@ -63,7 +63,7 @@ def kept_blocks(target: str, detect) -> Callable[[str], str | None]:
     else None. A page with an English and a Spanish paragraph, told Spanish, had its English one made nonsense
     ("Click here to save the files." -> "Card boiled boiling sails."), unwarned."""
     def keep(text: str) -> str | None:
-        if len(_WORD.findall(text)) < SURE_WORDS:
+        if len(set(_WORD.findall(text.lower()))) < SURE_WORDS:  # (different words: a table's "en-es + es-en" none)
             return None
         told, confidence = detect(text)
         return already(told, confidence, "this part of the document") if told == target and confidence >= SURE else None

@@ -76,14 +76,20 @@ def _before(word: str) -> bool:
 
 
 def _widened(first: int, last: int, tgt: list, links) -> tuple[int, int]:
-    """The term's words in the translation with those beside them that are no source word's own (a source word's
-    other link, not the one it is linked to): the rest of the model's rendering of the term. "the U.S." -> "los
-    Estados Unidos": "Estados" linked to "the", whose own word is "los"; swapping "Unidos" alone made "los Estados
-    EE. UU." (finding V). A determiner (_BEFORE) stays the sentence's."""
+    """The term's words in the translation with the capitalised ones beside them that are no source word's own (a
+    source word's other link, not the one it is linked to): the rest of the model's name for the term. "the U.S."
+    -> "los Estados Unidos": "Estados" linked to "the", whose own word is "los"; swapping "Unidos" alone made "los
+    Estados EE. UU." (finding V). A determiner (_BEFORE) stays the sentence's, and so does a lowercase word ("muy"
+    of "big" -> "muy grande", beside a term "dog")."""
     own = set(links.to_target)
-    while first > 0 and first - 1 not in own and not _before(tgt[first - 1].group()):
+
+    def loose(j: int, beside: int) -> bool:
+        word = tgt[j].group()
+        return j not in own and not _before(word) and word[:1].isupper() and tgt[beside].group()[:1].isupper()
+
+    while first > 0 and loose(first - 1, first):
         first -= 1
-    while last + 1 < len(tgt) and last + 1 not in own and not _before(tgt[last + 1].group()):
+    while last + 1 < len(tgt) and loose(last + 1, last):
         last += 1
     return first, last
 

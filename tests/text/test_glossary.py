@@ -311,6 +311,10 @@ def test_a_swapped_term_takes_the_models_other_words_for_it_beside_the_linked_on
     source, said = "I love the U.S. and Canada.", "Me encantan los Estados Unidos y Canadá."
     links = _links({(source, said): ([0, 1, 2, 2, 3, 4, 5], [0, 1, 2, 4, 5, 6])})
     assert _swapping([source], {source: said}, links, "U.S.\tEE. UU.") == ["Me encantan los EE. UU. y Canadá."]
+    # (a lowercase word beside it is another word's: "muy" of "very", linked to it, beside "perro")
+    source, said = "The dog is very big.", "El perro muy es grande."
+    links = _links({(source, said): ([0, 1, 3, 2, 4], [0, 1, 3, 4, 4])})  # (the own word of "very": "grande")
+    assert _swapping([source], {source: said}, links, "dog\tcan") == ["El can muy es grande."]
 
 
 def test_unclear_links_leave_the_sentence_to_the_placeholders():

@@ -63,11 +63,9 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     maps a private-use character standing in the text for markup (formats/) to its parts: verbatim
     text and, at odd positions, text to translate ("**", "very", "**"). Given a `rendered` dict, the
     translations keep those characters and the dict receives what each stands for."""
-    if items is None and options.segment and any(map(line_steps.has_cells, lines)):
-        # (each line with tabs inside, cell by cell)
+    if items is None and options.segment and any(map(line_steps.has_cells, lines)):  # (tabs inside: cell by cell)
         return line_steps.in_cells(lines, engine, options, first, translate_lines)
-    # (a record's value alone, its key and marks kept: records.py; a string's "\\n": each piece a line)
-    for cut in (entry, breaks) if items is None and options.protect else ():
+    for cut in (entry, breaks) if items is None and options.protect else ():  # (a record's value; a string's "\\n")
         if any(map(cut, lines)):
             return line_steps.in_cells(lines, engine, options, first, translate_lines, cut=cut)
     if items and not isinstance(items, Items):  # (the first call: inner ones are given Items)

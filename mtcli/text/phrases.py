@@ -3,9 +3,10 @@ the model's case does to a phrase that opens in lowercase.
 
 A phrase starts at a word that opens one ("I paid $50 | for 3 books | on 12/05/2023"), or after the punctuation that
 closes the phrase before it: cut before the comma of "Ella quedó 1.ª, él 2.º", the next phrase opened ", él" and the
-Spanish-English model wrote "HAVE" for it. That mark is the sentence's, not the phrase's: the model is given
-the phrase without it ("Ella quedó 1.ª," came back "She stayed, 1st."), and it goes back after the translation. A phrase from inside a sentence starts in lowercase, and the model copies
-that into its words: "y yo 23.º." came back "i and 23rd."; an English "I" is never lowercase.
+Spanish-English model wrote "HAVE" for it. That mark is the sentence's, not the phrase's: the model is given the
+phrase without it ("Ella quedó 1.ª," came back "She stayed, 1st."), and it goes back after the translation. A phrase
+from inside a sentence starts in lowercase, and the model copies that into its words: "y yo 23.º." came back "i and
+23rd."; an English "I" is never lowercase.
 """
 
 from __future__ import annotations

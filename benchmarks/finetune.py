@@ -6,6 +6,7 @@ whole fine-tuning (every process) and its wall time.
 
     nice -n 5 python benchmarks/finetune.py --direction en-es --unseen 500
     nice -n 5 python benchmarks/finetune.py --direction en-es --pairs 300 --max-time 120
+    python benchmarks/finetune.py --pairs 20 --max-steps 1 --sets domain --limit 8   # (tests' tiny run: one epoch)
 """
 
 from __future__ import annotations
@@ -77,6 +78,8 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=finetune_set.TRAIN, help="the first N of the domain's pairs")
     ap.add_argument("--share", type=float, default=None, help="corpus share [default: mtcli's]")
     ap.add_argument("--max-time", type=float, default=0.0)
+    ap.add_argument("--max-steps", type=int, default=0,
+                    help="at most N updates, as whole epochs (at least one) [default: mtcli's]: bounded by work, not time")
     ap.add_argument("--unseen", type=int, default=0, help="score the first N unseen pairs too")
     ap.add_argument("--sets", default="domain,selection", help="which of domain, selection to score")
     ap.add_argument("--limit", type=int, default=0, help="score the first N pairs of each set (0: all)")
@@ -122,7 +125,8 @@ def finetuned(base: Path, train: list[tuple[str, str]], tuned: Path, args) -> di
     share = finetune.CORPUS_SHARE if args.share is None else args.share
     mix = finetune.BASE_SHARE if args.base_share is None else args.base_share
     start, cpu = time.perf_counter(), cpu_seconds()
-    loop, _ = finetune.finetune(base, pairs_file, tuned, CORPUS, share, args.max_time, base_share=mix)
+    loop, _ = finetune.finetune(base, pairs_file, tuned, CORPUS, share, args.max_time, base_share=mix,
+                                max_steps=args.max_steps or finetune.MAX_STEPS)
     return {"share": share, "base share": mix, "wall seconds": round(time.perf_counter() - start),
             "cpu seconds": round(cpu_seconds() - cpu), "epochs": len(loop.history), "best epoch": loop.best_epoch,
             "stopped": loop.done}

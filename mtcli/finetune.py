@@ -191,19 +191,19 @@ def prepared(base: Base, pairs: Pairs, corpus: list[tuple[str, str]], seed: int,
     return Prepared(base.path, manifest, base.src_tok, base.tgt_tok, splits), kept
 
 
-def train_config(base: Base, max_time: float, seed: int, n_train: int) -> TrainConfig:
+def train_config(base: Base, max_time: float, seed: int, n_train: int, max_steps: int = MAX_STEPS) -> TrainConfig:
     """The base model's training settings but for a low peak learning rate, no augmentation, small batches, at
-    most MAX_STEPS updates on n_train pairs and early stopping on the user's held-out pairs."""
+    most max_steps updates on n_train pairs and early stopping on the user's held-out pairs."""
     d = base.model.cfg.d_model
     scale = PEAK_LR / (d**-0.5 * WARMUP**-0.5)  # noam's peak, at the end of the warm-up
-    epochs = min(MAX_EPOCHS, max(1, round(MAX_STEPS / math.ceil(n_train / BATCH))))
+    epochs = min(MAX_EPOCHS, max(1, round(max_steps / math.ceil(n_train / BATCH))))
     return TrainConfig(batch_size=BATCH, lr_schedule="noam", lr_scale=scale, warmup=WARMUP, max_epochs=epochs,
                        max_time=max_time, patience=PATIENCE, seed=seed, init_from=str(base.weights), train_on="train")
 
 
 def finetune(model: Path, pairs_file: Path, out: Path, corpus: Path, share: float = CORPUS_SHARE,
              max_time: float = 0.0, resume: bool = False, seed: int = 0, console: Console | None = None,
-             base_share: float = BASE_SHARE) -> tuple[LoopState, Pairs]:
+             base_share: float = BASE_SHARE, max_steps: int = MAX_STEPS) -> tuple[LoopState, Pairs]:
     """Fine-tune the model in `model` on pairs_file into `out` (resumable); the loop's end and the pairs used.
     An ensemble's models are fine-tuned alongside each other (see _ensemble) and stay an ensemble."""
     console = console or Console(stderr=True)
@@ -212,7 +212,7 @@ def finetune(model: Path, pairs_file: Path, out: Path, corpus: Path, share: floa
     if not 0 <= base_share < 1:
         raise UserError(f"--base-share {base_share:g}: give a share from 0 up to (not including) 1")
     job = Job(Path(model), Path(pairs_file), Path(out), Path(corpus), share, max_time, resume, seed, base_share,
-              time.monotonic())
+              time.monotonic(), max_steps=max_steps)
     if len(member_files(job.model)) > 1:
         return _ensemble(job, console)
     return tune(job, console)
@@ -234,6 +234,7 @@ class Job:
     started: float = 0.0  # time.monotonic() when fine-tuning began: --max-time counts the preparation too
     member: int = 0
     threads: int = 0  # train.train's data-parallel threads (0: this process's share of the cores)
+    max_steps: int = MAX_STEPS  # updates at most, as whole epochs (a run bounded by work: the tiny benchmark)
 
 
 def tune(job: Job, console: Console) -> tuple[LoopState, Pairs]:
@@ -250,7 +251,7 @@ def tune(job: Job, console: Console) -> tuple[LoopState, Pairs]:
     if not (loop and loop.done and not loop.done.startswith("--max-time")):  # (a time limit is lifted by resuming)
         spent = time.monotonic() - job.started + min(END_RESERVE, 0.1 * job.max_time)
         left = max(round(job.max_time - spent, 1), 1e-3) if job.max_time else 0.0  # (0: none)
-        tcfg = train_config(base, left, job.seed, len(data.splits["train"]))
+        tcfg = train_config(base, left, job.seed, len(data.splits["train"]), job.max_steps)
         loop = train(data, job.out, base.model.cfg, tcfg, resume=job.resume, console=console, threads=job.threads,
                      overrides=("max_time",) if job.resume else ("init_from",))
     if loop.history and loop.done != "interrupted":

@@ -57,6 +57,19 @@ def contradicted(text: str, given: str, detect, what: str = "this") -> str | Non
     return misread(NAMES[told], NAMES[given], what) if told not in (None, given) and confidence >= SURE else None
 
 
+def kept_blocks(target: str, detect) -> Callable[[str], str | None]:
+    """For a document told as a whole and translated to `target`: the warning for a block of it surely in the target
+    language already (SURE, SURE_WORDS; `detect(text)`: language or None, confidence 0-1), which is kept as it came,
+    else None. A page with an English and a Spanish paragraph, told Spanish, had its English one made nonsense
+    ("Click here to save the files." -> "Card boiled boiling sails."), unwarned."""
+    def keep(text: str) -> str | None:
+        if len(set(_WORD.findall(text.lower()))) < SURE_WORDS:  # (different words: a table's "en-es + es-en" none)
+            return None
+        told, confidence = detect(text)
+        return already(told, confidence, "this part of the document") if told == target and confidence >= SURE else None
+    return keep
+
+
 @dataclass(frozen=True)
 class Languages:
     """What the user asked: a source and a target language, None where mtcli decides (the source told
@@ -203,8 +216,9 @@ class Router:
         target = self.languages.target or other(language)
         if language == target:
             return list(lines), [LineResult(1, [("", 0.0)], warnings=[already(language, confidence, "the document")])]
+        keep = None if self.fixed else kept_blocks(target, lambda text: self.detect(text, None))  # (told: each part too)
         out, results = translate_document(lines, fmt, self.engine(f"{language}-{target}"),
-                                          self.options.text_for(language))
+                                          self.options.text_for(language), keep)
         text = "\n".join(lines)
         return out, results + self._once(without_markup(text) if fmt == "html" else text)
 

@@ -100,6 +100,40 @@ def test_documents_go_one_way_as_a_whole():
     assert lines[0].startswith("# [es-en]") and all(c[0] == "es-en" for c in calls)
 
 
+MIXED = ["<p>El perro es grande y la estación está cerca.</p>", "<p>The dog sleeps in the kitchen today.</p>"]
+
+
+def test_a_part_of_a_document_surely_in_the_target_language_is_kept_as_it_came_and_named():
+    """Finding AA: a page with a Spanish and an English paragraph, told Spanish as a whole, had its English one
+    translated from Spanish ("Card boiled boiling sails."), unwarned; with --from the user's word stands."""
+    def sure(text, prior):
+        language, _ = detect(text, prior)
+        return language, 1.0
+
+    calls = []
+    auto = Router(lambda d: engine(d, calls), detect=sure)
+    lines, results = auto.translate_document(MIXED, "html")
+    assert lines == ["<p>[es-en] El perro es grande y la estación está cerca.</p>", MIXED[1]]
+    assert calls == [("es-en", ["El perro es grande y la estación está cerca."])]
+    assert [(r.line, r.warnings) for r in results if r.warnings] == \
+        [(2, ["this part of the document is English already (confidence 1.00); kept as it came"])]
+    given = Router(lambda d: engine(d, calls), fixed="es-en", detect=sure)
+    assert given.translate_document(MIXED, "html")[0][1].startswith("<p>[es-en] The dog")
+
+
+def test_the_servers_auto_source_keeps_a_documents_part_in_the_target_language_too():
+    from types import SimpleNamespace
+
+    from mtcli.serve.texts import translate_job
+
+    calls = []
+    tools = SimpleNamespace(engines={d: engine(d, calls) for d in ("en-es", "es-en")})
+    out, told, _, said = translate_job(tools, ["\n".join(MIXED)], "html", 1, "auto", "en")
+    assert out == [["\n".join(["<p>[es-en] El perro es grande y la estación está cerca.</p>", MIXED[1]])]]
+    assert told[0][0] == "es" and len(said[0]) == 1
+    assert said[0][0].startswith("line 2: this part of the document is English already") and "kept as it came" in said[0][0]
+
+
 @pytest.mark.parametrize("source, target, direction", [
     ("auto", None, None), ("en", None, "en-es"), ("es", None, "es-en"), ("auto", "en", "es-en"),
     ("auto", "es", "en-es"), ("es", "en", "es-en"), (None, None, None)])

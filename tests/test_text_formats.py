@@ -5,7 +5,7 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mtcli.text.formats import format_for, spread, translate_document
@@ -226,6 +226,7 @@ MARKUP = st.lists(st.sampled_from(list("ab <>/*_`[]()!#-|=&;\n\t\"'=:.5🙂\ue00
 
 @settings(max_examples=150, deadline=None)
 @given(MARKUP, st.sampled_from(["markdown", "html"]))
+@example("<\n]]>$x$", "html")  # (a block of placeholders only, given back as it came with its line break)
 def test_any_document_keeps_its_lines(text, fmt):
     lines = text.replace("\r", "\n").split("\n")
     out, results = translate_document(lines, fmt, engine(spanish))

@@ -53,6 +53,8 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
     text whose direction the server has no model for refuses the request (LibreTranslate's wording).
     `options`: the request's (config.Options: its glossary merged over the server's), for every direction. And each
     text's warnings, as the CLI gives them on stderr (_said)."""
+    from mtcli.route import kept_blocks
+
     directions = Directions.of(tools.engines)
     told = detect_job(tools, texts, fmt) if source == AUTO else [(source, None)] * len(texts)
     told = [(lang or directions.source_for(target), conf or 0.0) for lang, conf in told]
@@ -69,11 +71,13 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
             raise UserError(why)
         else:
             groups.setdefault(f"{lang}-{target}", []).append(i)
+    # (a document told as a whole: its parts surely in the target language kept as they came, as the CLI does)
+    keep = kept_blocks(target, lambda t: _told(t, "text")) if source == AUTO and fmt != "text" else None
     for direction, rows in groups.items():
         lines: list = []
         warned: list[list[tuple[int, str]]] = []
         done = translate_texts([texts[i] for i in rows], fmt, nbest, tools.engines[direction],
-                               options.text_for(pair(direction)[0]), lines if fmt == "text" else None, warned)
+                               options.text_for(pair(direction)[0]), lines if fmt == "text" else None, warned, keep)
         for k, (i, r) in enumerate(zip(rows, done)):
             out[i], said[i] = r, _said(texts[i], fmt, source, warned[k])
             if lines:
@@ -119,14 +123,15 @@ def _worded(warned: list[tuple[int, str]], where: str = "line") -> list[str]:
 
 def translate_texts(texts: list[str], fmt: str, nbest: int, engine: Engine,
                     options: TextOptions = TextOptions(), lines_read: list | None = None,
-                    warnings: list | None = None) -> list[list[str]]:
+                    warnings: list | None = None, keep=None) -> list[list[str]]:
     """Each text's translations, best first: the best and up to nbest - 1 different alternatives (the
     k-th alternative joins each line's k-th hypothesis). Documents (HTML, ...) get the best only.
     `options`: the source language's (config.Options.text_for). `lines_read` (text only): each text's
     lines as (source, n-best) are appended to it, for the check (mtcli.confidence); `warnings`: each text's
-    warnings with their line's number (a document's as the CLI numbers them)."""
+    warnings with their line's number (a document's as the CLI numbers them). `keep`: a document's parts kept as
+    they came (route.kept_blocks)."""
     if fmt != "text":
-        done = [translate_document(_LINE_END.split(t), fmt, engine, options) for t in texts]
+        done = [translate_document(_LINE_END.split(t), fmt, engine, options, keep) for t in texts]
         if warnings is not None:
             warnings.extend([(r.line, w) for r in rs for w in r.warnings] for _, rs in done)
         return [["\n".join(lines)] for lines, _ in done]

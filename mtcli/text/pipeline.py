@@ -28,6 +28,7 @@ from mtcli.text.normalize import normalize
 from mtcli.text.plurals import OptionalPlural
 from mtcli.text.punctuation import DashClause, FinalStop, InnerEllipsis, ShortExclamation, clauses, spaced_dashes
 from mtcli.text.quotes import Items, asides
+from mtcli.text.records import entry
 from mtcli.text.retry import AROUND, decode_all
 from mtcli.text.rewrap import rewrap
 from mtcli.text.segment import sentences
@@ -62,11 +63,11 @@ def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions =
     maps a private-use character standing in the text for markup (formats/) to its parts: verbatim
     text and, at odd positions, text to translate ("**", "very", "**"). Given a `rendered` dict, the
     translations keep those characters and the dict receives what each stands for."""
-    if items is None and options.segment and any(map(line_steps.has_cells, lines)):
-        # (each line with tabs inside, cell by cell)
+    if items is None and options.segment and any(map(line_steps.has_cells, lines)):  # (tabs inside: cell by cell)
         return line_steps.in_cells(lines, engine, options, first, translate_lines)
-    if items is None and options.protect and any(map(breaks, lines)):  # (a string's "\\n": each piece a line)
-        return line_steps.in_cells(lines, engine, options, first, translate_lines, cut=breaks)
+    for cut in (entry, breaks) if items is None and options.protect else ():  # (a record's value; a string's "\\n")
+        if any(map(cut, lines)):
+            return line_steps.in_cells(lines, engine, options, first, translate_lines, cut=cut)
     if items and not isinstance(items, Items):  # (the first call: inner ones are given Items)
         markup.check_depth(lines, items, lambda i: first + i)
     # (quotations and asides are added to it, in characters none of these lines has)

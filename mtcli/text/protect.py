@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from mtcli.text.digits import made_up
 from mtcli.text.kinds import KIND, OWN_STOP, PRIVATE, SCRIPT
+from mtcli.text.phrases import PHRASE_START
 from mtcli.text.tables import TABLES
 from mtcli import lazy_re
 
@@ -256,11 +257,6 @@ def all_kept(output: str, masked: Masked) -> bool:
     return True
 
 
-# a phrase that holds one span starts at one of these words ("I paid $50 | for 3 books | on 12/05/2023")
-_PHRASE_START = lazy_re.compile(r"\s(?=(?:for|on|in|at|to|from|with|by|and|but|or|of|after|before|until|since|because|"
-                                r"when|while|than|per|about|around|between|during|into|over|under)\b)", re.IGNORECASE)
-
-
 def one_span_phrases(masked: Masked, seq: tuple[str, ...] = PLACEHOLDERS[0]) -> list[Masked]:
     """The sentence cut into phrases that each hold one span (the model copies one placeholder far more
     reliably than several): each cut is at the last phrase-starting word between two spans, else right
@@ -268,7 +264,7 @@ def one_span_phrases(masked: Masked, seq: tuple[str, ...] = PLACEHOLDERS[0]) -> 
     found = list(_pattern(masked.seq).finditer(masked.text))
     cuts = [0]
     for a, b, sign in zip(found, found[1:], _signs(masked)):
-        starts = [m.start() for m in _PHRASE_START.finditer(masked.text, a.end(), b.start())]
+        starts = [m.start() for m in PHRASE_START.finditer(masked.text, a.end(), b.start())]
         # (after a price's currency word, not between: "$100, $50" cut "100 | dollars, 50" came out "$100 dólares")
         cuts.append(starts[-1] if starts else a.end() + (len(" " + CURRENCIES[sign]) if sign else 0))
     cuts.append(len(masked.text))

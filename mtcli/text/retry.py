@@ -15,6 +15,7 @@ from mtcli.text.budget import Budget
 from mtcli.text.digits import made_up
 from mtcli.text.glossary import as_given
 from mtcli.text.kinds import EUROS, euros_as_typed
+from mtcli.text.phrases import bare, capital_i, closed
 from mtcli.text.sentence import Engine, LineResult, NBest, Sentence, combine, recased, to_pieces
 from mtcli.text.swap import swap_all
 from mtcli import lazy_re
@@ -141,7 +142,7 @@ def _fallbacks(s: Sentence, engine: Engine) -> list[Sentence]:
         tries.append(replace(s, attempt=attempt, masked=masked, pieces=to_pieces(masked.text, engine)))
     tries.append(replace(s, attempt=VERIFY, masked=masked, pieces=to_pieces(protect.unmasked(masked), engine)))
     phrases = protect.one_span_phrases(masked, rungs[0])
-    fitted = [to_pieces(phrase.text, engine) for phrase in phrases]
+    fitted = [to_pieces(bare(phrase.text), engine) for phrase in phrases]
     return tries + [replace(s, attempt=AROUND, masked=masked, phrases=phrases, counts=[len(f) for f in fitted],
                             pieces=[p for f in fitted for p in f])]
 
@@ -166,6 +167,6 @@ def _phrases_joined(s: Sentence, got: list[NBest]) -> NBest:
             # each, "Precio: 1,234.56 USD En 2024-03-05 En 14:30.")
             if phrase.text[:1].islower() and text[:2].istitle() and not text.startswith(tuple(phrase.spans)):
                 text = text[0].lower() + text[1:]
-        texts.append(text)
+        texts.append(closed(capital_i(text), phrase.text))
         scores += [score for _, score in best]
     return [(" ".join(t for t in texts if t), sum(scores) / max(len(scores), 1))]

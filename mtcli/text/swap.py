@@ -54,11 +54,11 @@ def swapped(source: str, translation: str, spans: list[tuple[int, int, str]], li
     for start, end, target in spans:
         inside = {k for k, (a, b) in enumerate(src) if a < end and b > start}
         ours = sorted({j for j, k in enumerate(links.to_source) if k in inside} | {links.to_target[k] for k in inside})
-        while len(ours) > 1 and tgt[ours[0]].group().lower().strip("¿¡\"'«(") in _BEFORE:
+        while len(ours) > 1 and _before(tgt[ours[0]].group()):
             ours = ours[1:]  # (the determiner stays the sentence's)
         if not ours or ours[-1] - ours[0] + 1 != len(ours):
             return None
-        changes.append((ours[0], ours[-1], target))
+        changes.append(_widened(ours[0], ours[-1], tgt, links) + (target,))
     changes.sort()
     if any(a[1] >= b[0] for a, b in zip(changes, changes[1:])):
         return None
@@ -69,6 +69,29 @@ def swapped(source: str, translation: str, spans: list[tuple[int, int, str]], li
         tail = tail[1:] if target.endswith(".") and tail.startswith(".") else tail  # ("EE. UU." ends the sentence)
         out = out[:a] + _LEAD.search(out[a:b]).group() + target + tail + out[b:]
     return out
+
+
+def _before(word: str) -> bool:
+    return word.lower().strip("¿¡\"'«(") in _BEFORE
+
+
+def _widened(first: int, last: int, tgt: list, links) -> tuple[int, int]:
+    """The term's words in the translation with the capitalised ones beside them that are no source word's own (a
+    source word's other link, not the one it is linked to): the rest of the model's name for the term. "the U.S."
+    -> "los Estados Unidos": "Estados" linked to "the", whose own word is "los"; swapping "Unidos" alone made "los
+    Estados EE. UU." (finding V). A determiner (_BEFORE) stays the sentence's, and so does a lowercase word ("muy"
+    of "big" -> "muy grande", beside a term "dog")."""
+    own = set(links.to_target)
+
+    def loose(j: int, beside: int) -> bool:
+        word = tgt[j].group()
+        return j not in own and not _before(word) and word[:1].isupper() and tgt[beside].group()[:1].isupper()
+
+    while first > 0 and loose(first - 1, first):
+        first -= 1
+    while last + 1 < len(tgt) and loose(last + 1, last):
+        last += 1
+    return first, last
 
 
 def swap_all(todo: list[tuple[Sentence, NBest]], align) -> list[bool]:

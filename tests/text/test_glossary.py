@@ -305,6 +305,18 @@ def test_a_swapped_target_ending_in_a_stop_takes_the_sentences_stop_as_its_own()
         ["Él vive en los EE. UU.", "¿Está en EE. UU.?", "Él trabaja para Acme S.A."]
 
 
+def test_a_swapped_term_takes_the_models_other_words_for_it_beside_the_linked_one():
+    """"Estados" linked to "the" (whose own word is "los"), "Unidos" to "U.S.": swapping "Unidos" alone made "los
+    Estados EE. UU." (finding V); a word beside the term that is a source word's own ("y": "and") stays."""
+    source, said = "I love the U.S. and Canada.", "Me encantan los Estados Unidos y Canadá."
+    links = _links({(source, said): ([0, 1, 2, 2, 3, 4, 5], [0, 1, 2, 4, 5, 6])})
+    assert _swapping([source], {source: said}, links, "U.S.\tEE. UU.") == ["Me encantan los EE. UU. y Canadá."]
+    # (a lowercase word beside it is another word's: "muy" of "very", linked to it, beside "perro")
+    source, said = "The dog is very big.", "El perro muy es grande."
+    links = _links({(source, said): ([0, 1, 3, 2, 4], [0, 1, 3, 4, 4])})  # (the own word of "very": "grande")
+    assert _swapping([source], {source: said}, links, "dog\tcan") == ["El can muy es grande."]
+
+
 def test_unclear_links_leave_the_sentence_to_the_placeholders():
     table = {"My big dog barks.": "Mi perro grande ladra.", "My big 50 barks.": "Mi gran 50 ladra."}
     # "dog" linked to "perro" and "ladra.", words apart; then no link at all (the aligner could not read the pair)

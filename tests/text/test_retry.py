@@ -102,3 +102,22 @@ def test_phrases_inside_a_sentence_start_in_lowercase_where_their_source_did():
     assert r.text == "Precio 1,234.56 en 2024-03-05 a 14:30." and "phrases" in r.warnings[0]
     assert named.text == "Llama 555-0199 con Tom a 10:30."
     assert spans.text.startswith("Precio 1,234.56 Tom paid a 14:30") and "USD 12" in spans.text
+
+
+def test_phrases_cut_after_their_comma_keep_it_and_an_english_i_stays_a_capital():
+    """Cut before the comma between two spans, a phrase opened ", él 2.º" and the model wrote "HAVE" for it; one
+    opening in lowercase came back in lowercase, "i and 23rd" (finding R: "She stayed 1st HAVE 2nd i and 23rd.")."""
+    seen = []
+
+    def mimicking(lines):  # loses numbers when two or more; writes a phrase as it was given it, case and all
+        seen.extend(lines)
+        out = []
+        for line in lines:
+            text = re.sub(r"\d+", "9", line) if len(re.findall(r"\d+", line)) >= 2 else line
+            text = "HAVE " + text[1:].strip() if text[:1] in ",;:" else text.lower() if text[:1].islower() else text
+            out.append([(text + ("" if text.endswith(".") else "."), -1.0)])
+        return out
+
+    (r,) = translate_lines(["Ann got 7:15, Bob 8:30 and I 9:45."], engine(mimicking))
+    assert r.text == "Ann got 7:15, Bob 8:30 and I 9:45." and "phrases" in r.warnings[0]
+    assert seen[-3:] == ["Ann got 50", "Bob 50", "and I 50."]  # (each phrase without the sentence's comma)

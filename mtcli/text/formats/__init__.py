@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from mtcli.errors import UserError
 from mtcli.text.formats import html, markdown, srt
 from mtcli.text.formats.prose import Prose
 from mtcli.text.formats.units import Settings
-from mtcli.text.markup import check_depth, expand
+from mtcli.text.markup import as_written, check_depth, expand
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
 from mtcli import lazy_re
 
@@ -52,10 +53,11 @@ def read_file(data: bytes, fmt: str, name: str, settings: Settings = Settings())
     return importlib.import_module(f"mtcli.text.formats.{module}").read(data, name, settings)
 
 
-def translate_document(lines: list[str], fmt: str, engine: Engine,
-                       options: TextOptions = TextOptions()) -> tuple[list[str], list[LineResult]]:
+def translate_document(lines: list[str], fmt: str, engine: Engine, options: TextOptions = TextOptions(),
+                       keep: Callable[[str], str | None] | None = None) -> tuple[list[str], list[LineResult]]:
     """The document's lines with their prose translated (as many lines as came in), and a LineResult
-    per block (numbered by its first line) with what was split, kept and warned."""
+    per block (numbered by its first line) with what was split, kept and warned. `keep(text)`: the warning for a
+    block kept as it came (in the target language already: route.kept_blocks), None for one translated."""
     # a heading or a cell has no final stop, and gets none
     options = replace(options, keep_stop=False)
     attribute_results = []
@@ -67,18 +69,26 @@ def translate_document(lines: list[str], fmt: str, engine: Engine,
     {"srt": srt.read, "vtt": srt.read_vtt, "markdown": markdown.read, "html": html.read}[fmt](doc)
     check_depth(doc.texts, doc.items, lambda i: doc.blocks[i][0][0] + 1)  # (numbered as the document's lines)
     rendered: dict[str, str] = {}
-    results = translate_lines(doc.texts, engine, options, items=doc.items, rendered=rendered) if doc.texts else []
+    kept = [keep(text) if keep else None for text in doc.texts]
+    todo = [text for text, why in zip(doc.texts, kept) if why is None]
+    done = iter(translate_lines(todo, engine, options, items=doc.items, rendered=rendered) if todo else [])
+    results = [next(done) if why is None else LineResult(0, [(as_written(text, doc.items), 0.0)], warnings=[why])
+               for text, why in zip(doc.texts, kept)]
     for slots, r in zip(doc.blocks, results):
         r.line = slots[0][0] + 1  # a block is numbered by its first line
     results += [LineResult(line + 1, [("", 0.0)], warnings=[why]) for line, why in doc.skipped]
     out = list(doc.lines)
     # slots of a line are replaced right to left, so earlier offsets stay valid
     edits: dict[int, list[tuple[int, int, str]]] = {}
-    for slots, r in zip(doc.blocks, results[: len(doc.blocks)]):
+    for slots, r, why in zip(doc.blocks, results, kept):
+        if why is not None:  # (its lines as they came)
+            continue
         weights = [e - s for _, s, e in slots]
-        chunks = [expand(chunk, rendered) for chunk in spread(r.text, weights)]
+        # (a block given back as it came, its placeholders only, has its line breaks: places to cut, like spaces)
+        text = r.text.replace("\n", " ")
+        chunks = [expand(chunk, rendered) for chunk in spread(text, weights)]
         if not all(chunks):  # markup holds most of the words ("<i>two lines</i>"): cut inside it too
-            chunks = spread(expand(r.text, rendered), weights, _MARKUP_WORD)
+            chunks = spread(expand(text, rendered), weights, _MARKUP_WORD)
         for (line, s, e), chunk in zip(slots, chunks):
             edits.setdefault(line, []).append((s, e, chunk))
     for line, changes in edits.items():

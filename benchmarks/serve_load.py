@@ -341,6 +341,9 @@ def main() -> None:
         cfg.decoding, max_batch_size=max(1, cap // translator.inter_threads))) for cap in caps}
     translate_texts(sentences[:8], "text", 1, engines[None])  # warm-up: compiled kernels load
     proc, url = start_server(str(model_dir), cfg)
+    # a formatter's first language test loads py3langid (~1-3 s of CPU): in every formatter before the loads, not
+    # in the first load's figures (it had made the formatters' CPU at 8 clients, run first, 1.5-5x that at 32)
+    asyncio.run(load(url, proc.pid, sentences, 2 * cfg.formatters, 1.0))
     offline_runs: dict[int | None, list[tuple[float, float]]] = {cap: [] for cap in caps}
     runs: dict[int, list[dict]] = {c: [] for c in levels}
 

@@ -18,7 +18,7 @@ queue, then for the decoder's step in progress to end), and how often the server
 (woken, or preempted) a sentence; offline's line gives the cores it used.
 
 --capped: offline also with no more sentences in progress than each load's clients can keep in the server (N
-clients: N sentences, N / threads a thread), so that each load is also compared with what offline does at the
+clients: N sentences, N / threads a thread, at least one), so that each load is also compared with what offline does at the
 batch sizes that load allows ("of capped": sentences/s, and offline's CPU a sentence over the server's).
 
 --steady N,N,...: no server; what a decoder's step costs with N sentences in progress (each finished

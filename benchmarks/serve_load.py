@@ -17,13 +17,17 @@ decoders and the formatters, how long a sentence waited before it joined a decod
 queue, then for the decoder's step in progress to end), and how often the server's own threads switched
 (woken, or preempted) a sentence; offline's line gives the cores it used.
 
+--capped: offline also with no more sentences in progress than each load's clients can keep in the server (N
+clients: N sentences, N / threads a thread, at least one), so that each load is also compared with what offline does at the
+batch sizes that load allows ("of capped": sentences/s, and offline's CPU a sentence over the server's).
+
 --steady N,N,...: no server; what a decoder's step costs with N sentences in progress (each finished
 one replaced at once, BLAS and Numba on one thread as in a decoder process): CPU per sentence and per
 step, the share of it spent joining (encoding the sentences that arrive) and the CPU of a line's joining. An
 ensemble's members step in two threads as in the server (`--set parallel_members=false`: one thread), the member
 thread's CPU apart.
 
-    python benchmarks/serve_load.py [--duration 30] [--clients 1,8,32] [--rounds 1] [--sentences 600]
+    python benchmarks/serve_load.py [--duration 30] [--clients 1,8,32] [--rounds 1] [--sentences 600] [--capped]
     python benchmarks/serve_load.py --steady 1,4,8,16,32,64
 """
 
@@ -42,7 +46,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -303,6 +307,8 @@ def main() -> None:
                     help="a server setting (mtcli.serve.config), e.g. decoders=1 or max_batch=32; repeatable")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--steady", metavar="N,N,...", help="no server: a decoder's step with N sentences in progress")
+    ap.add_argument("--capped", action="store_true",
+                    help="offline also with no more sentences in progress than each load's clients")
     args = ap.parse_args()
     cfg = ServeConfig(**dict(args.set))
     if args.steady:
@@ -327,17 +333,26 @@ def main() -> None:
     from mtcli.serve.texts import translate_texts
     from mtcli.text.pipeline import Engine
 
-    decoding = Engine.from_translator(Translator(model_dir), cfg.decoding)
-    translate_texts(sentences[:8], "text", 1, decoding)  # warm-up: compiled kernels load
+    translator = Translator(model_dir)
+    # offline: batches of up to max_batch a thread; capped (--capped): no more in progress than c closed-loop
+    # clients keep in the server (c sentences over the threads), the batches the server's load allows it
+    caps = [None] + (levels if args.capped else [])
+    engines = {cap: Engine.from_translator(translator, cfg.decoding if cap is None else replace(
+        cfg.decoding, max_batch_size=max(1, cap // translator.inter_threads))) for cap in caps}
+    translate_texts(sentences[:8], "text", 1, engines[None])  # warm-up: compiled kernels load
     proc, url = start_server(str(model_dir), cfg)
-    offline_runs: list[tuple[float, float]] = []
+    # a formatter's first language test loads py3langid (~1-3 s of CPU): in every formatter before the loads, not
+    # in the first load's figures (it had made the formatters' CPU at 8 clients, run first, 1.5-5x that at 32)
+    asyncio.run(load(url, proc.pid, sentences, 2 * cfg.formatters, 1.0))
+    offline_runs: dict[int | None, list[tuple[float, float]]] = {cap: [] for cap in caps}
     runs: dict[int, list[dict]] = {c: [] for c in levels}
 
     def measure_offline(label: str) -> None:
-        offline_runs.append(offline(decoding, sentences))
-        rate, cpu = offline_runs[-1]
-        print(f"{label}: offline {rate:7.1f} sentences/s  {cpu * 1e3:5.1f} ms CPU/sentence  "
-              f"({rate * cpu:.2f} cores)", flush=True)
+        for cap in caps:
+            offline_runs[cap].append(offline(engines[cap], sentences))
+            rate, cpu = offline_runs[cap][-1]
+            print(f"{label}: offline{'' if cap is None else f' capped at {cap}':>14} {rate:7.1f} sentences/s  "
+                  f"{cpu * 1e3:5.1f} ms CPU/sentence  ({rate * cpu:.2f} cores)", flush=True)
 
     try:
         for r in range(args.rounds):
@@ -358,22 +373,32 @@ def main() -> None:
     finally:
         proc.terminate()
         proc.wait(60)
-    rates, cpus = zip(*offline_runs)
+    rates, cpus = zip(*offline_runs[None])
     print(f"\noffline batch translation: {statistics.median(rates):.1f} sentences/s, "
-          f"{statistics.median(cpus) * 1e3:.1f} ms CPU/sentence (medians of {len(offline_runs)}); "
+          f"{statistics.median(cpus) * 1e3:.1f} ms CPU/sentence (medians of {len(rates)}); "
           f"load average {os.getloadavg()[0]:.1f}")
-    print(f"{'clients':>7} {'sentences/s':>12} {'of offline':>10} {'p50 ms':>7} {'p99 ms':>7} {'failed':>6} "
-          f"{'batch':>6} {'wait ms':>7} {'CPU ms/sent':>11} {'of offline':>10} {'client CPU':>10} {'server MB':>9} "
-          f"{'idle MB':>7}")
+
+    def offline_mean(cap: int | None, m: dict, k: int) -> float:
+        """Offline's rate (k 0) or CPU a sentence (k 1), capped at cap: the mean of its runs before and after load m."""
+        return statistics.mean(run[k] for run in offline_runs[cap][m["round"] : m["round"] + 2])
+
+    def of_offline(c: int, cap: int | None) -> tuple[float, float]:
+        """Load c's rate over offline's (capped at cap) and offline's CPU a sentence over the server's, medians."""
+        return (statistics.median(m["rate"] / offline_mean(cap, m, 0) for m in runs[c]),
+                statistics.median(offline_mean(cap, m, 1) / m["cpu"] for m in runs[c]))
+
+    print(f"{'clients':>7} {'sentences/s':>12} {'of offline':>10} {'of capped':>9} {'p50 ms':>7} {'p99 ms':>7} "
+          f"{'failed':>6} {'batch':>6} {'wait ms':>7} {'CPU ms/sent':>11} {'of offline':>10} {'of capped':>9} "
+          f"{'client CPU':>10} {'server MB':>9} {'idle MB':>7}")
     for c in levels:
         med = {k: statistics.median(m[k] for m in runs[c]) for k in ("rate", "p50", "p99", "batch", "wait", "cpu", "client")}
-        # each load against the mean of the offline runs before and after it
-        ratio = statistics.median(m["rate"] / statistics.mean(rates[m["round"] : m["round"] + 2]) for m in runs[c])
-        cost = statistics.median(statistics.mean(cpus[m["round"] : m["round"] + 2]) / m["cpu"] for m in runs[c])
+        (rate, cost), capped = of_offline(c, None), of_offline(c, c) if args.capped else None
         failed = sum(m["failed"] for m in runs[c])
         rss, idle = (max(m[k][0] for m in runs[c]) for k in ("rss", "idle"))  # (the largest: the goal is a bound)
-        print(f"{c:7} {med['rate']:12.1f} {ratio:10.0%} {med['p50'] * 1e3:7.0f} {med['p99'] * 1e3:7.0f} {failed:6} "
-              f"{med['batch']:6.1f} {med['wait'] * 1e3:7.1f} {med['cpu'] * 1e3:11.1f} {cost:10.0%} {med['client']:10.0%} {rss:9.0f} {idle:7.0f}")
+        print(f"{c:7} {med['rate']:12.1f} {rate:10.0%} {f'{capped[0]:.0%}' if capped else '-':>9} "
+              f"{med['p50'] * 1e3:7.0f} {med['p99'] * 1e3:7.0f} {failed:6} {med['batch']:6.1f} {med['wait'] * 1e3:7.1f} "
+              f"{med['cpu'] * 1e3:11.1f} {cost:10.0%} {f'{capped[1]:.0%}' if capped else '-':>9} {med['client']:10.0%} "
+              f"{rss:9.0f} {idle:7.0f}")
 
 
 if __name__ == "__main__":

@@ -64,8 +64,9 @@ TINY: dict[str, tuple[list[str], list[str]]] = {
     "roundtrip:test": (["--test", "4"], [r"4 lines, \d changed; ranked better in \d+ of 300 bootstrap samples"]),
     "scaling": (["--tiny", "--prepared", "{prepared}", "--png", "{tmp}/scaling.png"],
                 [r"extrapolated full epoch \([\d,]+ pairs\): \d+ s", r"wrote \S+scaling\.png"]),
-    "serve_load": (["--duration", "1", "--clients", "2", "--sentences", "8"],
-                   [r"\n +2 +\d+\.\d +\d+% +\d+ +\d+ +0 "]),  # (the column after p99: no failed request)
+    "serve_load": (["--duration", "1", "--clients", "2", "--sentences", "8", "--capped"],
+                   [r"offline +capped at 2 +\d+\.\d sentences/s",  # (then the column after p99: no failed request)
+                    r"\n +2 +\d+\.\d +\d+% +\d+% +\d+ +\d+ +0 .* \d+% +\d+% "]),
     "serve_load:steady": (["--steady", "1,2", "--sentences", "8"], [r"\n +2 +\d+\.\d +\d+% +\d+\.\d\d +\d+\.\d"]),
     "short_selection": (["--model", "{run}", "--prepared", "{prepared}", "--corpus", "{corpus}"],
                         [r"all +\d+ lines +acceptable +\d+\.\d %"]),

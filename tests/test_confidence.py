@@ -458,6 +458,20 @@ def test_a_flagged_sentence_names_the_word_the_way_back_doubts():
     assert conf._reason([], None, found) == "the model was unsure of it"
 
 
+def test_a_number_is_never_named_as_mistranslated_or_left_out():
+    """A number the pipeline keeps as it came (and checks came back) is no word the model got wrong: `--round-trip`
+    had named '100' in "Item 100." -> "Es 100." (the way back reads a number's pieces unlikely), and the check "1" of
+    "-$1,250.50"; the next doubted word is named instead, or none."""
+    pieces = ["▁item", "▁100", "▁is", "▁sold", "."]
+    back = np.array([-7.5, -9.0, -0.1, -0.2, -0.1, -0.05])  # (EOS last; "100" read lowest)
+    assert conf.doubted(pieces, back, "Item 100 is sold.") == "Item"
+    assert conf.doubted(pieces, np.r_[-0.5, back[1:]], "Item 100 is sold.") is None
+    found = {"roundtrip": 0.0}
+    assert conf._reason(["1"], None, found) == "the model was unsure of it"
+    assert conf._reason(["1", "last year"], None, found) == "may have left out: 'last year'"
+    assert conf._reason(["3", "1"], None, found, "Item") == "may have mistranslated: 'Item'"
+
+
 def test_shipped_en_es_has_a_fitted_check_that_separates(en_es):
     """The shipped coefficients flag a translation that drops half the sentence, not the model's own one."""
     fitted = conf.load_fitted(en_es.model_dir, en_es.model.cfg.n_layers)

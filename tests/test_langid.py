@@ -91,6 +91,21 @@ def test_a_placeholders_name_is_no_evidence_beside_words(text, lang):
     assert detect(text).language == lang
 
 
+@pytest.mark.parametrize(("text", "lang"), [
+    ("{count, plural, one {un archivo} other {# archivos}}", "es"),
+    ("{n, plural, offset:1 =0 {ningún archivo} one {un archivo} other {# archivos}}", "es"),
+    ("{gender, select, male {él} female {ella} other {ellos}} llegó", "es"),
+    ("Tienes {n, number} {count, plural, one {mensaje} other {mensajes}}", "es"),
+    ("{count, plural, one {a file} other {# files}}", "en"),
+    ("{count, plural, one {You have a message} other {You have # messages}}", "en"),
+])
+def test_an_icu_messages_structure_is_no_evidence(text, lang):
+    """att7: a Spanish ICU message with short branches was told English (0.99) by its type and selectors ("plural",
+    "one", "other"), then translated as English: kept as it came, unwarned; with --from es warned "this looks like
+    English already". The branches' words tell the language."""
+    assert detect(text).language == lang
+
+
 def test_urls_and_numbers_do_not_hide_the_words():
     assert detect("Mira https://example.org/en/the-page 42").language == "es"
     assert detect("See https://example.org/es/la-pagina 42").language == "en"

@@ -58,6 +58,9 @@ WAY_BACK = ("back", "back_min", "dual")  # read from the way back (roundtrip.rea
 LOWEST_COVERAGE = 1e-4  # lowcov's floor: under it, one attention is as absent as another
 NO_MARGIN = 5.0  # margin of a sentence with a single hypothesis (greedy): as sure as the beam ever is
 WORD = lazy_re.compile(r"[^\W_]", re.UNICODE)  # a word has a letter or digit; punctuation is never "left out"
+# a number is never named as left out or mistranslated: the pipeline keeps it as it came and warns when the model lost
+# it ("Item 100." -> "Es 100." had been "may have mistranslated: '100'", the way back reading a number's pieces unlikely)
+LETTER = lazy_re.compile(r"[^\W\d_]", re.UNICODE)
 
 
 def words(pieces: Sequence[str]) -> list[tuple[int, int, str]]:
@@ -428,7 +431,7 @@ def doubted(pieces: Sequence[str], way_back: np.ndarray, source: str) -> str | N
     named too: the coverage head's reason to skip it does not hold for the way back (en-es fit rows: 6 wrong sentences
     named by their first word, no right one)."""
     lowest = [(float(way_back[a:b].min()), w) for a, b, w in words(pieces[: len(way_back) - 1])
-              if WORD.search(w) and w.lower() not in FUNCTION_WORDS]
+              if LETTER.search(w) and w.lower() not in FUNCTION_WORDS]
     if not lowest:
         return None
     low, word = min(lowest, key=lambda x: x[0])
@@ -439,7 +442,7 @@ def doubted(pieces: Sequence[str], way_back: np.ndarray, source: str) -> str | N
 def _reason(runs: list[str | None], trip: str | None, found: dict, doubt: str | None = None) -> str:
     """A flagged sentence's one-line reason: what it left out, else the word the way back doubts, else what it says
     translated back, else doubt."""
-    if runs := [r for r in runs if r]:
+    if runs := [r for r in runs if r and LETTER.search(r)]:
         return f"may have left out: {', '.join(map(quoted, runs))}"
     if doubt:
         return f"may have mistranslated: {quoted(doubt)}"

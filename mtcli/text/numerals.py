@@ -44,8 +44,8 @@ _POSSESSIVE = lazy_re.compile(r"['’]s(?!\w)")
 
 
 def without_possessive(text: str, spans: tuple[str, ...]) -> str:
-    """The text with no "'s" right after a kept span that ends in no letter."""
-    ends = ends_one_of([s for s in spans if s and not s[-1].isalpha()])
+    """The text with no "'s" right after a kept span that ends in no letter, or an English ordinal ("2nd's time")."""
+    ends = ends_one_of([s for s in spans if s and (not s[-1].isalpha() or re.fullmatch(EN_ORDINAL, s, re.IGNORECASE))])
     return _POSSESSIVE.sub(lambda m: "" if ends(text, m.start()) else m.group(), text)
 
 

@@ -111,6 +111,16 @@ def test_a_number_kept_in_english_takes_no_possessive_a_name_keeps_its():
     assert without_possessive("On July 10's, US$10's.", ("July 10", "US$10")) == "On July 10, US$10."
 
 
+def test_an_ordinal_written_in_english_takes_no_possessive():
+    """att7: "Es la 2.ª vez." came out "It's 2nd's time.", unflagged: the ordinal written anew ends in a letter, as a
+    name does."""
+    es = replace(engine(answers({}, default=lambda s: s.replace("Tom", "Tom's"))),
+                 placeholders=protect.PLACEHOLDERS_FROM["es"])
+    out = translate_lines(["Es la 2.ª vez.", "Quedó 1.º en la carrera."], es, ES)
+    assert [r.text for r in out] == ["Es la 2nd vez.", "Quedó 1st en la carrera."]
+    assert without_possessive("The 2nd's, 21ST's and 3M's.", ("2nd", "21ST", "3M")) == "The 2nd, 21ST and 3M's."
+
+
 @pytest.mark.parametrize("line, spanish", [
     ("Room 101 is on the 3rd floor.", "3.º"), ("She finished 1st.", "1.º"), ("He was 2nd.", "2.º"),
     ("I came 23rd.", "23.º"), ("It is the 11th time.", "11.º"), ("IT IS THE 3RD FLOOR.", "3.º"),

@@ -78,8 +78,9 @@ _EN_WORDS = frozenset(_ENGLISH.split())
 _URL = lazy_re.compile(r"(?:(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://|www\.)\S+|(?<!\S)[^\s@]+@\S+\.\w+", re.IGNORECASE)
 _LATIN_WORD = lazy_re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ]+(?:['’][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ]+)*")
 # an ICU message's structure is no evidence either: its type and selectors are English words ("{count, plural, one {un
-# archivo} other {# archivos}}" was told English 0.99); the branches' words are (text/icu.py reads the message)
-_ICU = lazy_re.compile(r"\{\s*[\w.\-]+\s*,\s*(?:(?:plural|selectordinal|select)\s*,(?:\s*offset:\s*\d+)?"
+# archivo} other {# archivos}}" was told English 0.99); the branches' words are (text/icu.py reads the message). Nor
+# is it a word the check names (mtcli.confidence: "may have left out: 'one', 'other'")
+ICU_STRUCTURE = lazy_re.compile(r"\{\s*[\w.\-]+\s*,\s*(?:(?:plural|selectordinal|select)\s*,(?:\s*offset:\s*\d+)?"
                        r"|(?:number|date|time|spellout|ordinal|duration|choice)\b[^{}]*\})"
                        r"|(?:(?<=[},])|(?<=\d\s))\s*(?:=\d+(?:\.\d+)?|[A-Za-z_][\w\-]*)(?=\s*\{)")  # (not inside a word: linear)
 _SPANISH_MARKS = lazy_re.compile(r"[ñÑáÁíÍóÓúÚüÜ¿¡]")
@@ -248,7 +249,7 @@ def _evidence(text: str) -> float | None:
     from mtcli.text.kinds import MAYBE_TEMPLATE, TEMPLATE
 
     bare = _URL.sub(" ", text)
-    bare = _ICU.sub(" ", bare) if START.search(bare) else bare
+    bare = ICU_STRUCTURE.sub(" ", bare) if START.search(bare) else bare
     # (placeholders' names are no evidence: "{user_name} %1" was told English 0.61, "Hello {nombre}" Spanish 0.90)
     bare = TEMPLATE.sub(" ", bare) if MAYBE_TEMPLATE.search(bare) else bare
     words = _words(bare)

@@ -184,8 +184,12 @@ class Router:
             source = direction.split("-")[0]
             sources = [lines[i] for i in rows]
             checker = self.checker(direction)  # (before decoding: it keeps what the check reads again)
-            done = translate_lines(sources, self.engine(direction), self.options.text_for(source))
-            checks = checker.check(sources, [r.nbest for r in done]) if checker else [None] * len(rows)
+            text = self.options.text_for(source)
+            done = translate_lines(sources, self.engine(direction), text)
+            # (what was kept as it came, the glossary's terms: no warning names them)
+            spans = [[*r.kept, *(line[a:b] for a, b, _ in (text.glossary.find(line) if text.glossary else ()))]
+                     for line, r in zip(sources, done)]
+            checks = checker.check(sources, [r.nbest for r in done], spans=spans) if checker else [None] * len(rows)
             for i, r, check in zip(rows, done, checks):
                 results[i] = CheckedLine(**{**vars(r), "line": first + i}, check=check)
         for r, line, (language, confidence) in zip(results, lines, told):

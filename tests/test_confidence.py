@@ -472,6 +472,48 @@ def test_a_number_is_never_named_as_mistranslated_or_left_out():
     assert conf._reason(["3", "1"], None, found, "Item") == "may have mistranslated: 'Item'"
 
 
+def test_a_kept_span_is_never_the_word_named_nor_lowers_the_mean_it_is_read_against():
+    """What the pipeline kept as it came (a name, a URL: read back piece by piece, unlikely) and a glossary's term (the
+    user's) are never the word named; nor do a URL's pieces, read low, hide the word the model got wrong."""
+    pieces = ["▁zy", "##x", "##q", "##or", "▁bought", "▁a", "▁li", "##ter", "▁of", "▁milk", "."]
+    back = np.array([-9.0, -8.0, -7.0, -6.0, -0.5, -0.2, -0.3, -6.5, -0.1, -0.4, -0.1, -0.05])  # (EOS last)
+    line = "Zyxqor bought a liter of milk."
+    assert conf.doubted(pieces, back, line) == "Zyxqor"
+    assert conf.doubted(pieces, back, line, conf.spared(line, ["Zyxqor"])) == "liter"
+    line = "See https://example.com/liter for the liter."
+    pieces = ["▁see", "▁https", ":", "/", "/", "▁example", ".", "▁com", "/", "▁liter", "▁for", "▁the", "▁liter", "."]
+    back = np.array([-2.9, -8.1, -7.5, -9.4, -9.9, -9.8, -5.4, -11.5, -11.0, -9.7, -4.2, -0.9, -7.6, -2.4, -0.1])
+    assert conf.doubted(pieces, back, line) == "com"
+    assert conf.doubted(pieces, back, line, conf.spared(line, ["https://example.com/liter"])) == "liter"
+    line = "Send it to bob@example.com, the plumber."  # ("@" a piece the back model lacks: with the address)
+    pieces = ["▁send", "▁it", "▁to", "▁bob", "[UNK]", "example", ".", "com", ",", "▁the", "▁plumber", "."]
+    back = np.array([-0.4, -0.3, -1.7, -9.4, -10.5, -10.9, -6.0, -10.8, -0.6, -3.1, -6.4, -0.2, -0.1])
+    assert conf.doubted(pieces, back, line, conf.spared(line, ["bob@example.com"])) == "plumber"
+
+
+def test_an_icu_messages_structure_is_never_named_as_left_out(run_cli):
+    """An ICU message's argument, type and selectors are kept byte for byte: never a word left out (the check forces
+    the line whole, though only the branches were translated: "may have left out: 'one', 'other'")."""
+    line = "{n, plural, =0 {No files} one {One file} other {# files}}"
+    places = conf.spared(line)
+    assert [line[a:b].strip() for a, b in places] == ["{n, plural,", "=0", "one", "other"]
+    assert [conf.outside(r, line, places) for r in ["one", "=0 {No", "other {#"]] == [None, "No", None]
+    assert conf.outside("files", "Delete the files.", conf.spared("Delete the files.")) == "files"
+    code, out, err = run_cli("translate", "--from", "en", "{count, plural, one {a file} other {# files}}", line)
+    assert code == 0 and "'one'" not in err and "'other'" not in err and "=0" not in err
+
+
+def test_round_trip_names_no_kept_span_nor_a_glossary_term(run_cli, tmp_path):
+    """Attack 2026-12-02d A and Q through the CLI: the name and the URL kept as they came, the user's own term."""
+    (terms := tmp_path / "g.tsv").write_text("flux capacitor\tcondensador de flujo\n", "utf-8")
+    code, out, err = run_cli("translate", "--from", "en", "--round-trip", "-g", terms, "The flux capacitor is broken.",
+                             "Zyxqor bought a liter of milk.", "See https://example.com/liter for the liter.")
+    assert code == 0 and "condensador de flujo" in out
+    for word in ("capacitor", "flux", "Zyxqor", "com", "example", "https"):
+        assert f"'{word}'" not in err
+    assert "argument 2: probably wrong" in err and "may have mistranslated: 'liter'" in err
+
+
 def test_shipped_en_es_has_a_fitted_check_that_separates(en_es):
     """The shipped coefficients flag a translation that drops half the sentence, not the model's own one."""
     fitted = conf.load_fitted(en_es.model_dir, en_es.model.cfg.n_layers)

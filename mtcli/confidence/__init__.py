@@ -424,19 +424,61 @@ DOUBTED_LOGPROB = -4.0
 DOUBTED_GAP = 3.0
 
 
-def doubted(pieces: Sequence[str], way_back: np.ndarray, source: str) -> str | None:
+def spared(source: str, spans: Sequence[str] = ()) -> list[tuple[int, int]]:
+    """Where in `source` no word is named as left out or mistranslated: each place of `spans` (what the pipeline kept
+    as it came, a glossary's terms: the user's, or never the model's to get wrong; the way back reads a kept name or
+    URL piece by piece, unlikely: "may have mistranslated: 'Zyxqor'", "'com'") and an ICU message's structure (its
+    argument, type and selectors, kept byte for byte: "may have left out: 'one', 'other'")."""
+    from mtcli.langid import ICU_STRUCTURE
+
+    out = [m.span() for m in ICU_STRUCTURE.finditer(source)] if "{" in source else []
+    return out + [m.span() for span in set(spans) if span.strip() for m in re.finditer(re.escape(span), source)]
+
+
+def _inside(start: int, end: int, places: Sequence[tuple[int, int]]) -> bool:
+    return any(a <= start and end <= b for a, b in places)
+
+
+def _placed(found: Sequence[str], source: str) -> list[tuple[int, int]]:
+    """Where each word (as the tokenizer gave it: lowercased) is in the source, found left to right ((-1, -1): not
+    found); a character the tokenizer did not know is the one after the word before it ("bob", "[UNK]" for "@")."""
+    low, at, out = source.lower(), 0, []
+    for w in found:
+        k = at if w == UNKNOWN else low.find(w.lower(), at)
+        out.append((-1, -1) if k < 0 else (k, k + (1 if w == UNKNOWN else len(w))))
+        at = at if k < 0 else out[-1][1]
+    return out
+
+
+def doubted(pieces: Sequence[str], way_back: np.ndarray, source: str,
+            places: Sequence[tuple[int, int]] = ()) -> str | None:
     """The source word (its pieces joined, as the source writes it) whose token the way back reads least likely, when
-    that is clearly low; never a function word. `pieces`: the source as the back model's target pieces, `way_back`
-    their log-probabilities, EOS last (a source cut to the decoder's length: only the pieces read). The first word is
-    named too: the coverage head's reason to skip it does not hold for the way back (en-es fit rows: 6 wrong sentences
-    named by their first word, no right one)."""
-    lowest = [(float(way_back[a:b].min()), w) for a, b, w in words(pieces[: len(way_back) - 1])
-              if LETTER.search(w) and w.lower() not in FUNCTION_WORDS]
+    that is clearly low; never a function word, nor one in `places` (spared). `pieces`: the source as the back model's
+    target pieces, `way_back` their log-probabilities, EOS last (a source cut to the decoder's length: only the pieces
+    read). The first word is named too: the coverage head's reason to skip it does not hold for the way back (en-es
+    fit rows: 6 wrong sentences named by their first word, no right one)."""
+    read = words(pieces[: len(way_back) - 1])
+    at = _placed([w for _, _, w in read], source) if places else [(-1, -1)] * len(read)
+    mine = np.ones(len(way_back), bool)  # (the sentence's mean without the spared: a URL's pieces read low would hide
+    for (a, b, _), (k, e) in zip(read, at):  # the word the model got wrong, "liter" in "See https://example.com/...")
+        mine[a:b] = not (k >= 0 and _inside(k, e, places))
+    lowest = [(float(way_back[a:b].min()), w) for a, b, w in read
+              if mine[a] and w != UNKNOWN and LETTER.search(w) and w.lower() not in FUNCTION_WORDS]
     if not lowest:
         return None
     low, word = min(lowest, key=lambda x: x[0])
-    clear = low < DOUBTED_LOGPROB and low < float(way_back.mean()) - DOUBTED_GAP
+    clear = low < DOUBTED_LOGPROB and low < float(way_back[mine].mean()) - DOUBTED_GAP
     return as_written(word, source) if clear else None
+
+
+def outside(run: str, source: str, places: Sequence[tuple[int, int]]) -> str | None:
+    """A run as written (as_written) without its words in `places` (spared); None when none of its words is left."""
+    found = re.search(r"\W*".join(map(re.escape, run.split())), source, re.IGNORECASE) if places else None
+    if found is None:
+        return run
+    kept = [m for m in re.finditer(r"[^\W_]+", found.group()) if LETTER.search(m.group())
+            and not _inside(found.start() + m.start(), found.start() + m.end(), places)]
+    return found.group()[kept[0].start() : kept[-1].end()] if kept else None
 
 
 def _reason(runs: list[str | None], trip: str | None, found: dict, doubt: str | None = None) -> str:
@@ -481,10 +523,11 @@ class Checker:
     def active(self) -> bool:
         return self.scorer is not None or self.options.return_alignments
 
-    def check(self, sources: list[str], nbests: list, kept=None) -> list[LineCheck | None]:
+    def check(self, sources: list[str], nbests: list, kept=None, spans: list | None = None) -> list[LineCheck | None]:
         """Each line's check, from its source and n-best list (text, score) pairs, best first; None for a
         line kept as it came (nothing was translated). `kept`: a decode.Encoded of what decoding in other
-        processes read (the server's decoders), in place of the translator's own."""
+        processes read (the server's decoders), in place of the translator's own. `spans`: each line's spans a
+        warning never names (`spared`: what the pipeline kept, a glossary's terms)."""
         todo = [k for k, (src, nb) in enumerate(zip(sources, nbests)) if nb and nb[0][0].strip()
                 and nb[0][0].strip() != src.strip()]
         pairs = {k: sentence_pairs(sources[k], nbests[k][0][0]) for k in todo}
@@ -506,8 +549,10 @@ class Checker:
                 sc.confidence = scorer.confidence(found)
                 sc.flagged = sc.confidence < scorer.threshold
                 if sc.flagged:
-                    doubt = None if back is None else doubted(self._back_pieces(s), back, s)
-                    sc.warnings.append(_reason([as_written(r, s) for r in runs], trip, found, doubt))
+                    places = spared(s, spans[k] if spans else ())
+                    doubt = None if back is None else doubted(self._back_pieces(s), back, s, places)
+                    named = [outside(w, s, places) if (w := as_written(r, s)) else None for r in runs]
+                    sc.warnings.append(_reason(named, trip, found, doubt))
             if self.options.return_alignments:
                 sc.alignment = self._alignment(f, s, t)
             checks[k].append(sc)

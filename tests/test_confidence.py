@@ -205,6 +205,7 @@ def test_a_line_with_a_placeholder_is_aligned_its_spans_to_theirs(line, run_cli)
     assert sorted(j for _, j in pairs) == list(range(len(tgt)))
     assert all(src[i].strip(".,!") == tgt[j].strip(".,!") for i, j in pairs if "{" in tgt[j])
     assert sum("{" in tgt[j] for _, j in pairs) == line.count("{")
+    assert not any(i == k for i, j in pairs for k, m in pairs if "{" in tgt[m] and j != m)  # (no other word to a span)
 
 
 def test_text_words_count_a_words_pieces_where_no_space_marker_starts_it(en_es):
@@ -215,13 +216,21 @@ def test_text_words_count_a_words_pieces_where_no_space_marker_starts_it(en_es):
     assert conf.text_words(tok, "Hello {name}. Bye", pieces) is None  # (a text cut to the model's length)
 
 
-def test_a_kept_span_is_linked_to_its_source_word():
+def test_a_kept_span_is_linked_to_its_source_word_and_no_other_word_to_it():
+    """Each kept span to its source span; the other target words to the source word each attends to most of the rest
+    (attack 2026-12-02d E: "Hello {name}." was aligned 1-0 1-1, "Holanda" to "{name}.")."""
     source, target = "Hello {name}, bye {name2}".split(), "Hola {name} adiós {name2}".split()
     tgt = [(0, 1), (1, 5), (5, 6), (6, 10)]
     unknown = [False, True, False, False, True, False, True, False, False, True]
-    pairs = [(0, 0), (0, 1), (2, 2), (1, 3)]
-    assert conf.kept_spans(pairs, source, target, unknown, tgt) == [(0, 0), (1, 1), (2, 2), (3, 3)]
-    assert conf.kept_spans(pairs, source, target, [False] * 10, tgt) == pairs  # (no piece it lacks: the attention's)
+    att = np.array([[0.5, 0.1, 0.3, 0.1], [0.6, 0.2, 0.1, 0.1], [0.1, 0.2, 0.6, 0.1], [0.1, 0.7, 0.1, 0.1]])
+    assert conf.kept_spans(att, source, target, unknown, tgt) == [(0, 0), (1, 1), (2, 2), (3, 3)]
+    pairs = [(0, 0), (0, 1), (2, 2), (1, 3)]  # (no piece it lacks: the attention's)
+    assert conf.kept_spans(att, source, target, [False] * 10, tgt) == sorted(pairs, key=lambda p: p[1])
+    att[0] = [0.1, 0.8, 0.05, 0.05]  # ("Hola" attends to "{name}," most: to "Hello" of the rest)
+    assert conf.kept_spans(att, source, target, unknown, tgt)[0] == (0, 0)
+    kept = [(0, 0), (0, 1)]  # (every source word a kept span's: the attention's, no word left unlinked)
+    assert conf.kept_spans(np.array([[0.2, 0.8], [0.9, 0.1]]), ["{a}", "{b}"], ["x", "{a}"], [False, True], kept) \
+        == [(1, 0), (0, 1)]
 
 
 def test_uncovered_runs_name_content_words_only():

@@ -583,18 +583,24 @@ class Checker:
         if not src or not tgt:
             return None  # (a text cut to the model's length)
         fitted = self.fitted
-        pairs = align(f.attention, src, tgt, fitted.align_layer, fitted.align_heads or range(f.attention.shape[1]),
-                      fitted.align_shift)
-        return sorted(kept_spans(pairs, source.split(), target.split(), [UNKNOWN in self.vocab.tgt[i] for i in f.tgt], tgt))
+        att = word_attention(f.attention, src, tgt, fitted.align_layer, fitted.align_heads or range(f.attention.shape[1]),
+                             fitted.align_shift)
+        return sorted(kept_spans(att, source.split(), target.split(), [UNKNOWN in self.vocab.tgt[i] for i in f.tgt], tgt))
 
 
-def kept_spans(pairs, source: list[str], target: list[str], unknown: list[bool], tgt) -> list[tuple[int, int]]:
-    """Alignment pairs (i, j) with each kept span ("{name}", "%d": a target word of a piece the vocabulary lacks,
-    as a source word has it, stops around it aside) linked to its source word, which is the same text, not to
-    what the model's attention on a piece it cannot spell says."""
+def kept_spans(att: np.ndarray, source: list[str], target: list[str], unknown: list[bool], tgt) -> list[tuple[int, int]]:
+    """Alignment pairs (i, j), by target word j: each kept span ("{name}", "%d": a target word of a piece the
+    vocabulary lacks, as a source word has it, stops around it aside) linked to its source word, which is the same
+    text, not to what the model's attention on a piece it cannot spell says; every other target word to the source
+    word it attends to most (`att` (J, I): word_attention) of those not so linked ("Hello {name}." had "Hello"
+    unlinked and "Holanda" linked to "{name}.", which attention reads much)."""
     bare = [w.strip(KEPT_STOPS) for w in source]
-    out = []
-    for i, j in pairs:
-        same = [k for k, w in enumerate(bare) if w == target[j].strip(KEPT_STOPS)]
-        out.append((same[0], j) if len(same) == 1 and any(unknown[tgt[j][0]:tgt[j][1]]) else (i, j))
-    return out
+    kept = {}
+    for j, word in enumerate(target):
+        same = [k for k, w in enumerate(bare) if w == word.strip(KEPT_STOPS)]
+        if len(same) == 1 and any(unknown[tgt[j][0]:tgt[j][1]]):
+            kept[j] = same[0]
+    free = att.copy()
+    if len(set(kept.values())) < free.shape[1]:  # (every source word a kept span's: the attention's)
+        free[:, list(kept.values())] = -np.inf
+    return [(kept[j], j) if j in kept else (int(free[j].argmax()), j) for j in range(len(target))]

@@ -523,6 +523,16 @@ def test_round_trip_names_no_kept_span_nor_a_glossary_term(run_cli, tmp_path):
     assert "argument 2: probably wrong" in err and "may have mistranslated: 'liter'" in err
 
 
+def test_a_shouted_line_names_the_word_the_lowercase_line_would(run_cli):
+    """Attack 2026-12-02d C: the way back spells a shouted word letter by letter, each letter likely after the one
+    before; the word named is read from the line as the pipeline translated it, lowercased (and named as typed)."""
+    code, out, err = run_cli("translate", "--from", "en", "--round-trip", "I BOUGHT A LITER OF MILK.",
+                             "I bought a liter of milk.")
+    assert code == 0 and out.split("\n")[0].isupper()
+    assert "argument 1: probably wrong" in err and "may have mistranslated: 'LITER'" in err
+    assert "may have mistranslated: 'liter'" in err
+
+
 def test_shipped_en_es_has_a_fitted_check_that_separates(en_es):
     """The shipped coefficients flag a translation that drops half the sentence, not the model's own one."""
     fitted = conf.load_fitted(en_es.model_dir, en_es.model.cfg.n_layers)

@@ -48,6 +48,7 @@ import numpy as np
 from mtcli.config import DEFAULTS
 from mtcli.errors import UserError, quoted
 from mtcli.roundtrip import is_short, read_back
+from mtcli.text.case import is_shouting, truecase
 from mtcli.tokenizer import SPACE
 from mtcli import lazy_re
 
@@ -550,7 +551,7 @@ class Checker:
                 sc.flagged = sc.confidence < scorer.threshold
                 if sc.flagged:
                     places = spared(s, spans[k] if spans else ())
-                    doubt = None if back is None else doubted(self._back_pieces(s), back, s, places)
+                    doubt = None if back is None else self._doubted(s, t, back, places)
                     named = [outside(w, s, places) if (w := as_written(r, s)) else None for r in runs]
                     sc.warnings.append(_reason(named, trip, found, doubt))
             if self.options.return_alignments:
@@ -559,6 +560,17 @@ class Checker:
         for k in todo:
             out[k] = LineCheck(checks[k])
         return out
+
+    def _doubted(self, source: str, target: str, back: np.ndarray, places) -> str | None:
+        """The word the way back doubts (`doubted`); a shouted sentence's read again as the pipeline translated it,
+        lowercased: the back model's vocabulary spells "LITER" letter by letter, each letter likely after the one
+        before, so no word of it is clearly low ("I BOUGHT A LITER OF MILK." named none). Only the word named: the
+        signals are the way back as typed, as the combination was fitted."""
+        if is_shouting(source):
+            source_low = truecase(source.lower(), {})  # (and the translation, upper-cased from the model's)
+            back = read_back(self.back(), [source_low], [truecase(target.lower(), {}, english=False)])[0]
+            return doubted(self._back_pieces(source_low), back, source, places)
+        return doubted(self._back_pieces(source), back, source, places)
 
     def _back_pieces(self, source: str) -> list[str]:
         """The source as the way back read it: the back model's target pieces."""

@@ -233,6 +233,22 @@ def test_a_kept_span_is_linked_to_its_source_word_and_no_other_word_to_it():
         == [(1, 0), (0, 1)]
 
 
+def test_a_table_rows_cells_are_checked_and_aligned_each_on_its_own(run_cli, tmp_path):
+    """Attack 2026-12-02d F: each cell of a row is translated on its own (text.lines.in_cells); read whole, its tab a
+    piece the vocabulary lacks, the row got no alignment. Cells pair when both sides have as many, with text alike."""
+    assert conf.sentence_pairs("Red\tThe car. It is old.", "Rojo\tEl coche. Es viejo.") == [
+        ("Red", "Rojo"), ("The car.", "El coche."), ("It is old.", "Es viejo.")]
+    assert conf.sentence_pairs("Red\t\tBlue", "Rojo\t\tAzul") == [("Red", "Rojo"), ("Blue", "Azul")]
+    assert conf.sentence_pairs("Red\tBlue", "Rojo Azul") == [("Red\tBlue", "Rojo Azul")]  # (not as many: whole)
+    assert conf.sentence_pairs("Red\tBlue", "Rojo\t") == [("Red\tBlue", "Rojo")]  # (a cell lost: whole, stripped)
+    (row := tmp_path / "row.txt").write_text("Red\tThe green car\n", "utf-8")
+    code, out, _ = run_cli("translate", "--from", "en", "--no-check", "--align", "-i", row)
+    translation, links = out.rstrip("\n").split(" ||| ")
+    pairs = [tuple(map(int, link.split("-"))) for link in links.split()]
+    assert sorted(j for _, j in pairs) == list(range(len(translation.split())))
+    assert {i for i, _ in pairs} <= {0, 1, 2, 3} and any(i == 0 for i, _ in pairs) and any(i > 0 for i, _ in pairs)
+
+
 def test_uncovered_runs_name_content_words_only():
     spans = conf.words(["▁see", "▁you", "▁next", "▁week", ".", "▁at", "▁the", "▁station"])
     low = np.array([0.5, 0.5, 0.01, 0.02, 0.0, 0.01, 0.01, 0.9])

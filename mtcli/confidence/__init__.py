@@ -393,8 +393,15 @@ class LineCheck:
 
 
 def sentence_pairs(source: str, translation: str) -> list[tuple[str, str]]:
-    """A line's (source, translation) sentences, paired when both sides have as many; else the line whole."""
+    """A line's (source, translation) sentences, paired when both sides have as many; else the line whole. A table
+    row's cells (tabs: each was translated on its own, text.lines.in_cells) are paired first, when both sides have
+    as many with text: read whole, its tab a piece the vocabulary lacks, no word of it was aligned."""
     from mtcli.text.segment import sentences
+
+    cells = list(zip(source.split("\t"), translation.split("\t")))
+    if len(cells) > 1 and source.count("\t") == translation.count("\t") and all(
+            bool(s.strip()) == bool(t.strip()) for s, t in cells):
+        return [pair for s, t in cells if s.strip() for pair in sentence_pairs(s, t)]
 
     src, tgt = sentences(" ".join(source.split())), sentences(" ".join(translation.split()))
     return list(zip(src, tgt)) if len(src) == len(tgt) > 1 else [(source.strip(), translation.strip())]

@@ -82,6 +82,8 @@ TINY: dict[str, tuple[list[str], list[str]]] = {
 }
 # not run here, each for its reason
 NOT_HERE = {
+    "confidence_named": "reads benchmarks/confidence.py's cache of the held-out rows (its `build`: the corpus's selection "
+                        "rows translated and read again, tens of minutes), which CI has not",
     "mutation": "mutmut runs the test suite once per mutant (tens of minutes); mutmut is not among CI's extras",
     "twin": "not a script: the PyTorch model compare.py's torch side imports (compare runs here; PyTorch is not in CI)",
 }

@@ -81,8 +81,8 @@ _LATIN_WORD = lazy_re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿĀ-ɏ]+(?:['’][A-Za-zÀ-
 # archivo} other {# archivos}}" was told English 0.99); the branches' words are (text/icu.py reads the message). Nor
 # is it a word the check names (mtcli.confidence: "may have left out: 'one', 'other'")
 ICU_STRUCTURE = lazy_re.compile(r"\{\s*[\w.\-]+\s*,\s*(?:(?:plural|selectordinal|select)\s*,(?:\s*offset:\s*\d+)?"
-                       r"|(?:number|date|time|spellout|ordinal|duration|choice)\b[^{}]*\})"
-                       r"|(?:(?<=[},])|(?<=\d\s))\s*(?:=\d+(?:\.\d+)?|[A-Za-z_][\w\-]*)(?=\s*\{)")  # (not inside a word: linear)
+                                r"|(?:number|date|time|spellout|ordinal|duration|choice)\b[^{}]*\})"
+                                r"|(?:(?<=[},])|(?<=\d\s))\s*(?:=\d+(?:\.\d+)?|[A-Za-z_][\w\-]*)(?=\s*\{)")  # (not inside a word: linear)
 _SPANISH_MARKS = lazy_re.compile(r"[ñÑáÁíÍóÓúÚüÜ¿¡]")
 _MARKUP = lazy_re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.IGNORECASE | re.DOTALL)
 _CONTRACTION = lazy_re.compile(r"[A-Za-z](?:n['’]t|['’](?:s|m|re|ve|ll|d))\b", re.IGNORECASE)

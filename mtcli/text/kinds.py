@@ -56,10 +56,10 @@ _NUMBER = r"(?:(?<![\w-])[+-])?(?<!\w)(?:\w+-)*\w*\d[\w%°.,:/+\-–$\u00a2-\u00
 # (the model made "20 €" twenty dollars; it dropped "USD", "1 euro"; "800 euros" came out "800 ebrio", "30 European")
 _CODES = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|MXN|CNY|INR|BRL|ARS|COP|CLP|PEN|RUB|KRW|SEK|NOK|DKK|PLN"
 _AMOUNT = r"\d(?:[\d.,]*\d)?"
-# A minus before either is the amount's ("-5 €"), and so is one before a sign ("-$5.00", "$-5", "-€20": a sign's amount
-# is otherwise the model's to write, "$50" -> "50 dólares", and it lost the minus: "La pérdida de 300 dólares.")
+# A minus before either is the amount's ("-5 €"), so is one around a sign or a code ("-$5.00", "$-5", "USD -200": the
+# model lost "USD"; a sign's amount is else the model's, "$50" -> "50 dólares", and it lost the minus)
 _MINUS = r"(?:[-−](?=[\d$€£¥A-Z]))?"
-_MONEY = (rf"(?<![\w.,]){_MINUS}(?-i:{_CODES}|(?:US|C|A|NZ|HK|S|R|MX|NT)\$) ?{_AMOUNT}(?![\w.,]*\d)"
+_MONEY = (rf"(?<![\w.,]){_MINUS}(?-i:{_CODES}|(?:US|C|A|NZ|HK|S|R|MX|NT)\$) ?[-−]?{_AMOUNT}(?![\w.,]*\d)"
           rf"|(?<![\w.,]){_MINUS}(?:[$€£¥] ?)?{_AMOUNT} ?(?:[€£¥¢₹₽₩]|(?-i:{_CODES}|euros?|EUROS?|Euros?)\b)"
           rf"|(?<![\w.,])(?:[-−][$€£¥]|[$€£¥][-−]) ?{_AMOUNT}(?![\w.,]*\d)")
 # an amount in euros ("5 euros", "1 euro", "20 €", "€50 euros"; in a translation "€5" too): tried first as typed

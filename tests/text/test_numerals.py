@@ -32,10 +32,11 @@ def _careless(s: str) -> str:
     ("Your balance is -$5.00.", "-$5.00"), ("The loss was -$300.", "-$300"), ("The balance is -5 €.", "-5 €"),
     ("You owe -€20 now.", "-€20"), ("It shows −£15.50.", "−£15.50"), ("It was $-5 at the end.", "$-5"),
     ("Profit fell to -20 euros.", "-20 euros"), ("It is -5 USD.", "-5 USD"), ("It costs -USD 5.", "-USD 5"),
-    ("YOUR BALANCE IS -$5.00.", "-$5.00"),
+    ("YOUR BALANCE IS -$5.00.", "-$5.00"), ("The account shows USD -200.", "USD -200"), ("It was US$ -5.", "US$ -5"),
 ])
 def test_a_negative_amount_keeps_its_minus_and_its_currency(line, span):
-    """Finding FF: "-$300" came out "300 dólares", "-5 €" "-5" (a debt made a credit)."""
+    """Finding FF: "-$300" came out "300 dólares", "-5 €" "-5" (a debt made a credit); attack d's K: "USD -200" kept
+    "-200" alone, and the model lost "USD"."""
     assert _spans(line) == [span]
     (r,) = translate_lines([line], engine(answers({}, default=_careless)))
     assert span.replace("−", "-") in r.text and "dólares" not in r.text  # (normalize makes a minus sign "-")
@@ -49,6 +50,7 @@ def test_a_negative_amount_in_markdown_html_and_a_spanish_source():
     assert "-$300" in html[0]
     (r,) = translate_lines(["Mi saldo es de -50 euros."], engine(answers({}, default=_careless)), ES)
     assert "-50 euros" in r.text
+    assert _spans("La cuenta muestra USD -200.", "es") == ["USD -200"]
 
 
 def test_a_minus_that_is_no_amounts_is_left_as_it_was():

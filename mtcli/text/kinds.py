@@ -237,6 +237,9 @@ KINDS = (
     Kind("keys", r"(?<![\w+])(?:ctrl|alt|shift|cmd|command|option|meta|super|win|fn)(?:\+(?:\w+|[^\w\s]))+(?!\w)", hint=r"\+"),  # Ctrl+S
     # a name of capitals around an ampersand ("AT&T", "H&M", "R&D"): the "&" alone was kept and "AT", "T" translated
     Kind("ampersand name", r"(?<![\w&])(?-i:[A-Z][A-Za-z]{0,3}&[A-Z][A-Za-z]{0,3})(?![\w&;])", hint="&"),
+    # a name of a capital, an apostrophe and a Capitalised word ("O'Brien", "D'Angelo"): the tokenizer cuts it at
+    # the apostrophe and only "Brien" was kept ("O'Brien is here." -> "Los Brien están aquí."); not "O'Brien's" "'s"
+    Kind("apostrophe name", r"(?<![\w'’])(?-i:[A-Z]['’][A-Z][a-zß-öø-ÿ]+)(?!\w)", hint="['’]"),
     Kind("handle", _HANDLE, hint="[@#]"),
     Kind("path", _PATH, hint=r"[/\\]"),
     Kind("file or domain", _NAME, hint=r"[\w-]\.[a-z]"),

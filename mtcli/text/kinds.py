@@ -247,6 +247,9 @@ KINDS = (
     Kind("money", _MONEY),
     Kind("quantity", _UNIT),
     Kind("feet and inches", _FEET, own_stop=True),
+    # a ratio with a space before its colon ("3 :1", "2 : 1"; "3:1" is a number's): the model lost the colon between
+    # two numbers' placeholders ("La rata es 3 1."); not a label's colon, which has none before it ("Step 3: 1 cup")
+    Kind("ratio", r"(?<![\w.,:])\d+(?:[.,]\d+)? : ?\d+(?:[.,]\d+)?(?![\w:]|[.,]\d)", hint=" :"),
     Kind("date", DATE.pattern, rewrite=_date_in_spanish, find=_dates, languages=EN),  # (before the title's rewrite)
     Kind("title and name", TITLED.pattern, rewrite=_retitled(TITLE, TITLES), hint=TITLE.pattern, languages=EN),
     Kind("month", _MONTH_ALONE.pattern, rewrite=month_in_spanish, find=months_alone, languages=EN),

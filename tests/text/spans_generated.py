@@ -109,6 +109,7 @@ SPANS = {
     "handle": ("en", _same(_HANDLE)),
     "path": ("en", _same(_PATH)), "file or domain": ("en", _same(_FILE | _domain)), "time": ("en", _same(_TIME)),
     "money": ("en", _same(_MONEY)), "quantity": ("en", _same(_UNIT)), "feet and inches": ("en", _same(_FEET)),
+    "ratio": ("en", _same(st.sampled_from(["3 :1", "2 : 1", "16 : 9", "1.5 :1"]))),
     "date": ("en", _same(_DATE)), "title and name": ("en", _same(_TITLED)),
     "month": ("en", _same(_MONTH)), "mes": ("es", _same(st.sampled_from(_ES_MONTHS), "es")),
     "fecha": ("es", _same(_FECHA, "es")), "título y nombre": ("es", _same(_TITULO, "es")),

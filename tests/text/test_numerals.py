@@ -10,6 +10,7 @@ import pytest
 from mtcli.config import TextOptions
 from mtcli.text import protect
 from mtcli.text.formats import translate_document
+from mtcli.text.normalize import normalize
 from mtcli.text.numerals import number_in_english, without_possessive
 from mtcli.text.pipeline import translate_lines
 
@@ -146,3 +147,14 @@ def test_a_name_of_capitals_around_an_ampersand_is_kept_whole(line, spans):
         seen = []
         (r,) = translate_lines([line], engine(answers({}, seen)))
         assert spans[0] in r.text and "Tom" in seen[0] and spans[0] not in seen[0]
+
+
+def test_a_ratio_keeps_its_colon():
+    """Attack d's J: "3 :1" and "3 : 1" were two numbers' placeholders and the model lost the colon between them
+    ("La rata es 3 1.", "3 y 1"); normalize had taken the space before "3 : 1"'s colon away. A label's colon stays
+    the sentence's ("Step 3: 1 cup")."""
+    lines = ["The ratio is 3 :1.", "Mix sugar and flour 2 : 1.", "Es 16 : 9."]
+    assert [_spans(normalize(line)) for line in lines] == [["3 :1"], ["2 : 1"], ["16 : 9"]]
+    assert _spans(normalize("Step 3 : 1 cup.")) == ["3 : 1"] and _spans("Step 3: 1 cup.") == ["3", "1"]
+    out = translate_lines(lines[:2], engine(answers({}, default=lambda s: s.replace(":", ""))))
+    assert [r.text for r in out] == lines[:2]

@@ -475,6 +475,15 @@ def test_po_warnings_name_the_message_line():
     assert [r.line for r in results] == [5, 8, 8]  # (the plural's two texts: its msgid's line)
 
 
+def test_json_warnings_name_the_string_s_line():
+    """Attack d's N: a JSON string's number was given as its line ("line 3" for a string on line 4); metadata's
+    strings (ARB's "@" keys) and keys are no texts but have lines too."""
+    data = ('{\n  "x": "Hello.",\n  "@x": {"note": "a \\" quote"},\n  "a": ["Fine.",\n    "The door"],\n'
+            '  "b \\" key": "The car"\n}\n')
+    _, results = translate(data.encode(), "json")
+    assert [r.line for r in results] == [2, 4, 5, 6]
+
+
 def test_po_keeps_its_language_and_its_charset():
     polib = pytest.importorskip("polib")
     latin1 = po_file("Language: es-MX\nContent-Type: text/plain; charset=ISO-8859-1", 'msgid "Caf\u00e9 open"\nmsgstr ""\n')

@@ -158,3 +158,11 @@ def test_a_ratio_keeps_its_colon():
     assert _spans(normalize("Step 3 : 1 cup.")) == ["3 : 1"] and _spans("Step 3: 1 cup.") == ["3", "1"]
     out = translate_lines(lines[:2], engine(answers({}, default=lambda s: s.replace(":", ""))))
     assert [r.text for r in out] == lines[:2]
+
+
+def test_a_number_inside_another_is_written_anew_once():
+    """A property test's example: with its placeholders doubled, "1.000 la 1.000,25." was answered unmasked and "1.000"
+    rewritten inside "1.000,25" too ("1,000 la 1,000,25.", unwarned): each span once, the longest first."""
+    doubling = answers({}, default=lambda s: re.sub(r"\b(50|12)\b", r"\1 \1", s, count=1))
+    (r,) = translate_lines(["1.000 la 1.000,25."], engine(doubling), ES)
+    assert r.text == "1,000 la 1,000.25."

@@ -329,13 +329,13 @@ def test_po_lines_wrapped_at_78_as_gettext_does():
 
 
 def test_each_text_is_numbered_for_its_warnings_from_one():
-    """A text's warnings name it by its number: the value's (JSON), the unit's (XLIFF: the third has its
-    target), the paragraph's (docx: paragraphs without words are counted too)."""
+    """A text's warnings name it by its number: its line's (JSON: two strings on line 4), the unit's (XLIFF: the
+    third has its target), the paragraph's (docx: paragraphs without words are counted too)."""
     pytest.importorskip("docx")
     numbers = {key: [r.line for r in translate(data, key.rstrip("2"))[1]] for key, data in (
         ("json", JSON.encode()), ("xliff", XLIFF12.encode()), ("xliff2", XLIFF20.encode()), ("odt", odt_bytes()),
         ("docx", docx_bytes(1)))}
-    assert numbers == {"json": [1, 2, 3, 4, 5], "xliff": [1, 2, 4], "xliff2": [1, 2], "odt": [1, 2, 3, 4, 5, 6, 7, 8],
+    assert numbers == {"json": [2, 3, 4, 4, 6], "xliff": [1, 2, 4], "xliff2": [1, 2], "odt": [1, 2, 3, 4, 5, 6, 7, 8],
                        "docx": [1, 2, 3, 4, 7, 9, 10]}
 
 

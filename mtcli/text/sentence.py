@@ -101,7 +101,8 @@ class Engine:
 
         from mtcli.confidence.links import aligner
 
-        return replace(cls.of(Lexicon.of(tr), decode), align=aligner(tr), setup=tr.setup_seconds)
+        return replace(cls.of(Lexicon.of(tr), decode), align=aligner(tr),
+                       setup=getattr(tr, "setup_seconds", float))  # (a stand-in translator may have none)
 
 
 @dataclass

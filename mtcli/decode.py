@@ -1014,6 +1014,8 @@ def one_heap() -> None:
 class Translator:
     """A loaded model directory: English lines in, Spanish lines out, in batches."""
 
+    setup_seconds = staticmethod(kernels.jit.setup_seconds)  # (one-time work so far: no line's budget's)
+
     def __init__(self, model_dir, inter_threads: int | None = None, lazy: bool = False):
         """inter_threads: streams of sentences decoded at once, each by one thread with single-threaded BLAS
         (default: one per core). Measured on a shared 2-core machine, two threads that each run

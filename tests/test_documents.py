@@ -329,13 +329,13 @@ def test_po_lines_wrapped_at_78_as_gettext_does():
 
 
 def test_each_text_is_numbered_for_its_warnings_from_one():
-    """A text's warnings name it by its number: the value's (JSON), the unit's (XLIFF: the third has its
-    target), the paragraph's (docx: paragraphs without words are counted too)."""
+    """A text's warnings name it by its number: its line's (JSON: two strings on line 4), the unit's (XLIFF: the
+    third has its target), the paragraph's (docx: paragraphs without words are counted too)."""
     pytest.importorskip("docx")
     numbers = {key: [r.line for r in translate(data, key.rstrip("2"))[1]] for key, data in (
         ("json", JSON.encode()), ("xliff", XLIFF12.encode()), ("xliff2", XLIFF20.encode()), ("odt", odt_bytes()),
         ("docx", docx_bytes(1)))}
-    assert numbers == {"json": [1, 2, 3, 4, 5], "xliff": [1, 2, 4], "xliff2": [1, 2], "odt": [1, 2, 3, 4, 5, 6, 7, 8],
+    assert numbers == {"json": [2, 3, 4, 4, 6], "xliff": [1, 2, 4], "xliff2": [1, 2], "odt": [1, 2, 3, 4, 5, 6, 7, 8],
                        "docx": [1, 2, 3, 4, 7, 9, 10]}
 
 
@@ -473,6 +473,15 @@ def test_po_translated_plurals_and_obsolete_entries_are_left_and_the_rest_transl
 def test_po_warnings_name_the_message_line():
     _, results = translate(po_file("", '\nmsgid "The door"\nmsgstr ""\n\n' + PLURAL), "po")
     assert [r.line for r in results] == [5, 8, 8]  # (the plural's two texts: its msgid's line)
+
+
+def test_json_warnings_name_the_string_s_line():
+    """Attack d's N: a JSON string's number was given as its line ("line 3" for a string on line 4); metadata's
+    strings (ARB's "@" keys) and keys are no texts but have lines too."""
+    data = ('{\n  "x": "Hello.",\n  "@x": {"note": "a \\" quote"},\n  "a": ["Fine.",\n    "The door"],\n'
+            '  "b \\" key": "The car"\n}\n')
+    _, results = translate(data.encode(), "json")
+    assert [r.line for r in results] == [2, 4, 5, 6]
 
 
 def test_po_keeps_its_language_and_its_charset():

@@ -10,6 +10,7 @@ each one a Numba dispatcher in its module, where the kernels that call it find i
 import math
 import sys
 import threading
+import time
 
 import numpy as np
 
@@ -39,6 +40,8 @@ _lock = threading.Lock()  # decoding threads may reach their first kernel togeth
 # in NUMBA_CACHE_DIR): said once on a terminal, not to a log or a pipe
 COMPILING = "mtcli: compiling the kernels, once after an install (later runs load them)…\n"
 _told = False
+_loading = 0.0  # seconds `load` took (Numba's import)
+_holding = None  # Numba's TimingListener of its compiler lock (a kernel compiled or loaded from the cache)
 
 
 class _Pending:
@@ -79,20 +82,30 @@ def kernel(**options):
 def load() -> None:
     """Numba imported and every declared kernel made a dispatcher in its own module (each compiles, or
     loads from the cache, at its first call). Kernel modules declared after this are bound at once."""
-    global _loaded
+    global _loaded, _loading, _holding
     with _lock:
         if _loaded:
             return
+        started = time.perf_counter()
         import numba
         from numba.core import config, event
 
         config.reload_config()  # NUMBA_CACHE_DIR as mtcli.kernels set it, even if Numba was imported before
         event.register("numba:compile", _notice(event))
         event.register("numba:compiler_lock", _releasing(event))
+        _holding = event.TimingListener()
+        event.register("numba:compiler_lock", _holding)
         _numba_extensions(numba)
         globals()["prange"] = numba.prange
         _bind(numba, _pending)
-        _loaded = True
+        _loaded, _loading = True, time.perf_counter() - started
+
+
+def setup_seconds() -> float:
+    """Seconds this process has spent loading Numba and compiling its kernels (or loading them from the cache):
+    one-time work, charged to no line's time budget (text/budget.py: a first run on a loaded machine had left
+    lines untranslated, attack 2026-12-02d's P)."""
+    return _loading + (_holding.duration if _holding is not None and _holding.done else 0.0)
 
 
 def loaded() -> bool:

@@ -95,21 +95,25 @@ def _dates(text: str) -> list[tuple[int, int]]:
 # as a month is (capitalised or ALL CAPS in English, lowercase or ALL CAPS in Spanish: "Julio" is a name); never
 # before a capitalised word (a title, a name: "November Rain", "April Smith"; an ALL CAPS one follows a shouted
 # month) nor a number (DATE's); the months that are also a verb, a name or a word (May, March, April, June, August)
-# only after a word that leads to a month, or after another month ("July, August and September"); not after "to",
-# "for", "and" ("I gave the book to June", "I voted for May", "Jack and August")
+# only after a word that leads to a month, or after another month ("July, August and September"), or between an
+# article and a lowercase word, as a noun's ("the March report": the model dropped it, "Necesito el reporte."); not
+# after "to", "for", "and" ("I gave the book to June", "I voted for May", "Jack and August")
 _MAYBE_NOT_A_MONTH = ("may", "march", "april", "june", "august")
 _NAMES = "|".join([*(m.capitalize() for m in MONTHS), *(m.upper() for m in MONTHS)])
 _MONTH_ALONE = lazy_re.compile(rf"(?<![\w.,'’-])({_NAMES})(?![\w-]|\s*(?:\d|[A-Z][a-z]))")
 _LEADS_TO_MONTH = lazy_re.compile(r"(?:\b(?i:in|of|since|until|till|by|during|early|late|mid|next|last|this|every|"
                                   rf"from|through|before|after|between)|(?:{_NAMES})(?:,| (?i:and|or|to|through|until)))\s+$")
+_BEFORE_A_NOUN = lazy_re.compile(r"\b(?i:the|an?)\s+$"), lazy_re.compile(r"\s+[a-z]")  # (the article, the word)
 _ES_MONTH_ALONE = lazy_re.compile(rf"(?<![\w.,'’-])({_ES_MONTH}|{_ES_MONTH.upper()})(?![\w-]|\s*\d)")
 _TAGGED = lazy_re.compile(r"((?:<[^<>]*>)*)(.*?)((?:<[^<>]*>)*)", re.DOTALL)  # inline markup kept with the month
 
 
 def months_alone(text: str) -> list[tuple[int, int]]:
     """Where an English text names a month alone."""
+    article, noun = _BEFORE_A_NOUN
     return [m.span() for m in _MONTH_ALONE.finditer(text) if m[1].lower() not in _MAYBE_NOT_A_MONTH
-            or _LEADS_TO_MONTH.search(text, max(m.start() - _LEAD_REACH, 0), m.start())]
+            or _LEADS_TO_MONTH.search(text, max(m.start() - _LEAD_REACH, 0), m.start())
+            or noun.match(text, m.end()) and article.search(text, max(m.start() - _LEAD_REACH, 0), m.start())]
 
 
 def meses(text: str) -> list[tuple[int, int]]:

@@ -56,10 +56,10 @@ _NUMBER = r"(?:(?<![\w-])[+-])?(?<!\w)(?:\w+-)*\w*\d[\w%°.,:/+\-–$\u00a2-\u00
 # (the model made "20 €" twenty dollars; it dropped "USD", "1 euro"; "800 euros" came out "800 ebrio", "30 European")
 _CODES = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|MXN|CNY|INR|BRL|ARS|COP|CLP|PEN|RUB|KRW|SEK|NOK|DKK|PLN"
 _AMOUNT = r"\d(?:[\d.,]*\d)?"
-# A minus before either is the amount's ("-5 €"), and so is one before a sign ("-$5.00", "$-5", "-€20": a sign's amount
-# is otherwise the model's to write, "$50" -> "50 dólares", and it lost the minus: "La pérdida de 300 dólares.")
+# A minus before either is the amount's ("-5 €"), so is one around a sign or a code ("-$5.00", "$-5", "USD -200": the
+# model lost "USD"; a sign's amount is else the model's, "$50" -> "50 dólares", and it lost the minus)
 _MINUS = r"(?:[-−](?=[\d$€£¥A-Z]))?"
-_MONEY = (rf"(?<![\w.,]){_MINUS}(?-i:{_CODES}|(?:US|C|A|NZ|HK|S|R|MX|NT)\$) ?{_AMOUNT}(?![\w.,]*\d)"
+_MONEY = (rf"(?<![\w.,]){_MINUS}(?-i:{_CODES}|(?:US|C|A|NZ|HK|S|R|MX|NT)\$) ?[-−]?{_AMOUNT}(?![\w.,]*\d)"
           rf"|(?<![\w.,]){_MINUS}(?:[$€£¥] ?)?{_AMOUNT} ?(?:[€£¥¢₹₽₩]|(?-i:{_CODES}|euros?|EUROS?|Euros?)\b)"
           rf"|(?<![\w.,])(?:[-−][$€£¥]|[$€£¥][-−]) ?{_AMOUNT}(?![\w.,]*\d)")
 # an amount in euros ("5 euros", "1 euro", "20 €", "€50 euros"; in a translation "€5" too): tried first as typed
@@ -237,6 +237,9 @@ KINDS = (
     Kind("keys", r"(?<![\w+])(?:ctrl|alt|shift|cmd|command|option|meta|super|win|fn)(?:\+(?:\w+|[^\w\s]))+(?!\w)", hint=r"\+"),  # Ctrl+S
     # a name of capitals around an ampersand ("AT&T", "H&M", "R&D"): the "&" alone was kept and "AT", "T" translated
     Kind("ampersand name", r"(?<![\w&])(?-i:[A-Z][A-Za-z]{0,3}&[A-Z][A-Za-z]{0,3})(?![\w&;])", hint="&"),
+    # a name of a capital, an apostrophe and a Capitalised word ("O'Brien", "D'Angelo"): the tokenizer cuts it at
+    # the apostrophe and only "Brien" was kept ("O'Brien is here." -> "Los Brien están aquí."); not "O'Brien's" "'s"
+    Kind("apostrophe name", r"(?<![\w'’])(?-i:[A-Z]['’][A-Z][a-zß-öø-ÿ]+)(?!\w)", hint="['’]"),
     Kind("handle", _HANDLE, hint="[@#]"),
     Kind("path", _PATH, hint=r"[/\\]"),
     Kind("file or domain", _NAME, hint=r"[\w-]\.[a-z]"),
@@ -244,6 +247,9 @@ KINDS = (
     Kind("money", _MONEY),
     Kind("quantity", _UNIT),
     Kind("feet and inches", _FEET, own_stop=True),
+    # a ratio with a space before its colon ("3 :1", "2 : 1"; "3:1" is a number's): the model lost the colon between
+    # two numbers' placeholders ("La rata es 3 1."); not a label's colon, which has none before it ("Step 3: 1 cup")
+    Kind("ratio", r"(?<![\w.,:])\d+(?:[.,]\d+)? : ?\d+(?:[.,]\d+)?(?![\w:]|[.,]\d)", hint=" :"),
     Kind("date", DATE.pattern, rewrite=_date_in_spanish, find=_dates, languages=EN),  # (before the title's rewrite)
     Kind("title and name", TITLED.pattern, rewrite=_retitled(TITLE, TITLES), hint=TITLE.pattern, languages=EN),
     Kind("month", _MONTH_ALONE.pattern, rewrite=month_in_spanish, find=months_alone, languages=EN),

@@ -40,7 +40,8 @@ _ESCAPE = lazy_re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(
 # a zero-width joiner or non-joiner with an ASCII character, a space, another joiner or nothing on either side
 # joins nothing
 _LOOSE_JOINER = lazy_re.compile(r"(?<![^\x00-\x7f\u200c\u200d])[\u200c\u200d]|[\u200c\u200d](?![^\x00-\x7f\u200c\u200d])")
-_BEFORE_CLOSE = lazy_re.compile(r" (?=[.,;:!?%)\]}»](?![^\s.,;:!?)\]}»\"']))")  # "station ?" -> "station?"
+# "station ?" -> "station?"; not a ratio's colon, "3 : 1" (kinds.py's "ratio")
+_BEFORE_CLOSE = lazy_re.compile(r" (?=[.,;:!?%)\]}»](?![^\s.,;:!?)\]}»\"']))(?!: \d(?<=\d : \d))")
 _AFTER_OPEN = lazy_re.compile(r"(?<=[¿¡(\[{«]) ")  # "¿ Dónde" -> "¿Dónde"
 _EMOTICON_HINT = lazy_re.compile(r"[:;=][-o^']?[)(\]\[]")  # (the emoticons the rules above would touch)
 

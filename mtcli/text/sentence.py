@@ -81,6 +81,9 @@ class Engine:
     # (source, translation) pairs -> their word links (confidence.links): where markup inside a sentence goes
     # (aligned.py); None: markup.clues translates its words alone and the line without them instead
     align: Callable[[list[tuple[str, str]]], list] | None = None
+    # seconds the decoder has spent so far on one-time work (compiling kernels), charged to no line (budget.py);
+    # `float`: none
+    setup: Callable[[], float] = float
 
     @classmethod
     def of(cls, lexicon: Lexicon, decode: Decode) -> Engine:
@@ -98,7 +101,8 @@ class Engine:
 
         from mtcli.confidence.links import aligner
 
-        return replace(cls.of(Lexicon.of(tr), decode), align=aligner(tr))
+        return replace(cls.of(Lexicon.of(tr), decode), align=aligner(tr),
+                       setup=getattr(tr, "setup_seconds", float))  # (a stand-in translator may have none)
 
 
 @dataclass

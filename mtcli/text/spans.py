@@ -128,8 +128,8 @@ def _dated(text: str, dates: dict[str, str], months: tuple[str, ...], bare: set[
         left = {2: "de ", 3: "a "}.get(m.lastindex, "")
         return left.upper() if m.group().isupper() else left.capitalize() if m.group()[0].isupper() else left
 
-    for span, anew in dates.items():
-        text = text.replace(span, anew)
+    if dates:  # (in one pass, the longest first: "1.000" had been rewritten inside "1.000,25", "1,000,25")
+        text = re.sub("|".join(map(re.escape, sorted(dates, key=len, reverse=True))), lambda m: dates[m.group()], text)
     for month in bare:
         text = re.sub(rf"(?<!\w){_ARTICLE}(?={re.escape(month)}(?!\w))", without, text, flags=re.IGNORECASE)
     at = len(text) - len(text.lstrip("¿¡\"«'"))

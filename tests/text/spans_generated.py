@@ -104,9 +104,12 @@ _ICU = st.builds(lambda name, kind, one, other: f"{{{name}, {kind}, one {{# {one
 SPANS = {
     "ipv6 address": ("en", _same(_ipv6())), "url": ("en", _same(_URL)), "email": ("en", _same(_EMAIL)),
     "code": ("en", _same(_CODE)), "tag": ("en", _same(_TAG)), "keys": ("en", _same(_KEYS)),
-    "ampersand name": ("en", _same(st.sampled_from(["AT&T", "H&M", "R&D", "P&G", "B&Q", "Q&A"]))), "handle": ("en", _same(_HANDLE)),
+    "ampersand name": ("en", _same(st.sampled_from(["AT&T", "H&M", "R&D", "P&G", "B&Q", "Q&A"]))),
+    "apostrophe name": ("en", _same(st.sampled_from(["O'Brien", "D'Angelo", "O'Neill", "D'Souza", "O'Connor"]))),
+    "handle": ("en", _same(_HANDLE)),
     "path": ("en", _same(_PATH)), "file or domain": ("en", _same(_FILE | _domain)), "time": ("en", _same(_TIME)),
     "money": ("en", _same(_MONEY)), "quantity": ("en", _same(_UNIT)), "feet and inches": ("en", _same(_FEET)),
+    "ratio": ("en", _same(st.sampled_from(["3 :1", "2 : 1", "16 : 9", "1.5 :1"]))),
     "date": ("en", _same(_DATE)), "title and name": ("en", _same(_TITLED)),
     "month": ("en", _same(_MONTH)), "mes": ("es", _same(st.sampled_from(_ES_MONTHS), "es")),
     "fecha": ("es", _same(_FECHA, "es")), "título y nombre": ("es", _same(_TITULO, "es")),

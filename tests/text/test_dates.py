@@ -26,6 +26,11 @@ def _found(find, text):
     ("May I come in?", []), ("I met April yesterday.", []), ("March forward!", []),  # (a verb, a name)
     ("Tom never listened to November Rain.", []), ("See you on July 3.", []),  # (a title; a date: DATE's)
     ("mid-July", []), ("Julyan", []), ("in july", []),  # (inside a word; typed lowercase: left to the model)
+    # (between an article and a lowercase word, a noun's: attack d's L, "I need the March report." -> "Necesito el
+    # reporte."; not a verb nor a name: "May I have", "We march", "Send it to June today", "The June.")
+    ("I need the March report.", ["March"]), ("The May report is late.", ["May"]), ("An April morning.", ["April"]),
+    ("May I have the March report?", ["March"]), ("Send it to June today.", []), ("The June.", []),
+    ("The army will March north.", []), ("I may come in May.", ["May"]),
 ])
 def test_an_english_month_alone_is_found_where_it_is_one(text, months):
     assert _found(dates.months_alone, text) == months

@@ -50,8 +50,8 @@ def _modules() -> list[Path]:
 
 def test_the_table_lists_the_kinds_in_the_order_they_are_tried():
     assert [k.name for k in kinds.KINDS] == [
-        "ipv6 address", "url", "email", "code", "tag", "keys", "ampersand name", "handle", "path", "file or domain", "time", "money", "quantity",
-        "feet and inches", "date", "title and name", "month", "fecha", "mes", "título y nombre", "ordinal", "ordinal (en)",
+        "ipv6 address", "url", "email", "code", "tag", "keys", "ampersand name", "apostrophe name", "handle", "path", "file or domain", "time", "money", "quantity",
+        "feet and inches", "ratio", "date", "title and name", "month", "fecha", "mes", "título y nombre", "ordinal", "ordinal (en)",
         "número", "number",
         "emoticon",
         "roman numeral", "template braces", "template interpolation", "template brace", "printf placeholder",
@@ -105,9 +105,10 @@ def test_a_span_is_written_anew_by_the_rows_that_rewrite_in_the_table_s_order():
 
 
 EXAMPLES = {"ipv6 address": "ping fe80::1%eth0 now", "url": "see http://x.org/a now", "email": "mail tom@x.org", "code": "run `ls -la` now", "tag": "a <b>b</b>", "keys": "press Ctrl+Shift+S",
-            "ampersand name": "call AT&T now",
+            "ampersand name": "call AT&T now", "apostrophe name": "ask O'Brien now",
             "handle": "ask @tom", "path": "open /usr/bin now", "file or domain": "open README.md now",
             "time": "at 5 pm", "money": "pay 20 €", "quantity": "run 10 km", "feet and inches": "he is 5'11\" tall",
+            "ratio": "mix it 3 : 1 now",
             "title and name": "ask Mr. Brown", "number": "buy 42 eggs", "emoticon": "fine :-)",
             "título y nombre": "vino el Sr. López", "ordinal": "el 3.er piso", "ordinal (en)": "the 3rd floor",
             "número": "pesa 1,5 kilos", "fecha": "el 4 de junio de 1974"}

@@ -10,6 +10,7 @@ import pytest
 from mtcli.config import TextOptions
 from mtcli.text import protect
 from mtcli.text.formats import translate_document
+from mtcli.text.normalize import normalize
 from mtcli.text.numerals import number_in_english, without_possessive
 from mtcli.text.pipeline import translate_lines
 
@@ -32,10 +33,11 @@ def _careless(s: str) -> str:
     ("Your balance is -$5.00.", "-$5.00"), ("The loss was -$300.", "-$300"), ("The balance is -5 €.", "-5 €"),
     ("You owe -€20 now.", "-€20"), ("It shows −£15.50.", "−£15.50"), ("It was $-5 at the end.", "$-5"),
     ("Profit fell to -20 euros.", "-20 euros"), ("It is -5 USD.", "-5 USD"), ("It costs -USD 5.", "-USD 5"),
-    ("YOUR BALANCE IS -$5.00.", "-$5.00"),
+    ("YOUR BALANCE IS -$5.00.", "-$5.00"), ("The account shows USD -200.", "USD -200"), ("It was US$ -5.", "US$ -5"),
 ])
 def test_a_negative_amount_keeps_its_minus_and_its_currency(line, span):
-    """Finding FF: "-$300" came out "300 dólares", "-5 €" "-5" (a debt made a credit)."""
+    """Finding FF: "-$300" came out "300 dólares", "-5 €" "-5" (a debt made a credit); attack d's K: "USD -200" kept
+    "-200" alone, and the model lost "USD"."""
     assert _spans(line) == [span]
     (r,) = translate_lines([line], engine(answers({}, default=_careless)))
     assert span.replace("−", "-") in r.text and "dólares" not in r.text  # (normalize makes a minus sign "-")
@@ -49,6 +51,7 @@ def test_a_negative_amount_in_markdown_html_and_a_spanish_source():
     assert "-$300" in html[0]
     (r,) = translate_lines(["Mi saldo es de -50 euros."], engine(answers({}, default=_careless)), ES)
     assert "-50 euros" in r.text
+    assert _spans("La cuenta muestra USD -200.", "es") == ["USD -200"]
 
 
 def test_a_minus_that_is_no_amounts_is_left_as_it_was():
@@ -144,3 +147,22 @@ def test_a_name_of_capitals_around_an_ampersand_is_kept_whole(line, spans):
         seen = []
         (r,) = translate_lines([line], engine(answers({}, seen)))
         assert spans[0] in r.text and "Tom" in seen[0] and spans[0] not in seen[0]
+
+
+def test_a_ratio_keeps_its_colon():
+    """Attack d's J: "3 :1" and "3 : 1" were two numbers' placeholders and the model lost the colon between them
+    ("La rata es 3 1.", "3 y 1"); normalize had taken the space before "3 : 1"'s colon away. A label's colon stays
+    the sentence's ("Step 3: 1 cup")."""
+    lines = ["The ratio is 3 :1.", "Mix sugar and flour 2 : 1.", "Es 16 : 9."]
+    assert [_spans(normalize(line)) for line in lines] == [["3 :1"], ["2 : 1"], ["16 : 9"]]
+    assert _spans(normalize("Step 3 : 1 cup.")) == ["3 : 1"] and _spans("Step 3: 1 cup.") == ["3", "1"]
+    out = translate_lines(lines[:2], engine(answers({}, default=lambda s: s.replace(":", ""))))
+    assert [r.text for r in out] == lines[:2]
+
+
+def test_a_number_inside_another_is_written_anew_once():
+    """A property test's example: with its placeholders doubled, "1.000 la 1.000,25." was answered unmasked and "1.000"
+    rewritten inside "1.000,25" too ("1,000 la 1,000,25.", unwarned): each span once, the longest first."""
+    doubling = answers({}, default=lambda s: re.sub(r"\b(50|12)\b", r"\1 \1", s, count=1))
+    (r,) = translate_lines(["1.000 la 1.000,25."], engine(doubling), ES)
+    assert r.text == "1,000 la 1,000.25."

@@ -2,6 +2,7 @@
 
 import re
 
+from mtcli.config import TextOptions
 from mtcli.text.pipeline import Engine, translate_lines
 
 from tests.text.fakes import WORD, answers, engine, upper
@@ -81,3 +82,17 @@ def test_a_name_after_a_title_goes_to_the_model_as_a_placeholder_and_comes_back_
     assert seen[0] == "I met 50 yesterday."
     assert [r.text for r in out] == ["I MET Sr. Brown YESTERDAY.", "SRA. JONES IS HERE.", "Dr. Lee IS IN."]
     assert [r.kept for r in out] == [["Brown"], ["JONES"], ["Lee"]]  # (the name: the title is written anew)
+
+
+def test_a_name_with_an_apostrophe_is_kept_whole():
+    """Attack d's D: the tokenizer cut "O'Brien" at its apostrophe and only "Brien" was kept, the "O'" left to the
+    model ("O'Brien is here." -> "Los Brien están aquí."); the whole name is a placeholder (a name's), in both
+    source languages, and a possessive's "'s" stays the sentence's."""
+    seen = []
+    lines = ["O'Brien is here.", "I met D'Angelo and O'Neill yesterday.", "O'Brien's car is red."]
+    out = translate_lines(lines, engine(answers({}, seen)))
+    assert seen == ["Tom is here.", "I met Tom and Tom yesterday.", "Tom's car is red."]
+    assert [r.kept for r in out] == [["O'Brien"], ["D'Angelo", "O'Neill"], ["O'Brien"]]
+    assert [r.text for r in out] == lines
+    (r,) = translate_lines(["O'Brien está aquí."], engine(answers({})), TextOptions(source="es"))
+    assert r.kept == ["O'Brien"] and r.text.startswith("O'Brien ")

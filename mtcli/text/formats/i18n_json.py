@@ -57,22 +57,23 @@ def read(data: bytes, name: str, settings: Settings):
     if not isinstance(doc, (dict, list)):
         raise UserError(f"{name}: not i18n JSON: expected an object or a list of strings")
     units = Units(text)
-    number = [0]
+    lines = iter(_value_lines(text))
 
-    def walk(node, path: str) -> None:
+    def walk(node, path: str, metadata: bool = False) -> None:
         pairs = node.items() if isinstance(node, dict) else enumerate(node)
         for key, value in pairs:
             here = f"{path}.{key}" if path else str(key)
-            if isinstance(key, str) and key.startswith("@"):
-                continue
+            meta = metadata or isinstance(key, str) and key.startswith("@")
             if isinstance(value, (dict, list)):
-                walk(value, here)
+                walk(value, here, meta)
             elif isinstance(value, str):
+                line = next(lines)  # (every string value's, in the file's order, the metadata's too)
+                if meta:
+                    continue
                 found = {p for p in settings.keys if fnmatch.fnmatchcase(here, p)}
                 matched.update(found)
                 if found or not settings.keys:
-                    number[0] += 1
-                    units.add(value, lambda tokens, n=node, k=key: n.__setitem__(k, _joined(tokens)), number[0])
+                    units.add(value, lambda tokens, n=node, k=key: n.__setitem__(k, _joined(tokens)), line)
 
     matched: set[str] = set()
     try:
@@ -89,6 +90,20 @@ def read(data: bytes, name: str, settings: Settings):
         return (out.replace("\n", newline) + (newline if text.endswith(("\n", "\r")) else "")).encode("utf-8")
 
     return units, write
+
+
+_STRING = lazy_re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?')  # a string, and a key's colon after it
+
+
+def _value_lines(text: str) -> list[int]:
+    """The line of each string value of a valid JSON text, in order: json gives no positions, and a warning named
+    a string's number as its line (attack d's N). No string holds a raw newline (json refuses one)."""
+    lines, line, at = [], 1, 0
+    for m in _STRING.finditer(text):
+        line, at = line + text.count("\n", at, m.start()), m.start()
+        if not m[1]:
+            lines.append(line)
+    return lines
 
 
 def _dumps(doc, indent: str | None) -> str:

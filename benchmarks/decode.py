@@ -10,6 +10,11 @@ process gets a small and varying share of the cores, they measure the work each 
 
     python benchmarks/decode.py [--model mtcli/models/en-es] [--sentences 1500] [--rounds 3]
 
+CTranslate2 counts a batch of "tokens" in source tokens, mtcli in source tokens times the beam (decode._joining:
+its caches hold a row per hypothesis), so at beam 4 the same max_batch_size gives CTranslate2 ~4x the rows a step
+(docs/benchmarks.md: its products amortise their packing over more rows); --ct2-batch same hands CTranslate2
+mtcli's batches (the budget divided by the beam).
+
 --before DIR adds the same model decoded by another tree's mtcli (a change's before) as one more side, in the
 same process and rounds: DIR holds that tree's mtcli/ copied as the package mtcli_base, e.g.
 
@@ -69,12 +74,12 @@ def before_side(tree: Path, model: str) -> Mtcli:
 
 class CTranslate2:
     """A CTranslate2 Translator fed mtcli's own token ids (spelled as the export spells them), with
-    mtcli's search settings and batching."""
+    mtcli's search settings and max_batch_size (--ct2-batch same: its batches, ct2_batch)."""
 
-    def __init__(self, tr: Translator, model_dir: Path, compute_type: str, threads: int):
+    def __init__(self, tr: Translator, model_dir: Path, compute_type: str, threads: int, same_batches: bool = False):
         import ctranslate2
 
-        self.tr = tr
+        self.tr, self.same_batches = tr, same_batches
         self.ct2 = ctranslate2.Translator(str(model_dir), device="cpu", compute_type=compute_type,
                                           inter_threads=1, intra_threads=threads)
         self.tgt_ids = {name: i for i, name in reversed(list(enumerate(target_tokens(tr.tgt_tok))))}
@@ -86,9 +91,14 @@ class CTranslate2:
         results = self.ct2.translate_batch(
             tokens, beam_size=beam, length_penalty=DEFAULTS.length_penalty,
             no_repeat_ngram_size=DEFAULTS.no_repeat_ngram_size, max_decoding_length=self.max_len,
-            max_batch_size=DEFAULTS.max_batch_size, batch_type=DEFAULTS.batch_type,
+            max_batch_size=ct2_batch(beam, self.same_batches), batch_type=DEFAULTS.batch_type,
             suppress_sequences=[["[PAD]"], ["[START]"]], return_scores=True)
         return self.tr.tgt_tok.decode_batch([[self.tgt_ids[t] for t in r.hypotheses[0]] for r in results])
+
+
+def ct2_batch(beam: int, same: bool) -> int:
+    """CTranslate2's max_batch_size: mtcli's number, or (same) the batches mtcli decodes in CTranslate2's count."""
+    return max(1, DEFAULTS.max_batch_size // beam) if same and DEFAULTS.batch_type == "tokens" else DEFAULTS.max_batch_size
 
 
 def timed(fn, *args):
@@ -106,8 +116,11 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2, help="CTranslate2 intra_threads")
     ap.add_argument("--calls", type=int, default=20, help="calls on one sentence, after the rounds (median)")
+    ap.add_argument("--ct2-batch", choices=("own", "same"), default="own",
+                    help="CTranslate2's batches: mtcli's max_batch_size in its own count, or the same batches as mtcli")
     ap.add_argument("--before", type=Path, help="a directory holding another tree's mtcli as mtcli_base (above)")
     args = ap.parse_args()
+    same = args.ct2_batch == "same"
     tr = Translator(args.model)
     lines = sample(args.data, args.sentences)
     n_tokens = sum(len(s) for s in tr.src_tok.encode_batch(lines))
@@ -121,9 +134,10 @@ def main():
         if len(tr.models) > 1:
             sides[f"mtcli, {len(tr.models)} models"] = Mtcli(tr)
         for compute_type in ("float32", "int8"):
-            sides[f"CTranslate2 {compute_type}"] = CTranslate2(tr, Path(tmp), compute_type, args.threads)
+            sides[f"CTranslate2 {compute_type}"] = CTranslate2(tr, Path(tmp), compute_type, args.threads, same)
     print(f"{args.model}: {len(lines)} sentences of {args.data.name} ({n_tokens / len(lines):.1f} source tokens "
-          f"on average), batches of {DEFAULTS.max_batch_size} {DEFAULTS.batch_type}, {args.rounds} alternating rounds")
+          f"on average), batches of {DEFAULTS.max_batch_size} {DEFAULTS.batch_type} (CTranslate2's: "
+          f"{ct2_batch(1, same)} greedy, {ct2_batch(4, same)} at beam 4), {args.rounds} alternating rounds")
     for name, side in sides.items():  # warm-up: kernels loaded, buffers allocated
         side(lines[:64], 4)
     for label, beam in (("greedy", 1), ("beam 4", 4)):

@@ -32,6 +32,8 @@ TINY: dict[str, tuple[list[str], list[str]]] = {
     "confidence_short": (["cost", "--lines", "4", "--repeats", "1"], [r'"after extra": -?\d+\.\d+', r'"short flagged": \{"before": \d+, "after": \d+\}']),
     "decode": (["--sentences", "8", "--rounds", "1", "--calls", "2"],
                [r"beam 4:\n +mtcli +\d+ sentences/s", r"CTranslate2 float32 +\d+ sentences/s .* same text as mtcli +\d"]),
+    "decode:same": (["--sentences", "8", "--rounds", "1", "--calls", "2", "--ct2-batch", "same"],
+                    [r"batches of 2048 tokens \(CTranslate2's: 2048 greedy, 512 at beam 4\)", r"CTranslate2 int8 +\d+ sentences/s .* same text as mtcli +\d"]),
     "distributed": (["--steps", "2", "--warmup", "1", "--prepared", "{prepared}"],
                     [r"\n +1 +2 +\d+\.\d .* 1\.00 +100%", r"\n +2 +1 +\d+\.\d .* \d\.\d\d +\d+%"]),
     "documents": (["--sentences", "8", "--rounds", "1"],

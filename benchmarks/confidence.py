@@ -69,6 +69,10 @@ THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.3)
 # check's: the way back's forced reading (its mean and lowest token) in place of the round trip's chrF, better in
 # the folds of both directions (`cheap --check full`; docs/confidence.md)
 MAIN = {"full": ("logprob", "back", "back_min"), "fast": ("logprob",)}
+# each check's omission part: the coverage's signals; the full check's the way back's lowest token too (a word left
+# out or mistranslated reads the source's word as improbable): en-es 0.90 -> 0.95, es-en 0.84 -> 0.88 in the folds
+# (`compare`; docs/confidence.md)
+OMISSION = {"full": (*conf.OMISSION_FEATURES, "back_min"), "fast": conf.OMISSION_FEATURES}
 
 
 def _main(tr) -> dict[str, tuple[str, ...]]:
@@ -419,12 +423,12 @@ def _union_cut(pa: np.ndarray, po: np.ndarray, ta: float) -> float:
     return float(max(ok)) if ok else 0.0
 
 
-def with_omission(scorer: conf.Scorer, fit_rows: list[dict], om_rows: list[dict], vocab: conf.Vocab) -> conf.Scorer:
-    """The scorer with an omission part: a logistic regression of OMISSION_FEATURES telling the omission rows
+def with_omission(scorer: conf.Scorer, fit_rows: list[dict], om_rows: list[dict], vocab: conf.Vocab,
+                  names: tuple[str, ...]) -> conf.Scorer:
+    """The scorer with an omission part: a logistic regression of `names` (OMISSION) telling the omission rows
     (fit part) from the selection fit rows, and the two thresholds that catch the most of the fit rows' wrong
     ones (weighted SELECTION_WEIGHT) and omissions with at most MAX_FALSE_FLAGS of the right selection fit rows
     flagged."""
-    names = conf.OMISSION_FEATURES
     x = _signals(fit_rows + om_rows, scorer, vocab, names)
     y = np.r_[np.ones(len(fit_rows)), np.zeros(len(om_rows))]
     mean, scale, coef, bias = logistic(x, y)
@@ -564,7 +568,7 @@ def fit(args) -> None:
     scorers = {"logprob": _main_part(fit_rows, ("logprob",), layer, heads, named, ratio, vocab)}
     for name, names in (_main(tr) if args.members else MAIN).items():
         scorers[name] = with_omission(_main_part(fit_rows, names, layer, heads, named, ratio, vocab), fit_rows,
-                                      om_fit, vocab)
+                                      om_fit, vocab, OMISSION[name])
     # the combinations the model had before this fit, read on the same rows: what the refit changed
     before = {f"before {k}": v for k, v in conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers.items()}
     # each keeps the short part it had (benchmarks/confidence_short.py fits it; it reads short lines alone)
@@ -590,9 +594,10 @@ LENGTH_SIGNALS = ("src_len", "logprob_x_len", "total_logprob")
 
 
 def _all_signals(rows: list[dict], shipped: conf.Scorer, covered: float, vocab: conf.Vocab) -> list[dict]:
-    """Each row's signals as mtcli reads them at a coverage threshold, and the per-token ones of its full forced
+    """Each row's signals as mtcli reads them at a coverage threshold, the per-token ones of its full forced
     pass (the lowest token log-probability, the mean, the share under probability 0.2; an ensemble's: of its
-    members' mean)."""
+    members' mean) and of its way back (the share of source tokens under -3 and -5, the second lowest, the sum, the
+    first token's, the mean without it, 1 / the tokens read)."""
     sc = replace(shipped, covered=covered)
     out = []
     for r in rows:
@@ -602,6 +607,11 @@ def _all_signals(rows: list[dict], shipped: conf.Scorer, covered: float, vocab: 
         back = r.get("way_back")  # (an ensemble's way back: its members' mean per token as it decodes, the second's)
         more = {} if back is None or len(back) == 1 else {"back_ensemble": float(back.mean()), "back_member1": float(back[1].mean()),
                                           "dual_ensemble": abs(s["logprob"] - float(back.mean()))}
+        if back is not None:  # (per token of the way back, its first member's: measured, not shipped)
+            b = back[0]
+            more |= {"back_low3": float((b[:-1] < -3).mean()), "back_low5": float((b[:-1] < -5).mean()),
+                     "back_min2": float(np.sort(b)[min(1, len(b) - 1)]), "back_sum": float(b.sum()),
+                     "back_first": float(b[0]), "back_rest": float(b[1:].mean()), "back_inv": 1 / len(b)}
         out.append({**s, "min_token": float(lp.min()), "mean_token": float(lp.mean()),
                     "low_tokens": float((lp < math.log(0.2)).mean()), "src_len": n, "logprob_x_len": s["logprob"] * n,
                     **more})
@@ -611,10 +621,13 @@ def _all_signals(rows: list[dict], shipped: conf.Scorer, covered: float, vocab: 
 def _fold_scores(train: list[dict], y: np.ndarray, om_train: list[dict], names, on, weight: float):
     """with_omission's combination fitted on signal dicts (one coverage threshold): a function giving rows'
     scores, higher where more probably wrong (the lower of the two parts' logits, as Scorer.confidence); `on`
-    the omission part's signals, `weight` the selection rows' (SELECTION_WEIGHT as shipped)."""
+    the omission part's signals (none: the main part alone), `weight` the selection rows' (SELECTION_WEIGHT as
+    shipped)."""
     def z(rows, m):
         return ((np.array([[r[n] for n in m[4]] for r in rows], float) - m[0]) / m[1]) @ m[2] + m[3]
     main = (*logistic(np.array([[r[n] for n in names] for r in train], float), 1 - y), names)
+    if not on:
+        return lambda rows: -z(rows, main)
     om = (*logistic(np.array([[r[n] for n in on] for r in train + om_train], float),
                     np.r_[np.ones(len(train)), np.zeros(len(om_train))]), on)
     pa, po = 1 / (1 + np.exp(-z(train, main))), 1 / (1 + np.exp(-z(train + om_train, om)))
@@ -643,7 +656,11 @@ def compare(args) -> None:
     members = tuple(n for n in main["fast"] if n.startswith("member"))
     fast = tuple(n for n in conf.FEATURES if n != "roundtrip") + members
     om, w, before = conf.OMISSION_FEATURES, SELECTION_WEIGHT, ("short", "named")
-    ways = {"fast": (main["fast"], om, w), "full": (main["full"], om, w), "fast, weight 1": (main["fast"], om, 1.0),
+    # (an ensemble's "fast" and "full" read its members, as `fit --members`; "as shipped": what `fit` writes)
+    ways = {"fast": (main["fast"], om, w), "full": (main["full"], OMISSION["full"], w),
+            "full as shipped": (MAIN["full"], OMISSION["full"], w),
+            "full as shipped, its omission part without the way back (before)": (MAIN["full"], om, w),
+            "full as shipped, no omission part": (MAIN["full"], (), w), "fast, weight 1": (main["fast"], om, 1.0),
             "fast, weight 1.5": (main["fast"], om, 1.5), "fast, weight 3": (main["fast"], om, 3.0),
             "fast, omission part short + named": (main["fast"], before, w), "fast, every signal": (fast, om, w),
             "full, every signal": (fast + ("roundtrip",), om, w),
@@ -720,10 +737,10 @@ def cheap(args) -> None:
             test, om_test = set(hand[fold::5]), set(range(fold, len(om_fit), 5))
             rows = [k for k in range(len(fit_rows)) if k not in test]
             score = _fold_scores([fit_sig[k] for k in rows], y[rows], [s for k, s in enumerate(om_sig) if k not in om_test],
-                                 names, conf.OMISSION_FEATURES, SELECTION_WEIGHT)
+                                 names, shipped.om_features, SELECTION_WEIGHT)
             got = score([fit_sig[k] for k in sorted(test)] + [s for k, s in enumerate(om_sig) if k in om_test])
             folds.append(recall_at(*roc(got, np.r_[y[sorted(test)], np.ones(len(om_test))])[:2]))
-        scores[way] = _fold_scores(fit_sig, y, om_sig, names, conf.OMISSION_FEATURES, SELECTION_WEIGHT)(held_sig)
+        scores[way] = _fold_scores(fit_sig, y, om_sig, names, shipped.om_features, SELECTION_WEIGHT)(held_sig)
         held_recall = [recall_at(*roc(scores[way][b], y_held[b])[:2]) for b in boots]
         diff = [h - recall_at(*roc(scores["shipped"][b], y_held[b])[:2]) for h, b in zip(held_recall, boots)]
         print(f"{way:28s} folds {np.mean(folds):.3f} ± {np.std(folds):.3f}   held out "

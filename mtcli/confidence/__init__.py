@@ -27,9 +27,9 @@ Signals (docs/confidence.md has what each one is worth, measured):
   back_min    its lowest token's log-probability
   dual        |logprob - back|: Junczys-Dowmunt's (2018) dual conditional cross-entropy's disagreement term
 (`named` and `lowcov` skip the sentence's first word.) The combination has two parts: the log-probability (an
-ensemble's: its members'; and the round trip, if made) against the labels of the selection rows, and an omission part (`lowcov`, `named`) fitted on
-translations made without a phrase of their source; a sentence is flagged when either part puts it under its own
-threshold. A sentence of 1-3 words is read by a short part of its own instead (Scorer.short; docs/confidence.md).
+ensemble's: its members'; and the way back, if read) against the labels of the selection rows, and an omission part
+(`lowcov`, `named`; with the way back, `back_min` too) fitted on translations made without a phrase of their source;
+a sentence is flagged when either part puts it under its own threshold. A sentence of 1-3 words is read by a short part of its own instead (Scorer.short; docs/confidence.md).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from mtcli import lazy_re
 
 FILE = "confidence.json"  # in a model directory, beside its weights
 FEATURES = ("logprob", "margin", "uncovered", "roundtrip", "pieces", "src_pieces", "length")
-OMISSION_FEATURES = ("lowcov", "named")
+OMISSION_FEATURES = ("lowcov", "named")  # the omission part's coverage signals (with the way back: and back_min)
 WAY_BACK = ("back", "back_min", "dual")  # read from the way back (roundtrip.read_back): a scorer with one loads it
 LOWEST_COVERAGE = 1e-4  # lowcov's floor: under it, one attention is as absent as another
 NO_MARGIN = 5.0  # margin of a sentence with a single hypothesis (greedy): as sure as the beam ever is
@@ -186,6 +186,12 @@ class Scorer:
     # reads less sure than a sentence's whether right or not, and under the one threshold ~40 % of the right ones
     # were flagged
     short: Scorer | None = None
+
+    @property
+    def reads_way_back(self) -> bool:
+        """Whether a part of it (the main part, the omission part, the short part) reads the way back: the check loads
+        the other direction's model for it."""
+        return bool(set(WAY_BACK) & set(self.features + self.om_features + (self.short.features if self.short else ())))
 
     @property
     def reads_members(self) -> bool:
@@ -548,7 +554,7 @@ class Checker:
         trips = (round_trip(self.back(), [t for _, _, t in flat]) if scorer and "roundtrip" in scorer.features
                  else [None] * len(flat))
         backs = (read_back(self.back(), [s for _, s, _ in flat], [t for _, _, t in flat])
-                 if scorer and set(WAY_BACK) & set(scorer.features) else [None] * len(flat))
+                 if scorer and scorer.reads_way_back else [None] * len(flat))
         checks: dict[int, list[SentenceCheck]] = {k: [] for k in todo}
         for (k, s, t), f, trip, back in zip(flat, forced, trips, backs):
             sc = SentenceCheck(s, t)

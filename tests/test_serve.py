@@ -656,6 +656,61 @@ def test_a_failing_decoder_fails_its_requests_only(monkeypatch):
     assert len(opened) == 4 and all(decoder.pipe.closed for decoder in opened if decoder)  # a failed one is closed
 
 
+def test_decoders_starting_side_by_side_count_once_as_one_time_work():
+    """Batcher.setup: the wall seconds its decoders took to start (a model loaded, kernels compiled), which no line's
+    budget is charged (formatter.main); two started side by side count once."""
+    import asyncio
+
+    from mtcli.serve.batcher import Batcher
+
+    def open_decoder():
+        time.sleep(0.3)
+        return in_thread(SlowStream([], 0.001, 1))
+
+    async def main():
+        batcher = Batcher(open_decoder, 2)
+        await started(batcher)
+        await batcher.close()
+        return batcher.setup
+
+    assert 0.3 <= asyncio.run(main()) < 0.55
+
+
+def _setup_around_a_decoding(tools) -> tuple[float, float]:
+    """(A formatter's job.) Its en-es Engine's one-time work before and after a decoding."""
+    engine = tools.engines["en-es"]
+    before = engine.setup()
+    engine.decode(["Hello."])
+    return before, engine.setup()
+
+
+def test_a_formatters_engine_reads_its_decoders_one_time_work(shipped_model):
+    """The server's lines, as the CLI's, are charged nothing of the decoders' one-time work (text/retry.py): the
+    formatter's Engine.setup reads the seconds its direction's batcher spent starting decoders, as each decoding's
+    answer tells it (an Engine.of's reads 0: a first run's kernels compiled while a line waited had passed it
+    through untranslated, "over its budget")."""
+    import asyncio
+
+    from mtcli.decode import Translator
+    from mtcli.serve.formatter import FormatterProcess, Formatters
+    from mtcli.serve.texts import setup
+
+    made = setup([Translator(shipped_model, inter_threads=1)])
+
+    async def decode(direction, lines, kept):
+        return [[("Hola.", 0.0)] for _ in lines]
+
+    async def main():
+        formatters = Formatters(lambda: FormatterProcess(made), 1, decode, lambda: {"en-es": 12.5})
+        await formatters.start()
+        try:
+            return await asyncio.wait_for(formatters.run(_setup_around_a_decoding), 60)
+        finally:
+            await formatters.close(5)
+
+    assert asyncio.run(main()) == (0.0, 12.5)
+
+
 def test_decoders_that_cannot_start_are_tried_again_and_the_batcher_starts(monkeypatch):
     """Decoders killed while they start (both of them, twice) do not stop the batcher: each is started
     again, with backoff, and decodes once it runs."""

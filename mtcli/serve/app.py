@@ -326,7 +326,8 @@ class Service:
         # the check runs in one thread of its own, off the event loop: a thread a request (asyncio's pool, up
         # to 6 here) grew a heap of its own each (the server's process 249 MB after a flood of 32 clients, 134 with one)
         self.checking = ThreadPoolExecutor(1, "mtcli-check")
-        self.formatters = Formatters(lambda: FormatterProcess(made), cfg.formatters, self._decode)
+        self.formatters = Formatters(lambda: FormatterProcess(made), cfg.formatters, self._decode,
+                                     lambda: {direction: b.setup for direction, b in self.batchers.items()})
         self.translate_job, self.detect_job = translate_job, detect_job  # run in a formatter
         self.files: OrderedDict[str, tuple[float, bytes]] = OrderedDict()  # translated files: expiry, bytes
         self.queued = 0  # characters admitted and not yet answered

@@ -131,6 +131,9 @@ class Batcher:
         self.steps = self.step_sentences = self.sentences = self.joined = 0
         self.busy = self.cpu = self.waited = 0.0
         self.failures = 0  # decoders that failed or could not start
+        # wall seconds spent starting decoders (a model loaded, kernels compiled: minutes on a first run on a loaded
+        # machine), starts side by side counted once: one-time work, charged to no line's budget (formatter.main)
+        self.setup, self._setup_until = 0.0, 0.0
 
     async def start(self) -> None:
         """Start every decoder, each in the background: a decoder that cannot start (killed while it
@@ -223,6 +226,7 @@ class Batcher:
                 decoder.send([i for i, _ in joining], [r.lines[k] for _, (r, k) in joining])
                 continue
             try:
+                starting = time.monotonic()
                 decoder = self._open()
             except Exception as e:  # the queued lines fail with it, unless another decoder takes them
                 log.error("decoder %d could not start (next try in %g s): %s", d, retry, e)
@@ -240,6 +244,9 @@ class Batcher:
                 continue
             retry = RETRY_SECONDS[0]
             with self._lock:
+                now = time.monotonic()
+                self.setup += max(0.0, now - max(starting, self._setup_until))
+                self._setup_until = now
                 self._current[d] = decoder
                 self._wake(everyone=True)
             self._thread(self._receive, d, decoder)

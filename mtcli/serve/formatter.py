@@ -146,12 +146,12 @@ class _Job:
 class Formatters:
     """`count` formatter processes, each started (again after RETRY_SECONDS, doubling, while it
     cannot start) in the background. `decode(direction, sentences, kept)` -> their n-best lists, from the
-    batcher of that direction (`kept`: the job's, see run).
-    Every method runs on the event loop."""
+    batcher of that direction (`kept`: the job's, see run); `setup()` -> each direction's Batcher.setup, sent with
+    them. Every method runs on the event loop."""
 
     def __init__(self, open_process: Callable[[], FormatterProcess], count: int,
-                 decode: Callable[[str, list[str], dict | None], Awaitable[list]]):
-        self._open, self.count, self._decode = open_process, count, decode
+                 decode: Callable[[str, list[str], dict | None], Awaitable[list]], setup: Callable[[], dict] = dict):
+        self._open, self.count, self._decode, self._setup = open_process, count, decode, setup
         self._processes: list[FormatterProcess | None] = [None] * count
         self._jobs: dict[int, _Job] = {}
         self._ids = itertools.count()
@@ -260,7 +260,7 @@ class Formatters:
         state = self._jobs.get(job)
         if state is not None:
             state.decoding = None
-        process.send(("decoded", job, result))
+        process.send(("decoded", job, result, self._setup()))
 
     def _on_exit(self, process: FormatterProcess) -> None:
         process.alive = False
@@ -323,6 +323,8 @@ def main(pipe: Connection) -> None:
     the server is gone. A job's decode sends its sentences to the server and waits for them."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C and SIGTERM are the server's to handle
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    from dataclasses import replace
+
     from mtcli.text.pipeline import Engine
 
     try:
@@ -333,6 +335,9 @@ def main(pipe: Connection) -> None:
     waiting: dict[int, list] = {}  # job -> [event, reply] while its decode waits
     cancelled: set[int] = set()
     current = threading.local()
+    # each direction's decoders' one-time work (Batcher.setup) as the last decoding's answer told: a decoder's start
+    # that a line waited for is charged to no line's budget, as the CLI's kernels compiled (text/retry.py)
+    setups: dict[str, float] = {}
 
     def send(message) -> None:
         with sending, contextlib.suppress(OSError):
@@ -350,7 +355,8 @@ def main(pipe: Connection) -> None:
             raise slot[1]
         return slot[1]
 
-    tools = Tools({direction: Engine.of(lexicon, functools.partial(decode, direction))
+    tools = Tools({direction: replace(Engine.of(lexicon, functools.partial(decode, direction)),
+                                      setup=functools.partial(setups.get, direction, 0.0))
                    for direction, lexicon in made.items()})
 
     def run(job: int, fn: Callable, args: tuple) -> None:
@@ -374,6 +380,8 @@ def main(pipe: Connection) -> None:
             job = rest[0]
             if op == "cancel":
                 cancelled.add(job)
+            elif len(rest) > 2:  # (before the job's thread wakes: its budget reads them)
+                setups.update(rest[2])
             if slot := waiting.get(job):
                 slot[1] = rest[1] if op == "decoded" else Cancelled()
                 slot[0].set()

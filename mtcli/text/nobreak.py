@@ -61,9 +61,11 @@ class NoBreak:
         pairs, names = _index(plain)
         gaps = []
         for left, right, written in found:
-            glued = normalize(f"{left} {right}") == left + right
             title = _TITLE.fullmatch(left) and _NAME.fullmatch(right)
             sure = len(pairs.get((left, right), ())) == 1 and (not title or len(names.get(right, ())) == 1)
+            # the tokens as the model is given them, and so writes them ("−5" is "-5": normalize.py's table)
+            left, right = normalize(left).lstrip(OPEN), normalize(right).rstrip(CLOSE)
+            glued = normalize(f"{left} {right}") == left + right
             gaps.append(Gap(left, right, written, glued, bool(sure)))
         return plain, gaps
 

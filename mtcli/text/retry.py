@@ -73,7 +73,8 @@ def _decoded(todo: list[Sentence], engine: Engine, budget: Budget) -> list[list[
     sizes: dict[int, int] = {}
     for s in todo:
         sizes[s.line] = sizes.get(s.line, 0) + sum(map(len, s.pieces))
-    budget.share(sizes, time.monotonic() - started - (engine.setup() - setup))
+    # (at least 0: a server's decoder that started while the line waited may have begun before it came)
+    budget.share(sizes, max(0.0, time.monotonic() - started - (engine.setup() - setup)))
     return [[next(outs) for _ in s.pieces] for s in todo]
 
 

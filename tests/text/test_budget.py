@@ -99,6 +99,21 @@ def test_a_decoders_one_time_work_is_charged_to_no_line():
     assert "budget" in r.warnings[0] and r.text == line
 
 
+def test_more_one_time_work_than_a_call_took_gives_its_lines_no_credit():
+    """A server's decoder that began starting before the line came (Batcher.setup) may count more setup than the
+    decoding call took: the call is charged nothing, not less than nothing, and the line's next call counts whole."""
+    calls = [0]
+
+    def decode(lines):  # (the first call's answer loses the spans: they are tried again, slowly)
+        calls[0] += 1
+        time.sleep(SLOW if calls[0] == 2 else 0)
+        return [[("Nada.", -1.0)] for _ in lines]
+
+    line = "I paid $50 for 3 books."
+    (r,) = translate_lines([line], replace(engine(decode), setup=lambda: 100.0 if calls[0] else 0.0), BUDGET)
+    assert calls[0] == 2 and any("budget" in w for w in r.warnings) and r.text == line, r.warnings
+
+
 def test_translators_count_numba_loaded_and_kernels_compiled_as_setup():
     from mtcli.decode import Translator
     from mtcli.kernels import jit

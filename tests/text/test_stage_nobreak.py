@@ -28,6 +28,9 @@ ITEMS = {ENTITY: ("&nbsp;",)}
     (f"It weighs 1{FIGURE}000 kg.", "Pesa 1 000 kg.", f"Pesa 1{FIGURE}000 kg."),
     (f"It costs 5{ENTITY}euros.", "Cuesta 5 euros.", "Cuesta 5&nbsp;euros."),  # (entity in, entity out)
     (f"(5{NB}euros)", "(5 euros)", f"(5{NB}euros)"),
+    # the tokens as normalize gives them to the model: U+2212's "−5" is "-5" (attack 2026-12-02d's O)
+    (f"It is \u22125{NB}\u00b0C.", "Son -5 \u00b0C.", f"Son -5{NB}\u00b0C."),
+    (f"It fell \u221210{NARROW}%.", "Cay\u00f3 un -10%.", f"Cay\u00f3 un -10{NARROW}%."),
     # not sure: a plain space
     (f"I am{NB}here.", "Estoy aquí.", "Estoy aquí."),  # (the two tokens are not in the translation)
     (f"The {NB} gap.", "El hueco.", "El hueco."),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -100,7 +101,8 @@ def _took(s: Sentence, got: list[NBest]) -> bool:
         shown = s.masked.own.sources if s.attempt == OWN else ()  # (spans.py: the amounts as OWN showed them)
         nbest = [(euros_as_typed(t, amounts, shown), score) for t, score in nbest]
     source = protect.unmasked(s.masked)
-    if any(len(re.findall(rf"(?<!\w){re.escape(o)}(?!\w)", nbest[0][0], re.IGNORECASE)) > terms.count(o) for o in terms) \
+    if any(len(re.findall(rf"(?<!\w){re.escape(o)}(?!\w)", nbest[0][0], re.IGNORECASE)) > n
+           for o, n in Counter(terms).items()) \
             or any(_count(n, nbest[0][0]) > _count(n, source) for a in amounts for n in EUROS.fullmatch(a).groups() if n):
         return False  # (written twice: "January the." -> "Enero el enero."; "The fine was 200 euros." -> "El 200 era
         # el 200 euros.")

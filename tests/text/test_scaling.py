@@ -57,6 +57,8 @@ RUNS = {
     "key combinations": "Ctrl+" * 120, "escaped entities": "&amp;lt;" * 75,
     # a month's name alone, each a span: its article looked for once a sentence, not once a month
     "months alone": "May and " * 75, "months after articles": "the May and " * 50,
+    # amounts in euros, each matched to the model's writing of it; the same sentence again and again (pysbd's spans)
+    "euros": "€5 and " * 85, "euro words": "5 euros and " * 50, "questions": "¿Qué? " * 100, "exclamations": "Hi! " * 150,
 }
 
 

@@ -59,6 +59,7 @@ RUNS = {
     "months alone": "May and " * 75, "months after articles": "the May and " * 50,
     # amounts in euros, each matched to the model's writing of it; the same sentence again and again (pysbd's spans)
     "euros": "€5 and " * 85, "euro words": "5 euros and " * 50, "questions": "¿Qué? " * 100, "exclamations": "Hi! " * 150,
+    "texting shorthand": "pls thx u " * 60,
 }
 
 

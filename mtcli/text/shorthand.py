@@ -31,7 +31,7 @@ SHORTHAND = {
         "abt": "about", "w/": "with", "w/o": "without", "rn": "right now", "sth": "something",
         "smth": "something", "pic": "picture", "pics": "pictures", "convo": "conversation", "ofc": "of course",
         "tho": "though", "thru": "through", "u": "you", "ur": "your", "r u": "are you", "c u": "see you",
-        "cya": "see you",
+        "cya": "see you", "yeah": "yes", "yep": "yes", "yup": "yes", "nope": "no", "nah": "no",
     },
     "es": {
         "q": "que", "xq": "porque", "pq": "porque", "porq": "porque", "porfa": "por favor", "porfi": "por favor",

@@ -109,14 +109,24 @@ def _shouted(term: str, glossary: Glossary) -> bool:
     return term.isupper() and any(lower in (t, plural(t, language)) for s, t in glossary.terms if s == s.lower())
 
 
+# how far before a term its determiners and article are looked for (a run of them is shorter): a window, not all
+# the text before it, so that a line holding a term many times takes linear time
+_REACH = 60
+
+
 def agreeing(text: str, terms: list[tuple[str, str]], glossary: Glossary) -> str:
     """The translation with what comes right before each term made to fit it: a Spanish determiner its gender
     and number, an English "a" or "an" its first sound (and the article a Spanish one asked for, when nothing
     stands before it), none where the term has its own; a term that opens the sentence capitalised."""
     language = glossary.languages[1] if glossary.languages else "es"
     for term, article in dict.fromkeys(terms):
-        for m in reversed(list(re.finditer(rf"(?<!\w){re.escape(term)}(?!\w)", text))):  # (the later first)
-            before, word, opening = text[: m.start()], m.group(), re.match(r"[\s¿¡\"'«(]*", text).end()
+        opening = re.match(r"[\s¿¡\"'«(]*", text).end()
+        found = list(re.finditer(rf"(?<!\w){re.escape(term)}(?!\w)", text))
+        pieces, at = [], 0
+        for m in found:
+            # the window starts after a space (whole words for the patterns' (?<!\w)), never inside the term before
+            lo = max(at, text.rfind(" ", 0, m.start() - _REACH) + 1) if m.start() - _REACH > opening else at
+            before, word = text[lo : m.start()], m.group()
             if (own := _own_determiner(before, term, language)) != before:
                 before = own
             elif language == "es" and (not term[:1].isupper() or _shouted(term, glossary)):
@@ -126,9 +136,12 @@ def agreeing(text: str, terms: list[tuple[str, str]], glossary: Glossary) -> str
                 before += "the " if article == "the" else f"{_an(term)} "
             elif language == "en" and (d := re.search(r"(?<!\w)(an?)\s+$", before, re.IGNORECASE)):
                 before = before[: d.start(1)] + (_an(term).capitalize() if d[1][0].isupper() else _an(term)) + before[d.end(1) :]
-            if len(before) > opening and len(text[: m.start()]) == opening:  # an article now opens the sentence
-                before = before[:opening] + before[opening].upper() + before[opening + 1 :]
-            elif len(before) == opening:
+            if lo + len(before) > opening and m.start() == opening:  # an article now opens the sentence
+                k = opening - lo
+                before = before[:k] + before[k].upper() + before[k + 1 :]
+            elif lo + len(before) == opening:
                 word = word[:1].upper() + word[1:]
-            text = before + word + text[m.end() :]
+            pieces += [text[at:lo], before, word]
+            at = m.end()
+        text = "".join(pieces) + text[at:]
     return text

@@ -270,13 +270,14 @@ def targets(text: str, spans: list[tuple[int, int]], glossary: Glossary) -> tupl
 def as_given(text: str, targets: list[str], opening: bool = True) -> str:
     """The text with each target the model wrote in another case as the glossary writes it ("la Tierra" ->
     "la tierra"): the model's own translation holds the term. `opening`: a capital that opens the text kept."""
-    def given(m: re.Match, target: str) -> str:
-        first = opening and m.group()[:1].isupper() and not m.string[: m.start()].strip(" ¿¡\"'«(")
+    def given(m: re.Match, target: str, lead: int) -> str:
+        first = opening and m.group()[:1].isupper() and m.start() <= lead
         return target[:1].upper() + target[1:] if first else target
 
-    for target in targets:
+    for target in dict.fromkeys(targets):  # (each once: a line may hold one term many times)
+        lead = len(text) - len(text.lstrip(" ¿¡\"'«("))  # (what may come before a capital that opens the text)
         words = r"\s+".join(map(re.escape, target.split()))
-        text = re.sub(rf"(?<!\w){words}(?!\w)", lambda m, t=target: given(m, t), text, flags=re.IGNORECASE)
+        text = re.sub(rf"(?<!\w){words}(?!\w)", lambda m, t=target, n=lead: given(m, t, n), text, flags=re.IGNORECASE)
     return text
 
 

@@ -8,6 +8,7 @@ numerals.py. tests/text/test_kinds.py fails if another module of mtcli/text/ def
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -83,13 +84,16 @@ def as_shown(amount: str, source: str) -> str:
 def euros_as_typed(text: str, amounts: list[str], shown: tuple[str, ...] = ()) -> str:
     """The text with the model's writing of each amount in euros (`amounts`, as typed, in order; as the model was
     `shown` them, if not so) as it was typed: the same digits with a euro word or € ("5 €", "€5" for "5 euros")."""
-    at = 0
+    found: dict[str, list[re.Match]] = {}  # the model's amounts by their digits, in order (one pass: linear time)
+    for m in EUROS.finditer(text):
+        found.setdefault(_NOT_DIGITS.sub("", m[1] or m[2]), []).append(m)
+    pieces, at = [], 0
     for amount, form in zip(amounts, shown or amounts):
-        digits = _NOT_DIGITS.sub("", form)
-        m = next((m for m in EUROS.finditer(text, at) if _NOT_DIGITS.sub("", m[1] or m[2]) == digits), None)
-        if m:
-            text, at = text[: m.start()] + amount + text[m.end() :], m.start() + len(amount)
-    return text
+        ms = found.get(_NOT_DIGITS.sub("", form), [])
+        if (k := bisect.bisect_left(ms, at, key=re.Match.start)) < len(ms):
+            pieces += [text[at : ms[k].start()], amount]
+            at = ms[k].end()
+    return "".join(pieces) + text[at:]
 # a quantity with a unit's symbol apart from it ("10 km", "3 kg", "20 MB", "180 °C", "5-10 min"): kept whole (the
 # model dropped "km", "min" and "MB", made "kg" "kara", "ml" "micro" and "cm" "cima"); units it can spell out ("5
 # miles") it translates. A symbol as written or shouted ("10 KM"); not "in", nor "Mi"

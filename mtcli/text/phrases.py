@@ -18,7 +18,6 @@ from mtcli import lazy_re
 PHRASE_START = lazy_re.compile(r"(?<=[,;:])\s|\s(?=(?:for|on|in|at|to|from|with|by|and|but|or|of|after|before|until|"
                                r"since|because|when|while|than|per|about|around|between|during|into|over|under)\b)",
                                re.IGNORECASE)
-_CLOSING = lazy_re.compile(r"\s*[,;:]$")
 _LOWER_I = lazy_re.compile(r"(?<![\w'’(-])i(?=[ '’]|[.,;:!?]*(?!\S))")
 
 
@@ -27,12 +26,25 @@ def capital_i(translation: str) -> str:
     return _LOWER_I.sub("I", translation) if "i" in translation else translation
 
 
+def _closing(text: str) -> tuple[int, int]:
+    """Where the mark closing a phrase (a final comma, semicolon or colon) and the spaces before it start and end;
+    (len, len) when there is none. By hand, not a regex: a search for "\\s*[,;:]$" restarts at every space of a
+    long run and takes quadratic time."""
+    body = text.removesuffix("\n")  # ("$" matches before a final newline too; it stays)
+    if not body or body[-1] not in ",;:":
+        return len(text), len(text)
+    return len(body[:-1].rstrip()), len(body)
+
+
 def bare(phrase: str) -> str:
     """The phrase as the model is given it: without the mark that closes it."""
-    return _CLOSING.sub("", phrase)
+    start, end = _closing(phrase)
+    return phrase[:start] + phrase[end:]
 
 
 def closed(translation: str, phrase: str) -> str:
     """The phrase's translation ending in the phrase's closing mark (if it has one), in place of the model's."""
-    mark = _CLOSING.search(phrase)
-    return _CLOSING.sub("", translation) + mark.group().strip() if mark and translation else translation
+    start, end = _closing(phrase)
+    if start == end or not translation:
+        return translation
+    return bare(translation) + phrase[start:end].strip()

@@ -31,7 +31,9 @@ from mtcli.text.quotes import Items, asides
 from mtcli.text.records import entry
 from mtcli.text.retry import AROUND, decode_all
 from mtcli.text.rewrap import rewrap
+from mtcli.text.replies import ReplyNo
 from mtcli.text.segment import sentences
+from mtcli.text.shorthand import Shorthand
 from mtcli.text.sentence import (RAW, Context, Engine, LineResult, NBest, Once, Sentence, Stage, TextOptions,
                                  combine, remembering, to_pieces, unknown_pieces)
 from mtcli.text.spans import Spans
@@ -52,7 +54,7 @@ LINES_PER_CALL = 2048
 # capital (continuation), that before the emoji go back among the words (floating emoji), and those before the lead
 # and the trail (edges). A sentence the spans stage answers (spans only) is restored by both span stages.
 TERMS, SPANS, NOBREAK, BIDI = Terms(), Spans(), nobreak.NoBreak(), bidi.Bidi()  # (no-break spaces: a stage of the line, around them all)
-STAGES: tuple[Stage, ...] = (ChatHead(), Label(), OptionalPlural(), Edges(), Floating(), Continuation(), TERMS, SPANS,
+STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Shorthand(), ReplyNo(), OptionalPlural(), Edges(), Floating(), Continuation(), TERMS, SPANS,
                              DashClause(), InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(), FinalStop())
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -100,8 +101,9 @@ def _took(s: Sentence, got: list[NBest]) -> bool:
         shown = s.masked.own.sources if s.attempt == OWN else ()  # (spans.py: the amounts as OWN showed them)
         nbest = [(euros_as_typed(t, amounts, shown), score) for t, score in nbest]
     source = protect.unmasked(s.masked)
-    if any(len(re.findall(rf"(?<!\w){re.escape(o)}(?!\w)", nbest[0][0], re.IGNORECASE)) > terms.count(o) for o in terms) \
-            or any(_count(n, nbest[0][0]) > _count(n, source) for a in amounts for n in EUROS.fullmatch(a).groups() if n):
+    if any(len(re.findall(rf"(?<!\w){re.escape(o)}(?!\w)", nbest[0][0], re.IGNORECASE)) > n
+           for o, n in Counter(terms).items()) \
+            or amounts and _more_numbers(nbest[0][0], source, [n for a in amounts for n in EUROS.fullmatch(a).groups() if n]):
         return False  # (written twice: "January the." -> "Enero el enero."; "The fine was 200 euros." -> "El 200 era
         # el 200 euros.")
     if s.attempt in (VERIFY, OWN):  # (the spans in the model's sight: kept, and no number made up beside them)
@@ -119,8 +121,14 @@ def _took(s: Sentence, got: list[NBest]) -> bool:
 SPARE = (("5",), ("12", "5"))
 
 
-def _count(number: str, text: str) -> int:
-    return len(re.findall(rf"(?<![\w.,]){re.escape(number)}(?!\w|[.,]\d)", text))
+# a number standing alone ("5" in "5 €", not in "1.5", "5.000" or "5x"); counted once a text, not once an amount
+_NUMBER = lazy_re.compile(r"(?<![\w.,])\d(?:[\d.,]*\d)?(?!\w|[.,]\d)")
+
+
+def _more_numbers(text: str, source: str, numbers: list[str]) -> bool:
+    """Whether the text holds one of the numbers more times than the source does."""
+    ours, theirs = Counter(_NUMBER.findall(text)), Counter(_NUMBER.findall(source))
+    return any(ours[n] > theirs[n] for n in numbers)
 
 
 def ladder(words: str, preferred: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:

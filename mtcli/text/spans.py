@@ -34,8 +34,10 @@ class Spans:
             s.masked = _own(masked(s.text, s.spans, c), s, c)
         s.outside = drop_spans(s.text, s.spans)
         # (the months an English source has no article before: none before them in the translation; not a term's)
-        bare = {o for (a, _), o, k in zip(s.spans, s.masked.spans, s.masked.sources) if c.options.source == "en"
-                and month_alone(k, "en") == o and not _ARTICLE_BEFORE.search(s.text, 0, a)}
+        months = [(a, o) for (a, _), o, k in zip(s.spans, s.masked.spans, s.masked.sources)
+                  if c.options.source == "en" and month_alone(k, "en") == o]
+        articles = {m.end() for m in _ARTICLE_BEFORE.finditer(s.text)} if months else set()  # (once, not per month)
+        bare = {o for a, o in months if a not in articles}
         s.aside[self.name] = c.options.source, bare
         if not LETTER.search(s.outside):
             # numbers, symbols, punctuation, terms: nothing for the model (but Spanish's opening marks: English has none)
@@ -115,7 +117,7 @@ def _spans_out(text: str, spans: list[tuple[int, int]], outs: tuple[str, ...]) -
 
 # an article before a month's name: the English's ("the July of that year", and Spanish's "el febrero pasado" for
 # "last February"); the Spanish the model put before its placeholder
-_ARTICLE_BEFORE = lazy_re.compile(r"(?<!\w)(?:the|last|next|this|that|previous|following)\s+$", re.IGNORECASE)
+_ARTICLE_BEFORE = lazy_re.compile(r"(?<!\w)(?:the|last|next|this|that|previous|following)\s+", re.IGNORECASE)
 _ARTICLE = r"(?:(el|la|los|las)|(del)|(al)) "  # (a Spanish translation's)
 
 

@@ -55,6 +55,11 @@ RUNS = {
     "bidi marks": "\u200fw \u200e" * 150, "bidi marks on words": "\u200fa1 " * 150, "ERB tags": "<%= " * 150,
     "shell variables": "$a " * 200, "PHP braces": "{$a " * 150, "Qt placeholders": "%1 " * 200,
     "key combinations": "Ctrl+" * 120, "escaped entities": "&amp;lt;" * 75,
+    # a month's name alone, each a span: its article looked for once a sentence, not once a month
+    "months alone": "May and " * 75, "months after articles": "the May and " * 50,
+    # amounts in euros, each matched to the model's writing of it; the same sentence again and again (pysbd's spans)
+    "euros": "€5 and " * 85, "euro words": "5 euros and " * 50, "questions": "¿Qué? " * 100, "exclamations": "Hi! " * 150,
+    "texting shorthand": "pls thx u " * 60,
 }
 
 
@@ -132,3 +137,20 @@ def test_an_icu_messages_language_is_told_in_linear_time(name):
 
     unit = ICU_RUNS[name]
     _assert_linear(lambda n: "{c, plural, one {uno} other {otros}} " + unit * (3000 * n // len(unit)), detect)
+
+
+# a glossary's term many times in a line: each occurrence's determiners looked for near it, not in all before it
+GLOSSED = {"terms": "invoice, ", "terms after articles": "the invoice and "}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", _cases(GLOSSED))
+def test_a_line_of_glossary_terms_takes_linear_time(name):
+    from mtcli.config import Options
+    from mtcli.text import glossary
+    from tests.text.fakes import engine
+
+    options = Options(glossary=glossary.parse(["invoice\tfactura"], "g.tsv")).text_for("en")
+    model = engine(lambda lines: [[(line.replace("invoice", "factura"), -1.0)] for line in lines])
+    unit = GLOSSED[name]
+    _assert_linear(lambda n: [unit * (600 // len(unit) * n)], lambda lines: translate_lines(lines, model, options))

@@ -55,6 +55,8 @@ RUNS = {
     "bidi marks": "\u200fw \u200e" * 150, "bidi marks on words": "\u200fa1 " * 150, "ERB tags": "<%= " * 150,
     "shell variables": "$a " * 200, "PHP braces": "{$a " * 150, "Qt placeholders": "%1 " * 200,
     "key combinations": "Ctrl+" * 120, "escaped entities": "&amp;lt;" * 75,
+    # each its kind's stand-in (standins.py)
+    "template variables": "{name} has {count} {file} and %s " * 20,
 }
 
 

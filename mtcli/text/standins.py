@@ -69,6 +69,11 @@ _NUMBER_CONVERSION = lazy_re.compile(r"%(?:\d+\$)?[-+0#']*\d*(?:\.\d+)?(?:hh|h|l
                                      r"|\{\w*:[^}]*[dfeEgGn%]\}$")
 _NOT_A_VARIABLE = lazy_re.compile(r"&|\\|%%|\{%|<%[^=-]")  # an entity, an escape, a percent sign, a tag ("{% if x %}")
 _LETTER = lazy_re.compile(r"[^\W\d_]")
+# a greeting opening the sentence: a variable right after it is a person's (a vocative, "Welcome back, {0}!"), given
+# the model with a comma ("Hello Tom." came out "Hola a Tom.", "Hello, Tom." "Hola, Tom."; "Hi Tom, your invoice ..."
+# "Hola a Tom, ...", "Hi, Tom, ..." "Hola, Tom, ...")
+_GREETING = lazy_re.compile(r"[¿¡\"'(]*(?:hello|hi|hey|good (?:morning|afternoon|evening|night)|welcome(?: back)?|"
+                            r"thanks|thank you|goodbye|bye|congratulations|happy birthday)", re.IGNORECASE)
 _CAMEL = lazy_re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -94,6 +99,7 @@ def stand_ins(text: str, spans: list[tuple[int, int]], items: dict[str, tuple[st
     def wanted(s: int, e: int) -> str | None:
         parts = items.get(text[s:e], ()) if e - s == 1 else ()
         row = _ROW.get(kind(parts[0])) if len(parts) == 1 else None
+        row = _ROW["person"] if row and row.kind == "other" and _greeted(text, s) else row
         return row and (row.inside if letter and letter.start() < s else row.first).get(source)
 
     wants = [wanted(s, e) for s, e in spans]
@@ -109,3 +115,23 @@ def stand_ins(text: str, spans: list[tuple[int, int]], items: dict[str, tuple[st
             chosen = None
         out.append(chosen or seq[i % len(seq)])
     return tuple(out) or seq  # (none: seq, which protect's patterns need)
+
+
+def _greeted(text: str, at: int) -> bool:
+    """A greeting, alone, opens the text before `at` ("Hello ", "Welcome back, ")."""
+    m = _GREETING.match(text)
+    return bool(m) and text[m.end() : at] in (" ", ", ")
+
+
+def addressed(shown: str, text: str, spans: list[tuple[int, int]], seq: tuple[str, ...],
+              items: dict[str, tuple[str, ...]], source: str) -> str:
+    """`shown` (the text masked with `seq`) with a comma after a greeting that opens it before a person's variable,
+    its first span, in English ("Hello {name}." -> "Hello, Tom."): Spanish writes the vocative's comma, and the model
+    wrote the personal "a" without it ("Hola a {name}."). Typed names are left as typed."""
+    s, e = spans[0] if spans else (0, 0)
+    parts = items.get(text[s:e], ()) if e - s == 1 else ()
+    m = _GREETING.match(shown)
+    if source != EN or len(parts) != 1 or not kind(parts[0]) or not m or seq[0] not in NAMES \
+            or not shown.startswith(" " + seq[0], m.end()) or not _greeted(text, s):
+        return shown
+    return shown[: m.end()] + "," + shown[m.end() :]

@@ -37,12 +37,18 @@ def test_a_variable_s_kind_is_read_from_its_name_else_its_conversion(placeholder
 
 # the line, what the English model is given, what it answers, what comes out
 EN = [
-    ("Hello {name}.", "Hello Tom.", "Hola Tom.", "Hola {name}."),
-    ("Hi {{user}}, you have {count} new messages.", "Hi Tom, you have 50 new messages.",
-     "Hola Tom, tienes 50 mensajes nuevos.", "Hola {{user}}, tienes {count} mensajes nuevos."),
+    # a greeting before a person: its vocative comma ("Hola a Tom." without it)
+    ("Hello {name}.", "Hello, Tom.", "Hola, Tom.", "Hola, {name}."),
+    ("Hi {{user}}, you have {count} new messages.", "Hi, Tom, you have 50 new messages.",
+     "Hola, Tom, tienes 50 mensajes nuevos.", "Hola, {{user}}, tienes {count} mensajes nuevos."),
+    ("Welcome back, {0}.", "Welcome back, Tom.", "Bienvenido, Tom.", "Bienvenido, {0}."),  # (greeted: a person)
+    ("Hello {0}, see {1}.", "Hello, Tom, see 50.", "Hola, Tom, mira 50.", "Hola, {0}, mira {1}."),
+    ("Dear {name}, thanks.", "Dear Tom, thanks.", "Querido Tom, gracias.", "Querido {name}, gracias."),
+    ("Hello Tom and {name}.", "Hello Tom and Mary.", "Hola Tom y Mary.", "Hola Tom y {name}."),  # (typed: as typed)
+    ("Hello {count}.", "Hello 50.", "Hola 50.", "Hola {count}."),
     ("{user} invited {friend} to {team}.", "Tom invited Mary to 50.", "Tom invitó a Mary a 50.",
      "{user} invitó a {friend} a {team}."),
-    ("Welcome, %s!", "Welcome, 50.", "Bienvenido, 50.", "¡Bienvenido, %s!"),  # (a short exclamation: punctuation.py)
+    ("Welcome, %s!", "Welcome, Tom.", "Bienvenido, Tom.", "¡Bienvenido, %s!"),  # (a short exclamation: punctuation.py)
     # the sentence has "Tom": another name
     ("Tom and {name} are here.", "Tom and Mary are here.", "Tom y Mary están aquí.", "Tom y {name} están aquí."),
     # two people whose order the translation changes: each back in its own place
@@ -71,9 +77,9 @@ def test_a_spanish_source_s_people_are_names_its_counts_12():
 @pytest.mark.parametrize("said", ["Hola.", "Hola Tom Tom.", "Hola Tommy.", "Hola Tim."])
 def test_a_stand_in_not_back_once_and_unchanged_goes_to_the_ladder(said):
     asked = []
-    (r,) = translate_lines(["Hello {name}."], engine(answers({"Hello Tom.": said, "Hello 12.": "Hola 12."}, asked)))
-    assert asked[:2] == ["Hello Tom.", "Hello 12."]  # (the ladder's next rung: protect.PLACEHOLDERS[1])
-    assert r.text == "Hola {name}."
+    (r,) = translate_lines(["Hello {name}."], engine(answers({"Hello, Tom.": said, "Hello, 12.": "Hola, 12."}, asked)))
+    assert asked[:2] == ["Hello, Tom.", "Hello, 12."]  # (the ladder's next rung: protect.PLACEHOLDERS[1])
+    assert r.text == "Hola, {name}."
 
 
 def test_a_stand_in_the_sentence_has_is_not_used_nor_one_name_for_two_people():

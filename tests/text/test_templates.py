@@ -20,20 +20,20 @@ from tests.text.fakes import answers, engine, upper
 
 # one of each syntax, in a sentence: what the model is given for it (a number, a person's a name: standins.py)
 PLACEHOLDERS = {
-    "Hello {name}, welcome.": "Hello Tom, welcome.",  # (a person's: a name, standins.py)
+    "Hello {name}, welcome.": "Hello, Tom, welcome.",  # (a person's: a name, standins.py)
     "Delete {0} and {} now?": "Delete 50 and 50 now?",
-    "Hello {{ user.name }}, hi.": "Hello Tom, hi.",
+    "Hello {{ user.name }}, hi.": "Hello, Tom, hi.",
     "Saved {{count}} files.": "Saved 50 files.",
     "Saved %s to %d places.": "Saved 50 to 50 places.",
     "%1$s invited %2$s today.": "Tom invited 50 today.",  # (one that says nothing: a name first, else a number)
     "We deleted %(count)d files.": "We deleted 50 files.",
-    "Hello %(name)s, hi.": "Hello Tom, hi.",
+    "Hello %(name)s, hi.": "Hello, Tom, hi.",
     "It costs %.2f today.": "It costs 50 today.",
     "Your balance is ${amount} now.": "Your balance is 50 now.",
-    "Hello #{name}, hi.": "Hello Tom, hi.",
+    "Hello #{name}, hi.": "Hello, Tom, hi.",
     "Run $(whoami) now.": "Run 50 now.",
     "Saved {0:.2f} MB.": "Saved 50 MB.",
-    "Welcome, %@, hi.": "Welcome, 50, hi.",
+    "Welcome, %@, hi.": "Welcome, Tom, hi.",  # (after a greeting: a person's)
     "The :attribute must have :min letters.": "The 50 must have 50 letters.",
     "The page /users/:id is gone.": "The page 50 is gone.",
     "Tom &amp; Mary are here.": "Tom 50 Mary are here.",
@@ -41,9 +41,9 @@ PLACEHOLDERS = {
     # found by the attack of 2026-12-02b: each came out mangled ("%{count}" -> "{count}", "{$name}" -> "{ te}",
     # "<%= user.name %>" -> "<= hilo>", "%1" -> "1", "$HOME" -> "dólares", "%MODULE%" lost, "$t(a.b)" -> "no()")
     "Welcome, %{user_name}, you have %{count} items.": "Welcome, Tom, you have 50 items.",
-    "Hello {$name}, see you.": "Hello Tom, see you.",
-    "Hi <%= user.name %>, your order shipped.": "Hi Tom, your order shipped.",
-    "Hi <%- name %> and <% x %> now.": "Hi Tom and 50 now.",
+    "Hello {$name}, see you.": "Hello, Tom, see you.",
+    "Hi <%= user.name %>, your order shipped.": "Hi, Tom, your order shipped.",
+    "Hi <%- name %> and <% x %> now.": "Hi, Tom and 50 now.",
     "File %1 could not be opened in %2 now.": "File 50 could not be opened in 50 now.",
     "Copied %L1 folders today.": "Copied 50 folders today.",
     "Set $HOME and $user_name before you start.": "Set 50 and Tom before you start.",
@@ -63,8 +63,8 @@ def test_each_syntax_reaches_the_model_as_its_stand_in_and_comes_back_byte_for_b
 
 def test_normalize_never_respaces_a_placeholder():
     """Bug fixed: "{{ name }}" came out "{{name}}" and "Total: %.2f" "Total:%.2f" (normalize's spacing rules)."""
-    out = translate_lines(["Hello {{ name }}, hi.", "Total: %.2f euros", "It is { count } now."], engine(upper))
-    assert [r.text for r in out] == ["HELLO {{ name }}, HI.", "Total: %.2f EUROS", "IT IS { count } NOW."]
+    out = translate_lines(["See {{ name }}, hi.", "Total: %.2f euros", "It is { count } now."], engine(upper))
+    assert [r.text for r in out] == ["SEE {{ name }}, HI.", "Total: %.2f EUROS", "IT IS { count } NOW."]
 
 
 def test_a_line_of_placeholders_only_passes_through_untouched_without_the_model():

@@ -10,7 +10,9 @@ from tests.text.fakes import engine, upper
 
 @pytest.mark.parametrize("line,expected", [
     # finding DD: the key had been translated and the marks garbled
-    ('"greeting": "Hello {name}, welcome back!",', '"greeting": "¡HELLO {name}, WELCOME BACK!",'),  # (Spanish opens it)
+    # (a greeting's comma before a person's stand-in, standins.py; "Hello, Tom, welcome back" is no short exclamation)
+    ('"greeting": "Hello {name}, welcome back!",', '"greeting": "HELLO, {name}, WELCOME BACK!",'),
+    ('"farewell": "Goodbye {count}!",', '"farewell": "¡GOODBYE {count}!",'),  # (Spanish opens it)
     ('title = "Delete %s files?"', 'title = "DELETE %s FILES?"'),
     ("    'save' => 'Save changes',", "    'save' => 'SAVE CHANGES',"),
     ('msg.saved_ok = "Saved.";', 'msg.saved_ok = "SAVED.";'),

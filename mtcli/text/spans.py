@@ -13,6 +13,7 @@ from mtcli.text.kinds import EUROS, KIND, MONEY, PRIVATE, as_shown
 from mtcli.text.numerals import ends_one_of, without_possessive
 from mtcli.text.tables import TABLES, rewritten
 from mtcli.text.retry import ladder
+from mtcli.text.standins import stood_in
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each, is_name, uncased
 from mtcli import lazy_re
 
@@ -90,7 +91,8 @@ def masked(text: str, spans: list[tuple[int, int]], c: Context) -> protect.Maske
     """The text with its spans as the placeholders of the engine's ladder (none a word the text has: retry.OWN's
     sentence writes some spans as typed, "It costs 50 euros."), a name's a name."""
     words = protect.mask(text, spans, ("",))  # (the sentence's own words: no typed number is read as a placeholder)
-    return protect.mask(text, spans, _named(words, ladder(words.text, c.engine.placeholders)[0], c))
+    seq = stood_in(words.spans, ladder(words.text, c.engine.placeholders)[0], c.options.source, words.text)
+    return protect.mask(text, spans, _named(words, seq, c))
 
 
 def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ directions), or the corpus's selection split's pairs with a digit on both sides 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import sys
@@ -19,7 +20,7 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "data" / "spa-eng" / "spa.txt"
+CORPUS = Path(os.environ.get("MTCLI_DATA", ROOT.parent / "shared" / "data" / "spa-eng" / "spa.txt"))
 WRITTEN = ROOT / "benchmarks" / "sets" / "numbers-kept.tsv"
 ROMAN = re.compile(r"\b(?=[LXVI]{2,}\b)(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})\b")
 DIGITS = re.compile(r"\d+")
@@ -62,7 +63,7 @@ def selection(direction: str, limit: int) -> list[tuple[str, str, str]]:
     held = [pairs[i] for i in split_pairs(pairs, 0, "grouped")["selection"]]
     chosen = sorted({(s, t) for s, t in held if DIGITS.search(s) and sorted(DIGITS.findall(s)) == sorted(DIGITS.findall(t))})
     random.Random(1).shuffle(chosen)
-    return [("selection", s, t) for s, t in chosen[:limit]]
+    return [("selection", s, t) for s, t in chosen[: limit or None]]
 
 
 def written(direction: str) -> list[tuple[str, str, str]]:
@@ -74,7 +75,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--direction", default="es-en", choices=["en-es", "es-en"])
     ap.add_argument("--set", default="written", choices=["written", "selection"])
-    ap.add_argument("--limit", type=int, default=300, help="selection pairs (a seeded sample)")
+    ap.add_argument("--limit", type=int, default=0, help="the first N pairs (selection: a seeded sample; 0: all)")
     ap.add_argument("--off", action="store_true", help="no stand-in by kind")
     ap.add_argument("--stand-in", action="append", default=[], metavar="KIND=TEXT", help="a kind's stand-in instead")
     ap.add_argument("--show", action="store_true", help="every line")
@@ -91,7 +92,7 @@ def main() -> None:
 
         table = STAND_INS.setdefault(args.direction[:2], {})
         table.clear() if args.off else table.update(k.split("=", 1) for k in args.stand_in)
-    rows = written(args.direction) if args.set == "written" else selection(args.direction, args.limit)
+    rows = written(args.direction)[: args.limit or None] if args.set == "written" else selection(args.direction, args.limit)
     tr = Translator(registry.resolve(args.direction))
     engine = Engine.from_translator(tr, TranslationOptions(beam_size=4, max_batch_size=64, batch_type="examples"))
     outs = [r.text for r in translate_lines([s for _, s, _ in rows], engine, Options().text_for(args.direction[:2]))]

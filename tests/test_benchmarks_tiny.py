@@ -60,6 +60,8 @@ TINY: dict[str, tuple[list[str], list[str]]] = {
     "omissions": (["--limit", "8"], [r"coverage \(a source word left unattended\): \d+ flagged per 1,000"]),
     "prices": (["--limit", "2"], [r"en-es written: 2 sentences; the amount kept in \d/2; .*BLEU \d+\.\d",
                                   r"en-es held-out: \d sentences"]),
+    "standins": (["--limit", "3"], [r"es-en A: 3 lines; numbers kept \d/3; a number made the subject \d; BLEU \d+\.\d"]),
+    "standins:selection": (["--set", "selection", "--limit", "3"], [r"es-en selection: \d lines; numbers kept"]),
     "robustness": (["--limit", "4"], [r"\| clean \| \d+\.\d \| \d+\.\d \|", r"output holds them too: [\d.]+% off, [\d.]+% on"]),
     "roundtrip": (["--beams", "4", "--weights", "0", "1", "--selection", "2"],
                   [r"beam  4 weight  1\.0: dev \d+\.\d%, selection \d+\.\d%"]),

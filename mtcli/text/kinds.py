@@ -143,9 +143,11 @@ ES_TITLE, ES_TITLED = _titles(rf"(?:(?<![A-Z]\. )D\.|(?:{_ES_DOTTED})\.?)",
 # feet and inches, inches (5'11", 27"): one span, marks included (the model made "5'11\"" "511")
 _FEET = r"(?<![\w\"'])(?:\d+'(?:\d+(?:\.\d+)?\")?(?![\w'])|\d+(?:\.\d+)?\"(?=[\s.,;:!?)]|$))"  # (not '"5"', "'3'")
 FEET = lazy_re.compile(_FEET)
-# a Roman numeral of two letters or more, up to 89, after a capitalised word ("Chapter IV", "World War II", "Louis
-# XIV"): the model made them words ("Lee Cámele"); not "a CD", "Never MIX", "DC"
-ROMAN = lazy_re.compile(r"\b[A-Z][a-z]+ ((?=[LXVI]{2,}\b)(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))(?![\w'-])")
+# a Roman numeral of two letters or more, up to 89, after a word not in capitals ("Chapter IV", "World War II", "Louis
+# XIV", "chapter IV", "siglo XXI"): the model made them words ("Lee Cámele", "capítulo primero", "19th century"); not
+# "a CD", "Never MIX", "DC", "LO VI"
+ROMAN_NUMERAL = r"(?=[LXVI]{2,}\b)(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})(?![\w'-])"
+ROMAN = lazy_re.compile(rf"\b[^\W\d_]*[a-zß-ÿ] ({ROMAN_NUMERAL})")
 MAYBE_ROMAN = lazy_re.compile(r"\b[LXVI]{2,}\b")
 # a clock time with a.m./p.m. apart from its number ("5 p.m.": the model drops "p.m.")
 _TIME = r"\d{1,2}(?::\d\d)?\s?(?:[ap]\.m\.|[ap]m)(?!\w|-[^\W\d])"  # (a range: "10 am-2 pm" lost "pm")
@@ -210,7 +212,7 @@ def _ordinal_in_english(span: str) -> str:
 
 
 def _romans(text: str) -> list[tuple[int, int]]:
-    """A Roman numeral's place (ROMAN's group 1, after a capitalised word)."""
+    """A Roman numeral's place (ROMAN's group 1, after a word not in capitals)."""
     return [m.span(1) for m in ROMAN.finditer(text)] if MAYBE_ROMAN.search(text) else []
 
 

@@ -13,7 +13,7 @@ from mtcli.text.kinds import EUROS, KIND, MONEY, PRIVATE, as_shown
 from mtcli.text.numerals import ends_one_of, without_possessive
 from mtcli.text.tables import TABLES, rewritten
 from mtcli.text.retry import ladder
-from mtcli.text.standins import NAMES, addressed, stand_ins
+from mtcli.text.standins import NAMES, addressed, stand_ins, stood_in
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each, is_name, uncased
 from mtcli import lazy_re
 
@@ -92,8 +92,8 @@ def masked(text: str, spans: list[tuple[int, int]], c: Context) -> protect.Maske
     """The text with its spans as the placeholders of the engine's ladder (none a word the text has: retry.OWN's
     sentence writes some spans as typed, "It costs 50 euros."), a name's a name."""
     words = protect.mask(text, spans, ("",))  # (the sentence's own words: no typed number is read as a placeholder)
-    seq = _named(words, ladder(words.text, c.engine.placeholders)[0], c)
-    seq = stand_ins(text, spans, c.items, seq, c.options.source)
+    seq = stood_in(words.spans, ladder(words.text, c.engine.placeholders)[0], c.options.source, words.text)
+    seq = stand_ins(text, spans, c.items, _named(words, seq, c), c.options.source)
     m = protect.mask(text, spans, seq)
     return replace(m, text=addressed(m.text, text, spans, seq, c.items, c.options.source))
 

@@ -1,17 +1,21 @@
-"""The stand-in the model sees for a template's variable, by what the variable holds (its name, else its
-conversion): a person's a name, a count's a number, a file's, a link's and an address's one of their kind.
+"""The stand-in the model sees in a kept span's place, by what the span holds, where the engine's ladder (protect.py)
+is not the best for it; the tries after the first (retry.py) are the ladder's, as before. Each stand-in goes back
+through protect.restore like any placeholder (each exactly once, unchanged). Two tables:
 
-One stand-in for every variable wrote badly around some: "Hello {name}." masked "Hello 50." came out "Holanda 50."
-("Holanda {name}."), and the name "Tom" is copied less often than "50" over all spans (protect.py: 77 % against
-90 %). The stand-in goes back through protect.restore like any placeholder (each exactly once, unchanged), else
-the retry ladder's next rungs apply (retry.py). Measured: docs/text-pipeline.md#software-strings."""
+- a template's variable by its name, else its conversion (ROWS): a person's a name, a count's a number. One stand-in
+  for every variable wrote badly around some: "Hello {name}." masked "Hello 50." came out "Holanda 50.", and the
+  name "Tom" is copied less often than "50" over all spans (protect.py: 77 % against 90 %). Measured:
+  docs/text-pipeline.md#software-strings, benchmarks/software_strings.py.
+- a number's by its source language (STAND_INS): the Spanish-English model's ladder is a name ("Tom"), which it made
+  the sentence's subject ("Tiene Tom años." -> "Tom is old.": "Tiene 30 años." had come out "30 is old.", "La maleta
+  pesa 20 kg." "20 kg's suitcase is heavy."). Measured: benchmarks/standins.py."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from mtcli.text.kinds import TEMPLATE
+from mtcli.text.kinds import KIND, ROMAN_NUMERAL, TEMPLATE
 from mtcli import lazy_re
 
 NAMES = ("Tom", "Mary", "John")  # the corpus's most frequent names: the models copy them (spans.py)
@@ -135,3 +139,29 @@ def addressed(shown: str, text: str, spans: list[tuple[int, int]], seq: tuple[st
             or not shown.startswith(" " + seq[0], m.end()) or not _greeted(text, s):
         return shown
     return shown[: m.end()] + "," + shown[m.end() :]
+
+
+# -- a number's stand-in, by source language
+
+# the kinds that hold a number's value (a Roman numeral's too: "siglo XXI" had come out "19th century")
+NUMBER_KINDS = ("time", "money", "feet and inches", "ratio", "ordinal", "número", "number")
+_NUMBER = lazy_re.compile("|".join(f"(?:{KIND[k].pattern})" for k in NUMBER_KINDS), re.IGNORECASE)
+_QUANTITY = lazy_re.compile(KIND["quantity"].pattern, re.IGNORECASE)  # (a number with a unit's symbol: "3,5 kg")
+_ROMAN = lazy_re.compile(ROMAN_NUMERAL)
+# source language -> each kind's stand-in (a kind not here: the ladder's)
+STAND_INS = {"es": {"number": "12", "quantity": "12", "roman": "12"}}
+
+
+def number_kind(span: str) -> str | None:
+    """The span's kind if it is a number: "quantity" ("3,5 kg"), "number" ("20 €", "7:30", "1/2"), "roman" ("XXI")."""
+    return next((k for k, p in (("quantity", _QUANTITY), ("number", _NUMBER), ("roman", _ROMAN)) if p.fullmatch(span)), None)
+
+
+def stood_in(spans: tuple[str, ...], seq: tuple[str, ...], source: str, words: str) -> tuple[str, ...]:
+    """`seq` (the ladder's first rung, span i gets seq[i % len(seq)]) with the source's stand-in for each span of a kind
+    it has one for, one per span; `seq` where it has none, or the sentence (`words`: without its spans) writes one."""
+    table = STAND_INS.get(source, {})
+    kinds = [table.get(number_kind(span)) for span in spans]
+    if not any(kinds) or any(re.search(rf"(?<![\w.,]){k}(?![\w]|[.,]\d)", words) for k in set(kinds) if k):
+        return seq
+    return tuple(k or seq[i % len(seq)] for i, k in enumerate(kinds))

@@ -44,7 +44,7 @@ def test_the_model_s_own_writing_of_the_amount_is_the_amount_as_typed(typed, sho
     if shown:  # (a Spanish source's amount is shown as typed: the es-en model wrote worse with "50 euros")
         seen.clear()
         translate_lines([typed], engine(_model({}, _spanish, seen)), TextOptions(source="es"))
-        assert seen[0] == typed.replace("7:15", "50")
+        assert seen[0] == typed.replace("7:15", "12")  # (es-en's stand-in for a number: standins.py)
 
 
 @pytest.mark.parametrize("own", ["El alquiler es 800 ebrio.", "El alquiler es 80 euros.", "El alquiler es 800.",

@@ -43,6 +43,7 @@ def _assert_linear(make, run):
 RUNS = {
     "underscores": "_" * 600, "at signs": "@" * 600, "em dashes": "—" * 600, "ellipses": "..." * 200,
     "words and ellipses": "a... " * 120, "Roman numerals": "Louis XIV " * 60, "labels": "Q: " * 200,
+    "Roman numerals after lowercase words": "siglo XXI " * 60, "a long word before a numeral": "a" * 590 + " XX",
     "digits": "1" * 600, "numbers": "12 " * 200, "URLs": "see http://x.org/a " * 30,
     "e-mail addresses": "mail a@b.com " * 45, "titled names": "Mr. Brown and " * 40, "dates": "May 5 " * 100,
     "slashes": "/" * 600, "backslashes": "\\" * 600, "brackets": "<" * 600, "letters and stops": "a." * 300,

@@ -129,9 +129,9 @@ def test_all_caps_with_the_placeholder_name_masks_its_spans_with_digits():
     pipeline on a StopIteration, two "Tom" for one span)."""
     seen = []
     out = translate_lines(["A TOM SOLO LE QUEDAN 5 PUNTOS."], replace(
-        engine(answers({"A Tom solo le quedan 50 puntos.": "Tom only has 50 points left."}, seen)),
+        engine(answers({"A Tom solo le quedan 12 puntos.": "Tom only has 12 points left."}, seen)),
         placeholders=placeholders_for("es-en")), ES)
-    assert seen == ["A Tom solo le quedan 50 puntos."] and out[0].text == "TOM ONLY HAS 5 POINTS LEFT."
+    assert seen == ["A Tom solo le quedan 12 puntos."] and out[0].text == "TOM ONLY HAS 5 POINTS LEFT."
 
 
 def test_the_choices_keep_only_the_forms_and_neighbours_that_differ():
@@ -165,7 +165,7 @@ def test_spanish_sentences_end_where_spanish_ends_them():
 
 def test_spanish_dates_titles_and_ordinals_are_kept_and_written_in_english():
     table = {"Nací el 50.": "I was born on 50.", "50 vino con 50.": "50 came with 50.",
-             "Vivo en el 50 piso.": "I live on the 50 floor.", "NACÍ EL 50.": "I WAS BORN ON 50."}
+             "Vivo en el 12 piso.": "I live on the 12 floor.", "NACÍ EL 50.": "I WAS BORN ON 50."}
     texts, seen, _ = run(["Nací el 4 de junio de 1974.", "El Sr. López vino con la Dra. Ruiz.", "Vivo en el 3.er piso.",
                           "NACÍ EL 4 DE JUNIO DE 1974."], table)
     assert texts == ["I was born on June 4, 1974.", "Mr. López came with Dr. Ruiz.", "I live on the 3rd floor.",
@@ -176,8 +176,8 @@ def test_spanish_dates_titles_and_ordinals_are_kept_and_written_in_english():
 
 
 def test_spanish_amounts_and_times_keep_every_digit_and_their_value():
-    table = {"Cuesta 50.": "It costs 50.", "La cena es a las 50.": "Dinner is at 50.",
-             "Nos vemos a las 50.": "See you at 50.",
+    table = {"Cuesta 12.": "It costs 12.", "La cena es a las 12.": "Dinner is at 12.",  # (a number's stand-in)
+             "Nos vemos a las 12.": "See you at 12.",
              "Cuesta 1.234,56 €.": "It costs 1,234.56 euros."}  # (an amount in euros tried first as typed: kinds.EUROS)
     texts, _, out = run(["Cuesta 1.234,56 €.", "La cena es a las 20.30 h.", "Nos vemos a las 8:15."], table)
     # (an amount in Spain's separators written in English's, numerals.py: "1.234,56" reads as 1.23456 in English)

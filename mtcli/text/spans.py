@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 
 from mtcli.text import protect
+from mtcli.text.acronyms import TOKEN, written
 from mtcli.text.dates import month_alone
 from mtcli.text.kinds import EUROS, KIND, MONEY, PRIVATE, as_shown
 from mtcli.text.numerals import ends_one_of, without_possessive
@@ -49,7 +50,9 @@ class Spans:
         spans, (source, bare) = s.masked.spans if s.masked else (), s.aside.get(self.name, ("en", set()))
         dates = {span: anew for span in spans if (anew := rewritten(span, source)) != span}  # (in the target language)
         table = TABLES[source]
-        parts = [p.strip(" ,") for span in spans for p in (table.written_anew.sub("\0", span).split("\0")
+        sources = (s.masked.sources if s.masked else ()) or spans  # (an acronym written anew kept as typed: spared)
+        typed = [k if written(k, source) == o != k else o for o, k in zip(spans, sources)]
+        parts = [p.strip(" ,") for span in typed for p in (table.written_anew.sub("\0", span).split("\0")
                                                            if span in dates or table.title.search(span) else [span])]
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
         months = tuple(o for o, k in zip(spans, s.masked.sources) if o != k) if s.masked else ()
@@ -67,10 +70,11 @@ def _own(m: protect.Masked, s: Sentence, c: Context) -> protect.Masked:
     benchmarks/prices.py."""
     outs = tuple(month_alone(span, c.options.source) or span for span in m.spans)
     typed = [out != k or bool(EUROS.fullmatch(k)) for out, k in zip(outs, m.spans)]
+    anew = tuple(written(out, c.options.source) for out in outs)  # (an acronym the target writes otherwise: "UN" -> "ONU")
     if not any(typed):
-        return m
+        return replace(m, spans=anew, sources=m.spans) if anew != outs else m
     text, places, shown = _shown(s.text, s.spans, typed, c.options.source)
-    return replace(m, spans=outs, sources=m.spans, own=replace(masked(text, places, c), sources=shown))
+    return replace(m, spans=anew, sources=m.spans, own=replace(masked(text, places, c), sources=shown))
 
 
 def _shown(text: str, spans: list[tuple[int, int]], typed: list[bool], source: str):
@@ -97,7 +101,8 @@ def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context) -> tuple[st
     """`seq`, with a name's placeholder a name the model copies ("50 called while you were out." came out "El 50 y
     no estabas fuera.") that the sentence does not have already. `masked`: the sentence without its spans."""
     bare = c.options.case and uncased(masked.text)  # (the sentence's words as typed)
-    names = [is_name(span, c.engine.familiar, bare) or bool(AMPERSAND.fullmatch(span)) for span in masked.spans]
+    names = [(is_name(span, c.engine.familiar, bare) and not TOKEN.fullmatch(span)) or bool(AMPERSAND.fullmatch(span))
+             for span in masked.spans]  # (an acronym's plural is no name: "two Tom" came out "dos a PDFs")
     if not any(names):
         return seq
     words = set(re.findall(r"\w+", masked.text.lower()))  # ("TOM" is made "Tom": casing)

@@ -1,0 +1,175 @@
+"""The acronyms stage: an acronym or a short ALL CAPS word ("PDF", "CEO", "VPN", "UN", "U.S.", Spanish "EE. UU.")
+in a line that is not shouted is a kept span, back as typed or written the target's way where WRITTEN says so ("UN"
+-> "ONU", "EE. UU." -> "US"); in a shouted line only one that is no word of the source language ("SEND ME THE
+PDF!"; "WHO ARE YOU?" stays a shout). The model had made them other words: "Send me the PDF." -> "Mándame el DI.",
+"The CEO resigned." -> "El CIA dimitió.", "Mi PC va lento." -> "My BE's slow.". One with digits ("MP3", "4K",
+"COVID-19") is a number's span already (kinds.py).
+
+Left to the model: the tokens it renders right inside a sentence (MODEL_KNOWS, measured on the corpus's selection
+split: benchmarks/acronyms.py --selection), and an ALL CAPS word the source language has that WRITTEN does not
+list ("I am VERY tired.", "Do NOT touch."). A line of one acronym is no shout: "OK." had come out "BUENO.", "IT."
+"ES."; alone, one the model knows is given it calm ("Ok."), a table's is written the target's way ("USA." ->
+"EE. UU."). Back, a Spanish determiner before a written acronym takes its gender and number ("el 50" -> "la ONU",
+"el 50" -> "los EE. UU."), and an English "the" goes before one a Spanish article stood before ("La ONU se
+reunió." -> "UN met." -> "The UN met.")."""
+
+from __future__ import annotations
+
+import re
+
+from mtcli.text.agreement import _BEFORE, _DETERMINER, _EN_BEFORE, _ES_ARTICLE
+from mtcli.text.case import is_shouting
+from mtcli.text.sentence import Context, NBest, Sentence, each
+from mtcli import lazy_re
+
+# 2 to 6 capitals (and a plural's "s": "PDFs"), capitals with stops ("U.S.", "U.K."), Spain's doubled initials ("EE.
+# UU.", "RR. HH."); not inside a word, a name of capitals around "&" ("AT&T": kinds.py), a hyphenated word
+TOKEN = lazy_re.compile(r"(?<![\w.&'’-])(?:(?:EE|RR)\. ?(?:UU|HH)\.|(?:[A-Z]\.){2,4}|[A-Z]{2,6}s?)(?![\w&]|-\w)")
+_ROMAN = lazy_re.compile(r"[IVXL]+")  # "II", "XIV": a Roman numeral's (kinds.py), not an acronym
+_DOTS = lazy_re.compile(r"[. ]")
+
+# Each source language's acronyms written otherwise in the other language, keyed without stops or spaces ("U.S." is
+# "US"), each unambiguous; after a "|" the Spanish writing's gender and number where not masculine singular. A row
+# that writes the token as it is makes it an acronym where it is also a word of the source ("OK", "USA" in Spanish).
+WRITTEN = {
+    "en": {"UN": "ONU|f", "EU": "UE|f", "AI": "IA|f", "NATO": "OTAN|f", "DNA": "ADN", "WHO": "OMS|f",
+           "USA": "EE. UU.|mp", "US": "EE. UU.|mp", "USSR": "URSS|f", "UK": "Reino Unido", "UFO": "ovni",
+           "AIDS": "sida", "IT": "TI", "HR": "RR. HH.|mp", "NGO": "ONG|f", "VAT": "IVA", "IMF": "FMI", "GDP": "PIB",
+           "OECD": "OCDE|f", "BTW": "por cierto", "FYI": "para tu información", "LOL": "jaja",
+           "ASAP": "cuanto antes"},
+    "es": {"ONU": "UN", "UE": "EU", "IA": "AI", "OTAN": "NATO", "ADN": "DNA", "OMS": "WHO", "EEUU": "US",
+           "URSS": "USSR", "OVNI": "UFO", "SIDA": "AIDS", "TI": "IT", "RRHH": "HR", "ONG": "NGO", "IVA": "VAT",
+           "FMI": "IMF", "PIB": "GDP", "OCDE": "OECD", "OK": "OK", "USA": "USA"},
+}
+# ... and the Spanish gender of acronyms kept as typed, where feminine (la VPN, la NASA): the model wrote "el 50"
+FEMININE = frozenset("VPN API CPU GPU URL RAM ROM SIM IP FAQ CIA NASA BBC NBA NFL FIFA UEFA NSA ESA UCI TV ONU UE IA "
+                     "OTAN OMS ONG OCDE URSS".split())
+# Tokens the model renders right inside a sentence, left to it (benchmarks/acronyms.py --selection, the selection
+# split's lines that are not shouted: en-es TV 40/42, OK 19/19, CD 10/10; es-en CD 8/8, TV 4/4)
+MODEL_KNOWS = {"en": frozenset({"TV", "OK", "CD", "USA"}), "es": frozenset({"CD", "TV"})}
+
+
+def key(token: str) -> str:
+    """A token as WRITTEN keys it: without stops, spaces or a plural's "s"."""
+    bare = _DOTS.sub("", token)
+    return bare[:-1] if bare.endswith("s") and bare[:-1].isupper() else bare
+
+
+def written(span: str, source: str) -> str:
+    """The span as the other language writes it, if a row of WRITTEN says so (a plural as typed: "the 2 UFOs"), else
+    as it is."""
+    return WRITTEN[source].get(_DOTS.sub("", span), span).split("|")[0]
+
+
+def _without(text: str, tokens: list[re.Match]) -> str:
+    return "".join(text[a:b] for a, b in zip([0, *(m.end() for m in tokens)], [*(m.start() for m in tokens), len(text)]))
+
+
+def found(text: str, familiar: frozenset[str], source: str) -> tuple[list[tuple[int, int]], bool]:
+    """The acronyms of a sentence to keep (start, end), and whether it is one acronym alone that the model knows
+    (to be given it calm). `familiar`: the source words the model learned (a token that is one is a word: "VERY");
+    none known, only WRITTEN's tokens are acronyms."""
+    tokens = [m for m in TOKEN.finditer(text) if not _ROMAN.fullmatch(m.group())]
+    if not tokens:
+        return [], False
+    table, knows = WRITTEN[source], MODEL_KNOWS[source]
+
+    def word(m: re.Match) -> bool:  # (no lexicon: every token a word but the table's)
+        return not familiar or key(m.group()).lower() in familiar
+
+    def acronym(m: re.Match) -> bool:
+        return not word(m) or key(m.group()) in table or key(m.group()) in knows
+
+    alone = not any(c.isalpha() for c in _without(text, tokens))
+    if alone:  # (one acronym or a few alone are no shout, but words with "!" or "?": "WHO?", "STOP!")
+        shouted = not all(map(acronym, tokens)) or any(map(word, tokens)) and text.rstrip()[-1:] in "!?"
+    else:  # (decided without the tokens that are no words: "SEND ME THE PDF!" is a shout, "Send me the PDF." not)
+        shouted = is_shouting(_without(text, [m for m in tokens if not word(m)]))
+    keep = []
+    for m in tokens:
+        k = key(m.group())
+        if shouted and word(m) or k in knows and not (alone and k in table) or word(m) and k not in table:
+            continue
+        keep.append((m.start(), m.end() + _stop(text, m, written(k, source))))
+    calm = alone and not shouted and len(tokens) == 1 and not keep and key(tokens[0].group()) in knows
+    return keep, calm
+
+
+def _stop(text: str, m: re.Match, out: str) -> int:
+    """How many characters the span of m takes after it (-1: it leaves out its last): a sentence's last stop goes
+    with one written with a stop of its own ("USA." -> "EE. UU.", not "EE. UU.."), not with one written without
+    ("U.K." -> "Reino Unido.")."""
+    if text[m.end():].strip(" \"')»”’") in ("", "."):
+        return int(text[m.end():].strip() == "." and out.endswith(".")) - (m.group().endswith(".") and not out.endswith("."))
+    return 0
+
+
+def told(text: str) -> str | None:
+    """The language of a line of acronyms only (None: it has other words): the one whose tables alone know them all
+    (WRITTEN, MODEL_KNOWS: "UN." English, "ONU." Spanish), else "" (nothing to tell: "OK.", "USA."); None too where
+    a table does not know one ("STOP!", "PDF.": the detector's). mtcli.langid
+    had told "USA.", "UN.", "TV." Spanish."""
+    tokens = TOKEN.findall(text)
+    if not tokens or any(c.isalpha() for c in TOKEN.sub("", text)):
+        return None
+    languages = [{lang for lang in WRITTEN if key(t) in WRITTEN[lang] or key(t) in MODEL_KNOWS[lang]} for t in tokens]
+    if not all(languages):  # (a shout, "STOP!", "CAN YOU HELP ME?", or one no table knows, "PDF.": the detector's)
+        return None
+    found = set.union(*languages)
+    return found.pop() if len(found) == 1 else ""
+
+
+class Acronyms:
+    """Acronyms kept (`found`); a lone one the model knows given it calm; back, the words before each written
+    one made to fit it (spans.py writes them: `written`)."""
+
+    name = "acronyms"
+
+    def strip(self, s: Sentence, c: Context) -> bool:
+        if not c.options.protect:
+            return True
+        keep, calm = found(s.text, c.engine.familiar, c.options.source)
+        if calm:  # ("OK." -> "Ok.": the casing stage takes it for no shout)
+            m = TOKEN.search(s.text)
+            s.text = s.text[: m.start()] + m.group()[0] + m.group()[1:].lower() + s.text[m.end():]
+            s.spans = [(a, b) for a, b in s.spans if b <= m.start() or a >= m.end()]
+        s.spans = sorted(s.spans + [(a, b) for a, b in keep if not any(a < e and b > st for st, e in s.spans)])
+        keep = [(a, b) for a, b in keep if (a, b) in s.spans]  # (a span already, as the same: "PDF" in a shout)
+        if keep:
+            articles = [(m := _ES_ARTICLE.search(s.text, 0, a)) and ("the" if m[1] else "a") for a, _ in keep]
+            s.aside[self.name] = [s.text[a:b] for a, b in keep], c.options.source, articles
+        return True
+
+    def restore(self, s: Sentence, out: NBest, items) -> NBest:
+        if self.name not in s.aside:
+            return out
+        typed, source, articles = s.aside[self.name]
+        return each(out, lambda t: _fitted(t, typed, source, articles, s.shout))
+
+
+_VOWEL_SOUND = lazy_re.compile(r"[AEIO]|[FHLMNRSX][A-Z]{0,2}$")  # an API, an NGO, an FBI agent; a VPN, a UFO, a NATO
+
+
+def _fitted(text: str, typed: list[str], source: str, articles: list[str | None], shout: bool = False) -> str:
+    """The translation with a Spanish determiner before each acronym in its gender and number ("el 50" -> "la ONU"),
+    or an English article before one a Spanish article stood before and nothing does now ("Mándame el PDF." -> "Send
+    me PDF." -> "Send me the PDF.")."""
+    for token, article in zip(typed, articles):
+        out = written(token, source)
+        if source == "en":
+            kind = WRITTEN["en"].get(_DOTS.sub("", token), "").partition("|")[2]
+            plural = kind == "mp" or token.endswith("s") and token[:-1].isupper()
+            feminine = kind == "f" or key(out) in FEMININE
+        elif not article:
+            continue
+        for m in reversed(list(re.finditer(rf"(?<!\w){re.escape(out)}(?!\w)", text))):
+            before = text[: m.start()]
+            if source == "en" and (d := _BEFORE.search(before)):
+                det = _DETERMINER[d[1].lower()][feminine + 2 * plural]
+                before = before[: d.start(1)] + (det.capitalize() if d[1][:1].isupper() else det) + before[d.end(1):]
+            elif source == "es" and not _EN_BEFORE.search(before):
+                word = "the" if article == "the" else "an" if _VOWEL_SOUND.match(out) else "a"
+                word = word.upper() if shout else word.capitalize() if not before.strip(" ¿¡\"'«(") else word
+                before += word + " "
+            text = before + text[m.start():]
+    return text

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from mtcli.text.agreement import _BEFORE, _DETERMINER, _EN_BEFORE, _ES_ARTICLE
+from mtcli.text.agreement import _BEFORE, _DETERMINER, _EN_BEFORE
 from mtcli.text.case import is_shouting
 from mtcli.text.sentence import Context, NBest, Sentence, each
 from mtcli import lazy_re
@@ -85,22 +85,22 @@ def found(text: str, familiar: frozenset[str], source: str) -> tuple[list[tuple[
         shouted = not all(map(acronym, tokens)) or any(map(word, tokens)) and text.rstrip()[-1:] in "!?"
     else:  # (decided without the tokens that are no words: "SEND ME THE PDF!" is a shout, "Send me the PDF." not)
         shouted = is_shouting(_without(text, [m for m in tokens if not word(m)]))
-    keep = []
+    keep, last = [], len(text.rstrip(" \"')»”’"))
     for m in tokens:
         k = key(m.group())
         if shouted and word(m) or k in knows and not (alone and k in table) or word(m) and k not in table:
             continue
-        keep.append((m.start(), m.end() + _stop(text, m, written(k, source))))
+        keep.append((m.start(), m.end() + _stop(text, m.end(), last, m.group(), written(k, source))))
     calm = alone and not shouted and len(tokens) == 1 and not keep and key(tokens[0].group()) in knows
     return keep, calm
 
 
-def _stop(text: str, m: re.Match, out: str) -> int:
-    """How many characters the span of m takes after it (-1: it leaves out its last): a sentence's last stop goes
-    with one written with a stop of its own ("USA." -> "EE. UU.", not "EE. UU.."), not with one written without
-    ("U.K." -> "Reino Unido.")."""
-    if text[m.end():].strip(" \"')»”’") in ("", "."):
-        return int(text[m.end():].strip() == "." and out.endswith(".")) - (m.group().endswith(".") and not out.endswith("."))
+def _stop(text: str, end: int, last: int, token: str, out: str) -> int:
+    """How many characters a token's span takes after its `end` (-1: it leaves out its last): a sentence's last stop
+    goes with one written with a stop of its own ("USA." -> "EE. UU.", not "EE. UU.."), not with one written without
+    ("U.K." -> "Reino Unido."). `last`: where the sentence's words end (closing marks after)."""
+    if end == last or end == last - 1 and text[end] == ".":
+        return int(end < last and out.endswith(".")) - (token.endswith(".") and not out.endswith("."))
     return 0
 
 
@@ -133,10 +133,11 @@ class Acronyms:
             m = TOKEN.search(s.text)
             s.text = s.text[: m.start()] + m.group()[0] + m.group()[1:].lower() + s.text[m.end():]
             s.spans = [(a, b) for a, b in s.spans if b <= m.start() or a >= m.end()]
-        s.spans = sorted(s.spans + [(a, b) for a, b in keep if not any(a < e and b > st for st, e in s.spans)])
-        keep = [(a, b) for a, b in keep if (a, b) in s.spans]  # (a span already, as the same: "PDF" in a shout)
+        s.spans = sorted(s.spans + _apart(keep, s.spans))
+        spans = set(s.spans)
+        keep = [(a, b) for a, b in keep if (a, b) in spans]  # (a span already, as the same: "PDF" in a shout)
         if keep:
-            articles = [(m := _ES_ARTICLE.search(s.text, 0, a)) and ("the" if m[1] else "a") for a, _ in keep]
+            articles = [(m := _ES_BEFORE.search(s.text, max(0, a - 12), a)) and _IN_ENGLISH[m[1].lower()] for a, _ in keep]
             s.aside[self.name] = [s.text[a:b] for a, b in keep], c.options.source, articles
         return True
 
@@ -147,29 +148,59 @@ class Acronyms:
         return each(out, lambda t: _fitted(t, typed, source, articles, s.shout))
 
 
+# a Spanish determiner before an acronym and its English, which a name as placeholder lost ("Mi Tom va lento." -> "Tom
+# is going slow.": "PC is going slow.")
+_IN_ENGLISH = {**dict.fromkeys("el la los las del al".split(), "the"), "un": "a", "una": "a", "mi": "my", "mis": "my",
+               "tu": "your", "tus": "your", **dict.fromkeys("nuestro nuestra nuestros nuestras".split(), "our")}
+_ES_BEFORE = lazy_re.compile(rf"(?<!\w)({'|'.join(_IN_ENGLISH)})\s+$", re.IGNORECASE)
+_A_AN = lazy_re.compile(r"(?<!\w)(an?)\s+$", re.IGNORECASE)
 _VOWEL_SOUND = lazy_re.compile(r"[AEIO]|[FHLMNRSX][A-Z]{0,2}$")  # an API, an NGO, an FBI agent; a VPN, a UFO, a NATO
+
+
+def _apart(keep: list[tuple[int, int]], spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans of `keep` that overlap none of `spans` (both in order)."""
+    out, k = [], 0
+    for a, b in keep:
+        while k < len(spans) and spans[k][1] <= a:
+            k += 1
+        if k == len(spans) or spans[k][0] >= b:
+            out.append((a, b))
+    return out
 
 
 def _fitted(text: str, typed: list[str], source: str, articles: list[str | None], shout: bool = False) -> str:
     """The translation with a Spanish determiner before each acronym in its gender and number ("el 50" -> "la ONU"),
     or an English article before one a Spanish article stood before and nothing does now ("Mándame el PDF." -> "Send
-    me PDF." -> "Send me the PDF.")."""
+    me Tom." -> "Send me PDF." -> "Send me the PDF."). One pass over the text."""
+    wants: dict[str, list] = {}  # an acronym as the translation has it -> what goes before each of it, in order
     for token, article in zip(typed, articles):
         out = written(token, source)
         if source == "en":
             kind = WRITTEN["en"].get(_DOTS.sub("", token), "").partition("|")[2]
             plural = kind == "mp" or token.endswith("s") and token[:-1].isupper()
-            feminine = kind == "f" or key(out) in FEMININE
-        elif not article:
-            continue
-        for m in reversed(list(re.finditer(rf"(?<!\w){re.escape(out)}(?!\w)", text))):
-            before = text[: m.start()]
-            if source == "en" and (d := _BEFORE.search(before)):
-                det = _DETERMINER[d[1].lower()][feminine + 2 * plural]
-                before = before[: d.start(1)] + (det.capitalize() if d[1][:1].isupper() else det) + before[d.end(1):]
-            elif source == "es" and not _EN_BEFORE.search(before):
-                word = "the" if article == "the" else "an" if _VOWEL_SOUND.match(out) else "a"
-                word = word.upper() if shout else word.capitalize() if not before.strip(" ¿¡\"'«(") else word
-                before += word + " "
-            text = before + text[m.start():]
-    return text
+            wants.setdefault(out, []).append((kind == "f" or key(out) in FEMININE) + 2 * plural)
+        elif article:
+            wants.setdefault(out, []).append(article)
+    if not wants:
+        return text
+    pieces, last = [], 0
+    alternatives = "|".join(map(re.escape, sorted(wants, key=len, reverse=True)))
+    for m in re.finditer(rf"(?<!\w)(?:{alternatives})(?!\w)", text):
+        a, queue = m.start(), wants[m.group()]
+        want, window = queue.pop(0) if len(queue) > 1 else queue[0], max(last, a - 24)
+        if source == "en" and (d := _BEFORE.search(text, window, a)):
+            det = _DETERMINER[d[1].lower()][want]
+            pieces += [text[last : d.start(1)], det.capitalize() if d[1][:1].isupper() else det, text[d.end(1) : a]]
+        elif source == "es" and (d := _A_AN.search(text, window, a)):  # (the model's "a" before a name: "a API")
+            an = "an" if _VOWEL_SOUND.match(m.group()) else "a"
+            an = an.upper() if shout else an.capitalize() if d[1][0].isupper() else an
+            pieces += [text[last : d.start(1)], an, text[d.end(1) : a]]
+        elif source == "es" and not _EN_BEFORE.search(text, window, a):
+            word = "an" if want == "a" and _VOWEL_SOUND.match(m.group()) else want
+            opening = a < 8 and not text[:a].strip(" ¿¡\"'«(")
+            pieces += [text[last:a], (word.upper() if shout else word.capitalize() if opening else word) + " "]
+        else:
+            pieces.append(text[last:a])
+        pieces.append(m.group())
+        last = m.end()
+    return "".join(pieces) + text[last:]

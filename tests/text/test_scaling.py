@@ -55,6 +55,7 @@ RUNS = {
     "bidi marks": "\u200fw \u200e" * 150, "bidi marks on words": "\u200fa1 " * 150, "ERB tags": "<%= " * 150,
     "shell variables": "$a " * 200, "PHP braces": "{$a " * 150, "Qt placeholders": "%1 " * 200,
     "key combinations": "Ctrl+" * 120, "escaped entities": "&amp;lt;" * 75,
+    "acronyms": "the UN sent a PDF to the US and " * 30, "dotted acronyms": "U.S. " * 120,  # (acronyms.py)
 }
 
 

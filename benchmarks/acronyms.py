@@ -51,7 +51,7 @@ def met(expectation: str, out: str) -> bool:
         return out != out.upper()
     if expectation.startswith("!"):
         return not re.search(rf"(?<!\w){re.escape(expectation[1:])}(?!\w)", out)
-    return any(re.search(rf"(?<!\w){re.escape(form)}(?!\w)", out) for form in expectation.split("|"))
+    return any(re.search(rf"(?<!\w){re.escape(form)}s?(?!\w)", out) for form in expectation.split("|"))  # ("PDFs")
 
 
 def lexicon(direction: str) -> frozenset[str]:

@@ -24,8 +24,9 @@ from mtcli.text.sentence import Context, NBest, Sentence, each
 from mtcli import lazy_re
 
 # 2 to 6 capitals (and a plural's "s": "PDFs"), capitals with stops ("U.S.", "U.K."), Spain's doubled initials ("EE.
-# UU.", "RR. HH."); not inside a word, a name of capitals around "&" ("AT&T": kinds.py), a hyphenated word
-TOKEN = lazy_re.compile(r"(?<![\w.&'’-])(?:(?:EE|RR)\. ?(?:UU|HH)\.|(?:[A-Z]\.){2,4}|[A-Z]{2,6}s?)(?![\w&]|-\w)")
+# UU.", "RR. HH."); not inside a word, a name of capitals around "&" ("AT&T": kinds.py), a hyphenated word, a
+# contraction ("DON'T"; a possessive's "'s" is the sentence's: "the CEO's")
+TOKEN = lazy_re.compile(r"(?<![\w.&'’-])(?:(?:EE|RR)\. ?(?:UU|HH)\.|(?:[A-Z]\.){2,4}|[A-Z]{2,6}s?)(?![\w&]|-\w|['’](?![sS]\b)\w)")
 _ROMAN = lazy_re.compile(r"[IVXL]+")  # "II", "XIV": a Roman numeral's (kinds.py), not an acronym
 _DOTS = lazy_re.compile(r"[. ]")
 

@@ -81,6 +81,7 @@ def test_what_is_an_acronym():
     assert found("World War II ended.", EN_WORDS, "en") == ([], False)  # (a Roman numeral's)
     assert found("Do NOT touch that.", EN_WORDS, "en") == ([], False)
     assert found("AT&T and X-RAY.", EN_WORDS, "en") == ([], False)
+    assert found("I DON'T know the CEO's name.", EN_WORDS, "en") == ([(17, 20)], False)  # (a contraction's)
     assert found("I have been to the U.S.", EN_WORDS, "en") == ([(19, 23)], False)
     assert found("The U.K.", EN_WORDS, "en") == ([(4, 7)], False)  # (the stop the sentence's: "Reino Unido.")
     assert found("TV.", EN_WORDS, "en") == ([], True)

@@ -69,6 +69,19 @@ def _without(text: str, tokens: list[re.Match]) -> str:
     return "".join(text[a:b] for a, b in zip([0, *(m.end() for m in tokens)], [*(m.start() for m in tokens), len(text)]))
 
 
+# what may stand before a sentence's subject: opening marks, a determiner
+_LEAD = lazy_re.compile(r"[\W_]*(?:(?:the|my|our|your|his|her|their|this|that|el|la|los|las|mi|tu|su|nuestra|nuestro)\s+)?",
+                        re.IGNORECASE)
+
+
+def leads(text: str, start: int) -> bool:
+    """An acronym at `start` opens the sentence, a determiner before it at most: mostly its subject, which the model
+    given a number put in the plural ("The 50 arrested him." -> "El FBI lo arrestaron."; with a name, "Tom", 12 of
+    26 written sentences with one there came out better, 3 worse: benchmarks/acronyms.py --show). Elsewhere a
+    name's placeholder took Spanish's "a" of a person ("Necesito un nuevo a CPU.", "Revisa a la FAQ.")."""
+    return start < 16 and bool(_LEAD.fullmatch(text, 0, start))
+
+
 def found(text: str, familiar: frozenset[str], source: str) -> tuple[list[tuple[int, int]], bool]:
     """The acronyms of a sentence to keep (start, end), and whether it is one acronym alone that the model knows
     (to be given it calm). `familiar`: the source words the model learned (a token that is one is a word: "VERY");
@@ -141,8 +154,7 @@ class Acronyms:
         spans = set(s.spans)
         keep = [(a, b) for a, b in keep if (a, b) in spans]  # (a span already, as the same: "PDF" in a shout)
         if keep:
-            articles = [(m := _ES_BEFORE.search(s.text, max(0, a - 12), a)) and _IN_ENGLISH[m[1].lower()]
-                        or WRITTEN["es"].get(_DOTS.sub("", s.text[a:b]), "").partition("|")[2] for a, b in keep]
+            articles = [_determiner(s.text, a, b, c.options.source) for a, b in keep]
             s.aside[self.name] = [s.text[a:b] for a, b in keep], c.options.source, articles
         return True
 
@@ -159,6 +171,22 @@ _IN_ENGLISH = {**dict.fromkeys("el la los las del al".split(), "the"), "un": "a"
                "tu": "your", "tus": "your", **dict.fromkeys("nuestro nuestra nuestros nuestras".split(), "our")}
 _ES_BEFORE = lazy_re.compile(rf"(?<!\w)({'|'.join(_IN_ENGLISH)})\s+$", re.IGNORECASE)
 _A_AN = lazy_re.compile(r"(?<!\w)(an?)\s+$", re.IGNORECASE)
+# an English determiner before an acronym and the Spanish one (masculine singular: made to fit), which a name as
+# placeholder lost ("The Tom resigned." -> "Tom renunció.")
+_IN_SPANISH = {"the": "el", "a": "un", "an": "un", "my": "mi", "your": "tu", "our": "nuestro", "this": "este",
+               "that": "ese"}
+_EN_DETERMINER = lazy_re.compile(rf"(?<!\w)({'|'.join(_IN_SPANISH)})\s+$", re.IGNORECASE)
+
+
+def _determiner(text: str, a: int, b: int, source: str) -> str:
+    """The determiner before text[a:b] in the target language ("" none): a Spanish one's English, an English one's
+    Spanish; else the English article a row of WRITTEN asks for ("EE. UU." -> "the US")."""
+    if source == "en":
+        return _IN_SPANISH[m[1].lower()] if (m := _EN_DETERMINER.search(text, max(0, a - 8), a)) else ""
+    m = _ES_BEFORE.search(text, max(0, a - 12), a)
+    return _IN_ENGLISH[m[1].lower()] if m else WRITTEN["es"].get(_DOTS.sub("", text[a:b]), "").partition("|")[2]
+
+
 _VOWEL_SOUND = lazy_re.compile(r"[AEIO]|[FHLMNRSX][A-Z]{0,2}$")  # an API, an NGO, an FBI agent; a VPN, a UFO, a NATO
 
 
@@ -187,7 +215,7 @@ def _fitted(text: str, typed: list[str], source: str, articles: list[str | None]
         if source == "en":
             kind = WRITTEN["en"].get(_DOTS.sub("", token), "").partition("|")[2]
             plural = kind == "mp" or token.endswith("s") and token[:-1].isupper()
-            wants.setdefault(out, []).append((kind == "f" or key(out) in FEMININE) + 2 * plural)
+            wants.setdefault(out, []).append(((kind == "f" or key(out) in FEMININE) + 2 * plural, article))
         elif article:
             wants.setdefault(out, []).append(article)
     if not wants:
@@ -197,17 +225,28 @@ def _fitted(text: str, typed: list[str], source: str, articles: list[str | None]
     for m in re.finditer(rf"(?<!\w)(?:{alternatives})(?!\w)", text):
         a, queue = m.start(), wants[m.group()]
         want, window = queue.pop(0) if len(queue) > 1 else queue[0], max(last, a - 24)
-        if source == "en" and (d := _BEFORE.search(text, window, a)):
-            det = _DETERMINER[d[1].lower()][want]
-            det = det.upper() if shout else det.capitalize() if d[1][:1].isupper() else det
-            pieces += [text[last : d.start(1)], det, text[d.end(1) : a]]
+        opening = a < 8 and not text[:a].strip(" ¿¡\"'«(")
+        if source == "en" and _BEFORE.search(text, window, a):  # (the run of them: "un nuevo" -> "una nueva")
+            before, end = text[last:a], a - last
+            while d := _BEFORE.search(before, max(0, end - 24), end):
+                det = _DETERMINER[d[1].lower()][want[0]]
+                det = det.upper() if shout else det.capitalize() if d[1][:1].isupper() else det
+                before, end = before[: d.start(1)] + det + before[d.end(1) :], d.start(1)
+            pieces.append(before)
+        elif source == "en" and want[1]:  # (the English's, lost: "The Tom resigned." -> "Tom renunció.")
+            det = _DETERMINER[want[1]][want[0]]
+            det = det.upper() if shout else det.capitalize() if opening else det
+            before = text[last:a]
+            if det in ("el", "EL") and (p := re.search(r"(?<!\w)(de|a) $", before, re.IGNORECASE)):  # (del, al)
+                pieces += [before[: p.end(1)], "l" if p[1].islower() else "L", " "]
+            else:
+                pieces += [before, det + " "]
         elif source == "es" and (d := _A_AN.search(text, window, a)):  # (the model's "a" before a name: "a API")
             an = "an" if _VOWEL_SOUND.match(m.group()) else "a"
             an = an.upper() if shout else an.capitalize() if d[1][0].isupper() else an
             pieces += [text[last : d.start(1)], an, text[d.end(1) : a]]
         elif source == "es" and not _EN_BEFORE.search(text, window, a):
             word = "an" if want == "a" and _VOWEL_SOUND.match(m.group()) else want
-            opening = a < 8 and not text[:a].strip(" ¿¡\"'«(")
             pieces += [text[last:a], (word.upper() if shout else word.capitalize() if opening else word) + " "]
         else:
             pieces.append(text[last:a])

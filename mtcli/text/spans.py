@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 
 from mtcli.text import protect
-from mtcli.text.acronyms import TOKEN, written
+from mtcli.text.acronyms import TOKEN, leads, written
 from mtcli.text.dates import month_alone
 from mtcli.text.kinds import EUROS, KIND, MONEY, PRIVATE, as_shown
 from mtcli.text.numerals import ends_one_of, without_possessive
@@ -94,15 +94,16 @@ def masked(text: str, spans: list[tuple[int, int]], c: Context) -> protect.Maske
     """The text with its spans as the placeholders of the engine's ladder (none a word the text has: retry.OWN's
     sentence writes some spans as typed, "It costs 50 euros."), a name's a name."""
     words = protect.mask(text, spans, ("",))  # (the sentence's own words: no typed number is read as a placeholder)
-    return protect.mask(text, spans, _named(words, ladder(words.text, c.engine.placeholders)[0], c))
+    leading = [leads(text, a) for a, _ in spans]  # (an acronym the sentence opens with: a name's placeholder)
+    return protect.mask(text, spans, _named(words, ladder(words.text, c.engine.placeholders)[0], c, leading))
 
 
-def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context) -> tuple[str, ...]:
+def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context, leading: list[bool]) -> tuple[str, ...]:
     """`seq`, with a name's placeholder a name the model copies ("50 called while you were out." came out "El 50 y
     no estabas fuera.") that the sentence does not have already. `masked`: the sentence without its spans."""
     bare = c.options.case and uncased(masked.text)  # (the sentence's words as typed)
     names = [(is_name(span, c.engine.familiar, bare) and not TOKEN.fullmatch(span)) or bool(AMPERSAND.fullmatch(span))
-             for span in masked.spans]  # (an acronym's plural is no name: "two Tom" came out "dos a PDFs")
+             or lead and bool(TOKEN.fullmatch(span)) for span, lead in zip(masked.spans, leading)]
     if not any(names):
         return seq
     words = set(re.findall(r"\w+", masked.text.lower()))  # ("TOM" is made "Tom": casing)

@@ -17,7 +17,7 @@ from tests.text.fakes import answers, engine
 
 # the source words the model learned (Engine.familiar): an ALL CAPS token that is one is a word ("VERY", "IT")
 EN_WORDS = frozenset("send me the met today i work in it am very tired can you help who us she lives ok saw a do not "
-                     "touch that stop turn on use sent two".split())
+                     "touch that stop turn on use sent two new arrested him".split())
 ES_WORDS = frozenset("mándame el la se reunió hoy estoy muy cansado mi va lento uso una ok usa vivo en".split())
 
 
@@ -35,10 +35,14 @@ def _run(line: str, says: dict[str, str], source: str = "en") -> tuple[list[str]
     ("I use a VPN.", "I use a 50.", "Uso un 50.", "Uso una VPN."),
     ("I sent two PDFs.", "I sent two 50.", "Envié dos 50.", "Envié dos PDFs."),  # (a plural's placeholder no name)
     # written the Spanish way, in its gender and number
-    ("The UN met today.", "The 50 met today.", "El 50 se reunió hoy.", "La ONU se reunió hoy."),
+    ("I use a new VPN.", "I use a new 50.", "Uso un nuevo 50.", "Uso una nueva VPN."),
+    # an acronym the sentence opens with: a name's placeholder (a number's made the verb plural, "El FBI lo
+    # arrestaron."), and the determiner the model leaves out before a name put back
+    ("The UN met today.", "The Tom met today.", "Tom se reunió hoy.", "La ONU se reunió hoy."),
+    ("The FBI arrested him.", "The Tom arrested him.", "El Tom lo arrestó.", "El FBI lo arrestó."),
     ("I work in IT.", "I work in 50.", "Trabajo en 50.", "Trabajo en TI."),
     ("She lives in the US.", "She lives in the 50.", "Vive en el 50.", "Vive en los EE. UU."),  # (one stop)
-    ("BTW, I am late.", "50, I am late.", "50, llego tarde.", "Por cierto, llego tarde."),
+    ("BTW, I am late.", "Tom, I am late.", "Tom, llego tarde.", "Por cierto, llego tarde."),
     # no acronyms: a word of the language typed in capitals for weight, a shout, a known one inside a sentence
     ("I am VERY tired.", "I am VERY tired.", "Estoy muy cansado.", "Estoy muy cansado."),
     ("CAN YOU HELP ME?", "Can you help me?", "¿Puedes ayudarme?", "¿PUEDES AYUDARME?"),
@@ -89,7 +93,7 @@ def test_what_is_an_acronym():
 
 def test_a_kept_acronym_is_spared_by_the_confidence_check():
     """route.py spares the line's kept spans: the acronym as typed, also where it is written anew."""
-    eng = replace(engine(answers({"The 50 met today.": "El 50 se reunió hoy."})), familiar=EN_WORDS)
+    eng = replace(engine(answers({"The Tom met today.": "Tom se reunió hoy."})), familiar=EN_WORDS)
     (r,) = translate_lines(["The UN met today."], eng)
     assert r.kept == ["UN"] and spared("The UN met today.", r.kept) == [(4, 6)]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from mtcli.text.agreement import _BEFORE, _DETERMINER, _EN_BEFORE
+from mtcli.text.agreement import _BEFORE, _DETERMINER
 from mtcli.text.case import is_shouting
 from mtcli.text.sentence import Context, NBest, Sentence, each
 from mtcli import lazy_re
@@ -42,8 +42,12 @@ WRITTEN = {
            "ASAP": "cuanto antes"},
     "es": {"ONU": "UN", "UE": "EU", "IA": "AI", "OTAN": "NATO", "ADN": "DNA", "OMS": "WHO", "EEUU": "US|the",
            "URSS": "USSR", "OVNI": "UFO", "SIDA": "AIDS", "TI": "IT", "RRHH": "HR", "ONG": "NGO", "IVA": "VAT",
-           "FMI": "IMF", "PIB": "GDP", "OCDE": "OECD", "OK": "OK", "USA": "USA"},
+           "FMI": "IMF", "PIB": "GDP", "OCDE": "OECD", "OK": "OK", "USA": "USA", "sida": "AIDS", "ovni": "UFO",
+           "ovnis": "UFOs"},
 }
+# ... the rows Spanish writes in lowercase, found as words ("Tiene sida." had come out "You have it if you're going.")
+_LOWER = {source: lazy_re.compile(rf"(?<!\w)(?:{'|'.join(k for k in rows if k.islower()) or '(?!)'})(?!\w)")
+          for source, rows in WRITTEN.items()}
 # ... and the Spanish gender of acronyms kept as typed, where feminine (la VPN, la NASA): the model wrote "el 50"
 FEMININE = frozenset("VPN API CPU GPU URL RAM ROM SIM IP FAQ CIA NASA BBC NBA NFL FIFA UEFA NSA ESA UCI TV ONU UE IA "
                      "OTAN OMS ONG OCDE URSS".split())
@@ -86,7 +90,8 @@ def found(text: str, familiar: frozenset[str], source: str) -> tuple[list[tuple[
     """The acronyms of a sentence to keep (start, end), and whether it is one acronym alone that the model knows
     (to be given it calm). `familiar`: the source words the model learned (a token that is one is a word: "VERY");
     none known, only WRITTEN's tokens are acronyms."""
-    tokens = [m for m in TOKEN.finditer(text) if not _ROMAN.fullmatch(m.group())]
+    tokens = sorted([m for m in TOKEN.finditer(text) if not _ROMAN.fullmatch(m.group())]
+                    + list(_LOWER[source].finditer(text)), key=lambda m: m.start())
     if not tokens:
         return [], False
     table, knows = WRITTEN[source], MODEL_KNOWS[source]
@@ -170,6 +175,9 @@ class Acronyms:
 _IN_ENGLISH = {**dict.fromkeys("el la los las del al".split(), "the"), "un": "a", "una": "a", "mi": "my", "mis": "my",
                "tu": "your", "tus": "your", **dict.fromkeys("nuestro nuestra nuestros nuestras".split(), "our")}
 _ES_BEFORE = lazy_re.compile(rf"(?<!\w)({'|'.join(_IN_ENGLISH)})\s+$", re.IGNORECASE)
+# an English determiner before an acronym, an adjective or two between ("a new CPU": no "a" put back)
+_EN_PHRASE = lazy_re.compile(r"(?<!\w)(?:the|an?|my|your|his|her|its|our|their|this|that|these|those|some|any|no|every|"
+                             r"each|one|of|[\w'’]+'s|\d+)\s+(?:[a-z]+\s+){0,2}$", re.IGNORECASE)
 _A_AN = lazy_re.compile(r"(?<!\w)(an?)\s+$", re.IGNORECASE)
 # an English determiner before an acronym and the Spanish one (masculine singular: made to fit), which a name as
 # placeholder lost ("The Tom resigned." -> "Tom renunció.")
@@ -245,7 +253,7 @@ def _fitted(text: str, typed: list[str], source: str, articles: list[str | None]
             an = "an" if _VOWEL_SOUND.match(m.group()) else "a"
             an = an.upper() if shout else an.capitalize() if d[1][0].isupper() else an
             pieces += [text[last : d.start(1)], an, text[d.end(1) : a]]
-        elif source == "es" and not _EN_BEFORE.search(text, window, a):
+        elif source == "es" and not _EN_PHRASE.search(text, window, a):
             word = "an" if want == "a" and _VOWEL_SOUND.match(m.group()) else want
             pieces += [text[last:a], (word.upper() if shout else word.capitalize() if opening else word) + " "]
         else:

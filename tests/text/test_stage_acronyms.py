@@ -18,7 +18,8 @@ from tests.text.fakes import answers, engine
 # the source words the model learned (Engine.familiar): an ALL CAPS token that is one is a word ("VERY", "IT")
 EN_WORDS = frozenset("send me the met today i work in it am very tired can you help who us she lives ok saw a do not "
                      "touch that stop turn on use sent two new arrested him".split())
-ES_WORDS = frozenset("mándame el la se reunió hoy estoy muy cansado mi va lento uso una ok usa vivo en".split())
+ES_WORDS = frozenset("mándame el la se reunió hoy estoy muy cansado mi va lento uso una ok usa vivo en tiene sida "
+                     "necesito nueva".split())
 
 
 def _run(line: str, says: dict[str, str], source: str = "en") -> tuple[list[str], str]:
@@ -70,6 +71,8 @@ def test_a_line_of_one_acronym_is_no_shout_and_needs_no_model(line, out):
     ("La ONU se reunió hoy.", "La Tom se reunió hoy.", "Tom met today.", "The UN met today."),
     ("Vivo en EE. UU.", "Vivo en Tom.", "I live in Tom.", "I live in the US."),  # (English's article)
     ("Estoy MUY cansado.", "Estoy MUY cansado.", "I'm very tired.", "I'm very tired."),
+    ("Tiene sida.", "Tiene Tom.", "He has Tom.", "He has AIDS."),  # (Spanish writes it in lowercase)
+    ("Necesito una CPU nueva.", "Necesito una Tom nueva.", "I need a new Tom.", "I need a new CPU."),
 ])
 def test_spanish(line, sees, says, out):
     seen, got = _run(line, {sees: says}, "es")

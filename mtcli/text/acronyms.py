@@ -66,7 +66,8 @@ def key(token: str) -> str:
 def written(span: str, source: str) -> str:
     """The span as the other language writes it, if a row of WRITTEN says so (a plural as typed: "the 2 UFOs"), else
     as it is."""
-    return WRITTEN[source].get(_DOTS.sub("", span), span).split("|")[0]
+    row = WRITTEN[source].get(_DOTS.sub("", span))
+    return row.split("|")[0] if row else span
 
 
 def _without(text: str, tokens: list[re.Match]) -> str:
@@ -113,7 +114,9 @@ def found(text: str, familiar: frozenset[str], source: str) -> tuple[list[tuple[
         if shouted and word(m) or k in knows and not (alone and k in table) or word(m) and k not in table:
             continue
         keep.append((m.start(), m.end() + _stop(text, m.end(), last, m.group(), written(k, source))))
-    calm = alone and not shouted and len(tokens) == 1 and not keep and key(tokens[0].group()) in knows
+    # (without a mark after it, a word alone is the lone word stage's: "OK" -> "ok" -> "vale" -> "VALE")
+    calm = alone and not shouted and len(tokens) == 1 and not keep and key(tokens[0].group()) in knows \
+        and text.rstrip() != tokens[0].group()
     return keep, calm
 
 
@@ -155,9 +158,10 @@ class Acronyms:
             m = TOKEN.search(s.text)
             s.text = s.text[: m.start()] + m.group()[0] + m.group()[1:].lower() + s.text[m.end():]
             s.spans = [(a, b) for a, b in s.spans if b <= m.start() or a >= m.end()]
+        given = set(s.spans) if c.options.glossary else set()  # (a glossary's term is its stage's: terms.py)
         s.spans = _merged(keep, s.spans)
         spans = set(s.spans)
-        keep = [(a, b) for a, b in keep if (a, b) in spans]  # (a span already, as the same: "PDF" in a shout)
+        keep = [(a, b) for a, b in keep if (a, b) in spans - given]  # (a span already, as the same: "PDF" in a shout)
         if keep:
             articles = [_determiner(s.text, a, b, c.options.source) for a, b in keep]
             s.aside[self.name] = [s.text[a:b] for a, b in keep], c.options.source, articles

@@ -19,6 +19,7 @@ from mtcli import lazy_re
 
 QUANTITY = lazy_re.compile(KIND["quantity"].pattern, re.IGNORECASE)  # (no currency after its placeholder either)
 AMPERSAND = lazy_re.compile(KIND["ampersand name"].pattern)  # ("AT&T": a name's placeholder; "50 has ..." -> "En los 50")
+_PLURAL = lazy_re.compile(r"[A-Z]{2,6}s")  # an acronym's plural is no name: "two Tom" came out "dos a PDFs"
 NAMES = ("Tom", "Mary", "John")  # the corpus's most frequent names: the model copies them (protect.py)
 
 
@@ -102,7 +103,7 @@ def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context, leading: li
     """`seq`, with a name's placeholder a name the model copies ("50 called while you were out." came out "El 50 y
     no estabas fuera.") that the sentence does not have already. `masked`: the sentence without its spans."""
     bare = c.options.case and uncased(masked.text)  # (the sentence's words as typed)
-    names = [(is_name(span, c.engine.familiar, bare) and not TOKEN.fullmatch(span)) or bool(AMPERSAND.fullmatch(span))
+    names = [(is_name(span, c.engine.familiar, bare) and not _PLURAL.fullmatch(span)) or bool(AMPERSAND.fullmatch(span))
              or lead and bool(TOKEN.fullmatch(span)) for span, lead in zip(masked.spans, leading)]
     if not any(names):
         return seq

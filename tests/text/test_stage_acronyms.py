@@ -8,7 +8,7 @@ import pytest
 from mtcli.config import TextOptions
 from mtcli.confidence import spared
 from mtcli.langid import detect
-from mtcli.text.acronyms import found, told
+from mtcli.text.acronyms import found, told, written
 from mtcli.text.pipeline import translate_lines
 from mtcli.text.segment import sentences
 from mtcli.text.sentence import placeholders_for
@@ -50,7 +50,7 @@ def _run(line: str, says: dict[str, str], source: str = "en") -> tuple[list[str]
     ("WHO?", "Who?", "¿Quién?", "¿QUIÉN?"),
     ("Turn on the TV.", "Turn on the TV.", "Enciende la tele.", "Enciende la tele."),
     # an acronym in a shout kept; a lone one the model knows given it calm ("OK." had come out "BUENO.")
-    ("SEND ME THE PDF!", "Send me the 50.", "Mándame el 50.", "¡MÁNDAME EL PDF!"),  # (a short exclamation's "!")
+    ("SEND ME THE PDF!", "Send me the Tom!", "¡Mándame el Tom!", "¡MÁNDAME EL PDF!"),  # (a name: a word the model never learned)
     ("OK.", "Ok.", "Vale.", "Vale."),
 ])
 def test_english(line, sees, says, out):
@@ -92,6 +92,7 @@ def test_what_is_an_acronym():
     assert found("I have been to the U.S.", EN_WORDS, "en") == ([(19, 23)], False)
     assert found("The U.K.", EN_WORDS, "en") == ([(4, 7)], False)  # (the stop the sentence's: "Reino Unido.")
     assert found("TV.", EN_WORDS, "en") == ([], True)
+    assert written("0|1", "en") == "0|1" and written("U.S.", "en") == "EE. UU."  # (a table row's "|" is its own)
 
 
 def test_a_kept_acronym_is_spared_by_the_confidence_check():

@@ -182,6 +182,7 @@ _ES_BEFORE = lazy_re.compile(rf"(?<!\w)({'|'.join(_IN_ENGLISH)})\s+$", re.IGNORE
 # an English determiner before an acronym, an adjective or two between ("a new CPU": no "a" put back)
 _EN_PHRASE = lazy_re.compile(r"(?<!\w)(?:the|an?|my|your|his|her|its|our|their|this|that|these|those|some|any|no|every|"
                              r"each|one|of|[\w'’]+'s|\d+)\s+(?:[a-z]+\s+){0,2}$", re.IGNORECASE)
+_CURRENCY = lazy_re.compile(r" d[oó]lar(?:es)?(?!\w)", re.IGNORECASE)
 _A_AN = lazy_re.compile(r"(?<!\w)(an?)\s+$", re.IGNORECASE)
 # an English determiner before an acronym and the Spanish one (masculine singular: made to fit), which a name as
 # placeholder lost ("The Tom resigned." -> "Tom renunció.")
@@ -263,5 +264,6 @@ def _fitted(text: str, typed: list[str], source: str, articles: list[str | None]
         else:
             pieces.append(text[last:a])
         pieces.append(m.group())
-        last = m.end()
+        # (no currency word the model wrote after a number's placeholder: "La URSS dólares para ...")
+        last = m.end() + (len(c.group()) if source == "en" and (c := _CURRENCY.match(text, m.end())) else 0)
     return "".join(pieces) + text[last:]

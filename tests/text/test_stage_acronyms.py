@@ -17,7 +17,7 @@ from tests.text.fakes import answers, engine
 
 # the source words the model learned (Engine.familiar): an ALL CAPS token that is one is a word ("VERY", "IT")
 EN_WORDS = frozenset("send me the met today i work in it am very tired can you help who us she lives ok saw a do not "
-                     "touch that stop turn on use sent two new arrested him".split())
+                     "touch that stop turn on use sent two new arrested him he had shots".split())
 ES_WORDS = frozenset("mándame el la se reunió hoy estoy muy cansado mi va lento uso una ok usa vivo en tiene sida "
                      "necesito nueva".split())
 
@@ -35,6 +35,7 @@ def _run(line: str, says: dict[str, str], source: str = "en") -> tuple[list[str]
     ("Send me the PDF.", "Send me the 50.", "Mándame los 50.", "Mándame el PDF."),
     ("I use a VPN.", "I use a 50.", "Uso un 50.", "Uso una VPN."),
     ("I sent two PDFs.", "I sent two 50.", "Envié dos 50.", "Envié dos PDFs."),  # (a plural's placeholder no name)
+    ("He had MMR shots.", "He had 50 shots.", "Tenía 50 dólares de vacunas.", "Tenía MMR de vacunas."),  # (no currency)
     # written the Spanish way, in its gender and number
     ("I use a new VPN.", "I use a new 50.", "Uso un nuevo 50.", "Uso una nueva VPN."),
     # an acronym the sentence opens with: a name's placeholder (a number's made the verb plural, "El FBI lo

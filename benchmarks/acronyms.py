@@ -68,7 +68,7 @@ def named_kept(record: dict, wanted: list[str]) -> list[str]:
 def written_sets(args) -> None:
     source, target = args.direction.split("-")
     rows = [line.split("\t") for line in (SETS / f"acronyms-{source}.tsv").read_text(encoding="utf-8").splitlines()
-            if line and not line.startswith("#")]
+            if line and not line.startswith("#")][: args.limit or None]
     records = translate([r[0] for r in rows], source, args.tree)
     words = lexicon(args.direction)
     right = made = flagged = named = 0
@@ -125,6 +125,7 @@ def main() -> None:
     ap.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose mtcli translates (default: this one)")
     ap.add_argument("--selection", action="store_true", help="the selection split's known tokens instead of the sets")
     ap.add_argument("--show", action="store_true", help="every line")
+    ap.add_argument("--limit", type=int, default=0, help="the first N lines of the set (0: all)")
     args = ap.parse_args()
     args.tree = args.tree.resolve()
     selection(args) if args.selection else written_sets(args)

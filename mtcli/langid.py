@@ -40,6 +40,9 @@ from mtcli import lazy_re
 
 LANGUAGES = ("en", "es")
 PRIOR_ODDS = 3.0  # a running majority counts as 3:1 for its language (docs/langid.md: chosen on the dev half)
+# the log-odds a line of acronyms only gets for the language whose tables alone know them (text/acronyms.py: "UN."
+# English, "ONU." Spanish): more than a prior's log(3), as a line's own word of one language
+ACRONYM_ODDS = 2.0
 WORD_WEIGHT = 2.0  # log-odds of one word that only one of the languages has
 MARK_WEIGHT = 3.0  # log-odds of ñ á í ó ú ü ¿ ¡ (Spanish) or of an English contraction, once a line
 STRONG = 0.8  # detect_stream counts a line towards the majority when its own confidence is at least this
@@ -246,12 +249,15 @@ def _log_odds(p: float) -> float:
 def _evidence(text: str) -> float | None:
     """Log-odds for Spanish over English without a prior; None when the text holds no Latin word."""
     from mtcli.text.icu import START  # (here: mtcli.text loads NumPy, this module's import not)
+    from mtcli.text.acronyms import told
     from mtcli.text.kinds import MAYBE_TEMPLATE, TEMPLATE
 
     bare = _URL.sub(" ", text)
     bare = ICU_STRUCTURE.sub(" ", bare) if START.search(bare) else bare
     # (placeholders' names are no evidence: "{user_name} %1" was told English 0.61, "Hello {nombre}" Spanish 0.90)
     bare = TEMPLATE.sub(" ", bare) if MAYBE_TEMPLATE.search(bare) else bare
+    if (alone := told(bare)) is not None:  # (a line of acronyms: "USA.", "UN." had been told Spanish, "USE.", "A ONE.")
+        return {"en": -ACRONYM_ODDS, "es": ACRONYM_ODDS}.get(alone)
     words = _words(bare)
     if not words:
         return None

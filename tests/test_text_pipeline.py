@@ -160,7 +160,7 @@ def test_the_stages_strip_in_this_order_and_restore_in_the_reverse_one():
     from mtcli.text.pipeline import STAGES
 
     assert [stage.name for stage in STAGES] == ["chat head", "label", "shorthand", "reply no", "optional plural", "edges", "floating emoji", "continuation",
-                                                "glossary", "spans", "dash clause", "inner ellipsis", "short exclamation", "lone word", "casing",
+                                                "acronyms", "glossary", "spans", "dash clause", "inner ellipsis", "short exclamation", "lone word", "casing",
                                                 "final stop"]
     assert len({stage.name for stage in STAGES}) == len(STAGES)  # (each its own place in Sentence.aside)
 

@@ -19,6 +19,7 @@ from dataclasses import replace
 from mtcli.ranges import MAX_LINE_CHARS
 from mtcli.text import lines as line_steps
 from mtcli.text import aligned, bidi, markup, nobreak, spanish, wholes
+from mtcli.text.acronyms import Acronyms
 from mtcli.text.budget import Budget, OverBudget, check
 from mtcli.text.casing import Casing, Continuation, LoneWord
 from mtcli.text.edges import Edges
@@ -54,8 +55,9 @@ LINES_PER_CALL = 2048
 # capital (continuation), that before the emoji go back among the words (floating emoji), and those before the lead
 # and the trail (edges). A sentence the spans stage answers (spans only) is restored by both span stages.
 TERMS, SPANS, NOBREAK, BIDI = Terms(), Spans(), nobreak.NoBreak(), bidi.Bidi()  # (no-break spaces: a stage of the line, around them all)
-STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Shorthand(), ReplyNo(), OptionalPlural(), Edges(), Floating(), Continuation(), TERMS, SPANS,
-                             DashClause(), InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(), FinalStop())
+STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Shorthand(), ReplyNo(), OptionalPlural(), Edges(), Floating(), Continuation(),
+                             Acronyms(), TERMS, SPANS, DashClause(), InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(),
+                             FinalStop())
 
 
 def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions = TextOptions(), first: int = 1,

@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 
 from mtcli.text import protect
+from mtcli.text.acronyms import TOKEN, leads, written
 from mtcli.text.dates import month_alone
 from mtcli.text.kinds import EUROS, KIND, MONEY, PRIVATE, as_shown
 from mtcli.text.numerals import ends_one_of, without_possessive
@@ -19,6 +20,7 @@ from mtcli import lazy_re
 
 QUANTITY = lazy_re.compile(KIND["quantity"].pattern, re.IGNORECASE)  # (no currency after its placeholder either)
 AMPERSAND = lazy_re.compile(KIND["ampersand name"].pattern)  # ("AT&T": a name's placeholder; "50 has ..." -> "En los 50")
+_PLURAL = lazy_re.compile(r"[A-Z]{2,6}s")  # an acronym's plural is no name: "two Tom" came out "dos a PDFs"
 
 
 class Spans:
@@ -51,7 +53,9 @@ class Spans:
         spans, (source, bare) = s.masked.spans if s.masked else (), s.aside.get(self.name, ("en", set()))
         dates = {span: anew for span in spans if (anew := rewritten(span, source)) != span}  # (in the target language)
         table = TABLES[source]
-        parts = [p.strip(" ,") for span in spans for p in (table.written_anew.sub("\0", span).split("\0")
+        sources = (s.masked.sources if s.masked else ()) or spans  # (an acronym written anew kept as typed: spared)
+        typed = [k if written(k, source) == o != k else o for o, k in zip(spans, sources)]
+        parts = [p.strip(" ,") for span in typed for p in (table.written_anew.sub("\0", span).split("\0")
                                                            if span in dates or table.title.search(span) else [span])]
         s.kept.extend(k for part in parts if part for k in as_kept(part, items))
         months = tuple(o for o, k in zip(spans, s.masked.sources) if o != k) if s.masked else ()
@@ -69,10 +73,11 @@ def _own(m: protect.Masked, s: Sentence, c: Context) -> protect.Masked:
     benchmarks/prices.py."""
     outs = tuple(month_alone(span, c.options.source) or span for span in m.spans)
     typed = [out != k or bool(EUROS.fullmatch(k)) for out, k in zip(outs, m.spans)]
+    anew = tuple(written(out, c.options.source) for out in outs)  # (an acronym the target writes otherwise: "UN" -> "ONU")
     if not any(typed):
-        return m
+        return replace(m, spans=anew, sources=m.spans) if anew != outs else m
     text, places, shown = _shown(s.text, s.spans, typed, c.options.source)
-    return replace(m, spans=outs, sources=m.spans, own=replace(masked(text, places, c), sources=shown))
+    return replace(m, spans=anew, sources=m.spans, own=replace(masked(text, places, c), sources=shown))
 
 
 def _shown(text: str, spans: list[tuple[int, int]], typed: list[bool], source: str):
@@ -92,17 +97,19 @@ def masked(text: str, spans: list[tuple[int, int]], c: Context) -> protect.Maske
     """The text with its spans as the placeholders of the engine's ladder (none a word the text has: retry.OWN's
     sentence writes some spans as typed, "It costs 50 euros."), a name's a name."""
     words = protect.mask(text, spans, ("",))  # (the sentence's own words: no typed number is read as a placeholder)
+    leading = [leads(text, a) for a, _ in spans]  # (an acronym the sentence opens with: a name's placeholder)
     seq = stood_in(words.spans, ladder(words.text, c.engine.placeholders)[0], c.options.source, words.text)
-    seq = stand_ins(text, spans, c.items, _named(words, seq, c), c.options.source)
+    seq = stand_ins(text, spans, c.items, _named(words, seq, c, leading), c.options.source)
     m = protect.mask(text, spans, seq)
     return replace(m, text=addressed(m.text, text, spans, seq, c.items, c.options.source))
 
 
-def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context) -> tuple[str, ...]:
+def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context, leading: list[bool]) -> tuple[str, ...]:
     """`seq`, with a name's placeholder a name the model copies ("50 called while you were out." came out "El 50 y
     no estabas fuera.") that the sentence does not have already. `masked`: the sentence without its spans."""
     bare = c.options.case and uncased(masked.text)  # (the sentence's words as typed)
-    names = [is_name(span, c.engine.familiar, bare) or bool(AMPERSAND.fullmatch(span)) for span in masked.spans]
+    names = [(is_name(span, c.engine.familiar, bare) and not _PLURAL.fullmatch(span)) or bool(AMPERSAND.fullmatch(span))
+             or lead and bool(TOKEN.fullmatch(span)) for span, lead in zip(masked.spans, leading)]
     if not any(names):
         return seq
     words = set(re.findall(r"\w+", masked.text.lower()))  # ("TOM" is made "Tom": casing)

@@ -43,7 +43,7 @@ def test_an_aside_s_translation_loses_the_capital_of_its_first_word_only_when_th
     casa", "O no") kept its capital, and so did a hole with a space first (HTML "<a> the ..."); a
     name with a capital inside ("MacBook") is not lowered."""
     table = {"to the house": "A la casa", "or not": "O no", "macbook pro": "MacBook Pro", "iPhone case": "Funda de iPhone",
-             "EU rules": "Normas de la UE", "the un": "La ONU"}
+             "Tom rules": "Normas de la Tom", "the un": "La ONU"}  # ("EU" a kept acronym, written "UE": acronyms.py)
     lines = ["We go (to the house) now.", "Is it (or not) fine?", "I got it (macbook pro) today.",
              "I got it (iPhone case) today.", "See it (EU rules) here.", "See it (the un) here."]
     assert [r.text for r in translate_lines(lines, engine(answers(table)))] == [

@@ -63,6 +63,7 @@ RUNS = {
     "texting shorthand": "pls thx u " * 60,
     # each its kind's stand-in (standins.py)
     "template variables": "{name} has {count} {file} and %s " * 20,
+    "acronyms": "the UN sent a PDF to the US and " * 30, "dotted acronyms": "U.S. " * 120,  # (acronyms.py)
 }
 
 

@@ -97,22 +97,30 @@ class Units:
             self.extras.append(extras)
         self._pending, self._cuts, self._asides = {}, [], set()
 
-    def translate(self, engine: Engine, options: TextOptions) -> list[LineResult]:
+    def translate(self, engine: Engine, options: TextOptions, keep: Keep | None = None) -> list[LineResult]:
         """Every text translated in one call and put back; a LineResult per text, numbered by its `where` (and one
-        for the file's notes)."""
+        for the file's notes). `keep(words)`: the warning for a text left as it is (in the target language already:
+        route.kept_blocks), None for one translated."""
         noted = [LineResult(1, [("", 0.0)], warnings=list(self.notes))] if self.notes else []
         if not self.texts:
             return noted
         rendered: dict[str, str] = {}
-        # a text's line breaks and tabs stay between the translations of its pieces (they had become
-        # spaces: "First line.\nSecond line." one line, "Name:\tvalue" one phrase)
-        rows = [_BREAK.split(text) for text in self.texts]
-        # (a paragraph, a cell, a message without a final stop gets none)
-        done = iter(translate_lines([piece for row in rows for piece in row[::2]], engine,
-                                    replace(options, keep_stop=False), items=self.prose.items, rendered=rendered))
-        results = [next(done) if len(row) == 1 else joined(0, [next(done) for _ in row[::2]], row[1::2])
-                   for row in rows]
-        for r, put, where, labels, extras in zip(results, self.puts, self.where, self.labels, self.extras):
+
+        def translate(texts: list[str]) -> list[LineResult]:
+            # a text's line breaks and tabs stay between the translations of its pieces (they had become
+            # spaces: "First line.\nSecond line." one line, "Name:\tvalue" one phrase)
+            rows = [_BREAK.split(text) for text in texts]
+            # (a paragraph, a cell, a message without a final stop gets none)
+            done = iter(translate_lines([piece for row in rows for piece in row[::2]], engine,
+                                        replace(options, keep_stop=False), items=self.prose.items, rendered=rendered))
+            return [next(done) if len(row) == 1 else joined(0, [next(done) for _ in row[::2]], row[1::2])
+                    for row in rows]
+
+        results, kept = translated_or_kept(self.texts, keep and (lambda t: keep(plain(t, self.prose.items))), translate)
+        for r, put, where, labels, extras, why in zip(results, self.puts, self.where, self.labels, self.extras, kept):
+            r.line = where
+            if why is not None:  # (left in the document as it is)
+                continue
             r.warnings = [shown(w, labels) for w in r.warnings]
             text = r.text
             for _ in range(8):  # (an item's rendering holds the items nested in it)
@@ -120,8 +128,22 @@ class Units:
                 if text == before or not PRIVATE.search(text):
                     break
             put(tokens(extras.put_back(text), self.prose.items))
-            r.line = where
         return results + noted
+
+
+Keep = Callable[[str], "str | None"]  # a text -> the warning for keeping it as it came, or None: route.kept_blocks
+
+
+def translated_or_kept(texts: list[str], keep: Keep | None, translate: Callable[[list[str]], list[LineResult]],
+                       shown: Callable[[str], str] = lambda text: text) -> tuple[list[LineResult], list[str | None]]:
+    """A document's texts each translated (those to translate in one call) or, where keep(text) gives a warning (a
+    part in the target language already), kept as it came with that warning, as every format does; and what keep
+    said of each. `shown(text)`: a kept text as the document has it (its markup)."""
+    kept = [keep(text) if keep else None for text in texts]
+    todo = [text for text, why in zip(texts, kept) if why is None]
+    done = iter(translate(todo) if todo else [])
+    return [next(done) if why is None else LineResult(0, [(shown(text), 0.0)], warnings=[why])
+            for text, why in zip(texts, kept)], kept
 
 
 def shown(warning: str, labels: dict[str, str]) -> str:

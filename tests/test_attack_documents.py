@@ -1,0 +1,124 @@
+"""The document findings of the outside attack of 2026-12-03 (docs/attack-2026-12-03.md): E (a <wbr> inside a
+word), Y (a part in the target language already, in every format), H (a sentence over subtitle cues), Q (a JSON
+file's layout), V (HTML's lang), W (PO details), O (Markdown definition lists), Z (a space after "¿"). Each
+through a fake model where the pipeline's work shows, and through `mtcli translate` and the server's
+/translate_file (or /translate) with the shipped models where the user meets it."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from mtcli.route import Router
+from mtcli.text.formats import Settings, translate_document
+from tests.documents_fixtures import odt_bytes, spanish
+from tests.text.fakes import answers, engine
+
+
+def told_router(decode=spanish) -> Router:
+    """A router that tells a document's language (the CLI's default: no --from), with a fake model."""
+    return Router(lambda direction: engine(decode))
+
+
+# --- E: a <wbr> inside a word leaves the word whole for the model
+
+@pytest.mark.parametrize("fmt, line", [("html", "<p>Don't<wbr>break this word.</p>"),
+                                       ("markdown", "Don't<wbr/>break this word.")])
+def test_a_word_break_inside_a_word_is_no_cut_for_the_model(fmt, line):
+    seen: list[str] = []
+    out, _ = translate_document([line], fmt, engine(answers({"Don'tbreak this word.": "No rompas esta palabra."}, seen)))
+    assert seen == ["Don'tbreak this word."]
+    assert out[0] == line.replace("Don't<wbr>break this word.", "No rompas esta palabra.").replace(
+        "Don't<wbr/>break this word.", "No rompas esta palabra.")  # (no place for the break in words translated)
+
+
+def test_a_word_kept_as_it_came_gets_its_word_breaks_back():
+    line = "<p>Visit www.example.com/<wbr>very/<wbr/>long/path today, Super<WBR>man.</p>"
+    out, _ = translate_document([line], "html", engine(answers({})))
+    assert out == [line]
+    # a <wbr> between words (a space beside it) stays an item of the sentence, as before
+    out, _ = translate_document(["<p>Call me <wbr>now.</p>"], "html", engine(answers({})))
+    assert out == ["<p>Call me <wbr>now.</p>"]
+
+
+# --- Y: a part already in the target language is kept, with a warning, in every format
+
+SPANISH = "Tienes tres mensajes nuevos en tu buzón."
+
+
+def _kept_warnings(results) -> list[int]:
+    return [r.line for r in results for w in r.warnings if "Spanish already" in w and "kept as it came" in w]
+
+
+def test_json_po_docx_and_odt_keep_a_part_in_the_target_language():
+    router = told_router()
+    data = json.dumps({"a": "The release notes of this version are here.", "b": SPANISH,
+                       "c": "Do not forget the deadline on Friday, and write to the team."}).encode()
+    out, results = router.translate_file(data, "json", "m.json", Settings())
+    doc = json.loads(out)
+    assert doc["b"] == SPANISH and doc["a"] != "The release notes of this version are here." and _kept_warnings(results) == [1]
+    po = (f'msgid "The release notes of this version are here."\nmsgstr ""\n\nmsgid "{SPANISH}"\nmsgstr ""\n\n'
+          'msgid "Do not forget the deadline on Friday, and write to the team."\nmsgstr ""\n').encode()
+    out, results = router.translate_file(po, "po", "m.po", Settings())
+    assert f'msgid "{SPANISH}"\nmsgstr ""\n' in out.decode() and _kept_warnings(results) == [4]
+    odt = odt_bytes(odt_bytes.__defaults__[0].replace("I like the red car.", SPANISH))
+    out, results = router.translate_file(odt, "odt", "m.odt", Settings())
+    import zipfile
+
+    content = zipfile.ZipFile(io.BytesIO(out)).read("content.xml").decode()
+    assert SPANISH in content and "The house is big." not in content and len(_kept_warnings(results)) == 1
+
+
+def test_docx_keeps_a_paragraph_in_the_target_language():
+    docx = pytest.importorskip("docx")
+    d = docx.Document()
+    for text in ("Version 2.1 fixes 12 bugs and adds dark mode.", SPANISH, "Don't forget the deadline on Friday."):
+        d.add_paragraph(text)
+    data = io.BytesIO()
+    d.save(data)
+    out, results = told_router().translate_file(data.getvalue(), "docx", "m.docx", Settings())
+    paragraphs = [p.text for p in docx.Document(io.BytesIO(out)).paragraphs]
+    assert paragraphs[1] == SPANISH and paragraphs[0] != "Version 2.1 fixes 12 bugs and adds dark mode."
+    assert _kept_warnings(results) == [2]
+
+
+def test_a_source_given_translates_every_part_as_asked():
+    data = json.dumps({"b": SPANISH}).encode()
+    router = Router(lambda direction: engine(spanish), fixed="en-es")
+    out, _ = router.translate_file(data, "json", "m.json", Settings())
+    assert json.loads(out)["b"] != SPANISH
+
+
+# --- H: a sentence that runs over subtitle cues is translated whole and shared out over them
+
+SRT = ("1\n00:00:01,000 --> 00:00:03,000\nI never said\n\n2\n00:00:03,500 --> 00:00:05,000\nthat she stole the money.\n\n"
+       "3\n00:00:06,000 --> 00:00:07,000\nYes,\n\n4\n00:00:07,000 --> 00:00:08,000\nI know.\n\n"
+       "5\n00:00:09,000 --> 00:00:10,000\nI am here\n\n6\n00:00:10,000 --> 00:00:11,000\nTom is there.\n\n"
+       "7\n00:00:12,000 --> 00:00:13,000\n- It is mine\n- no\n\n8\n00:00:13,000 --> 00:00:14,000\nthat is all.\n")
+TABLE = {"I never said that she stole the money.": "Nunca dije que ella robó el dinero.",
+         "Yes, I know.": "Sí, lo sé.", "I am here.": "Estoy aquí.", "Tom is there.": "Tom está allí."}
+
+
+def test_a_sentence_over_srt_cues_is_one_text_for_the_model_and_the_cues_stay():
+    seen: list[str] = []
+    lines = SRT.split("\n")
+    out, _ = translate_document(lines, "srt", engine(answers(TABLE, seen)))
+    assert "I never said that she stole the money." in seen and "Yes, I know." in seen
+    assert "I am here." in seen and "Tom is there." in seen  # (a capital after no stop: a cue of its own)
+    assert "That is all." in seen  # (a dialogue's cue runs on into no other)
+    text = "\n".join(out)
+    assert "I never said\n\n2\n00:00:03,500 --> 00:00:05,000\nthat she" not in text
+    assert "Nunca dije\n\n2\n00:00:03,500 --> 00:00:05,000\nque ella robó el dinero." in text or \
+        "Nunca dije que\n\n2\n00:00:03,500 --> 00:00:05,000\nella robó el dinero." in text
+    assert "Sí,\n\n4\n00:00:07,000 --> 00:00:08,000\nlo sé." in text
+    assert [line for line in out if "-->" in line or line.isdigit()] == \
+        [line for line in lines if "-->" in line or line.isdigit()]  # (numbers and timings as they came)
+
+
+def test_a_webvtt_voice_opening_each_cue_stays_at_its_start():
+    vtt = ["WEBVTT", "", "00:01.000 --> 00:03.000", "<v Ana>I never said", "", "00:03.500 --> 00:05.000",
+           "<v Ana>that she stole the money.", ""]
+    out, _ = translate_document(vtt, "vtt", engine(answers(TABLE)))
+    assert out[3].startswith("<v Ana>Nunca") and out[6].startswith("<v Ana>") and "<v Ana>" not in out[3][7:]

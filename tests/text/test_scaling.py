@@ -83,6 +83,10 @@ DOCUMENTS = {
     "html": lambda n: ["<p>" + " ".join(["<i>a</i>"] * (10 * n)) + "</p>"],
     "html lines": lambda n: ["<p>The <b>green</b> door, see <a href='x'>this</a>.</p>"] * (6 * n),
     "html comments": lambda n: ["<p>a <!-- b --> c <?pi x?> d</p>"] * (15 * n),
+    # the attack of 2026-12-03's: words with <wbr> inside (one word, and many), sentences over cues
+    "html word breaks": lambda n: ["<p>" + "a<wbr>b " * (30 * n) + "</p>", "<p>" + "a<wbr>" * (30 * n) + "b</p>"],
+    "srt sentences over cues": lambda n: [line for k in range(6 * n) for line in (
+        str(k + 1), "00:00:01,000 --> 00:00:02,000", "<v Ana>the door is", "")],
     "markdown links": lambda n: [" ".join(["[a](http://x.org)"] * (10 * n))],
     "markdown images": lambda n: [" ".join(["[![a](i.png)](http://x)"] * (12 * n))],
     "markdown emphasis": lambda n: ["**a** _b_ `c` " * (8 * n)],

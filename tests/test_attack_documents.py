@@ -122,3 +122,21 @@ def test_a_webvtt_voice_opening_each_cue_stays_at_its_start():
            "<v Ana>that she stole the money.", ""]
     out, _ = translate_document(vtt, "vtt", engine(answers(TABLE)))
     assert out[3].startswith("<v Ana>Nunca") and out[6].startswith("<v Ana>") and "<v Ana>" not in out[3][7:]
+
+
+# --- V: the page's language is the target's where it was the source's
+
+def test_html_lang_of_the_source_language_becomes_the_targets():
+    page = ('<html lang="en"><body><p lang=en-US>Hi there.</p><p lang="fr">Bonjour.</p><a hreflang="en" href="x">Home'
+            '</a><pre lang="en">x</pre><span translate="no" lang="en">Acme</span><div xml:lang="EN">Yes.</div>')
+    out, _ = translate_document([page], "html", engine(spanish))
+    assert out[0].startswith('<html lang="es"><body><p lang="es">IH EREHT.</p><p lang="fr">')
+    for kept in ('hreflang="en"', '<pre lang="en">x</pre>', '<span translate="no" lang="en">Acme</span>'):
+        assert kept in out[0]
+    assert 'xml:lang="es"' in out[0]
+    from dataclasses import replace
+    from mtcli.config import TextOptions
+
+    out, _ = translate_document(['<html lang="es"><p>Hola.</p></html>'], "html", engine(spanish),
+                                replace(TextOptions(), source="es"))
+    assert out[0].startswith('<html lang="en">')

@@ -140,3 +140,33 @@ def test_html_lang_of_the_source_language_becomes_the_targets():
     out, _ = translate_document(['<html lang="es"><p>Hola.</p></html>'], "html", engine(spanish),
                                 replace(TextOptions(), source="es"))
     assert out[0].startswith('<html lang="en">')
+
+
+# --- W: PO details: contexts said, "…" kept, inline HTML around its words, no "#" line added, mnemonics
+
+PO_W = ('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgctxt "button"\nmsgid "Open"\nmsgstr ""\n\nmsgctxt "adjective"\nmsgid "Open"\nmsgstr ""\n\n'
+        'msgid "Save _As…"\nmsgstr ""\n\nmsgid "<b>Warning:</b> this can\'t be undone."\nmsgstr ""\n')
+
+
+def test_po_contexts_ellipses_html_and_mnemonics():
+    seen: list[str] = []
+    router = Router(lambda direction: engine(answers({}, seen, default=lambda s: spanish([s])[0][0][0])),
+                    fixed="en-es")
+    out, results = router.translate_file(PO_W.encode(), "po", "m.po", Settings())
+    text = out.decode()
+    assert text.startswith('msgid ""\n')  # (no bare "#" line above the header)
+    assert [(r.line, w) for r in results for w in r.warnings if "contexts" in w] == [
+        (5, "'Open' comes in the contexts 'button', 'adjective', which the model is not given: each gets the same "
+            "translation (marked fuzzy): review it"), (9, "'Open' comes in the contexts 'button', 'adjective', which "
+                                                          "the model is not given: each gets the same translation "
+                                                          "(marked fuzzy): review it")]
+    assert "Save As..." in seen and 'msgstr "EV_AS SA…"' in text  # (no mnemonic nor "…" for the model; both back)
+    assert "this can't be undone." in seen or "This can't be undone." in seen  # (the pair's words on their own)
+    assert 'msgstr "<b>Advertencia:</b> SIHT ' in text  # (a label of labels.py's table)
+
+
+def test_json_inline_html_stays_around_its_words():
+    out, _ = Router(lambda d: engine(spanish), fixed="en-es").translate_file(
+        b'{"a": "<b>Warning:</b> this <i>can</i> not<br/>be undone."}', "json", "m.json", Settings())
+    assert "<b>Advertencia:</b> SIHT" in out.decode() and "<i>NAC</i>" in out.decode() and "<br/>" in out.decode()

@@ -67,7 +67,8 @@ def read(data: bytes, name: str, settings: Settings):
                 found = {p for p in settings.keys if fnmatch.fnmatchcase(here, p)}
                 matched.update(found)
                 if found or not settings.keys:
-                    units.add(value, lambda tokens, at=(start, end): edits.append((*at, _string(_joined(tokens)))), line)
+                    units.add(units.html(value), lambda tokens, at=(start, end): edits.append(
+                        (*at, _string(_joined(tokens)))), line)
 
     matched: set[str] = set()
     try:

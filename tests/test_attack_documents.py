@@ -170,3 +170,18 @@ def test_json_inline_html_stays_around_its_words():
     out, _ = Router(lambda d: engine(spanish), fixed="en-es").translate_file(
         b'{"a": "<b>Warning:</b> this <i>can</i> not<br/>be undone."}', "json", "m.json", Settings())
     assert "<b>Advertencia:</b> SIHT" in out.decode() and "<i>NAC</i>" in out.decode() and "<br/>" in out.decode()
+
+
+# --- O: a Markdown definition list keeps its terms and definitions apart, each marker where it was
+
+def test_markdown_definition_lists_keep_terms_and_definitions_apart():
+    seen: list[str] = []
+    lines = ["Apple", ": A red fruit.", "", "Car", ":   A vehicle with four wheels.", "    It is fast.", "",
+             "> Dog", "> : An animal."]
+    out, _ = translate_document(lines, "markdown", engine(answers({}, seen, default=lambda s: spanish([s])[0][0][0])))
+    assert out == ["ELPPA", ": A DER TIURF.", "", "RAC", ":   A ELCIHEV HTIW RUOF SLEEHW.", "    TI SI TSAF.", "",
+                   "> GOD", "> : NA LAMINA."]
+    assert "apple" in seen and "A red fruit." in seen
+    seen.clear()
+    translate_document(["I like it", ":smile: a lot."], "markdown", engine(answers({}, seen)))
+    assert len(seen) == 1  # (a colon with no space after it starts no definition)

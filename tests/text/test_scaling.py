@@ -7,7 +7,7 @@ import time
 import pytest
 
 from mtcli.text.formats import translate_document
-from mtcli.text.pipeline import translate_lines
+from mtcli.text.pipeline import TextOptions, translate_lines
 
 from tests.text.fakes import engine
 
@@ -106,6 +106,30 @@ def test_a_document_takes_linear_time(name):
         _assert_linear(DOCUMENTS[name], lambda lines: translate_lines(lines, ENGINE))
     else:
         _assert_linear(DOCUMENTS[name], lambda lines: translate_document(lines, fmt, ENGINE))
+
+
+# documents read as bytes, with the passes of the attack of 2026-12-03's fixes: a JSON file written back around its
+# strings, a message's inline HTML read as items, a PO message's contexts
+FILES = {
+    "json": lambda n: ("{" + ",".join(f'"k{k}":"a b"' for k in range(20 * n)) + "}").encode(),
+    "json html": lambda n: ('{"a": "' + "<b>a</b> <i>b</i> " * (10 * n) + '"}').encode(),
+    "po contexts": lambda n: "".join(f'msgctxt "c{k}"\nmsgid "Open"\nmsgstr ""\n\n' for k in range(10 * n)).encode(),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(FILES))
+def test_a_file_takes_linear_time(name):
+    from mtcli.text.formats import read_file
+
+    fmt = name.split()[0]
+
+    def run(data: bytes) -> None:
+        units, write = read_file(data, fmt, f"x.{fmt}")
+        units.translate(ENGINE, TextOptions())
+        write("es")
+
+    _assert_linear(FILES[name], run)
 
 
 # tokens without spaces, as language identification sees a document's whole text (markup included): its URL and

@@ -236,7 +236,8 @@ class Router:
         target = self.languages.target or other(language)
         if language == target:
             return data, [LineResult(1, [("", 0.0)], warnings=[already(language, confidence, "the document")])]
-        results = units.translate(self.engine(f"{language}-{target}"), self.options.text_for(language))
+        keep = None if self.fixed else kept_blocks(target, lambda text: self.detect(text, None))  # (as a document's)
+        results = units.translate(self.engine(f"{language}-{target}"), self.options.text_for(language), keep)
         return write(target), results + self._once("\n".join(units.plain_texts()))
 
     def _once(self, text: str) -> list[LineResult]:

@@ -197,7 +197,7 @@ def test_json_numbers_and_lone_surrogates_come_out_as_they_went_in():
     numbers = '[0.10, 1E5, -0, 1.0000000000000000001, 1e999, -Infinity, NaN, ' + "7" * 5000 + "]"
     source = '{"n": ' + numbers + ', "t": "Open the door", "s": "\\udfff", "e": "\\ud83d\\ude00"}\n'
     out, _ = translate(source.encode(), "json")
-    assert out.decode() == source.replace("Open the door", "NEPO EHT ROOD").replace("\\ud83d\\ude00", "\U0001f600")
+    assert out.decode() == source.replace("Open the door", "NEPO EHT ROOD")
 
 
 def test_a_json_key_twice_in_one_object_is_refused_naming_it():
@@ -269,11 +269,18 @@ def test_json_read_but_too_deep_to_walk_is_refused(monkeypatch):
 
 
 def test_json_written_as_it_came_but_for_its_texts():
-    """Line ends (CRLF, a final one or none), non-ASCII text as itself, and the values after an "@" key."""
+    """Line ends (CRLF, a final one or none), non-ASCII text as itself, and the values after an "@" key; the file's
+    layout byte for byte (the attack of 2026-12-03's Q: spaces added after ":" and ",", an object on one line spread
+    over three)."""
     out, _ = translate(b'{\r\n  "@a": {"description": "x"},\r\n  "b": "Open the door"\r\n}\r\n', "json")
-    assert out == b'{\r\n  "@a": {\r\n    "description": "x"\r\n  },\r\n  "b": "NEPO EHT ROOD"\r\n}\r\n'
+    assert out == b'{\r\n  "@a": {"description": "x"},\r\n  "b": "NEPO EHT ROOD"\r\n}\r\n'
     assert translate('["Caf\u00e9 open"]'.encode(), "json")[0] == '["\u00c9FAC NEPO"]'.encode()
-    assert translate(b'["Open the door"]\r', "json")[0] == b'["NEPO EHT ROOD"]\n'  # (a lone CR: a line end too)
+    assert translate(b'["Open the door"]\r', "json")[0] == b'["NEPO EHT ROOD"]\r'
+    assert translate(b'{"a":"Good morning.","b":"Good night."}\n', "json")[0] == \
+        b'{"a":"DOOG GNINROM.","b":"DOOG THGIN."}\n'
+    source = b'{\n    "a": "Open the door",\n    "b": {"c": "I \\u2764 \\"it\\"", "n": 1.50},\t"d" :  [null, "\\u2764"]\n}'
+    assert translate(source, "json")[0] == source.replace(b"Open the door", b"NEPO EHT ROOD").replace(
+        b'"I \\u2764 \\"it\\""', '"I \u2764 \\"TI\\""'.encode())
 
 
 @pytest.mark.parametrize("root, problem", [

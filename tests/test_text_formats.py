@@ -163,14 +163,14 @@ class Shape(HTMLParser):
 
 def shape(text: str, text_attributes: bool = True):
     """The tags (with their attributes), comments and raw text of a document; without the values of
-    the attributes that are translated (alt, title, ...) when text_attributes is False."""
+    the attributes that are translated (alt, title, ..., and lang: the target's) when text_attributes is False."""
     from mtcli.text.formats.html import TEXT_ATTRIBUTES
 
     p = Shape()
     p.feed(text)
     p.close()
     if not text_attributes:
-        p.tags = [(*t[:2], [(k, "" if k in TEXT_ATTRIBUTES else v) for k, v in t[2]]) if len(t) == 3 else t
+        p.tags = [(*t[:2], [(k, "" if k in (*TEXT_ATTRIBUTES, "lang") else v) for k, v in t[2]]) if len(t) == 3 else t
                   for t in p.tags]
     return p.tags, p.raw
 

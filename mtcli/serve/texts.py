@@ -158,7 +158,7 @@ def file_job(tools, data: bytes, fmt: str, name: str, source: str, target: str,
     does it, with the server's `options` (its glossary), and its warnings as that command words them on stderr
     ("line 2: ...", a Word or OpenDocument file's "paragraph 3: ..."); a file in the target language already comes
     back as it came."""
-    from mtcli.route import contradicted
+    from mtcli.route import contradicted, kept_blocks
 
     if fmt not in DOCUMENTS:
         doc = read_document(data, name)
@@ -173,7 +173,8 @@ def file_job(tools, data: bytes, fmt: str, name: str, source: str, target: str,
         return data, [] if confidence is None else _worded([(1, _already(language, confidence, fmt, whole))], where)
     if why := directions.unavailable(language, target):
         raise UserError(why)
-    results = units.translate(tools.engines[f"{language}-{target}"], options.text_for(language))
+    keep = kept_blocks(target, lambda t: _told(t, "text")) if source == AUTO else None  # (as translate_job's)
+    results = units.translate(tools.engines[f"{language}-{target}"], options.text_for(language), keep)
     warned = [(r.line, w) for r in results for w in r.warnings]
     if source != AUTO and (why := contradicted(whole, source, lambda t: _told(t, "text"), "the document")):
         warned.append((1, why))

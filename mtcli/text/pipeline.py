@@ -40,6 +40,7 @@ from mtcli.text.sentence import (RAW, Context, Engine, LineResult, NBest, Once, 
 from mtcli.text.spans import Spans
 from mtcli.text.terms import Terms
 from mtcli.text.templates import breaks, only_placeholders, shield
+from mtcli import lazy_re
 
 __all__ = ["LINES_PER_CALL", "RAW", "Engine", "LineResult", "TextOptions", "translate_lines"]
 
@@ -240,4 +241,17 @@ def _finish(s: Sentence, result: LineResult, items: dict[str, tuple[str, ...]]) 
     for stage in reversed(STAGES):
         out = stage.restore(s, out, items)
     result.kept += s.kept
-    return out
+    return [(_opened(t, s.text), score) for t, score in out]
+
+
+# a word put after an opening ¿ or ¡ with a space ("Yes or no?" -> "¿ sí o no?", attack 2026-12-03's Z): Spanish
+# writes none, and a sentence that opens so has its capital after the mark
+_OPEN_SPACE = lazy_re.compile(r"(?<!\S)([¿¡]) +(?=\S)")
+
+
+def _opened(text: str, source: str) -> str:
+    if "¿ " not in text and "¡ " not in text:
+        return text
+    text = _OPEN_SPACE.sub(r"\1", text)
+    capital = text[:1] in "¿¡" and text[1:2].islower() and source.lstrip()[:1].isupper()
+    return text[0] + text[1].upper() + text[2:] if capital else text

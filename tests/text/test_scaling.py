@@ -7,7 +7,7 @@ import time
 import pytest
 
 from mtcli.text.formats import translate_document
-from mtcli.text.pipeline import translate_lines
+from mtcli.text.pipeline import TextOptions, translate_lines
 
 from tests.text.fakes import engine
 
@@ -92,6 +92,10 @@ DOCUMENTS = {
     "html": lambda n: ["<p>" + " ".join(["<i>a</i>"] * (10 * n)) + "</p>"],
     "html lines": lambda n: ["<p>The <b>green</b> door, see <a href='x'>this</a>.</p>"] * (6 * n),
     "html comments": lambda n: ["<p>a <!-- b --> c <?pi x?> d</p>"] * (15 * n),
+    # the attack of 2026-12-03's: words with <wbr> inside (one word, and many), sentences over cues
+    "html word breaks": lambda n: ["<p>" + "a<wbr>b " * (30 * n) + "</p>", "<p>" + "a<wbr>" * (30 * n) + "b</p>"],
+    "srt sentences over cues": lambda n: [line for k in range(6 * n) for line in (
+        str(k + 1), "00:00:01,000 --> 00:00:02,000", "<v Ana>the door is", "")],
     "markdown links": lambda n: [" ".join(["[a](http://x.org)"] * (10 * n))],
     "markdown images": lambda n: [" ".join(["[![a](i.png)](http://x)"] * (12 * n))],
     "markdown emphasis": lambda n: ["**a** _b_ `c` " * (8 * n)],
@@ -111,6 +115,30 @@ def test_a_document_takes_linear_time(name):
         _assert_linear(DOCUMENTS[name], lambda lines: translate_lines(lines, ENGINE))
     else:
         _assert_linear(DOCUMENTS[name], lambda lines: translate_document(lines, fmt, ENGINE))
+
+
+# documents read as bytes, with the passes of the attack of 2026-12-03's fixes: a JSON file written back around its
+# strings, a message's inline HTML read as items, a PO message's contexts
+FILES = {
+    "json": lambda n: ("{" + ",".join(f'"k{k}":"a b"' for k in range(20 * n)) + "}").encode(),
+    "json html": lambda n: ('{"a": "' + "<b>a</b> <i>b</i> " * (10 * n) + '"}').encode(),
+    "po contexts": lambda n: "".join(f'msgctxt "c{k}"\nmsgid "Open"\nmsgstr ""\n\n' for k in range(10 * n)).encode(),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(FILES))
+def test_a_file_takes_linear_time(name):
+    from mtcli.text.formats import read_file
+
+    fmt = name.split()[0]
+
+    def run(data: bytes) -> None:
+        units, write = read_file(data, fmt, f"x.{fmt}")
+        units.translate(ENGINE, TextOptions())
+        write("es")
+
+    _assert_linear(FILES[name], run)
 
 
 # tokens without spaces, as language identification sees a document's whole text (markup included): its URL and

@@ -17,14 +17,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import re
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 from mtcli.errors import UserError
 from mtcli.text.formats import html, markdown, srt
 from mtcli.text.formats.prose import Prose
-from mtcli.text.formats.units import Settings
+from mtcli.text.formats.units import Keep, Settings, translated_or_kept
 from mtcli.text.markup import as_written, check_depth, expand
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
 from mtcli import lazy_re
@@ -54,7 +53,7 @@ def read_file(data: bytes, fmt: str, name: str, settings: Settings = Settings())
 
 
 def translate_document(lines: list[str], fmt: str, engine: Engine, options: TextOptions = TextOptions(),
-                       keep: Callable[[str], str | None] | None = None) -> tuple[list[str], list[LineResult]]:
+                       keep: Keep | None = None) -> tuple[list[str], list[LineResult]]:
     """The document's lines with their prose translated (as many lines as came in), and a LineResult
     per block (numbered by its first line) with what was split, kept and warned. `keep(text)`: the warning for a
     block kept as it came (in the target language already: route.kept_blocks), None for one translated."""
@@ -69,23 +68,20 @@ def translate_document(lines: list[str], fmt: str, engine: Engine, options: Text
     {"srt": srt.read, "vtt": srt.read_vtt, "markdown": markdown.read, "html": html.read}[fmt](doc)
     check_depth(doc.texts, doc.items, lambda i: doc.blocks[i][0][0] + 1)  # (numbered as the document's lines)
     rendered: dict[str, str] = {}
-    kept = [keep(text) if keep else None for text in doc.texts]
-    todo = [text for text, why in zip(doc.texts, kept) if why is None]
-    done = iter(translate_lines(todo, engine, options, items=doc.items, rendered=rendered) if todo else [])
-    results = [next(done) if why is None else LineResult(0, [(as_written(text, doc.items), 0.0)], warnings=[why])
-               for text, why in zip(doc.texts, kept)]
+    results, kept = translated_or_kept(doc.texts, keep, lambda todo: translate_lines(
+        todo, engine, options, items=doc.items, rendered=rendered), lambda text: as_written(text, doc.items))
     for slots, r in zip(doc.blocks, results):
         r.line = slots[0][0] + 1  # a block is numbered by its first line
     results += [LineResult(line + 1, [("", 0.0)], warnings=[why]) for line, why in doc.skipped]
     out = list(doc.lines)
     # slots of a line are replaced right to left, so earlier offsets stay valid
     edits: dict[int, list[tuple[int, int, str]]] = {}
-    for slots, r, why in zip(doc.blocks, results, kept):
+    for block, (slots, r, why) in enumerate(zip(doc.blocks, results, kept)):
         if why is not None:  # (its lines as they came)
             continue
         weights = [e - s for _, s, e in slots]
         # (a block given back as it came, its placeholders only, has its line breaks: places to cut, like spaces)
-        text = r.text.replace("\n", " ")
+        text = doc.rejoin(block, r.text.replace("\n", " "))
         chunks = [expand(chunk, rendered) for chunk in spread(text, weights)]
         if not all(chunks):  # markup holds most of the words ("<i>two lines</i>"): cut inside it too
             chunks = spread(expand(text, rendered), weights, _MARKUP_WORD)

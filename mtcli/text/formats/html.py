@@ -54,11 +54,19 @@ _ATTRIBUTE = lazy_re.compile(r"""(?<=[\s"'])(%s)(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'
                              re.IGNORECASE)
 
 
+# the language of an element's content: the source language's becomes the target's (attack 2026-12-03's V:
+# <html lang="en"> around Spanish, which screen readers then read with English rules)
+_LANG = lazy_re.compile(r"""(?<=[\s"'])(lang|xml:lang)(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'=<>`]+)""", re.IGNORECASE)
+TARGETS = {"en": "es", "es": "en"}
+
+
 def translate_attributes(lines: list[str], engine: Engine, options: TextOptions) -> tuple[list[str], list[LineResult]]:
     """The lines with the text attributes of their tags (TEXT_ATTRIBUTES) translated in place and
-    written back escaped and quoted; a LineResult per attribute, numbered by its line. Tags inside raw
-    elements (script, code, ...) are left alone, as their text is."""
+    written back escaped and quoted, and a lang attribute of the source language ("en", "en-US") made the
+    target's; a LineResult per attribute, numbered by its line. Tags inside raw elements (script, code, ...) and
+    those marked translate="no" are left alone, as their text is."""
     values: list[tuple[int, int, int, str]] = []  # (line, start, end of the value with its quotes, text)
+    langs: list[tuple[int, int, int, str]] = []  # (line, start, end of a lang value, its new value)
 
     class Tags(_Parser):
         raw = 0  # depth inside raw elements
@@ -73,13 +81,18 @@ def translate_attributes(lines: list[str], engine: Engine, options: TextOptions)
                 self.raw += not void and tag in RAW_ELEMENTS
                 return
             line, col = self.getpos()
-            for m in _ATTRIBUTE.finditer(self.get_starttag_text()):
-                value = m.group(3).strip("\"'") if m.group(3)[0] in "\"'" else m.group(3)
-                if "\n" not in m.group() and value.strip():  # (a value over several lines stays)
-                    before = self.get_starttag_text()[: m.start(3)]  # (a tag over lines: the value's own line)
-                    row = line - 1 + before.count("\n")
-                    offset = len(before) - 1 - before.rfind("\n") if "\n" in before else col + len(before)
-                    values.append((row, offset, offset + len(m.group(3)), html.unescape(value)))
+            for pattern, found in ((_ATTRIBUTE, values), (_LANG, langs)):
+                for m in pattern.finditer(self.get_starttag_text()):
+                    value = m.group(3).strip("\"'") if m.group(3)[0] in "\"'" else m.group(3)
+                    if pattern is _LANG:
+                        if value.strip().replace("_", "-").split("-")[0].lower() != options.source:
+                            continue
+                        value = TARGETS[options.source]
+                    if "\n" not in m.group() and value.strip():  # (a value over several lines stays)
+                        before = self.get_starttag_text()[: m.start(3)]  # (a tag over lines: the value's own line)
+                        row = line - 1 + before.count("\n")
+                        offset = len(before) - 1 - before.rfind("\n") if "\n" in before else col + len(before)
+                        found.append((row, offset, offset + len(m.group(3)), html.unescape(value)))
 
         def handle_startendtag(self, tag, attrs):
             self.handle_starttag(tag, attrs, void=True)
@@ -91,13 +104,15 @@ def translate_attributes(lines: list[str], engine: Engine, options: TextOptions)
     tags = Tags(convert_charrefs=True)  # (text is not read: "&#" cannot stop it)
     tags.feed("\n".join(lines))
     tags.close()
-    if not values:
+    if not values and not langs:
         return lines, []
-    results = translate_lines([text for *_, text in values], engine, options)
-    for (line, start, end, _), r in sorted(zip(values, results), key=lambda v: v[0][:2], reverse=True):
+    results = translate_lines([text for *_, text in values], engine, options) if values else []
+    new = [(value, r.text) for value, r in zip(values, results)] + [(value, value[3]) for value in langs]
+    for r, (line, *_) in zip(results, values):
         r.line = line + 1
+    for (line, start, end, _), text in sorted(new, key=lambda v: v[0][:2], reverse=True):
         quote = lines[line][start] if lines[line][start] in "'\"" else '"'  # (an unquoted value gets quotes)
-        lines[line] = lines[line][:start] + quote + html.escape(r.text, quote=True) + quote + lines[line][end:]
+        lines[line] = lines[line][:start] + quote + html.escape(text, quote=True) + quote + lines[line][end:]
     return lines, results
 
 

@@ -21,6 +21,9 @@ _RAW_INLINE = lazy_re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*|[^\s<>@]+@[
                               r"|\\[!-/:-@\[-`{-~]")  # backslash escapes
 # kept as it is at the start of a paragraph: a footnote's definition "[^1]: ", a task's box "[ ] ", "[x] "
 _PREFIX = lazy_re.compile(rf"(?:{FOOTNOTE_REF}:|\[[ xX]\])\s+")
+# a definition's marker under its term (PHP Markdown Extra, pandoc, Python-Markdown's def_list): "Apple\n: A red
+# fruit." had been one paragraph, its ": " moved onto the term's line ("Apple:" / "Una fruta roja.")
+_DEFINITION = lazy_re.compile(r":[ \t]+(?=\S)")
 _IMAGE = lazy_re.compile(r"(!\[)([^\]]*)(\]\([^)]*\)|\]\[[^\]]*\])")
 _LINK = lazy_re.compile(r"(\[)([^\]]+)(\]\([^)]*\)|\]\[[^\]]*\])")
 _EMPHASIS = lazy_re.compile(r"(\*\*|__|~~|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)(\1)(?!\w)")
@@ -113,14 +116,21 @@ def read(doc: Prose) -> None:
             continue
         slots, texts = [], []
         math = _display_math(doc.lines[first:end], first)
-        for row, content in zip(range(first, end), t.content.split("\n")):
-            line, content = doc.lines[row], content.strip()
+        contents = [content.strip() for content in t.content.split("\n")]
+        for k, (row, content) in enumerate(zip(range(first, end), contents)):
+            line = doc.lines[row]
             if row in math:
                 continue
             at = line.rfind(content) if content else -1
             if at < 0:
                 continue  # a line markdown-it rewrote (tabs): kept as it is
             prefix = _PREFIX.match(content) if not slots else None
+            # a definition list's term and each of its definitions, a block of its own (the marker kept as it is)
+            defines = _DEFINITION.match(content) if k else None
+            if slots and (defines or k + 1 < len(contents) and _DEFINITION.match(contents[k + 1])):
+                doc.add(slots, " ".join(texts))
+                slots, texts = [], []
+            prefix = prefix or defines
             if prefix:
                 at, content = at + prefix.end(), content[prefix.end():]
             if row + 1 < end and (len(content) - len(content.rstrip("\\"))) % 2:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 
 from mtcli.errors import UserError
 from mtcli.text.formats.units import Settings, Units
@@ -38,28 +39,73 @@ def read(data: bytes, name: str, settings: Settings):
         raise UserError(f"{name}: Plural-Forms says nplurals={m.group(1)}; a language has 1 to {MAX_PLURALS} forms")
     if not plural and any(e.msgid_plural for e in po):
         po.metadata["Plural-Forms"] = PLURAL_FORMS
+    contexts: dict[str, list] = {}  # a msgid -> its entries with a msgctxt, to translate
     for entry in po:
         if entry.obsolete or not entry.msgid:
             continue
         done = any(entry.msgstr_plural.values()) if entry.msgid_plural else bool(entry.msgstr)
         if done and not settings.overwrite:
             continue
+        if entry.msgctxt is not None:
+            contexts.setdefault(entry.msgid, []).append(entry)
         if entry.msgid_plural:
             for k, source in ((0, entry.msgid), (1, entry.msgid_plural)):
-                units.add(source, lambda tokens, e=entry, k=k: _plural(e, k, _text(tokens), forms), entry.linenum)
+                text, back = _mnemonic(source)
+                units.add(units.html(text), lambda tokens, e=entry, k=k, back=back: _plural(e, k, back(_text(tokens)),
+                                                                                          forms), entry.linenum)
         else:
-            units.add(entry.msgid, lambda tokens, e=entry: _single(e, _text(tokens)), entry.linenum)
+            text, back = _mnemonic(entry.msgid)
+            units.add(units.html(text), lambda tokens, e=entry, back=back: _single(e, back(_text(tokens))),
+                      entry.linenum)
+    # the model is given no message's context: one message in two contexts ("Open" a button's, an adjective's) gets
+    # one translation, said so at each
+    for msgid, entries in contexts.items():
+        if len({e.msgctxt for e in entries}) > 1:
+            names = ", ".join(repr(e.msgctxt) for e in entries)
+            units.notes_at += [(e.linenum, f"{msgid!r} comes in the contexts {names}, which the model is not given: "
+                                           "each gets the same translation (marked fuzzy): review it") for e in entries]
 
     def write(language: str) -> bytes:
         if not po.metadata.get("Language"):  # (a template names none)
             po.metadata["Language"] = language
         try:  # (polib's encoding: the header's charset when Python knows it, else UTF-8)
-            return str(po).encode(po.encoding)
+            return _written(po).encode(po.encoding)
         except UnicodeEncodeError:  # a translation the charset cannot hold (ñ in ASCII): UTF-8, said so
             po.metadata["Content-Type"] = "text/plain; charset=UTF-8"  # (a PO's only content type)
-            return str(po).encode("utf-8")
+            return _written(po).encode("utf-8")
 
     return units, write
+
+
+def _written(po) -> str:
+    """The file as polib writes it, less the bare "#" line it writes for a header comment the file had not."""
+    text = str(po)
+    return text[2:] if not po.header and text.startswith("#\n") else text
+
+
+# a GTK or Qt mnemonic, "_" or "&" before a word's letter ("Save _As", "&File"): the word had been read as a name and
+# kept English ("Guarda _As")
+_MNEMONIC = lazy_re.compile(r"(?<![\w&])[_&](?=[^\W\d_])")
+
+
+def _mnemonic(source: str) -> tuple[str, Callable[[str], str]]:
+    """A message without its mnemonic (one "_" or "&" before a letter, the message's only one), and what puts it
+    back into a translation: before the letter it marked where the translation has it (a word's first letter
+    first), else before its first letter ("Save _As…" -> "Gu_ardar como…", "_Open" -> "_Abrir")."""
+    found = _MNEMONIC.findall(source)
+    if len(found) != 1 or source.count(found[0]) != 1:
+        return source, lambda text: text
+    m = _MNEMONIC.search(source)
+    marker, letter = m.group(), source[m.end()].lower()
+
+    def back(text: str) -> str:
+        lower = text.lower()
+        at = next((k for k, c in enumerate(lower) if c == letter and (k == 0 or not lower[k - 1].isalnum())),
+                  lower.find(letter))
+        at = at if at >= 0 else next((k for k, c in enumerate(text) if c.isalpha()), -1)
+        return text if at < 0 else text[:at] + marker + text[at:]
+
+    return source[: m.start()] + source[m.end() :], back
 
 
 def _text(tokens) -> str:

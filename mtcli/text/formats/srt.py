@@ -34,7 +34,7 @@ def read(doc: Prose) -> None:
         bad = " / ".join(source[at:].strip().split("\n")[:3])[:120]
         raise UserError(f"not an SRT file: line {line}: expected a cue (number, 'HH:MM:SS,mmm --> HH:MM:SS,mmm', "
                         f"text), found {bad!r}") from None
-    k, n = 0, len(doc.lines)
+    k, n, texts = 0, len(doc.lines), []
     for cue in cues:
         while k < n and not _TIMECODE.match(doc.lines[k]):
             k += 1
@@ -43,7 +43,8 @@ def read(doc: Prose) -> None:
         rows = list(range(k, min(k + len(content), n)))
         k += len(content)
         # a cue the parser ran on into the next one's timing (no blank line between them): its text ends there
-        _cue(doc, rows[: next((j for j, row in enumerate(rows) if "-->" in doc.lines[row]), len(rows))])
+        texts.append(rows[: next((j for j, row in enumerate(rows) if "-->" in doc.lines[row]), len(rows))])
+    _cues(doc, texts)
 
 
 def read_vtt(doc: Prose) -> None:
@@ -52,31 +53,89 @@ def read_vtt(doc: Prose) -> None:
     ("align:start") are kept: read as plain text, they had been translated ("align es de las .")."""
     if not doc.lines or not _VTT_HEADER.match(doc.lines[0].lstrip("\ufeff")):
         raise UserError("not a WebVTT file: line 1: expected 'WEBVTT'")
-    k, n = 0, len(doc.lines)
+    k, n, texts = 0, len(doc.lines), []
     while k < n:
         end = next((j for j in range(k, n) if not doc.lines[j].strip()), n)
         timing = next((j for j in range(k, min(k + 2, end)) if "-->" in doc.lines[j]), None)
         if k and timing is not None and not doc.lines[k].startswith(("NOTE", "STYLE", "REGION")):
-            _cue(doc, list(range(timing + 1, end)))
+            texts.append(list(range(timing + 1, end)))
         k = end + 1
+    _cues(doc, texts)
 
 
 _VTT_HEADER = lazy_re.compile(r"WEBVTT(?:$|[ \t])")
 
 
-def _cue(doc: Prose, rows: list[int]) -> None:
-    """A cue's text lines (their numbers) as blocks: the whole cue, or line by line in a dialogue."""
+# a sentence runs on into the next cue when its cue ends with no stop (a word, a comma) and the next one goes on in
+# lower case, or the cue ends with a comma: "I never said" / "that she stole the money." had been translated cue by
+# cue, "Nunca dije" / "Eso le robó el dinero." ("she" lost). The cues of such a sentence are one block, the
+# translation shared out over their lines by length (formats.spread): the cues and their timings stay
+_RUNS_ON = lazy_re.compile(r"[^\W_]\Z")
+_GOES_ON = lazy_re.compile(r"[^\w\s]*[a-zà-ÿ]")
+MAX_CUES_JOINED = 4  # a sentence over more cues is rare; captions with no stops at all are not made one text
+
+
+def _cues(doc: Prose, cues: list[list[int]]) -> None:
+    """The cues' text lines (their numbers, cue by cue) as blocks: a cue whole, a dialogue's lines one by one, and
+    the cues of a sentence that runs over several as one block."""
+    run: list = []  # the cues of the sentence being read: (slots, text) each
+
+    def flush():
+        if run:
+            doc.add([slot for slots, _ in run for slot in slots], " ".join(text for _, text in run))
+            run.clear()
+
+    for rows in cues:
+        blocks = _cue(doc, rows)
+        if run and len(blocks) == 1 and len(run) < MAX_CUES_JOINED and _continues(doc, run[-1][0], blocks[0][0]):
+            run.append(blocks[0])
+            continue
+        flush()
+        if len(blocks) == 1:
+            run.append(blocks[0])
+        else:
+            for slots, text in blocks:
+                doc.add(slots, text)
+    flush()
+
+
+def _continues(doc: Prose, before: list[tuple[int, int, int]], after: list[tuple[int, int, int]]) -> bool:
+    """The sentence of a cue's lines (`before`'s slots) goes on in the next cue's (`after`'s)."""
+    end = _SRT_TAG.sub("", doc.lines[before[-1][0]]).rstrip()
+    start = _SRT_TAG.sub("", doc.lines[after[0][0]]).lstrip()
+    return end.endswith(",") or bool(_RUNS_ON.search(end) and _GOES_ON.match(start))
+
+
+def _cue(doc: Prose, rows: list[int]) -> list[tuple[list[tuple[int, int, int]], str]]:
+    """A cue's text lines (their numbers) as blocks (slots, text): the whole cue, or line by line in a dialogue."""
     # a dialogue ("- Hello." / "- Hi, Tom!") or a speaker's label ("TOM: Where were you?"): the dash or
     # the label stays, and the lines of a cue that has one are translated one by one
     marks = [_SPEAKER.match(doc.lines[row]) for row in rows]
-    starts = {row: m.end() if m else 0 for row, m in zip(rows, marks)}
+    starts = {row: m.end() if m else _lead(doc.lines[row]) for row, m in zip(rows, marks)}
+    blocks = []
     for group in [[row] for row in rows] if any(marks) else [rows]:
         slots = [(row, starts[row], len(doc.lines[row])) for row in group]
         text = " ".join(doc.lines[row][starts[row]:] for row in group)
         # a sound or a speaker in brackets ("[DOOR SLAMS]", "(sighs)"): its text translated inside them
         text = _SRT_BRACKETS.sub(lambda m: doc.item(*(m.groups()[:3] if m.group(1) else m.groups()[3:])), text)
         text = _SRT_PAIR.sub(lambda m: doc.item(m.group(1), m.group(3), m.group(4)), text)
-        doc.add(slots, _SRT_TAG.sub(lambda m: doc.item(m.group()), text))
+        text = _SRT_TAG.sub(lambda m: doc.item(m.group()), text)
+        if text.strip():
+            blocks.append((slots, text))
+    return blocks
+
+
+_TAG_AT = lazy_re.compile(r"\s*(<[^>]*>|\{[^}]*\})\s*")
+
+
+def _lead(line: str) -> int:
+    """Where a line's text starts after the tags that open it and wrap nothing (WebVTT's "<v Ana>" without its
+    end, "{\\an8}"): they stay at the line's start (the model had moved them, "<v Ana>" of a sentence's second cue
+    into the first)."""
+    at = 0
+    while (m := _TAG_AT.match(line, at)) and not _SRT_PAIR.match(line, m.start(1)):
+        at = m.end()
+    return at
 
 
 def _blank_lines(source: str, at: int) -> int:

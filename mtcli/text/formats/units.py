@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from mtcli.text.formats import inline
+from mtcli.text.formats.html import INLINE, VOID
 from mtcli.text.formats.prose import Prose
 from mtcli.text.lines import joined
 from mtcli.text.kinds import PRIVATE
@@ -25,6 +26,11 @@ from mtcli import lazy_re
 _MARK = lazy_re.compile("\x01(/?)([0-9]+)(/?)\x02")
 _LETTER = lazy_re.compile(r"[^\W\d_]")
 _BREAK = lazy_re.compile(r"(\s*[\n\r\t\v\f\u2028\u2029]\s*)")  # whitespace with a line break or a tab in it
+# inline HTML in a message (PO's, JSON's "<b>Warning:</b> this can't be undone."): a pair around words without
+# other markup, and a tag of its own (<br>, <img ...>)
+_HTML_PAIR = lazy_re.compile(r"(<(%s)\b[^<>]*>)([^<>]*)(</\2\s*>)" % "|".join(sorted(INLINE)), re.IGNORECASE)
+_HTML_TAG = lazy_re.compile(r"</?(?:%s)\b[^<>]*>" % "|".join(sorted(INLINE | VOID)), re.IGNORECASE)
+MAX_HTML_NESTED = 4  # pairs inside pairs read as items (a pass each); deeper ones stay tags kept as they are
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,7 @@ class Units:
     labels: list[dict[str, str]] = field(default_factory=list)  # each text's kept markup as a warning shows it
     extras: list[inline.Extras] = field(default_factory=list)  # each text's breaks, marks set aside, placeholders
     notes: list[str] = field(default_factory=list)  # warnings of the whole file (numbered 1)
+    notes_at: list[tuple[int, str]] = field(default_factory=list)  # (where, warning) of a place no text's result has
     _pending: dict[str, str] = field(default_factory=dict)  # (the labels of the text being read)
     _cuts: list[int] = field(default_factory=list)  # (its breaks' keys)
     _asides: set[str] = field(default_factory=set)  # (its marks set aside)
@@ -80,6 +87,18 @@ class Units:
         self._asides.add(f"\x01{key}/\x02")
         return self.prose.item(f"\x01{key}/\x02")
 
+    def html(self, text: str) -> str:
+        """A message's inline HTML as items, as an HTML page's: a pair's words translated in place and moved with
+        the words they go with, any other tag kept as it is. As plain text the model garbled it ("<b>Warning:</b>
+        this can't be undone." -> "<b>advertencias: </b> El no puede deshacerse.")."""
+        if "<" not in text:
+            return text
+        for _ in range(MAX_HTML_NESTED):
+            text, found = _HTML_PAIR.subn(lambda m: self.prose.item(m[1], m[3], m[4]), text)
+            if not found:
+                break
+        return _HTML_TAG.sub(lambda m: self.prose.item(m.group()), text)
+
     def add(self, text: str, put: Callable[[list[tuple[str, str]]], None], where: int) -> None:
         """A text to translate, if it has words (its markup's included); put(tokens) writes its translation."""
         extras = inline.Extras(self._cuts)
@@ -97,22 +116,31 @@ class Units:
             self.extras.append(extras)
         self._pending, self._cuts, self._asides = {}, [], set()
 
-    def translate(self, engine: Engine, options: TextOptions) -> list[LineResult]:
+    def translate(self, engine: Engine, options: TextOptions, keep: Keep | None = None) -> list[LineResult]:
         """Every text translated in one call and put back; a LineResult per text, numbered by its `where` (and one
-        for the file's notes)."""
+        for the file's notes). `keep(words)`: the warning for a text left as it is (in the target language already:
+        route.kept_blocks), None for one translated."""
         noted = [LineResult(1, [("", 0.0)], warnings=list(self.notes))] if self.notes else []
+        noted += [LineResult(where, [("", 0.0)], warnings=[why]) for where, why in self.notes_at]
         if not self.texts:
             return noted
         rendered: dict[str, str] = {}
-        # a text's line breaks and tabs stay between the translations of its pieces (they had become
-        # spaces: "First line.\nSecond line." one line, "Name:\tvalue" one phrase)
-        rows = [_BREAK.split(text) for text in self.texts]
-        # (a paragraph, a cell, a message without a final stop gets none)
-        done = iter(translate_lines([piece for row in rows for piece in row[::2]], engine,
-                                    replace(options, keep_stop=False), items=self.prose.items, rendered=rendered))
-        results = [next(done) if len(row) == 1 else joined(0, [next(done) for _ in row[::2]], row[1::2])
-                   for row in rows]
-        for r, put, where, labels, extras in zip(results, self.puts, self.where, self.labels, self.extras):
+
+        def translate(texts: list[str]) -> list[LineResult]:
+            # a text's line breaks and tabs stay between the translations of its pieces (they had become
+            # spaces: "First line.\nSecond line." one line, "Name:\tvalue" one phrase)
+            rows = [_BREAK.split(text) for text in texts]
+            # (a paragraph, a cell, a message without a final stop gets none)
+            done = iter(translate_lines([piece for row in rows for piece in row[::2]], engine,
+                                        replace(options, keep_stop=False), items=self.prose.items, rendered=rendered))
+            return [next(done) if len(row) == 1 else joined(0, [next(done) for _ in row[::2]], row[1::2])
+                    for row in rows]
+
+        results, kept = translated_or_kept(self.texts, keep and (lambda t: keep(plain(t, self.prose.items))), translate)
+        for r, put, where, labels, extras, why in zip(results, self.puts, self.where, self.labels, self.extras, kept):
+            r.line = where
+            if why is not None:  # (left in the document as it is)
+                continue
             r.warnings = [shown(w, labels) for w in r.warnings]
             text = r.text
             for _ in range(8):  # (an item's rendering holds the items nested in it)
@@ -120,8 +148,26 @@ class Units:
                 if text == before or not PRIVATE.search(text):
                     break
             put(tokens(extras.put_back(text), self.prose.items))
-            r.line = where
         return results + noted
+
+
+Keep = Callable[[str], "str | None"]  # a text -> the warning for keeping it as it came, or None: route.kept_blocks
+
+
+def translated_or_kept(texts: list[str], keep: Keep | None, translate: Callable[[list[str]], list[LineResult]],
+                       shown: Callable[[str], str] = lambda text: text) -> tuple[list[LineResult], list[str | None]]:
+    """A document's texts each translated (those to translate in one call) or, where keep(text) gives a warning (a
+    part in the target language already), kept as it came with that warning, as every format does; and what keep
+    said of each. `shown(text)`: a kept text as the document has it (its markup)."""
+    kept = [keep(text) if keep else None for text in texts]
+    todo = [text for text, why in zip(texts, kept) if why is None]
+    done = iter(translate(todo) if todo else [])
+    results = [next(done) if why is None else LineResult(0, [(shown(text), 0.0)], warnings=[why])
+               for text, why in zip(texts, kept)]
+    for text, r, why in zip(texts, results, kept):
+        if why is None and "…" in text and "..." not in text:  # (the model's vocabulary has "...", not "…")
+            r.nbest = [(t.replace("...", "…"), score) for t, score in r.nbest]
+    return results, kept
 
 
 def shown(warning: str, labels: dict[str, str]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
 import sys
 from enum import Enum
 from pathlib import Path
@@ -108,14 +109,14 @@ def main() -> None:
     from mtcli.atomic import guarded_stdio
 
     _utf8_stdio()
+    interrupt = _Interrupt.install()
     try:
         with guarded_stdio():  # a closed or full stdout is a UserError too
             FROM_CONFIG_FILE.clear()  # (main runs more than once in a test's process)
             FROM_CONFIG_FILE.update(apply_config_file())
             code = app(prog_name="mtcli", standalone_mode=False)
-    except KeyboardInterrupt:  # training saves its state itself; elsewhere nothing is half-written
-        err.print()
-        sys.exit(130)
+    except KeyboardInterrupt:  # training saves its state itself; elsewhere nothing is half-written (-o: whole or not)
+        code = 130
     except MemoryError:
         _error_line("out of memory: give smaller inputs or options (--batch-size, --beam, --nbest)")
         sys.exit(2)
@@ -140,7 +141,40 @@ def main() -> None:
         sys.exit(130)
     finally:
         registry.release()  # the registered models this command used may be removed now
+        if interrupt is not None:
+            interrupt.restore()
+    if code == 130 and interrupt is not None and interrupt.seen:  # (typer makes a Ctrl-C exit 130, silently)
+        err.print("interrupted")
     sys.exit(code if isinstance(code, int) else 0)
+
+
+class _Interrupt:
+    """Ctrl-C in a command: the first raises KeyboardInterrupt in the main thread (typer exits 130; decoding threads
+    stop at their next step: decode.Translator.translate_batch), a second exits at once, as training's does (a
+    second had printed the interpreter's traceback while its exit joined a decoding thread)."""
+
+    def __init__(self):
+        self.seen = False
+        self.previous = signal.signal(signal.SIGINT, self)
+
+    @classmethod
+    def install(cls) -> _Interrupt | None:
+        import threading
+
+        ours = threading.current_thread() is threading.main_thread() \
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler  # (not where Ctrl-C is ignored)
+        return cls() if ours else None
+
+    def __call__(self, signum, frame) -> None:
+        if self.seen:
+            os._exit(130)
+        self.seen = True
+        raise KeyboardInterrupt
+
+    def restore(self) -> None:
+        """The handler before, or after a Ctrl-C none: the exit is under way (the interpreter's end puts back the
+        default, by which a Ctrl-C then had ended the process by its signal, not with 130)."""
+        signal.signal(signal.SIGINT, signal.SIG_IGN if self.seen else self.previous)
 
 
 class _Utf8Noted:

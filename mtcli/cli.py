@@ -20,7 +20,7 @@ from mtcli.console import warning as _warning
 from mtcli.coercion import App
 from mtcli.config import (apply_config_file, DEFAULT_DATA, DEFAULT_DIRECTION, DEFAULT_DOWNLOAD_DIR, DEFAULT_PREPARED, DEFAULT_RUNS, DEFAULTS,
                           DIRECTIONS, RERANKS, VOCAB, ModelConfig, Options)
-from mtcli.errors import UserError
+from mtcli.errors import UserError, quoted
 from mtcli.ranges import limits
 from mtcli.serve.config import ServeConfig
 
@@ -1106,7 +1106,14 @@ def explain(
     else:
         language = detect(sentence).language or "en"
         path = registry.shipped(f"{language}-{other(language)}")
-    render(explained(_load_translator(path), sentence, layer, head), _out.console)
+    shown = explained(_load_translator(path), sentence, layer, head)
+    if shown.cut:
+        _warning(f"the model reads {len(shown.source)} pieces of a sentence at most; it never saw the rest: "
+                 f"{quoted(shown.cut)} (`mtcli translate` splits such a sentence; explain its parts one by one)")
+    with _out.console.capture() as drawn:  # written at once, as translate writes its lines (`| head -1` had
+        # closed the pipe between two of them: "Broken pipe", exit 2)
+        render(shown, _out.console)
+    sys.stdout.write(drawn.get())
 
 
 # evaluate's options

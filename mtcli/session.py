@@ -165,6 +165,8 @@ def read_input(path: Path | None, fmt: str, output: Path | None = None, raw: boo
             fail(f"-o {output} is the input file: its English would be replaced; give another output")
         if stat.S_ISDIR(mode):
             fail(f"{path}: is a directory; give a file")
+        if stat.S_ISCHR(mode) and path.stat().st_rdev == os.stat(os.devnull).st_rdev:  # (the usual "nothing")
+            return b"" if raw else read.read_document(b"", str(path))
         if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
             fail(f"{path}: not a file or a pipe")
         if fmt == "text" and not raw and stat.S_ISREG(mode):

@@ -857,7 +857,9 @@ Beam = _ranged(int, "beam", "Beam size (MTCLI_BEAM, when set, changes the defaul
 Greedy = Annotated[bool, typer.Option("--greedy", help="Greedy decoding (same as --beam 1), fastest.")]
 Alpha = _ranged(float, "alpha", "Length normalisation: score = logprob / length^alpha.", "--alpha")
 NBest = _ranged(int, "nbest", "Print the N best translations as 'line ||| text ||| score', best first (the score is "
-                                "the model's own: the ranking by the way back and coverage may put a lower one first).",
+                                "the model's own: the ranking by the way back and coverage may put a lower one first). "
+                                "A line may get fewer (a candidate repeating a better one or losing a placeholder is "
+                                "left out; stderr says so once).",
                 "--nbest", "-n")
 Scores = Annotated[bool, typer.Option("--scores", help="Prefix each translation with its score and a tab.")]
 Json = Annotated[bool, typer.Option("--json", help="One JSON object per input line.")]

@@ -27,8 +27,7 @@ from mtcli.decode import Translator  # noqa: E402
 def named(row: dict, pieces: list[str], runs: list[str], places) -> tuple:
     """The word doubted and the runs named, as Checker.check names them."""
     s = row["source"]
-    return (conf.doubted(pieces, row["way_back"][0], s, places),
-            [conf.outside(w, s, places) if (w := conf.as_written(r, s)) else None for r in runs])
+    return conf.doubted(pieces, row["way_back"][0], s, places), conf.named_runs(runs, s, row["target"], places)
 
 
 def main() -> None:

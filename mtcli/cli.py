@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
 import sys
 from enum import Enum
 from pathlib import Path
@@ -19,7 +20,7 @@ from mtcli.console import warning as _warning
 from mtcli.coercion import App
 from mtcli.config import (apply_config_file, DEFAULT_DATA, DEFAULT_DIRECTION, DEFAULT_DOWNLOAD_DIR, DEFAULT_PREPARED, DEFAULT_RUNS, DEFAULTS,
                           DIRECTIONS, RERANKS, VOCAB, ModelConfig, Options)
-from mtcli.errors import UserError
+from mtcli.errors import UserError, quoted
 from mtcli.ranges import limits
 from mtcli.serve.config import ServeConfig
 
@@ -108,14 +109,14 @@ def main() -> None:
     from mtcli.atomic import guarded_stdio
 
     _utf8_stdio()
+    interrupt = _Interrupt.install()
     try:
         with guarded_stdio():  # a closed or full stdout is a UserError too
             FROM_CONFIG_FILE.clear()  # (main runs more than once in a test's process)
             FROM_CONFIG_FILE.update(apply_config_file())
             code = app(prog_name="mtcli", standalone_mode=False)
-    except KeyboardInterrupt:  # training saves its state itself; elsewhere nothing is half-written
-        err.print()
-        sys.exit(130)
+    except KeyboardInterrupt:  # training saves its state itself; elsewhere nothing is half-written (-o: whole or not)
+        code = 130
     except MemoryError:
         _error_line("out of memory: give smaller inputs or options (--batch-size, --beam, --nbest)")
         sys.exit(2)
@@ -140,7 +141,40 @@ def main() -> None:
         sys.exit(130)
     finally:
         registry.release()  # the registered models this command used may be removed now
+        if interrupt is not None:
+            interrupt.restore()
+    if code == 130 and interrupt is not None and interrupt.seen:  # (typer makes a Ctrl-C exit 130, silently)
+        err.print("interrupted")
     sys.exit(code if isinstance(code, int) else 0)
+
+
+class _Interrupt:
+    """Ctrl-C in a command: the first raises KeyboardInterrupt in the main thread (typer exits 130; decoding threads
+    stop at their next step: decode.Translator.translate_batch), a second exits at once, as training's does (a
+    second had printed the interpreter's traceback while its exit joined a decoding thread)."""
+
+    def __init__(self):
+        self.seen = False
+        self.previous = signal.signal(signal.SIGINT, self)
+
+    @classmethod
+    def install(cls) -> _Interrupt | None:
+        import threading
+
+        ours = threading.current_thread() is threading.main_thread() \
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler  # (not where Ctrl-C is ignored)
+        return cls() if ours else None
+
+    def __call__(self, signum, frame) -> None:
+        if self.seen:
+            os._exit(130)
+        self.seen = True
+        raise KeyboardInterrupt
+
+    def restore(self) -> None:
+        """The handler before, or after a Ctrl-C none: the exit is under way (the interpreter's end puts back the
+        default, by which a Ctrl-C then had ended the process by its signal, not with 130)."""
+        signal.signal(signal.SIGINT, signal.SIG_IGN if self.seen else self.previous)
 
 
 class _Utf8Noted:
@@ -823,7 +857,9 @@ Beam = _ranged(int, "beam", "Beam size (MTCLI_BEAM, when set, changes the defaul
 Greedy = Annotated[bool, typer.Option("--greedy", help="Greedy decoding (same as --beam 1), fastest.")]
 Alpha = _ranged(float, "alpha", "Length normalisation: score = logprob / length^alpha.", "--alpha")
 NBest = _ranged(int, "nbest", "Print the N best translations as 'line ||| text ||| score', best first (the score is "
-                                "the model's own: the ranking by the way back and coverage may put a lower one first).",
+                                "the model's own: the ranking by the way back and coverage may put a lower one first). "
+                                "A line may get fewer (a candidate repeating a better one or losing a placeholder is "
+                                "left out; stderr says so once).",
                 "--nbest", "-n")
 Scores = Annotated[bool, typer.Option("--scores", help="Prefix each translation with its score and a tab.")]
 Json = Annotated[bool, typer.Option("--json", help="One JSON object per input line.")]
@@ -1072,7 +1108,14 @@ def explain(
     else:
         language = detect(sentence).language or "en"
         path = registry.shipped(f"{language}-{other(language)}")
-    render(explained(_load_translator(path), sentence, layer, head), _out.console)
+    shown = explained(_load_translator(path), sentence, layer, head)
+    if shown.cut:
+        _warning(f"the model reads {len(shown.source)} pieces of a sentence at most; it never saw the rest: "
+                 f"{quoted(shown.cut)} (`mtcli translate` splits such a sentence; explain its parts one by one)")
+    with _out.console.capture() as drawn:  # written at once, as translate writes its lines (`| head -1` had
+        # closed the pipe between two of them: "Broken pipe", exit 2)
+        render(shown, _out.console)
+    sys.stdout.write(drawn.get())
 
 
 # evaluate's options

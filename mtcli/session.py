@@ -165,6 +165,8 @@ def read_input(path: Path | None, fmt: str, output: Path | None = None, raw: boo
             fail(f"-o {output} is the input file: its English would be replaced; give another output")
         if stat.S_ISDIR(mode):
             fail(f"{path}: is a directory; give a file")
+        if stat.S_ISCHR(mode) and path.stat().st_rdev == os.stat(os.devnull).st_rdev:  # (the usual "nothing")
+            return b"" if raw else read.read_document(b"", str(path))
         if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
             fail(f"{path}: not a file or a pipe")
         if fmt == "text" and not raw and stat.S_ISREG(mode):
@@ -246,6 +248,7 @@ def translate_groups(groups, router, nbest: int, scores: bool, as_json: bool, ma
     from mtcli.text.pipeline import LINES_PER_CALL
 
     done, step, total = 0, LINES_PER_CALL, progress
+    short = 0  # lines with fewer than nbest translations, said once at the end
     progress = progress is not None
     if progress:  # (rich's progress bars: not loaded for a line or two, ~10 ms)
         from rich.progress import Progress
@@ -262,9 +265,13 @@ def translate_groups(groups, router, nbest: int, scores: bool, as_json: bool, ma
                 warn(results, where)
                 if tally is not None:
                     tally.add(results, where, min_confidence)
+                short += sum(1 for r in results if len(r.nbest) < nbest and r.nbest[0][0].strip())
                 yield "".join(format_result(r, nbest, scores, as_json, align, marked) + "\n" for r in results)
                 if progress:
                     bar.update(task, completed=done)
+    if short:  # (as a Moses n-best list may: no candidate is made up to fill the rows)
+        warning(f"{short} of {done} {where}s got fewer than {nbest} translations: a candidate that repeats a "
+                "better one or loses what the line kept (a placeholder, a number, a name) is left out")
 
 
 @dataclass(frozen=True)

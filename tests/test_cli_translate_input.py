@@ -123,3 +123,21 @@ def test_resident_memory_does_not_grow_with_the_file(tmp_path, tiny_model_dir, d
 
     one, three = peak_mb(LINES_PER_CALL), peak_mb(3 * LINES_PER_CALL)
     assert three - one < 16, (one, three)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/null") or os.name != "posix", reason="a POSIX null device")
+def test_the_null_device_is_empty_input(shipped_model, run_cli, tmp_path):
+    """Attack 2026-12-03's X: `-i /dev/null` (the usual "nothing") had been refused as a device."""
+    code, out, err = run_cli("translate", "-m", shipped_model, "-i", "/dev/null")
+    assert (code, out, err) == (0, "", "")
+    code, _, err = run_cli("translate", "-m", shipped_model, "-i", "/dev/null", "-o", tmp_path / "out.txt")
+    assert (code, err, (tmp_path / "out.txt").read_bytes()) == (0, "", b"")
+
+
+def test_fewer_nbest_rows_than_asked_are_said_once(shipped_model, run_cli):
+    """Attack 2026-12-03's AA: a line got fewer than --nbest rows, unsaid. No candidate is made up to fill them."""
+    code, out, err = run_cli("translate", "-m", shipped_model, "--nbest", "3", "You have %d new messages, {name}.",
+                             "I like it.")
+    rows = [row.split(" ||| ")[0] for row in out.splitlines()]
+    assert code == 0 and rows.count("1") == 3 and 1 <= rows.count("0") < 3
+    assert "1 of 2 arguments got fewer than 3 translations" in err and err.count("fewer than") == 1, err

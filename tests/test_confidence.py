@@ -657,3 +657,17 @@ def test_translate_flags_lines(run_cli, tmp_path: Path):
 def test_contradicting_check_options_are_refused(run_cli, args, message):
     code, out, err = run_cli("translate", *args, "-i", "-")
     assert code == 2 and message in err and not out
+
+
+def test_a_warning_names_whole_words_each_once_and_no_negation_the_translation_has():
+    """Attack 2026-12-03's P (and the lead's): 'banan' (the last piece the model read of "bananas"), 'didn' of a
+    negation the translation has ("No me gustó ..."), 'over' three times beside 'over until'."""
+    names = conf.named_runs
+    assert names(["didn"], "I didn't like the movie.", "No me gustó la película.") == []
+    assert names(["doesn"], "She doesn't eat meat.", "Ella come carne.") == ["doesn't"]
+    assert names(["milk", "banan"], "I bought milk and bananas", "Compré leche") == ["milk", "bananas"]
+    source = "practice it over and over in the same way, over and over until they can"
+    assert names(["over", "over", "over", "over until"], source, "la práctica") == ["over until"]
+    assert names(["next week", "next"], "See you next week.", "Te veo.") == ["next week"]
+    assert names(["the"], "Take the bus.", "Toma.") == []  # (a function word alone: never)
+    assert names(["zyxqor"], "Ask Zyxqor now.", "Pregunta.", [(4, 10)]) == []  # (spared: kept as it came)

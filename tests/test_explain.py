@@ -81,3 +81,31 @@ def test_unlikely_pieces_are_marked_with_and_without_colour():
     assert reverse.search(_drawn(False)) and "0.90!" not in _drawn(False)  # reverse video on a terminal as well
     rows = [line for line in _drawn(True).splitlines() if line.startswith(("▁dónde", "▁está"))]
     assert rows[0].endswith(SHADES[-1] + "  ") and SHADES[2] in rows[1]  # darkest: the map's maximum
+
+
+LONG = ("Although the weather forecast for the long weekend said that it would probably be sunny and warm in the mountains "
+        "near the lake where my grandparents used to live before they moved to the city, my brother and his three "
+        "children decided at the last minute that they would not come with us.")
+
+
+@pytest.mark.slow
+def test_a_sentence_longer_than_the_model_reads_is_said_cut(shipped_model, run_cli):
+    """Attack 2026-12-03's I: the pieces past the model's 54 were dropped silently (here a negation)."""
+    code, out, err = run_cli("explain", LONG)
+    assert code == 0 and "translation: " in out
+    assert err.count("\n") == 1 and "never saw the rest: 'not come with us.'" in err, err
+    code, _, err = run_cli("explain", "Where is the station?")
+    assert code == 0 and err == ""
+
+
+@pytest.mark.slow
+def test_a_reader_that_stops_after_one_line_is_no_error(shipped_model):
+    """Attack 2026-12-03's U: `mtcli explain ... | head -1` had exited 2 ("Broken pipe"): the drawing is written at
+    once, as translate writes its lines."""
+    proc = subprocess.Popen([sys.executable, "-m", "mtcli", "explain", "The cat sleeps on the red sofa every day."],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env={**os.environ, "MTCLI_CONFIG": ""})
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=300) == 0 and err == b"", err
+    assert first.startswith(b"translation: ")

@@ -109,6 +109,52 @@ def test_pipeline_two_letter_shouting_and_a_statement_opening_with_a_number():
     words = re.compile(r"\w+|[^\w\s]")
     engine = Engine(decode, lambda text: [5] * len(words.findall(text)), 54, {})
     out = translate_lines(["NO", "OK", "5 is less than 8", "Have someone call me"], engine)
-    # (a word alone: a fragment, but a greeting or a command: "no" as a sentence, with no stop after it)
-    assert seen == ["No.", "ok", "50 is less than 50.", "Have someone call me."]
+    # (a word alone: a fragment; a reply ("NO") from casing.REPLIES, which no model sees)
+    assert seen == ["ok", "50 is less than 50.", "Have someone call me."]
     assert [r.text for r in out] == ["NO", "OK", "5 is less than 8.", "Have someone call me."]
+
+
+def test_one_word_replies_and_switches_agree_in_lines_cells_and_the_server():
+    """Attack 2026-12-03's K: "No" had been "No" on a plain line (ranked again by the way back) and "No hay nada" in
+    a document's cell and from the server; "Yes", "On", "Off" nonsense everywhere. A markup fragment stays the
+    model's ("<b>No</b> smoking")."""
+    from dataclasses import replace
+
+    from mtcli.serve.texts import translate_texts
+    from mtcli.text.pipeline import TextOptions
+
+    seen = []
+
+    def decode(lines):
+        seen.extend(lines)
+        return [[("Hay nada", -1.0)] for _ in lines]
+
+    words = re.compile(r"\w+|[^\w\s]")
+    engine = Engine(decode, lambda text: [5] * len(words.findall(text)), 54, {})
+    given = ["Yes", "No.", "On", "OFF", "yes"]
+    wanted = ["Sí", "No.", "Activado", "DESACTIVADO", "sí"]
+    assert [r.text for r in translate_lines(given, engine)] == wanted
+    assert [r.text for r in translate_lines(given, engine, replace(TextOptions(), keep_stop=False))] == wanted  # cells
+    assert translate_texts(["Yes", "No"], "text", 1, engine) == [["Sí"], ["No"]]
+    assert seen == []
+    assert translate_texts(["<p><b>No</b> smoking</p>"], "html", 1, engine)[0][0] != "<p><b>No</b> smoking</p>"
+    assert translate_lines(["Yes, I do.", "No", "On"], engine, replace(TextOptions(), source="es"))[0].text == "Hay nada"
+    assert "No" in seen and "Yes, I do." in seen
+
+
+def test_a_colon_before_a_last_span_and_a_subjectless_negative_are_no_time_nor_question():
+    """Attack 2026-12-03's G: "Can't open '%s': %s" had reached the model as "Can't open 50: 50?" (a question, and
+    "50: 50" a time: "¿No puedes abrir '%s' a las %s?")."""
+    seen = []
+
+    def decode(lines):
+        seen.extend(lines)
+        return [[(line, -1.0)] for line in lines]
+
+    words = re.compile(r"\w+|[^\w\s]")
+    engine = Engine(decode, lambda text: [5] * len(words.findall(text)), 54, {})
+    out = translate_lines(["Can't open '%s': %s", "Saved to: /tmp/x.txt"], engine)
+    assert [r.text for r in out] == ["Can't open '%s': %s", "Saved to: /tmp/x.txt"]
+    assert all(":" not in line and not line.endswith("?") for line in seen), seen
+    assert not is_question("Can't open the file") and not is_question("Doesn't work")
+    assert is_question("Can't you see") and is_question("Isn't it great") and is_question("Won't Tom come")

@@ -66,3 +66,11 @@ def test_idempotent_single_spaced_nfc(text):
 def test_the_spaces_around_an_emoticon_stay():
     """"see you ;)" had become "see you;)" and ":( that" ":(that": emoticons no longer (protect.py keeps them)."""
     assert normalize("See you ;) and :( that ( really ) . ok :-) .") == "See you ;) and :( that (really). ok :-)."
+
+
+def test_ligatures_and_full_width_letters_are_folded_for_the_model():
+    """Attack 2026-12-03's S: "The ﬁle is ready." kept "ﬁle" as a name; "ｈｅｌｌｏ ｗｏｒｌｄ" came back as it came.
+    The rest of NFKC stays (a superscript, a fraction, a circled digit mean more than their digits)."""
+    assert normalize("The ﬁle is ready.") == "The file is ready."
+    assert normalize("ｈｅｌｌｏ ｗｏｒｌｄ！") == "hello world!"
+    assert normalize("x² ½ ① ﬃ") == "x² ½ ① ffi"

@@ -495,6 +495,40 @@ def outside(run: str, source: str, places: Sequence[tuple[int, int]]) -> str | N
     return found.group()[kept[0].start() : kept[-1].end()] if kept else None
 
 
+# a translation's words of negation (either direction's target): a negative contraction ("didn't", which the model
+# reads as "didn" "'" "t") is named as left out only where the translation has none ("I didn't like the movie." ->
+# "No me gustó la película." had been flagged for 'didn')
+NEGATIONS = frozenset("no nunca jamás nada nadie ni tampoco ningún ninguno ninguna not never nothing nobody none "
+                      "neither nor".split())
+_WORD_AT = lazy_re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_NEGATIVE = lazy_re.compile(r"n['’]t$", re.IGNORECASE)
+
+
+def named_runs(runs: list[str], source: str, target: str, places: Sequence[tuple[int, int]] = ()) -> list[str]:
+    """What a warning names of `runs` (read's, which the fitted `named` counts as they are): each as the source writes
+    it (as_written), without its words in `places` (outside), in whole words of the source (the model's reading may
+    end inside one: the last piece before its length, "banan" of "bananas"; a contraction's first half, "didn" of
+    "didn't"), a negative contraction only where the translation has no negation, and each once (a run inside
+    another one named is not named again: "'over', 'over', 'over until'" was one place's words three times)."""
+    negated = bool(NEGATIONS & set(re.findall(r"[^\W\d_]+", target.lower())))
+    out: list[str] = []
+    for run in runs:
+        if not (found := as_written(run, source)) or not (found := outside(found, source, places)):
+            continue
+        at = re.search(re.escape(found), source, re.IGNORECASE)
+        if at is None:
+            continue
+        whole = [m.group() for m in _WORD_AT.finditer(source) if m.start() < at.end() and at.start() < m.end()]
+        whole = [w for w in whole if not (negated and _NEGATIVE.search(w))]
+        if not any(w.lower() not in FUNCTION_WORDS and LETTER.search(w) for w in whole):
+            continue
+        name = " ".join(whole)
+        if any(f" {name.lower()} " in f" {o.lower()} " for o in out):
+            continue
+        out = [o for o in out if f" {o.lower()} " not in f" {name.lower()} "] + [name]
+    return out
+
+
 def _reason(runs: list[str | None], trip: str | None, found: dict, doubt: str | None = None) -> str:
     """A flagged sentence's one-line reason: what it left out, else the word the way back doubts, else what it says
     translated back, else doubt."""
@@ -565,8 +599,7 @@ class Checker:
                 if sc.flagged:
                     places = spared(s, spans[k] if spans else ())
                     doubt = None if back is None else self._doubted(s, t, back, places)
-                    named = [outside(w, s, places) if (w := as_written(r, s)) else None for r in runs]
-                    sc.warnings.append(_reason(named, trip, found, doubt))
+                    sc.warnings.append(_reason(named_runs(runs, s, t, places), trip, found, doubt))
             if self.options.return_alignments:
                 sc.alignment = self._alignment(f, s, t)
             checks[k].append(sc)

@@ -28,6 +28,7 @@ class Explained:
     translation: str
     layer: int
     head: int | None  # None: the layer's heads averaged
+    cut: str = ""  # the sentence's end beyond the pieces the model reads (max_src_len), which it never saw
 
 
 def explain(translator, sentence: str, layer: int | None = None, head: int | None = None) -> Explained:
@@ -45,9 +46,10 @@ def explain(translator, sentence: str, layer: int | None = None, head: int | Non
     f = translator.force([sentence], [text])[0]
     att = f.attention[layer] if head is None else f.attention[layer, head : head + 1]
     src = translator.src_tok
+    beyond = src.encode(sentence)[cfg.max_src_len - 2 :]  # (as Translator.source_ids cuts it)
     return Explained([src.id_to_token(i) for i in src.pieces(f.src[1:-1])],
                      [translator.tgt_tok.id_to_token(i) for i in f.tgt] + ["[END]"], np.exp(f.logprobs),
-                     att.mean(0)[:, 1:-1], text, layer, head)
+                     att.mean(0)[:, 1:-1], text, layer, head, src.decode(beyond).strip() if beyond else "")
 
 
 def render(e: Explained, console: Console) -> None:

@@ -114,6 +114,9 @@ def is_question(text: str) -> bool:
     if first in ("do", "have", "don't"):  # also imperatives: "do it now", "have a seat", "don't worry"
         # (not "someone", "everyone": "have someone call me", "do everyone a favour")
         return second in SUBJECTS - {"it"} or second in ("there", "anyone", "anybody") or name
+    if first in AUXILIARIES and first.endswith("n't") and first != "don't":  # without a subject after it, a report
+        # ("Can't open '%s': %s" had been asked "¿No puedes abrir ...?"; "Doesn't work", "Couldn't find the file")
+        return second in SUBJECTS or second in ("there", "this", "that", "anyone", "anybody") or name
     return first in AUXILIARIES and bool(second)
 
 

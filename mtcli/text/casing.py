@@ -20,6 +20,11 @@ _LONE_WORD = lazy_re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)?")
 # ... but greetings and commands alone on a line come out right as sentences only ("Hello." -> "Hola.", "Wait." ->
 # "Espera."; as fragments "aquí hola", "¿Colando?" for "run"): of 19 such words 13 right as sentences, 7 as
 # fragments. (In a document a word alone is often a piece of a sentence cut by markup: a fragment still.)
+# one-word replies and switch labels alone on a line or in a cell (a form, a settings table, a dialog): the model has
+# no good answer for them, as a sentence or a fragment, and the way back (mtcli.roundtrip) finds none in its beam
+# ("Yes" -> "Sí que sí", "On" -> "Pase", "Off" -> "Aparte"; "No" -> "No hay nada" where nothing ranks it: a
+# document's cell, the server). A row each, as labels.HEADINGS: the same answer on every path
+REPLIES = {"yes": "sí", "no": "no", "on": "activado", "off": "desactivado"}
 _ARTICLE = lazy_re.compile(r"(?:el|la|los|las) (?=[^\W\d_])", re.IGNORECASE)
 _SENTENCE_WORDS = frozenset("hello hi thanks no sorry welcome help stop wait look listen run".split())
 
@@ -63,6 +68,13 @@ class LoneWord:
     def strip(self, s: Sentence, c: Context) -> bool:
         t, options = s.text, c.options
         s.alone = bool(_LONE_WORD.fullmatch(t))
+        word = t.removesuffix(".")
+        reply = REPLIES.get(word.lower()) if options.case and options.source == "en" and options.punctuate \
+            and not s.cut else None
+        if reply:
+            s.verbatim = (reply.upper() if word.isupper() and len(word) > 1 else reply[:1].upper() + reply[1:]
+                          if word[:1].isupper() else reply) + t[len(word):]
+            return False
         if options.case and options.source == "en" and options.punctuate and s.alone and t.lower() not in c.engine.names \
                 and not (options.keep_stop and t.lower() in _SENTENCE_WORDS):
             s.aside[self.name], s.text = (t[:1].isupper(), not t[1:].isupper()), t.lower()

@@ -47,10 +47,17 @@ class Edges:
                 s.cut, s.trail, text = True, text[len(text.rstrip(",;:")) :] + s.trail, text.rstrip(",;:")
                 s.aside[self.name] = True  # (its ? or ! go after the trail)
             s.spans = c.spans(text)
+        elif spans and spans[-1][1] == len(text) and (colon := _COLON_LAST.search(text, 0, spans[-1][0])):
+            # a colon, then a span ending the sentence ("Can't open '%s': %s", "Saved to: /tmp/x"): the colon and
+            # the span follow the translation; the model had read "50: 50" as a time ("... a las %s")
+            s.trail, text = text[colon.start() :] + s.trail, text[: colon.start()]
+            s.aside[self.name], s.spans = "colon", c.spans(text)
         s.text = text
         return True
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:
+        if s.aside.get(self.name) == "colon":  # (the stop the model was given goes: the colon's span ends it)
+            return [(s.lead + t.removesuffix(".") + s.trail, score) for t, score in out]
         if s.aside.get(self.name):  # a question's marks close the sentence, after the quotation: '¿Dijiste "sí"?'
             return [(s.lead + t.rstrip("?!") + s.trail + t[len(t.rstrip("?!")):], score) for t, score in out]
         return [(s.lead + t + s.trail, score) for t, score in out]
@@ -66,6 +73,7 @@ def words(span: str, items) -> bool:
     return bool(items.words) and any(c in items.words for c in PRIVATE.findall(span))
 
 
+_COLON_LAST = lazy_re.compile(r"(?<=[^\s:]):\s+$")  # (a word's or a span's colon before the last span)
 _NOTE = lazy_re.compile(rf"{SCRIPT_OPEN}|\[\^", re.IGNORECASE)  # a superscript, a subscript, a Markdown footnote ([^1])
 _WHOLE_NOTE = lazy_re.compile(f"{FOOTNOTE_REF}|{SCRIPT_ELEMENT}", re.IGNORECASE)
 

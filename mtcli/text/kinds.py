@@ -240,7 +240,8 @@ KINDS = (
     Kind("email", _EMAIL, hint="@"),
     Kind("code", _CODE, hint="`"),
     Kind("tag", _TAG, hint=r"<|\^"),
-    Kind("keys", r"(?<![\w+])(?:ctrl|alt|shift|cmd|command|option|meta|super|win|fn)(?:\+(?:\w+|[^\w\s]))+(?!\w)", hint=r"\+"),  # Ctrl+S
+    Kind("keys", r"(?<![\w+])(?:(?:ctrl|alt|shift|cmd|command|option|meta|super|win|fn|[⌘⌥⇧⌃])(?:\+(?:\w+|[^\w\s]))+"
+         r"|[⌘⌥⇧⌃]+\w+)(?!\w)", hint=r"\+|[⌘⌥⇧⌃]"),  # Ctrl+S, ⌘+C, ⇧⌘S
     # a name of capitals around an ampersand ("AT&T", "H&M", "R&D"): the "&" alone was kept and "AT", "T" translated
     Kind("ampersand name", r"(?<![\w&])(?-i:[A-Z][A-Za-z]{0,3}&[A-Z][A-Za-z]{0,3})(?![\w&;])", hint="&"),
     # a name of a capital, an apostrophe and a Capitalised word ("O'Brien", "D'Angelo"): the tokenizer cuts it at

@@ -1,7 +1,7 @@
 """One normalisation for every text the model sees, at translation time and (later) at training time.
 
 NFC, then typographic characters mapped to the ASCII forms the vocabulary knows (curly quotes and
-apostrophes, primes, dashes but a range's en dash, "10–20", ellipsis), every kind of space and control
+apostrophes, primes, dashes but a range's en dash, "10–20", ellipsis, Latin ligatures, full-width ASCII), every kind of space and control
 character made a plain space, lone surrogates made U+FFFD, and whitespace collapsed: runs become one
 space, none at either end, none before closing punctuation or after opening punctuation. Invisible
 characters that only steer how text is shown are dropped: terminal escape sequences (colours pasted from
@@ -25,6 +25,10 @@ _CHARS = {
     **dict.fromkeys("“”„‟″‶", '"'),
     **dict.fromkeys("‐‑‒–—―−⁃", "-"),
     "…": "...",
+    # compatibility characters NFKC folds, the ones that are letters as the vocabulary spells them: the Latin
+    # ligatures of a PDF's text ("The ﬁle" had kept "ﬁle" as a name) and full-width ASCII ("ｈｅｌｌｏ ｗｏｒｌｄ"
+    # had come back as it came, unsaid); not the rest of NFKC (superscripts, fractions, circled digits: kept)
+    **{chr(c): unicodedata.normalize("NFKC", chr(c)) for c in (*range(0xFB00, 0xFB07), *range(0xFF01, 0xFF5F))},
 }
 _TABLE = str.maketrans(_CHARS)
 _RANGE_DASH = lazy_re.compile(r"(?<=\w)–(?=\d)")  # "10–20", "10 am–2 pm" kept as written: protect.py keeps a range whole

@@ -138,3 +138,11 @@ def test_an_amount_in_euros_is_kept_whole(text, spans):
     """The word both languages spell alike, kept with its amount: the model wrote "800 ebrio", "30 European"."""
     found = protect.find_spans(text, lambda piece: False)
     assert [text[a:b] for a, b in found] == spans
+
+
+def test_key_combinations_with_the_mac_symbols_are_one_span():
+    """Attack 2026-12-03's R: "Press ⌘+C to copy." kept "⌘" alone and lost "+C"."""
+    for text, key in (("Press ⌘+C to copy.", "⌘+C"), ("Press ⇧⌘S to save as.", "⇧⌘S"), ("Hit ⌥+⇧+K now", "⌥+⇧+K"),
+                      ("Press Ctrl+C to copy.", "Ctrl+C")):
+        spans = protect.find_spans(text, lambda w: False)
+        assert [text[a:b] for a, b in spans] == [key], (text, spans)

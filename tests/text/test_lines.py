@@ -89,8 +89,8 @@ def test_a_label_or_list_mark_inside_a_line_stays_out_of_the_model():
     """Found by an attack: "Q: Is it open? A: Yes." lost "A:" (the model saw "A: Yes." and said "Pasa.")."""
     seen = []
     out = translate_lines(["Q: Is it open? A: Yes.", "Mix: 1) flour 2) eggs"], engine(lambda ls: seen.extend(ls) or upper(ls)))
-    assert [r.text for r in out] == ["Q: IS IT OPEN? A: YES.", "MIX: 1) FLOUR 2) EGGS"]
-    assert "Yes." in seen and "eggs" in seen  # (a word alone: a fragment)
+    assert [r.text for r in out] == ["Q: IS IT OPEN? A: Sí.", "MIX: 1) FLOUR 2) EGGS"]  # ("Yes.": casing.REPLIES)
+    assert "eggs" in seen and "Yes." not in seen  # (a word alone: a fragment)
 
 
 def test_the_cells_of_a_pasted_table_row_are_translated_each_and_keep_their_tabs():

@@ -1,0 +1,56 @@
+"""Ctrl-C on `mtcli translate -i FILE -o OUT` (attack 2026-12-03's F): the decoding threads stop at their next step,
+one line says so, exit 130, the -o file as it was; a second Ctrl-C never prints the interpreter's traceback."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SUBJECTS = "the dog|my sister|our teacher|a tall man|the old woman|his friend|the children|your neighbour".split("|")
+VERBS = "saw|found|painted|bought|carried|washed|forgot|opened".split("|")
+OBJECTS = "a red car|the big house|an old book|the blue door|a small box|the new table|a green bottle".split("|")
+WHEN = "yesterday|last week|this morning|on Sunday|after dinner|before the storm".split("|")
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists() or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs /proc and two cores: one decoding thread is the main thread, which Ctrl-C reaches")
+@pytest.mark.parametrize("presses", [1, 2])
+def test_ctrl_c_stops_a_file_within_seconds(shipped_model, tmp_path, presses):
+    lines = [f"{s} {v} {o} {w}." for s in SUBJECTS for v in VERBS for o in OBJECTS for w in WHEN][:3000]
+    (tmp_path / "in.txt").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out.txt"
+    out.write_text("before\n")
+    env = {**os.environ, "MTCLI_CONFIG": "", "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    run = [sys.executable, "-m", "mtcli", "translate", "-m", str(shipped_model)]
+    # the kernels compiled first (a thread compiling one is not stopped: a first run's Ctrl-C waits for it)
+    subprocess.run([*run, *lines[:40]], cwd=REPO, env=env, capture_output=True, check=True, timeout=600)
+    proc = subprocess.Popen([*run, "-i", str(tmp_path / "in.txt"), "-o", str(out)], cwd=REPO, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 300
+        while _cpu_seconds(proc.pid) < 4:  # loaded and decoding (3,000 lines take far longer)
+            assert proc.poll() is None and time.time() < deadline, proc.communicate()
+            time.sleep(0.1)
+        pressed = time.time()
+        for _ in range(presses):
+            proc.send_signal(signal.SIGINT)
+            time.sleep(0.3)
+        _, err = proc.communicate(timeout=120)
+        took = time.time() - pressed
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and err == "interrupted\n", (proc.returncode, err)
+    assert took < 6, took  # (one step of each thread; it had been the threads' whole streams: 11-19 s)
+    assert out.read_text() == "before\n"

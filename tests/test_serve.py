@@ -717,6 +717,48 @@ def test_decoders_starting_side_by_side_count_once_as_one_time_work():
     assert 0.3 <= asyncio.run(main()) < 0.55
 
 
+def _hola(direction, lines, kept, done):
+    """A stand-in for Service._decode: each line's translation is "Hola.", at once."""
+    done([[("Hola.", 0.0)] for _ in lines])
+    return lambda: None
+
+
+def _decoded_at(tools) -> float:
+    """(A formatter's job.) When its decoding came back (the system's monotonic clock)."""
+    tools.engines["en-es"].decode(["Hello."])
+    return time.monotonic()
+
+
+def test_a_jobs_decoding_needs_no_event_loop(shipped_model):
+    """A formatter's sentences go to the batcher and their translations back to it from the formatter's reading
+    thread and the batcher's, never through the event loop (two hops of it fewer a request): the job's decoding is
+    answered while the loop is held."""
+    import asyncio
+
+    from mtcli.decode import Translator
+    from mtcli.serve.formatter import FormatterProcess, Formatters
+    from mtcli.serve.texts import setup
+
+    made = setup([Translator(shipped_model, inter_threads=1)])
+
+    async def main():
+        formatters = Formatters(lambda: FormatterProcess(made), 1, _hola)
+        await formatters.start()
+        try:
+            while not formatters.running:
+                await asyncio.sleep(0.01)
+            job = asyncio.ensure_future(formatters.run(_decoded_at))
+            await asyncio.sleep(0)  # (the job sent)
+            time.sleep(1.5)  # the event loop held
+            freed = time.monotonic()
+            return await asyncio.wait_for(job, 60), freed
+        finally:
+            await formatters.close(5)
+
+    decoded, freed = asyncio.run(main())
+    assert decoded < freed, freed - decoded
+
+
 def _setup_around_a_decoding(tools) -> tuple[float, float]:
     """(A formatter's job.) Its en-es Engine's one-time work before and after a decoding."""
     engine = tools.engines["en-es"]
@@ -738,11 +780,8 @@ def test_a_formatters_engine_reads_its_decoders_one_time_work(shipped_model):
 
     made = setup([Translator(shipped_model, inter_threads=1)])
 
-    async def decode(direction, lines, kept):
-        return [[("Hola.", 0.0)] for _ in lines]
-
     async def main():
-        formatters = Formatters(lambda: FormatterProcess(made), 1, decode, lambda: {"en-es": 12.5})
+        formatters = Formatters(lambda: FormatterProcess(made), 1, _hola, lambda: {"en-es": 12.5})
         await formatters.start()
         try:
             return await asyncio.wait_for(formatters.run(_setup_around_a_decoding), 60)
@@ -771,11 +810,12 @@ def test_a_formatter_keeps_its_job_threads_and_never_queues_a_job(shipped_model)
     made = setup([Translator(shipped_model, inter_threads=1)])
     asked = []
 
-    async def decode(direction, lines, kept):
-        asked.append(lines)
-        while len(asked) < 2:
-            await asyncio.sleep(0.01)
-        return [[("Hola.", 0.0)] for _ in lines]
+    def decode(direction, lines, kept, done):
+        asked.append((direction, lines, kept, done))
+        if len(asked) == 2:
+            for call in asked:
+                _hola(*call)
+        return lambda: None
 
     async def main():
         formatters = Formatters(lambda: FormatterProcess(made), 1, decode)

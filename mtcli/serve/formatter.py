@@ -27,7 +27,7 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -105,13 +105,14 @@ class FormatterProcess:
                 return
 
     def read(self, loop: asyncio.AbstractEventLoop, on_message: Callable, on_exit: Callable) -> None:
-        """In a thread of its own: each message handed to the event loop, then the end."""
+        """In a thread of its own: on_message(self, message) of each message (in this thread), then the end (on the
+        event loop)."""
         while True:
             try:
                 message = self.pipe.recv()
             except (EOFError, OSError, pickle.UnpicklingError):
                 break
-            loop.call_soon_threadsafe(on_message, self, message)
+            on_message(self, message)
         with contextlib.suppress(RuntimeError):  # (the loop has closed: the server is gone)
             loop.call_soon_threadsafe(on_exit, self)
 
@@ -140,22 +141,26 @@ class _Job:
     process: FormatterProcess
     future: asyncio.Future
     kept: dict | None = None  # given to decode: what the decoders read, for the check (Service.quality)
-    decoding: asyncio.Task | None = None  # its sentences being decoded (at most one call at a time)
+    decoding: list | None = None  # while its sentences are being decoded (one call at a time): [what cancels it]
     cancelled: bool = False
     runaway: asyncio.TimerHandle | None = field(default=None, repr=False)
 
 
 class Formatters:
     """`count` formatter processes, each started (again after RETRY_SECONDS, doubling, while it
-    cannot start) in the background. `decode(direction, sentences, kept)` -> their n-best lists, from the
-    batcher of that direction (`kept`: the job's, see run); `setup()` -> each direction's Batcher.setup, sent with
-    them. Every method runs on the event loop."""
+    cannot start) in the background. `decode(direction, sentences, kept, done)` has the batcher of that direction
+    decode them (`kept`: the job's, see run) and call done(their n-best lists, or the error) from any thread, and
+    returns what cancels it (Batcher.submit); `setup()` -> each direction's Batcher.setup, sent with them. Every
+    method runs on the event loop but _received, in each process's reading thread: a job's sentences go to the
+    batcher and their translations back to the formatter without waking the event loop."""
 
     def __init__(self, open_process: Callable[[], FormatterProcess], count: int,
-                 decode: Callable[[str, list[str], dict | None], Awaitable[list]], setup: Callable[[], dict] = dict):
+                 decode: Callable[[str, list[str], dict | None, Callable[[object], None]], Callable[[], None]],
+                 setup: Callable[[], dict] = dict):
         self._open, self.count, self._decode, self._setup = open_process, count, decode, setup
         self._processes: list[FormatterProcess | None] = [None] * count
         self._jobs: dict[int, _Job] = {}
+        self._lock = threading.Lock()  # a job's decoding begun (a reading thread) or cancelled (the loop): one at once
         self._ids = itertools.count()
         self._starting: set[asyncio.Task] = set()
         self.closing = False
@@ -189,7 +194,7 @@ class Formatters:
                 await asyncio.to_thread(process.close)
                 return
             self._processes[i] = process
-            threading.Thread(target=process.read, args=(self._loop, self._on_message, self._on_exit),
+            threading.Thread(target=process.read, args=(self._loop, self._received, self._on_exit),
                              name=f"mtcli-formatter-{i}", daemon=True).start()
             self._available.set()
             return
@@ -207,9 +212,9 @@ class Formatters:
         process = min(alive, key=lambda p: (sum(not self._jobs[j].decoding for j in p.jobs), len(p.jobs)))
         job = next(self._ids)
         future = self._loop.create_future()
-        process.send(("job", job, fn, args))
-        self._jobs[job] = _Job(process, future, kept)
+        self._jobs[job] = _Job(process, future, kept)  # (before its decoding can come)
         process.jobs.add(job)
+        process.send(("job", job, fn, args))
         try:
             return await future
         except asyncio.CancelledError:
@@ -220,10 +225,12 @@ class Formatters:
         state = self._jobs.get(job)
         if state is None or state.cancelled:
             return
-        state.cancelled = True
-        if state.decoding is not None:
-            state.decoding.cancel()
-        state.process.send(("cancel", job))
+        with self._lock:
+            state.cancelled = True
+            decoding = state.decoding
+        if decoding:
+            decoding[0]()
+        state.process.send(("cancel", job))  # (its thread, waiting for the decoding, raises Cancelled)
         state.runaway = self._loop.call_later(RUNAWAY_SECONDS, self._end_runaway, job)
 
     def _end_runaway(self, job: int) -> None:
@@ -233,36 +240,45 @@ class Formatters:
             log.error("a cancelled request's text work went on for %g s: its formatter was ended", RUNAWAY_SECONDS)
             state.process.kill()  # (its reading thread then reports the end: _on_exit)
 
+    def _received(self, process: FormatterProcess, message: tuple) -> None:
+        """(The process's reading thread.) A job's sentences handed to the batcher here, their translations sent
+        back from the thread that answers them; its other messages to the event loop."""
+        op, job, *rest = message
+        if op != "decode":
+            self._loop.call_soon_threadsafe(self._on_message, process, message)
+            return
+        with self._lock:
+            state = self._jobs.get(job)
+            if state is None:
+                return
+            if state.cancelled:
+                process.send(("decoded", job, Cancelled()))
+                return
+            state.decoding = pending = [None]
+            try:
+                pending[0] = self._decode(*rest, state.kept, functools.partial(self._decoded, process, job, pending))
+            except Exception as e:  # (raised in the job, which answers it as an error)
+                self._decoded(process, job, pending, e)
+
+    def _decoded(self, process: FormatterProcess, job: int, pending: list, result) -> None:
+        """(Any thread.) A decoding's n-best lists, or its error, sent to the job."""
+        state = self._jobs.get(job)
+        if state is not None and state.decoding is pending:
+            state.decoding = None
+        process.send(("decoded", job, result, self._setup()))
+
     def _on_message(self, process: FormatterProcess, message: tuple) -> None:
         op, job, *rest = message
         state = self._jobs.get(job)
         if state is None:
             return
-        if op == "decode":
-            if state.cancelled:
-                process.send(("decoded", job, Cancelled()))
-            else:
-                state.decoding = self._loop.create_task(self._decoded(process, job, state.kept, *rest))
-        elif op in ("done", "error"):
+        if op in ("done", "error"):
             del self._jobs[job]
             process.jobs.discard(job)
             if state.runaway is not None:
                 state.runaway.cancel()
             if not state.future.done():
                 (state.future.set_result if op == "done" else state.future.set_exception)(rest[0])
-
-    async def _decoded(self, process: FormatterProcess, job: int, kept: dict | None, direction: str,
-                       lines: list[str]) -> None:
-        try:
-            result = await self._decode(direction, lines, kept)
-        except asyncio.CancelledError:
-            result = Cancelled()
-        except Exception as e:  # DecoderFailed: raised in the job, which answers it as an error
-            result = e
-        state = self._jobs.get(job)
-        if state is not None:
-            state.decoding = None
-        process.send(("decoded", job, result, self._setup()))
 
     def _on_exit(self, process: FormatterProcess) -> None:
         process.alive = False
@@ -271,8 +287,8 @@ class Formatters:
             self._processes[i] = None
         for job in list(process.jobs):
             state = self._jobs.pop(job)
-            if state.decoding is not None:
-                state.decoding.cancel()
+            if state.decoding:
+                state.decoding[0]()
             if state.runaway is not None:
                 state.runaway.cancel()
             if not state.future.done():

@@ -5,7 +5,9 @@ expression runs without letting other threads have the interpreter, so /health a
 client waited (measured: 3.6 s for one request of 19,999 `_`). Here each request's text work runs in
 a thread of a formatter process (`formatters` of them; a new request goes to the one with the fewest
 requests at text work), and the pipeline's sentences come back to the server's batcher to be decoded
-with every other request's. The event loop only sends and receives messages.
+with every other request's: handed to it by the thread that reads the formatter's messages, their
+translations sent back by the batcher's thread that receives them, never through the event loop. The
+event loop only sends a request's job and receives its answer.
 
 A request that passes its deadline is cancelled: its decoding stops at once, and a formatter still at
 its text work RUNAWAY_SECONDS later is ended (its other requests fail with 503) and started again,

@@ -21,6 +21,9 @@ queue, then for the decoder's step in progress to end), and how often the server
 clients: N sentences, N / threads a thread, at least one), so that each load is also compared with what offline does at the
 batch sizes that load allows ("of capped": sentences/s, and offline's CPU a sentence over the server's).
 
+--answers FILE: no load; the server's answers (status and JSON) to a fixed set of requests (`requests`: lists,
+alternatives, source auto, HTML) written to FILE, to check that a change to the server changes no answer.
+
 --steady N,N,...: no server; what a decoder's step costs with N sentences in progress (each finished
 one replaced at once, BLAS and Numba on one thread as in a decoder process): CPU per sentence and per
 step, the share of it spent joining (encoding the sentences that arrive) and the CPU of a line's joining. An
@@ -29,6 +32,7 @@ thread's CPU apart.
 
     python benchmarks/serve_load.py [--duration 30] [--clients 1,8,32] [--rounds 1] [--sentences 600] [--capped]
     python benchmarks/serve_load.py --steady 1,4,8,16,32,64
+    python benchmarks/serve_load.py --answers FILE [--clients 1]   (then the other tree's, and cmp the files)
 """
 
 from __future__ import annotations
@@ -145,9 +149,38 @@ class Connection:
             self.streams = None
 
 
+def requests(sentences: list[str]) -> list[dict]:
+    """A fixed set of /translate requests for --answers: each sentence alone, then every fifth with 3
+    alternatives, in lists of 5, told with source auto (a Spanish text among them: kept as it came), as HTML."""
+    fifth = sentences[::5]
+    return ([{"q": q, "source": "en", "target": "es"} for q in sentences]
+            + [{"q": q, "source": "en", "target": "es", "alternatives": 3} for q in fifth]
+            + [{"q": fifth[k : k + 5], "source": "en", "target": "es"} for k in range(0, len(fifth), 5)]
+            + [{"q": q, "source": "auto", "target": "es"} for q in fifth[:20] + ["¿Dónde está la estación de tren?"]]
+            + [{"q": f"<p>{q}</p>", "source": "en", "target": "es", "format": "html"} for q in fifth[:20]])
+
+
+async def answers(url: str, asked: list[dict], clients: int) -> list:
+    """Each request's status and JSON answer, in order, sent by `clients` closed-loop clients."""
+    out: list = [None] * len(asked)
+    todo = iter(range(len(asked)))
+
+    async def client() -> None:
+        conn = Connection(url)
+        for k in todo:
+            status, body = await conn.request("POST", "/translate", asked[k])
+            out[k] = [status, json.loads(body)]
+        await conn.close()
+
+    await asyncio.gather(*(client() for _ in range(clients)))
+    return out
+
+
 def start_server(model: str, cfg: ServeConfig) -> tuple[subprocess.Popen, str]:
     options = {f.name: getattr(cfg, f.name) for f in fields(cfg)} | {"port": 0}
-    proc = subprocess.Popen([sys.executable, "-c", SERVE, model, json.dumps(options)], stderr=subprocess.PIPE, text=True)
+    env = os.environ | {"OPENBLAS_NUM_THREADS": "1"}  # (as `mtcli serve` starts it: mtcli.__main__)
+    proc = subprocess.Popen([sys.executable, "-c", SERVE, model, json.dumps(options)], stderr=subprocess.PIPE, text=True,
+                            env=env)
     line = ""
     while "http://" not in line:
         line = proc.stderr.readline()
@@ -307,6 +340,8 @@ def main() -> None:
                     help="a server setting (mtcli.serve.config), e.g. decoders=1 or max_batch=32; repeatable")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--steady", metavar="N,N,...", help="no server: a decoder's step with N sentences in progress")
+    ap.add_argument("--answers", type=Path, metavar="FILE", help="no load: the server's JSON answers to a fixed set of "
+                    "requests written to FILE, sent by --clients's first number of clients (compare two trees' files)")
     ap.add_argument("--capped", action="store_true",
                     help="offline also with no more sentences in progress than each load's clients")
     args = ap.parse_args()
@@ -321,6 +356,15 @@ def main() -> None:
         sys.exit("--duration 0-600 s, --clients 1-256 each, --rounds 1-10")
     model_dir = registry.resolve(args.model)
     sentences = sample(args.data, args.sentences, args.seed)
+    if args.answers:
+        proc, url = start_server(str(model_dir), cfg)
+        try:
+            got = asyncio.run(answers(url, requests(sentences), levels[0]))
+        finally:
+            proc.terminate()
+            proc.wait(60)
+        args.answers.write_text(json.dumps(got, ensure_ascii=False, sort_keys=True, indent=0) + "\n", encoding="utf-8")
+        return print(f"{len(got)} answers ({sum(status != 200 for status, _ in got)} not 200) written to {args.answers}")
     mean_len = statistics.mean(len(s.split()) for s in sentences)
     from mtcli.serve.app import decoders_of
 

@@ -290,6 +290,47 @@ def test_an_idle_decoder_releases_its_stream(monkeypatch):
         decoder.stop()
 
 
+def test_lines_sent_during_a_step_join_in_one_call():
+    """worker.decode_lines joins every message that came during a step in one stream.add (their sentences encoded
+    together, as offline's are), not a call a message."""
+    class Counting(SlowStream):
+        def add(self, lines):
+            calls.append(list(lines))
+            return super().add(lines)
+
+    calls = []
+    decoder = in_thread(Counting([], 0.2, 1))
+    try:
+        decoder.send([0], ["a"])
+        time.sleep(0.05)  # (its step of 0.2 s under way)
+        decoder.send([1], ["b"])
+        decoder.send([2, 3], ["c", "d"])
+        done = []
+        while len(done) < 4:
+            done += decoder.receive()[0]
+        assert sorted(i for i, _ in done) == [0, 1, 2, 3]
+        assert calls == [["a"], ["b", "c", "d"]], calls
+    finally:
+        decoder.stop()
+
+
+@pytest.mark.parametrize("told", [None, "OMP_NUM_THREADS"])
+def test_mtcli_serve_starts_blas_with_one_thread_unless_told_otherwise(told, monkeypatch):
+    """`mtcli serve` starts OpenBLAS with one thread, as `mtcli translate` does (mtcli.__main__): its decoders run it
+    on one thread each and its check on one, which then sets no thread count around every request's reading."""
+    import mtcli.cli
+    from mtcli.__main__ import BLAS_THREADS, main
+
+    for name in BLAS_THREADS:
+        monkeypatch.delenv(name, raising=False)
+    if told:
+        monkeypatch.setenv(told, "2")
+    monkeypatch.setattr(sys, "argv", ["mtcli", "serve", "--port", "5000"])
+    monkeypatch.setattr(mtcli.cli, "main", lambda: None)  # (the server itself not started)
+    main()
+    assert os.environ.get("OPENBLAS_NUM_THREADS") == (None if told else "1")
+
+
 def test_a_decoder_process_that_dies_fails_its_requests_and_is_replaced(shipped_model, caplog):
     import asyncio
 
@@ -676,6 +717,48 @@ def test_decoders_starting_side_by_side_count_once_as_one_time_work():
     assert 0.3 <= asyncio.run(main()) < 0.55
 
 
+def _hola(direction, lines, kept, done):
+    """A stand-in for Service._decode: each line's translation is "Hola.", at once."""
+    done([[("Hola.", 0.0)] for _ in lines])
+    return lambda: None
+
+
+def _decoded_at(tools) -> float:
+    """(A formatter's job.) When its decoding came back (the system's monotonic clock)."""
+    tools.engines["en-es"].decode(["Hello."])
+    return time.monotonic()
+
+
+def test_a_jobs_decoding_needs_no_event_loop(shipped_model):
+    """A formatter's sentences go to the batcher and their translations back to it from the formatter's reading
+    thread and the batcher's, never through the event loop (two hops of it fewer a request): the job's decoding is
+    answered while the loop is held."""
+    import asyncio
+
+    from mtcli.decode import Translator
+    from mtcli.serve.formatter import FormatterProcess, Formatters
+    from mtcli.serve.texts import setup
+
+    made = setup([Translator(shipped_model, inter_threads=1)])
+
+    async def main():
+        formatters = Formatters(lambda: FormatterProcess(made), 1, _hola)
+        await formatters.start()
+        try:
+            while not formatters.running:
+                await asyncio.sleep(0.01)
+            job = asyncio.ensure_future(formatters.run(_decoded_at))
+            await asyncio.sleep(0)  # (the job sent)
+            time.sleep(1.5)  # the event loop held
+            freed = time.monotonic()
+            return await asyncio.wait_for(job, 60), freed
+        finally:
+            await formatters.close(5)
+
+    decoded, freed = asyncio.run(main())
+    assert decoded < freed, freed - decoded
+
+
 def _setup_around_a_decoding(tools) -> tuple[float, float]:
     """(A formatter's job.) Its en-es Engine's one-time work before and after a decoding."""
     engine = tools.engines["en-es"]
@@ -697,11 +780,8 @@ def test_a_formatters_engine_reads_its_decoders_one_time_work(shipped_model):
 
     made = setup([Translator(shipped_model, inter_threads=1)])
 
-    async def decode(direction, lines, kept):
-        return [[("Hola.", 0.0)] for _ in lines]
-
     async def main():
-        formatters = Formatters(lambda: FormatterProcess(made), 1, decode, lambda: {"en-es": 12.5})
+        formatters = Formatters(lambda: FormatterProcess(made), 1, _hola, lambda: {"en-es": 12.5})
         await formatters.start()
         try:
             return await asyncio.wait_for(formatters.run(_setup_around_a_decoding), 60)
@@ -709,6 +789,46 @@ def test_a_formatters_engine_reads_its_decoders_one_time_work(shipped_model):
             await formatters.close(5)
 
     assert asyncio.run(main()) == (0.0, 12.5)
+
+
+def _job_thread(tools, decodes: bool) -> str:
+    """(A formatter's job.) The thread it ran in, after a decoding if asked."""
+    if decodes:
+        tools.engines["en-es"].decode(["Hello."])
+    return threading.current_thread().name
+
+
+def test_a_formatter_keeps_its_job_threads_and_never_queues_a_job(shipped_model):
+    """A formatter runs the next job in a thread a job before it ran in (not a thread started a job), and jobs at
+    once each in a thread of its own: two waiting for their decodings, which answer only once both have asked."""
+    import asyncio
+
+    from mtcli.decode import Translator
+    from mtcli.serve.formatter import FormatterProcess, Formatters
+    from mtcli.serve.texts import setup
+
+    made = setup([Translator(shipped_model, inter_threads=1)])
+    asked = []
+
+    def decode(direction, lines, kept, done):
+        asked.append((direction, lines, kept, done))
+        if len(asked) == 2:
+            for call in asked:
+                _hola(*call)
+        return lambda: None
+
+    async def main():
+        formatters = Formatters(lambda: FormatterProcess(made), 1, decode)
+        await formatters.start()
+        try:
+            alone = [await asyncio.wait_for(formatters.run(_job_thread, False), 60) for _ in range(3)]
+            both = await asyncio.wait_for(asyncio.gather(*(formatters.run(_job_thread, True) for _ in range(2))), 60)
+            return alone, both
+        finally:
+            await formatters.close(5)
+
+    alone, both = asyncio.run(main())
+    assert len(set(alone)) == 1 and len(set(both)) == 2, (alone, both)
 
 
 def test_decoders_that_cannot_start_are_tried_again_and_the_batcher_starts(monkeypatch):

@@ -14,6 +14,7 @@ the decoders (batcher.py): the event loop only reads, checks and answers.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import json
@@ -338,12 +339,15 @@ class Service:
         return Batcher(lambda: DecoderProcess(model_dir, self.cfg.max_batch, self.options.decoding, parallel), decoders,
                        stall=max(self.cfg.request_timeout, 10.0))
 
-    def _decode(self, direction: str, lines: list[str], kept: dict | None):
-        """A formatter's sentences decoded by the direction's batcher; with `kept` (a request checked), what
-        the decoders read of them kept in it, by direction, for the check (quality)."""
+    def _decode(self, direction: str, lines: list[str], kept: dict | None, done):
+        """A formatter's sentences decoded by the direction's batcher, done(their n-best lists) called from its
+        thread (Batcher.submit); with `kept` (a request checked), what the decoders read of them kept in it, by
+        direction, for the check (quality). Returns what cancels it."""
         from mtcli.decode import Encoded
 
-        return self.batchers[direction].translate(lines, None if kept is None else kept.setdefault(direction, Encoded()))
+        batcher = self.batchers[direction]
+        return functools.partial(batcher.cancel, batcher.submit(
+            lines, None if kept is None else kept.setdefault(direction, Encoded()), done))
 
     async def start(self) -> None:
         """Decoders and formatters start in the background (and start again whenever one stops):

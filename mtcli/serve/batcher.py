@@ -60,9 +60,10 @@ class _Request:
     lines: list[str]
     answers: list[NBest | None]
     left: int  # lines not yet answered
-    future: asyncio.Future  # of answers, set on the event loop
+    done: Callable[[object], None]  # given the answers or the error, once (see _settle)
     arrived: float = 0.0  # time.monotonic() when its lines were queued
     kept: object = None  # a decode.Encoded: each line's reading by the decoder (for the check), if asked for
+    settled: bool = False  # answered, failed or cancelled: done is not called (again)
 
 
 class _Queue:
@@ -112,6 +113,18 @@ def _settle(future: asyncio.Future, value) -> None:
         future.set_exception(value) if isinstance(value, BaseException) else future.set_result(value)
 
 
+_settling = threading.Lock()  # (a request's lines in two decoders may fail in both at once)
+
+
+def _answer(request: _Request, value) -> None:
+    """request.done(value), unless it was answered or cancelled already."""
+    with _settling:
+        if request.settled:
+            return
+        request.settled = True
+    request.done(value)
+
+
 class Batcher:
     def __init__(self, open_decoder: Callable[[], Decoder], decoders: int = 1, stall: float = STALL_SECONDS):
         self._open, self.decoders, self.stall = open_decoder, decoders, stall
@@ -154,23 +167,39 @@ class Batcher:
         """The n-best list of each line, in order; an empty line gets one empty translation. `kept` (a
         decode.Encoded) receives what the decoders read of each line's best translation, where they read it (a
         model with a fitted check), so that the server's check need not read it again."""
-        request = _Request(lines, [None] * len(lines), 0, self._loop.create_future(), time.monotonic(), kept)
+        future = self._loop.create_future()
+        request = self.submit(lines, kept, lambda value: self._loop.call_soon_threadsafe(_settle, future, value))
+        try:
+            return await future
+        except asyncio.CancelledError:  # the request gave up: its lines not yet sent are not decoded
+            self.cancel(request)
+            raise
+
+    def submit(self, lines: list[str], kept, done: Callable[[object], None]) -> _Request:
+        """translate's work from any thread, without the event loop: done(the n-best lists), or done(the error),
+        called once, from the thread that answers the last line (here when none is to be decoded). A formatter's
+        lines go so (formatter.Formatters), its answer sent back from that thread: two hops of the event loop
+        fewer a request."""
+        request = _Request(lines, [None] * len(lines), 0, done, time.monotonic(), kept)
         for i, line in enumerate(lines):
             if not line.strip():
                 request.answers[i] = [("", 0.0)]
         todo = [i for i, answer in enumerate(request.answers) if answer is None]
         if not todo:
-            return request.answers
+            _answer(request, request.answers)
+            return request
         request.left = len(todo)
         with self._lock:
             self._queue.extend(request, todo)
             self._wake()
-        try:
-            return await request.future
-        except asyncio.CancelledError:  # the request gave up: its lines not yet sent are not decoded
-            with self._lock:
-                self._queue.drop(request)
-            raise
+        return request
+
+    def cancel(self, request: _Request) -> None:
+        """(Any thread.) The request gave up: its lines not yet sent are not decoded, and it gets no answer."""
+        with _settling:
+            request.settled = True
+        with self._lock:
+            self._queue.drop(request)
 
     @property
     def running(self) -> int:
@@ -297,12 +326,12 @@ class Batcher:
             for kept, line, reading in readings:
                 kept.add_readings([line], [reading])
             for request in finished:
-                self._loop.call_soon_threadsafe(_settle, request.future, request.answers)
+                _answer(request, request.answers)
 
     def _fail(self, lines: list[tuple[_Request, int]], error: Exception) -> None:
         """The requests of these lines fail with the error."""
         for request in {id(r): r for r, _ in lines}.values():
-            self._loop.call_soon_threadsafe(_settle, request.future, error)
+            _answer(request, error)
 
     async def close(self, timeout: float = DRAIN_SECONDS) -> None:
         """Finish every queued line, then stop the decoders; after `timeout` seconds, whatever is

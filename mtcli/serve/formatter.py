@@ -5,7 +5,9 @@ expression runs without letting other threads have the interpreter, so /health a
 client waited (measured: 3.6 s for one request of 19,999 `_`). Here each request's text work runs in
 a thread of a formatter process (`formatters` of them; a new request goes to the one with the fewest
 requests at text work), and the pipeline's sentences come back to the server's batcher to be decoded
-with every other request's. The event loop only sends and receives messages.
+with every other request's: handed to it by the thread that reads the formatter's messages, their
+translations sent back by the batcher's thread that receives them, never through the event loop. The
+event loop only sends a request's job and receives its answer.
 
 A request that passes its deadline is cancelled: its decoding stops at once, and a formatter still at
 its text work RUNAWAY_SECONDS later is ended (its other requests fail with 503) and started again,
@@ -27,13 +29,15 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
 from mtcli.serve.batcher import RETRY_SECONDS
 
 START_SECONDS = 60.0  # for a formatter to import the text pipeline (a stuck one is ended)
+JOB_THREADS = 4096  # a formatter's threads for jobs at once (more than the server's connections: none waits)
 RUNAWAY_SECONDS = 1.0  # after its request is cancelled, text work still running this long ends its process
 log = logging.getLogger(__name__)
 
@@ -103,13 +107,14 @@ class FormatterProcess:
                 return
 
     def read(self, loop: asyncio.AbstractEventLoop, on_message: Callable, on_exit: Callable) -> None:
-        """In a thread of its own: each message handed to the event loop, then the end."""
+        """In a thread of its own: on_message(self, message) of each message (in this thread), then the end (on the
+        event loop)."""
         while True:
             try:
                 message = self.pipe.recv()
             except (EOFError, OSError, pickle.UnpicklingError):
                 break
-            loop.call_soon_threadsafe(on_message, self, message)
+            on_message(self, message)
         with contextlib.suppress(RuntimeError):  # (the loop has closed: the server is gone)
             loop.call_soon_threadsafe(on_exit, self)
 
@@ -138,22 +143,26 @@ class _Job:
     process: FormatterProcess
     future: asyncio.Future
     kept: dict | None = None  # given to decode: what the decoders read, for the check (Service.quality)
-    decoding: asyncio.Task | None = None  # its sentences being decoded (at most one call at a time)
+    decoding: list | None = None  # while its sentences are being decoded (one call at a time): [what cancels it]
     cancelled: bool = False
     runaway: asyncio.TimerHandle | None = field(default=None, repr=False)
 
 
 class Formatters:
     """`count` formatter processes, each started (again after RETRY_SECONDS, doubling, while it
-    cannot start) in the background. `decode(direction, sentences, kept)` -> their n-best lists, from the
-    batcher of that direction (`kept`: the job's, see run); `setup()` -> each direction's Batcher.setup, sent with
-    them. Every method runs on the event loop."""
+    cannot start) in the background. `decode(direction, sentences, kept, done)` has the batcher of that direction
+    decode them (`kept`: the job's, see run) and call done(their n-best lists, or the error) from any thread, and
+    returns what cancels it (Batcher.submit); `setup()` -> each direction's Batcher.setup, sent with them. Every
+    method runs on the event loop but _received, in each process's reading thread: a job's sentences go to the
+    batcher and their translations back to the formatter without waking the event loop."""
 
     def __init__(self, open_process: Callable[[], FormatterProcess], count: int,
-                 decode: Callable[[str, list[str], dict | None], Awaitable[list]], setup: Callable[[], dict] = dict):
+                 decode: Callable[[str, list[str], dict | None, Callable[[object], None]], Callable[[], None]],
+                 setup: Callable[[], dict] = dict):
         self._open, self.count, self._decode, self._setup = open_process, count, decode, setup
         self._processes: list[FormatterProcess | None] = [None] * count
         self._jobs: dict[int, _Job] = {}
+        self._lock = threading.Lock()  # a job's decoding begun (a reading thread) or cancelled (the loop): one at once
         self._ids = itertools.count()
         self._starting: set[asyncio.Task] = set()
         self.closing = False
@@ -187,7 +196,7 @@ class Formatters:
                 await asyncio.to_thread(process.close)
                 return
             self._processes[i] = process
-            threading.Thread(target=process.read, args=(self._loop, self._on_message, self._on_exit),
+            threading.Thread(target=process.read, args=(self._loop, self._received, self._on_exit),
                              name=f"mtcli-formatter-{i}", daemon=True).start()
             self._available.set()
             return
@@ -205,9 +214,9 @@ class Formatters:
         process = min(alive, key=lambda p: (sum(not self._jobs[j].decoding for j in p.jobs), len(p.jobs)))
         job = next(self._ids)
         future = self._loop.create_future()
-        process.send(("job", job, fn, args))
-        self._jobs[job] = _Job(process, future, kept)
+        self._jobs[job] = _Job(process, future, kept)  # (before its decoding can come)
         process.jobs.add(job)
+        process.send(("job", job, fn, args))
         try:
             return await future
         except asyncio.CancelledError:
@@ -218,10 +227,12 @@ class Formatters:
         state = self._jobs.get(job)
         if state is None or state.cancelled:
             return
-        state.cancelled = True
-        if state.decoding is not None:
-            state.decoding.cancel()
-        state.process.send(("cancel", job))
+        with self._lock:
+            state.cancelled = True
+            decoding = state.decoding
+        if decoding:
+            decoding[0]()
+        state.process.send(("cancel", job))  # (its thread, waiting for the decoding, raises Cancelled)
         state.runaway = self._loop.call_later(RUNAWAY_SECONDS, self._end_runaway, job)
 
     def _end_runaway(self, job: int) -> None:
@@ -231,36 +242,45 @@ class Formatters:
             log.error("a cancelled request's text work went on for %g s: its formatter was ended", RUNAWAY_SECONDS)
             state.process.kill()  # (its reading thread then reports the end: _on_exit)
 
+    def _received(self, process: FormatterProcess, message: tuple) -> None:
+        """(The process's reading thread.) A job's sentences handed to the batcher here, their translations sent
+        back from the thread that answers them; its other messages to the event loop."""
+        op, job, *rest = message
+        if op != "decode":
+            self._loop.call_soon_threadsafe(self._on_message, process, message)
+            return
+        with self._lock:
+            state = self._jobs.get(job)
+            if state is None:
+                return
+            if state.cancelled:
+                process.send(("decoded", job, Cancelled()))
+                return
+            state.decoding = pending = [None]
+            try:
+                pending[0] = self._decode(*rest, state.kept, functools.partial(self._decoded, process, job, pending))
+            except Exception as e:  # (raised in the job, which answers it as an error)
+                self._decoded(process, job, pending, e)
+
+    def _decoded(self, process: FormatterProcess, job: int, pending: list, result) -> None:
+        """(Any thread.) A decoding's n-best lists, or its error, sent to the job."""
+        state = self._jobs.get(job)
+        if state is not None and state.decoding is pending:
+            state.decoding = None
+        process.send(("decoded", job, result, self._setup()))
+
     def _on_message(self, process: FormatterProcess, message: tuple) -> None:
         op, job, *rest = message
         state = self._jobs.get(job)
         if state is None:
             return
-        if op == "decode":
-            if state.cancelled:
-                process.send(("decoded", job, Cancelled()))
-            else:
-                state.decoding = self._loop.create_task(self._decoded(process, job, state.kept, *rest))
-        elif op in ("done", "error"):
+        if op in ("done", "error"):
             del self._jobs[job]
             process.jobs.discard(job)
             if state.runaway is not None:
                 state.runaway.cancel()
             if not state.future.done():
                 (state.future.set_result if op == "done" else state.future.set_exception)(rest[0])
-
-    async def _decoded(self, process: FormatterProcess, job: int, kept: dict | None, direction: str,
-                       lines: list[str]) -> None:
-        try:
-            result = await self._decode(direction, lines, kept)
-        except asyncio.CancelledError:
-            result = Cancelled()
-        except Exception as e:  # DecoderFailed: raised in the job, which answers it as an error
-            result = e
-        state = self._jobs.get(job)
-        if state is not None:
-            state.decoding = None
-        process.send(("decoded", job, result, self._setup()))
 
     def _on_exit(self, process: FormatterProcess) -> None:
         process.alive = False
@@ -269,8 +289,8 @@ class Formatters:
             self._processes[i] = None
         for job in list(process.jobs):
             state = self._jobs.pop(job)
-            if state.decoding is not None:
-                state.decoding.cancel()
+            if state.decoding:
+                state.decoding[0]()
             if state.runaway is not None:
                 state.runaway.cancel()
             if not state.future.done():
@@ -368,6 +388,9 @@ def main(pipe: Connection) -> None:
         send(reply)
         cancelled.discard(job)
 
+    # a thread a job, kept for the next job once done: starting one took ~0.15 ms of a request's ~2.5 ms here (py-spy,
+    # 32 clients); as many at once as jobs are (each waits for its decoding), never a job queued behind others
+    jobs = ThreadPoolExecutor(JOB_THREADS, "mtcli-job")
     send(("ready",))
     while True:
         try:
@@ -375,7 +398,7 @@ def main(pipe: Connection) -> None:
         except (EOFError, OSError):
             break
         if op == "job":
-            threading.Thread(target=run, args=rest, daemon=True).start()
+            jobs.submit(run, *rest)
         elif op in ("decoded", "cancel"):
             job = rest[0]
             if op == "cancel":

@@ -326,6 +326,18 @@ def test_shipped_short_parts_flag_a_wrong_short_translation(en_es, es_en):
         assert checker.check([source], [[(wrong, float(f.logprobs.mean()))]])[0].confidence != check.confidence
 
 
+def test_surface_variants_of_the_nbest_are_one_group():
+    """The n-best's surface variants (measured for the short part, benchmarks/confidence_short.py, not shipped): case,
+    inverted marks and the marks at either end do not count; the group's summed probability over the best's own."""
+    from benchmarks.confidence import surface, variants
+
+    assert surface("¡Hola!") == surface("Hola.") == surface(" hola ") != surface("Salí.")
+    found = variants([("¡Hola!", -1.0), ("Salí.", -0.9), ("Hola.", -1.1), ("Salgan.", -1.2)], 3)
+    assert found["n_variants"] == 1 and found["variants"] == pytest.approx(np.log1p(np.exp(-0.4)))
+    assert found["words_margin"] == pytest.approx(-0.1) and found["group_total"] == pytest.approx(np.logaddexp(-4, -4.4))
+    assert variants([("¡Hola!", -1.0), ("Salí.", -0.9)], 3)["variants"] == 0.0
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("line, translation", [("Hey", "Oye"), ("Maybe.", "Tal vez."), ("Stairs", "Escaleras")])
 def test_right_short_translations_are_not_flagged(run_cli, line, translation):

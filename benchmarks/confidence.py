@@ -3,7 +3,7 @@
 Labelled set of a direction (--model en-es or es-en; nothing from the unseen sets or the test split):
   selection  source sentences of the model's selection split (rebuilt as `mtcli tokenize` splits the corpus:
              data.held_out_pairs), each once, drawn with a fixed seed, translated as `mtcli translate` does
-             (the text pipeline, beam 4, two hypotheses). "wrong": sentence chrF below WRONG_CHRF against the
+             (the text pipeline, beam 4, its HYPOTHESES best). "wrong": sentence chrF below WRONG_CHRF against the
              best of the sentence's references in the corpus (the grouped split keeps all of them together);
              rows labelled by hand (HAND: row, label; meaning kept or not, a paraphrase right; no corpus text)
              replace the rule's label: en-es 710 (367 fit, 343 held out), es-en 640 (330, 310).

@@ -5,8 +5,8 @@ A short line is what mtcli.roundtrip.is_short calls one. The shipped models lear
 lines read sure; a greeting, a sign or a button a user types reads less sure whether translated right or not (no
 context, several right answers), and under the check's one threshold ~40 % of the right ones were flagged. The short
 part (Scorer.short) is a logistic regression of the beam's log-probability per token and of the whole translation
-(`total_logprob`), fitted on short rows alone, with its own threshold: of the right rows at most MAX_FALSE_FLAGS flagged, the dev rows weighing as much as the selection
-rows together.
+(`total_logprob`), fitted on short rows alone, with its own threshold: of the right rows at most MAX_FALSE_FLAGS
+flagged, the dev rows weighing as much as the selection rows together.
 
   selection  2,400 short sources of the model's selection split (drawn with a fixed seed; each as written and
              without its final mark, as people type a sign or a button), translated as `mtcli translate` does
@@ -60,7 +60,7 @@ EVERYDAY = {"en-es": SETS / "short-everyday-en-es.tsv", "es-en": SETS / "short-e
 FOLDS = 5
 # the short part's signals and the dev rows' weight (together as much as the selection rows'), chosen in `compare`.
 # Measured since and not shipped (2026-12-03, docs/confidence.md): the n-best's surface variants (`variants` ...), the
-# translation as shown read again whole (`mean_token`: its gain in the folds is the pipeline's recasing, not doubt)
+# translation as shown read again whole (`mean_token`: its gain in the folds tells a bare label from a sentence, not doubt)
 SHORT = ("logprob", "total_logprob")
 DEV_WEIGHT = 1.0
 HYPOTHESES = bench.HYPOTHESES  # (en-es's short lines: the way back's ranking of its 12, cut to these)
@@ -167,8 +167,8 @@ UNSEEN = {"en-es": "unseen.tsv", "es-en": "unseen-es.tsv"}  # beside the corpus'
 
 def cost(args) -> None:
     """In one process: `--lines` unseen lines translated once as `mtcli translate` does, then their check timed
-    `--repeats` times with and without the short part (or with `--before`'s, a confidence.json), alternately (CPU time, medians: the check's own cost, which a
-    loaded machine can still measure), and what changed: lines flagged, and confidences of lines that are not short
+    `--repeats` times with and without the short part (or with `--before`'s, a confidence.json), alternately (CPU time,
+    medians: the check's own cost, which a loaded machine can still measure), and what changed: lines flagged, and confidences of lines that are not short
     (only through a sentence of 1-3 words in them)."""
     from mtcli.config import Options, TranslationOptions
     from mtcli.roundtrip import for_direction
@@ -268,16 +268,15 @@ def _confidence(sig: list[dict], names, m) -> np.ndarray:
     return 1 / (1 + np.exp(-(((x - m[0]) / m[1]) @ m[2] + m[3])))
 
 
-LP = SHORT
-WAYS = {"logprob": ("logprob",), "+ total (shipped)": LP,
-        "+ total + variants": (*LP, "variants"), "+ total + n_variants": (*LP, "n_variants"),
-        "+ total + share": (*LP, "share"), "+ total + words_margin": (*LP, "words_margin"),
-        "+ total + variants + words_margin": (*LP, "variants", "words_margin"),
+WAYS = {"logprob": ("logprob",), "+ total (shipped)": SHORT,
+        "+ total + variants": (*SHORT, "variants"), "+ total + n_variants": (*SHORT, "n_variants"),
+        "+ total + share": (*SHORT, "share"), "+ total + words_margin": (*SHORT, "words_margin"),
+        "+ total + variants + words_margin": (*SHORT, "variants", "words_margin"),
         "the group in their place": ("group_logprob", "group_total"),
         # the translation as shown read again whole (an ensemble's: its members' mean; en-es: its first's alone too)
-        "+ total + whole": (*LP, "mean_token"), "+ total + whole (the first member)": (*LP, "member0"),
-        "+ total + whole + variants": (*LP, "mean_token", "variants"),
-        "+ total + lowest token": (*LP, "min_token"), "+ total + whole + lowest token": (*LP, "mean_token", "min_token"),
+        "+ total + whole": (*SHORT, "mean_token"), "+ total + whole (the first member)": (*SHORT, "member0"),
+        "+ total + whole + variants": (*SHORT, "mean_token", "variants"),
+        "+ total + lowest token": (*SHORT, "min_token"), "+ total + whole + lowest token": (*SHORT, "mean_token", "min_token"),
         "+ words": ("logprob", "total_logprob", "wdiff"),
         "total": ("total_logprob",), "+ back": ("logprob", "back"), "one word": ("logprob", "one_word", "lp_one"),
         "one word + back": ("logprob", "one_word", "lp_one", "back"),
@@ -287,8 +286,8 @@ WAYS = {"logprob": ("logprob",), "+ total (shipped)": LP,
         "+ total + back": ("logprob", "total_logprob", "back"), "+ total + back_same": ("logprob", "total_logprob", "back_same"),
         "+ total + rt": ("logprob", "total_logprob", "roundtrip"),
         # an ensemble's (en-es): its members' own log-probabilities of the translation as shown, and their disagreement
-        "+ total + both members": (*LP, "member0", "member1"), "+ total + the members' gap": (*LP, "member_gap"),
-        "+ total + the members' gap + variants": (*LP, "member_gap", "variants")}
+        "+ total + both members": (*SHORT, "member0", "member1"), "+ total + the members' gap": (*SHORT, "member_gap"),
+        "+ total + the members' gap + variants": (*SHORT, "member_gap", "variants")}
 
 
 def compare(args) -> None:

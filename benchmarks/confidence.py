@@ -3,7 +3,7 @@
 Labelled set of a direction (--model en-es or es-en; nothing from the unseen sets or the test split):
   selection  source sentences of the model's selection split (rebuilt as `mtcli tokenize` splits the corpus:
              data.held_out_pairs), each once, drawn with a fixed seed, translated as `mtcli translate` does
-             (the text pipeline, beam 4, two hypotheses). "wrong": sentence chrF below WRONG_CHRF against the
+             (the text pipeline, beam 4, its HYPOTHESES best). "wrong": sentence chrF below WRONG_CHRF against the
              best of the sentence's references in the corpus (the grouped split keeps all of them together);
              rows labelled by hand (HAND: row, label; meaning kept or not, a paraphrase right; no corpus text)
              replace the rule's label: en-es 710 (367 fit, 343 held out), es-en 640 (330, 310).
@@ -108,6 +108,30 @@ DROPPABLE = {
     ],
 }
 END = r"(?=[.?!]$)"
+HYPOTHESES = 4  # each row's n-best: the beam's all (the check reads the best two's margin; `variants` the four)
+EDGE = "¡¿.!?…,;:\"'«»“” "  # marks a surface variant may add or drop at either end
+
+
+def surface(text: str) -> str:
+    """A translation's words as its surface variants share them: lowercase, single spaces, no marks at either end
+    ("¡Hola!", "Hola." and "hola" are one)."""
+    return " ".join(text.lower().split()).strip(EDGE)
+
+
+def variants(nbest: list, tokens: int) -> dict:
+    """The line's probability marginalised over the surface variants of its best in its n-best (text, score per token),
+    each variant's total log-probability its score times the best's tokens and EOS: `variants`, the log of the group's
+    summed probability over the best's own (0: no variant); `group_logprob`, `group_total` the group's per token and
+    whole; `n_variants`; `share`, the group's share of the n-best's probability; `words_margin`, the best's score less
+    that of the first hypothesis with other words (conf.NO_MARGIN: none)."""
+    key, (_, best) = surface(nbest[0][0]), nbest[0]
+    total = [score * (tokens + 1) for _, score in nbest]
+    same = np.array([surface(t) == key for t, _ in nbest])
+    group = float(np.logaddexp.reduce(np.array(total)[same]))
+    other = [score for (_, score), s in zip(nbest, same) if not s]
+    return {"variants": group - total[0], "group_logprob": group / (tokens + 1), "group_total": group,
+            "n_variants": float(same.sum() - 1), "share": float(np.exp(group - np.logaddexp.reduce(total))),
+            "words_margin": min(best - max(other), conf.NO_MARGIN) if other else conf.NO_MARGIN}
 
 
 def _translator(name: str):
@@ -125,11 +149,11 @@ def _selection(model: str, tr, data: str | None) -> list[tuple[str, str]]:
 
 
 def _translate(tr, lines: list[str]):
-    """What `mtcli translate` does to each line (pipeline, beam 4), two hypotheses for the margin."""
+    """What `mtcli translate` does to each line (pipeline, beam 4), its HYPOTHESES best (the margin reads two)."""
     from mtcli.config import Options, TranslationOptions
     from mtcli.text.pipeline import Engine, translate_lines
 
-    engine = Engine.from_translator(tr, TranslationOptions(beam_size=4, num_hypotheses=2))
+    engine = Engine.from_translator(tr, TranslationOptions(beam_size=4, num_hypotheses=HYPOTHESES))
     src = tr.direction.split("-")[0]
     return translate_lines(lines, engine, Options().text_for(src))
 
@@ -596,8 +620,8 @@ LENGTH_SIGNALS = ("src_len", "logprob_x_len", "total_logprob")
 def _all_signals(rows: list[dict], shipped: conf.Scorer, covered: float, vocab: conf.Vocab) -> list[dict]:
     """Each row's signals as mtcli reads them at a coverage threshold, the per-token ones of its full forced
     pass (the lowest token log-probability, the mean, the share under probability 0.2; an ensemble's: of its
-    members' mean) and of its way back (the share of source tokens under -3 and -5, the second lowest, the sum, the
-    first token's, the mean without it, 1 / the tokens read)."""
+    members' mean), of its way back (the share of source tokens under -3 and -5, the second lowest, the sum, the
+    first token's, the mean without it, 1 / the tokens read) and of its n-best's surface variants (`variants`)."""
     sc = replace(shipped, covered=covered)
     out = []
     for r in rows:
@@ -614,7 +638,7 @@ def _all_signals(rows: list[dict], shipped: conf.Scorer, covered: float, vocab: 
                      "back_first": float(b[0]), "back_rest": float(b[1:].mean()), "back_inv": 1 / len(b)}
         out.append({**s, "min_token": float(lp.min()), "mean_token": float(lp.mean()),
                     "low_tokens": float((lp < math.log(0.2)).mean()), "src_len": n, "logprob_x_len": s["logprob"] * n,
-                    **more})
+                    **variants(list(zip(r.get("nbest") or [r["target"]], r["scores"])), len(r["forced"].tgt)), **more})
     return out
 
 

@@ -16,6 +16,10 @@ flagged, the dev rows weighing as much as the selection rows together.
   dev        benchmarks/sets/short-dev-en-es.tsv and short-dev-es-en.tsv (written for choosing): right when the output
              is one of the line's accepted answers.
   held out   short-en-es.tsv and short-es-en.tsv, the same way: measured once, never fitted or chosen on.
+  everyday   short-everyday-en-es.tsv and short-everyday-es-en.tsv (greetings, thanks, yes/no, prices, times; answers
+             written before any was translated): a test set as the held-out ones.
+Each row keeps the line's HYPOTHESES best: their surface variants (confidence.variants) were measured as signals, not
+shipped.
 
     nice -n 10 python benchmarks/confidence_short.py build --model en-es --lines 2400   # -> /tmp (~1 min CPU)
     python benchmarks/confidence_short.py signals --model en-es   # the shipped check and each signal on the short rows
@@ -52,10 +56,14 @@ CACHE = "/tmp/mtcli-confidence-short-{model}.pkl"  # holds corpus text: never co
 SETS = ROOT / "benchmarks/sets"
 DEV = {"en-es": SETS / "short-dev-en-es.tsv", "es-en": SETS / "short-dev-es-en.tsv"}
 HELD_OUT = {"en-es": SETS / "short-en-es.tsv", "es-en": SETS / "short-es-en.tsv"}
+EVERYDAY = {"en-es": SETS / "short-everyday-en-es.tsv", "es-en": SETS / "short-everyday-es-en.tsv"}
 FOLDS = 5
-# the short part's signals and the dev rows' weight (together as much as the selection rows'), chosen in `compare`
+# the short part's signals and the dev rows' weight (together as much as the selection rows'), chosen in `compare`.
+# Measured since and not shipped (2026-12-03, docs/confidence.md): the n-best's surface variants (`variants` ...), the
+# translation as shown read again whole (`mean_token`: its gain in the folds tells a bare label from a sentence, not doubt)
 SHORT = ("logprob", "total_logprob")
 DEV_WEIGHT = 1.0
+HYPOTHESES = bench.HYPOTHESES  # (en-es's short lines: the way back's ranking of its 12, cut to these)
 
 
 def _wrong(target: str, refs: list[str]) -> int:
@@ -70,12 +78,13 @@ def _read(tr, back, ranked, lines: list[str]) -> list[dict]:
     from mtcli.config import Options, TranslationOptions
     from mtcli.text.pipeline import Engine, translate_lines
 
-    engine = Engine.from_translator(tr, TranslationOptions(), ranked)
+    engine = Engine.from_translator(tr, TranslationOptions(num_hypotheses=HYPOTHESES), ranked)
     results = translate_lines(lines, engine, Options().text_for(tr.direction.split("-")[0]))
     targets = [r.nbest[0][0] for r in results]
     rows = bench._raw(tr, back, lines, lines, targets, [[s for _, s in r.nbest] for r in results])
-    for row, line in zip(rows, lines):
+    for row, line, r in zip(rows, lines, results):
         row["same"] = row["target"].strip() == line.strip()  # (the check reads no line kept as it came)
+        row["nbest"] = [text for text, _ in r.nbest]
     return rows
 
 
@@ -97,7 +106,7 @@ def build(args) -> None:
         row["refs"], row["group"] = refs[s], s
         row["wrong"] = _wrong(row["target"], row["refs"])
     print(f"selection: {len(typed)} rows, {time.process_time() - t0:.0f} s CPU", file=sys.stderr)
-    for name, path in (("dev", DEV.get(args.model)), ("held_out", HELD_OUT[args.model])):
+    for name, path in (("dev", DEV.get(args.model)), ("held_out", HELD_OUT[args.model]), ("everyday", EVERYDAY[args.model])):
         rows = read_set(path) if path else []
         data[name] = _read(tr, back, ranked, [r[0] for r in rows]) if rows else []
         for row, (_, answers, *_) in zip(data[name], rows):
@@ -114,11 +123,15 @@ def _load(model: str):
     path = Path(CACHE.format(model=model))
     data = pickle.loads(path.read_bytes())
     tr = bench._translator(model)
-    if any("way_back" not in r for rows in data.values() for r in rows):
-        back = bench._translator(bench._back(model))
+    if any("back" not in r for rows in data.values() for r in rows):  # (build reads the way back, not its mean)
+        back = None
         for rows in data.values():
-            for r, b in zip(rows, bench._way_back(back, [r["source"] for r in rows], [r["target"] for r in rows])):
-                r["way_back"], r["back"] = b, float(b[0].mean())
+            if any("way_back" not in r for r in rows):
+                back = back or bench._translator(bench._back(model))
+                for r, b in zip(rows, bench._way_back(back, [r["source"] for r in rows], [r["target"] for r in rows])):
+                    r["way_back"] = b
+            for r in rows:
+                r["back"] = float(r["way_back"][0].mean())
                 r["back_same"] = float(normalise(r["trip"]) == normalise(r["source"]))
         path.write_bytes(pickle.dumps(data))
     keep = {k: [r for r in rows if not r["same"] and is_short(r["source"])] for k, rows in data.items()}
@@ -126,19 +139,24 @@ def _load(model: str):
 
 
 def _extra(rows: list[dict], found: list[dict]) -> list[dict]:
-    """The signals of _all_signals with the way back's (_load)."""
+    """The signals of _all_signals with the way back's (_load) and an ensemble's members' disagreement."""
     return [{**s, "back": r["back"], "back_same": r["back_same"], "fwd_back": s["logprob"] + r["back"],
              "wdiff": len(WORDS.findall(r["target"])) - len(WORDS.findall(r["source"])),
              "one_word": float(len(WORDS.findall(r["source"])) == 1),
-             "lp_one": s["logprob"] * (len(WORDS.findall(r["source"])) == 1)} for r, s in zip(rows, found)]
+             "lp_one": s["logprob"] * (len(WORDS.findall(r["source"])) == 1),
+             **({"member_gap": abs(s["member0"] - s["member1"])} if "member1" in s else {})}
+            for r, s in zip(rows, found)]
 
 
 def _flags(rows: list[dict], sc: conf.Scorer, vocab) -> dict:
-    wrong = np.array([r["wrong"] for r in rows], bool)
-    c = bench._confidences(rows, sc, vocab)
-    flagged = c < sc.threshold
+    return _figures(np.array([r["wrong"] for r in rows], bool), bench._confidences(rows, sc, vocab), sc.threshold)
+
+
+def _figures(wrong: np.ndarray, c: np.ndarray, threshold: float) -> dict:
+    """Rows, false flags of the right ones and recall of the wrong ones (flagged below `threshold`), AUC."""
+    flagged = c < threshold
     fpr, tpr, _ = bench.roc(1 - c, wrong)
-    return {"rows": [len(rows), int(wrong.sum())],
+    return {"rows": [len(wrong), int(wrong.sum())],
             "false_flags": round(float(flagged[~wrong].mean()), 3) if (~wrong).any() else None,
             "recall": round(float(flagged[wrong].mean()), 3) if wrong.any() else None,
             "auc": round(bench.auc(fpr, tpr), 3) if wrong.any() and (~wrong).any() else None}
@@ -149,8 +167,8 @@ UNSEEN = {"en-es": "unseen.tsv", "es-en": "unseen-es.tsv"}  # beside the corpus'
 
 def cost(args) -> None:
     """In one process: `--lines` unseen lines translated once as `mtcli translate` does, then their check timed
-    `--repeats` times with and without the short part, alternately (CPU time, medians: the check's own cost, which a
-    loaded machine can still measure), and what changed: lines flagged, and confidences of lines that are not short
+    `--repeats` times with and without the short part (or with `--before`'s, a confidence.json), alternately (CPU time,
+    medians: the check's own cost, which a loaded machine can still measure), and what changed: lines flagged, and confidences of lines that are not short
     (only through a sentence of 1-3 words in them)."""
     from mtcli.config import Options, TranslationOptions
     from mtcli.roundtrip import for_direction
@@ -161,7 +179,8 @@ def cost(args) -> None:
     lines = [line.split("\t")[0] for line in path.read_text("utf-8").splitlines()[: args.lines]]
     options = TranslationOptions()
     checkers = {"before": conf.Checker(tr, lambda: back, options), "after": conf.Checker(tr, lambda: back, options)}
-    checkers["before"].scorer = replace(checkers["after"].scorer, short=None)
+    checkers["before"].scorer = replace(checkers["after"].scorer, short=None) if not args.before else \
+        conf.Scorer.from_json(json.loads(Path(args.before).read_text("utf-8"))["scorers"][options.check])
     t0 = time.process_time()
     engine = Engine.from_translator(tr, options, for_direction(args.model, lambda: back))
     results = translate_lines(lines, engine, Options().text_for(args.model.split("-")[0]))
@@ -194,9 +213,15 @@ def main() -> None:
         p.add_argument("--data", help="the corpus (default: MTCLI_DATA, else data/spa-eng/spa.txt)")
         if name == "build":
             p.add_argument("--lines", type=int, default=0, help="at most this many selection rows (0: all)")
+        if name == "measure":
+            p.add_argument("--ways", help="short parts of other signals to fit and measure beside (WAYS' names, comma-separated)")
+        if name == "compare":
+            p.add_argument("--weights", default="0,1,2,4,8", help="the dev rows' weights to try (0: not fitted on)")
         if name == "cost":
             p.add_argument("--lines", type=int, default=2000)
             p.add_argument("--repeats", type=int, default=5)
+            p.add_argument("--before", help="a confidence.json whose check is \"before\" (default: the shipped one "
+                                             "without its short part)")
             p.add_argument("--unseen", help="the directory of unseen.tsv and unseen-es.tsv (default: ../shared/data/tatoeba-test)")
     args = parser.parse_args()
     {"build": build, "signals": signals, "compare": compare, "fit": fit, "measure": measure, "cost": cost}[args.command](args)
@@ -243,20 +268,33 @@ def _confidence(sig: list[dict], names, m) -> np.ndarray:
     return 1 / (1 + np.exp(-(((x - m[0]) / m[1]) @ m[2] + m[3])))
 
 
-WAYS = {"logprob": ("logprob",), "+ total": ("logprob", "total_logprob"), "+ words": ("logprob", "total_logprob", "wdiff"),
+WAYS = {"logprob": ("logprob",), "+ total (shipped)": SHORT,
+        "+ total + variants": (*SHORT, "variants"), "+ total + n_variants": (*SHORT, "n_variants"),
+        "+ total + share": (*SHORT, "share"), "+ total + words_margin": (*SHORT, "words_margin"),
+        "+ total + variants + words_margin": (*SHORT, "variants", "words_margin"),
+        "the group in their place": ("group_logprob", "group_total"),
+        # the translation as shown read again whole (an ensemble's: its members' mean; en-es: its first's alone too)
+        "+ total + whole": (*SHORT, "mean_token"), "+ total + whole (the first member)": (*SHORT, "member0"),
+        "+ total + whole + variants": (*SHORT, "mean_token", "variants"),
+        "+ total + lowest token": (*SHORT, "min_token"), "+ total + whole + lowest token": (*SHORT, "mean_token", "min_token"),
+        "+ words": ("logprob", "total_logprob", "wdiff"),
         "total": ("total_logprob",), "+ back": ("logprob", "back"), "one word": ("logprob", "one_word", "lp_one"),
         "one word + back": ("logprob", "one_word", "lp_one", "back"),
         "one word + total": ("logprob", "one_word", "lp_one", "total_logprob"),
         "one word + back_same": ("logprob", "one_word", "lp_one", "back_same"),
         "one word + rt": ("logprob", "one_word", "lp_one", "roundtrip"),
         "+ total + back": ("logprob", "total_logprob", "back"), "+ total + back_same": ("logprob", "total_logprob", "back_same"),
-        "+ total + rt": ("logprob", "total_logprob", "roundtrip")}
+        "+ total + rt": ("logprob", "total_logprob", "roundtrip"),
+        # an ensemble's (en-es): its members' own log-probabilities of the translation as shown, and their disagreement
+        "+ total + both members": (*SHORT, "member0", "member1"), "+ total + the members' gap": (*SHORT, "member_gap"),
+        "+ total + the members' gap + variants": (*SHORT, "member_gap", "variants")}
 
 
 def compare(args) -> None:
     """5-fold cross-validation on the selection and dev short rows (groups: a source and its typed form together):
     false flags of right rows and recall of wrong ones, selection and dev apart, for each choice of signals and of
-    the dev rows' weight; the check without a short part beside them."""
+    the dev rows' weight (`--weights`), and the area under the ROC curve of each row's confidence against its fold's
+    threshold; the check without a short part beside them."""
     tr, vocab, parts = _load(args.model)
     shipped = conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers
     rows = parts["selection"] + parts["dev"]
@@ -267,24 +305,28 @@ def compare(args) -> None:
     order = {g: k for k, g in enumerate(sorted(set(groups)))}
     fold = np.array([order[g] % FOLDS for g in groups])
 
-    def report(name, flagged):
+    def report(name, under):  # (under: confidence less the threshold; flagged below 0)
         out = []
         for label, part in (("selection", ~dev), ("dev", dev)):
-            out.append(f"{label} false flags {flagged[part & (y == 0)].mean():.3f} recall {flagged[part & (y == 1)].mean():.3f}")
-        print(f"{name:28s} " + "   ".join(out))
+            area = bench.auc(*bench.roc(-under[part], y[part])[:2])
+            out.append(f"{label} false flags {(under < 0)[part & (y == 0)].mean():.3f} recall "
+                       f"{(under < 0)[part & (y == 1)].mean():.3f} AUC {area:.3f}")
+        print(f"{name:44s} " + "   ".join(out))
 
     for k, sc in shipped.items():  # (without a short part: the check before it, fitted on none of these rows)
-        report(f"{k}, no short part", bench._confidences(rows, replace(sc, short=None), vocab) < sc.threshold)
+        report(f"{k}, no short part", bench._confidences(rows, replace(sc, short=None), vocab) - sc.threshold)
     for way, names in WAYS.items():
-        for dev_weight in (0.0, 1.0, 2.0, 4.0, 8.0):
-            flagged = np.zeros(len(rows), bool)
+        if any(n not in sig[0] for n in names):  # (the members: an ensemble's)
+            continue
+        for dev_weight in map(float, args.weights.split(",")):
+            under = np.zeros(len(rows))
             for f in range(FOLDS):
                 train, test = fold != f, fold == f
                 if dev_weight == 0.0:
                     train = train & ~dev
                 m = _fit_part([s for s, t in zip(sig, train) if t], y[train], dev[train], names, dev_weight or 1.0)
-                flagged[test] = _confidence([s for s, t in zip(sig, test) if t], names, m) < m[4]
-            report(f"{way} (dev weight {dev_weight})", flagged)
+                under[test] = _confidence([s for s, t in zip(sig, test) if t], names, m) - m[4]
+            report(f"{way} (dev weight {dev_weight})", under)
 
 
 def fit(args) -> None:
@@ -311,14 +353,23 @@ def fit(args) -> None:
 
 def measure(args) -> None:
     """Before (each shipped combination without its short part) and after, on every part: false flags of right short
-    lines, recall of wrong ones, AUC. Only "held_out" is held out (the others were fitted on)."""
+    lines, recall of wrong ones, AUC. Only "held_out" and "everyday" are held out (the others were fitted on). `--ways`:
+    short parts of other signals (WAYS) fitted as `fit` does, on the same parts beside them (measured, not written)."""
     tr, vocab, parts = _load(args.model)
     shipped = conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers
+    fitted = parts["selection"] + parts["dev"]
+    y = np.array([r["wrong"] for r in fitted])
+    dev = np.r_[np.zeros(len(parts["selection"]), bool), np.ones(len(parts["dev"]), bool)]
+    sig = {part: _short_signals(rows, shipped["fast"], vocab) for part, rows in parts.items()}
+    ways = {way: _fit_part(sig["selection"] + sig["dev"], y, dev, WAYS[way], DEV_WEIGHT)
+            for way in (args.ways.split(",") if args.ways else [])}
     report = {}
     for part, rows in parts.items():
         if rows:
+            wrong = np.array([r["wrong"] for r in rows], bool)
             report[part] = {f"{k} {when}": _flags(rows, sc if when == "after" else replace(sc, short=None), vocab)
                             for k, sc in shipped.items() for when in ("before", "after")}
+            report[part] |= {way: _figures(wrong, _confidence(sig[part], WAYS[way], m), m[4]) for way, m in ways.items()}
     print(json.dumps(report, indent=1))
 
 

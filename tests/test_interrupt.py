@@ -35,8 +35,11 @@ def test_ctrl_c_stops_a_file_within_seconds(shipped_model, tmp_path, presses):
     run = [sys.executable, "-m", "mtcli", "translate", "-m", str(shipped_model)]
     # the kernels compiled first (a thread compiling one is not stopped: a first run's Ctrl-C waits for it)
     subprocess.run([*run, *lines[:40]], cwd=REPO, env=env, capture_output=True, check=True, timeout=600)
+    # (SIGINT as a terminal's foreground process gets it: a shell's background job, as CI may be, ignores it, and
+    # Python then installs no handler)
     proc = subprocess.Popen([*run, "-i", str(tmp_path / "in.txt"), "-o", str(out)], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.time() + 300
         while _cpu_seconds(proc.pid) < 4:  # loaded and decoding (3,000 lines take far longer)

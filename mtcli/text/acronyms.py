@@ -38,8 +38,7 @@ WRITTEN = {
     "en": {"UN": "ONU|f", "EU": "UE|f", "AI": "IA|f", "NATO": "OTAN|f", "DNA": "ADN", "WHO": "OMS|f",
            "USA": "EE. UU.|mp", "US": "EE. UU.|mp", "USSR": "URSS|f", "UK": "Reino Unido", "UFO": "ovni",
            "AIDS": "sida", "IT": "TI", "HR": "RR. HH.|mp", "NGO": "ONG|f", "VAT": "IVA", "IMF": "FMI", "GDP": "PIB",
-           "OECD": "OCDE|f", "BTW": "por cierto", "FYI": "para tu información", "LOL": "jaja",
-           "ASAP": "cuanto antes"},
+           "OECD": "OCDE|f"},  # (chat's BTW, FYI, LOL, ASAP: the shorthand stage, before this one)
     "es": {"ONU": "UN", "UE": "EU", "IA": "AI", "OTAN": "NATO", "ADN": "DNA", "OMS": "WHO", "EEUU": "US|the",
            "URSS": "USSR", "OVNI": "UFO", "SIDA": "AIDS", "TI": "IT", "RRHH": "HR", "ONG": "NGO", "IVA": "VAT",
            "FMI": "IMF", "PIB": "GDP", "OCDE": "OECD", "OK": "OK", "USA": "USA", "sida": "AIDS", "ovni": "UFO",

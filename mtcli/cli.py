@@ -951,6 +951,8 @@ def translate(
     output = _output_file(output)
     from mtcli.atomic import STDOUT
 
+    if text == [STDOUT] and input is None:  # `mtcli translate -`: standard input, as sacrebleu's and llm's "-"
+        text, input = None, Path(STDOUT)
     fmt, beam = _translate_options(ctx, bool(text), input, fmt, greedy, beam, nbest, scores, as_json)
     decoding = _decoding(ctx, fmt, beam, alpha, nbest, batch_size, check, round_trip, min_confidence, flagged, align,
                          scores, rerank.value)

@@ -141,3 +141,15 @@ def test_fewer_nbest_rows_than_asked_are_said_once(shipped_model, run_cli):
     rows = [row.split(" ||| ")[0] for row in out.splitlines()]
     assert code == 0 and rows.count("1") == 3 and 1 <= rows.count("0") < 3
     assert "1 of 2 arguments got fewer than 3 translations" in err and err.count("fewer than") == 1, err
+
+
+def test_a_lone_dash_argument_is_standard_input(shipped_model, tmp_path):
+    """`echo ... | mtcli translate -` (sacrebleu's and llm's "-") had translated the text "-"."""
+    import subprocess
+    import sys
+
+    run = [sys.executable, "-m", "mtcli", "translate", "-m", str(shipped_model), "--greedy", "--no-check"]
+    piped = subprocess.run([*run, "-"], input="The plant is green.\n", capture_output=True, text=True, timeout=120)
+    assert (piped.returncode, piped.stdout) == (0, "La planta es verde.\n"), piped.stderr
+    both = subprocess.run([*run, "-i", tmp_path / "none.txt", "-"], capture_output=True, text=True, timeout=120)
+    assert both.returncode == 2 and "not both" in both.stderr  # (a dash beside -i is still two inputs)

@@ -70,7 +70,7 @@ but up out get got go goes going went let again always never now today tomorrow 
 only also because than then one
 don't doesn't didn't what's it's i'm you're we're they're isn't aren't wasn't weren't can't won't i've i'll i'd
 he's she's that's there's let's who's
-hello hi thanks thank please sorry goodbye bye welcome morning night cheers excuse
+hello hi thanks thank please sorry goodbye bye welcome morning night cheers excuse problem worries sure great fine
 """
 _ES_WORDS = frozenset(w for w in _SPANISH.split()) | frozenset(
     "".join(c for c in unicodedata.normalize("NFD", w) if not unicodedata.combining(c)) for w in _SPANISH.split())

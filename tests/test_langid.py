@@ -27,7 +27,7 @@ SENTENCES = {
 }
 SHORT = {  # one to three words
     "en": ["Hello!", "Thanks", "Good morning", "I'm lost", "Where is it?", "Don't", "The", "Please help",
-           "She was", "It's so late now."],
+           "She was", "It's so late now.", "No problem.", "No worries!"],
     "es": ["Hola", "Gracias", "Buenos días", "¿Qué?", "Le", "Te", "Se", "Por favor", "Ella es", "Yo", "¡Vamos!"],
 }
 UNACCENTED = ["donde esta la estacion", "como estas", "manana vamos a la playa", "que hora es", "no se si llovera",

@@ -15,7 +15,8 @@ _FIRST_WORD = lazy_re.compile(r"[^\W\d_]+")
 # an English translation's first words that are no name, lowercased after a quotation ('"Hi," he said.')
 _CLAUSE_OPENINGS = frozenset("he she it we you they the a an his her its our your their my this that these those "
                              "there then and but so thanks thank please yes not don't it's that's there's we're "
-                             "they're you're what where when why how who maybe sure".split())
+                             "they're you're what where when why how who maybe sure see can could will would do does "
+                             "did is are was were let's have has had".split())  # (never "I", "I'll": a capital)
 _LONE_WORD = lazy_re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)?")
 # ... but greetings and commands alone on a line come out right as sentences only ("Hello." -> "Hola.", "Wait." ->
 # "Espera."; as fragments "aquí hola", "¿Colando?" for "run"): of 19 such words 13 right as sentences, 7 as

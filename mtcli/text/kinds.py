@@ -199,6 +199,20 @@ def _retitled(pattern: re.Pattern, titles: dict[str, str]) -> Callable[[str], st
     return lambda span: pattern.sub(title, span)
 
 
+# "No. 5", "n.º 5": a number's sign, not a reply ("No. 5 is my favorite." came out "No hay 5 es mi favorito.")
+_NUMBER_SIGN = {"en": r"(?<![\w.])(?-i:No|NO)\. ?(?=\d)",  # (capital: "Say no. 5 people said yes." is two)
+                 "es": r"(?<![\w.])(?:n\.? ?º|núm\.|nro\.) ?(?=\d)"}
+_NUMBER_SIGNED = {lang: rf"{sign}\d+(?![\w,.]\d)" for lang, sign in _NUMBER_SIGN.items()}
+
+
+def _number_sign_in_spanish(span: str) -> str:
+    return re.sub(_NUMBER_SIGN["en"], lambda m: ("N" if m[0][0] == "N" else "n") + ".º ", span, flags=re.IGNORECASE)
+
+
+def _number_sign_in_english(span: str) -> str:
+    return re.sub(_NUMBER_SIGN["es"], "No. ", span, flags=re.IGNORECASE)
+
+
 # a Spanish ordinal number ("1.º", "2.ª", "3.er"): kept, written the English way ("1st", "2nd", "3rd")
 _ES_ORDINAL = r"(?<![\w.,])(\d{1,4})\.?(?:[ºª]|(?-i:er))(?!\w)"
 
@@ -250,6 +264,8 @@ KINDS = (
     Kind("handle", _HANDLE, hint="[@#]"),
     Kind("path", _PATH, hint=r"[/\\]"),
     Kind("file or domain", _NAME, hint=r"[\w-]\.[a-z]"),
+    Kind("number sign", _NUMBER_SIGNED["en"], rewrite=_number_sign_in_spanish, languages=EN),
+    Kind("signo de número", _NUMBER_SIGNED["es"], rewrite=_number_sign_in_english, languages=ES),
     Kind("time", _TIME),
     Kind("money", _MONEY),
     Kind("quantity", _UNIT),

@@ -32,7 +32,7 @@ from mtcli.text.quotes import Items, asides
 from mtcli.text.records import entry
 from mtcli.text.retry import AROUND, decode_all
 from mtcli.text.rewrap import rewrap
-from mtcli.text.replies import ReplyNo
+from mtcli.text.replies import Opening
 from mtcli.text.segment import sentences
 from mtcli.text.shorthand import Shorthand
 from mtcli.text.sentence import (RAW, Context, Engine, LineResult, NBest, Once, Sentence, Stage, TextOptions,
@@ -56,7 +56,7 @@ LINES_PER_CALL = 2048
 # capital (continuation), that before the emoji go back among the words (floating emoji), and those before the lead
 # and the trail (edges). A sentence the spans stage answers (spans only) is restored by both span stages.
 TERMS, SPANS, NOBREAK, BIDI = Terms(), Spans(), nobreak.NoBreak(), bidi.Bidi()  # (no-break spaces: a stage of the line, around them all)
-STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Shorthand(), ReplyNo(), OptionalPlural(), Edges(), Floating(), Continuation(),
+STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Shorthand(), Opening(), OptionalPlural(), Edges(), Floating(), Continuation(),
                              Acronyms(), TERMS, SPANS, DashClause(), InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(),
                              FinalStop())
 

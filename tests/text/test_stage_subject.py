@@ -34,6 +34,9 @@ def test_the_writers_i_is_given(typed, given):
     "Wish me luck!", "Don't worry.", "Have a nice day!", "Call me later.", "Take care.",  # (orders)
     "Miss Smith is here.", "Hope is a good thing.", "Will is here.", "Can't be!",  # (a name, a noun; not I)
     "I love you.", "We miss you.",  # (a subject of its own)
+    # the corpus's: a subject later, a phrase or a gerund subject, an order
+    "On my way home, I met him.", "Going out in this rain is out of the question.", "Don't think about it.",
+    "Don't feel bad.", "Love your neighbour.",
 ])
 def test_what_has_its_subject_or_is_none_of_the_writers_is_left(text):
     assert with_subject(text) == text

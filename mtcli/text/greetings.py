@@ -32,9 +32,11 @@ _CLOSING = r"[.!…]*[\"'»)]*"
 # a wish, then a year (a wish with a noun, then up to two capitalised words: a name, before the end or a comma)
 _YEAR = {source: lazy_re.compile(rf"({_OPENING}(?:{wishes}|{_ALONE[source]}))( (?:19|20)\d\d)(?={_CLOSING}$)",
                                   re.IGNORECASE) for source, wishes in _WISHES.items()}
-# (a capitalised word that is no one addressed: "Welcome Home", "See You Soon", "Hola A Todos")
+# (a capitalised word that is no one addressed: "Welcome Home", "See You Soon", "Hola A Todos", "See you Monday.")
 _NOT_NAMED = ("home|back|aboard|to|you|all|again|soon|later|tomorrow|tonight|there|now|too|and|from|for|in|on|at|my|"
-              "your|our|a|an|the|de|en|y|para|por|también|mañana|luego|pronto|otra|todos|todas")
+              "your|our|a|an|the|de|en|y|para|por|también|mañana|luego|pronto|otra|todos|todas|monday|tuesday|"
+              "wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|"
+              "october|november|december|christmas|easter|lunes|martes|miércoles|jueves|viernes|sábado|domingo")
 _NAME = rf"(?!(?i:{_NOT_NAMED})\b)[A-ZÁÉÍÓÚÑ][a-záéíóúñü'’-]+"
 _NAMED = {source: lazy_re.compile(rf"{_OPENING}(?i:{greetings}|{_WISHES[source]})(?= {_NAME}(?: {_NAME})?(?:{_CLOSING}$|,))")
           for source, greetings in _GREETINGS.items()}
@@ -57,7 +59,7 @@ _ALONE_SAID = {source: lazy_re.compile(rf"([¡¿]*)((?i:{'|'.join(sorted({*said,
 # kept it ("That was so funny haha" -> "Eso fue tan gracioso.", "haha that's great" -> "haha es genial.")
 LAUGHS = {"en": (r"lol|lmao|rofl|ha(?:ha)+|he(?:he)+", "jaja"), "es": (r"ja(?:ja)+|je(?:je)+|ji(?:ji)+", "haha")}
 _LAUGH_FIRST = {source: lazy_re.compile(rf"(?i:{laugh})(?:(,)|[.!]*) +(?=[^\W\d_¿¡])") for source, (laugh, _) in LAUGHS.items()}
-_LAUGH_LAST = {source: lazy_re.compile(rf"(?<=[^\W\d_.!?,]) +(?i:{laugh})[.!]*$") for source, (laugh, _) in LAUGHS.items()}
+_LAUGH_LAST = {source: lazy_re.compile(rf"(?<=[^\W\d_.!?,]) (?i:{laugh})[.!]*$") for source, (laugh, _) in LAUGHS.items()}
 _LAUGH_ALONE = {source: lazy_re.compile(rf"(?i:{laugh})[.!]*") for source, (laugh, _) in LAUGHS.items()}
 
 

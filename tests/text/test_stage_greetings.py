@@ -27,7 +27,7 @@ def test_what_follows_a_greeting(source, line, given, year):
 
 
 @pytest.mark.parametrize("source, line", [
-    ("en", "Welcome Home!"), ("en", "See You Soon"), ("es", "Hola A Todos"),  # (no one addressed)
+    ("en", "Welcome Home!"), ("en", "See You Soon"), ("es", "Hola A Todos"), ("en", "See you Monday."),  # (no one addressed)
     ("en", "Happy birthday, Tom!"),  # (a comma of its own)
     ("en", "Happy Tom!"), ("en", "Hello world."),  # (a wish without its noun; a word that is no name)
     ("en", "The year 2027 will be happy."), ("en", "Happy new year 2027 to you!"),  # (no wish before it; after it)

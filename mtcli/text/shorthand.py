@@ -95,8 +95,10 @@ def expanded(text: str, language: str) -> str:
         capital = typed[:1].isupper() and (typed[1:].islower() or len(typed) == 1 or m.start() <= lead)
         return out[:1].upper() + out[1:] if capital else out
 
-    text = _PATTERNS[language].sub(word, text)
+    typed, text = text, _PATTERNS[language].sub(word, text)
     adverb = _ADVERB[language].match(text, lead) if language in _ADVERB else None
+    if adverb and _ADVERB[language].match(typed, lead) and "," in text[adverb.end() :]:
+        return text  # (typed out, maybe a phrase of its own: "By the way you talk, I'd say ...")
     return text[: adverb.end()] + "," + text[adverb.end() :] if adverb else text
 
 

@@ -44,6 +44,7 @@ def test_shorthand_is_written_out(language, typed, written):
     ("de", "pls"),  # (no table for the language)
     ("en", "I asked him by the way the bus went."),  # (an adverb's words inside a sentence)
     ("en", "By the way, I am late."),  # (a comma of its own)
+    ("en", "By the way you talk, I'd say you're French."),  # (typed out, a comma later: maybe a phrase of its own)
 ])
 def test_what_is_no_shorthand_is_left_as_it_is(language, text):
     assert expanded(text, language) == text

@@ -11,6 +11,7 @@ sentence's start or end is set aside and written the other language's way (the m
 from __future__ import annotations
 
 from mtcli import lazy_re
+from mtcli.text.dates import MONTHS, WEEKDAYS
 from mtcli.text.sentence import Context, NBest, Sentence, each
 
 # Wishes are formulas, not sentences, and the model had few of them right: "Happy New Year!" -> "¡El año nuevo!",
@@ -42,10 +43,9 @@ _GREETINGS = {
 _OPENING = r"[¡¿\"'«(]*"
 _CLOSING = r"[.!…]*[\"'»)]*"
 # (a capitalised word that is no one addressed: "Welcome Home", "See You Soon", "Hola A Todos", "See you Monday.")
-_NOT_NAMED = ("home|back|aboard|to|you|all|again|soon|later|tomorrow|tonight|there|now|too|and|from|for|in|on|at|my|"
-              "your|our|a|an|the|de|en|y|para|por|también|mañana|luego|pronto|otra|todos|todas|monday|tuesday|"
-              "wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|"
-              "october|november|december|christmas|easter|lunes|martes|miércoles|jueves|viernes|sábado|domingo")
+_NOT_NAMED = "|".join(["home|back|aboard|to|you|all|again|soon|later|tomorrow|tonight|there|now|too|and|from|for|in|"
+                       "on|at|my|your|our|a|an|the|de|en|y|para|por|también|mañana|luego|pronto|otra|todos|todas|"
+                       "christmas|easter", *WEEKDAYS, *WEEKDAYS.values(), *MONTHS, *MONTHS.values()])
 # (whom the model translates: "Happy birthday, Mom!" -> "mamá")
 _ROLES = ("mom|mum|mommy|dad|daddy|grandma|grandpa|granny|honey|sweetie|darling|dear|baby|babe|sir|madam|ma'am|"
           "everyone|everybody|guys|friends|folks|team|boss|bro|sis|buddy|man|mamá|papá|abuela|abuelo|cariño|amor|"

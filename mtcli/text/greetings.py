@@ -48,8 +48,9 @@ _NOT_NAMED = "|".join(["home|back|aboard|to|you|all|again|soon|later|tomorrow|to
                        "christmas|easter", *WEEKDAYS, *WEEKDAYS.values(), *MONTHS, *MONTHS.values()])
 # (whom the model translates: "Happy birthday, Mom!" -> "mamá")
 _ROLES = ("mom|mum|mommy|dad|daddy|grandma|grandpa|granny|honey|sweetie|darling|dear|baby|babe|sir|madam|ma'am|"
-          "everyone|everybody|guys|friends|folks|team|boss|bro|sis|buddy|man|mamá|papá|abuela|abuelo|cariño|amor|"
-          "señor|señora|jefe|jefa|hermano|hermana|amigos?|amigas?|chicos|chicas|gente|tío|tía")
+          "everyone|everybody|guys|friends|folks|team|boss|bro|sis|buddy|man|doctor|doc|teacher|professor|coach|"
+          "officer|captain|nurse|mister|miss|mamá|papá|abuela|abuelo|cariño|amor|señor|señora|señorita|jefe|jefa|"
+          "hermano|hermana|amigos?|amigas?|chicos|chicas|gente|tío|tía|profesora?|maestra?")
 _NAME = rf"(?!(?i:{_NOT_NAMED}|{_ROLES})\b)[A-ZÁÉÍÓÚÑ][A-Za-záéíóúñüÁÉÍÓÚÑÜ'’-]+"  # (in a shout too: "ANNA")
 _YEAR = r"(?:19|20)\d\d"
 # a wish or a greeting, then a year or a name (up to two capitalised words) ending the sentence: set aside

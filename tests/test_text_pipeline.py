@@ -159,7 +159,8 @@ def test_engine_from_a_translator_passes_the_options_the_length_and_the_names():
 def test_the_stages_strip_in_this_order_and_restore_in_the_reverse_one():
     from mtcli.text.pipeline import STAGES
 
-    assert [stage.name for stage in STAGES] == ["chat head", "label", "shorthand", "opening", "optional plural", "edges", "floating emoji", "continuation",
+    assert [stage.name for stage in STAGES] == ["chat head", "label", "shorthand", "dropped subject", "opening", "optional plural",
+                                                "currencies", "edges", "greetings", "floating emoji", "continuation",
                                                 "acronyms", "glossary", "spans", "dash clause", "inner ellipsis", "short exclamation", "lone word", "casing",
                                                 "final stop"]
     assert len({stage.name for stage in STAGES}) == len(STAGES)  # (each its own place in Sentence.aside)

@@ -32,7 +32,8 @@ _DOTS = lazy_re.compile(r"[. ]")
 
 # Each source language's acronyms written otherwise in the other language, keyed without stops or spaces ("U.S." is
 # "US"), each unambiguous; after a "|" the Spanish writing's gender and number where not masculine singular, the
-# English article it takes where Spanish has none ("Vivo en EE. UU." -> "I live in the US."). A row
+# English article it takes where Spanish has none ("Vivo en EE. UU." -> "I live in the US."). Chat's acronyms ("BTW",
+# "FYI", "LOL", "ASAP") are shorthand.py's: written out there, as words the model knows. A row
 # that writes the token as it is makes it an acronym where it is also a word of the source ("OK", "USA" in Spanish).
 WRITTEN = {
     "en": {"UN": "ONU|f", "EU": "UE|f", "AI": "IA|f", "NATO": "OTAN|f", "DNA": "ADN", "WHO": "OMS|f",
@@ -76,6 +77,13 @@ def _without(text: str, tokens: list[re.Match]) -> str:
 # what may stand before a sentence's subject: opening marks, a determiner
 _LEAD = lazy_re.compile(r"[\W_]*(?:(?:the|my|our|your|his|her|their|this|that|el|la|los|las|mi|tu|su|nuestra|nuestro)\s+)?",
                         re.IGNORECASE)
+
+
+# "the" before an acronym that opens the sentence as its subject, a lowercase word after it (not "The UN Security"): the model is given the name's
+# placeholder without it ("Tom arrested him."), as it reads a name; the Spanish article goes back (_fitted, as for an
+# article the model lost). Given "The Tom arrested him.", it made the subject the object: "El arrestó al FBI."
+_THE = lazy_re.compile(r"[\W_]*((?i:the)\s+)")
+_VERB_AFTER = lazy_re.compile(r" [a-z]")
 
 
 def leads(text: str, start: int) -> bool:
@@ -164,6 +172,11 @@ class Acronyms:
         if keep:
             articles = [_determiner(s.text, a, b, c.options.source) for a, b in keep]
             s.aside[self.name] = [s.text[a:b] for a, b in keep], c.options.source, articles
+            if c.options.source == "en" and (the := _THE.match(s.text)) and the.end() == keep[0][0] \
+                    and _VERB_AFTER.match(s.text.lower() if is_shouting(s.text) else s.text, keep[0][1]):
+                a, n = the.start(1), the.end() - the.start(1)
+                s.text = s.text[:a] + s.text[the.end() :]
+                s.spans = [(x - n * (x >= a), y - n * (y > a)) for x, y in s.spans]
         return True
 
     def restore(self, s: Sentence, out: NBest, items) -> NBest:

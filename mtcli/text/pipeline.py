@@ -22,8 +22,10 @@ from mtcli.text import aligned, bidi, markup, nobreak, spanish, wholes
 from mtcli.text.acronyms import Acronyms
 from mtcli.text.budget import Budget, OverBudget, check
 from mtcli.text.casing import Casing, Continuation, LoneWord
+from mtcli.text.currencies import Currencies
 from mtcli.text.edges import Edges
 from mtcli.text.floating import Floating
+from mtcli.text.greetings import Greetings
 from mtcli.text.heads import ChatHead, Label
 from mtcli.text.normalize import normalize
 from mtcli.text.plurals import OptionalPlural
@@ -38,6 +40,7 @@ from mtcli.text.shorthand import Shorthand
 from mtcli.text.sentence import (RAW, Context, Engine, LineResult, NBest, Once, Sentence, Stage, TextOptions,
                                  combine, remembering, to_pieces, unknown_pieces)
 from mtcli.text.spans import Spans
+from mtcli.text.subject import DroppedSubject
 from mtcli.text.terms import Terms
 from mtcli.text.templates import breaks, only_placeholders, shield
 from mtcli import lazy_re
@@ -56,9 +59,9 @@ LINES_PER_CALL = 2048
 # capital (continuation), that before the emoji go back among the words (floating emoji), and those before the lead
 # and the trail (edges). A sentence the spans stage answers (spans only) is restored by both span stages.
 TERMS, SPANS, NOBREAK, BIDI = Terms(), Spans(), nobreak.NoBreak(), bidi.Bidi()  # (no-break spaces: a stage of the line, around them all)
-STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Shorthand(), Opening(), OptionalPlural(), Edges(), Floating(), Continuation(),
-                             Acronyms(), TERMS, SPANS, DashClause(), InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(),
-                             FinalStop())
+STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Shorthand(), DroppedSubject(), Opening(), OptionalPlural(), Currencies(),
+                             Edges(), Greetings(), Floating(), Continuation(), Acronyms(), TERMS, SPANS, DashClause(),
+                             InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(), FinalStop())
 
 
 def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions = TextOptions(), first: int = 1,

@@ -3,7 +3,9 @@ know", "q tal" as "que tal", "tqm" as "te quiero mucho". The corpus has almost n
 rest: "pls help" -> "pls ayuda.", "Q tal?" -> "Do you really want it?", "porfa" -> "Please make it".
 
 One table a language, a row a word; whole words only, in any case; a capital first letter kept ("Thx!" ->
-"Thanks!"), a shouted sentence's in capitals. Nothing goes back: the translation has no shorthand of its own.
+"Thanks!"), a shouted sentence's in capitals; an adverb opening the sentence ("by the way", typed or from "btw")
+given its comma. Nothing goes back: the translation has no shorthand of its own. Chat's acronyms are this stage's
+("BTW", "FYI", "ASAP" in any case), not acronyms.py's; a laugh ("lol", "haha") is greetings.py's.
 Left out on purpose: what is shorthand in a chat and ordinary elsewhere ("u" is Spanish "or", "d", "r" and "k"
 letters, "pa" and "toy" words, "cos" a cosine), and what the corpus has and the model translates ("gonna", "wanna",
 "ok"). A Spanish "x" is "por" between two words only ("gracias x todo", not "3 x 4").
@@ -49,6 +51,13 @@ _LETTER = lazy_re.compile(r"[^\W\d_]")
 _X_NAMED = lazy_re.compile(r"(?:rayos|eje|generación|factor|día|señor|señora|planeta|modelo|punto) $", re.IGNORECASE)
 
 
+# a sentence adverb opening the sentence, typed out or written out from its shorthand, takes the comma chat leaves
+# out: without it the model read it into the clause ("BTW the meeting is at 5." -> "La reunión de la reunión es en
+# 5.", "FYI the office is closed." -> "Para tu información en la oficina está cerrada.")
+_ADVERB = {"en": lazy_re.compile(r"(?:by the way|for your information|in my (?:humble )?opinion|to be honest|"
+                                 r"oh my god|just kidding)(?= [^\W\d_])", re.IGNORECASE)}
+
+
 def _pattern(language: str) -> lazy_re.Pattern:
     words = "|".join(re.escape(w) for w in sorted(SHORTHAND[language], key=len, reverse=True))
     # (not inside an address, a path, a hashtag, a handle, a file name or a hyphenated word)
@@ -86,7 +95,11 @@ def expanded(text: str, language: str) -> str:
         capital = typed[:1].isupper() and (typed[1:].islower() or len(typed) == 1 or m.start() <= lead)
         return out[:1].upper() + out[1:] if capital else out
 
-    return _PATTERNS[language].sub(word, text)
+    typed, text = text, _PATTERNS[language].sub(word, text)
+    adverb = _ADVERB[language].match(text, lead) if language in _ADVERB else None
+    if adverb and _ADVERB[language].match(typed, lead) and "," in text[adverb.end() :]:
+        return text  # (typed out, maybe a phrase of its own: "By the way you talk, I'd say ...")
+    return text[: adverb.end()] + "," + text[adverb.end() :] if adverb else text
 
 
 class Shorthand:

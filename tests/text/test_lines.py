@@ -49,7 +49,7 @@ def test_a_long_line_is_cut_at_its_last_sentence_end_else_its_last_space_in_the_
     assert out[0].text == "TOM IS HERE. " * 500 + ("and so on " * 500).rstrip()
     assert out[1].text == "TOM IS HERE. " * 300 + "AND SO ON " * 609 + "AND SO ON" + " and so on" * 190
     assert out[2].text == "AND SO ON. " * 400 + "x" * 7000
-    assert out[3].text == "Sí, SO " + "AND SO ON " * 998 + "AND SO ON" + " and so on" * 201  # ("Yes," by text/replies.py)
+    assert out[3].text == "YES, SO " + "AND SO ON " * 998 + "AND SO ON" + " and so on" * 201  # ("Yes, so": the rest goes on, replies.py)
 
 
 def test_spanish_is_told_by_its_accents_and_its_own_words_from_three_words_on():

@@ -151,8 +151,8 @@ def test_a_learned_word_typed_without_accents_is_no_unknown_name():
 
 
 def test_a_short_spanish_exclamation_comes_out_with_no_opening_mark():
-    texts, seen, _ = run(["¡Corre!", "¡Hola, Tom!"], {"¡Corre.": "Run.", "¡Hola, Tom.": "Hi, Tom."})
-    assert seen == ["¡Corre.", "¡Hola, Tom."] and texts == ["Run!", "Hi, Tom!"]  # (was "¡Run!")
+    texts, seen, _ = run(["¡Corre!", "¡Hola, Tom!"], {"¡Corre.": "Run.", "¡Hola.": "Hi."})  # (the name: greetings.py)
+    assert seen == ["¡Corre.", "¡Hola."] and texts == ["Run!", "Hi, Tom!"]  # (was "¡Run!")
 
 
 def test_spanish_sentences_end_where_spanish_ends_them():

@@ -39,9 +39,13 @@ def _run(line: str, says: dict[str, str], source: str = "en") -> tuple[list[str]
     # written the Spanish way, in its gender and number
     ("I use a new VPN.", "I use a new 50.", "Uso un nuevo 50.", "Uso una nueva VPN."),
     # an acronym the sentence opens with: a name's placeholder (a number's made the verb plural, "El FBI lo
-    # arrestaron."), and the determiner the model leaves out before a name put back
-    ("The UN met today.", "The Tom met today.", "Tom se reunió hoy.", "La ONU se reunió hoy."),
-    ("The FBI arrested him.", "The Tom arrested him.", "El Tom lo arrestó.", "El FBI lo arrestó."),
+    # arrestaron."), without its "the" (given "The Tom arrested him." the model wrote "El arrestó al FBI."), the
+    # Spanish article put back
+    ("The UN met today.", "Tom met today.", "Tom se reunió hoy.", "La ONU se reunió hoy."),
+    ("The FBI arrested him.", "Tom arrested him.", "Tom lo arrestó.", "El FBI lo arrestó."),
+    ("\"The CIA knows.\"", "Tom knows.", "Tom lo sabe.", "\"La CIA lo sabe.\""),
+    ("THE FBI ARRESTED HIM.", "Tom arrested him.", "Tom lo arrestó.", "EL FBI LO ARRESTÓ."),
+    ("The FBI's agents came.", "The Tom's agents came.", "Los agentes de Tom vinieron.", "Los agentes del FBI vinieron."),
     ("I work in IT.", "I work in 50.", "Trabajo en 50.", "Trabajo en TI."),
     ("She lives in the US.", "She lives in the 50.", "Vive en el 50.", "Vive en los EE. UU."),  # (one stop)
     # no acronyms: a word of the language typed in capitals for weight, a shout, a known one inside a sentence

@@ -28,7 +28,7 @@ def _translated(line, table, source="en"):
      "Lo siento, no puedo venir esta noche."),
     ("en", "thanks, see you soon.", {"See you soon.": "Nos vemos pronto."}, "gracias, nos vemos pronto."),
     ("en", "Hi, Tom.", {"Tom.": "Tom."}, "Hola, Tom."),
-    ("es", "Hola, ¿qué tal?", {"¿Qué tal?": "How are you?"}, "Hello, how are you?"),
+    ("es", "Hola, ¿qué tal?", {"¿Cómo estás?": "How are you?"}, "Hello, how are you?"),  # (greetings.SAID)
     ("es", "Vale, nos vemos a las ocho.", {"Nos vemos a las ocho.": "See you at eight."}, "OK, see you at eight."),
     ("es", "Lo siento, no puedo ir.", {"No puedo ir.": "I can't go."}, "Sorry, I can't go."),
     ("es", "Bueno, pasa.", {"Pasa.": "Come in."}, "Well, come in."),

@@ -53,7 +53,7 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
     text whose direction the server has no model for refuses the request (LibreTranslate's wording).
     `options`: the request's (config.Options: its glossary merged over the server's), for every direction. And each
     text's warnings, as the CLI gives them on stderr (_said)."""
-    from mtcli.route import kept_blocks
+    from mtcli.route import judged_parts
 
     directions = Directions.of(tools.engines)
     told = detect_job(tools, texts, fmt) if source == AUTO else [(source, None)] * len(texts)
@@ -71,9 +71,9 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
             raise UserError(why)
         else:
             groups.setdefault(f"{lang}-{target}", []).append(i)
-    # (a document told as a whole: its parts surely in the target language kept as they came, as the CLI does)
-    keep = kept_blocks(target, lambda t: _told(t, "text")) if source == AUTO and fmt != "text" else None
     for direction, rows in groups.items():
+        # (a document: each part's own language asks to keep it or warn, as the CLI's: route.judged_parts)
+        keep = judged_parts(pair(direction)[0], target, _told_text, source != AUTO) if fmt != "text" else None
         lines: list = []
         warned: list[list[tuple[int, str]]] = []
         done = translate_texts([texts[i] for i in rows], fmt, nbest, tools.engines[direction],
@@ -85,14 +85,19 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
     return out, told if source == AUTO else None, read, said
 
 
-def _told(text: str, fmt: str) -> tuple[str | None, float]:
+def _told(text: str, fmt: str, prior: str | None = None) -> tuple[str | None, float]:
     """The text's language and confidence 0-1, unrounded as route.contradicted reads it (the CLI's, so that a
     warning is given at the same confidence). HTML is told by its text, without its markup (tag and attribute
     names, scripts, styles are English)."""
     from mtcli.langid import detect, without_markup
 
-    d = detect(without_markup(text) if fmt == "html" else text)
+    d = detect(without_markup(text) if fmt == "html" else text, prior)
     return d.language, d.confidence
+
+
+def _told_text(text: str, prior: str | None) -> tuple[str | None, float]:
+    """A document's part told (route.judged_parts's detect): its words, without markup already."""
+    return _told(text, "text", prior)
 
 
 def _said(text: str, fmt: str, source: str, warned: list[tuple[int, str]]) -> list[str]:
@@ -128,8 +133,8 @@ def translate_texts(texts: list[str], fmt: str, nbest: int, engine: Engine,
     k-th alternative joins each line's k-th hypothesis). Documents (HTML, ...) get the best only.
     `options`: the source language's (config.Options.text_for). `lines_read` (text only): each text's
     lines as (source, n-best) are appended to it, for the check (mtcli.confidence); `warnings`: each text's
-    warnings with their line's number (a document's as the CLI numbers them). `keep`: a document's parts kept as
-    they came (route.kept_blocks)."""
+    warnings with their line's number (a document's as the CLI numbers them). `keep`: what a document's parts ask
+    (route.judged_parts)."""
     if fmt != "text":
         done = [translate_document(_LINE_END.split(t), fmt, engine, options, keep) for t in texts]
         if warnings is not None:
@@ -158,7 +163,7 @@ def file_job(tools, data: bytes, fmt: str, name: str, source: str, target: str,
     does it, with the server's `options` (its glossary), and its warnings as that command words them on stderr
     ("line 2: ...", a Word or OpenDocument file's "paragraph 3: ..."); a file in the target language already comes
     back as it came."""
-    from mtcli.route import contradicted, kept_blocks
+    from mtcli.route import contradicted, plan
 
     if fmt not in DOCUMENTS:
         doc = read_document(data, name)
@@ -166,16 +171,16 @@ def file_job(tools, data: bytes, fmt: str, name: str, source: str, target: str,
         return doc.encode(out[0] + "\n"), said
     units, write = read_file(data, fmt, name)
     directions = Directions.of(tools.engines)
-    whole = "\n".join(units.plain_texts())
-    language, confidence = detected(whole) if source == AUTO else (source, None)
-    language, where = language or directions.source_for(target), "paragraph" if fmt in ("docx", "odt") else "line"
-    if language == target:
-        return data, [] if confidence is None else _worded([(1, _already(language, confidence, fmt, whole))], where)
+    where = "paragraph" if fmt in ("docx", "odt") else "line"
+    language, target, keep, whole = plan(units.plain_texts(), _told_text, None if source == AUTO else source, target,
+                                         directions.source_for(target))
+    if whole:
+        return data, _worded([(1, whole)], where)
     if why := directions.unavailable(language, target):
         raise UserError(why)
-    keep = kept_blocks(target, lambda t: _told(t, "text")) if source == AUTO else None  # (as translate_job's)
     results = units.translate(tools.engines[f"{language}-{target}"], options.text_for(language), keep)
     warned = [(r.line, w) for r in results for w in r.warnings]
+    whole = "\n".join(units.plain_texts())
     if source != AUTO and (why := contradicted(whole, source, lambda t: _told(t, "text"), "the document")):
         warned.append((1, why))
     return write(target), _worded(warned, where)

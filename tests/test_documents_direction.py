@@ -135,3 +135,17 @@ def test_a_malformed_po_exits_2_and_writes_nothing(run_cli, tmp_path):
     source.write_text('msgid "Open file\nmsgstr ""\n\nmsgid Hello\nmsgstr ""\n')
     code, _, err = run_cli("translate", "-i", source, "-o", out)
     assert code == 2 and "(line 1)" in err and len(err.strip().splitlines()) == 1 and not out.exists()
+
+
+@pytest.mark.slow
+def test_the_server_translates_a_mixed_file_the_way_of_most_of_it(shipped_model):
+    from tests.test_serve import running_app
+
+    httpx = pytest.importorskip("httpx", reason="a test dependency: pip install -e '.[test]'")
+    with running_app([shipped_model, shipped_model.parent / "es-en"]) as (base, _), \
+            httpx.Client(base_url=base, timeout=120) as client:
+        answer = client.post("/translate_file", files={"file": ("mix5.json", json.dumps(MIX5).encode())},
+                             data={"source": "auto", "target": "es"}).json()
+        got = json.loads(client.get(answer["translatedFileUrl"]).content)
+    # (it had come back untranslated whole: "the document is Spanish already")
+    assert got["b"] == MIX5["b"] and got["c"] != MIX5["c"] and got["e"] != MIX5["e"]

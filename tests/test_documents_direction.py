@@ -147,5 +147,10 @@ def test_the_server_translates_a_mixed_file_the_way_of_most_of_it(shipped_model)
         answer = client.post("/translate_file", files={"file": ("mix5.json", json.dumps(MIX5).encode())},
                              data={"source": "auto", "target": "es"}).json()
         got = json.loads(client.get(answer["translatedFileUrl"]).content)
+        guide = "# Guía rápida\n\nDescarga el instalador y ejecútalo.\n\nThanks for using this program.\n"
+        page = client.post("/translate", json={"q": guide, "source": "auto", "target": "es", "format": "markdown"})
     # (it had come back untranslated whole: "the document is Spanish already")
     assert got["b"] == MIX5["b"] and got["c"] != MIX5["c"] and got["e"] != MIX5["e"]
+    # a document mostly in the target language: its other parts translated all the same, as the CLI's --to
+    text = page.json()["translatedText"]
+    assert "Descarga el instalador y ejecútalo." in text and "Thanks for using" not in text

@@ -12,7 +12,7 @@ import pickle
 from mtcli.config import Options, TextOptions
 from mtcli.errors import UserError
 from mtcli.serve.languages import AUTO, Directions, pair
-from mtcli.text.formats import DOCUMENTS, EXTENSIONS, read_file, translate_document
+from mtcli.text.formats import DOCUMENTS, EXTENSIONS, blocks_of, read_file, translate_document
 from mtcli.text.pipeline import Engine, translate_lines
 from mtcli.text.sentence import Lexicon
 from mtcli.text.read import _LINE_END, read_document
@@ -30,8 +30,15 @@ def setup(translators) -> bytes:
 
 
 def detected(text: str, fmt: str = "text") -> tuple[str | None, float]:
-    """The text's language (None: nothing to tell) and mtcli.langid's confidence, 0-100 as LibreTranslate's."""
-    language, confidence = _told(text, fmt)
+    """The text's language (None: nothing to tell) and mtcli.langid's confidence, 0-100 as LibreTranslate's; a
+    document's (html, markdown, srt, vtt) what most of it is, as the CLI's (route.document_language: its blocks
+    weighted by words and confidence; the confidence the share of the weight)."""
+    from mtcli.route import document_language
+
+    if fmt == "text":
+        language, confidence = _told(text, fmt)
+    else:
+        language, confidence = document_language(blocks_of(_LINE_END.split(text), fmt), lambda t: _told(t, "text"))
     return language, round(100 * confidence, 1)
 
 
@@ -63,6 +70,8 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
     said: list[list[str]] = [[] for _ in texts]
     groups: dict[str, list[int]] = {}
     for i, (lang, conf) in enumerate(told):
+        if lang == target and fmt != "text" and source == AUTO and not _whole(texts[i], fmt, target):
+            lang = directions.source_for(target)  # (a document mostly in the target: its other parts translated)
         if lang == target:
             out[i] = [texts[i]]
             if source == AUTO:  # (the CLI's word for it; a text told as a whole, as documents are)
@@ -93,6 +102,13 @@ def _told(text: str, fmt: str, prior: str | None = None) -> tuple[str | None, fl
 
     d = detect(without_markup(text) if fmt == "html" else text, prior)
     return d.language, d.confidence
+
+
+def _whole(text: str, fmt: str, target: str) -> bool:
+    """Whether every part of a document (html, markdown, srt, vtt) is in the `target` language already (route.plan)."""
+    from mtcli.route import plan
+
+    return plan(blocks_of(_LINE_END.split(text), fmt), _told_text, None, target, target)[3] is not None
 
 
 def _told_text(text: str, prior: str | None) -> tuple[str | None, float]:

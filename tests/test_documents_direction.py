@@ -154,3 +154,12 @@ def test_the_server_translates_a_mixed_file_the_way_of_most_of_it(shipped_model)
     # a document mostly in the target language: its other parts translated all the same, as the CLI's --to
     text = page.json()["translatedText"]
     assert "Descarga el instalador y ejecútalo." in text and "Thanks for using" not in text
+
+
+def test_a_document_nested_too_deep_is_refused_before_its_parts_are_told():
+    from mtcli.route import Router
+    from mtcli.text.markup import MAX_DEPTH
+
+    deep = ["<p>" + "<b>" * 5_000 + "green" + "</b>" * 5_000 + "</p>"]
+    with pytest.raises(UserError, match=rf"^line 1: markup nested more than {MAX_DEPTH} deep"):
+        Router(lambda direction: None).translate_document(deep, "html")

@@ -103,6 +103,7 @@ def blocks_of(lines: list[str], fmt: str) -> list[str]:
     language (route.Router.plan)."""
     doc = Prose([line.replace("\r", " ") for line in lines] if fmt == "markdown" else list(lines))
     _READERS[fmt](doc)
+    check_depth(doc.texts, doc.items, lambda i: doc.blocks[i][0][0] + 1)  # (before plain() reads the nesting)
     return [plain(text, doc.items) for text in doc.texts]
 
 

@@ -78,24 +78,20 @@ def document_language(parts: Sequence[str], detect) -> tuple[str | None, float]:
     return language, votes[language] / sum(votes.values())
 
 
-def judged_parts(source: str, target: str, detect, given: bool = False) -> Judge:
-    """For a document translated from `source` to `target`, what each part's own language asks (`detect(text,
-    prior)`: language or None, confidence 0-1, the document's language the prior of a part of a few words): a part
-    told `target` at KEEP_SURE or more is kept as it came, with a warning; one told `target` less surely is
-    translated, with a warning naming it. `given`: the source language was given (--from): nothing kept, a part
-    surely the other language (route.contradicted) warned. Each part's answer is (the warning for keeping it, the
-    warning for translating it); the same text is told once."""
+def judged_parts(source: str, target: str, detect) -> Judge:
+    """For a document translated from `source` (told, not given) to `target`, what each part's own language asks
+    (`detect(text, prior)`: language or None, confidence 0-1, the document's language the prior of a part of a few
+    words): a part told `target` at KEEP_SURE or more is kept as it came, with a warning; one told `target` less
+    surely is translated, with a warning naming it. Each part's answer is (the warning for keeping it, the warning
+    for translating it); the same text is told once."""
     what = "this part of the document"
     said: dict[str, tuple[str | None, str | None]] = {}
 
     def judge(text: str) -> tuple[str | None, str | None]:
         if text not in said:
-            if given:
-                said[text] = None, contradicted(text, source, lambda t: detect(t, None), what)
-            else:
-                told, confidence = detect(text, source)
-                said[text] = (None, None) if told != target else (already(told, confidence, what), None) \
-                    if confidence >= KEEP_SURE else (None, misread(NAMES[told], NAMES[source], what))
+            told, confidence = detect(text, source)
+            said[text] = (None, None) if told != target else (already(told, confidence, what), None) \
+                if confidence >= KEEP_SURE else (None, misread(NAMES[told], NAMES[source], what))
         return said[text]
     return judge
 
@@ -104,14 +100,14 @@ Judge = Callable[[str], "tuple[str | None, str | None]"]
 
 
 def plan(parts: Sequence[str], detect, source: str | None, target: str | None,
-         fallback: str) -> tuple[str, str, Judge, str | None]:
-    """A document's direction, from its parts' text, and what each part asks (judged_parts): the source given,
-    else the other of the target given, else what most of the document is (document_language; `fallback` when it
-    has nothing to tell); and the warning for keeping the whole as it came when every part is in the target
-    language already (else None). `detect(text, prior)`: language or None, confidence 0-1."""
+         fallback: str) -> tuple[str, str, Judge | None, str | None]:
+    """A document's direction, from its parts' text, and what each part asks (judged_parts): the source given (the
+    user's word stands: no part judged; the document warned once as a whole, Router.questioned), else the other of
+    the target given, else what most of the document is (document_language; `fallback` when it has nothing to tell);
+    and the warning for keeping the whole as it came when every part is in the target language already (else None).
+    `detect(text, prior)`: language or None, confidence 0-1."""
     if source:
-        target = target or other(source)
-        return source, target, judged_parts(source, target, detect, given=True), None
+        return source, target or other(source), None, None
     language, confidence = document_language(parts, lambda text: detect(text, None))
     target = target or other(language or fallback)
     judge = judged_parts(other(target), target, detect)
@@ -253,7 +249,7 @@ class Router:
         (SURE, SURE_WORDS), else None. Never a refusal: the text is translated as it was asked."""
         return contradicted(text, self.fixed.split("-")[0], lambda t: self.detect(t, None), what) if self.fixed else None
 
-    def plan(self, parts: Sequence[str]) -> tuple[str, str, Judge, str | None]:
+    def plan(self, parts: Sequence[str]) -> tuple[str, str, Judge | None, str | None]:
         """A document's direction and what each part asks (route.plan), the source and target given or told."""
         source, target = self.fixed.split("-") if self.fixed else (None, self.languages.target)
         return plan(parts, self.detect, source, target, self.prior or DEFAULT_DIRECTION.split("-")[0])

@@ -48,9 +48,7 @@ def test_a_part_told_the_target_less_surely_is_translated_with_a_warning():
     assert judge("unsure") == (None, "this part of the document looks like Spanish already; it was translated as "
                                      "if it were English")
     assert judge("other") == (None, None)
-    given = judged_parts("en", "es", lambda t, p: ("es", 1.0), given=True)  # (--from en: nothing kept, warned)
-    assert given("uno dos tres")[0] is None and "looks like Spanish" in given("uno dos tres")[1]
-    assert given("uno") == (None, None)  # (too few words to question a language given)
+    assert plan(["Hola amigo"], told, "en", None, "en") == ("en", "es", None, None)  # (--from en: the user's word)
 
 
 def test_with_a_target_given_each_part_decides_and_a_whole_document_in_it_is_kept():

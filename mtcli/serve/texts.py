@@ -82,7 +82,7 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
             groups.setdefault(f"{lang}-{target}", []).append(i)
     for direction, rows in groups.items():
         # (a document: each part's own language asks to keep it or warn, as the CLI's: route.judged_parts)
-        keep = judged_parts(pair(direction)[0], target, _told_text, source != AUTO) if fmt != "text" else None
+        keep = judged_parts(pair(direction)[0], target, _told_text) if fmt != "text" and source == AUTO else None
         lines: list = []
         warned: list[list[tuple[int, str]]] = []
         done = translate_texts([texts[i] for i in rows], fmt, nbest, tools.engines[direction],

@@ -29,6 +29,11 @@ MAJORITY = 0.8  # a line counts towards the stream's running majority when told 
 # no line was told the wrong way even at 0.9 and one word; these leave room for what the corpus lacks (names,
 # software strings) and still warn on 95 % of lines given the wrong way (docs/langid.md, benchmarks/wrong_source.py)
 SURE, SURE_WORDS = 0.99, 3
+# A part of a document (a paragraph, a cell, a JSON string) told the target language this surely, with the
+# document's language as its prior, is kept as it came: "Hola amigo" in an English PO file is told Spanish at 0.97,
+# "Instalación rápida" in an English guide 1.00; of 30 short English UI strings and headings tried none reached 0.9
+# (most 0.7-0.84: "Quit" 0.73, "Print" 0.71 Spanish), and a part told so less surely is translated with a warning
+KEEP_SURE = 0.95
 # Lines of a call (a chunk of a file: text.pipeline.LINES_PER_CALL) from which the loaded directions none of them
 # takes are let go before it is decoded (Router.forget): the corpus's English sides, shuffled, tell 3 of 100,000
 # lines Spanish (the first at line 26,514), and the Spanish model the first loaded stayed resident through every
@@ -57,17 +62,57 @@ def contradicted(text: str, given: str, detect, what: str = "this") -> str | Non
     return misread(NAMES[told], NAMES[given], what) if told not in (None, given) and confidence >= SURE else None
 
 
-def kept_blocks(target: str, detect) -> Callable[[str], str | None]:
-    """For a document told as a whole and translated to `target`: the warning for a block of it surely in the target
-    language already (SURE, SURE_WORDS; `detect(text)`: language or None, confidence 0-1), which is kept as it came,
-    else None. A page with an English and a Spanish paragraph, told Spanish, had its English one made nonsense
-    ("Click here to save the files." -> "Card boiled boiling sails."), unwarned."""
-    def keep(text: str) -> str | None:
-        if len(set(_WORD.findall(text.lower()))) < SURE_WORDS:  # (different words: a table's "en-es + es-en" none)
-            return None
-        told, confidence = detect(text)
-        return already(told, confidence, "this part of the document") if told == target and confidence >= SURE else None
-    return keep
+def document_language(parts: Sequence[str], detect) -> tuple[str | None, float]:
+    """A document's language: what most of it is, each part's told language (`detect(text)`: language or None,
+    confidence 0-1) weighted by its words and that confidence; and the share of the weight it has. Told as one
+    text, a JSON file of four short English strings and two long Spanish ones was Spanish ("Meeting notes" ->
+    "Meeting didn't go"), a PO file of five English buttons and "Hola amigo" too."""
+    votes: Counter = Counter()
+    for part in parts:
+        told, confidence = detect(part)
+        if told is not None:
+            votes[told] += max(1, len(_WORD.findall(part))) * confidence
+    if not votes:
+        return None, 0.0
+    language = max(votes, key=votes.__getitem__)
+    return language, votes[language] / sum(votes.values())
+
+
+def judged_parts(source: str, target: str, detect) -> Judge:
+    """For a document translated from `source` (told, not given) to `target`, what each part's own language asks
+    (`detect(text, prior)`: language or None, confidence 0-1, the document's language the prior of a part of a few
+    words): a part told `target` at KEEP_SURE or more is kept as it came, with a warning; one told `target` less
+    surely is translated, with a warning naming it. Each part's answer is (the warning for keeping it, the warning
+    for translating it); the same text is told once."""
+    what = "this part of the document"
+    said: dict[str, tuple[str | None, str | None]] = {}
+
+    def judge(text: str) -> tuple[str | None, str | None]:
+        if text not in said:
+            told, confidence = detect(text, source)
+            said[text] = (None, None) if told != target else (already(told, confidence, what), None) \
+                if confidence >= KEEP_SURE else (None, misread(NAMES[told], NAMES[source], what))
+        return said[text]
+    return judge
+
+
+Judge = Callable[[str], "tuple[str | None, str | None]"]
+
+
+def plan(parts: Sequence[str], detect, source: str | None, target: str | None,
+         fallback: str) -> tuple[str, str, Judge | None, str | None]:
+    """A document's direction, from its parts' text, and what each part asks (judged_parts): the source given (the
+    user's word stands: no part judged; the document warned once as a whole, Router.questioned), else the other of
+    the target given, else what most of the document is (document_language; `fallback` when it has nothing to tell);
+    and the warning for keeping the whole as it came when every part is in the target language already (else None).
+    `detect(text, prior)`: language or None, confidence 0-1."""
+    if source:
+        return source, target or other(source), None, None
+    language, confidence = document_language(parts, lambda text: detect(text, None))
+    target = target or other(language or fallback)
+    judge = judged_parts(other(target), target, detect)
+    whole = bool(parts) and all(judge(part)[0] for part in parts)
+    return other(target), target, judge, already(target, confidence, "the document") if whole else None
 
 
 @dataclass(frozen=True)
@@ -149,14 +194,6 @@ class Router:
     def prior(self) -> str | None:
         return self.seen.most_common(1)[0][0] if self.seen else None
 
-    def language_of(self, lines: Sequence[str]) -> tuple[str, float | None]:
-        """A document's language, told from its text as a whole (the running majority, else English,
-        when it has nothing to tell)."""
-        if self.fixed:
-            return self.fixed.split("-")[0], None
-        language, confidence = self.detect("\n".join(lines), self.prior)
-        return language or self.prior or DEFAULT_DIRECTION.split("-")[0], confidence
-
     def checker(self, direction: str):
         if self.checker_for is None:
             return None
@@ -212,32 +249,33 @@ class Router:
         (SURE, SURE_WORDS), else None. Never a refusal: the text is translated as it was asked."""
         return contradicted(text, self.fixed.split("-")[0], lambda t: self.detect(t, None), what) if self.fixed else None
 
-    def translate_document(self, lines: list[str], fmt: str) -> tuple[list[str], list[LineResult]]:
-        """A document (srt, markdown, html) whole, in the direction of its text's language."""
-        from mtcli.text.formats import translate_document
+    def plan(self, parts: Sequence[str]) -> tuple[str, str, Judge | None, str | None]:
+        """A document's direction and what each part asks (route.plan), the source and target given or told."""
+        source, target = self.fixed.split("-") if self.fixed else (None, self.languages.target)
+        return plan(parts, self.detect, source, target, self.prior or DEFAULT_DIRECTION.split("-")[0])
 
-        language, confidence = self.language_of(lines)
-        target = self.languages.target or other(language)
-        if language == target:
-            return list(lines), [LineResult(1, [("", 0.0)], warnings=[already(language, confidence, "the document")])]
-        keep = None if self.fixed else kept_blocks(target, lambda text: self.detect(text, None))  # (told: each part too)
-        out, results = translate_document(lines, fmt, self.engine(f"{language}-{target}"),
-                                          self.options.text_for(language), keep)
+    def translate_document(self, lines: list[str], fmt: str) -> tuple[list[str], list[LineResult]]:
+        """A document (srt, markdown, html) whole, in the direction of its text's language (Router.plan)."""
+        from mtcli.text.formats import blocks_of, translate_document
+
+        source, target, judge, whole = self.plan(blocks_of(lines, fmt))
+        if whole:
+            return list(lines), [LineResult(1, [("", 0.0)], warnings=[whole])]
+        out, results = translate_document(lines, fmt, self.engine(f"{source}-{target}"),
+                                          self.options.text_for(source), judge)
         text = "\n".join(lines)
         return out, results + self._once(without_markup(text) if fmt == "html" else text)
 
     def translate_file(self, data: bytes, fmt: str, name: str, settings=None) -> tuple[bytes, list[LineResult]]:
         """A document read and written as bytes (formats.DOCUMENTS: docx, odt, po, xliff, json) whole, in the
-        direction of its text's language; one LineResult per text translated."""
+        direction of its text's language (Router.plan); one LineResult per text translated."""
         from mtcli.text.formats import Settings, read_file
 
         units, write = read_file(data, fmt, name, settings or Settings())
-        language, confidence = self.language_of(units.plain_texts())
-        target = self.languages.target or other(language)
-        if language == target:
-            return data, [LineResult(1, [("", 0.0)], warnings=[already(language, confidence, "the document")])]
-        keep = None if self.fixed else kept_blocks(target, lambda text: self.detect(text, None))  # (as a document's)
-        results = units.translate(self.engine(f"{language}-{target}"), self.options.text_for(language), keep)
+        source, target, judge, whole = self.plan(units.plain_texts())
+        if whole:
+            return data, [LineResult(1, [("", 0.0)], warnings=[whole])]
+        results = units.translate(self.engine(f"{source}-{target}"), self.options.text_for(source), judge)
         return write(target), results + self._once("\n".join(units.plain_texts()))
 
     def _once(self, text: str) -> list[LineResult]:

@@ -36,6 +36,7 @@ TINY: dict[str, tuple[list[str], list[str]]] = {
                     [r"batches of 2048 tokens \(CTranslate2's: 2048 greedy, 512 at beam 4\)", r"CTranslate2 int8 +\d+ sentences/s .* same text as mtcli +\d"]),
     "distributed": (["--steps", "2", "--warmup", "1", "--prepared", "{prepared}"],
                     [r"\n +1 +2 +\d+\.\d .* 1\.00 +100%", r"\n +2 +1 +\d+\.\d .* \d\.\d\d +\d+%"]),
+    "document_parts": (["-n", "20", "--show", "0"], [r"software-en\.txt \(en, \d+ parts\): kept \d+ \(before \d+\)"]),
     "documents": (["--sentences", "8", "--rounds", "1"],
                   [r"median CPU time: lines [\d.]+ s, docx [\d.]+ s \(\d+% of the lines' sentences per second\)"]),
     "documents:scaling": (["--scaling", "--entries", "5"], [r"odt 16x \(\d+ entries or paragraphs, 80 sentences\): +\d"]),

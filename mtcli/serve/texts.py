@@ -12,7 +12,7 @@ import pickle
 from mtcli.config import Options, TextOptions
 from mtcli.errors import UserError
 from mtcli.serve.languages import AUTO, Directions, pair
-from mtcli.text.formats import DOCUMENTS, EXTENSIONS, read_file, translate_document
+from mtcli.text.formats import DOCUMENTS, EXTENSIONS, blocks_of, read_file, translate_document
 from mtcli.text.pipeline import Engine, translate_lines
 from mtcli.text.sentence import Lexicon
 from mtcli.text.read import _LINE_END, read_document
@@ -30,8 +30,15 @@ def setup(translators) -> bytes:
 
 
 def detected(text: str, fmt: str = "text") -> tuple[str | None, float]:
-    """The text's language (None: nothing to tell) and mtcli.langid's confidence, 0-100 as LibreTranslate's."""
-    language, confidence = _told(text, fmt)
+    """The text's language (None: nothing to tell) and mtcli.langid's confidence, 0-100 as LibreTranslate's; a
+    document's (html, markdown, srt, vtt) what most of it is, as the CLI's (route.document_language: its blocks
+    weighted by words and confidence; the confidence the share of the weight)."""
+    from mtcli.route import document_language
+
+    if fmt == "text":
+        language, confidence = _told(text, fmt)
+    else:
+        language, confidence = document_language(blocks_of(_LINE_END.split(text), fmt), lambda t: _told(t, "text"))
     return language, round(100 * confidence, 1)
 
 
@@ -53,7 +60,7 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
     text whose direction the server has no model for refuses the request (LibreTranslate's wording).
     `options`: the request's (config.Options: its glossary merged over the server's), for every direction. And each
     text's warnings, as the CLI gives them on stderr (_said)."""
-    from mtcli.route import kept_blocks
+    from mtcli.route import judged_parts
 
     directions = Directions.of(tools.engines)
     told = detect_job(tools, texts, fmt) if source == AUTO else [(source, None)] * len(texts)
@@ -63,6 +70,8 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
     said: list[list[str]] = [[] for _ in texts]
     groups: dict[str, list[int]] = {}
     for i, (lang, conf) in enumerate(told):
+        if lang == target and fmt != "text" and source == AUTO and not _whole(texts[i], fmt, target):
+            lang = directions.source_for(target)  # (a document mostly in the target: its other parts translated)
         if lang == target:
             out[i] = [texts[i]]
             if source == AUTO:  # (the CLI's word for it; a text told as a whole, as documents are)
@@ -71,9 +80,9 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
             raise UserError(why)
         else:
             groups.setdefault(f"{lang}-{target}", []).append(i)
-    # (a document told as a whole: its parts surely in the target language kept as they came, as the CLI does)
-    keep = kept_blocks(target, lambda t: _told(t, "text")) if source == AUTO and fmt != "text" else None
     for direction, rows in groups.items():
+        # (a document: each part's own language asks to keep it or warn, as the CLI's: route.judged_parts)
+        keep = judged_parts(pair(direction)[0], target, _told_text) if fmt != "text" and source == AUTO else None
         lines: list = []
         warned: list[list[tuple[int, str]]] = []
         done = translate_texts([texts[i] for i in rows], fmt, nbest, tools.engines[direction],
@@ -85,14 +94,26 @@ def translate_job(tools, texts: list[str], fmt: str, nbest: int, source: str, ta
     return out, told if source == AUTO else None, read, said
 
 
-def _told(text: str, fmt: str) -> tuple[str | None, float]:
+def _told(text: str, fmt: str, prior: str | None = None) -> tuple[str | None, float]:
     """The text's language and confidence 0-1, unrounded as route.contradicted reads it (the CLI's, so that a
     warning is given at the same confidence). HTML is told by its text, without its markup (tag and attribute
     names, scripts, styles are English)."""
     from mtcli.langid import detect, without_markup
 
-    d = detect(without_markup(text) if fmt == "html" else text)
+    d = detect(without_markup(text) if fmt == "html" else text, prior)
     return d.language, d.confidence
+
+
+def _whole(text: str, fmt: str, target: str) -> bool:
+    """Whether every part of a document (html, markdown, srt, vtt) is in the `target` language already (route.plan)."""
+    from mtcli.route import plan
+
+    return plan(blocks_of(_LINE_END.split(text), fmt), _told_text, None, target, target)[3] is not None
+
+
+def _told_text(text: str, prior: str | None) -> tuple[str | None, float]:
+    """A document's part told (route.judged_parts's detect): its words, without markup already."""
+    return _told(text, "text", prior)
 
 
 def _said(text: str, fmt: str, source: str, warned: list[tuple[int, str]]) -> list[str]:
@@ -128,8 +149,8 @@ def translate_texts(texts: list[str], fmt: str, nbest: int, engine: Engine,
     k-th alternative joins each line's k-th hypothesis). Documents (HTML, ...) get the best only.
     `options`: the source language's (config.Options.text_for). `lines_read` (text only): each text's
     lines as (source, n-best) are appended to it, for the check (mtcli.confidence); `warnings`: each text's
-    warnings with their line's number (a document's as the CLI numbers them). `keep`: a document's parts kept as
-    they came (route.kept_blocks)."""
+    warnings with their line's number (a document's as the CLI numbers them). `keep`: what a document's parts ask
+    (route.judged_parts)."""
     if fmt != "text":
         done = [translate_document(_LINE_END.split(t), fmt, engine, options, keep) for t in texts]
         if warnings is not None:
@@ -158,7 +179,7 @@ def file_job(tools, data: bytes, fmt: str, name: str, source: str, target: str,
     does it, with the server's `options` (its glossary), and its warnings as that command words them on stderr
     ("line 2: ...", a Word or OpenDocument file's "paragraph 3: ..."); a file in the target language already comes
     back as it came."""
-    from mtcli.route import contradicted, kept_blocks
+    from mtcli.route import contradicted, plan
 
     if fmt not in DOCUMENTS:
         doc = read_document(data, name)
@@ -166,16 +187,16 @@ def file_job(tools, data: bytes, fmt: str, name: str, source: str, target: str,
         return doc.encode(out[0] + "\n"), said
     units, write = read_file(data, fmt, name)
     directions = Directions.of(tools.engines)
-    whole = "\n".join(units.plain_texts())
-    language, confidence = detected(whole) if source == AUTO else (source, None)
-    language, where = language or directions.source_for(target), "paragraph" if fmt in ("docx", "odt") else "line"
-    if language == target:
-        return data, [] if confidence is None else _worded([(1, _already(language, confidence, fmt, whole))], where)
+    where = "paragraph" if fmt in ("docx", "odt") else "line"
+    language, target, keep, whole = plan(units.plain_texts(), _told_text, None if source == AUTO else source, target,
+                                         directions.source_for(target))
+    if whole:
+        return data, _worded([(1, whole)], where)
     if why := directions.unavailable(language, target):
         raise UserError(why)
-    keep = kept_blocks(target, lambda t: _told(t, "text")) if source == AUTO else None  # (as translate_job's)
     results = units.translate(tools.engines[f"{language}-{target}"], options.text_for(language), keep)
     warned = [(r.line, w) for r in results for w in r.warnings]
+    whole = "\n".join(units.plain_texts())
     if source != AUTO and (why := contradicted(whole, source, lambda t: _told(t, "text"), "the document")):
         warned.append((1, why))
     return write(target), _worded(warned, where)

@@ -24,8 +24,17 @@ _LONE_WORD = lazy_re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)?")
 # one-word replies and switch labels alone on a line or in a cell (a form, a settings table, a dialog): the model has
 # no good answer for them, as a sentence or a fragment, and the way back (mtcli.roundtrip) finds none in its beam
 # ("Yes" -> "Sí que sí", "On" -> "Pase", "Off" -> "Aparte"; "No" -> "No hay nada" where nothing ranks it: a
-# document's cell, the server). A row each, as labels.HEADINGS: the same answer on every path
-REPLIES = {"yes": "sí", "no": "no", "on": "activado", "off": "desactivado"}
+# document's cell, the server). A row each, as labels.HEADINGS: the same answer on every path. Spanish's alone went
+# as wrong, unwarned in a document ("Sí" -> "Follow him", "Cancelar" -> "Begin", "Guardar" -> "Keep going"; of
+# the 24 below 2 right alone: "Abrir", "Cerrar"), so every row is read both ways; English's only where the model
+# is wrong alone (it gives "Cancelar", "Abre", "Ayuda" itself; "Save" -> "Apártense", "Edit" -> "Divide")
+UI_WORDS = (("yes", "sí"), ("no", "no"), ("on", "activado"), ("off", "desactivado"), ("save", "guardar"),
+            ("delete", "eliminar"), ("edit", "editar"), ("copy", "copiar"), ("paste", "pegar"), ("print", "imprimir"),
+            ("previous", "anterior"))
+_SPANISH_UI = (("OK", "aceptar"), ("cancel", "cancelar"), ("open", "abrir"), ("close", "cerrar"), ("delete", "borrar"),
+               ("search", "buscar"), ("exit", "salir"), ("back", "atrás"), ("next", "siguiente"), ("help", "ayuda"),
+               ("on", "encendido"), ("off", "apagado"), ("send", "enviar"))
+REPLIES = {"en": dict(UI_WORDS), "es": {es: en for en, es in UI_WORDS + _SPANISH_UI}}
 _ARTICLE = lazy_re.compile(r"(?:el|la|los|las) (?=[^\W\d_])", re.IGNORECASE)
 _SENTENCE_WORDS = frozenset("hello hi thanks no sorry welcome help stop wait look listen run".split())
 
@@ -70,8 +79,8 @@ class LoneWord:
         t, options = s.text, c.options
         s.alone = bool(_LONE_WORD.fullmatch(t))
         word = t.removesuffix(".")
-        reply = REPLIES.get(word.lower()) if options.case and options.source == "en" and options.punctuate \
-            and not s.cut else None
+        reply = REPLIES[options.source].get(word.lower()) if options.case and options.punctuate and not s.cut \
+            else None
         if reply:
             s.verbatim = (reply.upper() if word.isupper() and len(word) > 1 else reply[:1].upper() + reply[1:]
                           if word[:1].isupper() else reply) + t[len(word):]

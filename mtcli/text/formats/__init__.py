@@ -23,7 +23,7 @@ from pathlib import Path
 from mtcli.errors import UserError
 from mtcli.text.formats import html, markdown, srt
 from mtcli.text.formats.prose import Prose
-from mtcli.text.formats.units import Keep, Settings, translated_or_kept
+from mtcli.text.formats.units import Keep, Settings, plain, translated_or_kept
 from mtcli.text.markup import as_written, check_depth, expand
 from mtcli.text.pipeline import Engine, LineResult, TextOptions, translate_lines
 from mtcli import lazy_re
@@ -55,8 +55,8 @@ def read_file(data: bytes, fmt: str, name: str, settings: Settings = Settings())
 def translate_document(lines: list[str], fmt: str, engine: Engine, options: TextOptions = TextOptions(),
                        keep: Keep | None = None) -> tuple[list[str], list[LineResult]]:
     """The document's lines with their prose translated (as many lines as came in), and a LineResult
-    per block (numbered by its first line) with what was split, kept and warned. `keep(text)`: the warning for a
-    block kept as it came (in the target language already: route.kept_blocks), None for one translated."""
+    per block (numbered by its first line) with what was split, kept and warned. `keep(words)`: what a block's
+    own language asks (route.judged_parts: kept as it came, or translated with a warning)."""
     # a heading or a cell has no final stop, and gets none
     options = replace(options, keep_stop=False)
     attribute_results = []
@@ -65,10 +65,10 @@ def translate_document(lines: list[str], fmt: str, engine: Engine, options: Text
     if fmt == "markdown":  # (markdown-it ends a line at a CR alone, which ends none here: its line numbers would run on)
         lines = [line.replace("\r", " ") for line in lines]
     doc = Prose(list(lines))
-    {"srt": srt.read, "vtt": srt.read_vtt, "markdown": markdown.read, "html": html.read}[fmt](doc)
+    _READERS[fmt](doc)
     check_depth(doc.texts, doc.items, lambda i: doc.blocks[i][0][0] + 1)  # (numbered as the document's lines)
     rendered: dict[str, str] = {}
-    results, kept = translated_or_kept(doc.texts, keep, lambda todo: translate_lines(
+    results, kept = translated_or_kept(doc.texts, keep and (lambda t: keep(plain(t, doc.items))), lambda todo: translate_lines(
         todo, engine, options, items=doc.items, rendered=rendered), lambda text: as_written(text, doc.items))
     for slots, r in zip(doc.blocks, results):
         r.line = slots[0][0] + 1  # a block is numbered by its first line
@@ -93,6 +93,18 @@ def translate_document(lines: list[str], fmt: str, engine: Engine, options: Text
             text = text[:s] + new + text[e:]
         out[line] = text
     return out, results + attribute_results
+
+
+_READERS = {"srt": srt.read, "vtt": srt.read_vtt, "markdown": markdown.read, "html": html.read}
+
+
+def blocks_of(lines: list[str], fmt: str) -> list[str]:
+    """The words of each block of a line document (srt, vtt, markdown, html), without markup: to tell their
+    language (route.Router.plan)."""
+    doc = Prose([line.replace("\r", " ") for line in lines] if fmt == "markdown" else list(lines))
+    _READERS[fmt](doc)
+    check_depth(doc.texts, doc.items, lambda i: doc.blocks[i][0][0] + 1)  # (before plain() reads the nesting)
+    return [plain(text, doc.items) for text in doc.texts]
 
 
 # a word of expanded markup: never cut inside a tag, a link target or a code span

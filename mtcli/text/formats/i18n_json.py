@@ -68,7 +68,7 @@ def read(data: bytes, name: str, settings: Settings):
                 matched.update(found)
                 if found or not settings.keys:
                     units.add(units.html(value), lambda tokens, at=(start, end): edits.append(
-                        (*at, _string(_joined(tokens)))), line)
+                        (*at, _string(_joined(tokens)))), line, f"key {json.dumps(here, ensure_ascii=False)}")
 
     matched: set[str] = set()
     try:

@@ -18,8 +18,25 @@ _NPLURALS = lazy_re.compile(r"nplurals\s*=\s*([0-9]+)")
 MAX_PLURALS = 6  # Arabic's (gettext's most)
 
 
+# a line of an entry: a keyword and its string, or a string continuing one; the escapes msgfmt reads
+_LINE = lazy_re.compile(r'(?:(?:msgctxt|msgid|msgid_plural|msgstr(?:\[[0-9]+\])?)[ \t]*)?"(?:[^"\\]|\\(?:[\\"abfnrtv?\']|[0-7]{1,3}|x[0-9A-Fa-f]+))*"[ \t]*')
+
+
+def _checked(data: bytes, name: str) -> None:
+    """A PO file's lines that are neither a comment, blank, nor a keyword's quoted string refused, naming the first (as
+    msgfmt: "end-of-line within string"): polib read `msgid "Open file` (no closing quote) as "Open fil" and `msgid
+    Hello` as "ell", and the catalog written back had msgids the program's strings no longer match."""
+    for n, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):  # (a U+2028 in a string is no end)
+        line = line.strip()
+        if line and not line.startswith("#") and not _LINE.fullmatch(line):
+            raise UserError(f"{name}: not a PO file: Syntax error in po file {name} (line {n}): {line[:40]!r} is no "
+                            "keyword and quoted string (a quote missing, or an escape msgfmt does not know)")
+
+
 def read(data: bytes, name: str, settings: Settings):
     import polib
+
+    _checked(data, name)
 
     # polib reads a file by its path (a string of text that names an existing file would be read as one)
     fd, path = tempfile.mkstemp(suffix=".po")

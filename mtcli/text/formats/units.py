@@ -51,6 +51,7 @@ class Units:
     texts: list[str] = field(default_factory=list)
     puts: list[Callable[[list[tuple[str, str]]], None]] = field(default_factory=list)
     where: list[int] = field(default_factory=list)  # a number for each text's warnings (a paragraph's, a line's)
+    names: list[str] = field(default_factory=list)  # what else each text's warnings name ('key "menu.open"'; "": none)
     labels: list[dict[str, str]] = field(default_factory=list)  # each text's kept markup as a warning shows it
     extras: list[inline.Extras] = field(default_factory=list)  # each text's breaks, marks set aside, placeholders
     notes: list[str] = field(default_factory=list)  # warnings of the whole file (numbered 1)
@@ -99,8 +100,9 @@ class Units:
                 break
         return _HTML_TAG.sub(lambda m: self.prose.item(m.group()), text)
 
-    def add(self, text: str, put: Callable[[list[tuple[str, str]]], None], where: int) -> None:
-        """A text to translate, if it has words (its markup's included); put(tokens) writes its translation."""
+    def add(self, text: str, put: Callable[[list[tuple[str, str]]], None], where: int, name: str = "") -> None:
+        """A text to translate, if it has words (its markup's included); put(tokens) writes its translation. `name`:
+        where it is beside its number, for its warnings (a minified JSON file's strings all have line 1)."""
         extras = inline.Extras(self._cuts)
         if PRIVATE.search(text):  # (its markup read as marks, its marks set aside and cut: items again)
             marked = inline.set_aside(as_written(text, self.prose.items), self._asides, extras)
@@ -112,14 +114,15 @@ class Units:
             self.texts.append(text)
             self.puts.append(put)
             self.where.append(where)
+            self.names.append(name)
             self.labels.append(self._pending)
             self.extras.append(extras)
         self._pending, self._cuts, self._asides = {}, [], set()
 
     def translate(self, engine: Engine, options: TextOptions, keep: Keep | None = None) -> list[LineResult]:
         """Every text translated in one call and put back; a LineResult per text, numbered by its `where` (and one
-        for the file's notes). `keep(words)`: the warning for a text left as it is (in the target language already:
-        route.kept_blocks), None for one translated."""
+        for the file's notes). `keep(words)`: what a text's own language asks (route.judged_parts: kept as it came,
+        or translated with a warning)."""
         noted = [LineResult(1, [("", 0.0)], warnings=list(self.notes))] if self.notes else []
         noted += [LineResult(where, [("", 0.0)], warnings=[why]) for where, why in self.notes_at]
         if not self.texts:
@@ -137,8 +140,10 @@ class Units:
                     for row in rows]
 
         results, kept = translated_or_kept(self.texts, keep and (lambda t: keep(plain(t, self.prose.items))), translate)
-        for r, put, where, labels, extras, why in zip(results, self.puts, self.where, self.labels, self.extras, kept):
+        for r, put, where, name, labels, extras, why in zip(results, self.puts, self.where, self.names, self.labels,
+                                                            self.extras, kept):
             r.line = where
+            r.warnings = [f"{name}: {w}" if name else w for w in r.warnings]
             if why is not None:  # (left in the document as it is)
                 continue
             r.warnings = [shown(w, labels) for w in r.warnings]
@@ -151,20 +156,25 @@ class Units:
         return results + noted
 
 
-Keep = Callable[[str], "str | None"]  # a text -> the warning for keeping it as it came, or None: route.kept_blocks
+# a text -> (the warning for keeping it as it came, the warning for translating it), each or None: route.judged_parts
+Keep = Callable[[str], "tuple[str | None, str | None]"]
 
 
 def translated_or_kept(texts: list[str], keep: Keep | None, translate: Callable[[list[str]], list[LineResult]],
                        shown: Callable[[str], str] = lambda text: text) -> tuple[list[LineResult], list[str | None]]:
-    """A document's texts each translated (those to translate in one call) or, where keep(text) gives a warning (a
-    part in the target language already), kept as it came with that warning, as every format does; and what keep
-    said of each. `shown(text)`: a kept text as the document has it (its markup)."""
-    kept = [keep(text) if keep else None for text in texts]
+    """A document's texts each translated (those to translate in one call) or, where keep(text) gives a warning for
+    keeping it (a part in the target language already), kept as it came with that warning, as every format does; a
+    warning keep gives for translating one added to its result; and the warnings for keeping each (None: translated).
+    `shown(text)`: a kept text as the document has it (its markup)."""
+    said = [keep(text) if keep else (None, None) for text in texts]
+    kept = [why for why, _ in said]
     todo = [text for text, why in zip(texts, kept) if why is None]
     done = iter(translate(todo) if todo else [])
     results = [next(done) if why is None else LineResult(0, [(shown(text), 0.0)], warnings=[why])
                for text, why in zip(texts, kept)]
-    for text, r, why in zip(texts, results, kept):
+    for text, r, (why, warned) in zip(texts, results, said):
+        if warned and warned not in r.warnings:
+            r.warnings.append(warned)
         if why is None and "…" in text and "..." not in text:  # (the model's vocabulary has "...", not "…")
             r.nbest = [(t.replace("...", "…"), score) for t, score in r.nbest]
     return results, kept

@@ -22,9 +22,10 @@ _LONE_WORD = lazy_re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)?")
 # fragments. (In a document a word alone is often a piece of a sentence cut by markup: a fragment still.)
 # one-word replies and switch labels alone on a line or in a cell (a form, a settings table, a dialog): the model has
 # no good answer for them, as a sentence or a fragment, and the way back (mtcli.roundtrip) finds none in its beam
-# ("Yes" -> "Sí que sí", "On" -> "Pase", "Off" -> "Aparte"; "No" -> "No hay nada" where nothing ranks it: a
-# document's cell, the server). A row each, as labels.HEADINGS: the same answer on every path
-REPLIES = {"yes": "sí", "no": "no", "on": "activado", "off": "desactivado"}
+# ("Yes" -> "Sí que sí", "On" -> "Pase", "Off" -> "Aparte", "Please" and chat's "pls" -> "Por favor, por favor"; "No"
+# -> "No hay nada" where nothing ranks it: a document's cell, the server). A row each, as labels.HEADINGS: the same
+# answer on every path
+REPLIES = {"yes": "sí", "no": "no", "on": "activado", "off": "desactivado", "please": "por favor"}
 _ARTICLE = lazy_re.compile(r"(?:el|la|los|las) (?=[^\W\d_])", re.IGNORECASE)
 _SENTENCE_WORDS = frozenset("hello hi thanks no sorry welcome help stop wait look listen run".split())
 

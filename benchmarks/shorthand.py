@@ -39,10 +39,10 @@ def translate(lines: list[str], source: str, tree: Path, glossary: str = "") -> 
     return [json.loads(line)["translations"][0]["text"] for line in done.stdout.splitlines() if line.startswith("{")]
 
 
-def written(name: str, source: str, tree: Path, show: bool) -> dict[str, list[int]]:
-    """Right and all lines of a set by category (its third column, else the set's name)."""
+def written(name: str, source: str, tree: Path, show: bool, limit: int = 0) -> dict[str, list[int]]:
+    """Right and all lines of a set (its first `limit`, 0 all) by category (its third column, else the set's name)."""
     rows = [line.split("\t") for line in (SETS / f"shorthand-{name}-{source}.tsv").read_text(encoding="utf-8")
-            .splitlines() if line and not line.startswith("#")]
+            .splitlines() if line and not line.startswith("#")][: limit or None]
     outs = dict(zip([r[0] for r in rows if r[2:] != ["glossary"]],
                     translate([r[0] for r in rows if r[2:] != ["glossary"]], source, tree)))
     if glossed := [r[0] for r in rows if r[2:] == ["glossary"]]:
@@ -73,11 +73,12 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="another checkout (a change's before): its figures beside")
     ap.add_argument("--unseen", type=int, default=0, help="also the first N lines of each unseen set, against --before")
     ap.add_argument("--show", action="store_true", help="every line")
+    ap.add_argument("--limit", type=int, default=0, help="the first N lines of each set (0: all)")
     args = ap.parse_args()
     for tree in [args.tree, *([args.before] if args.before else [])]:
         for name in ("kept", "chat"):
             for source in ("en", "es"):
-                counts = written(name, source, tree.resolve(), args.show)
+                counts = written(name, source, tree.resolve(), args.show, args.limit)
                 print(f"{name}-{source} ({tree}): " + ", ".join(f"{k} {r}/{n}" for k, (r, n) in counts.items()))
     if args.unseen and args.before:
         unseen(args.unseen, args.tree.resolve(), args.before.resolve())

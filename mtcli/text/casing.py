@@ -23,7 +23,7 @@ _LONE_WORD = lazy_re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)?")
 # fragments. (In a document a word alone is often a piece of a sentence cut by markup: a fragment still.)
 # one-word replies and switch labels alone on a line or in a cell (a form, a settings table, a dialog): the model has
 # no good answer for them, as a sentence or a fragment, and the way back (mtcli.roundtrip) finds none in its beam
-# ("Yes" -> "Sí que sí", "On" -> "Pase", "Off" -> "Aparte"; "No" -> "No hay nada" where nothing ranks it: a
+# ("Yes" -> "Sí que sí", "On" -> "Pase", "Off" -> "Aparte", "Please" and chat's "pls" -> "Por favor, por favor"; "No" -> "No hay nada" where nothing ranks it: a
 # document's cell, the server). A row each, as labels.HEADINGS: the same answer on every path. Spanish's alone went
 # as wrong, unwarned in a document ("Sí" -> "Follow him", "Cancelar" -> "Begin", "Guardar" -> "Keep going"; of
 # the 24 below 2 right alone: "Abrir", "Cerrar"), so every row is read both ways; English's only where the model
@@ -34,7 +34,7 @@ UI_WORDS = (("yes", "sí"), ("no", "no"), ("on", "activado"), ("off", "desactiva
 _SPANISH_UI = (("OK", "aceptar"), ("cancel", "cancelar"), ("open", "abrir"), ("close", "cerrar"), ("delete", "borrar"),
                ("search", "buscar"), ("exit", "salir"), ("back", "atrás"), ("next", "siguiente"), ("help", "ayuda"),
                ("on", "encendido"), ("off", "apagado"), ("send", "enviar"))
-REPLIES = {"en": dict(UI_WORDS), "es": {es: en for en, es in UI_WORDS + _SPANISH_UI}}
+REPLIES = {"en": dict(UI_WORDS) | {"please": "por favor"}, "es": {es: en for en, es in UI_WORDS + _SPANISH_UI}}
 _ARTICLE = lazy_re.compile(r"(?:el|la|los|las) (?=[^\W\d_])", re.IGNORECASE)
 _SENTENCE_WORDS = frozenset("hello hi thanks no sorry welcome help stop wait look listen run".split())
 

@@ -60,8 +60,8 @@ RUNS = {
     "months alone": "May and " * 75, "months after articles": "the May and " * 50,
     # amounts in euros, each matched to the model's writing of it; the same sentence again and again (pysbd's spans)
     "euros": "€5 and " * 85, "euro words": "5 euros and " * 50, "questions": "¿Qué? " * 100, "exclamations": "Hi! " * 150,
-    "texting shorthand": "pls thx u " * 60,
     "number signs": "No. 5 and " * 100, "openings": "Hello, hi, " * 100,  # (kinds.py, replies.py)
+    "texting shorthand": "pls thx u " * 60, "shorthand among spans": "pls http://x.org/u \"thx\" RN Ty ily 2 " * 16,
     # each its kind's stand-in (standins.py)
     "template variables": "{name} has {count} {file} and %s " * 20,
     "acronyms": "the UN sent a PDF to the US and " * 30, "dotted acronyms": "U.S. " * 120,  # (acronyms.py)

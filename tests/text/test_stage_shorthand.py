@@ -103,7 +103,7 @@ def test_a_table_word_alone_in_quotes_is_a_mention_and_one_alone_on_a_line_is_re
 
 
 def test_a_table_word_the_spans_stage_would_keep_alone_is_read():
-    assert translate_lines(["omg that is gr8"], engine(answers({})))[0].text == "oh my God that is great."
+    assert translate_lines(["omg that is gr8"], engine(answers({})))[0].text == "oh my God, that is great."  # (the adverb's comma)
 
 
 def test_the_model_reads_the_words_the_shorthand_stands_for():

@@ -17,6 +17,20 @@ OBJECTS = "a red car|the big house|an old book|the blue door|a small box|the new
 WHEN = "yesterday|last week|this morning|on Sunday|after dinner|before the storm".split("|")
 
 
+LINES = [f"{s} {v} {o} {w}." for s in SUBJECTS for v in VERBS for o in OBJECTS for w in WHEN][:3000]
+RUN = [sys.executable, "-m", "mtcli", "translate"]
+
+
+@pytest.fixture(scope="module")
+def compiled(shipped_model, tmp_path_factory):
+    """An environment whose cache holds the kernels compiled (a thread compiling one is not stopped: a first run's
+    Ctrl-C waits for it); made once for both tests, the cache being all that run leaves behind."""
+    env = {**os.environ, "MTCLI_CONFIG": "", "XDG_CACHE_HOME": str(tmp_path_factory.mktemp("cache"))}
+    subprocess.run([*RUN, "-m", str(shipped_model), *LINES[:40]], cwd=REPO, env=env, capture_output=True, check=True,
+                   timeout=600)
+    return env
+
+
 def _cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -26,19 +40,14 @@ def _cpu_seconds(pid: int) -> float:
 @pytest.mark.skipif(not Path("/proc/self/stat").exists() or len(os.sched_getaffinity(0)) < 2,
                     reason="needs /proc and two cores: one decoding thread is the main thread, which Ctrl-C reaches")
 @pytest.mark.parametrize("presses", [1, 2])
-def test_ctrl_c_stops_a_file_within_seconds(shipped_model, tmp_path, presses):
-    lines = [f"{s} {v} {o} {w}." for s in SUBJECTS for v in VERBS for o in OBJECTS for w in WHEN][:3000]
-    (tmp_path / "in.txt").write_text("\n".join(lines) + "\n")
+def test_ctrl_c_stops_a_file_within_seconds(shipped_model, compiled, tmp_path, presses):
+    (tmp_path / "in.txt").write_text("\n".join(LINES) + "\n")
     out = tmp_path / "out.txt"
     out.write_text("before\n")
-    env = {**os.environ, "MTCLI_CONFIG": "", "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    run = [sys.executable, "-m", "mtcli", "translate", "-m", str(shipped_model)]
-    # the kernels compiled first (a thread compiling one is not stopped: a first run's Ctrl-C waits for it)
-    subprocess.run([*run, *lines[:40]], cwd=REPO, env=env, capture_output=True, check=True, timeout=600)
     # (SIGINT as a terminal's foreground process gets it: a shell's background job, as CI may be, ignores it, and
     # Python then installs no handler)
-    proc = subprocess.Popen([*run, "-i", str(tmp_path / "in.txt"), "-o", str(out)], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen([*RUN, "-m", str(shipped_model), "-i", str(tmp_path / "in.txt"), "-o", str(out)],
+                            cwd=REPO, env=compiled, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.time() + 300

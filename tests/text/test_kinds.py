@@ -2,6 +2,7 @@
 months, weekdays, dates, in mtcli.text.dates, which the table imports)."""
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -34,14 +35,15 @@ SIGNATURES = {
 PRIVATE_USE_BOUNDS = {0xE000, 0xF8FF, 0xF900, 0xF0000, 0xFFFFD, 0xFFFFE, 0x100000, 0x10FFFD, 0x10FFFE}
 
 
-def _code_strings(path: Path) -> list[str]:
+@functools.cache  # (each module parsed once for the ~50 parametrized checks, not once a check: 24 s to 1)
+def _code_strings(path: Path) -> tuple[str, ...]:
     """The string constants of a module's code (its docstrings are prose, not definitions)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     docs = {id(node.body[0].value) for node in ast.walk(tree)
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and node.body
             and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
-    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-            and id(n) not in docs]
+    return tuple(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                 and id(n) not in docs)
 
 
 def _modules() -> list[Path]:

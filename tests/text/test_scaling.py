@@ -1,4 +1,4 @@
-"""Text work grows linearly with the input (issue 38): 1x, 4x and 16x an input, per format and per span kind, with
+"""Text work grows linearly with the input (issue 38): 1x and 16x an input, per format and per span kind, with
 runs an attacker would type; 16x may take at most 20 times 1x. A fake model answers at once, so only the text
 work is timed (CPU time of this process: other processes on the machine do not count)."""
 
@@ -35,8 +35,8 @@ def _cpu(run) -> float:
 
 def _assert_linear(make, run):
     run(make(1))  # (imports and caches warm)
-    times = [_cpu(lambda n=n: run(make(n))) for n in (1, 4, 16)]
-    assert times[2] <= RATIO * max(times[0], FLOOR), f"1x, 4x, 16x took {times}"
+    times = [_cpu(lambda n=n: run(make(n))) for n in (1, 16)]  # (no 4x: the bound reads 1x and 16x only)
+    assert times[1] <= RATIO * max(times[0], FLOOR), f"1x, 16x took {times}"
 
 
 # a line of each: 16x stays under MAX_LINE_CHARS (10,000), where a line is cut

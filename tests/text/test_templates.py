@@ -2,6 +2,7 @@
 the model sees, what comes back, what is prose, and the ladder when a model loses them; a few with the shipped
 models, both directions."""
 
+import gc
 import re
 import time
 from collections import Counter
@@ -152,20 +153,29 @@ def test_the_spanish_models_ladder_shows_a_name_and_falls_back_to_digits_where_t
 @pytest.mark.parametrize("unit", ["{a} ", "%(x)s", "{{ ", "$((", ":a :b ", "&#1", "\\n", "{0, plural, ",
                                   "{0, plural, one {", "{0, plural, one {x} other {y}} "])
 def test_shielding_is_linear_in_the_line(unit):
-    """A line 16 times as long costs at most 2.5 times as much a unit (quadratic work would be 16 times; in CPU
-    time, the best of three: the machine's load does not count; 16 short lines in a row were no fair measure, the
-    same line again being cheaper)."""
-    def per_unit(units: int) -> float:
-        line = unit * units + " end"
-        best = float("inf")
-        for _ in range(3):
-            start = time.process_time()
-            shield(line, Items({}, [line]))
-            best = min(best, time.process_time() - start)
-        return best / units
-
-    per_unit(1000)
-    assert per_unit(16_000) <= 2.5 * per_unit(1000)
+    """A line 16 times as long costs at most 2.5 times as much a unit (quadratic work would be 16 times). CPU time
+    (the machine's load does not count), the best of three runs of each line taken in turn (a burst of load falls on
+    both; 16 short lines in a row were no fair measure, the same line again being cheaper), the garbage collector
+    off; measured again, up to three times, before it fails: a loaded machine's noise (2.5x once) passes on another
+    try, quadratic work on none."""
+    lines = {n: unit * n + " end" for n in (1000, 16_000)}
+    shield(lines[1000], Items({}, [lines[1000]]))  # (imports and caches warm)
+    for _ in range(3):
+        best = dict.fromkeys(lines, float("inf"))
+        gc.disable()
+        try:
+            for _ in range(3):
+                for n, line in lines.items():
+                    start = time.process_time()
+                    shield(line, Items({}, [line]))
+                    best[n] = min(best[n], (time.process_time() - start) / n)
+        finally:
+            gc.enable()
+        if best[16_000] <= 2.5 * best[1000]:
+            return
+        if best[16_000] > 5 * best[1000]:  # (no noise seen came near: quadratic work fails at once)
+            break
+    pytest.fail(f"CPU seconds a unit: {best[1000]:.2e} in a line of 1,000, {best[16_000]:.2e} in one of 16,000")
 
 
 SOFTWARE = {

@@ -52,7 +52,7 @@ def _modules() -> list[Path]:
 
 def test_the_table_lists_the_kinds_in_the_order_they_are_tried():
     assert [k.name for k in kinds.KINDS] == [
-        "ipv6 address", "url", "email", "code", "tag", "keys", "ampersand name", "apostrophe name", "handle", "path", "file or domain", "time", "money", "quantity",
+        "ipv6 address", "url", "email", "code", "tag", "keys", "ampersand name", "apostrophe name", "handle", "path", "file or domain", "number sign", "signo de número", "time", "money", "quantity",
         "feet and inches", "ratio", "date", "title and name", "month", "fecha", "mes", "título y nombre", "ordinal", "ordinal (en)",
         "número", "number",
         "emoticon",
@@ -113,7 +113,8 @@ EXAMPLES = {"ipv6 address": "ping fe80::1%eth0 now", "url": "see http://x.org/a 
             "ratio": "mix it 3 : 1 now",
             "title and name": "ask Mr. Brown", "number": "buy 42 eggs", "emoticon": "fine :-)",
             "título y nombre": "vino el Sr. López", "ordinal": "el 3.er piso", "ordinal (en)": "the 3rd floor",
-            "número": "pesa 1,5 kilos", "fecha": "el 4 de junio de 1974"}
+            "número": "pesa 1,5 kilos", "fecha": "el 4 de junio de 1974",
+            "number sign": "No. 5 is mine", "signo de número": "el n.º 5 es mío"}
 
 
 TEMPLATE_EXAMPLES = {"template braces": "hi {{ name }}", "template interpolation": "pay ${amount}",

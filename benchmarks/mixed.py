@@ -6,7 +6,8 @@ Sets (benchmarks/sets/, written before any output was looked at): quoted-, names
 -en-es.tsv and -es-en.tsv, each line source<TAB>acceptable translations separated by " | ". Per set: lines
 acceptable (benchmarks/first_inputs.normalise: case, spacing and the marks at either end not counted), lines with a
 made-up word (a word neither in the model's lexicon nor the line nor its answers), lines flagged by the confidence
-check, lines with a warning of the pipeline's or a reason naming one of the line's capitalised words or quoted words.
+check, lines with a warning of the pipeline's or a reason naming one of the line's capitalised words, and lines that
+keep every word of the source that every answer writes as typed (a quotation, a name, a word of the target's).
 
     nice -n 10 python benchmarks/mixed.py [--tree OTHER_TREE] [--show]
     nice -n 10 python benchmarks/mixed.py --unseen 2000 --tree OTHER_TREE    # unseen sets: changed, BLEU, chrF
@@ -44,10 +45,13 @@ def sets(args) -> None:
             rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()
                     if line.strip() and not line.startswith("#")]
             records = translate([r[0] for r in rows], source, args.tree)
-            right = made = flagged = named = 0
+            right = made = flagged = named = same = 0
             for (line, answers), record in zip(rows, records):
                 out = record["translations"][0]["text"]
                 ok = acceptable(out, answers.replace(" | ", "|"))
+                # (the source's words every answer writes as typed: a quotation, a name, a word of the target's)
+                typed = [w for w in WORD.findall(line) if len(w) > 2 and all(w in WORD.findall(a) for a in answers.split(" | "))]
+                same += all(w in WORD.findall(out) for w in typed)
                 mine = {w.lower() for w in WORD.findall(line + " " + answers)}
                 invented = [w for w in WORD.findall(out) if w.lower() not in words and w.lower() not in mine]
                 warned = said(record)
@@ -59,8 +63,9 @@ def sets(args) -> None:
                 if args.show or not ok:
                     print(f"  {'ok ' if ok else 'BAD'} {line!r} -> {out!r}" + (f"   MADE UP {invented}" if invented else "")
                           + (f"   WARNED {warned!r}" if warned else ""))
-            print(f"{kind}-{direction} ({args.tree.name}): {right}/{len(rows)} acceptable; {made} with a made-up word; "
-                  f"{flagged} flagged; {named} with a warning naming a word of the line")
+            print(f"{kind}-{direction} ({args.tree.name}): {right}/{len(rows)} acceptable; {same} with every word kept "
+                  f"that every answer keeps; {made} with a made-up word; {flagged} flagged; {named} with a warning of "
+                  "the pipeline's or one naming a capitalised word")
 
 
 def unseen(args) -> None:
@@ -70,15 +75,19 @@ def unseen(args) -> None:
     for direction, path in UNSEEN.items():
         pairs = [line.split("\t")[:2] for line in path.read_text(encoding="utf-8").splitlines()[: args.unseen]]
         src, refs = [p[0] for p in pairs], [p[1] for p in pairs]
-        outs = {}
+        outs, flagged, warned = {}, {}, {}
         for tree in (args.tree, ROOT):
-            outs[tree] = [r["translations"][0]["text"] for r in translate(src, direction[:2], tree)]
+            records = translate(src, direction[:2], tree)
+            outs[tree] = [r["translations"][0]["text"] for r in records]
+            flagged[tree] = sum(bool((r.get("quality") or {}).get("flagged")) for r in records)
+            warned[tree] = sum(bool(r.get("warnings")) for r in records)
         changed = [k for k, (a, b) in enumerate(zip(outs[args.tree], outs[ROOT])) if a != b]
         scores = {t: (sacrebleu.corpus_bleu(o, [refs]).score, sacrebleu.corpus_chrf(o, [refs]).score)
                   for t, o in outs.items()}
         print(f"{direction} unseen, first {len(src)} lines: {len(changed)} changed; BLEU / chrF "
               f"{scores[args.tree][0]:.2f} / {scores[args.tree][1]:.2f} ({args.tree.name}) -> "
-              f"{scores[ROOT][0]:.2f} / {scores[ROOT][1]:.2f} (this tree)")
+              f"{scores[ROOT][0]:.2f} / {scores[ROOT][1]:.2f} (this tree); flagged {flagged[args.tree]} -> "
+              f"{flagged[ROOT]}, with a pipeline warning {warned[args.tree]} -> {warned[ROOT]}")
         for k in changed:
             print(f"  {src[k]!r}\n    {outs[args.tree][k]!r}\n    {outs[ROOT][k]!r}\n    ref {refs[k]!r}")
 

@@ -26,7 +26,7 @@ from mtcli.text.edges import Edges
 from mtcli.text.firstnames import FirstNames
 from mtcli.text.floating import Floating
 from mtcli.text.heads import ChatHead, Label
-from mtcli.text.mixed import Mixed, in_target
+from mtcli.text.already import Already, in_target
 from mtcli.text.normalize import normalize
 from mtcli.text.plurals import OptionalPlural
 from mtcli.text.punctuation import DashClause, FinalStop, InnerEllipsis, ShortExclamation, clauses, spaced_dashes
@@ -59,7 +59,7 @@ LINES_PER_CALL = 2048
 # and the trail (edges). A sentence the spans stage answers (spans only) is restored by both span stages.
 TERMS, SPANS, NOBREAK, BIDI = Terms(), Spans(), nobreak.NoBreak(), bidi.Bidi()  # (no-break spaces: a stage of the line, around them all)
 STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Shorthand(), ReplyNo(), OptionalPlural(), Edges(), Floating(), Continuation(),
-                             Acronyms(), FirstNames(), Mixed(), TERMS, SPANS, DashClause(), InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(),
+                             Acronyms(), FirstNames(), Already(), TERMS, SPANS, DashClause(), InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(),
                              FinalStop())
 
 

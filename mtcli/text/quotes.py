@@ -60,7 +60,7 @@ def asides(sentence: str, items: Items, quotes: bool = True, source: str = "en",
     markup around words: the markup is put back on the words of the line's translation. A Spanish source's
     quotation comes out in English's marks, a clause's comma inside them ('«Hola», dijo.' -> '"Hi," he said.': its
     comma left outside went to the model alone, "Mary said shello"). A quotation `target` says is in the target
-    language already (mixed.in_target: a title, a saying) is kept as it came, its marks the target's."""
+    language already (already.in_target: a title, a saying) is kept as it came, its marks the target's."""
     def quotation(m: re.Match) -> str:
         words = m.group()[1:-1].rstrip(",;:")  # a clause's comma stays out of the translation, and goes after
         if words in items.words and len(items[words]) == 1:  # a placeholder alone (no ICU message): one word to

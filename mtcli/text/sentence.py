@@ -80,7 +80,7 @@ class Engine:
     # it is; empty: none known (every word goes to the model)
     familiar: frozenset[str] = frozenset()
     # the target side's words the model writes (its lexicon: data.target_lexicon), lowercased: a word of the source
-    # outside `familiar` that is one is in the target language already (mixed.py); empty: none known
+    # outside `familiar` that is one is in the target language already (already.py); empty: none known
     target: frozenset[str] = frozenset()
     # (source, translation) pairs -> their word links (confidence.links): where markup inside a sentence goes
     # (aligned.py); None: markup.clues translates its words alone and the line without them instead

@@ -3,7 +3,7 @@ its source side (Engine.familiar) that it writes on its target side (Engine.targ
 The model made words of neither language of them ("Mañana tengo a meeting con el boss." -> "I have a living in boston
 tomorrow.", "meeting" and "boss" unknown to it), and a title quoted in the target language it translated as if it
 were the source ('El libro se llama "The Catcher in the Rye".' -> '... "The Catcher doesn't hear Rye".', a negation
-made up). Such words are kept as they came, as a name the model never learned is (the mixed stage; a quotation:
+made up). Such words are kept as they came, as a name the model never learned is (the already stage; a quotation:
 quotes.asides), and the line's warning names them."""
 
 from __future__ import annotations
@@ -34,13 +34,13 @@ def in_target(words: str, engine: Engine) -> bool:
     return sum(other(w, engine) for w in found) > sum(w.lower() in engine.familiar for w in found)
 
 
-class Mixed:
+class Already:
     """Each word of the target language in the sentence, lowercase (a capitalised one is a name: "Louis" is a word of
     the Spanish side), kept (a span: a run of them one, spans.py) and named in a warning; in a Spanish source the
     English article before one that its name's placeholder lost put back (acronyms.py's: "con el boss" -> "with Tom"
     -> "with the boss")."""
 
-    name = "mixed"
+    name = "already"
 
     def strip(self, s: Sentence, c: Context) -> bool:
         if not (c.options.protect and c.engine.target and c.engine.familiar):

@@ -1,13 +1,13 @@
-"""The mixed stage (mixed.py): a word of the target language in a source sentence (one the model never learned on
+"""The already stage (already.py): a word of the target language in a source sentence (one the model never learned on
 its source side and writes on its target side) kept as typed and named in a warning; a quotation in the target
-language already kept as it came (quotes.asides with mixed.in_target). Attack 2026-12-03: N, L."""
+language already kept as it came (quotes.asides with already.in_target). Attack 2026-12-03: N, L."""
 
 from dataclasses import replace
 
 import pytest
 
 from mtcli.config import TextOptions
-from mtcli.text.mixed import in_target
+from mtcli.text.already import in_target
 from mtcli.text.pipeline import translate_lines
 from mtcli.text.sentence import placeholders_for
 

@@ -16,13 +16,13 @@ from mtcli import lazy_re
 
 # written for this stage: first names of both languages the corpus has a line or two of (data.familiar_words holds
 # them), and, in WORDS, those that are words too (of the other language or the same one); not months ("May", "June",
-# "April"), nor words that open sentences and are capitalised inside them as often as names ("Will", "Hope", "Art")
+# "April"), nor words capitalised inside sentences as often as names ("Will", "Hope", "Art"; Spanish "el Sol", "la
+# Luna", "la Paz", "la Cruz Roja", "Gloria a Dios")
 NAMES = frozenset("""Maria Mario Julia Diana Lucía Lucia Pilar Marco Marcos Marie Mercedes Olivia Sofia Sofía Laura
 Marta Carmen Elena Sara Paula""".split())
-WORDS = frozenset("""Julio Rosa Rosario Clara Linda Lisa Ángel Angel Gloria Dolores Marina Rocío Victoria Luna Leo Paz
-Luz Sol Blanca Esperanza Soledad Consuelo Amparo Pura Dulce Nieves Cruz Reyes Remedios Milagros Socorro Estrella
-Azucena Margarita Violeta Aurora Alba Celeste Carol Grace Rose Joy Faith Ray Dawn Frank Jack Bill Mark Pat Sue Rob Max
-Holly Ivy Daisy Lily Ruby Pearl Amber Crystal Violet Penny Sandy Iris""".split())
+WORDS = frozenset("""Julio Rosa Rosario Clara Linda Lisa Ángel Angel Dolores Marina Rocío Victoria Leo Blanca
+Esperanza Soledad Consuelo Amparo Azucena Margarita Violeta Celeste Carol Grace Rose Joy Faith Ray Dawn Frank Jack Bill
+Mark Pat Sue Rob Max Holly Ivy Daisy Lily Ruby Pearl Amber Crystal Violet Penny Sandy Iris""".split())
 AS_WORDS = NAMES | WORDS
 # a name and the one the corpus writes for it in the other language (a translation keeps a name so; mtcli.confidence
 # names a name lost only where neither is in it)

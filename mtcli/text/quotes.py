@@ -22,7 +22,19 @@ _TWO_LETTERS = lazy_re.compile(r"[^\W\d_]{2}")
 # single quotes that are apostrophes: a word's ("'em", "'cause", "'90s") or a plural's ("the kids' room")
 _ELIDED = lazy_re.compile(r"'(?:em|cause|cos|coz|til|tis|twas|n|bout|round|\d)\b", re.IGNORECASE)
 _POSSESSIVE = lazy_re.compile(r" [^\W\d_]")  # after "s'"
+# a quotation in double quotes or guillemets, as typed (langid reads raw text: typographic ones too)
+_QUOTED = lazy_re.compile(r'"[^"\n]*"|«[^«»\n]*»|“[^“”\n]*”')
+_WORDS = lazy_re.compile(r"[^\W\d_]{2,}")
 _MARK_AFTER = lazy_re.compile(r"(?<=\S)([»\"])([,;:])(?= )")  # a Spanish clause's mark after its closing quote
+
+
+def unquoted(text: str) -> str:
+    """The text without its quotations where two words or more are left: the language it is written in is its own
+    words' ('My favorite book is "Cien años de soledad".' was told Spanish, 'Mi jefe dijo: "Do it now."' English)."""
+    if '"' not in text and "«" not in text and "“" not in text:
+        return text
+    rest = _QUOTED.sub(" ", text)
+    return rest if len(_WORDS.findall(rest)) >= 2 else text
 
 
 class Items(dict):

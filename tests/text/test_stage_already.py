@@ -76,3 +76,22 @@ def test_a_quotation_in_the_source_language_still_translated():
 def test_which_quotation_is_in_the_target_language(words, source, told):
     eng = replace(engine(answers({})), familiar=FAMILIAR[source], target=TARGET[source] | {"louis"})
     assert in_target(words, eng) is told
+
+
+@pytest.mark.parametrize("line, told", [
+    ('My favorite book is "Cien años de soledad".', "en"),  # (it had been told Spanish)
+    ('Mi jefe dijo: "Do it now."', "es"),
+    ('"Time is gold" a true idiom.', "en"),  # (the words outside tell little alone: the whole line's)
+    ('"Hola, ¿cómo estás?"', "es"),  # (all a quotation: its words)
+])
+def test_a_line_is_told_by_its_own_words_not_its_quotation(line, told):
+    from mtcli.langid import detect
+
+    assert detect(line).language == told
+
+
+def test_an_english_line_quoting_spanish_is_not_warned_about():
+    from mtcli.text.lines import looks_spanish
+
+    assert not looks_spanish('My favorite book is "Cien años de soledad".')
+    assert looks_spanish('Mi libro favorito es "Cien años de soledad".')

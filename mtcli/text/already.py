@@ -9,7 +9,9 @@ quotes.asides), and the line's warning names them."""
 from __future__ import annotations
 
 from mtcli.errors import quoted
-from mtcli.text.acronyms import _determiner, _fitted, _merged
+from mtcli.text.acronyms import _merged
+from mtcli.text.agreement import _ES_ARTICLE, agreeing
+from mtcli.text.glossary import Glossary
 from mtcli.text.sentence import Context, Engine, NBest, Sentence, each
 from mtcli import lazy_re
 
@@ -34,11 +36,18 @@ def in_target(words: str, engine: Engine) -> bool:
     return sum(other(w, engine) for w in found) > sum(w.lower() in engine.familiar for w in found)
 
 
+def _article(text: str, at: int) -> str:
+    """The English article a Spanish one right before `at` asks for ("the", "a"), or ""."""
+    m = _ES_ARTICLE.search(text, 0, at)
+    return "" if not m else "the" if m[1] else "a"
+
+
 class Already:
     """Each word of the target language in the sentence, lowercase (a capitalised one is a name: "Louis" is a word of
-    the Spanish side), kept (a span: a run of them one, spans.py) and named in a warning; in a Spanish source the
-    English article before one that its name's placeholder lost put back (acronyms.py's: "con el boss" -> "with Tom"
-    -> "with the boss")."""
+    the Spanish side), kept (a span: a run of them one, spans.py) and named in a warning; back, what is before each
+    made to fit it as before a glossary's term (agreement.py): a Spanish determiner its gender and number ("los 50"
+    -> "la cerveza"), an English article its first sound, and the article a Spanish one before it asks for, which a
+    name's placeholder lost ("con el boss" -> "with Tom" -> "with the boss")."""
 
     name = "already"
 
@@ -49,8 +58,9 @@ class Already:
         if found:
             s.spans = _merged([m.span() for m in found], s.spans)
             kept = [(a, b) for a, b in s.spans if any(a <= m.start() < b for m in found)]
-            if c.options.source == "es":
-                s.aside[self.name] = [s.text[a:b] for a, b in kept], [_determiner(s.text, a, b, "es") for a, b in kept]
+            es = c.options.source == "es"
+            s.aside[self.name] = ([(s.text[a:b], _article(s.text, a) if es else "") for a, b in kept],
+                                  Glossary((), ("es", "en") if es else ("en", "es")))
             words = ", ".join(dict.fromkeys(quoted(m.group()) for m in found))
             s.notes.append(f"{words} {'is' if len(found) == 1 else 'are'} {LANGUAGE[c.options.source]} already: kept "
                            "as typed")
@@ -59,5 +69,5 @@ class Already:
     def restore(self, s: Sentence, out: NBest, items) -> NBest:
         if self.name not in s.aside:
             return out
-        typed, articles = s.aside[self.name]
-        return each(out, lambda t: _fitted(t, typed, "es", articles, s.shout))
+        terms, glossary = s.aside[self.name]
+        return each(out, lambda t: agreeing(t, terms, glossary))

@@ -39,14 +39,16 @@ _WORD = lazy_re.compile(r"[^\W\d_]+")
 
 
 def names_inside(text: str) -> list[tuple[int, int]]:
-    """Where the names of AS_WORDS are in a sentence, with the capitalised words beside them; one of WORDS alone as the
-    first word not (a sentence opening with it opens as often with the word: "Leo un libro.", "Rose early.")."""
+    """Where the names of AS_WORDS are in a sentence, with the capitalised words beside them; the sentence's first word
+    only if it is one of NAMES, or one of WORDS before another capitalised word ("Rosa Pérez": alone, a sentence
+    opening with it opens as often with the word, "Leo un libro.", "Rose early."; "Call Sofia" is "Sofia")."""
     first, out = _WORD.search(text), []
     for m in _RUN.finditer(text):
-        if first and m.start() == first.start() and first.group() not in NAMES and " " not in m.group():
-            continue  # (alone: "Rosa Pérez" is a name)
-        if any(w in AS_WORDS for w in m.group().split(" ")):
-            out.append(m.span())
+        a, b = m.span()
+        if first and a == first.start() and first.group() not in NAMES:  # (its capital the sentence's)
+            a = a if first.group() in WORDS and " " in m.group() else text.find(" ", a, b) + 1 or b  # ("Rosa Pérez")
+        if any(w in AS_WORDS for w in text[a:b].split(" ")):
+            out.append((a, b))
     return out
 
 
@@ -75,7 +77,8 @@ class FirstNames:
     name = "first names"
 
     def strip(self, s: Sentence, c: Context) -> bool:
-        if c.options.protect and not uncased(s.text) and (found := names_inside(s.text)):
+        # (a model without a lexicon knows no words: every word goes to it, as sentence.unknown_pieces has it)
+        if c.options.protect and c.engine.familiar and not uncased(s.text) and (found := names_inside(s.text)):
             s.spans = _merged(found, s.spans)
         return True
 

@@ -79,9 +79,7 @@ class Engine:
     # the source words the model learned (data.familiar_words): a capitalised word outside them is a name kept as
     # it is; empty: none known (every word goes to the model)
     familiar: frozenset[str] = frozenset()
-    # the target side's words the model writes (its lexicon: data.target_lexicon), lowercased: a word of the source
-    # outside `familiar` that is one is in the target language already (already.py); empty: none known
-    target: frozenset[str] = frozenset()
+    target: frozenset[str] = frozenset()  # the target words it writes, lowercased (already.py); empty: none known
     # (source, translation) pairs -> their word links (confidence.links): where markup inside a sentence goes
     # (aligned.py); None: markup.clues translates its words alone and the line without them instead
     align: Callable[[list[tuple[str, str]]], list] | None = None

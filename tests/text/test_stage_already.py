@@ -15,10 +15,10 @@ from tests.text.fakes import answers, engine
 
 # the source words the model learned (Engine.familiar) and the words it writes (Engine.target), by source
 FAMILIAR = {"es": frozenset("mañana tengo a con el la mi jefe es muy libro se llama dijo ven aquí in no".split()),
-            "en": frozenset("i love and the my book is said come here we drank all night de hi".split())}
+            "en": frozenset("i love and the my book is said come here we drank all night de hi need a now".split())}
 TARGET = {"es": frozenset("tomorrow i have a meeting with the boss my is very cool book called the catcher in rye "
                           "said do it now come here no problem".split()),
-          "en": frozenset("me encantan las tapas y cerveza mi libro favorito es cien años de soledad dijo ven aquí "
+          "en": frozenset("me encantan las tapas y cerveza necesito ahora mi libro favorito es cien años de soledad dijo ven aquí "
                           "bebimos toda noche".split())}
 
 
@@ -38,6 +38,9 @@ def _run(line: str, says: dict[str, str], source: str) -> tuple[list[str], str, 
      "'cool' is English already: kept as typed"),
     ("We drank cerveza all night.", "en", "We drank 50 all night.", "Bebimos 50 toda la noche.",
      "Bebimos cerveza toda la noche.", "'cerveza' is Spanish already: kept as typed"),
+    # a Spanish determiner made to fit the word ("los 50": the number's plural)
+    ("I need a cerveza now.", "en", "I need a 50 now.", "Necesito los 50 ahora.", "Necesito la cerveza ahora.",
+     "'cerveza' is Spanish already: kept as typed"),
     # a capitalised word is a name's, not the other language's ("Louis" is a word of the Spanish side's lexicon)
     ("We drank all night.", "en", "We drank all night.", "Bebimos toda la noche.", "Bebimos toda la noche.", None),
 ])

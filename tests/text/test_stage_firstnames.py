@@ -42,6 +42,7 @@ def test_a_first_name_the_model_knows_as_a_word_is_kept(line, source, sees, says
 def test_where_the_names_are():
     assert names_inside("Rose early.") == [] and names_inside("Rosa Pérez vive aquí.") == [(0, 10)]
     assert names_inside("Maria is here.") == [(0, 5)] and names_inside("I saw MARIA.") == []
+    assert names_inside("Call Sofia now.") == [(5, 10)]  # (the first word's capital is the sentence's)
 
 
 @pytest.mark.parametrize("source, translation, names", [

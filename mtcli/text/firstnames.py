@@ -20,7 +20,7 @@ from mtcli import lazy_re
 # Luna", "la Paz", "la Cruz Roja", "Gloria a Dios")
 NAMES = frozenset("""Maria Mario Julia Diana Lucía Lucia Pilar Marco Marcos Marie Mercedes Olivia Sofia Sofía Laura
 Marta Carmen Elena Sara Paula""".split())
-WORDS = frozenset("""Julio Rosa Rosario Clara Linda Lisa Ángel Angel Dolores Marina Rocío Victoria Leo Blanca
+WORDS = frozenset("""Rosa Rosario Clara Linda Lisa Ángel Angel Dolores Marina Rocío Victoria Leo Blanca
 Esperanza Soledad Consuelo Amparo Azucena Margarita Violeta Celeste Carol Grace Rose Joy Faith Ray Dawn Frank Jack Bill
 Mark Pat Sue Rob Max Holly Ivy Daisy Lily Ruby Pearl Amber Crystal Violet Penny Sandy Iris""".split())
 AS_WORDS = NAMES | WORDS
@@ -31,7 +31,7 @@ TWINS = {"María": "Mary", "Tomás": "Tom", "Juan": "John", "Alicia": "Alice", "
          "Luis": "Louis", "José": "Joseph", "Miguel": "Michael", "Jaime": "James", "Isabel": "Elizabeth", "Ana": "Ann",
          "Lucía": "Lucy", "Elena": "Helen", "Juana": "Jane", "Marta": "Martha", "Roberto": "Robert",
          "Ricardo": "Richard", "Antonio": "Anthony", "Andrés": "Andrew", "Mateo": "Matthew", "Lucas": "Luke",
-         "Marcos": "Mark", "Felipe": "Philip", "Esteban": "Stephen", "Sofía": "Sophie", "Julio": "Julius"}
+         "Marcos": "Mark", "Felipe": "Philip", "Esteban": "Stephen", "Sofía": "Sophie"}
 _BOTH = {**TWINS, **{b: a for a, b in TWINS.items()}}
 # a run of capitalised words (not ALL CAPS) apart by single spaces: "Maria", "Santa Clara"
 _RUN = lazy_re.compile(r"(?<![\w'’-])[A-ZÁÉÍÓÚÑÜ][a-záéíóúñü]+(?: [A-ZÁÉÍÓÚÑÜ][a-záéíóúñü]+)*(?![\w'’-])")

@@ -54,7 +54,8 @@ class Already:
     def strip(self, s: Sentence, c: Context) -> bool:
         if not (c.options.protect and c.engine.target and c.engine.familiar):
             return True
-        found = [m for m in _WORD.finditer(s.text) if m.group().islower() and other(m.group(), c.engine)]
+        found = [m for m in _WORD.finditer(s.text) if m.group().islower() and other(m.group(), c.engine)
+                 and not any(a <= m.start() < b for a, b in s.spans)]  # (a span's already: "pdf" of "a.pdf")
         if found:
             s.spans = _merged([m.span() for m in found], s.spans)
             kept = [(a, b) for a, b in s.spans if any(a <= m.start() < b for m in found)]

@@ -43,6 +43,9 @@ def _run(line: str, says: dict[str, str], source: str) -> tuple[list[str], str, 
      "'cerveza' is Spanish already: kept as typed"),
     # a capitalised word is a name's, not the other language's ("Louis" is a word of the Spanish side's lexicon)
     ("We drank all night.", "en", "We drank all night.", "Bebimos toda la noche.", "Bebimos toda la noche.", None),
+    # a word inside a span is the span's ("cerveza" of a file's name)
+    ("We drank cerveza.txt all night.", "en", "We drank 50 all night.", "Bebimos 50 toda la noche.",
+     "Bebimos cerveza.txt toda la noche.", None),
 ])
 def test_words_of_the_target_language_kept(line, source, sees, says, out, warned):
     seen, got, warnings = _run(line, {sees: says}, source)

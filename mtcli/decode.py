@@ -1051,6 +1051,10 @@ class Translator:
         return self._lexicon[1]
 
     @functools.cached_property
+    def target_words(self) -> frozenset[str]:  # (text.sentence.Engine's)
+        return frozenset(self._lexicon[0] or ())
+
+    @functools.cached_property
     def accents(self):  # (text.sentence.Engine's)
         return self._lexicon[2]
 

@@ -45,6 +45,9 @@ PRIOR_ODDS = 3.0  # a running majority counts as 3:1 for its language (docs/lang
 ACRONYM_ODDS = 2.0
 WORD_WEIGHT = 2.0  # log-odds of one word that only one of the languages has
 MARK_WEIGHT = 3.0  # log-odds of ñ á í ó ú ü ¿ ¡ (Spanish) or of an English contraction, once a line
+# the log-odds a text's words outside its quotations need to tell its language alone (a confidence of 0.8): "a true
+# idiom." after '"Time is gold"' tells little, and the whole line is read
+QUOTED_ODDS = math.log(4.0)
 STRONG = 0.8  # detect_stream counts a line towards the majority when its own confidence is at least this
 
 # Written out for this module: frequent words, greetings and courtesies that are words of one of the two languages only. Words that both
@@ -251,8 +254,13 @@ def _evidence(text: str) -> float | None:
     from mtcli.text.icu import START  # (here: mtcli.text loads NumPy, this module's import not)
     from mtcli.text.acronyms import told
     from mtcli.text.kinds import MAYBE_TEMPLATE, TEMPLATE
+    from mtcli.text.quotes import unquoted
 
     bare = _URL.sub(" ", text)
+    # the text's own words without its quotations, where they tell a language well enough alone (a title quoted in the
+    # other language: 'My favorite book is "Cien años de soledad".' was told Spanish)
+    if (rest := unquoted(bare)) != bare and abs(own := _evidence(rest) or 0.0) >= QUOTED_ODDS:
+        return own
     bare = ICU_STRUCTURE.sub(" ", bare) if START.search(bare) else bare
     # (placeholders' names are no evidence: "{user_name} %1" was told English 0.61, "Hello {nombre}" Spanish 0.90)
     bare = TEMPLATE.sub(" ", bare) if MAYBE_TEMPLATE.search(bare) else bare

@@ -49,6 +49,7 @@ from mtcli.config import DEFAULTS
 from mtcli.errors import UserError, quoted
 from mtcli.roundtrip import is_short, read_back
 from mtcli.text.case import is_shouting, truecase
+from mtcli.text.firstnames import lost
 from mtcli.tokenizer import SPACE
 from mtcli import lazy_re
 
@@ -529,9 +530,12 @@ def named_runs(runs: list[str], source: str, target: str, places: Sequence[tuple
     return out
 
 
-def _reason(runs: list[str | None], trip: str | None, found: dict, doubt: str | None = None) -> str:
-    """A flagged sentence's one-line reason: what it left out, else the word the way back doubts, else what it says
-    translated back, else doubt."""
+def _reason(runs: list[str | None], trip: str | None, found: dict, doubt: str | None = None,
+            names: Sequence[str] = ()) -> str:
+    """A flagged sentence's one-line reason: the first names it lost (text.firstnames.lost), else what it left out,
+    else the word the way back doubts, else what it says translated back, else doubt."""
+    if names:
+        return f"the translation lost the name{'s' * (len(names) > 1)} {', '.join(map(quoted, names))}"
     if runs := [r for r in runs if r and LETTER.search(r)]:
         return f"may have left out: {', '.join(map(quoted, runs))}"
     if doubt:
@@ -595,11 +599,12 @@ class Checker:
             if scorer:
                 found, runs = read(f, s, t, [score for _, score in nbests[k]], trip, scorer, self.vocab, back)
                 sc.confidence = scorer.confidence(found)
-                sc.flagged = sc.confidence < scorer.threshold
+                names = lost(s, t)  # (a first name the model made a word: wrong, however sure it was)
+                sc.flagged = sc.confidence < scorer.threshold or bool(names)
                 if sc.flagged:
                     places = spared(s, spans[k] if spans else ())
                     doubt = None if back is None else self._doubted(s, t, back, places)
-                    sc.warnings.append(_reason(named_runs(runs, s, t, places), trip, found, doubt))
+                    sc.warnings.append(_reason(named_runs(runs, s, t, places), trip, found, doubt, names))
             if self.options.return_alignments:
                 sc.alignment = self._alignment(f, s, t)
             checks[k].append(sc)

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from mtcli.ranges import MAX_LINE_CHARS
 from mtcli.text.normalize import normalize
+from mtcli.text.quotes import unquoted
 from mtcli.text.sentence import Engine, LineResult, TextOptions, combine
 from mtcli import lazy_re
 
@@ -55,7 +56,8 @@ def misread(seen: str, read: str, what: str = "this") -> str:
 def looks_spanish(text: str) -> bool:
     """Spanish given by mistake: two different words and 40 % of them are Spanish's own, or carry ñ, an
     accent or an opening ¿ ¡ (the model makes nonsense of it: "El perro es grande." -> "Orpeólica.")."""
-    words = _WORDS.findall(text[:2000].lower())
+    text = unquoted(text[:2000])  # (a title quoted in Spanish: 'My favorite book is "Cien años de soledad".')
+    words = _WORDS.findall(text.lower())
     if len(words) < 3:
         return False
     own = [w for w in words if w in _SPANISH or any(c in "ñáéíóú" for c in w)] + [c for c in text if c in "¿¡"]

@@ -24,9 +24,11 @@ from mtcli.text.budget import Budget, OverBudget, check
 from mtcli.text.casing import Casing, Continuation, LoneWord
 from mtcli.text.currencies import Currencies
 from mtcli.text.edges import Edges
+from mtcli.text.firstnames import FirstNames
 from mtcli.text.floating import Floating
 from mtcli.text.greetings import Greetings
 from mtcli.text.heads import ChatHead, Label
+from mtcli.text.already import Already, in_target
 from mtcli.text.normalize import normalize
 from mtcli.text.plurals import OptionalPlural
 from mtcli.text.punctuation import DashClause, FinalStop, InnerEllipsis, ShortExclamation, clauses, spaced_dashes
@@ -60,8 +62,8 @@ LINES_PER_CALL = 2048
 # and the trail (edges). A sentence the spans stage answers (spans only) is restored by both span stages.
 TERMS, SPANS, NOBREAK, BIDI = Terms(), Spans(), nobreak.NoBreak(), bidi.Bidi()  # (no-break spaces: a stage of the line, around them all)
 STAGES: tuple[Stage, ...] = (ChatHead(), Label(), Shorthand(), DroppedSubject(), Opening(), OptionalPlural(), Currencies(),
-                             Edges(), Greetings(), Floating(), Continuation(), Acronyms(), TERMS, SPANS, DashClause(),
-                             InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(), FinalStop())
+                             Edges(), Greetings(), Floating(), Continuation(), Acronyms(), FirstNames(), Already(), TERMS,
+                             SPANS, DashClause(), InnerEllipsis(), ShortExclamation(), LoneWord(), Casing(), FinalStop())
 
 
 def translate_lines(lines: Sequence[str], engine: Engine, options: TextOptions = TextOptions(), first: int = 1,
@@ -202,7 +204,8 @@ def _sentences(text: str, i: int, c: Context, todo: list[Sentence], quotes: bool
         # a label or a list mark inside the line too ("Q: Is it open? A: Yes.", "1) flour 2) eggs")
         label = line_steps.INNER_MARK.match(s) if k and options.protect else None
         s = s[label.end() :] if label else s
-        s = asides(s, c.items, quotes=quotes, source=options.source) if options.protect else s
+        s = asides(s, c.items, quotes=quotes, source=options.source,
+                   target=lambda words: in_target(words, c.engine)) if options.protect else s
         pieces = clauses(s, c.unknown, options.source) if options.protect else [s]
         for n, clause in enumerate(pieces):  # each but the last ends in a colon, which it keeps
             last = n == len(pieces) - 1
@@ -234,6 +237,7 @@ def _finish(s: Sentence, result: LineResult, items: dict[str, tuple[str, ...]]) 
     """The sentence's translations with what the stages set aside put back, in their reverse order; a sentence
     with nothing to translate as it came (its dates in Spanish) between its lead and trail."""
     s.kept = [s.head] if s.head else []
+    result.warnings += s.notes
     if s.verbatim is not None:
         ((text, _),) = TERMS.restore(s, SPANS.restore(s, [(s.verbatim, 0.0)], items), items)
         result.kept += s.kept

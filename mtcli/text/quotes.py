@@ -4,7 +4,7 @@ their marks (asides), in the characters of the private-use planes no line has (I
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from mtcli.text.kinds import PRIVATE, PRIVATE_RANGES
 from mtcli.text.tables import TABLES
@@ -22,7 +22,19 @@ _TWO_LETTERS = lazy_re.compile(r"[^\W\d_]{2}")
 # single quotes that are apostrophes: a word's ("'em", "'cause", "'90s") or a plural's ("the kids' room")
 _ELIDED = lazy_re.compile(r"'(?:em|cause|cos|coz|til|tis|twas|n|bout|round|\d)\b", re.IGNORECASE)
 _POSSESSIVE = lazy_re.compile(r" [^\W\d_]")  # after "s'"
+# a quotation in double quotes or guillemets, as typed (langid reads raw text: typographic ones too)
+_QUOTED = lazy_re.compile(r'"[^"\n]*"|«[^«»\n]*»|“[^“”\n]*”')
+_WORDS = lazy_re.compile(r"[^\W\d_]{2,}")
 _MARK_AFTER = lazy_re.compile(r"(?<=\S)([»\"])([,;:])(?= )")  # a Spanish clause's mark after its closing quote
+
+
+def unquoted(text: str) -> str:
+    """The text without its quotations where two words or more are left: the language it is written in is its own
+    words' ('My favorite book is "Cien años de soledad".' was told Spanish, 'Mi jefe dijo: "Do it now."' English)."""
+    if '"' not in text and "«" not in text and "“" not in text:
+        return text
+    rest = _QUOTED.sub(" ", text)
+    return rest if len(_WORDS.findall(rest)) >= 2 else text
 
 
 class Items(dict):
@@ -48,7 +60,8 @@ class Items(dict):
         return None
 
 
-def asides(sentence: str, items: Items, quotes: bool = True, source: str = "en") -> str:
+def asides(sentence: str, items: Items, quotes: bool = True, source: str = "en",
+           target: Callable[[str], bool] | None = None) -> str:
     """Each quotation and each aside in brackets made an item (its text translated on its own, inside its
     marks). The vocabulary has no brackets, and the model garbled the sentence around them ("The meeting
     (on Monday) was long." -> "La reunión se asha de ( El lunes no fue largo de ) años."). Quotes it has
@@ -58,7 +71,8 @@ def asides(sentence: str, items: Items, quotes: bool = True, source: str = "en")
     brackets ("(Really?)") stays as it is; a quotation is an item even then. Not `quotes` in a line with
     markup around words: the markup is put back on the words of the line's translation. A Spanish source's
     quotation comes out in English's marks, a clause's comma inside them ('«Hola», dijo.' -> '"Hi," he said.': its
-    comma left outside went to the model alone, "Mary said shello")."""
+    comma left outside went to the model alone, "Mary said shello"). A quotation `target` says is in the target
+    language already (already.in_target: a title, a saying) is kept as it came, its marks the target's."""
     def quotation(m: re.Match) -> str:
         words = m.group()[1:-1].rstrip(",;:")  # a clause's comma stays out of the translation, and goes after
         if words in items.words and len(items[words]) == 1:  # a placeholder alone (no ICU message): one word to
@@ -72,6 +86,10 @@ def asides(sentence: str, items: Items, quotes: bool = True, source: str = "en")
                                             and _POSSESSIVE.match(sentence, m.end()))):
             return m.group()
         marks = m.group()[1 + len(words) : -1]
+        if target is not None and target(words):  # (one part: kept, a span to the model)
+            opening = '"' if source == "es" and m.group()[0] == "«" else m.group()[0]
+            kept = opening + words + (marks + opening if source == "es" else m.group()[-1] + marks)
+            return items.new((kept,)) or m.group()
         if source == "es":
             opening = '"' if m.group()[0] == "«" else m.group()[0]
             return items.new((opening, words, marks + opening)) or m.group()

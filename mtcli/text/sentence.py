@@ -48,6 +48,7 @@ class Lexicon:
     placeholders: tuple[tuple[str, ...], ...]  # the ladder the model copies (protect.py)
     accents: dict[str, dict]  # a Spanish source's (data.accent_choices, or spanish.accent_table); else none
     familiar: frozenset[str]  # the source words the model learned (Engine.familiar)
+    target: frozenset[str] = frozenset()  # the words the model writes (Engine.target)
 
     @classmethod
     def of(cls, tr) -> Lexicon:
@@ -61,7 +62,7 @@ class Lexicon:
                    placeholders_for(direction),
                    (getattr(tr, "accents", None) or spanish.accent_table(src)) if spanish_source else {},
                    spanish.familiar(tr.familiar) if spanish_source and getattr(tr, "familiar", None)
-                   else getattr(tr, "familiar", None) or frozenset())
+                   else getattr(tr, "familiar", None) or frozenset(), getattr(tr, "target_words", None) or frozenset())
 
     def encode(self, text: str) -> list[int]:
         return self.tokenizer.pieces(self.tokenizer.encode(text))
@@ -78,6 +79,7 @@ class Engine:
     # the source words the model learned (data.familiar_words): a capitalised word outside them is a name kept as
     # it is; empty: none known (every word goes to the model)
     familiar: frozenset[str] = frozenset()
+    target: frozenset[str] = frozenset()  # the target words it writes, lowercased (already.py); empty: none known
     # (source, translation) pairs -> their word links (confidence.links): where markup inside a sentence goes
     # (aligned.py); None: markup.clues translates its words alone and the line without them instead
     align: Callable[[list[tuple[str, str]]], list] | None = None
@@ -88,7 +90,7 @@ class Engine:
     @classmethod
     def of(cls, lexicon: Lexicon, decode: Decode) -> Engine:
         return cls(decode, lexicon.encode, lexicon.limit, lexicon.names, lexicon.placeholders, lexicon.accents,
-                   lexicon.familiar)
+                   lexicon.familiar, lexicon.target)
 
     @classmethod
     def from_translator(cls, tr, options: TranslationOptions = DEFAULTS, roundtrip=None) -> Engine:
@@ -147,6 +149,7 @@ class Sentence:
     strip_stop: bool = False  # the source has no final punctuation: nor will the translation (documents)
     aside: dict = field(default_factory=dict)
     kept: list[str] = field(default_factory=list)  # spans put back exactly as they came, in order
+    notes: list[str] = field(default_factory=list)  # warnings of its stages, for its line
     attempt: int = 0  # index into Engine.placeholders, or retry.VERIFY, retry.AROUND or retry.OWN
     pieces: list[str] = field(default_factory=list)  # what is decoded
     phrases: list[protect.Masked] = field(default_factory=list)  # AROUND: phrases of one span each

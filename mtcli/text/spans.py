@@ -10,6 +10,7 @@ from dataclasses import replace
 from mtcli.text import protect
 from mtcli.text.acronyms import TOKEN, leads, written
 from mtcli.text.dates import month_alone
+from mtcli.text.firstnames import first_name
 from mtcli.text.kinds import EUROS, KIND, MONEY, PRIVATE, as_shown
 from mtcli.text.numerals import ends_one_of, without_possessive
 from mtcli.text.tables import TABLES, rewritten
@@ -109,6 +110,7 @@ def _named(masked: protect.Masked, seq: tuple[str, ...], c: Context, leading: li
     no estabas fuera.") that the sentence does not have already. `masked`: the sentence without its spans."""
     bare = c.options.case and uncased(masked.text)  # (the sentence's words as typed)
     names = [(is_name(span, c.engine.familiar, bare) and not _PLURAL.fullmatch(span)) or bool(AMPERSAND.fullmatch(span))
+             or first_name(span)
              or lead and bool(TOKEN.fullmatch(span)) for span, lead in zip(masked.spans, leading)]
     if not any(names):
         return seq

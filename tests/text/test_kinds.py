@@ -65,11 +65,12 @@ def test_the_table_lists_the_kinds_in_the_order_they_are_tried():
         assert table.kinds == tuple(rows)
         assert table.span.pattern == "|".join(k.pattern for k in rows if not (k.find or k.template))
     assert [k.name for k in kinds.KINDS if k.find] == ["date", "month", "mes", "roman numeral"]
-    assert [k.name for k in kinds.KINDS if k.rewrite] == ["date", "title and name", "month", "fecha", "mes",
+    assert [k.name for k in kinds.KINDS if k.rewrite] == ["number sign", "signo de número", "date", "title and name", "month", "fecha", "mes",
                                                          "título y nombre", "ordinal", "ordinal (en)", "número"]
     # each language's own rows: English's dates and titles are written in Spanish, Spanish's in English
-    assert [k.name for k in kinds.KINDS if k.languages == {"en"}] == ["date", "title and name", "month", "ordinal (en)"]
-    assert [k.name for k in kinds.KINDS if k.languages == {"es"}] == ["fecha", "mes", "título y nombre", "ordinal",
+    assert [k.name for k in kinds.KINDS if k.languages == {"en"}] == ["number sign", "date", "title and name", "month",
+                                                                       "ordinal (en)"]
+    assert [k.name for k in kinds.KINDS if k.languages == {"es"}] == ["signo de número", "fecha", "mes", "título y nombre", "ordinal",
                                                                        "número"]
     assert [k.name for k in kinds.KINDS if k.own_stop] == ["ipv6 address", "feet and inches", "emoticon"]
 

@@ -123,9 +123,14 @@ def found(text: str, familiar: frozenset[str], source: str) -> tuple[list[tuple[
     def acronym(m: re.Match) -> bool:
         return not word(m) or key(m.group()) in table or key(m.group()) in knows
 
+    def calm_word(m: re.Match) -> bool:  # (a word the model or a table writes as an acronym: "OK", Spanish "USA")
+        k = key(m.group())
+        return k in knows and k not in table or written(k, source) == k and k in table
+
     alone = not any(c.isalpha() for c in _without(text, tokens))
-    if alone:  # (one acronym or a few alone are no shout, but words with "!" or "?": "WHO?", "STOP!")
-        shouted = not all(map(acronym, tokens)) or any(map(word, tokens)) and text.rstrip()[-1:] in "!?"
+    if alone:  # (one acronym or a few alone are no shout, but words with "!" or "?": "WHO?", "STOP!"; not "OK!")
+        shouted = not all(map(acronym, tokens)) \
+            or any(map(word, tokens)) and not all(map(calm_word, tokens)) and text.rstrip()[-1:] in "!?"
     else:  # (decided without the tokens that are no words: "SEND ME THE PDF!" is a shout, "Send me the PDF." not)
         shouted = is_shouting(_without(text, [m for m in tokens if not word(m)]))
     keep, stressed, last = [], [], len(text.rstrip(" \"')»”’"))
@@ -138,9 +143,8 @@ def found(text: str, familiar: frozenset[str], source: str) -> tuple[list[tuple[
         if shouted and word(m) or k in knows and not (alone and k in table) or word(m) and k not in table:
             continue
         keep.append((m.start(), m.end() + _stop(text, m.end(), last, m.group(), written(k, source))))
-    # (without a mark after it, a word alone is the lone word stage's: "OK" -> "ok" -> "vale" -> "VALE")
-    calm = alone and not shouted and len(tokens) == 1 and not keep and key(tokens[0].group()) in knows \
-        and text.rstrip() != tokens[0].group()
+    # (with a mark or without: "OK", "OK!", "OK?" had come out "BUENO", "¡BUENO!", "¿ESTÁ BIEN?")
+    calm = alone and not shouted and len(tokens) == 1 and not keep and key(tokens[0].group()) in knows
     return keep, calm, stressed
 
 

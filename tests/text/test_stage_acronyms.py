@@ -55,6 +55,8 @@ def _run(line: str, says: dict[str, str], source: str = "en") -> tuple[list[str]
     # an acronym in a shout kept; a lone one the model knows given it calm ("OK." had come out "BUENO.")
     ("SEND ME THE PDF!", "Send me the Tom!", "¡Mándame el Tom!", "¡MÁNDAME EL PDF!"),  # (a name: a word the model never learned)
     ("OK.", "Ok.", "Vale.", "Vale."),
+    ("OK!", "Ok.", "Vale.", "¡Vale!"),  # (with any mark, or none: "BUENO", "¡BUENO!" had come out)
+    ("OK", "ok", "vale", "Vale"),
 ])
 def test_english(line, sees, says, out):
     seen, got = _run(line, {sees: says})

@@ -118,3 +118,5 @@ def test_a_line_of_acronyms_is_told_by_the_tables():
 def test_spain_s_doubled_initials_end_no_sentence():
     assert sentences("Vivo en EE. UU. Me gusta.", "es") == ["Vivo en EE. UU.", "Me gusta."]
     assert sentences("El jefe de RR. HH. me llamó.", "es") == ["El jefe de RR. HH. me llamó."]
+    assert sentences("Vivo en EE.UU. desde 2010.", "es") == ["Vivo en EE.UU. desde 2010."]  # (without the space)
+    assert sentences("Trabajo en RR.HH. Me gusta.", "es") == ["Trabajo en RR.HH.", "Me gusta."]

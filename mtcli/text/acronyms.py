@@ -202,7 +202,13 @@ class Acronyms:
         if self.name not in s.aside:
             return out
         typed, source, articles = s.aside[self.name]
-        return each(out, lambda t: _fitted(t, typed, source, articles, s.shout))
+        ending = _ENDING_POSSESSIVE[source].format("|".join(re.escape(written(t, source)) for t in typed))
+        return each(out, lambda t: re.sub(ending, r"\1", _fitted(t, typed, source, articles, s.shout)))
+
+
+# a possessive's "'s" the model put on a name's placeholder that ends the sentence: Spanish has none ("Trabajo en la
+# NASA." had come out "I work in the NASA's.")
+_ENDING_POSSESSIVE = {"es": r"(?<!\w)({})['’]s(?=[.!?]*[\"')»”’]*$)", "en": "(?!)({})"}
 
 
 # a Spanish determiner before an acronym and its English, which a name as placeholder lost ("Mi Tom va lento." -> "Tom

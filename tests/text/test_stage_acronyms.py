@@ -78,6 +78,7 @@ def test_a_line_of_one_acronym_is_no_shout_and_needs_no_model(line, out):
     ("Estoy MUY cansado.", "Estoy MUY cansado.", "I'm very tired.", "I'm very tired."),
     ("Esto es para TI.", "Esto es para ti.", "This is for you.", "This is for you."),  # (the pronoun, stressed)
     ("Trabajo en TI.", "Trabajo en Tom.", "I work in Tom.", "I work in IT."),
+    ("Trabajo en la NASA.", "Trabajo en la Tom.", "I work in Tom's.", "I work in the NASA."),  # (no possessive)
     ("Tiene sida.", "Tiene Tom.", "He has Tom.", "He has AIDS."),  # (Spanish writes it in lowercase)
     ("Necesito una CPU nueva.", "Necesito una Tom nueva.", "I need a new Tom.", "I need a new CPU."),
 ])

@@ -82,6 +82,12 @@ _GREETING = lazy_re.compile(r"[¿¡\"'(]*(?:hello|hi|hey|good (?:morning|afterno
 # after a variable that opens the sentence, "not" and no verb: a thing's heading ("%s not found." given "Tom not
 # found." had come out "%s no encontró.", "%s did not find", unflagged), the number inside a sentence's
 _UNSAID = lazy_re.compile(r" not (?!be\b|have\b)[a-z]")
+# a Spanish greeting opening the text (its comma or none), then a name (one to three capitalised words) and its comma
+_ES_GREETING = (r"^[¿¡\"'(]*(?i:hola|buen[oa]s(?: (?:días|tardes|noches))?|gracias|muchas gracias|adiós|"
+                r"hasta (?:luego|mañana|pronto)|bienvenid[oa]s?|felicidades|feliz cumpleaños)")
+_ES_GREETED = lazy_re.compile(_ES_GREETING + r",?(?= (?:[A-ZÁÉÍÓÚÑ][^\W\d_]*(?: |,)){1,3}(?<=,))")
+_ES_GREETED_STOP = lazy_re.compile(_ES_GREETING + r"\. ")
+_STOP_AFTER_GREETING = lazy_re.compile(r"^([^.!?]{1,24})\. (?=(?:[^\sa-z][^\s,]*(?: |,)){1,3}(?<=,))")
 _CAMEL = lazy_re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -136,7 +142,13 @@ def addressed(shown: str, text: str, spans: list[tuple[int, int]], seq: tuple[st
               items: dict[str, tuple[str, ...]], source: str) -> str:
     """`shown` (the text masked with `seq`) with a comma after a greeting that opens it before a person's variable,
     its first span, in English ("Hello {name}." -> "Hello, Tom."): Spanish writes the vocative's comma, and the model
-    wrote the personal "a" without it ("Hola a {name}."). Typed names are left as typed."""
+    wrote the personal "a" without it ("Hola a {name}."). Typed names are left as typed. In Spanish a greeting
+    before the name of the person greeted, typed or a variable's, and its comma, is given the model as a sentence of
+    its own (`joined` takes its stop away again): it made the name the subject, with a comma too ("Hola Ana, tienes
+    3 mensajes." had come out "Hi, Ana has 3 messages.", "Buenos días Pedro, te llamo luego." "Good morning, Pedro
+    called you later."; "Hola. Ana, tienes ..." "Hi. Ana, you have ...")."""
+    if source == ES:
+        return _ES_GREETED.sub(lambda m: m.group().rstrip(",") + ".", shown, 1)
     s, e = spans[0] if spans else (0, 0)
     parts = items.get(text[s:e], ()) if e - s == 1 else ()
     m = _GREETING.match(shown)
@@ -144,6 +156,11 @@ def addressed(shown: str, text: str, spans: list[tuple[int, int]], seq: tuple[st
             or not shown.startswith(" " + seq[0], m.end()) or not _greeted(text, s):
         return shown
     return shown[: m.end()] + "," + shown[m.end() :]
+
+
+def joined(shown: str, translation: str) -> str:
+    """The translation of a text `addressed` gave a Spanish greeting's stop without it ("Hi. Ana, ..." -> "Hi Ana, ...")."""
+    return _STOP_AFTER_GREETING.sub(r"\1 ", translation, 1) if _ES_GREETED_STOP.match(shown) else translation
 
 
 # -- a number's stand-in, by source language

@@ -47,11 +47,12 @@ WRITTEN = {
 # ... the rows Spanish writes in lowercase, found as words ("Tiene sida." had come out "You have it if you're going.")
 _LOWER = {source: lazy_re.compile(rf"(?<!\w)(?:{'|'.join(k for k in rows if k.islower()) or '(?!)'})(?!\w)")
           for source, rows in WRITTEN.items()}
-# A row that is also a word of the source in capitals ("IT", "US", "WHO"; Spanish "TI") is the acronym only after what
+# A row that is also a pronoun of the source in capitals ("IT", "US", "WHO"; Spanish "TI") is the acronym only after what
 # stands before a name, not a pronoun (a determiner, English "in": "the US", "I work in IT"; Spanish "trabajo en TI",
 # "el departamento de TI"), or before a noun it names ("US troops", "IT department"); else the word typed in capitals
 # for weight ("Just do IT." had come out "Solo haz TI.", "It's US against them." "Son EE. UU. contra ellos.",
 # "Esto es para TI." "This is for IT.")
+PRONOUNS = {"en": frozenset({"IT", "US", "WHO"}), "es": frozenset({"TI"})}
 _NAMED_BEFORE = {
     "en": lazy_re.compile(r"(?<![\w'’])(?:the|an?|in|our|your|their|its|his|her|my|this|that)\s+$", re.IGNORECASE),
     "es": lazy_re.compile(r"(?<!\w)(?:el|la|los|las|del|al|un|una|su|sus|mi|mis|tu|tus|nuestr[oa]s?|(?:trabaj\w*|"
@@ -136,8 +137,7 @@ def found(text: str, familiar: frozenset[str], source: str) -> tuple[list[tuple[
     keep, stressed, last = [], [], len(text.rstrip(" \"')»”’"))
     for m in tokens:
         k = key(m.group())
-        if word(m) and not (alone or shouted) and m.group().isalpha() and m.group().isupper() \
-                and written(k, source) != k and not named(text, m, source):
+        if m.group() in PRONOUNS[source] and not (alone or shouted) and not named(text, m, source):
             stressed.append(m.start())
             continue
         if shouted and word(m) or k in knows and not (alone and k in table) or word(m) and k not in table:

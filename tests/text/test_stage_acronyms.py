@@ -94,6 +94,7 @@ def test_spanish_lines_of_acronyms():
 def test_what_is_an_acronym():
     assert found("The MP3 and the FBI.", EN_WORDS, "en")[:2] == ([(16, 19)], False)  # (a number's span: "MP3")
     assert found("World War II ended.", EN_WORDS, "en")[:2] == ([], False)  # (a Roman numeral's)
+    assert found("Modern DNA tests.", EN_WORDS | {"dna"}, "en")[:2] == ([(7, 10)], False)  # (no pronoun: kept)
     assert found("Do NOT touch that.", EN_WORDS, "en")[:2] == ([], False)
     assert found("AT&T and X-RAY.", EN_WORDS, "en")[:2] == ([], False)
     assert found("I DON'T know the CEO's name.", EN_WORDS, "en")[:2] == ([(17, 20)], False)  # (a contraction's)

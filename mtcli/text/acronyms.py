@@ -182,9 +182,12 @@ class Acronyms:
         if not c.options.protect:
             return True
         keep, calm, stressed = found(s.text, c.engine.familiar, c.options.source)
-        for a in stressed:  # (the Spanish model made "para TI" "for TOM", "para ti" "for you")
-            b = TOKEN.match(s.text, a).end()
-            s.text = s.text[:a] + s.text[a:b].lower() + s.text[b:]
+        starts = [a for a, _ in s.spans]
+        for a in stressed:  # (the Spanish model made "para TI" "for TOM", "para ti" "for you"; a span's as it is)
+            k = bisect.bisect_right(starts, a) - 1
+            if k < 0 or s.spans[k][1] <= a:
+                b = TOKEN.match(s.text, a).end()
+                s.text = s.text[:a] + s.text[a:b].lower() + s.text[b:]
         if calm:  # ("OK." -> "Ok.": the casing stage takes it for no shout)
             m = TOKEN.search(s.text)
             s.text = s.text[: m.start()] + m.group()[0] + m.group()[1:].lower() + s.text[m.end():]

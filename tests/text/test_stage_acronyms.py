@@ -5,9 +5,10 @@ from dataclasses import replace
 
 import pytest
 
-from mtcli.config import TextOptions
+from mtcli.config import Options, TextOptions
 from mtcli.confidence import spared
 from mtcli.langid import detect
+from mtcli.text import glossary
 from mtcli.text.acronyms import found, told, written
 from mtcli.text.pipeline import translate_lines
 from mtcli.text.segment import sentences
@@ -122,3 +123,11 @@ def test_spain_s_doubled_initials_end_no_sentence():
     assert sentences("El jefe de RR. HH. me llamó.", "es") == ["El jefe de RR. HH. me llamó."]
     assert sentences("Vivo en EE.UU. desde 2010.", "es") == ["Vivo en EE.UU. desde 2010."]  # (without the space)
     assert sentences("Trabajo en RR.HH. Me gusta.", "es") == ["Trabajo en RR.HH.", "Me gusta."]
+
+
+def test_a_glossary_term_in_capitals_is_the_glossary_s_not_a_stressed_pronoun():
+    seen: list[str] = []
+    eng = replace(engine(answers({}, seen)), familiar=EN_WORDS, placeholders=placeholders_for("en-"))
+    options = Options(glossary=glossary.parse(["IT\tinformática"], "g.tsv")).text_for("en")
+    (r,) = translate_lines(["Just do IT."], eng, options)
+    assert "informática" in r.text and "it" not in r.text.lower().split()

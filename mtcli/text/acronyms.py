@@ -19,6 +19,7 @@ import bisect
 import re
 
 from mtcli.text.agreement import _BEFORE, _DETERMINER
+from mtcli.text import pronouns
 from mtcli.text.case import is_shouting
 from mtcli.text.sentence import Context, NBest, Sentence, each
 from mtcli import lazy_re
@@ -47,22 +48,6 @@ WRITTEN = {
 # ... the rows Spanish writes in lowercase, found as words ("Tiene sida." had come out "You have it if you're going.")
 _LOWER = {source: lazy_re.compile(rf"(?<!\w)(?:{'|'.join(k for k in rows if k.islower()) or '(?!)'})(?!\w)")
           for source, rows in WRITTEN.items()}
-# A row that is also a pronoun of the source in capitals ("IT", "US", "WHO"; Spanish "TI") is the acronym only after what
-# stands before a name, not a pronoun (a determiner, English "in": "the US", "I work in IT"; Spanish "trabajo en TI",
-# "el departamento de TI"), or before a noun it names ("US troops", "IT department"); else the word typed in capitals
-# for weight ("Just do IT." had come out "Solo haz TI.", "It's US against them." "Son EE. UU. contra ellos.",
-# "Esto es para TI." "This is for IT.")
-PRONOUNS = {"en": frozenset({"IT", "US", "WHO"}), "es": frozenset({"TI"})}
-_NAMED_BEFORE = {
-    "en": lazy_re.compile(r"(?<![\w'’])(?:the|an?|in|our|your|their|its|his|her|my|this|that)\s+$", re.IGNORECASE),
-    "es": lazy_re.compile(r"(?<!\w)(?:el|la|los|las|del|al|un|una|su|sus|mi|mis|tu|tus|nuestr[oa]s?|(?:trabaj\w*|"
-                          r"experiencia|carrera|empleo|puesto|expert[oa]s?|especialista)\s+en|(?:departamento|equipo|"
-                          r"área|sector|servicios?|soporte|responsable|director[a]?|jef[ea]|gestión|proyectos?|"
-                          r"personal|técnic[oa]s?|presupuesto)\s+de)\s+$", re.IGNORECASE)}
-_NAMED_AFTER = lazy_re.compile(r"\s+(?:department|team|support|staff|manager|director|services?|sector|industry|"
-                               r"compan(?:y|ies)|professionals?|security|systems?|budget|government|president|army|"
-                               r"military|troops|dollars?|citizens?|embassy|economy|markets?|elections?|officials?|"
-                               r"border|navy|forces|laws?|courts?|visa|report|guidelines|experts?|chief)s?(?!\w)")
 # ... and the Spanish gender of acronyms kept as typed, where feminine (la VPN, la NASA): the model wrote "el 50"
 FEMININE = frozenset("VPN API CPU GPU URL RAM ROM SIM IP FAQ CIA NASA BBC NBA NFL FIFA UEFA NSA ESA UCI TV ONU UE IA "
                      "OTAN OMS ONG OCDE URSS".split())
@@ -102,15 +87,9 @@ def leads(text: str, start: int) -> bool:
     return start < 16 and bool(_LEAD.fullmatch(text, 0, start))
 
 
-def named(text: str, m: re.Match, source: str) -> bool:
-    """The token of `m`, a word of the source too, names what its row says: a determiner before it, or a noun after."""
-    return bool(_NAMED_BEFORE[source].search(text, max(0, m.start() - 40), m.start())
-                or source == "en" and _NAMED_AFTER.match(text, m.end()))
-
-
 def found(text: str, familiar: frozenset[str], source: str) -> tuple[list[tuple[int, int]], bool, list[int]]:
     """The acronyms of a sentence to keep (start, end), whether it is one acronym alone that the model knows (to be
-    given it calm), and where a table's token stands for the word it spells (`named`: to be given it lowercase). `familiar`: the source words the model learned (a token that is one is a word: "VERY");
+    given it calm), and where a table's token is a pronoun in capitals (pronouns.py: to be given it lowercase). `familiar`: the source words the model learned (a token that is one is a word: "VERY");
     none known, only WRITTEN's tokens are acronyms."""
     tokens = sorted([m for m in TOKEN.finditer(text) if not _ROMAN.fullmatch(m.group())]
                     + list(_LOWER[source].finditer(text)), key=lambda m: m.start())
@@ -137,7 +116,7 @@ def found(text: str, familiar: frozenset[str], source: str) -> tuple[list[tuple[
     keep, stressed, last = [], [], len(text.rstrip(" \"')»”’"))
     for m in tokens:
         k = key(m.group())
-        if m.group() in PRONOUNS[source] and not (alone or shouted) and not named(text, m, source):
+        if not (alone or shouted) and pronouns.stressed(text, m.start(), m.end(), source):
             stressed.append(m.start())
             continue
         if shouted and word(m) or k in knows and not (alone and k in table) or word(m) and k not in table:

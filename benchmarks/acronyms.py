@@ -4,6 +4,7 @@ what its translation must hold), and the corpus's selection split (how often the
 CAPS token right: text/acronyms.py leaves it the ones it gets right).
 
     nice -n 10 python benchmarks/acronyms.py [--direction es-en] [--tree OTHER_TREE] [--show]
+    nice -n 10 python benchmarks/acronyms.py --set roles [--direction es-en]   # sets/roles-en.tsv: names' roles
     MTCLI_DATA=path/to/spa.txt nice -n 10 python benchmarks/acronyms.py --selection [--tree OTHER_TREE]
 
 --tree runs another checkout's mtcli (a change's before) on the same lines.
@@ -67,7 +68,7 @@ def named_kept(record: dict, wanted: list[str]) -> list[str]:
 
 def written_sets(args) -> None:
     source, target = args.direction.split("-")
-    rows = [line.split("\t") for line in (SETS / f"acronyms-{source}.tsv").read_text(encoding="utf-8").splitlines()
+    rows = [line.split("\t") for line in (SETS / f"{args.set}-{source}.tsv").read_text(encoding="utf-8").splitlines()
             if line and not line.startswith("#")][: args.limit or None]
     records = translate([r[0] for r in rows], source, args.tree)
     words = lexicon(args.direction)
@@ -126,6 +127,7 @@ def main() -> None:
     ap.add_argument("--selection", action="store_true", help="the selection split's known tokens instead of the sets")
     ap.add_argument("--show", action="store_true", help="every line")
     ap.add_argument("--limit", type=int, default=0, help="the first N lines of the set (0: all)")
+    ap.add_argument("--set", default="acronyms", help="the written set: benchmarks/sets/SET-en.tsv, SET-es.tsv")
     args = ap.parse_args()
     args.tree = args.tree.resolve()
     selection(args) if args.selection else written_sets(args)

@@ -19,6 +19,7 @@ import bisect
 import re
 
 from mtcli.text.agreement import _BEFORE, _DETERMINER
+from mtcli.text import pronouns
 from mtcli.text.case import is_shouting
 from mtcli.text.sentence import Context, NBest, Sentence, each
 from mtcli import lazy_re
@@ -94,14 +95,14 @@ def leads(text: str, start: int) -> bool:
     return start < 16 and bool(_LEAD.fullmatch(text, 0, start))
 
 
-def found(text: str, familiar: frozenset[str], source: str) -> tuple[list[tuple[int, int]], bool]:
-    """The acronyms of a sentence to keep (start, end), and whether it is one acronym alone that the model knows
-    (to be given it calm). `familiar`: the source words the model learned (a token that is one is a word: "VERY");
+def found(text: str, familiar: frozenset[str], source: str) -> tuple[list[tuple[int, int]], bool, list[int]]:
+    """The acronyms of a sentence to keep (start, end), whether it is one acronym alone that the model knows (to be
+    given it calm), and where a table's token is a pronoun in capitals (pronouns.py: to be given it lowercase). `familiar`: the source words the model learned (a token that is one is a word: "VERY");
     none known, only WRITTEN's tokens are acronyms."""
     tokens = sorted([m for m in TOKEN.finditer(text) if not _ROMAN.fullmatch(m.group())]
                     + list(_LOWER[source].finditer(text)), key=lambda m: m.start())
     if not tokens:
-        return [], False
+        return [], False, []
     table, knows = WRITTEN[source], MODEL_KNOWS[source]
 
     def word(m: re.Match) -> bool:  # (no lexicon: every token a word but the table's)
@@ -110,21 +111,28 @@ def found(text: str, familiar: frozenset[str], source: str) -> tuple[list[tuple[
     def acronym(m: re.Match) -> bool:
         return not word(m) or key(m.group()) in table or key(m.group()) in knows
 
+    def calm_word(m: re.Match) -> bool:  # (a word the model or a table writes as an acronym: "OK", Spanish "USA")
+        k = key(m.group())
+        return k in knows and k not in table or written(k, source) == k and k in table
+
     alone = not any(c.isalpha() for c in _without(text, tokens))
-    if alone:  # (one acronym or a few alone are no shout, but words with "!" or "?": "WHO?", "STOP!")
-        shouted = not all(map(acronym, tokens)) or any(map(word, tokens)) and text.rstrip()[-1:] in "!?"
+    if alone:  # (one acronym or a few alone are no shout, but words with "!" or "?": "WHO?", "STOP!"; not "OK!")
+        shouted = not all(map(acronym, tokens)) \
+            or any(map(word, tokens)) and not all(map(calm_word, tokens)) and text.rstrip()[-1:] in "!?"
     else:  # (decided without the tokens that are no words: "SEND ME THE PDF!" is a shout, "Send me the PDF." not)
         shouted = is_shouting(_without(text, [m for m in tokens if not word(m)]))
-    keep, last = [], len(text.rstrip(" \"')»”’"))
+    keep, stressed, last = [], [], len(text.rstrip(" \"')»”’"))
     for m in tokens:
         k = key(m.group())
+        if not (alone or shouted) and pronouns.stressed(text, m.start(), m.end(), source):
+            stressed.append(m.start())
+            continue
         if shouted and word(m) or k in knows and not (alone and k in table) or word(m) and k not in table:
             continue
         keep.append((m.start(), m.end() + _stop(text, m.end(), last, m.group(), written(k, source))))
-    # (without a mark after it, a word alone is the lone word stage's: "OK" -> "ok" -> "vale" -> "VALE")
-    calm = alone and not shouted and len(tokens) == 1 and not keep and key(tokens[0].group()) in knows \
-        and text.rstrip() != tokens[0].group()
-    return keep, calm
+    # (with a mark or without: "OK", "OK!", "OK?" had come out "BUENO", "¡BUENO!", "¿ESTÁ BIEN?")
+    calm = alone and not shouted and len(tokens) == 1 and not keep and key(tokens[0].group()) in knows
+    return keep, calm, stressed
 
 
 def _stop(text: str, end: int, last: int, token: str, out: str) -> int:
@@ -160,7 +168,13 @@ class Acronyms:
     def strip(self, s: Sentence, c: Context) -> bool:
         if not c.options.protect:
             return True
-        keep, calm = found(s.text, c.engine.familiar, c.options.source)
+        keep, calm, stressed = found(s.text, c.engine.familiar, c.options.source)
+        starts = [a for a, _ in s.spans]
+        for a in stressed:  # (the Spanish model made "para TI" "for TOM", "para ti" "for you"; a span's as it is)
+            k = bisect.bisect_right(starts, a) - 1
+            if k < 0 or s.spans[k][1] <= a:
+                b = TOKEN.match(s.text, a).end()
+                s.text = s.text[:a] + s.text[a:b].lower() + s.text[b:]
         if calm:  # ("OK." -> "Ok.": the casing stage takes it for no shout)
             m = TOKEN.search(s.text)
             s.text = s.text[: m.start()] + m.group()[0] + m.group()[1:].lower() + s.text[m.end():]
@@ -183,7 +197,13 @@ class Acronyms:
         if self.name not in s.aside:
             return out
         typed, source, articles = s.aside[self.name]
-        return each(out, lambda t: _fitted(t, typed, source, articles, s.shout))
+        ending = _ENDING_POSSESSIVE[source].format("|".join(re.escape(written(t, source)) for t in typed))
+        return each(out, lambda t: re.sub(ending, r"\1", _fitted(t, typed, source, articles, s.shout)))
+
+
+# a possessive's "'s" the model put on a name's placeholder that ends the sentence: Spanish has none ("Trabajo en la
+# NASA." had come out "I work in the NASA's.")
+_ENDING_POSSESSIVE = {"es": r"(?<!\w)({})['’]s(?=[.!?]*[\"')»”’]*$)", "en": "(?!)({})"}
 
 
 # a Spanish determiner before an acronym and its English, which a name as placeholder lost ("Mi Tom va lento." -> "Tom

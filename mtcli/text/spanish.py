@@ -35,7 +35,8 @@ BEFORE_NAMES = "sr sra srta sres srs dr dra drs dras d dña prof profa lic ing a
 # a doubled initial's first half goes on too: "EE. UU.", "RR. HH." had been cut in two sentences, "I'VE DONE. I USE.")
 BEFORE_NUMBERS = "núm pág págs tel cap vol".split()
 ABBREVIATIONS = [*BEFORE_NAMES, *BEFORE_NUMBERS,
-                 *"ud uds vd vds etc av avda ej p.ej aprox admón dpto depto cía atte fdo gral fig vs uu hh".split()]
+                 *"ud uds vd vds etc av avda ej p.ej aprox admón dpto depto cía atte fdo gral fig vs uu hh".split(),
+                 "ee.uu", "rr.hh"]  # (without the space: "Vivo en EE.UU. desde 2010." had been two sentences)
 # words after a title that are no name ("la Sra. Presidenta", "el Sr. de la casa")
 NOT_NAMES = ("el la los las un una y o e de del en que es está a al con por para se me te le lo su mi tu yo él ella "
              "usted ustedes hoy ayer mañana sí no gracias presidente presidenta alcalde alcaldesa ministro ministra "

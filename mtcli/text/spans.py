@@ -15,7 +15,7 @@ from mtcli.text.kinds import EUROS, KIND, MONEY, PRIVATE, as_shown
 from mtcli.text.numerals import ends_one_of, without_possessive
 from mtcli.text.tables import TABLES, rewritten
 from mtcli.text.retry import ladder
-from mtcli.text.standins import NAMES, addressed, stand_ins, stood_in
+from mtcli.text.standins import NAMES, addressed, joined, stand_ins, stood_in
 from mtcli.text.sentence import LETTER, Context, NBest, Sentence, drop_spans, each, is_name, uncased
 from mtcli import lazy_re
 
@@ -62,7 +62,9 @@ class Spans:
         months = tuple(o for o, k in zip(spans, s.masked.sources) if o != k) if s.masked else ()
         money = [dates.get(span, span) for span in spans if MONEY.fullmatch(span) or QUANTITY.fullmatch(span)]
         kept = (*spans, *dates.values())  # (as written anew: "10 de julio" is "July 10" by then)
-        return each(out, lambda t: _one_currency(without_possessive(_dated(t, dates, months, bare), kept), money))
+        shown = s.masked.text if s.masked and source == "es" else ""  # (a greeting given its own stop: standins.py)
+        return each(out, lambda t: _one_currency(without_possessive(_dated(joined(shown, t), dates, months, bare), kept),
+                                                money))
 
 
 def _own(m: protect.Masked, s: Sentence, c: Context) -> protect.Masked:

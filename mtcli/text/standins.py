@@ -53,8 +53,9 @@ ROWS = (
     Row("file", r"file|filename|file_name|path|filepath|pathname|dir|directory|folder|document|attachment",
         {EN: None, ES: None}, {EN: None, ES: None}),
     # "Tom" 39/40, "50" 33/40 ("Hello 50, ..." -> "Sal de 50, ...", "Hello Tom, ..." -> "Hola a Tom, ..."); es-en's
-    # ladder shows "Tom" already (10/14): one name for each person
-    Row("person", r"name|user|username|user_name|first_name|firstname|last_name|lastname|full_name|fullname|"
+    # ladder shows "Tom" already (10/14): one name for each person. A "name" alone is "other": as often a file's or
+    # a project's ("Could not open {name}." had come out "No podía abrir a {name}.", a person's "a")
+    Row("person", r"user|username|user_name|first_name|firstname|last_name|lastname|full_name|fullname|"
         r"display_name|displayname|nickname|author|owner|sender|recipient|receiver|friend|player|member|customer|"
         r"contact|person|assignee|reviewer|creator|inviter|invitee|follower|buyer|seller|admin|who|from|to",
         {EN: NAMES[0], ES: NAMES[0]}, {EN: NAMES[0], ES: NAMES[0]}),
@@ -78,6 +79,15 @@ _LETTER = lazy_re.compile(r"[^\W\d_]")
 # "Hola a Tom, ...", "Hi, Tom, ..." "Hola, Tom, ...")
 _GREETING = lazy_re.compile(r"[¿¡\"'(]*(?:hello|hi|hey|good (?:morning|afternoon|evening|night)|welcome(?: back)?|"
                             r"thanks|thank you|goodbye|bye|congratulations|happy birthday)", re.IGNORECASE)
+# after a variable that opens the sentence, "not" and no verb: a thing's heading ("%s not found." given "Tom not
+# found." had come out "%s no encontró.", "%s did not find", unflagged), the number inside a sentence's
+_UNSAID = lazy_re.compile(r" not (?!be\b|have\b)[a-z]")
+# a Spanish greeting opening the text (its comma or none), then a name (one to three capitalised words) and its comma
+_ES_GREETING = (r"^[¿¡\"'(]*(?i:hola|buen[oa]s(?: (?:días|tardes|noches))?|gracias|muchas gracias|adiós|"
+                r"hasta (?:luego|mañana|pronto)|bienvenid[oa]s?|felicidades|feliz cumpleaños)")
+_ES_GREETED = lazy_re.compile(_ES_GREETING + r",?(?= (?:[A-ZÁÉÍÓÚÑ][^\W\d_]*(?: |,)){1,3}(?<=,))")
+_ES_GREETED_STOP = lazy_re.compile(_ES_GREETING + r"\. ")
+_STOP_AFTER_GREETING = lazy_re.compile(r"^([^.!?]{1,24})\. (?=(?:[^\sa-z][^\s,]*(?: |,)){1,3}(?<=,))")
 _CAMEL = lazy_re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -104,7 +114,8 @@ def stand_ins(text: str, spans: list[tuple[int, int]], items: dict[str, tuple[st
         parts = items.get(text[s:e], ()) if e - s == 1 else ()
         row = _ROW.get(kind(parts[0])) if len(parts) == 1 else None
         row = _ROW["person"] if row and row.kind == "other" and _greeted(text, s) else row
-        return row and (row.inside if letter and letter.start() < s else row.first).get(source)
+        inside = letter and letter.start() < s or row and row.kind == "other" and _UNSAID.match(text, e)
+        return row and (row.inside if inside else row.first).get(source)
 
     wants = [wanted(s, e) for s, e in spans]
     words = "".join(text[a:b] for a, b in zip([0] + [e for _, e in spans], [s for s, _ in spans] + [len(text)])).lower()
@@ -131,7 +142,13 @@ def addressed(shown: str, text: str, spans: list[tuple[int, int]], seq: tuple[st
               items: dict[str, tuple[str, ...]], source: str) -> str:
     """`shown` (the text masked with `seq`) with a comma after a greeting that opens it before a person's variable,
     its first span, in English ("Hello {name}." -> "Hello, Tom."): Spanish writes the vocative's comma, and the model
-    wrote the personal "a" without it ("Hola a {name}."). Typed names are left as typed."""
+    wrote the personal "a" without it ("Hola a {name}."). Typed names are left as typed. In Spanish a greeting
+    before the name of the person greeted, typed or a variable's, and its comma, is given the model as a sentence of
+    its own (`joined` takes its stop away again): it made the name the subject, with a comma too ("Hola Ana, tienes
+    3 mensajes." had come out "Hi, Ana has 3 messages.", "Buenos días Pedro, te llamo luego." "Good morning, Pedro
+    called you later."; "Hola. Ana, tienes ..." "Hi. Ana, you have ...")."""
+    if source == ES:
+        return _ES_GREETED.sub(lambda m: m.group().rstrip(",") + ".", shown, 1)
     s, e = spans[0] if spans else (0, 0)
     parts = items.get(text[s:e], ()) if e - s == 1 else ()
     m = _GREETING.match(shown)
@@ -139,6 +156,11 @@ def addressed(shown: str, text: str, spans: list[tuple[int, int]], seq: tuple[st
             or not shown.startswith(" " + seq[0], m.end()) or not _greeted(text, s):
         return shown
     return shown[: m.end()] + "," + shown[m.end() :]
+
+
+def joined(shown: str, translation: str) -> str:
+    """The translation of a text `addressed` gave a Spanish greeting's stop without it ("Hi. Ana, ..." -> "Hi Ana, ...")."""
+    return _STOP_AFTER_GREETING.sub(r"\1 ", translation, 1) if _ES_GREETED_STOP.match(shown) else translation
 
 
 # -- a number's stand-in, by source language

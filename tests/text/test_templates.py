@@ -138,7 +138,7 @@ def test_the_spanish_models_ladder_shows_a_name_and_falls_back_to_digits_where_t
     lines = ["Hola %s, tienes %s mensajes.", "Tom tiene %s gatos.", "Tom tiene 5 gatos."]
     out = translate_lines(lines, es, TextOptions(source="es"))
     # (a typed number's stand-in is a number, "12", in a Spanish source: text/standins.STAND_INS)
-    assert seen == ["Hola Tom, tienes Tom mensajes.", "Tom tiene 50 gatos.", "Tom tiene 12 gatos."]
+    assert seen == ["Hola. Tom, tienes Tom mensajes.", "Tom tiene 50 gatos.", "Tom tiene 12 gatos."]  # (standins.addressed)
     assert [r.text for r in out] == lines
 
     def no_tom(lines):  # loses "Tom" once there are two, keeps "Mary"

@@ -76,6 +76,8 @@ _TITULO = st.builds(lambda t, n: f"{t} {n}", st.sampled_from(["Sr.", "Sra.", "Dr
 _EN_ORDINAL = st.integers(1, 999).map(lambda n: f"{n}{'th' if n % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}")
 _NUMERO = st.builds(lambda a, b, f: f.format(a, b), st.integers(1, 999), st.integers(0, 999),
                     st.sampled_from(["{}.{:03d}", "{},5", "{}.{:03d},25", "{},75", "{}.{:03d}.000"]))
+_NUMBER_SIGN = st.builds("No. {}".format, st.integers(1, 999))
+_SIGNO = st.builds(lambda sign, n: f"{sign}{n}", st.sampled_from(["n.º ", "nº ", "núm. ", "n.º"]), st.integers(1, 999))
 _ORDINAL = st.builds(lambda n, mark: f"{n}{mark}", st.integers(1, 99), st.sampled_from([".º", ".ª", "º", ".er"]))
 _NUMBER = st.sampled_from(["{}", "{}.50", "{}%", "{},000", "COVID-{}", "MP{}", "-{}", "{}-{}", "12/05/{}", "{}rd"]).flatmap(
     lambda f: _digits.map(lambda n: f.format(n, n)))
@@ -114,7 +116,8 @@ SPANS = {
     "month": ("en", _same(_MONTH)), "mes": ("es", _same(st.sampled_from(_ES_MONTHS), "es")),
     "fecha": ("es", _same(_FECHA, "es")), "título y nombre": ("es", _same(_TITULO, "es")),
     "ordinal": ("es", _same(_ORDINAL, "es")), "ordinal (en)": ("en", _same(_EN_ORDINAL)),
-    "número": ("es", _same(_NUMERO, "es")), "number": ("en", _same(_NUMBER)), "emoticon": ("en", _same(_EMOTICON)),
+    "número": ("es", _same(_NUMERO, "es")), "number sign": ("en", _same(_NUMBER_SIGN)),
+    "signo de número": ("es", _same(_SIGNO, "es")), "number": ("en", _same(_NUMBER)), "emoticon": ("en", _same(_EMOTICON)),
     "roman numeral": ("en", _ROMAN), "template braces": ("en", _same(_BRACES)),
     "template interpolation": ("en", _same(_INTERPOLATION)), "template brace": ("en", _same(_BRACE)),
     "printf placeholder": ("en", _same(_PRINTF)), "html entity": ("en", _same(_ENTITY)),

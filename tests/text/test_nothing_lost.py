@@ -213,5 +213,6 @@ def test_an_adversarial_model_is_caught_never_believed_in_silence(example, plan)
 
 
 def test_spanish_lines_draw_spanish_words():  # (the es rows' lines are Spanish: the es-en model reads them)
-    assert {k for k, (lang, _) in SPANS.items() if lang == "es"} == {"fecha", "mes", "título y nombre", "ordinal", "número"}
+    assert {k for k, (lang, _) in SPANS.items() if lang == "es"} == {"fecha", "mes", "título y nombre", "ordinal", "número",
+                                                                                "signo de número"}
     assert not set(ES_WORDS) & set(EN_WORDS) and not AT_LEAST_TWO - set(SPANS)

@@ -21,6 +21,7 @@ held-out rows labelled by hand, the held-out omissions and the messages, issue 4
     python benchmarks/confidence.py label --rows 1440:1750           # print rows not labelled by hand yet
     python benchmarks/confidence.py fit --model en-es                # fit, write MODEL/confidence.json, report
     python benchmarks/confidence.py measure --model en-es            # the shipped fit and the baseline, report
+    python benchmarks/confidence.py cascade --model es-en            # --round-trip's cascade chosen again, written
     nice -n 10 python benchmarks/confidence.py compare --model en-es # fit choices, cross-validated on the fit part
     nice -n 10 python benchmarks/confidence.py cheap --model en-es   # one more signal each: folds, then held out once
     python benchmarks/confidence.py signals --model en-es            # each signal alone on the fit part
@@ -282,26 +283,43 @@ def inproc(args) -> None:
     lines = lines[: args.lines]
     options = TranslationOptions(beam_size=4, num_hypotheses=2)
     checkers = {m: conf.Checker(tr, lambda: back, replace(options, check=m)) for m in ("fast", "full")}
+    if checkers["full"].scorer.first:  # (and the full check without its cascade: every sentence read back)
+        checkers["whole"] = conf.Checker(tr, lambda: back, replace(options, check="full"))
+        checkers["whole"].scorer = replace(checkers["full"].scorer, first=None)
     t0 = time.process_time()
     results = translate_lines(lines, Engine.from_translator(tr, options), Options().text_for(args.model.split("-")[0]))
     translated = time.process_time() - t0
     kept = dict(tr.encoded.found), dict(tr.encoded.readings)
-    found: dict[str, list[float]] = {"fast": [], "full": []}
+    found: dict[str, list[float]] = {m: [] for m in checkers}
+    read = dict.fromkeys(checkers, 0)  # (sentences each check read back)
+    reading = conf.read_back
+
+    def counted(mode: str):
+        def read_back(back, sources: list[str], targets: list[str]):
+            read[mode] += len(sources)
+            return reading(back, sources, targets)
+        return read_back
+
     for k in range(args.repeats):
-        for mode in (("fast", "full") if k % 2 == 0 else ("full", "fast")):
+        for mode in (list(checkers) if k % 2 == 0 else list(checkers)[::-1]):
             tr.encoded.found, tr.encoded.readings = dict(kept[0]), dict(kept[1])
+            conf.read_back = counted(mode)
             t0 = time.process_time()
             checkers[mode].check(lines, [r.nbest for r in results])
             found[mode].append(round(time.process_time() - t0, 2))
+    conf.read_back = reading
+    sentences = sum(len(conf.sentence_pairs(src, r.nbest[0][0])) for src, r in zip(lines, results)
+                    if r.nbest and r.nbest[0][0].strip() not in ("", src.strip()))
     median = {k: float(np.median(v)) for k, v in found.items()}
     print(json.dumps({"lines": len(lines), "translation": round(translated, 2), "checks": found,
+                      "sentences": sentences, "read back": {m: n // args.repeats for m, n in read.items()},
                       **{f"{k} extra": round(v / translated, 4) for k, v in median.items()}}))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("build", "label", "fit", "refit", "measure", "compare", "cheap", "signals", "cost", "inproc"):
+    for name in ("build", "label", "fit", "refit", "measure", "cascade", "compare", "cheap", "signals", "cost", "inproc"):
         p = sub.add_parser(name)
         p.add_argument("--model", default="en-es", choices=("en-es", "es-en"), help="the shipped model's direction")
         p.add_argument("--data", help="the corpus (default: MTCLI_DATA, else data/spa-eng/spa.txt)")
@@ -320,8 +338,8 @@ def main() -> None:
             if name == "cost":
                 p.add_argument("--round-trip", action="store_true")
     args = parser.parse_args()
-    {"build": build, "label": label, "fit": fit, "refit": refit, "measure": measure, "compare": compare,
-     "cheap": cheap, "signals": signals, "cost": cost, "inproc": inproc}[args.command](args)
+    {"build": build, "label": label, "fit": fit, "refit": refit, "measure": measure, "cascade": cascade,
+     "compare": compare, "cheap": cheap, "signals": signals, "cost": cost, "inproc": inproc}[args.command](args)
 
 
 def refit(args) -> None:
@@ -471,6 +489,50 @@ def with_omission(scorer: conf.Scorer, fit_rows: list[dict], om_rows: list[dict]
                    om_coef=tuple(float(c) for c in coef), om_bias=float(bias), om_threshold=best[2])
 
 
+# the cascade's bounds tried: one each this share of the fit rows' sentences; the chosen one catches at its threshold
+# every wrong fit row reading every sentence back catches, and its recall at MAX_FALSE_FLAGS is within CASCADE_RECALL
+# of that one's (0: the same recall read es-en's fit rows 66 % back, +27 % CPU on 2,000 lines; docs/confidence.md#cost)
+CASCADE_STEP = 0.01
+CASCADE_RECALL = 0.01
+
+
+def cascade_options(full: conf.Scorer, fast: conf.Scorer, signals: list[dict]) -> list[conf.Scorer]:
+    """The full combination with the way back read only below each bound of the default check's confidence (the
+    cascade, conf.Scorer.first; its short part aside: short sentences read no way back), from the bound that reads
+    every sentence back down to the default check's threshold, one bound each CASCADE_STEP of the sentences read
+    (`signals`: rows' signals as read)."""
+    first = replace(fast, short=None)
+    c = np.sort([first.confidence(s) for s in signals if not s["short_line"]])[::-1]
+    bounds = [float(np.nextafter(c[0], 2))] + [float(b) for b in c[:: max(1, int(CASCADE_STEP * len(c)))][1:]
+                                                if b > first.threshold]
+    return [replace(full, first=first, read_below=b) for b in bounds]
+
+
+def with_cascade(full: conf.Scorer, fast: conf.Scorer, fit_rows: list[dict], om_rows: list[dict], vocab: conf.Vocab,
+                 model: str) -> tuple[conf.Scorer, list[dict]]:
+    """The full combination with the cascade (cascade_options) that reads back the fewest of the fit rows while, on
+    the fit part, it catches at its threshold every wrong fit row (selection and omissions) reading every sentence back
+    catches, and its recall at MAX_FALSE_FLAGS (the rows labelled by hand and the omissions: issue 41's measure) is
+    within CASCADE_RECALL of that one's; each bound's figures (`read_back`: the share of the selection fit rows)."""
+    hand = _hand(model)
+    rows = fit_rows + om_rows
+    signals = [_read(r, full, vocab) for r in rows]
+    measured = np.r_[[k for k in range(len(fit_rows)) if k in hand], np.arange(len(fit_rows), len(rows))]
+    wrong = np.array([r["wrong"] for r in rows], bool)
+    found, chosen, going = [], None, True
+    for sc in cascade_options(full, fast, signals):
+        c = np.array([sc.confidence(s) for s in signals])
+        f = {"read_below": round(sc.read_below, 4),
+             "read_back": round(float(np.mean([sc.reads_back(s) for s in signals[: len(fit_rows)]])), 3),
+             "recall": round(recall_at(*roc(1 - c[measured], wrong[measured])[:2]), 3),
+             "caught": int((c < sc.threshold)[wrong].sum()), "false_flags": int((c < sc.threshold)[~wrong].sum())}
+        going = going and (not found or (f["recall"] >= found[0]["recall"] - CASCADE_RECALL and
+                                         f["caught"] >= found[0]["caught"]))
+        chosen = sc if going else chosen  # (the lowest bound before the first that loses)
+        found.append(f)
+    return chosen, found
+
+
 def _main_part(fit_rows: list[dict], names, layer: int, heads, named: float, ratio: float, vocab) -> conf.Scorer:
     """The logistic regression of `names` on the fit rows' labels, with the coverage threshold (THRESHOLDS) of the
     best area under the ROC curve on them, flagging below the confidence that flags MAX_FALSE_FLAGS of right rows."""
@@ -554,6 +616,8 @@ def _report(report: dict, parts: dict, scorers: dict, vocab: conf.Vocab) -> dict
         report[part] = {}
         for name, sc in scorers.items():
             curves[(part, name)], report[part][name] = _measured(rows, sc, vocab)
+            if sc.reads_way_back:  # (the share of its sentences whose confidence read it: the cascade's cost)
+                report[part][name]["read_back"] = round(float(np.mean([sc.reads_back(_read(r, sc, vocab)) for r in rows])), 3)
             if part == "omission":
                 cats: dict[str, list] = {}
                 for r, c in zip(rows, _confidences(rows, sc, vocab)):
@@ -569,14 +633,15 @@ def _baseline(fit_rows: list[dict], shipped: conf.Scorer, vocab: conf.Vocab) -> 
 
 def measure(args) -> None:
     """The shipped combinations, their main parts alone (no omission part), without their short part (the check
-    before it: benchmarks/confidence_short.py) and the log-probability alone on the parts (nothing written but the
-    curves)."""
+    before it: benchmarks/confidence_short.py), the full one reading every sentence back (no cascade) and the
+    log-probability alone on the parts (nothing written but the curves)."""
     tr, vocab, fit_rows, _, parts, report = _rows(args)
     shipped = conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers
     mains = {f"{k}, main part alone": replace(v, om_features=()) for k, v in shipped.items()}
     longer = {f"{k}, no short part": replace(v, short=None) for k, v in shipped.items() if v.short}
+    whole = {"full, every sentence read back": replace(shipped["full"], first=None)} if shipped["full"].first else {}
     curves = _report(report, parts, {"logprob": _baseline(fit_rows, shipped["fast"], vocab), **shipped, **mains,
-                                     **longer}, vocab)
+                                     **longer, **whole}, vocab)
     print(json.dumps(report, indent=1))
     Path(CURVES.format(model=args.model)).write_bytes(pickle.dumps(curves))
 
@@ -593,6 +658,7 @@ def fit(args) -> None:
     for name, names in (_main(tr) if args.members else MAIN).items():
         scorers[name] = with_omission(_main_part(fit_rows, names, layer, heads, named, ratio, vocab), fit_rows,
                                       om_fit, vocab, OMISSION[name])
+    scorers["full"], report["cascade"] = with_cascade(scorers["full"], scorers["fast"], fit_rows, om_fit, vocab, args.model)
     # the combinations the model had before this fit, read on the same rows: what the refit changed
     before = {f"before {k}": v for k, v in conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers.items()}
     # each keeps the short part it had (benchmarks/confidence_short.py fits it; it reads short lines alone)
@@ -610,6 +676,23 @@ def fit(args) -> None:
                                  indent=1) + "\n")
     print(json.dumps(report, indent=1))
     Path(CURVES.format(model=args.model)).write_bytes(pickle.dumps(curves))
+
+
+def cascade(args) -> None:
+    """The shipped full combination's cascade chosen again on the fit part (with_cascade; the combinations themselves
+    unchanged) and written into MODEL/confidence.json; each bound's figures on the fit part, then the chosen one's and
+    reading every sentence back's once held out (issue 41's measure), with the share of sentences read back."""
+    tr, vocab, fit_rows, om_fit, parts, report = _rows(args)
+    target = registry.shipped(args.model) / conf.FILE
+    shipped = conf.load_fitted(tr.model_dir, tr.model.cfg.n_layers).scorers
+    chosen, report["cascade"] = with_cascade(replace(shipped["full"], first=None), shipped["fast"], fit_rows, om_fit,
+                                             vocab, args.model)
+    data = json.loads(target.read_text("utf-8"))
+    data["scorers"]["full"] = chosen.to_json()
+    target.write_text(json.dumps(data, indent=1) + "\n")
+    _report(report, {k: parts[k] for k in ("held_out_hand", "hand_selection", "omission", "messages")},
+            {"full": chosen, "full, every sentence read back": replace(chosen, first=None)}, vocab)
+    print(json.dumps(report, indent=1))
 
 
 TOKEN_SIGNALS = ("min_token", "mean_token", "low_tokens")  # from a full forced pass: measured, not shipped

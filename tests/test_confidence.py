@@ -500,6 +500,50 @@ def test_the_full_check_reads_the_way_back_instead_of_a_round_trip(en_es, es_en,
     assert not full[1].flagged and not fast[1].flagged
 
 
+CASCADE = [("Where is the station?", "¿Dónde está la estación?", -0.03),  # (sure: not read back; -0.1 is read)
+           ("See you at the cinema tonight.", "Esta noche te veo en la compañera.", -0.5),  # (unsure: read back)
+           ("Thank you.", "Gracias.", -0.1),  # (short, right: its part reads no way back)
+           ("Hello.", "Salí.", -1.6)]  # (short, flagged: read back for its warning's word)
+
+
+def test_the_way_back_reads_only_the_sentences_the_default_check_is_unsure_of(en_es, es_en, monkeypatch):
+    """`--round-trip`'s cascade: a sentence the default check is sure of is not read back, its confidence the default
+    check's moved onto the full check's threshold (not flagged); one it is unsure of is read back, its confidence and
+    warnings those of reading every sentence back (`first` None, which reads all but the short lines); a short line
+    (whose part reads no way back) is read back only when flagged, for the word its warning names."""
+    reads = []
+    monkeypatch.setattr(conf, "read_back", lambda *a: reads.append(a[1]) or read_back(*a))
+    checker = conf.Checker(en_es, lambda: es_en, replace(DEFAULTS, check="full"))
+    full = checker.scorer
+    assert full.first is not None and full.first.features == ("logprob",) and full.read_below > full.first.threshold
+    lines, nbests = [s for s, _, _ in CASCADE], [[(t, score)] for _, t, score in CASCADE]
+    found = checker.check(lines, nbests)
+    checker.scorer = replace(full, first=None)
+    whole = checker.check(lines, nbests)
+    assert reads == [[lines[1], lines[3]], [lines[0], lines[1], lines[3]]]
+    assert [r.flagged for r in found] == [False, True, False, True] == [r.flagged for r in whole]
+    for k in (1, 2, 3):  # (read back, or short: reading every sentence back's; read in other batches, within 1e-5)
+        assert found[k].confidence == pytest.approx(whole[k].confidence, abs=1e-5) and found[k].warnings == whole[k].warnings
+    assert found[3].warnings[0].startswith("may have mistranslated")
+    sure = conf.Checker(en_es, None, replace(DEFAULTS, check="fast")).check(lines[:1], nbests[:1])[0]
+    assert found[0].confidence == pytest.approx(conf._moved(sure.confidence, full.first.threshold, full.threshold))
+    assert full.threshold < found[0].confidence != whole[0].confidence
+
+
+def test_a_cascade_is_kept_in_confidence_json():
+    """The cascade's default check (`first`) and its bound are written and read back with the full combination; a
+    file without them reads every sentence back."""
+    first = conf.Scorer(("logprob",), (-0.5,), (0.2,), (1.5,), 1.0, 0.7)
+    full = conf.Scorer(("logprob", "back"), (-0.5, -1.0), (0.2, 0.5), (1.0, 1.0), 1.0, 0.6, first=first, read_below=0.9)
+    again = conf.Scorer.from_json(json.loads(json.dumps(full.to_json())))
+    assert again == full and again.first == first
+    assert not full.reads_back({"logprob": 0.5}) and full.reads_back({"logprob": -0.5})
+    assert full.confidence({"logprob": 0.5}) == pytest.approx(conf._moved(first.confidence({"logprob": 0.5}), 0.7, 0.6))
+    data = full.to_json()
+    del data["first"], data["read_below"]
+    assert conf.Scorer.from_json(data).reads_back({"logprob": 0.5})
+
+
 def test_the_full_checks_omission_part_reads_the_way_backs_lowest_token(en_es, es_en):
     """`--round-trip`'s omission part (both directions) reads the way back's lowest token beside the coverage: a
     translation the coverage finds whole and the model is sure of, but whose source has a token the way back reads as

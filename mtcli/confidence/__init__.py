@@ -30,6 +30,8 @@ Signals (docs/confidence.md has what each one is worth, measured):
 ensemble's: its members'; and the way back, if read) against the labels of the selection rows, and an omission part
 (`lowcov`, `named`; with the way back, `back_min` too) fitted on translations made without a phrase of their source;
 a sentence is flagged when either part puts it under its own threshold. A sentence of 1-3 words is read by a short part of its own instead (Scorer.short; docs/confidence.md).
+The way back is read only where it may matter (Scorer.first: a sentence the default check is sure of keeps its
+confidence; a short one's part reads none, but a flagged sentence's warning names the word it doubts).
 """
 
 from __future__ import annotations
@@ -187,6 +189,12 @@ class Scorer:
     # reads less sure than a sentence's whether right or not, and under the one threshold ~40 % of the right ones
     # were flagged
     short: Scorer | None = None
+    # the way back read only where it may change the flag (a cascade: `--round-trip` at the budget's CPU): a sentence
+    # `first` (the default check's combination, fitted without it) is this sure of is not read back, and its confidence
+    # is first's, moved so that first's threshold falls on this one's (read_below >= first's threshold: not flagged);
+    # chosen on the fit rows (benchmarks/confidence.py cascade; docs/confidence.md#cost)
+    first: Scorer | None = None
+    read_below: float = 1.0
 
     @property
     def reads_way_back(self) -> bool:
@@ -199,13 +207,25 @@ class Scorer:
         """Whether it reads an ensemble's members' log-probabilities (member0, ...): its translator needs them all."""
         return any(f.startswith("member") for f in self.features + (self.short.features if self.short else ()))
 
+    def reads_back(self, signals: dict[str, float]) -> bool:
+        """Whether this sentence's confidence reads the way back (`signals`: those read without it): a part of the
+        combination that reads the sentence reads it, and `first` is not sure enough of it."""
+        if self.short is not None and signals.get("short_line"):
+            return self.short.reads_back(signals)
+        return bool(set(WAY_BACK) & set(self.features + self.om_features)) and not self._sure(signals)
+
+    def _sure(self, signals: dict[str, float]) -> bool:
+        return self.first is not None and self.first.confidence(signals) >= self.read_below
+
     def confidence(self, signals: dict[str, float]) -> float:
         """The fitted probability that the translation is right; with an omission part, the lower of the two
         parts once the omission part's logit is moved so that its threshold falls on the main one's: under
         `threshold` exactly when either part is under its own. A short sentence's (signals["short_line"]) is the short
-        combination's, moved the same way."""
+        combination's, moved the same way; so is that of a sentence `first` is sure of (reads_back), `first`'s."""
         if self.short is not None and signals.get("short_line"):
             return _moved(self.short.confidence(signals), self.short.threshold, self.threshold)
+        if self._sure(signals):
+            return _moved(self.first.confidence(signals), self.first.threshold, self.threshold)
         z = _logit_of(self.features, self.mean, self.scale, self.coef, self.bias, signals)
         if self.om_features:
             z = min(z, _logit_of(self.om_features, self.om_mean, self.om_scale, self.om_coef, self.om_bias, signals)
@@ -213,14 +233,16 @@ class Scorer:
         return _sigmoid(z)
 
     def to_json(self) -> dict:
-        out = {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items() if k != "short"}
-        return out if self.short is None else {**out, "short": self.short.to_json()}
+        nested = ("short", "first")
+        out = {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()
+               if k not in nested and (k != "read_below" or self.first)}
+        return {**out, **{k: getattr(self, k).to_json() for k in nested if getattr(self, k) is not None}}
 
     @classmethod
     def from_json(cls, data: dict) -> Scorer:
-        short = data.get("short")
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k != "short"},
-                   short=None if short is None else cls.from_json(short))
+        nested = ("short", "first")
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k not in nested},
+                   **{k: cls.from_json(data[k]) for k in nested if data.get(k) is not None})
 
 
 @dataclass(frozen=True)
@@ -289,12 +311,19 @@ def read(f, source: str, target: str, scores: Sequence[float], trip: str | None,
          "short_line": float(is_short(source))}
     if trip is not None:
         s["roundtrip"] = chrf(trip, [source])
-    if way_back is not None:
-        s["back"], s["back_min"] = float(way_back.mean()), float(way_back.min())
-        s["dual"] = abs(s["logprob"] - s["back"])
+    s.update(way_back_signals(s, way_back))
     for m, logprobs in enumerate(() if f.members is None else f.members):
         s[f"member{m}"] = float(logprobs.mean())
     return s, runs
+
+
+def way_back_signals(signals: dict[str, float], way_back: np.ndarray | None) -> dict[str, float]:
+    """The signals of a sentence's way back (the source's tokens' log-probabilities given the translation: none where
+    it was not read) beside its others (read's)."""
+    if way_back is None:
+        return {}
+    back = float(way_back.mean())
+    return {"back": back, "back_min": float(way_back.min()), "dual": abs(signals["logprob"] - back)}
 
 
 def round_trip(back, targets: list[str]) -> list[str]:
@@ -591,14 +620,15 @@ class Checker:
         scorer = self.scorer
         trips = (round_trip(self.back(), [t for _, _, t in flat]) if scorer and "roundtrip" in scorer.features
                  else [None] * len(flat))
-        backs = (read_back(self.back(), [s for _, s, _ in flat], [t for _, _, t in flat])
-                 if scorer and scorer.reads_way_back else [None] * len(flat))
+        reads = [read(f, s, t, [score for _, score in nbests[k]], trip, scorer, self.vocab) if scorer else None
+                 for (k, s, t), f, trip in zip(flat, forced, trips)]
+        backs = self._way_back(flat, reads)
         checks: dict[int, list[SentenceCheck]] = {k: [] for k in todo}
-        for (k, s, t), f, trip, back in zip(flat, forced, trips, backs):
+        for (k, s, t), f, trip, back, got in zip(flat, forced, trips, backs, reads):
             sc = SentenceCheck(s, t)
             if scorer:
-                found, runs = read(f, s, t, [score for _, score in nbests[k]], trip, scorer, self.vocab, back)
-                sc.confidence = scorer.confidence(found)
+                found, runs = got
+                sc.confidence = scorer.confidence({**found, **way_back_signals(found, back)})
                 names = lost(s, t)  # (a first name the model made a word: wrong, however sure it was)
                 sc.flagged = sc.confidence < scorer.threshold or bool(names)
                 if sc.flagged:
@@ -610,6 +640,20 @@ class Checker:
             checks[k].append(sc)
         for k in todo:
             out[k] = LineCheck(checks[k])
+        return out
+
+    def _way_back(self, flat: list[tuple[int, str, str]], reads: list) -> list[np.ndarray | None]:
+        """The way back of the (line, source, translation) pairs that read it (None for the others): those whose
+        confidence reads it (Scorer.reads_back) and those flagged without it (a short sentence's), for their warning's
+        word (`doubted`)."""
+        scorer, out = self.scorer, [None] * len(flat)
+        if not (scorer and scorer.reads_way_back):
+            return out
+        wanted = [j for j, (found, _) in enumerate(reads)
+                  if scorer.reads_back(found) or scorer.confidence(found) < scorer.threshold]
+        for j, back in zip(wanted, read_back(self.back(), [flat[j][1] for j in wanted], [flat[j][2] for j in wanted])
+                           if wanted else []):
+            out[j] = back
         return out
 
     def _doubted(self, source: str, target: str, back: np.ndarray, places) -> str | None:

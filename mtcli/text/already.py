@@ -56,7 +56,8 @@ class Already:
             return True
         found = [m for m in _WORD.finditer(s.text) if m.group().islower() and other(m.group(), c.engine)
                  and not any(a <= m.start() < b for a, b in s.spans)]  # (a span's already: "pdf" of "a.pdf")
-        if found:
+        if found and len(found) * 2 <= len(_WORD.findall(s.text)):  # (more: a sentence of the other language, which
+            # the line's language test warns about whole; "--from es" on English had every word kept and warned)
             s.spans = _merged([m.span() for m in found], s.spans)
             kept = [(a, b) for a, b in s.spans if any(a <= m.start() < b for m in found)]
             es = c.options.source == "es"

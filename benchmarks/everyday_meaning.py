@@ -53,7 +53,7 @@ def translate(lines: list[str], source: str, tree: Path) -> list[str]:
 
 
 def written_set(args) -> None:
-    rows = read_set(args.direction)
+    rows = read_set(args.direction)[: args.limit or None]
     outs = translate([source for _, source, _ in rows], args.direction.split("-")[0], args.tree)
     counts: dict[str, list[int]] = {}
     for (category, source, answers), out in zip(rows, outs):
@@ -88,6 +88,7 @@ def main() -> None:
     ap.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose mtcli translates (default: this one)")
     ap.add_argument("--show", action="store_true", help="every line, right or not")
     ap.add_argument("--unseen", type=int, default=0, help="compare --tree with this checkout on N unseen lines")
+    ap.add_argument("--limit", type=int, default=0, help="the written set's first N lines (0: all; a tiny run)")
     args = ap.parse_args()
     args.tree = args.tree.resolve()
     unseen(args) if args.unseen else written_set(args)

@@ -43,7 +43,7 @@ def sets(args) -> None:
         for kind in KINDS:
             path = SETS / f"{kind}-{direction}.tsv"
             rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()
-                    if line.strip() and not line.startswith("#")]
+                    if line.strip() and not line.startswith("#")][: args.limit or None]
             records = translate([r[0] for r in rows], source, args.tree)
             right = made = flagged = named = same = 0
             for (line, answers), record in zip(rows, records):
@@ -97,6 +97,7 @@ def main() -> None:
     ap.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose mtcli translates (default: this one)")
     ap.add_argument("--show", action="store_true", help="every line, not only those not acceptable")
     ap.add_argument("--unseen", type=int, default=0, help="the first N lines of the unseen sets, --tree against this one")
+    ap.add_argument("--limit", type=int, default=0, help="each set's first N lines (0: all; a tiny run)")
     args = ap.parse_args()
     args.tree = args.tree.resolve()
     unseen(args) if args.unseen else sets(args)

@@ -53,6 +53,8 @@ TINY: dict[str, tuple[list[str], list[str]]] = {
     "langid": (["--tiny"], [r"\| mtcli\.langid \| \d+\.\d\d \|"]),
     "made_up_numbers": (["--lines", "8"], [r"first 8 unseen lines: \d+ with a number the line lacks \(\d+\.\d %\)"]),
     "acronyms": (["--limit", "2"], [r"en-es \(.*\): \d/2 lines with every expectation met; \d with a made-up word"]),
+    "everyday_meaning": (["--limit", "2"], [r"en-es \(.*\): \w+ \d/2.*; all \d/2"]),
+    "mixed": (["--limit", "1"], [r"quoted-en-es \(.*\): \d/1 acceptable", r"numbers-left-es-en \(.*\): \d/1 acceptable"]),
     "openings": (["--limit", "2", "--unseen", "2"], [r"en-es \S+: content kept \d/2", r"es-en unseen 2 \S+: BLEU \d+\.\d\d"]),
     "shorthand": (["--limit", "2"], [r"kept-en \(.*\): span \d/2", r"chat-es \(.*\): chat \d/2"]),
     "months": (["--limit", "1"], [r"en-es: 1 held-out pairs x 12 months = 12 sentences; the right month in \d+\.\d%; BLEU \d"]),

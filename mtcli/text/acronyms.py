@@ -2,8 +2,7 @@
 in a line that is not shouted is a kept span, back as typed or written the target's way where WRITTEN says so ("UN"
 -> "ONU", "EE. UU." -> "US"); in a shouted line only one that is no word of the source language ("SEND ME THE
 PDF!"; "WHO ARE YOU?" stays a shout). The model had made them other words: "Send me the PDF." -> "Mándame el DI.",
-"The CEO resigned." -> "El CIA dimitió.", "Mi PC va lento." -> "My BE's slow.". One with digits ("MP3", "4K",
-"COVID-19") is a number's span already (kinds.py).
+"The CEO resigned." -> "El CIA dimitió.". One with digits ("MP3", "4K", "COVID-19") is a number's span (kinds.py).
 
 Left to the model: the tokens it renders right inside a sentence (MODEL_KNOWS, measured on the corpus's selection
 split: benchmarks/acronyms.py --selection), and an ALL CAPS word the source language has that WRITTEN does not

@@ -56,8 +56,9 @@ class Already:
             return True
         found = [m for m in _WORD.finditer(s.text) if m.group().islower() and other(m.group(), c.engine)
                  and not any(a <= m.start() < b for a, b in s.spans)]  # (a span's already: "pdf" of "a.pdf")
-        if found and len(found) * 2 <= len(_WORD.findall(s.text)):  # (more: a sentence of the other language, which
-            # the line's language test warns about whole; "--from es" on English had every word kept and warned)
+        words = _WORD.findall(s.text) if found else ()
+        if found and 2 * sum(other(w.lower(), c.engine) for w in words) <= len(words):  # (more: a sentence of the
+            # other language, the line language test's to warn about: "--from es" on English had every word kept)
             s.spans = _merged([m.span() for m in found], s.spans)
             kept = [(a, b) for a, b in s.spans if any(a <= m.start() < b for m in found)]
             es = c.options.source == "es"

@@ -14,6 +14,7 @@ import re
 from mtcli import lazy_re
 from mtcli.text.case import is_shouting
 from mtcli.text.sentence import Context, NBest, Sentence
+from mtcli.text.kinds import PRIVATE
 
 _OBJECT = r"(?:you|u|ya|it|this|that|them|him|her|us|y'all)"  # (not "Love your neighbour.": an order)
 _NOT_SUBJECT = r"(?!(?:you|we|they|he|she|it|i|this|that|there|be)\b)[a-z]"  # ("Can't you see?", "Can't be!": not I)
@@ -70,7 +71,8 @@ class DroppedSubject:
     name = "dropped subject"
 
     def strip(self, s: Sentence, c: Context) -> bool:
-        if c.options.case and c.options.source == "en":
+        # (not a software string's message, impersonal: "Can't open '%s': %s" is no one's "I can't")
+        if c.options.case and c.options.source == "en" and not PRIVATE.search(s.text):
             s.text = with_subject(s.text)
         return True
 

@@ -60,6 +60,9 @@ RUNS = {
     "months alone": "May and " * 75, "months after articles": "the May and " * 50,
     # amounts in euros, each matched to the model's writing of it; the same sentence again and again (pysbd's spans)
     "euros": "€5 and " * 85, "euro words": "5 euros and " * 50, "questions": "¿Qué? " * 100, "exclamations": "Hi! " * 150,
+    # the everyday stages (subject.py, greetings.py, currencies.py, firstnames.py): each looks once a sentence
+    "dropped subjects": "Miss you. Love you. " * 30, "laughs and wishes": "lol Happy birthday Tom! " * 25,
+    "currency words": "two euros and " * 40, "first names": "Say hello to Maria and Rosa. " * 20,
     "number signs": "No. 5 and " * 100, "openings": "Hello, hi, " * 100,  # (kinds.py, replies.py)
     "texting shorthand": "pls thx u " * 60, "shorthand among spans": "pls http://x.org/u \"thx\" RN Ty ily 2 " * 16,
     # each its kind's stand-in (standins.py)
